@@ -1,0 +1,1 @@
+"""oke-rdma components: one ``pulumi.ComponentResource`` per concern (see DESIGN.md §2)."""

@@ -1,0 +1,222 @@
+"""Run the oke-rdma program under Pulumi's runtime mocks and record what the engine would see.
+
+:class:`OciMocks` answers like the OCI and Kubernetes providers do: deterministic fake OCIDs, the computed outputs
+the program reads (API endpoint, default security list, mount target private IPs) and the invokes it calls
+(``getServices``, ``getClusterKubeConfig``, ``getPrivateIp``). With ``unknowns=True`` it behaves like a stack's
+first ``pulumi preview``: every computed output and every id is unknown, so nothing downstream of them is known.
+
+:class:`RecordingMonitor` keeps every registration as the engine receives it — inputs and outputs in wire form
+(``json_format.MessageToDict``: unknowns as the engine's sentinel, secrets wrapped), parent, dependencies,
+property dependencies and options — as :class:`offline.policy_eval.EngineResource` objects the policy pack is
+evaluated on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import runpy
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Union
+
+import pulumi
+from google.protobuf import json_format
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from offline.policy_eval import EngineResource
+
+PROJECT = "oke-rdma"
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+#: Region identifier → the region key OCI uses in service names ("All GRU Services In Oracle Services Network").
+REGION_KEYS = {
+    "sa-saopaulo-1": "GRU", "sa-vinhedo-1": "VCP", "us-ashburn-1": "IAD", "us-phoenix-1": "PHX",
+    "us-chicago-1": "ORD", "us-sanjose-1": "SJC", "eu-frankfurt-1": "FRA", "uk-london-1": "LHR",
+    "ap-tokyo-1": "NRT", "ap-osaka-1": "KIX", "ap-sydney-1": "SYD", "ca-toronto-1": "YYZ",
+}
+
+#: Resource type → the OCID kind OCI gives it (``ocid1.<kind>.oc1.<region>.<unique>``).
+OCID_KINDS = {
+    "oci:Core/vcn:Vcn": "vcn", "oci:Core/subnet:Subnet": "subnet", "oci:Core/natGateway:NatGateway": "natgateway",
+    "oci:Core/serviceGateway:ServiceGateway": "servicegateway",
+    "oci:Core/internetGateway:InternetGateway": "internetgateway", "oci:Core/routeTable:RouteTable": "routetable",
+    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": "networksecuritygroup",
+    "oci:Core/securityList:SecurityList": "securitylist", "oci:Core/defaultSecurityList:DefaultSecurityList":
+    "securitylist", "oci:Core/computeCluster:ComputeCluster": "computecluster",
+    "oci:ContainerEngine/cluster:Cluster": "cluster", "oci:ContainerEngine/nodePool:NodePool": "nodepool",
+    "oci:Identity/policy:Policy": "policy", "oci:FileStorage/fileSystem:FileSystem": "filesystem",
+    "oci:FileStorage/mountTarget:MountTarget": "mounttarget", "oci:FileStorage/export:Export": "export",
+}
+
+
+def _digest(*parts: str, n: int = 20) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
+
+
+def fake_ocid(kind: str, region: str, *seed: str) -> str:
+    """A deterministic OCID-shaped id: the same resource gets the same id on every run."""
+    return f"ocid1.{kind}.oc1.{region}.aaaaaaaa{_digest(kind, *seed, n=52)}"
+
+
+class OciMocks(pulumi_mocks.Mocks):
+    """A mock provider answering like OCI (and Kubernetes) for the resources and invokes oke-rdma uses.
+
+    :param region: the stack's region (``oci:region``), used in OCIDs and service names.
+    :param unknowns: first-preview mode: ids and computed outputs are left unknown.
+    """
+
+    def __init__(self, region: str, unknowns: bool = False):
+        self.region = region
+        self.unknowns = unknowns
+        self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
+        self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
+
+    # -- resources ---------------------------------------------------------------------------------------------
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
+        inputs = dict(args.inputs)
+        if not args.custom and not args.typ.startswith("pulumi:providers:"):
+            return "", {}
+        if self.unknowns:
+            return "", inputs  # an id and every computed output the provider would fill in stay unknown
+        kind = OCID_KINDS.get(args.typ)
+        if kind is None:
+            rid = self._k8s_id(args) if args.typ.startswith("kubernetes:") else _digest(args.typ, args.name)
+        else:
+            rid = fake_ocid(kind, self.region, args.typ, args.name)
+        return rid, inputs | self._computed(args.typ, rid, args.name, inputs)
+
+    @staticmethod
+    def _k8s_id(args: pulumi_mocks.MockResourceArgs) -> str:
+        meta = args.inputs.get("metadata") or {}
+        name = meta.get("name") or args.inputs.get("name") or args.name
+        ns = meta.get("namespace") or args.inputs.get("namespace")
+        return f"{ns}/{name}" if ns else str(name)
+
+    def _computed(self, typ: str, rid: str, name: str, inputs: dict) -> dict:
+        """The outputs OCI computes for ``typ`` that the program (or a policy) reads."""
+        out: dict[str, Any] = {"state": "AVAILABLE"} if typ.startswith("oci:") else {}
+        if typ == "oci:Core/vcn:Vcn":
+            out |= {"defaultSecurityListId": fake_ocid("securitylist", self.region, rid, "default"),
+                    "defaultRouteTableId": fake_ocid("routetable", self.region, rid, "default"),
+                    "defaultDhcpOptionsId": fake_ocid("dhcpoptions", self.region, rid, "default"),
+                    "vcnDomainName": f"{inputs.get('dnsLabel', 'vcn')}.oraclevcn.com"}
+        elif typ == "oci:Core/subnet:Subnet":
+            self.subnet_cidrs[rid] = inputs.get("cidrBlock", "10.0.0.0/24")
+            out["virtualRouterIp"] = str(next(ipaddress.IPv4Network(self.subnet_cidrs[rid]).hosts()))
+        elif typ == "oci:ContainerEngine/cluster:Cluster":
+            out |= {"state": "ACTIVE", "endpoints": [{"privateEndpoint": "10.0.0.2:6443", "kubernetes": "",
+                                                       "publicEndpoint": "", "vcnHostnameEndpoint": ""}]}
+        elif typ == "oci:ContainerEngine/nodePool:NodePool":
+            out |= {"state": "ACTIVE", "nodeSourceDetails": inputs.get("nodeSourceDetails")}
+        elif typ == "oci:FileStorage/mountTarget:MountTarget":
+            pip = fake_ocid("privateip", self.region, rid)
+            self.private_ips[pip] = inputs.get("subnetId", "")
+            out |= {"state": "ACTIVE", "privateIpIds": [pip],
+                    "exportSetId": fake_ocid("exportset", self.region, rid)}
+        elif typ == "oci:Core/computeCluster:ComputeCluster":
+            out["state"] = "ACTIVE"
+        return out
+
+    # -- invokes -----------------------------------------------------------------------------------------------
+    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, Optional[list[tuple[str, str]]]]:
+        token = args.token
+        if token == "oci:Core/getServices:getServices":
+            key = REGION_KEYS.get(self.region, self.region.split("-")[1][:3].upper())
+            services = [
+                {"id": fake_ocid("service", self.region, "all"), "name": f"All {key} Services In Oracle Services Network",
+                 "cidrBlock": f"all-{key.lower()}-services-in-oracle-services-network", "description": "all"},
+                {"id": fake_ocid("service", self.region, "objectstorage"), "name": f"OCI {key} Object Storage",
+                 "cidrBlock": f"oci-{key.lower()}-objectstorage", "description": "object storage"},
+            ]
+            return {"id": "services", "services": services, "filters": args.args.get("filters")}, None
+        if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
+            cluster_id = args.args.get("clusterId", "")
+            return {"clusterId": cluster_id, "tokenVersion": args.args.get("tokenVersion"),
+                    "content": _kubeconfig(cluster_id, self.region)}, None
+        if token == "oci:Core/getPrivateIp:getPrivateIp":
+            pip = args.args.get("privateIpId", "")
+            subnet = self.private_ips.get(pip, "")
+            net = ipaddress.IPv4Network(self.subnet_cidrs.get(subnet, "10.0.3.0/24"))
+            return {"id": pip, "privateIpId": pip, "subnetId": subnet,
+                    "ipAddress": str(list(net.hosts())[9])}, None
+        raise NotImplementedError(f"the offline mocks do not answer the invoke {token}; add it to offline/engine.py")
+
+
+def _kubeconfig(cluster_id: str, region: str) -> str:
+    """A kubeconfig shaped like OKE's (token_version 2.0.0: an ``oci ce cluster generate-token`` exec plugin)."""
+    return (
+        "apiVersion: v1\nkind: Config\ncurrent-context: oke\n"
+        f"clusters:\n- name: oke\n  cluster:\n    server: https://10.0.0.2:6443\n"
+        "    certificate-authority-data: T0ZGTElORQ==\n"
+        "contexts:\n- name: oke\n  context: {cluster: oke, user: oke}\n"
+        "users:\n- name: oke\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
+        "      command: oci\n"
+        f"      args: [ce, cluster, generate-token, --cluster-id, {cluster_id}, --region, {region}]\n"
+    )
+
+
+class RecordingMonitor(pulumi_mocks.MockMonitor):
+    """A mock resource monitor that also records each registration as the engine sees it."""
+
+    def __init__(self, mocks: pulumi_mocks.Mocks):
+        super().__init__(mocks)
+        self.recorded: list[EngineResource] = []
+
+    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        response = super().RegisterResource(request)
+        if request.type == "pulumi:pulumi:Stack":
+            return response
+        outputs = json_format.MessageToDict(response.object) if response.object else {}
+        self.recorded.append(EngineResource(
+            urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
+            inputs=json_format.MessageToDict(request.object), outputs=outputs,
+            parent=request.parent or None, dependencies=list(request.dependencies),
+            property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
+            protect=bool(request.protect), provider=request.provider or None,
+            ignore_changes=list(request.ignoreChanges),
+            delete_before_replace=request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None,
+            additional_secret_outputs=list(request.additionalSecretOutputs),
+            aliases=[str(a) for a in request.aliasURNs],
+        ))
+        return response
+
+
+@dataclass
+class ProgramRun:
+    """What one run of the program declared: resources in registration order and the stack outputs (wire form)."""
+
+    resources: list[EngineResource]
+    outputs: dict[str, Any]
+    stack_urn: str
+    mocks: OciMocks = field(repr=False)
+
+
+def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
+                program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py") -> ProgramRun:
+    """Run ``program`` (a Pulumi program file, or a function declaring resources) under mocks with the given raw
+    stack config and return what it registered.
+
+    :param config: raw Pulumi config (``{"oke-rdma:network": "<json>", "oci:region": "sa-saopaulo-1"}``).
+    :param secret_keys: the config keys that hold secrets.
+    :param unknowns: first-preview mode (preview with every computed value unknown); otherwise an update-like run
+        where every apply callback runs.
+    :raises components.config.ConfigError: when the configuration is invalid (nothing is registered then).
+    """
+    settings.ROOT.set(None)
+    pulumi.runtime.set_all_config(dict(config), list(secret_keys))
+    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns)
+    monitor = RecordingMonitor(mocks)
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor)
+    if str(PROJECT_DIR) not in sys.path:
+        sys.path.insert(0, str(PROJECT_DIR))
+    body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
+    _sync_await(run_pulumi_func(body))
+    root = settings.get_root_resource()
+    outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
+    return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs),
+                      stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks)
