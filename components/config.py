@@ -603,7 +603,7 @@ def _check_tenants(cfg: StackConfig) -> list[str]:
         elif ns in reserved or ns in platform:
             problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
         elif ns in seen:
-            problems.append(f"{_key(at)}: {ns!r} is already tenant {seen[ns]!r}'s namespace; tenants must not share")
+            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; tenants must not share")
         seen[ns] = name
     return problems
 

@@ -123,7 +123,7 @@ class OciMocks(pulumi_mocks.Mocks):
         return out
 
     # -- invokes -----------------------------------------------------------------------------------------------
-    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, Optional[list[tuple[str, str]]]]:
+    def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]]]:
         token = args.token
         if token == "oci:Core/getServices:getServices":
             key = REGION_KEYS.get(self.region, self.region.split("-")[1][:3].upper())
@@ -133,17 +133,17 @@ class OciMocks(pulumi_mocks.Mocks):
                 {"id": fake_ocid("service", self.region, "objectstorage"), "name": f"OCI {key} Object Storage",
                  "cidrBlock": f"oci-{key.lower()}-objectstorage", "description": "object storage"},
             ]
-            return {"id": "services", "services": services, "filters": args.args.get("filters")}, None
+            return {"id": "services", "services": services, "filters": args.args.get("filters")}, []
         if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args.args.get("clusterId", "")
             return {"clusterId": cluster_id, "tokenVersion": args.args.get("tokenVersion"),
-                    "content": _kubeconfig(cluster_id, self.region)}, None
+                    "content": _kubeconfig(cluster_id, self.region)}, []
         if token == "oci:Core/getPrivateIp:getPrivateIp":
             pip = args.args.get("privateIpId", "")
             subnet = self.private_ips.get(pip, "")
             net = ipaddress.IPv4Network(self.subnet_cidrs.get(subnet, "10.0.3.0/24"))
             return {"id": pip, "privateIpId": pip, "subnetId": subnet,
-                    "ipAddress": str(list(net.hosts())[9])}, None
+                    "ipAddress": str(list(net.hosts())[9])}, []
         raise NotImplementedError(f"the offline mocks do not answer the invoke {token}; add it to offline/engine.py")
 
 
@@ -166,12 +166,14 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi_mocks.Mocks):
         super().__init__(mocks)
         self.recorded: list[EngineResource] = []
+        self.ids: dict[str, str] = {}  # URN → the id the provider returned (the engine keeps ids apart from outputs)
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         response = super().RegisterResource(request)
         if request.type == "pulumi:pulumi:Stack":
             return response
         outputs = json_format.MessageToDict(response.object) if response.object else {}
+        self.ids[response.urn] = response.id
         self.recorded.append(EngineResource(
             urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
             inputs=json_format.MessageToDict(request.object), outputs=outputs,
@@ -193,6 +195,7 @@ class ProgramRun:
     resources: list[EngineResource]
     outputs: dict[str, Any]
     stack_urn: str
+    ids: dict[str, str]
     mocks: OciMocks = field(repr=False)
 
 
@@ -218,5 +221,5 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     _sync_await(run_pulumi_func(body))
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
-    return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs),
+    return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks)
