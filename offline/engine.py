@@ -167,6 +167,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(mocks)
         self.recorded: list[EngineResource] = []
         self.ids: dict[str, str] = {}  # URN → the id the provider returned (the engine keeps ids apart from outputs)
+        self.replace_on_changes: dict[str, list[str]] = {}  # URN → properties whose change forces a replacement
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         response = super().RegisterResource(request)
@@ -174,6 +175,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             return response
         outputs = json_format.MessageToDict(response.object) if response.object else {}
         self.ids[response.urn] = response.id
+        if request.replaceOnChanges:
+            self.replace_on_changes[response.urn] = list(request.replaceOnChanges)
         self.recorded.append(EngineResource(
             urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
             inputs=json_format.MessageToDict(request.object), outputs=outputs,
@@ -196,6 +199,7 @@ class ProgramRun:
     outputs: dict[str, Any]
     stack_urn: str
     ids: dict[str, str]
+    replace_on_changes: dict[str, list[str]]
     mocks: OciMocks = field(repr=False)
 
 
@@ -222,4 +226,5 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
+                      replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks)

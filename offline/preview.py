@@ -89,6 +89,8 @@ def mask(value: Any) -> Any:
         return {k: mask(v) for k, v in value.items()}
     if isinstance(value, list):
         return [mask(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # the wire has one number type; show 3, not 3.0
     return "[unknown]" if value == UNKNOWN else value
 
 
@@ -106,7 +108,7 @@ def _summary(res) -> str:
     if res.type == "oci:ContainerEngine/nodePool:NodePool":
         details = p.get("nodeConfigDetails") or {}
         rdma = " computeClusterId=set" if details.get("computeClusterId") else ""
-        return f"{p.get('nodeShape')} ×{details.get('size')}{rdma}"
+        return f"{p.get('nodeShape')} ×{mask(details.get('size'))}{rdma}"
     if res.type in ("oci:Core/subnet:Subnet", "oci:Core/vcn:Vcn"):
         return str(p.get("cidrBlock") or ",".join(p.get("cidrBlocks") or []))
     if res.type == "kubernetes:helm.sh/v3:Release":
@@ -130,7 +132,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
     lines.append(f" +   {'pulumi:pulumi:Stack':<{width}} {PROJECT + '-' + stack:<42} create")
 
     def walk(parent: Optional[str], indent: str) -> None:
-        kids = children.get(parent, [])
+        kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
         for i, r in enumerate(kids):
             last = i == len(kids) - 1
             label = indent + ("└─ " if last else "├─ ") + r.type

@@ -1,0 +1,93 @@
+"""The whole dev stack under mocks: the Done-when of the skeleton, asserted on recorded values."""
+
+import pytest
+
+from offline.engine import run_program
+from offline.policy_eval import evaluate, has_mandatory
+from policies.pack import PACK_NAME, POLICIES
+from tests.componenttest import named, of_type
+from tests.stackcfg import dev_config
+
+RAW, SECRET_KEYS = dev_config()
+SECRET = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+
+
+@pytest.fixture(scope="module")
+def run():
+    return run_program(RAW, SECRET_KEYS, "dev")
+
+
+@pytest.fixture(scope="module")
+def first_preview():
+    return run_program(RAW, SECRET_KEYS, "dev", unknowns=True)
+
+
+def test_every_required_resource_is_declared(run):
+    counts = {}
+    for r in run.resources:
+        counts[r.type] = counts.get(r.type, 0) + 1
+    for typ, n in {"oci:Core/vcn:Vcn": 1, "oci:Core/subnet:Subnet": 5, "oci:Core/natGateway:NatGateway": 1,
+                   "oci:Core/serviceGateway:ServiceGateway": 1, "oci:Core/networkSecurityGroup:NetworkSecurityGroup": 5,
+                   "oci:ContainerEngine/cluster:Cluster": 1, "oci:Core/computeCluster:ComputeCluster": 1,
+                   "oci:ContainerEngine/nodePool:NodePool": 2, "oci:FileStorage/fileSystem:FileSystem": 1,
+                   "oci:FileStorage/mountTarget:MountTarget": 1, "oci:FileStorage/export:Export": 1,
+                   "kubernetes:helm.sh/v3:Release": 4, "pulumi:providers:kubernetes": 1}.items():
+        assert counts.get(typ) == n, typ
+    assert counts["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"] > 40
+    assert counts["oci:Identity/policy:Policy"] >= 1
+
+
+def test_gpu_pool_is_in_the_compute_cluster_of_the_enhanced_cluster(run):
+    (cluster,) = of_type(run, "oci:ContainerEngine/cluster:Cluster")
+    (cc,) = of_type(run, "oci:Core/computeCluster:ComputeCluster")
+    gpu = named(run, "okerdma-dev-gpu")
+    assert cluster.inputs["type"] == "ENHANCED_CLUSTER"
+    assert gpu.inputs["clusterId"] == run.ids[cluster.urn]
+    assert gpu.inputs["nodeConfigDetails"]["computeClusterId"] == run.ids[cc.urn]
+    assert gpu.property_dependencies["clusterId"] == [cluster.urn]
+
+
+def test_node_pools_wait_for_the_launch_policy(run):
+    launch = named(run, "okerdma-dev-nodepool-launch")
+    assert "COMPUTE_CLUSTER_LAUNCH_INSTANCE" in launch.inputs["statements"][0]
+    for pool in of_type(run, "oci:ContainerEngine/nodePool:NodePool"):
+        assert launch.urn in pool.dependencies
+
+
+def test_every_kubernetes_resource_uses_the_explicit_provider(run):
+    (provider,) = of_type(run, "pulumi:providers:kubernetes")
+    k8s = [r for r in run.resources if r.type.startswith("kubernetes:")]
+    assert len(k8s) >= 10
+    assert all(r.provider and r.provider.startswith(provider.urn + "::") for r in k8s)
+
+
+def test_every_oci_resource_carries_the_freeform_tags(run):
+    tagged = [r for r in run.resources if r.type.startswith("oci:") and "SecurityRule" not in r.type
+              and r.type != "oci:FileStorage/export:Export"]
+    assert tagged and all(r.inputs.get("freeformTags") == {"project": "oke-rdma", "environment": "dev"}
+                          for r in tagged), [r.name for r in tagged if r.inputs.get("freeformTags") is None]
+
+
+def test_outputs_contract_and_secret_kubeconfig(run):
+    assert set(run.outputs) == {
+        "region", "compartmentId", "vcnId", "subnetIds", "nsgIds", "clusterId", "kubernetesVersion", "apiEndpoint",
+        "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss", "tenants",
+        "policyStatements"}
+    assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
+    assert run.outputs["nodePools"]["gpu"]["rdma"] is True
+    assert run.outputs["fss"]["mountTargetIp"] == "10.0.3.10"
+    assert run.outputs["tenants"] == {"research": {"namespace": "research", "rdma": True},
+                                      "analytics": {"namespace": "analytics", "rdma": False}}
+
+
+def test_dev_stack_passes_every_policy(run):
+    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    assert not has_mandatory(report) and report.violations == []
+
+
+def test_first_preview_registers_every_resource_with_unknown_kubeconfig(run, first_preview):
+    assert sorted((r.type, r.name) for r in first_preview.resources) == sorted((r.type, r.name) for r in run.resources)
+    (provider,) = of_type(first_preview, "pulumi:providers:kubernetes")
+    assert provider.inputs["kubeconfig"]["value"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    report = evaluate(POLICIES, first_preview.resources, PACK_NAME)
+    assert not has_mandatory(report)
