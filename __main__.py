@@ -25,7 +25,8 @@ compute = Compute(f"{prefix}-compute", ComputeArgs(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
     depends_on=[iam.launch_policy] if iam.launch_policy else []))
 storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids))
-platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider))
+platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
+                                                      depends_on=list(compute.node_pools.values())))
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)

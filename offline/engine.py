@@ -13,6 +13,7 @@ evaluated on.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
 import runpy
@@ -214,6 +215,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         where every apply callback runs.
     :raises components.config.ConfigError: when the configuration is invalid (nothing is registered then).
     """
+    asyncio.set_event_loop(asyncio.new_event_loop())  # a fresh loop per run: callers may have closed theirs
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
     mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns)

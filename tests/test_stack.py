@@ -91,3 +91,9 @@ def test_first_preview_registers_every_resource_with_unknown_kubeconfig(run, fir
     assert provider.inputs["kubeconfig"]["value"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
     report = evaluate(POLICIES, first_preview.resources, PACK_NAME)
     assert not has_mandatory(report)
+
+
+def test_helm_releases_wait_for_the_node_pools(run):
+    pools = {r.urn for r in of_type(run, "oci:ContainerEngine/nodePool:NodePool")}
+    releases = of_type(run, "kubernetes:helm.sh/v3:Release")
+    assert len(releases) == 4 and all(pools <= set(r.dependencies) for r in releases)
