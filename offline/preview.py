@@ -188,7 +188,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser.parse_args(argv)
 
     from components.config import ConfigError
-    from policies.pack import PACK_NAME, POLICIES
+    from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
 
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
     try:
@@ -208,7 +208,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        report = evaluate(POLICIES, run.resources, PACK_NAME, policy_config=policy_config)
+        report = evaluate(POLICIES, run.resources, PACK_NAME, policy_config=policy_config,
+                          pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
     except ValueError as e:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
         return EXIT_CONFIG
