@@ -487,7 +487,11 @@ def load_stack_config(raw: Mapping[str, str]) -> StackConfig:
     try:
         cfg = StackConfig.model_validate(data)
     except ValidationError as e:
-        problems += [_format_error(err) for err in e.errors()]
+        errors = e.errors()
+        # A list whose items were refused is also "too short" after validation: report only the items.
+        item_locs = {tuple(err["loc"][:-1]) for err in errors if err["loc"] and isinstance(err["loc"][-1], int)}
+        problems += [_format_error(err) for err in errors
+                     if not (err["type"] == "too_short" and tuple(err["loc"]) in item_locs)]
         raise ConfigError(problems) from None
     problems += cross_checks(cfg)
     if problems:
@@ -603,7 +607,8 @@ def _check_tenants(cfg: StackConfig) -> list[str]:
         elif ns in reserved or ns in platform:
             problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
         elif ns in seen:
-            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; tenants must not share")
+            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; "
+                            f"tenants must not share")
         seen[ns] = name
     return problems
 

@@ -123,3 +123,8 @@ def test_overrides_win_over_the_plan():
     cfg = load_stack_config(edited(RAW, "network", ("subnets", "storage"), "10.0.4.0/24"))
     assert subnet_plan(cfg.network)["storage"] == "10.0.4.0/24"
     assert subnet_plan(cfg.network)["workers"] == "10.0.16.0/20"
+
+
+def test_a_refused_list_item_is_reported_once():
+    raw = edited(RAW, "availabilityDomains", (), "[1]")
+    assert problems(raw) == ["oke-rdma:availabilityDomains.0: Input should be a valid string"]
