@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -114,7 +115,8 @@ def _summary(res) -> str:
     if res.type == "kubernetes:helm.sh/v3:Release":
         return f"{p.get('chart')}@{p.get('version')} in {p.get('namespace')}"
     if res.type == "oci:Identity/policy:Policy":
-        return f"{len(p.get('statements') or [])} statements"
+        n = len(p.get("statements") or [])
+        return f"{n} statement" + ("s" if n != 1 else "")
     if res.type == "oci:FileStorage/mountTarget:MountTarget":
         return f"{p.get('requestedThroughput', 1)} Gbps"
     return ""
@@ -142,7 +144,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
 
     walk(None, "")
     lines += ["", "Resources:", f"    + {len(run.resources) + 1} to create"]
-    for typ, n in sorted(Counter(r.type for r in run.resources).items()):
+    for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):
         lines.append(f"      {n:>4}  {typ}")
     lines += ["", "Policies:"]
     icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
@@ -191,6 +193,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
 
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
+    named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
+    stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
     try:
         config, secret_keys = read_stack_file(path)
         policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else None
@@ -201,9 +205,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        run = run_program(config, secret_keys, args.stack, unknowns=args.unknowns)
+        run = run_program(config, secret_keys, stack, unknowns=args.unknowns)
     except ConfigError as e:
-        print(f"error: {path.name}: invalid stack configuration ({len(e.problems)} problems):", file=sys.stderr)
+        count = f"{len(e.problems)} problem" + ("s" if len(e.problems) != 1 else "")
+        print(f"error: {path.name}: invalid stack configuration ({count}):", file=sys.stderr)
         for problem in e.problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_CONFIG
@@ -213,9 +218,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except ValueError as e:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
         return EXIT_CONFIG
-    print(render(args.stack, run, report, args.unknowns))
+    print(render(stack, run, report, args.unknowns))
     if args.json:
-        args.json.write_text(json.dumps(to_json(args.stack, run, report), indent=2) + "\n")
+        args.json.write_text(json.dumps(to_json(stack, run, report), indent=2) + "\n")
     return EXIT_POLICY if has_mandatory(report) else EXIT_OK
 
 

@@ -45,6 +45,7 @@ def test_public_api_endpoint_open_to_the_internet_exits_1_naming_the_policy(tmp_
     out = preview("--config-file", str(stack_file(tmp_path, edit)))
     assert out.returncode == 1, out.stdout + out.stderr
     assert "[mandatory]  kubernetes-api-not-public" in out.stdout
+    assert out.stdout.startswith("Previewing update (test)")  # the stack named by Pulumi.test.yaml
 
 
 def test_rdma_pool_with_a_fault_domain_exits_2_with_the_key_path(tmp_path):
