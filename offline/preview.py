@@ -11,6 +11,7 @@ Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import re
 import sys
@@ -45,7 +46,9 @@ def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
     :raises StackFileError: if the file is missing, is not YAML, or has no ``config:`` mapping.
     """
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise StackFileError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
     except OSError as e:
         raise StackFileError(f"{path}: cannot read the stack config file ({e.strerror})") from None
     except yaml.YAMLError as e:
@@ -60,13 +63,25 @@ def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
         value, secret = _unsecure(value)
         if secret:
             secret_keys.append(key)
+        if isinstance(value, (datetime.date, datetime.datetime)):
+            value = value.isoformat()  # YAML read an unquoted date; Pulumi hands the program text
         if isinstance(value, str):
             config[key] = value
         elif isinstance(value, bool):
             config[key] = "true" if value else "false"
         else:
-            config[key] = json.dumps(value)
+            try:
+                config[key] = json.dumps(value, default=_plain)
+            except (TypeError, ValueError) as e:
+                raise StackFileError(f"{key}: cannot be read as Pulumi config ({e}); quote the value") from None
     return config, secret_keys
+
+
+def _plain(value: Any) -> str:
+    """JSON fallback for YAML-only scalars: dates become ISO text; anything else (binary) is refused."""
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    raise TypeError(f"a {type(value).__name__} value is not a string, number, boolean, list or map")
 
 
 def _unsecure(value: Any) -> tuple[Any, bool]:

@@ -69,3 +69,18 @@ def test_unreadable_or_missing_stack_files_exit_2(tmp_path):
     for args in (["--config-file", str(bad)], ["--stack", "nosuchstack"]):
         out = preview(*args)
         assert out.returncode == 2 and out.stderr.startswith("error: ") and "Traceback" not in out.stderr
+
+
+def test_yaml_only_values_never_give_a_traceback(tmp_path):
+    cases = {
+        "date.yaml": "config:\n  oke-rdma:namePrefix: 2024-01-01\n",
+        "datekey.yaml": "config:\n  oke-rdma:freeformTags:\n    2024-01-01: x\n",
+        "binary.yaml": "config:\n  oke-rdma:storage:\n    fss:\n      exportPath: !!binary aGVsbG8=\n",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "latin1.yaml").write_bytes(b"config:\n  oci:region: sa-s\xe3opaulo-1\n")
+    for name in [*cases, "latin1.yaml"]:
+        out = preview("--config-file", str(tmp_path / name))
+        assert out.returncode == 2, (name, out.stderr)
+        assert "Traceback" not in out.stderr, name
