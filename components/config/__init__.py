@@ -1,0 +1,30 @@
+"""The stack's configuration, parsed once into a frozen pydantic model.
+
+Every key of the ``oke-rdma:`` namespace (plus ``oci:region``) is read here and nowhere else. Field errors,
+unknown keys and cross-field rules are all collected and raised together as one :class:`ConfigError`, whose
+lines each name the config key path (``oke-rdma:nodePools.gpu.faultDomains``) and the fix.
+
+Sources of the OCI rules enforced here are named next to each rule (OKE docs "Using Compute Clusters to Provision
+Managed Nodes", "Network Resource Configuration"; Compute docs "Compute Clusters"; FSS docs "Managing Mount Targets").
+
+Layout: ``_base`` (strict base model, validators, :class:`ConfigError`), one module per concern (``network``,
+``compute``, ``storage``, ``platform``, ``tenants``) holding its models and its cross-field rules, and ``stack``
+(:class:`StackConfig`, loading, :func:`cross_checks`). Import from this package, not from the modules.
+"""
+
+from ._base import NAMESPACE, ConfigError, StrList
+from .compute import MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, NodePool
+from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
+from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
+                       Platform)
+from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_config, raw_pulumi_config
+from .storage import FSS_THROUGHPUT_TIERS, Fss, Storage
+from .tenants import Iam, Tenant
+
+__all__ = [
+    "NAMESPACE", "ConfigError", "StrList", "MIN_BOOT_VOLUME_GB", "RDMA_SHAPES", "Cluster", "ComputeCluster",
+    "NodePool", "SUBNET_ROLES", "ApiEndpoint", "Network", "SubnetCidrs", "default_subnet_plan", "subnet_plan",
+    "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease", "Platform",
+    "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
+    "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
+]
