@@ -410,3 +410,34 @@ def test_pack_main_builds_the_policy_pack_like_the_cli_runs_it():
                          check=True)
     seen = json.loads(out.stdout)
     assert seen == {"name": PACK_NAME, "policies": [p.name for p in POLICIES], "level": "mandatory"}
+
+
+@pytest.mark.parametrize("unknowns", [False, True])
+def test_parity_with_the_servicer_on_a_whole_program_with_the_root_stack(unknowns):
+    """A hand-written program (not our components), run under the mocks: our evaluation of its registrations, root
+    stack included, equals the real servicer's Analyze + AnalyzeStack on the same requests (parents and
+    dependencies as the engine sends them, with the pack's config defaults)."""
+    from offline.engine import run_program
+    from tests.test_policy_pack_e2e import _other_team
+
+    run = run_program({"oci:region": "us-ashburn-1"}, [], "other", unknowns=unknowns,
+                      program=lambda: _other_team(True))
+    resources = run.analyzed_resources()
+    config = {"kubernetes-api-not-public": {"allowedApiCidrs": ["10.2.0.0/16"]}}
+    report = evaluate(POLICIES, resources, PACK_NAME, policy_config=config,
+                      pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    servicer = _servicer(config)
+    expected = []
+    for r in resources:
+        resp = servicer.Analyze(proto.AnalyzeRequest(type=r.type, properties=_struct(r.inputs), urn=r.urn,
+                                                     name=r.name), None)
+        expected += [_diag(d) + (r.urn,) for d in resp.diagnostics]
+    stack = servicer.AnalyzeStack(proto.AnalyzeStackRequest(resources=[proto.AnalyzerResource(
+        type=r.type, properties=_struct(r.outputs), urn=r.urn, name=r.name, parent=r.parent or "",
+        dependencies=r.dependencies, propertyDependencies={k: proto.AnalyzerPropertyDependencies(urns=v)
+                                                           for k, v in r.property_dependencies.items()})
+        for r in resources]), None)
+    expected += [_diag(d) + (d.urn,) for d in stack.diagnostics]
+    ours = [(v.policy, v.message, v.enforcement_level, v.urn) for v in report.violations]
+    assert sorted(ours) == sorted(expected) and len(ours) >= 6
+    assert resources[0].type == "pulumi:pulumi:Stack" and all(r.parent for r in resources[1:])
