@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test clean
+.PHONY: setup preview test policy-docs clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,10 @@ preview: $(STAMP)
 ## make test: every test
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+## make policy-docs: regenerate the README's policy table from the pack
+policy-docs: $(STAMP)
+	$(PY) -m policies.doc --write
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -203,6 +203,13 @@ class ProgramRun:
     replace_on_changes: dict[str, list[str]]
     mocks: OciMocks = field(repr=False)
 
+    def analyzed_resources(self) -> list[EngineResource]:
+        """What the engine analyses: the root ``pulumi:pulumi:Stack`` (no inputs; its outputs are the stack outputs)
+        followed by every recorded registration. Pass this to :func:`offline.policy_eval.evaluate`."""
+        stack = EngineResource(urn=self.stack_urn, type="pulumi:pulumi:Stack", name=self.stack_urn.rsplit("::", 1)[1],
+                               custom=False, inputs={}, outputs=dict(self.outputs))
+        return [stack, *self.resources]
+
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
                 program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py") -> ProgramRun:

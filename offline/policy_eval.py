@@ -2,20 +2,28 @@
 
 This mirrors ``pulumi_policy.policy._PolicyAnalyzerServicer`` (pulumi-policy 1.21) without gRPC:
 
-* ``Analyze`` — every resource policy runs once per registered resource (components and providers too, the root
-  ``pulumi:pulumi:Stack`` excepted) on the resource's *inputs*, deserialized with
+* ``Analyze`` — every resource policy runs once per registered resource (components, providers and the root
+  ``pulumi:pulumi:Stack`` too: the engine's step generator analyses every registration) on the resource's *inputs*,
+  top-level ``__`` keys dropped (the engine marshals with ``SkipInternalKeys``), deserialized with
   ``pulumi_policy.deserialize.deserialize_properties`` and wrapped with ``unknown_checking_proxy``. A violation is
   attributed to that resource's URN (the engine ignores the URN a resource policy passes).
-* ``AnalyzeStack`` — every stack policy runs once on all resources, built from their *outputs*, with ``parent``,
-  ``dependencies`` and ``property_dependencies`` resolved to the ``PolicyResource`` objects.
+* ``AnalyzeStack`` — every stack policy runs once on all resources (the root stack, whose outputs are the stack
+  outputs, included: pass :meth:`offline.engine.ProgramRun.analyzed_resources`), built from their *outputs*, with
+  ``parent``, ``dependencies`` and ``property_dependencies`` resolved to the ``PolicyResource`` objects. A violation
+  whose URN names no resource of the stack is attributed to the stack as a whole (``urn=""``), as the engine does.
 * Reading an unknown value raises ``UnknownValueError``; like the servicer, that becomes an ADVISORY
   "can't run policy ... during preview" entry (here in ``PolicyReport.not_run``), never a violation.
 * Levels: DISABLED skips the policy; REMEDIATE is reported as MANDATORY; a violation's message is the policy's
   description, a newline, and the message the rule reported — exactly as the servicer builds it.
-* Policy config uses the ``pulumi preview --policy-pack-config`` file format (see :func:`resolve_policy_config`).
+* Policy config uses the ``pulumi preview --policy-pack-config`` file format and is parsed, reconciled and validated
+  like the CLI does it (``pkg/resource/analyzer/config.go``; see :func:`resolve_policy_config`).
 
 Any other exception from a rule is a bug in the pack: it is raised as :class:`PolicyRuntimeError` (the real
 engine fails the preview on it too).
+
+Known gaps (the engine does things no offline run can): resource props are the program's inputs, not the provider's
+``Check`` result (a bridged provider may add defaults); the engine's *default* providers (``pulumi:providers:oci::
+default_...``) are not registered under mocks, so they are neither analysed nor handed to rules as ``args.provider``.
 """
 from __future__ import annotations
 
@@ -28,6 +36,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence, Union
 
+import jsonschema
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import (EnforcementLevel, Policy, PolicyCustomTimeouts, PolicyProviderResource, PolicyResource,
                            PolicyResourceOptions, ResourceValidationArgs, ResourceValidationPolicy,
@@ -40,8 +49,8 @@ STACK_TYPE = "pulumi:pulumi:Stack"
 #: The version a Python PolicyPack reports to the engine (``PolicyPack.__init__`` hard-codes it).
 SERVICER_PACK_VERSION = "0.0.1"
 _LEVELS = {level.value: level for level in EnforcementLevel}
-_JSON_TYPES = {"string": str, "number": (int, float), "integer": int, "boolean": bool, "array": list,
-               "object": dict, "null": type(None)}
+#: The schema the CLI injects into every policy's config schema when the pack supports config (Python packs do).
+_ENFORCEMENT_LEVEL_SCHEMA = {"type": "string", "enum": [level.value for level in EnforcementLevel]}
 
 
 @dataclass
@@ -113,6 +122,8 @@ class PolicyReport:
     violations: list[Violation] = field(default_factory=list)
     not_run: list[NotRun] = field(default_factory=list)
     not_applicable: list[NotApplicable] = field(default_factory=list)
+    #: Policy config the CLI accepts but that has no effect (see :func:`policy_config_warnings`).
+    config_warnings: list[str] = field(default_factory=list)
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -147,86 +158,146 @@ def load_policy_config(path: Union[str, Path]) -> dict[str, Any]:
 
 
 # --- config ----------------------------------------------------------------------------------------------------
-def _level(value: Any, key: str) -> EnforcementLevel:
-    if isinstance(value, EnforcementLevel):
-        return value
-    if not isinstance(value, str) or value not in _LEVELS:
-        raise ValueError(f"policy config {key!r}: {value!r} is not a valid enforcement level; "
-                         f"use one of {', '.join(_LEVELS)}")
+class PolicyConfigError(ValueError):
+    """Policy config the Pulumi CLI would refuse; ``problems`` holds one line per problem, in the CLI's order."""
+
+    def __init__(self, problems: Sequence[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class _Entry:
+    level: Optional[EnforcementLevel]
+    properties: dict[str, Any]
+
+
+def _level_of(key: str, value: Any, in_object: bool) -> EnforcementLevel:
+    if in_object and not isinstance(value, str):
+        raise PolicyConfigError([f"parsing enforcement level for {key!r}: {value!r} is not a valid enforcement "
+                                 f"level; must be a string (one of {', '.join(_LEVELS)})"])
+    if value not in _LEVELS:
+        raise PolicyConfigError([f"parsing enforcement level for {key!r}: {value!r} is not a valid enforcement "
+                                 f"level; use one of {', '.join(_LEVELS)}"])
     return _LEVELS[value]
 
 
-def _normalize(key: str, value: Any) -> tuple[Optional[EnforcementLevel], dict[str, Any]]:
-    """``"mandatory"`` or ``{"enforcementLevel": "...", "<param>": ...}`` -> (level or None, properties)."""
-    if isinstance(value, (str, EnforcementLevel)):
-        return _level(value, key), {}
-    if not isinstance(value, Mapping):
-        raise ValueError(f"policy config {key!r}: {value!r} must be an enforcement level or an object")
-    props = {k: v for k, v in value.items() if k != "enforcementLevel"}
-    level = _level(value["enforcementLevel"], key) if "enforcementLevel" in value else None
-    return level, props
+def parse_policy_config(config: Any) -> tuple[dict[str, _Entry], list[str]]:
+    """Parse ``--policy-pack-config`` content like the CLI's ``parsePolicyPackConfig``.
+
+    A value is an enforcement level string, or an object with an optional ``enforcementLevel`` and properties;
+    entries with neither are dropped; a top-level ``environments`` list names Pulumi ESC environments.
+
+    :returns: ``(entries, environments)``.
+    :raises PolicyConfigError: not an object, an invalid level, a value that is neither string nor object.
+    """
+    if config is None:
+        return {}, []
+    if not isinstance(config, Mapping):
+        raise PolicyConfigError([f"policy config must be a JSON object of policy name: config, not {config!r}"])
+    config = dict(config)
+    environments = config.pop("environments", [])
+    if not isinstance(environments, list) or not all(isinstance(e, str) for e in environments):
+        raise PolicyConfigError([f'"environments" must be an array of strings, got {environments!r}'])
+    entries: dict[str, _Entry] = {}
+    for key, value in config.items():
+        if isinstance(value, EnforcementLevel):
+            value = value.value
+        if isinstance(value, str):
+            entry = _Entry(_level_of(key, value, False), {})
+        elif isinstance(value, Mapping):
+            props = {k: v for k, v in value.items() if k != "enforcementLevel"}
+            level = _level_of(key, value["enforcementLevel"], True) if "enforcementLevel" in value else None
+            entry = _Entry(level, props)
+        else:
+            raise PolicyConfigError([f"parsing {key!r}: {value!r} is not a valid value; must be a string or object"])
+        if entry.level is not None or entry.properties:  # the CLI drops empty entries
+            entries[key] = entry
+    return entries, environments
 
 
-def _check_schema(policy: Policy, props: dict[str, Any]) -> None:
+def _schema_errors(policy: Policy, props: Mapping[str, Any]) -> list[str]:
+    """Validate ``props`` like the CLI (gojsonschema on ``{"type": "object", properties, required}``, with
+    ``enforcementLevel`` injected); messages are jsonschema's (Draft 7), prefixed with the property path."""
     schema = policy.config_schema
-    if schema is None:
-        return
-    missing = [name for name in (schema.required or []) if name not in props]
-    if missing:
-        raise ValueError(f"policy config {policy.name!r}: missing required propert(y/ies) {', '.join(missing)}")
-    for name, value in props.items():
-        expected = (schema.properties.get(name) or {}).get("type")
-        types = expected if isinstance(expected, list) else [expected] if expected else []
-        if types and not any(_type_ok(value, t) for t in types):
-            raise ValueError(f"policy config {policy.name!r}: {name!r} must be of type {expected}, got {value!r}")
+    properties = {**((schema.properties if schema else None) or {}), "enforcementLevel": _ENFORCEMENT_LEVEL_SCHEMA}
+    document: dict[str, Any] = {"type": "object", "properties": properties}
+    if schema is not None and schema.required:
+        document["required"] = list(schema.required)
+    validator = jsonschema.Draft7Validator(document)
+    errors = sorted(validator.iter_errors(dict(props)), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    out = []
+    for error in errors:
+        path = ".".join(str(p) for p in error.absolute_path)
+        out.append(f"{policy.name}: {path}: {error.message}" if path else f"{policy.name}: {error.message}")
+    return out
 
 
-def _type_ok(value: Any, json_type: str) -> bool:
-    if isinstance(value, bool) and json_type in ("number", "integer"):
-        return False
-    if json_type == "integer" and isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, _JSON_TYPES.get(json_type, object))
+def policy_config_warnings(policies: Sequence[Policy], policy_config: Optional[Mapping[str, Any]]) -> list[str]:
+    """Config the CLI accepts silently but that changes nothing: worth a warning offline.
+
+    Names that are no policy of the pack (with an enforcement level), properties on ``"all"`` (only its level is
+    applied), properties a policy's config schema does not declare, and ESC ``environments`` (not opened offline).
+    :raises PolicyConfigError: as :func:`parse_policy_config`.
+    """
+    entries, environments = parse_policy_config(policy_config)
+    by_name = {p.name: p for p in policies}
+    warnings = []
+    for key, entry in entries.items():
+        if key == "all":
+            if entry.properties:
+                warnings.append(f"policy config 'all': properties {sorted(entry.properties)} are ignored; "
+                                "'all' sets only the enforcement level")
+        elif key not in by_name:
+            warnings.append(f"policy config names {key!r}, which is not a policy of this pack (ignored); the "
+                            f"pack has: {', '.join(by_name)}")
+        else:
+            declared = set((by_name[key].config_schema.properties if by_name[key].config_schema else {}) or {})
+            extra = sorted(set(entry.properties) - declared)
+            if extra:
+                warnings.append(f"policy config {key!r}: {', '.join(map(repr, extra))} not declared in the "
+                                "policy's config schema (passed to the rule, which does not read it)")
+    if environments:
+        warnings.append(f"policy config environments {environments} are Pulumi ESC environments; the offline "
+                        "preview does not open them")
+    return warnings
 
 
 def resolve_policy_config(policies: Sequence[Policy], policy_config: Optional[Mapping[str, Any]] = None,
                           pack_enforcement_level: EnforcementLevel = EnforcementLevel.ADVISORY,
                           ) -> dict[str, ResolvedPolicyConfig]:
-    """Each policy's effective level and properties, as the CLI reconciles them before calling Configure.
+    """Each policy's effective level and properties, as the CLI reconciles them before calling ``Configure``.
 
-    Precedence of the level: the policy's own entry > ``"all"`` > the policy's ``enforcement_level`` > the pack
-    default. Properties start from the schema's ``default`` values, then the policy's entry is merged on top.
+    Mirrors ``ReconcilePolicyPackConfig``: start from each policy's level (its ``enforcement_level``, else the pack
+    default) and its schema's ``default`` values; apply ``"all"``'s level to every policy; then each entry's level
+    and properties (merged over the defaults). Validate every policy's properties against its schema (all errors
+    are collected); finally ``Configure`` refuses an entry that ends with no enforcement level (an unknown name or
+    ``"all"`` given only properties).
 
-    :raises ValueError: an unknown policy name, an invalid enforcement level, a non-object entry, properties on
-        ``"all"``, or properties that break the policy's config schema (required / type).
+    :raises PolicyConfigError: parse errors, schema violations (``"<policy>: <path>: <what>"``), or an entry
+        without an enforcement level.
     """
-    by_name = {p.name: p for p in policies}
-    resolved: dict[str, ResolvedPolicyConfig] = {}
+    entries, _ = parse_policy_config(policy_config)
+    result: dict[str, _Entry] = {}
     for p in policies:
-        defaults = {k: v["default"] for k, v in (p.config_schema.properties if p.config_schema else {}).items()
-                    if isinstance(v, dict) and "default" in v}
-        resolved[p.name] = ResolvedPolicyConfig(p.enforcement_level or pack_enforcement_level, defaults or None)
-    config = dict(policy_config or {})
-    unknown = sorted(k for k in config if k != "all" and k not in by_name)
-    if unknown:
-        raise ValueError(f"policy config names unknown polic(y/ies) {', '.join(map(repr, unknown))}; "
-                         f"this pack has: {', '.join(by_name)}")
-    if "all" in config:
-        all_level, all_props = _normalize("all", config["all"])
-        if all_props:
-            raise ValueError("policy config 'all' accepts only an enforcement level, not properties")
-        if all_level is not None:
-            resolved = {n: ResolvedPolicyConfig(all_level, c.properties) for n, c in resolved.items()}
-    for name, value in config.items():
-        if name == "all":
-            continue
-        level, props = _normalize(name, value)
-        current = resolved[name]
-        merged = {**(current.properties or {}), **props} or None
-        resolved[name] = ResolvedPolicyConfig(level or current.enforcement_level, merged)
-    for p in policies:
-        _check_schema(p, resolved[p.name].properties or {})
-    return resolved
+        defaults = {k: v["default"] for k, v in ((p.config_schema.properties if p.config_schema else None) or {}
+                                                 ).items() if isinstance(v, dict) and "default" in v}
+        result[p.name] = _Entry(p.enforcement_level or pack_enforcement_level, defaults)
+    if "all" in entries and entries["all"].level is not None:
+        result = {name: _Entry(entries["all"].level, e.properties) for name, e in result.items()}
+    for key, entry in entries.items():  # "all" and unknown names too: the CLI keeps them in the result
+        current = result.get(key, _Entry(None, {}))
+        result[key] = _Entry(entry.level or current.level, {**current.properties, **entry.properties})
+    problems = [line for p in policies for line in _schema_errors(p, result[p.name].properties)]
+    if problems:
+        raise PolicyConfigError(problems)
+    levelless = sorted(k for k, e in result.items() if e.level is None)
+    if levelless:
+        raise PolicyConfigError([f"configuring policy pack: entry {k!r} has properties but no enforcementLevel, "
+                                 "and it is not a policy of this pack (invalid enforcement level \"\")"
+                                 for k in levelless])
+    return {p.name: ResolvedPolicyConfig(result[p.name].level, dict(result[p.name].properties) or None)
+            for p in policies}
 
 
 def _wire_config(props: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
@@ -240,7 +311,8 @@ def _wire_config(props: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
 
 # --- the analyzer calls ------------------------------------------------------------------------------------------
 def _props(wire: Mapping[str, Any]) -> Mapping[str, Any]:
-    return unknown_checking_proxy(deserialize_properties(dict(wire)))
+    """Engine props: top-level internal (``__``) keys dropped, deserialized, behind the unknown-checking proxy."""
+    return unknown_checking_proxy(deserialize_properties({k: v for k, v in wire.items() if not k.startswith("__")}))
 
 
 def _options(r: EngineResource) -> PolicyResourceOptions:
@@ -283,6 +355,7 @@ def _run(result: Any) -> None:
 class _Evaluation:
     pack: str
     report: PolicyReport
+    urns: frozenset = frozenset()
 
     def reporter(self, policy: Policy, level: EnforcementLevel, kind: str, fixed_urn: Optional[str]):
         """The ``report_violation`` callback for one policy run (resource runs pin the URN to the resource)."""
@@ -292,8 +365,9 @@ class _Evaluation:
             if urn is not None and not isinstance(urn, str):
                 raise TypeError("Expected urn to be a string")
             text = policy.description + (f"\n{message}" if message else "")
+            where = fixed_urn if fixed_urn is not None else (urn if urn in self.urns else "")  # else: the stack
             self.report.violations.append(Violation(
-                policy.name, self.pack, level.value, fixed_urn if fixed_urn is not None else (urn or ""), text,
+                policy.name, self.pack, level.value, where, text,
                 policy.severity.value if policy.severity else None, policy.description, kind))
         return report_violation
 
@@ -334,16 +408,15 @@ def evaluate(policies: Sequence[Policy], resources: Sequence[EngineResource], pa
     :param policy_config: ``--policy-pack-config`` content, see :func:`resolve_policy_config`.
     :param pack_enforcement_level: the PolicyPack's default level.
     :param stack_tags: the stack's tags, handed to rules as ``args.stack_tags``.
-    :raises ValueError: invalid policy config. :raises PolicyRuntimeError: a rule crashed.
+    :raises PolicyConfigError: (a ``ValueError``) invalid policy config. :raises PolicyRuntimeError: a rule crashed.
     """
     configs = resolve_policy_config(policies, policy_config, pack_enforcement_level)
     tags = MappingProxyType(dict(stack_tags or {}))
-    run = _Evaluation(pack_name, PolicyReport())
     by_urn = {r.urn: r for r in resources}
+    run = _Evaluation(pack_name, PolicyReport(config_warnings=policy_config_warnings(policies, policy_config)),
+                      frozenset(by_urn))
 
     for r in resources:
-        if r.type == STACK_TYPE:
-            continue
         for policy in policies:
             level = _effective_level(configs[policy.name])
             if level is None or not isinstance(policy, ResourceValidationPolicy):

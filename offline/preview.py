@@ -22,7 +22,7 @@ from typing import Any, Optional
 import yaml
 
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, run_program
-from offline.policy_eval import evaluate, has_mandatory
+from offline.policy_eval import PolicyConfigError, evaluate, has_mandatory
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -164,7 +164,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
     lines += ["", "Policies:"]
     icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
     lines.append(f"    {icon} oke-rdma-policies@v{_pack_version()} (local: policies)")
-    names = {r.urn: f"{r.type}: {r.name}" for r in run.resources}
+    names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
     for v in report.violations:
         where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
         lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
@@ -202,6 +202,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="simulate a stack's first preview: ids and computed outputs are unknown")
     parser.add_argument("--policy-config", type=Path, metavar="PATH",
                         help="policy pack config, as for pulumi preview --policy-pack-config")
+    parser.add_argument("--program", type=Path, metavar="PATH",
+                        help="a Pulumi program file to run instead of this project's __main__.py (e.g. another "
+                             "team's stack, to check it with this policy pack)")
     args = parser.parse_args(argv)
 
     from components.config import ConfigError
@@ -220,7 +223,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        run = run_program(config, secret_keys, stack, unknowns=args.unknowns)
+        program = {"program": args.program.resolve()} if args.program else {}
+        run = run_program(config, secret_keys, stack, unknowns=args.unknowns, **program)
     except ConfigError as e:
         count = f"{len(e.problems)} problem" + ("s" if len(e.problems) != 1 else "")
         print(f"error: {path.name}: invalid stack configuration ({count}):", file=sys.stderr)
@@ -228,11 +232,18 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        report = evaluate(POLICIES, run.resources, PACK_NAME, policy_config=policy_config,
+        report = evaluate(POLICIES, run.analyzed_resources(), PACK_NAME, policy_config=policy_config,
                           pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
+        for problem in e.problems:
+            print(f"error: validating policy config: {PACK_NAME} {_pack_version()}  {problem} "
+                  f"(--policy-config {args.policy_config})", file=sys.stderr)
+        return EXIT_CONFIG
     except ValueError as e:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
         return EXIT_CONFIG
+    for warning in report.config_warnings:
+        print(f"warning: --policy-config {args.policy_config}: {warning}", file=sys.stderr)
     print(render(stack, run, report, args.unknowns))
     if args.json:
         args.json.write_text(json.dumps(to_json(stack, run, report), indent=2) + "\n")

@@ -34,13 +34,18 @@ unknown; a verdict that stays unknown fails closed (a violation saying what coul
 |                                    |          | the fields of an endpoint NSG's rules           | Kleene         |
 
 (1) only their presence matters here; the stack rule links them. (2) kubernetes-api-not-public fails closed on it.
+
+Config. Both API rules take ``allowedApiCidrs`` (policy config, default ``[]``): when not empty, an ingress rule that
+admits TCP 6443 from a CIDR outside these networks is a violation too (NSG and service sources are not CIDRs; an
+unknown source fails closed the same Kleene way). 0.0.0.0/0 and ::/0 are always violations.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+import ipaddress
+from typing import Any, Callable, Iterable, Sequence
 
-from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
-                           Severity, StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from . import _rules as R
@@ -104,6 +109,63 @@ def api_port_verdict(rule: R.IngressRule) -> tuple[Any, str]:
         "the Kubernetes API port (TCP 6443)"
 
 
+_Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def allowed_networks(config: Any) -> tuple[list[_Network], list[str]]:
+    """The ``allowedApiCidrs`` of a rule's policy config as networks, and the entries that are not CIDRs."""
+    networks, bad = [], []
+    for entry in config.get("allowedApiCidrs") or []:
+        try:
+            networks.append(ipaddress.ip_network(str(entry).strip(), strict=False))
+        except ValueError:
+            bad.append(str(entry))
+    return networks, bad
+
+
+def outside_allowed(rule: R.IngressRule, allowed: Sequence[_Network]) -> Any:
+    """Is the rule's source a CIDR outside every network in ``allowed``? NSG and service sources never are."""
+    if rule.source_type not in (None, UNKNOWN, "CIDR_BLOCK"):
+        return False
+    if rule.source is UNKNOWN or rule.source_type is UNKNOWN:
+        return UNKNOWN
+    try:
+        source = ipaddress.ip_network(str(rule.source).strip(), strict=False)
+    except ValueError:
+        return False  # a service CIDR label or an OCID: not an address range
+    return not any(source.version == net.version and source.subnet_of(net) for net in allowed)
+
+
+def api_allowlist_verdict(rule: R.IngressRule, allowed: Sequence[_Network]) -> Any:
+    """True/False/UNKNOWN for "admits TCP 6443 from a CIDR outside ``allowed``" (False when ``allowed`` is empty)."""
+    if not allowed:
+        return False
+    ingress = UNKNOWN if rule.direction is UNKNOWN else rule.direction == "INGRESS"
+    return R.all3(ingress, outside_allowed(rule, allowed), R.covers_port(rule, R.TCP, R.KUBERNETES_API_PORT))
+
+
+def _allowlist_messages(rules: Any, allowed: Sequence[_Network], bad: Sequence[str]) -> Iterable[str]:
+    """Violations of ``allowedApiCidrs`` by rules that do not already fail for admitting the internet."""
+    for entry in bad:
+        yield (f"The policy config allowedApiCidrs entry '{entry}' is not a CIDR, so TCP 6443 sources cannot be "
+               "checked against it; fix the policy config.")
+    if rules is UNKNOWN or not allowed:
+        return
+    shown = ", ".join(str(n) for n in allowed)
+    for rule in rules:
+        if api_port_verdict(rule)[0] is not False:
+            continue  # already reported as open to (or unverifiable against) the internet
+        verdict = api_allowlist_verdict(rule, allowed)
+        if verdict is True:
+            yield (f"{rule.label} ({R.describe(rule)}) admits the Kubernetes API port (TCP 6443) from a source "
+                   f"outside allowedApiCidrs ({shown}). Narrow the source to an allowed range, or add the range "
+                   "to allowedApiCidrs in the policy config.")
+        elif verdict is UNKNOWN:
+            unknown = ", ".join(R.unknown_props(rule)) or "a field"
+            yield (f"{rule.label} ({R.describe(rule)}) may admit TCP 6443 from outside allowedApiCidrs ({shown}) "
+                   f"and cannot be verified during preview because {unknown} is unknown. {_FIX_UNKNOWN}")
+
+
 def endpoint_problem(props: Any) -> str | None:
     """Why a cluster's API endpoint (inputs or outputs) is or may be reachable from the internet; None if private
     or public-behind-NSGs (the NSG rules are checked separately)."""
@@ -143,6 +205,9 @@ def validate_kubernetes_api_not_public(args: ResourceValidationArgs, report_viol
            "and keep the endpoint private (endpointConfig.isPublicIpEnabled: false).")
     for message in _judge(rules, f"security list '{args.name}'", api_port_verdict, fix):
         report_violation(message, None)
+    if args.resource_type in (R.NSG_RULE, R.SECURITY_LIST, R.DEFAULT_SECURITY_LIST):
+        for message in _allowlist_messages(rules, *allowed_networks(args.get_config())):
+            report_violation(message, None)
 
 
 # --- kubernetes-api-endpoint-restricted (stack) ----------------------------------------------------------------------
@@ -185,6 +250,7 @@ def validate_api_endpoint_restricted(args: StackValidationArgs, report_violation
     (:func:`endpoint_nsgs`, :func:`_belongs_to`). Unknowns: unresolvable NSGs and unverifiable rules fail closed."""
     nsgs = [r for r in args.resources if r.resource_type == R.NSG]
     nsg_rules = [r for r in args.resources if r.resource_type == R.NSG_RULE]
+    allowed, bad = allowed_networks(args.get_config())
     for cluster in (r for r in args.resources if r.resource_type == R.CLUSTER):
         if R.read(cluster.props, "endpointConfig", "isPublicIpEnabled") is not True:
             continue  # private, or unknown/no-NSG cases that kubernetes-api-not-public already reports
@@ -204,9 +270,21 @@ def validate_api_endpoint_restricted(args: StackValidationArgs, report_violation
                 report_violation(f"{prefix}, and {normalised.label} ({R.describe(normalised)}) cannot be verified "
                                  f"during preview because {', '.join(R.unknown_props(normalised))} is unknown. "
                                  f"{_FIX_UNKNOWN}", cluster.urn)
+            else:
+                for message in _allowlist_messages([normalised], allowed, bad):
+                    report_violation(f"{prefix}: {message}", cluster.urn)
 
 
 _NET_DOC = "OKE docs: Network Resource Configuration; OCI docs: Security Rules"
+
+_API_CIDRS_SCHEMA = PolicyConfigSchema({
+    "allowedApiCidrs": {
+        "type": "array", "uniqueItems": True, "default": [],
+        "items": {"type": "string", "pattern": r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$|^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/[0-9]{1,3}$"},
+        "description": ("CIDRs that may reach TCP 6443; when not empty, a rule admitting 6443 from any other CIDR "
+                        "is a violation (0.0.0.0/0 and ::/0 always are)"),
+    },
+})
 
 no_internet_ssh_or_all_ports = ResourceValidationPolicy(
     name="no-internet-ssh-or-all-ports",
@@ -231,6 +309,7 @@ kubernetes_api_not_public = ResourceValidationPolicy(
                        "to 0.0.0.0/0 in any NSG rule or security list. Source: OKE docs: Network Resource "
                        "Configuration; Migrating to VCN-Native Clusters."),
     tags=["oke", "network", "security"],
+    config_schema=_API_CIDRS_SCHEMA,
 )
 
 kubernetes_api_endpoint_restricted = StackValidationPolicy(
@@ -242,6 +321,20 @@ kubernetes_api_endpoint_restricted = StackValidationPolicy(
     remediation_steps=("Make the endpoint private, or manage its NSGs in this stack and admit TCP 6443 only from "
                        f"the allowed client CIDRs. Source: {_NET_DOC}."),
     tags=["oke", "network", "security"],
+    config_schema=_API_CIDRS_SCHEMA,
 )
 
 POLICIES = [no_internet_ssh_or_all_ports, kubernetes_api_not_public, kubernetes_api_endpoint_restricted]
+
+UNKNOWN_BEHAVIOUR = {
+    "no-internet-ssh-or-all-ports": (
+        "fails closed: the rule's fields are combined in three-valued logic, one known safe fact (private source, "
+        "NSG source, harmless port) passes, a verdict that stays unknown is a violation, and so is an unknown "
+        "ingressSecurityRules list"),
+    "kubernetes-api-not-public": (
+        "fails closed: an unknown endpointConfig, isPublicIpEnabled or nsgIds list of a public endpoint is a "
+        "violation; NSG/security-list rules to TCP 6443 use three-valued logic, then fail closed"),
+    "kubernetes-api-endpoint-restricted": (
+        "fails closed: endpoint NSGs that cannot be traced in the stack and endpoint rules that stay unknown are "
+        "violations; an unknown isPublicIpEnabled is left to kubernetes-api-not-public, which fails closed on it"),
+}

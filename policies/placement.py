@@ -11,6 +11,7 @@ Compute Cluster always has an unknown ``computeClusterId``):
 | rule                     | kind     | unknown during preview                         | behaviour                     |
 |--------------------------|----------|------------------------------------------------|-------------------------------|
 | rdma-node-pool-placement | resource | ``computeClusterId``                           | counts as set; the rule runs  |
+|                          |          | ``nodeShape`` (checked against ``allowedShapes``) | fail closed: violation     |
 |                          |          | ``placementConfigs``, an entry, ``faultDomains`` | fail closed: violation      |
 |                          |          | the whole ``nodeConfigDetails``                | engine note "can't run"       |
 | rdma-cluster-enhanced    | stack    | ``computeClusterId``                           | counts as set; the rule runs  |
@@ -22,10 +23,11 @@ policy ... during preview" line; the resource rule then runs for real at ``pulum
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Optional
 
-from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
-                           Severity, StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
@@ -35,16 +37,43 @@ else:  # run by the Pulumi CLI from inside policies/ (the pack directory is on s
 ENHANCED = "ENHANCED_CLUSTER"
 _DOC = "OKE docs: Using Compute Clusters to Provision Managed Nodes"
 
+#: Shapes Oracle lists as supporting RDMA and Compute Clusters for OKE managed nodes (OKE docs: Using Compute
+#: Clusters to Provision Managed Nodes; Compute docs: Compute Clusters). Other shapes only through policy config.
+ORACLE_RDMA_SHAPES = ("BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.GB200.4", "BM.HPC2.36",
+                      "BM.Optimized3.36")
 
-def placement_problems(props: Any) -> list[str]:
+
+def shape_problem(props: Any, allowed_shapes: Sequence[str]) -> Optional[str]:
+    """Why a Compute Cluster node pool's ``nodeShape`` is not acceptable (None = it is in ``allowed_shapes``)."""
+    shape = read(props, "nodeShape")
+    allowed = ", ".join(allowed_shapes)
+    if shape is UNKNOWN:
+        return (f"nodeShape is unknown during preview, so it cannot be checked against the allowed shapes "
+                f"({allowed}); set it to a literal shape")
+    if shape not in allowed_shapes:
+        shown = "not set" if shape is None else f"'{shape}'"
+        return (f"nodeShape is {shown}, which is not a shape allowed in a Compute Cluster ({allowed}); use an RDMA "
+                "shape that supports Compute Clusters, or add the shape to this policy's allowedShapes config")
+    return None
+
+
+def placement_problems(props: Any, allowed_shapes: Optional[Sequence[str]] = None) -> list[str]:
     """What is wrong with a node pool's placement (empty list = fine, or not in a Compute Cluster).
 
     ``props`` are the node pool's engine props (inputs, behind the unknown-checking proxy). Reading the whole
     ``nodeConfigDetails`` goes through the proxy on purpose: if it is unknown the engine reports the rule as not run.
+    ``allowed_shapes`` (default :data:`ORACLE_RDMA_SHAPES`) are the ``nodeShape`` values a pool in a Compute Cluster
+    may use.
     """
     details = props["nodeConfigDetails"] if "nodeConfigDetails" in set(props) else None
     if details is None or not is_set(details, "computeClusterId"):
         return []  # not placed in a Compute Cluster: nothing to check
+    shape = shape_problem(props, ORACLE_RDMA_SHAPES if allowed_shapes is None else allowed_shapes)
+    return ([shape] if shape else []) + _placement_config_problems(details)
+
+
+def _placement_config_problems(details: Any) -> list[str]:
+    """The placementConfigs / faultDomains problems of a pool's ``nodeConfigDetails``."""
     configs = elements(read(details, "placementConfigs"))
     if configs is UNKNOWN:
         return ["nodeConfigDetails.placementConfigs is unknown during preview, so the placement cannot be checked; "
@@ -69,14 +98,17 @@ def placement_problems(props: Any) -> list[str]:
 def validate_node_pool_placement(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
     """Resource rule ``rdma-node-pool-placement`` on ``oci:ContainerEngine/nodePool:NodePool`` inputs.
 
-    Checks: a pool with ``nodeConfigDetails.computeClusterId`` has exactly one ``placementConfigs`` entry and that
-    entry has no ``faultDomains`` (OKE docs: Using Compute Clusters to Provision Managed Nodes). Unknowns: an unknown
-    ``computeClusterId`` still counts as set; unknown placement data fails closed; an unknown ``nodeConfigDetails``
-    as a whole is left to the engine ("can't run" note at preview; the rule runs again at ``pulumi up``).
+    Checks: a pool with ``nodeConfigDetails.computeClusterId`` uses a shape from the ``allowedShapes`` config
+    (default :data:`ORACLE_RDMA_SHAPES`), has exactly one ``placementConfigs`` entry and that entry has no
+    ``faultDomains`` (OKE docs: Using Compute Clusters to Provision Managed Nodes). Unknowns: an unknown
+    ``computeClusterId`` still counts as set; an unknown shape or unknown placement data fails closed; an unknown
+    ``nodeConfigDetails`` as a whole is left to the engine ("can't run" note at preview; the rule runs again at
+    ``pulumi up``).
     """
     if args.resource_type != NODE_POOL:
         return
-    for problem in placement_problems(args.props):
+    shapes = args.get_config().get("allowedShapes")
+    for problem in placement_problems(args.props, None if shapes is None else list(shapes)):
         report_violation(f"Node pool '{args.name}': {problem}.", None)
 
 
@@ -138,14 +170,22 @@ def validate_cluster_enhanced(args: StackValidationArgs, report_violation: Repor
 
 rdma_node_pool_placement = ResourceValidationPolicy(
     name="rdma-node-pool-placement",
-    description="A node pool in an OCI Compute Cluster has exactly one placement config and no fault domains.",
+    description=("A node pool in an OCI Compute Cluster uses an allowed RDMA shape and has exactly one placement "
+                 "config and no fault domains."),
     validate=validate_node_pool_placement,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation_steps=("Give the node pool exactly one nodeConfigDetails.placementConfigs entry, in the Compute "
-                       "Cluster's availability domain, and remove its faultDomains (OCI places the nodes). "
-                       f"Source: {_DOC}."),
+    remediation_steps=("Use a shape that supports RDMA and Compute Clusters; give the node pool exactly one "
+                       "nodeConfigDetails.placementConfigs entry, in the Compute Cluster's availability domain, and "
+                       f"remove its faultDomains (OCI places the nodes). Source: {_DOC}."),
     tags=["oke", "rdma", "placement"],
+    config_schema=PolicyConfigSchema({
+        "allowedShapes": {
+            "type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9.-]*$"},
+            "minItems": 1, "uniqueItems": True, "default": list(ORACLE_RDMA_SHAPES),
+            "description": "nodeShape values a node pool in a Compute Cluster may use",
+        },
+    }),
 )
 
 rdma_cluster_enhanced = StackValidationPolicy(
@@ -160,3 +200,13 @@ rdma_cluster_enhanced = StackValidationPolicy(
 )
 
 POLICIES = [rdma_node_pool_placement, rdma_cluster_enhanced]
+
+UNKNOWN_BEHAVIOUR = {
+    "rdma-node-pool-placement": (
+        "fails closed: an unknown nodeShape, placementConfigs, entry or faultDomains is a violation; an unknown "
+        "computeClusterId counts as set; a wholly unknown nodeConfigDetails is an engine note: can't run (the rule "
+        "runs again on known inputs at `pulumi up`)"),
+    "rdma-cluster-enhanced": (
+        "fails closed: an unknown cluster type, or a pool whose unknown clusterId has no property dependency on a "
+        "cluster, is a violation; an unknown computeClusterId counts as set"),
+}

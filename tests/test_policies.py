@@ -389,7 +389,7 @@ def test_pack_files():
 
     meta = yaml.safe_load((ROOT / "policies" / "PulumiPolicy.yaml").read_text())
     assert meta["runtime"]["name"] == "python" and meta["runtime"]["options"]["virtualenv"] == "venv"
-    assert meta["version"] == "0.1.0" and meta["description"]
+    assert meta["version"] == "0.1.0" and meta["description"] and meta["name"] == PACK_NAME
     reqs = (ROOT / "policies" / "requirements.txt").read_text().split()
     assert reqs == ["pulumi==3.272.0", "pulumi-policy==1.21.0"]
     for path in (ROOT / "policies").glob("*.py"):

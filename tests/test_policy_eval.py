@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -18,8 +19,8 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ResourceValidat
                            StackValidationPolicy)
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-from offline.policy_eval import (EngineResource, PolicyRuntimeError, evaluate, has_mandatory, load_policy_config,
-                                 resolve_policy_config)
+from offline.policy_eval import (EngineResource, PolicyConfigError, PolicyRuntimeError, evaluate, has_mandatory,
+                                 load_policy_config, resolve_policy_config)
 from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,14 +58,24 @@ def test_resource_violation_shape_and_urn_pinning():
     assert not has_mandatory(report)
 
 
-def test_every_registration_but_the_stack_is_analysed():
+def test_every_registration_is_analysed_the_root_stack_too():
+    """pulumi's step generator analyses every registration (pkg/resource/deploy/step_generator.go has no exception
+    for the root stack or for providers); the root stack registers with no inputs."""
     stack = EngineResource(urn="urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev", type="pulumi:pulumi:Stack",
                            name="proj-dev", custom=False)
     comp = EngineResource(urn="urn:pulumi:dev::proj::x:y:Comp::c", type="x:y:Comp", name="c", custom=False)
     seen = []
-    pol = ResourceValidationPolicy(name="p", description="d", validate=lambda a, r: seen.append(a.resource_type))
+    pol = ResourceValidationPolicy(name="p", description="d",
+                                   validate=lambda a, r: seen.append((a.resource_type, dict(a.props))))
     evaluate([pol], [stack, comp, thing("t")], "pk")
-    assert seen == ["x:y:Comp", THING]
+    assert seen == [("pulumi:pulumi:Stack", {}), ("x:y:Comp", {}), (THING, {})]
+
+
+def test_top_level_internal_keys_are_dropped_like_the_engine_does():
+    seen = []
+    pol = ResourceValidationPolicy(name="p", description="d", validate=lambda a, r: seen.append(dict(a.props)))
+    evaluate([pol], [thing("t", {"__defaults": ["x"], "a": {"__nested": 1}})], "pk")
+    assert seen == [{"a": {"__nested": 1}}]  # SkipInternalKeys: top level only
 
 
 def test_unknown_value_is_an_advisory_not_run_not_a_violation():
@@ -157,6 +168,13 @@ def test_stack_resources_use_outputs_and_resolve_links():
     assert [(v.urn, v.policy_type) for v in report.violations] == [("", "stack")]
 
 
+def test_stack_violation_naming_no_resource_of_the_stack_is_stack_wide():
+    pol = StackValidationPolicy(name="s", description="S", validate=lambda a, r: [r("x", "urn:elsewhere"),
+                                                                                 r("y", a.resources[0].urn)])
+    report = evaluate([pol], [thing("a")], "pk")
+    assert [(v.message, v.urn) for v in report.violations] == [("S\nx", ""), ("S\ny", thing("a").urn)]
+
+
 def test_stack_rule_violation_urns():
     report = evaluate([STK], [thing("a"), thing("b")], "pk")
     assert [(v.message, v.urn, v.enforcement_level) for v in report.violations] == [
@@ -196,27 +214,60 @@ def test_config_properties_reach_the_rule_through_protobuf():
 
 
 @pytest.mark.parametrize("config, match", [
-    ({"nope": "advisory"}, "unknown polic.*'nope'"),
-    ({"res": "blocking"}, "'blocking' is not a valid enforcement level"),
-    ({"res": {"enforcementLevel": 3}}, "3 is not a valid enforcement level"),
-    ({"res": 7}, "must be an enforcement level or an object"),
-    ({"all": {"enforcementLevel": "advisory", "x": 1}}, "'all' accepts only an enforcement level"),
-    ({"cfg": {"limit": "ten"}}, "'limit' must be of type integer"),
-    ({"cfg": {}, "res": "advisory"}, None),
+    ({"res": "blocking"}, "parsing enforcement level for 'res': 'blocking' is not a valid enforcement level"),
+    ({"res": {"enforcementLevel": 3}}, "3 is not a valid enforcement level; must be a string"),
+    ({"res": 7}, "parsing 'res': 7 is not a valid value; must be a string or object"),
+    ({"res": None}, "parsing 'res': None is not a valid value"),
+    ([1], "must be a JSON object"),
+    ({"environments": "prod"}, '"environments" must be an array of strings'),
+    ({"cfg": {"limit": "ten"}}, "cfg: limit: 'ten' is not of type 'integer'"),
+    ({"cfg": {"limit": 1.5}}, "cfg: limit: 1.5 is not of type 'integer'"),
+    ({"nope": {"x": 1}}, "entry 'nope' has properties but no enforcementLevel"),  # the CLI's Configure refuses it
+    ({"all": {"x": 1}}, "entry 'all' has properties but no enforcementLevel"),
 ])
-def test_config_validation(config, match):
+def test_config_errors_the_cli_would_raise(config, match):
     schema = PolicyConfigSchema({"limit": {"type": "integer"}})
     pols = [RES, ResourceValidationPolicy(name="cfg", description="d", config_schema=schema,
                                           validate=lambda a, r: None)]
-    if match is None:
-        resolve_policy_config(pols, config)
-        return
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(PolicyConfigError, match=re.escape(match)):
         evaluate(pols, [], "pk", policy_config=config)
-    required = ResourceValidationPolicy(name="req", description="d", validate=lambda a, r: None,
-                                        config_schema=PolicyConfigSchema({"x": {"type": "string"}}, ["x"]))
-    with pytest.raises(ValueError, match="missing required .* x"):
-        resolve_policy_config([required], {})
+
+
+def test_config_the_cli_accepts_is_accepted_and_warned_about():
+    schema = PolicyConfigSchema({"limit": {"type": "integer"}})
+    pols = [RES, ResourceValidationPolicy(name="cfg", description="d", config_schema=schema,
+                                          validate=lambda a, r: None)]
+    config = {"nope": "advisory", "all": {"enforcementLevel": "mandatory", "x": 1}, "cfg": {"limit": 3.0, "typo": 1},
+              "res": {}, "environments": ["team/prod"]}
+    assert levels(config, pols=pols) == {"res": "mandatory", "cfg": "mandatory"}  # 3.0 is an integer (draft 7)
+    warnings = evaluate(pols, [], "pk", policy_config=config).config_warnings
+    assert len(warnings) == 4
+    assert "'nope', which is not a policy of this pack" in warnings[0] and "ignored" in warnings[1]
+    assert "'typo' not declared" in warnings[2] and "ESC" in warnings[3]
+    assert evaluate(pols, [], "pk", policy_config={"cfg": "advisory"}).config_warnings == []
+
+
+def test_schema_defaults_are_validated_and_all_errors_reported():
+    """As the pulumi-policy integration tests (TestConfig): a bad default, enum, const, lengths, required."""
+    schema = PolicyConfigSchema({"foo": {"type": "string", "maxLength": 3, "default": "too long"},
+                                 "bar": {"enum": ["a", "b"]}, "baz": {"const": "x"}, "qux": {"type": "string"}},
+                                required=["qux"])
+    pol = ResourceValidationPolicy(name="p", description="d", config_schema=schema, validate=lambda a, r: None)
+    with pytest.raises(PolicyConfigError) as e:
+        resolve_policy_config([pol], {"p": {"bar": "c", "baz": "y"}})
+    assert e.value.problems == ["p: 'qux' is a required property", "p: bar: 'c' is not one of ['a', 'b']",
+                                "p: baz: 'x' was expected", "p: foo: 'too long' is too long"]
+    ok = resolve_policy_config([pol], {"p": {"foo": "abc", "qux": "q", "bar": "a"}})
+    assert ok["p"].properties == {"foo": "abc", "qux": "q", "bar": "a"}
+
+
+def test_required_property_met_by_a_default():
+    schema = PolicyConfigSchema({"x": {"type": "string", "default": "d"}}, ["x"])
+    pol = ResourceValidationPolicy(name="req", description="d", validate=lambda a, r: None, config_schema=schema)
+    assert resolve_policy_config([pol], {})["req"].properties == {"x": "d"}
+    with pytest.raises(PolicyConfigError, match="'x' is a required property"):
+        resolve_policy_config([ResourceValidationPolicy(name="req", description="d", validate=lambda a, r: None,
+                                                        config_schema=PolicyConfigSchema({"x": {}}, ["x"]))], {})
 
 
 def test_load_policy_config(tmp_path):
@@ -359,3 +410,34 @@ def test_pack_main_builds_the_policy_pack_like_the_cli_runs_it():
                          check=True)
     seen = json.loads(out.stdout)
     assert seen == {"name": PACK_NAME, "policies": [p.name for p in POLICIES], "level": "mandatory"}
+
+
+@pytest.mark.parametrize("unknowns", [False, True])
+def test_parity_with_the_servicer_on_a_whole_program_with_the_root_stack(unknowns):
+    """A hand-written program (not our components), run under the mocks: our evaluation of its registrations, root
+    stack included, equals the real servicer's Analyze + AnalyzeStack on the same requests (parents and
+    dependencies as the engine sends them, with the pack's config defaults)."""
+    from offline.engine import run_program
+    from tests.test_policy_pack_e2e import _other_team
+
+    run = run_program({"oci:region": "us-ashburn-1"}, [], "other", unknowns=unknowns,
+                      program=lambda: _other_team(True))
+    resources = run.analyzed_resources()
+    config = {"kubernetes-api-not-public": {"allowedApiCidrs": ["10.2.0.0/16"]}}
+    report = evaluate(POLICIES, resources, PACK_NAME, policy_config=config,
+                      pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    servicer = _servicer(config)
+    expected = []
+    for r in resources:
+        resp = servicer.Analyze(proto.AnalyzeRequest(type=r.type, properties=_struct(r.inputs), urn=r.urn,
+                                                     name=r.name), None)
+        expected += [_diag(d) + (r.urn,) for d in resp.diagnostics]
+    stack = servicer.AnalyzeStack(proto.AnalyzeStackRequest(resources=[proto.AnalyzerResource(
+        type=r.type, properties=_struct(r.outputs), urn=r.urn, name=r.name, parent=r.parent or "",
+        dependencies=r.dependencies, propertyDependencies={k: proto.AnalyzerPropertyDependencies(urns=v)
+                                                           for k, v in r.property_dependencies.items()})
+        for r in resources]), None)
+    expected += [_diag(d) + (d.urn,) for d in stack.diagnostics]
+    ours = [(v.policy, v.message, v.enforcement_level, v.urn) for v in report.violations]
+    assert sorted(ours) == sorted(expected) and len(ours) >= 6
+    assert resources[0].type == "pulumi:pulumi:Stack" and all(r.parent for r in resources[1:])
