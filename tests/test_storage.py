@@ -194,3 +194,67 @@ def test_first_preview_registers_everything():
     assert [o["source"] for o in export.inputs["exportOptions"]] == ["10.0.16.0/20", "10.0.128.0/17"]
     assert one(run.resources, FS).protect is True
     assert run.outputs["fss"]["mountTargetIp"] == UNKNOWN  # the getPrivateIp invoke was skipped, not failed
+
+
+# --- config: the inputs that must fail ---------------------------------------------------------------------------
+def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
+    """Must-fail input of issue 6: throughputGbps 10 → the offline preview exits 2 and lists 1, 20, 40, 80."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from helpers import ROOT
+
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 10
+    path = tmp_path / "Pulumi.tier.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "oke-rdma:storage.fss.throughputGbps: must be one of 1, 20, 40, 80 (Gbps), got 10" in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+@pytest.mark.parametrize("fss, expected", [
+    ({"kmsKeyId": "ocid1.vault.oc1..x"}, "oke-rdma:storage.fss.kmsKeyId: must be an OCID of a key"),
+    ({"inTransitTls": "yes"}, "oke-rdma:storage.fss.inTransitTls:"),
+    ({"exportPath": "/shared/"}, "oke-rdma:storage.fss.exportPath: must be an absolute path"),
+    ({"exportPath": "/a/../b"}, "oke-rdma:storage.fss.exportPath: must be an absolute path"),
+    ({"availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-2"}, "oke-rdma:storage.fss.availabilityDomain: "
+                                                        "'bxtG:SA-SAOPAULO-1-AD-2' is not in availabilityDomains"),
+])
+def test_bad_fss_config_names_the_key(fss, expected):
+    from components.config import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        load_dev_config(storage={"fss": fss})
+    assert any(p.startswith(expected) for p in err.value.problems), err.value.problems
+
+
+def test_in_transit_tls_opens_tcp_2051_to_the_mount_target_only_when_on():
+    from components.network import oke_rules
+
+    def nfs_2051(rules):
+        return sorted((r.name, r.nsg, r.direction) for r in rules if (2051, 2051) in (r.ports, r.source_ports))
+
+    assert nfs_2051(oke_rules(())) == []
+    assert nfs_2051(oke_rules((), in_transit_tls=True)) == [
+        ("pods-nfs-tcp-2051-in", "storage", "INGRESS"), ("pods-nfs-tcp-2051-out", "pods", "EGRESS"),
+        ("pods-nfs-tcp-2051-reply", "storage", "EGRESS"), ("workers-nfs-tcp-2051-in", "storage", "INGRESS"),
+        ("workers-nfs-tcp-2051-out", "workers", "EGRESS"), ("workers-nfs-tcp-2051-reply", "storage", "EGRESS")]
+
+
+def test_export_accepts_output_cidrs_of_a_brought_network():
+    cfg = load_dev_config()
+    built = {}
+
+    def program():
+        cidrs = {"workers": pulumi.Output.from_input("10.9.16.0/20"), "pods": pulumi.Output.from_input("10.9.128.0/17")}
+        built["s"] = Storage("storage", StorageArgs(cfg, {"storage": "ocid1.subnet.oc1..s"}, cidrs,
+                                                    {"storage": STORAGE_NSG}))
+
+    run = run_program(dev_raw_config(), [], "dev", program=program)
+    assert [o["source"] for o in one(run.resources, EXPORT).inputs["exportOptions"]] == ["10.9.16.0/20",
+                                                                                        "10.9.128.0/17"]
