@@ -258,3 +258,29 @@ def test_export_accepts_output_cidrs_of_a_brought_network():
     run = run_program(dev_raw_config(), [], "dev", program=program)
     assert [o["source"] for o in one(run.resources, EXPORT).inputs["exportOptions"]] == ["10.9.16.0/20",
                                                                                         "10.9.128.0/17"]
+
+
+def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import yaml
+
+    from helpers import ROOT
+
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 40
+    path = tmp_path / "Pulumi.hpmt.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--json",
+                          str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    diagnostics = out.stdout.split("\nDiagnostics:\n", 1)[1].split("\nOutputs:", 1)[0]
+    assert "warning: mount target okerdma-dev-fss-mt: 40 Gbps is a high-performance tier" in diagnostics
+    assert "capacity entitlement of 40 TB billed in 30-day cycles" in diagnostics
+    assert "must be downgraded to 1 Gbps" in diagnostics and "next pulumi up upgrades it to 40 Gbps" in diagnostics
+    assert "info: file system okerdma-dev-fss is protected" in diagnostics
+    assert "okerdma-dev-fss-mt                         create  1 Gbps" in out.stdout
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert {d["severity"] for d in plan["diagnostics"]} == {"warning", "info"}
