@@ -2,7 +2,7 @@
 
 :class:`OciMocks` answers like the OCI and Kubernetes providers do: deterministic fake OCIDs, the computed outputs
 the program reads (API endpoint, default security list, mount target private IPs) and the invokes it calls
-(``getServices``, ``getClusterKubeConfig``, ``getPrivateIp``). With ``unknowns=True`` it behaves like a stack's
+(``getServices``, ``getClusterKubeConfig``, ``getPrivateIp``, ``getMountTargets``). With ``unknowns=True`` it behaves like a stack's
 first ``pulumi preview``: every computed output and every id is unknown, so nothing downstream of them is known.
 
 :class:`RecordingMonitor` keeps every registration as the engine receives it — inputs and outputs in wire form
