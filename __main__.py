@@ -13,6 +13,7 @@ from components.iam import Iam, IamArgs
 from components.network import Network, NetworkArgs
 from components.platform import Platform, PlatformArgs
 from components.storage import Storage, StorageArgs
+from components.volumes import SharedVolumes, SharedVolumesArgs
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
 prefix = config.name_prefix
@@ -27,6 +28,9 @@ compute = Compute(f"{prefix}-compute", ComputeArgs(
 storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids))
 platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
                                                       depends_on=list(compute.node_pools.values())))
+volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
+    config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
+    storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
@@ -44,7 +48,9 @@ pulumi.export("nodePools", {name: {"id": pool.id, "shape": config.node_pools[nam
                             for name, pool in compute.node_pools.items()})
 pulumi.export("fss", None if storage.file_system_id is None else {
     "fileSystemId": storage.file_system_id, "mountTargetIp": storage.mount_target_ip,
-    "exportPath": storage.export_path})
-pulumi.export("tenants", {name: {"namespace": ns, "rdma": config.tenants[name].rdma}
+    "exportPath": storage.export_path, "mountTargetId": storage.mount_target_id,
+    "storageClassName": volumes.storage_class_name if volumes else None})
+pulumi.export("tenants", {name: {"namespace": ns, "rdma": config.tenants[name].rdma,
+                                 "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None}
                           for name, ns in platform.tenant_namespaces.items()})
 pulumi.export("policyStatements", iam.statements)

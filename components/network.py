@@ -52,13 +52,17 @@ def _pair(nsg: str, peer: str, name: str, why: str, protocol: str, **kw) -> list
             Rule(f"{name}-in", peer, "INGRESS", protocol, nsg, why, **kw)]
 
 
-def oke_rules(allowed_api_cidrs: tuple[str, ...]) -> list[Rule]:
+def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) -> list[Rule]:
     """Every NSG rule of the platform (DESIGN.md §3), each named and explained.
 
     :param allowed_api_cidrs: client CIDRs that may reach the API endpoint on TCP 6443
         (``network.apiEndpoint.allowedCidrs``).
+    :param in_transit_tls: ``storage.fss.inTransitTls``: also open TCP 2051 (NFS over TLS) to the mount target
+        (FSS docs, "Using In-transit TLS Encryption").
     """
     nfs_tcp, nfs_udp = [(111, 111), (2048, 2050)], [(111, 111), (2048, 2048)]
+    if in_transit_tls:
+        nfs_tcp.append((2051, 2051))
     rules: list[Rule] = []
     for src in ("workers", "pods"):
         rules += _pair(src, "controlPlane", f"{src}-api", f"{src} reach the Kubernetes API", TCP, ports=(6443, 6443))
@@ -194,7 +198,7 @@ class Network(pulumi.ComponentResource):
                 compartment_id=comp, vcn_id=self.vcn.id, display_name=f"{prefix}-{role}", freeform_tags=tags), child)
             self.nsg_ids[role] = nsg.id
 
-        self.rules = oke_rules(net.api_endpoint.allowed_cidrs)
+        self.rules = oke_rules(net.api_endpoint.allowed_cidrs, cfg.storage.fss.in_transit_tls)
         for rule in self.rules:
             self._rule(prefix, rule, child)
 

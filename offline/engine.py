@@ -2,7 +2,7 @@
 
 :class:`OciMocks` answers like the OCI and Kubernetes providers do: deterministic fake OCIDs, the computed outputs
 the program reads (API endpoint, default security list, mount target private IPs) and the invokes it calls
-(``getServices``, ``getClusterKubeConfig``, ``getPrivateIp``). With ``unknowns=True`` it behaves like a stack's
+(``getServices``, ``getClusterKubeConfig``, ``getPrivateIp``, ``getMountTargets``). With ``unknowns=True`` it behaves like a stack's
 first ``pulumi preview``: every computed output and every id is unknown, so nothing downstream of them is known.
 
 :class:`RecordingMonitor` keeps every registration as the engine receives it — inputs and outputs in wire form
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
+import logging
 import runpy
 import sys
 from dataclasses import dataclass, field
@@ -70,6 +71,10 @@ class OciMocks(pulumi_mocks.Mocks):
     :param region: the stack's region (``oci:region``), used in OCIDs and service names.
     :param unknowns: first-preview mode: ids and computed outputs are left unknown.
     """
+
+    #: Mount targets that already exist in the (simulated) tenancy, as display name → requested throughput (Gbps):
+    #: what ``getMountTargets`` finds. Empty = a stack's first ``pulumi up``; a test sets it to simulate a later one.
+    EXISTING_MOUNT_TARGETS: dict[str, str] = {}
 
     def __init__(self, region: str, unknowns: bool = False):
         self.region = region
@@ -145,7 +150,28 @@ class OciMocks(pulumi_mocks.Mocks):
             net = ipaddress.IPv4Network(self.subnet_cidrs.get(subnet, "10.0.3.0/24"))
             return {"id": pip, "privateIpId": pip, "subnetId": subnet,
                     "ipAddress": str(list(net.hosts())[9])}, []
+        if token == "oci:FileStorage/getMountTargets:getMountTargets":
+            return self._mount_targets(dict(args.args)), []
         raise NotImplementedError(f"the offline mocks do not answer the invoke {token}; add it to offline/engine.py")
+
+    def _mount_targets(self, query: dict) -> dict:
+        """``getMountTargets`` by compartment, AD and display name, answered from :attr:`EXISTING_MOUNT_TARGETS`."""
+        name = query.get("displayName", "")
+        found = []
+        if name in self.EXISTING_MOUNT_TARGETS:
+            rid = fake_ocid("mounttarget", self.region, "existing", name)
+            tier = self.EXISTING_MOUNT_TARGETS[name]
+            found.append({
+                "id": rid, "displayName": name, "availabilityDomain": query.get("availabilityDomain", ""),
+                "compartmentId": query.get("compartmentId", ""), "state": "ACTIVE", "requestedThroughput": tier,
+                "observedThroughput": tier, "reservedStorageCapacity": "0", "exportSetId": fake_ocid(
+                    "exportset", self.region, rid), "privateIpIds": [fake_ocid("privateip", self.region, rid)],
+                "nsgIds": [], "subnetId": "", "definedTags": {}, "freeformTags": {}, "systemTags": {},
+                "securityAttributes": {}, "hostnameLabel": "", "idmapType": "NONE", "ipAddress": "",
+                "isLockOverride": False, "kerberos": [], "ldapIdmaps": [], "lifecycleDetails": "", "locks": [],
+                "mountTargetIpv6ids": [], "timeBillingCycleEnd": "", "timeCreated": "2025-01-01T00:00:00Z"})
+        return {"id": "mounttargets", "compartmentId": query.get("compartmentId"),
+                "availabilityDomain": query.get("availabilityDomain"), "displayName": name, "mountTargets": found}
 
 
 def _kubeconfig(cluster_id: str, region: str) -> str:
@@ -202,6 +228,9 @@ class ProgramRun:
     ids: dict[str, str]
     replace_on_changes: dict[str, list[str]]
     mocks: OciMocks = field(repr=False)
+    #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
+    #: "Diagnostics" of ``pulumi preview``.
+    diagnostics: list[tuple[str, str]] = field(default_factory=list)
 
     def analyzed_resources(self) -> list[EngineResource]:
         """What the engine analyses: the root ``pulumi:pulumi:Stack`` (no inputs; its outputs are the stack outputs)
@@ -209,6 +238,17 @@ class ProgramRun:
         stack = EngineResource(urn=self.stack_urn, type="pulumi:pulumi:Stack", name=self.stack_urn.rsplit("::", 1)[1],
                                custom=False, inputs={}, outputs=dict(self.outputs))
         return [stack, *self.resources]
+
+
+class _DiagnosticsHandler(logging.Handler):
+    """Collects the messages the mock engine logs (``pulumi.log``) as (severity, message)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.levelname.lower(), record.getMessage()))
 
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
@@ -227,7 +267,13 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
     mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns)
     monitor = RecordingMonitor(mocks)
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor)
+    diagnostics = _DiagnosticsHandler()
+    logger = logging.getLogger("offline.engine.diagnostics")  # one logger; this run's handler replaces the last one
+    logger.propagate, logger.level = False, logging.INFO
+    for old in list(logger.handlers):
+        logger.removeHandler(old)
+    logger.addHandler(diagnostics)
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor, logger=logger)
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
@@ -236,4 +282,5 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
-                      stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks)
+                      stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks,
+                      diagnostics=list(diagnostics.records))

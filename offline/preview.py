@@ -133,7 +133,16 @@ def _summary(res) -> str:
         n = len(p.get("statements") or [])
         return f"{n} statement" + ("s" if n != 1 else "")
     if res.type == "oci:FileStorage/mountTarget:MountTarget":
-        return f"{p.get('requestedThroughput', 1)} Gbps"
+        return f"{mask(p.get('requestedThroughput', 1))} Gbps"
+    if res.type == "kubernetes:core/v1:PersistentVolume":
+        csi = (p.get("spec") or {}).get("csi") or {}
+        return f"{csi.get('driver')} {mask(csi.get('volumeHandle'))}"
+    if res.type == "kubernetes:core/v1:PersistentVolumeClaim":
+        meta, spec = p.get("metadata") or {}, p.get("spec") or {}
+        return f"{meta.get('namespace')}/{meta.get('name')} → volume {spec.get('volumeName')}"
+    if res.type == "kubernetes:storage.k8s.io/v1:StorageClass":
+        params = p.get("parameters") or {}
+        return f"{p.get('provisioner')} mountTargetOcid={'set' if params.get('mountTargetOcid') else 'none'}"
     return ""
 
 
@@ -173,6 +182,9 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
         lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
     if not report.violations and not report.not_run:
         lines.append("        no violations")
+    if run.diagnostics:
+        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({PROJECT}-{stack}):"]
+        lines += [f"    {severity}: {message}" for severity, message in run.diagnostics]
     lines += ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         shown = mask(value)
@@ -190,6 +202,7 @@ def to_json(stack: str, run: ProgramRun, report) -> dict:
         "outputs": mask(run.outputs),
         "policyViolations": [{"policy": v.policy, "enforcementLevel": v.enforcement_level, "urn": v.urn,
                               "message": v.message} for v in report.violations],
+        "diagnostics": [{"severity": severity, "message": message} for severity, message in run.diagnostics],
     }
 
 

@@ -10,6 +10,9 @@ from components.iam import Iam, IamArgs, policy_statements
 from helpers import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
+# The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).
+NO_SHARED_STORAGE = {"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}}
+
 POLICY = "oci:Identity/policy:Policy"
 CLUSTER = "oci:ContainerEngine/cluster:Cluster"
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -86,7 +89,7 @@ def test_no_rdma_pool_no_launch_statement_or_policy():
 
 
 def test_fss_disabled_drops_file_family():
-    run, _ = _run(storage={"fss": {"enabled": False}})
+    run, _ = _run(storage={"fss": {"enabled": False}}, tenants=NO_SHARED_STORAGE)
     assert run.outputs["statements"] == [LAUNCH, VCN_FAMILY]
     assert one(run.resources, POLICY, "okerdma-dev-cluster-principal").inputs["statements"] == [VCN_FAMILY]
 

@@ -76,8 +76,9 @@ def test_outputs_contract_and_secret_kubeconfig(run):
     assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
     assert run.outputs["nodePools"]["gpu"]["rdma"] is True
     assert run.outputs["fss"]["mountTargetIp"] == "10.0.3.10"
-    assert run.outputs["tenants"] == {"research": {"namespace": "research", "rdma": True},
-                                      "analytics": {"namespace": "analytics", "rdma": False}}
+    assert run.outputs["tenants"] == {
+        "research": {"namespace": "research", "rdma": True, "sharedStorageClaim": "fss-shared"},
+        "analytics": {"namespace": "analytics", "rdma": False, "sharedStorageClaim": "fss-shared"}}
 
 
 def test_dev_stack_passes_every_policy(run):

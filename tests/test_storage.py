@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pulumi
 import pulumi_oci as oci
+import pytest
 
 from components.config import subnet_plan
-from components.storage import Storage, StorageArgs, fss_availability_domain
+from components.storage import (Storage, StorageArgs, fss_availability_domain, high_performance_notice,
+                                requested_throughput)
 from helpers import dev_raw_config, load_dev_config, of_type, one
-from offline.engine import fake_ocid, run_program
+from offline.engine import OciMocks, fake_ocid, run_program
+
+# The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).
+NO_SHARED_STORAGE = {"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}}
 
 FS = "oci:FileStorage/fileSystem:FileSystem"
 MT = "oci:FileStorage/mountTarget:MountTarget"
@@ -89,9 +96,54 @@ def test_mount_target_in_storage_subnet_with_storage_nsg():
     assert mt.inputs["requestedThroughput"] == "1"
 
 
-def test_requested_throughput_from_config():
-    run, _, _ = _run(storage={"fss": {"throughputGbps": 20}})
-    assert one(run.resources, MT).inputs["requestedThroughput"] == "20"
+def test_high_tier_is_created_at_1_gbps_and_warns():
+    """OCI accepts only 1 Gbps in CreateMountTarget and pulumi-oci sends requestedThroughput as given on create."""
+    run, storage, _ = _run(storage={"fss": {"throughputGbps": 20}})
+    assert one(run.resources, MT).inputs["requestedThroughput"] == "1"
+    warnings = [m for sev, m in run.diagnostics if sev == "warning"]
+    assert any("creates it at 1 Gbps and the next pulumi up upgrades it to 20 Gbps" in m for m in warnings)
+    [cost] = [m for m in warnings if "capacity entitlement" in m]
+    assert "20 TB" in cost and "30-day" in cost and "must be downgraded to 1 Gbps" in cost
+
+
+@pytest.mark.parametrize("tier, tb", [(20, 20), (40, 40), (80, 80)])
+def test_existing_mount_target_gets_the_configured_tier(monkeypatch, tier, tb):
+    """A later pulumi up finds the mount target (getMountTargets): the provider's Update upgrades it."""
+    monkeypatch.setattr(OciMocks, "EXISTING_MOUNT_TARGETS", {"okerdma-dev-fss-mt": "1"})
+    run, _, _ = _run(storage={"fss": {"throughputGbps": tier}})
+    assert one(run.resources, MT).inputs["requestedThroughput"] == str(tier)
+    warnings = [m for sev, m in run.diagnostics if sev == "warning"]
+    assert not any("does not exist yet" in m for m in warnings)
+    assert any(f"capacity entitlement of {tb} TB" in m for m in warnings)
+
+
+def test_a_deleted_mount_target_of_the_same_name_does_not_count():
+    assert requested_throughput(40, [SimpleNamespace(state="DELETED")]) == "1"
+    assert requested_throughput(40, [SimpleNamespace(state="ACTIVE")]) == "40"
+    assert requested_throughput(1, [SimpleNamespace(state="ACTIVE")]) == "1"
+
+
+def test_standard_tier_needs_no_lookup_and_no_cost_warning():
+    run, _, _ = _run()
+    assert one(run.resources, MT).inputs["requestedThroughput"] == "1"
+    assert not any("capacity entitlement" in m for _, m in run.diagnostics)
+    assert high_performance_notice(1, "mt") == ""
+
+
+def test_preview_says_whether_the_file_system_is_protected():
+    run, _, _ = _run()
+    assert ("info", "file system okerdma-dev-fss is protected: pulumi destroy stops at it (and keeps its data) "
+            "until storage.fss.protect is false and pulumi up has run") in run.diagnostics
+    run, _, _ = _run(storage={"fss": {"protect": False}})
+    assert any(sev == "warning" and "okerdma-dev-fss is NOT protected" in m for sev, m in run.diagnostics)
+
+
+def test_kms_key_encrypts_the_file_system():
+    key = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaafsskey"
+    run, _, _ = _run(storage={"fss": {"kmsKeyId": key}})
+    assert one(run.resources, FS).inputs["kmsKeyId"] == key
+    run, _, _ = _run()
+    assert "kmsKeyId" not in one(run.resources, FS).inputs
 
 
 def test_outputs_mount_target_ip_from_get_private_ip():
@@ -112,7 +164,7 @@ def test_children_parented_to_component():
 
 
 def test_disabled_builds_nothing():
-    run, storage, _ = _run(storage={"fss": {"enabled": False}})
+    run, storage, _ = _run(storage={"fss": {"enabled": False}}, tenants=NO_SHARED_STORAGE)
     assert [r for r in run.resources if r.type.startswith("oci:FileStorage/")] == []
     assert "fss" not in run.outputs
     assert (storage.file_system_id, storage.mount_target_id, storage.mount_target_ip, storage.export_path) == (
@@ -142,3 +194,93 @@ def test_first_preview_registers_everything():
     assert [o["source"] for o in export.inputs["exportOptions"]] == ["10.0.16.0/20", "10.0.128.0/17"]
     assert one(run.resources, FS).protect is True
     assert run.outputs["fss"]["mountTargetIp"] == UNKNOWN  # the getPrivateIp invoke was skipped, not failed
+
+
+# --- config: the inputs that must fail ---------------------------------------------------------------------------
+def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
+    """Must-fail input of issue 6: throughputGbps 10 → the offline preview exits 2 and lists 1, 20, 40, 80."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from helpers import ROOT
+
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 10
+    path = tmp_path / "Pulumi.tier.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "oke-rdma:storage.fss.throughputGbps: must be one of 1, 20, 40, 80 (Gbps), got 10" in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+@pytest.mark.parametrize("fss, expected", [
+    ({"kmsKeyId": "ocid1.vault.oc1..x"}, "oke-rdma:storage.fss.kmsKeyId: must be an OCID of a key"),
+    ({"inTransitTls": "yes"}, "oke-rdma:storage.fss.inTransitTls:"),
+    ({"exportPath": "/shared/"}, "oke-rdma:storage.fss.exportPath: must be an absolute path"),
+    ({"exportPath": "/a/../b"}, "oke-rdma:storage.fss.exportPath: must be an absolute path"),
+    ({"availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-2"}, "oke-rdma:storage.fss.availabilityDomain: "
+                                                        "'bxtG:SA-SAOPAULO-1-AD-2' is not in availabilityDomains"),
+])
+def test_bad_fss_config_names_the_key(fss, expected):
+    from components.config import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        load_dev_config(storage={"fss": fss})
+    assert any(p.startswith(expected) for p in err.value.problems), err.value.problems
+
+
+def test_in_transit_tls_opens_tcp_2051_to_the_mount_target_only_when_on():
+    from components.network import oke_rules
+
+    def nfs_2051(rules):
+        return sorted((r.name, r.nsg, r.direction) for r in rules if (2051, 2051) in (r.ports, r.source_ports))
+
+    assert nfs_2051(oke_rules(())) == []
+    assert nfs_2051(oke_rules((), in_transit_tls=True)) == [
+        ("pods-nfs-tcp-2051-in", "storage", "INGRESS"), ("pods-nfs-tcp-2051-out", "pods", "EGRESS"),
+        ("pods-nfs-tcp-2051-reply", "storage", "EGRESS"), ("workers-nfs-tcp-2051-in", "storage", "INGRESS"),
+        ("workers-nfs-tcp-2051-out", "workers", "EGRESS"), ("workers-nfs-tcp-2051-reply", "storage", "EGRESS")]
+
+
+def test_export_accepts_output_cidrs_of_a_brought_network():
+    cfg = load_dev_config()
+    built = {}
+
+    def program():
+        cidrs = {"workers": pulumi.Output.from_input("10.9.16.0/20"), "pods": pulumi.Output.from_input("10.9.128.0/17")}
+        built["s"] = Storage("storage", StorageArgs(cfg, {"storage": "ocid1.subnet.oc1..s"}, cidrs,
+                                                    {"storage": STORAGE_NSG}))
+
+    run = run_program(dev_raw_config(), [], "dev", program=program)
+    assert [o["source"] for o in one(run.resources, EXPORT).inputs["exportOptions"]] == ["10.9.16.0/20",
+                                                                                        "10.9.128.0/17"]
+
+
+def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import yaml
+
+    from helpers import ROOT
+
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 40
+    path = tmp_path / "Pulumi.hpmt.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--json",
+                          str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    diagnostics = out.stdout.split("\nDiagnostics:\n", 1)[1].split("\nOutputs:", 1)[0]
+    assert "warning: mount target okerdma-dev-fss-mt: 40 Gbps is a high-performance tier" in diagnostics
+    assert "capacity entitlement of 40 TB billed in 30-day cycles" in diagnostics
+    assert "must be downgraded to 1 Gbps" in diagnostics and "next pulumi up upgrades it to 40 Gbps" in diagnostics
+    assert "info: file system okerdma-dev-fss is protected" in diagnostics
+    assert "okerdma-dev-fss-mt                         create  1 Gbps" in out.stdout
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    assert {d["severity"] for d in plan["diagnostics"]} == {"warning", "info"}

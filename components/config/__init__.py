@@ -18,7 +18,8 @@ from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_su
 from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
                        Platform)
 from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_config, raw_pulumi_config
-from .storage import FSS_THROUGHPUT_TIERS, Fss, Storage
+from .storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, FSS_THROUGHPUT_TIERS, Fss,
+                      SharedStorage, Storage)
 from .tenants import Iam, Tenant
 
 __all__ = [
@@ -27,4 +28,5 @@ __all__ = [
     "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease", "Platform",
     "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
     "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
+    "FSS_CAPACITY_ENTITLEMENT_TB", "FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS", "SharedStorage",
 ]

@@ -13,7 +13,7 @@ from ._base import _AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, ConfigError, StrLi
 from .compute import Cluster, ComputeCluster, NodePool, check_pools
 from .network import Network, check_network
 from .platform import Platform
-from .storage import Storage
+from .storage import Storage, check_storage
 from .tenants import Iam, Tenant, check_tenants
 
 class StackConfig(_Model):
@@ -181,4 +181,4 @@ def cross_checks(cfg: StackConfig) -> list[str]:
 
     :returns: one message per problem, each starting with the config key path.
     """
-    return check_network(cfg) + check_pools(cfg) + check_tenants(cfg)
+    return check_network(cfg) + check_pools(cfg) + check_tenants(cfg) + check_storage(cfg)

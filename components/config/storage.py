@@ -1,23 +1,41 @@
-"""File Storage config: file system, mount target tier and export options.
+"""File Storage config: file system, mount target tier, export options, and a tenant's shared-storage request.
 
-Source: FSS docs, "Managing Mount Targets" (performance tiers), "Working with NFS Export Options".
+Source: FSS docs, "Managing Mount Targets" and "Updating Mount Target Performance" (performance tiers), "Working
+with NFS Export Options", "Paths in File Systems", "Using In-transit TLS Encryption"; OKE docs "Provisioning PVCs on
+the File Storage Service".
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from pydantic import field_validator
 
-from ._base import _Model
+from ._base import _key, _Model, _ocid
+
+if TYPE_CHECKING:
+    from .stack import StackConfig
 
 #: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
 FSS_THROUGHPUT_TIERS = (1, 20, 40, 80)
+#: Capacity entitlement (TB) that comes with each high-performance tier (FSS docs, "Mount Target Performance").
+FSS_CAPACITY_ENTITLEMENT_TB = {20: 20, 40: 40, 80: 80}
+#: Minimum billing commitment of a high-performance mount target, in days ("Updating Mount Target Performance").
+FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS = 30
+
+_PATH_ELEMENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
+_SUB_PATH_RE = re.compile(rf"^{_PATH_ELEMENT}(/{_PATH_ELEMENT})*$")
+_QUANTITY_RE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti|Pi)$")
 
 
 class Fss(_Model):
-    """File Storage: one file system, a mount target (``throughputGbps`` ∈ 1/20/40/80) and one export."""
+    """File Storage: one file system, a mount target (``throughputGbps`` ∈ 1/20/40/80) and one export.
+
+    ``kmsKeyId``: the Vault key (``ocid1.key...``) that encrypts the file system; None = Oracle-managed keys.
+    ``inTransitTls``: clients mount with in-transit TLS (the ``oci-fss-utils`` package on the nodes); opens TCP 2051
+    from the workers and pods to the mount target and sets ``encryptInTransit`` on the PVs and the StorageClass.
+    """
 
     enabled: bool = True
     availability_domain: Optional[str] = None
@@ -26,6 +44,10 @@ class Fss(_Model):
     identity_squash: Literal["ROOT", "ALL", "NONE"] = "ROOT"
     require_privileged_source_port: bool = True
     protect: bool = True
+    kms_key_id: Optional[str] = None
+    in_transit_tls: bool = False
+
+    _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
     @field_validator("throughput_gbps")
     @classmethod
@@ -37,8 +59,10 @@ class Fss(_Model):
     @field_validator("export_path")
     @classmethod
     def _path(cls, v: str) -> str:
-        if not re.match(r"^/[A-Za-z0-9._/-]*$", v) or "//" in v or v == "/":
-            raise ValueError(f"must be an absolute path below / like /shared, got {v!r}")
+        if not re.match(r"^/[A-Za-z0-9._/-]*$", v) or "//" in v or v == "/" or v.endswith("/") or \
+                any(p in (".", "..") for p in v.split("/")):
+            raise ValueError(f"must be an absolute path below / like /shared (no trailing '/', no '.' or '..' "
+                             f"elements), got {v!r}")
         return v
 
 
@@ -46,3 +70,51 @@ class Storage(_Model):
     """Shared storage settings."""
 
     fss: Fss = Fss()
+
+
+class SharedStorage(_Model):
+    """A tenant's request for the shared FSS volume (``tenants.<name>.sharedStorage``; its presence is the request).
+
+    ``subPath``: a directory below the export path (relative, like ``research`` or ``teams/nlp``); the tenant's
+    PersistentVolume then mounts ``<exportPath>/<subPath>`` instead of the whole export. The directory must exist on
+    the file system before a pod mounts the volume (NFS does not create it). None = the whole export.
+    ``capacity``: the size written on the PersistentVolume and its claim (a Kubernetes quantity such as ``1Ti``).
+    FSS grows without provisioning, so it limits nothing on its own; a ResourceQuota on ``requests.storage`` in the
+    tenant's namespace counts it.
+    """
+
+    sub_path: Optional[str] = None
+    capacity: str = "1Ti"
+
+    @field_validator("sub_path")
+    @classmethod
+    def _sub_path(cls, v: Optional[str]) -> Optional[str]:
+        if v is None:
+            return v
+        if not _SUB_PATH_RE.match(v) or any(p in (".", "..") for p in v.split("/")):
+            raise ValueError(f"must be a relative directory below the export path like research or teams/nlp "
+                             f"(letters, digits, '.', '_', '-', separated by '/'; no leading or trailing '/', "
+                             f"no '..'), got {v!r}")
+        return v
+
+    @field_validator("capacity")
+    @classmethod
+    def _capacity(cls, v: str) -> str:
+        if not _QUANTITY_RE.match(v):
+            raise ValueError(f"must be a Kubernetes quantity in Mi, Gi, Ti or Pi like 1Ti, got {v!r}")
+        return v
+
+
+def check_storage(cfg: StackConfig) -> list[str]:
+    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``, and the
+    availability domain of the file system must be one of ``availabilityDomains``."""
+    problems: list[str] = []
+    fss = cfg.storage.fss
+    for name, tenant in cfg.tenants.items():
+        if tenant.shared_storage is not None and not fss.enabled:
+            problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
+                            f"storage.fss.enabled is false; enable FSS or remove sharedStorage")
+    if fss.enabled and fss.availability_domain and fss.availability_domain not in cfg.availability_domains:
+        problems.append(f"{_key(('storage', 'fss', 'availabilityDomain'))}: {fss.availability_domain!r} is not in "
+                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
+    return problems

@@ -8,15 +8,21 @@ from pydantic import field_validator
 
 from ._base import _K8S_NAME_RE, _k8s_name, _key, _Model
 from .platform import Platform
+from .storage import SharedStorage
 
 if TYPE_CHECKING:
     from .stack import StackConfig
 
 class Tenant(_Model):
-    """A team's namespace. ``rdma: true`` allows RDMA pods (Pod Security ``privileged``), else ``restricted``."""
+    """A team's namespace. ``rdma: true`` allows RDMA pods (Pod Security ``privileged``), else ``restricted``.
+
+    ``sharedStorage`` (see :class:`SharedStorage`): present (even as ``{}``) = the tenant gets a claim on the
+    shared FSS volume in its namespace.
+    """
 
     namespace: Optional[str] = None
     rdma: bool = False
+    shared_storage: Optional[SharedStorage] = None
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
