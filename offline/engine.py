@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
+import logging
 import runpy
 import sys
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ class OciMocks(pulumi_mocks.Mocks):
         self.unknowns = unknowns
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
+        self.invokes: list[str] = []  # the token of every invoke the program actually ran, in order
 
     # -- resources ---------------------------------------------------------------------------------------------
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
@@ -126,6 +128,7 @@ class OciMocks(pulumi_mocks.Mocks):
     # -- invokes -----------------------------------------------------------------------------------------------
     def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]]]:
         token = args.token
+        self.invokes.append(token)
         if token == "oci:Core/getServices:getServices":
             key = REGION_KEYS.get(self.region, self.region.split("-")[1][:3].upper())
             services = [
@@ -202,6 +205,20 @@ class ProgramRun:
     ids: dict[str, str]
     replace_on_changes: dict[str, list[str]]
     mocks: OciMocks = field(repr=False)
+    #: What the program logged with ``pulumi.log.warn`` (the warnings ``pulumi preview`` prints), in order.
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Collect(logging.Handler):
+    """Keeps the messages the mock engine logs (``pulumi.log.warn`` → WARNING)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno == logging.WARNING:
+            self.messages.append(record.getMessage())
 
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
@@ -220,7 +237,11 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
     mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns)
     monitor = RecordingMonitor(mocks)
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor)
+    logger = logging.getLogger(f"{PROJECT}.offline.{id(monitor)}")
+    logger.propagate = False
+    collect = _Collect()
+    logger.addHandler(collect)
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor, logger=logger)
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
@@ -229,4 +250,5 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
-                      stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks)
+                      stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks,
+                      warnings=collect.messages)
