@@ -13,27 +13,31 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 |------------------------------------|----------|-----------------------------------------------------------------|
 | rdma-node-pool-placement           | resource | a Compute Cluster pool has one placement config, no fault domains |
 | rdma-cluster-enhanced              | stack    | the cluster of a Compute Cluster pool is ENHANCED_CLUSTER       |
+| rdma-node-pool-compute-cluster-ad  | stack    | a Compute Cluster pool is placed in the Compute Cluster's AD    |
+| node-pool-imds-v2-only             | resource | node pool instances serve IMDSv2 only (ADVISORY)                |
+| node-pool-pv-encryption-in-transit | resource | node pool PV traffic is encrypted in transit (ADVISORY)         |
 | kubernetes-api-not-public          | resource | no public endpoint without NSG; no TCP 6443 from 0.0.0.0/0      |
 | kubernetes-api-endpoint-restricted | stack    | a public endpoint's NSGs are in the stack, closed to the internet |
 | no-internet-ssh-or-all-ports       | resource | no SSH or all-ports rule from 0.0.0.0/0 or ::/0                 |
 
-All are MANDATORY (the pack default is MANDATORY too); ``--policy-pack-config`` can lower them per stack.
+All but the node-pool hardening rules are MANDATORY (the pack default is MANDATORY too); ``--policy-pack-config`` can lower them per stack.
 """
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import network, placement
+    from . import network, node_pool, placement
 else:  # run by the Pulumi CLI from inside policies/
     import network
+    import node_pool
     import placement
 
 PACK_NAME = "oke-rdma-policies"
 PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters on OCI."
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES, *node_pool.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
