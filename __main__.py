@@ -19,12 +19,19 @@ config = load_from_pulumi()  # raises ConfigError (printed without a traceback) 
 prefix = config.name_prefix
 
 network = Network(f"{prefix}-network", NetworkArgs(config))
-cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn.id, network.subnet_ids, network.nsg_ids))
+# IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the
+# cluster-principal statements name the cluster's OCID. A deferred output breaks the cycle (no resource waits on
+# another that waits on it: only the cluster-principal policy waits for the cluster).
+cluster_id, resolve_cluster_id = pulumi.deferred_output()
 compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
-iam = Iam(f"{prefix}-iam", IamArgs(config, cluster.cluster_id, compute_cluster_id))
+iam = Iam(f"{prefix}-iam", IamArgs(config, cluster_id, compute_cluster_id))
+key_policies = [iam.kms_policy] if iam.kms_policy else []
+cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn.id, network.subnet_ids, network.nsg_ids,
+                                                   depends_on=key_policies))
+resolve_cluster_id(cluster.cluster_id)
 compute = Compute(f"{prefix}-compute", ComputeArgs(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
-    depends_on=[iam.launch_policy] if iam.launch_policy else []))
+    depends_on=([iam.launch_policy] if iam.launch_policy else []) + key_policies))
 storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids))
 platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
                                                       depends_on=list(compute.node_pools.values())))

@@ -6,13 +6,18 @@ all-resources``):
 * **node pool launch** — OKE managed node pools may launch instances into the OCI Compute Cluster. Needed only when
   some node pool has ``rdma: true``. It must exist *before* those node pools are created, and it does not depend on
   the OKE cluster, so it lives in its own policy (:attr:`Iam.launch_policy`) that node pools ``depends_on``.
+* **Vault keys** — with ``cluster.kmsKeyId`` or ``cluster.imageVerificationKeyIds``, OKE clusters
+  (``request.principal.type = 'cluster'``) may use exactly those keys. OKE checks this when it creates the cluster,
+  so it lives in its own policy (:attr:`Iam.kms_policy`) that names no cluster: the cluster and the node pools
+  ``depends_on`` it.
 * **cluster principal** — the OKE cluster itself (``request.principal.type = 'cluster'``, pinned to this cluster's
   OCID) manages File Storage for the FSS CSI driver (only when FSS is enabled) and uses the VCN for load balancers.
 
 With ``iam.createPolicies: false`` nothing is created (users often may not create policies); :attr:`Iam.statements`
 still carries the exact text for an administrator to apply, and becomes the ``policyStatements`` stack output.
 
-Sources: OKE docs "Using Compute Clusters to Provision Managed Nodes" (contengusingcomputeclusters.htm) and
+Sources: OKE docs "Encrypting Kubernetes Secrets at Rest in Etcd" (contengencryptingdata.htm) for the key
+statement; OKE docs "Using Compute Clusters to Provision Managed Nodes" (contengusingcomputeclusters.htm) and
 oracle-quickstart/oci-hpc-oke for the launch statement; OKE docs "Setting Up the FSS CSI Volume Plugin" and
 "Provisioning PVCs on the File Storage Service" for ``file-family``; OKE docs "Policy Configuration for Cluster
 Creation and Deployment" and "Network Resource Configuration" for ``virtual-network-family``.
@@ -32,9 +37,12 @@ from components.config import StackConfig
 FEATURE_RDMA_POOLS = "rdma-node-pools"
 FEATURE_FSS_CSI = "fss-csi"
 FEATURE_LOAD_BALANCERS = "load-balancers"
+FEATURE_KMS_KEYS = "kms-keys"
 
 _DOC_COMPUTE_CLUSTERS = ("OKE docs, 'Using Compute Clusters to Provision Managed Nodes' "
                          "(contengusingcomputeclusters.htm); oracle-quickstart/oci-hpc-oke")
+_DOC_KMS = ("OKE docs, 'Encrypting Kubernetes Secrets at Rest in Etcd' (contengencryptingdata.htm) and "
+            "'Enforcing the Use of Signed Images from Registry'")
 _DOC_FSS_CSI = "OKE docs, 'Setting Up the FSS CSI Volume Plugin' / 'Provisioning PVCs on the File Storage Service'"
 _DOC_LOAD_BALANCERS = ("OKE docs, 'Policy Configuration for Cluster Creation and Deployment' and "
                        "'Network Resource Configuration' (contengnetworkconfig.htm)")
@@ -48,7 +56,7 @@ class PolicyStatement:
     :param text: the statement; an ``Output[str]`` when it embeds a not-yet-known OCID (the cluster's).
     :param feature: the platform feature that needs it (``FEATURE_*``).
     :param source: the OCI document the statement follows.
-    :param policy: which policy holds it when ``iam.createPolicies`` is true (``launch`` or ``cluster``).
+    :param policy: which policy holds it when ``iam.createPolicies`` is true (``launch``, ``kms`` or ``cluster``).
     """
 
     name: str
@@ -80,7 +88,8 @@ def policy_statements(config: StackConfig, cluster_id: pulumi.Input[str]) -> lis
 
     :param config: the stack config (reads ``compartmentId``, ``nodePools.*.rdma``, ``storage.fss.enabled``).
     :param cluster_id: the OKE cluster OCID.
-    :returns: the launch statement (only when a pool has ``rdma: true``), then the cluster-principal statements
+    :returns: the launch statement (only when a pool has ``rdma: true``), one key statement per Vault key of
+        ``cluster.kmsKeyId`` / ``cluster.imageVerificationKeyIds``, then the cluster-principal statements
         (``file-family`` only when FSS is enabled, ``virtual-network-family`` always).
     """
     scope = f"in compartment id {config.compartment_id}"
@@ -94,6 +103,15 @@ def policy_statements(config: StackConfig, cluster_id: pulumi.Input[str]) -> lis
             text=f"Allow any-user to {{COMPUTE_CLUSTER_LAUNCH_INSTANCE}} {scope} "
                  f"where request.principal.type = 'nodepool'",
             feature=FEATURE_RDMA_POOLS, source=_DOC_COMPUTE_CLUSTERS, policy="launch"))
+    for n, key_id in enumerate(config.cluster.kms_key_ids):
+        # OKE (as the 'cluster' principal) unwraps the etcd secrets key and verifies image signatures with these
+        # keys. Pinned to each key; it names no cluster, so the cluster can be created after it. The key must be in
+        # this compartment; for a key elsewhere an administrator applies the statement in the key's compartment.
+        statements.append(PolicyStatement(
+            name=f"cluster-use-key-{n + 1}",
+            text=f"Allow any-user to use keys {scope} where all {{request.principal.type = 'cluster', "
+                 f"target.key.id = '{key_id}'}}",
+            feature=FEATURE_KMS_KEYS, source=_DOC_KMS, policy="kms"))
     condition = _cluster_condition(cluster_id)
     if config.storage.fss.enabled:
         # The FSS CSI driver runs as the cluster principal: it reads our file system and mount target for static
@@ -136,9 +154,12 @@ class Iam(pulumi.ComponentResource):
     cluster, so node pools can ``depends_on`` it) and ``<prefix>-cluster-principal``, both ``oci.identity.Policy``
     in ``compartmentId``. When false: no resource at all.
 
+    With a Vault key in ``cluster`` also ``<prefix>-cluster-keys`` (independent of the cluster, so the cluster and node
+    pools can ``depends_on`` it).
+
     Attributes: ``statement_records`` (list of :class:`PolicyStatement`), ``statements``
     (``Output[list[str]]``, every statement in either case), ``launch_policy`` (the launch ``Policy`` or None),
-    ``cluster_policy`` (the cluster-principal ``Policy`` or None).
+    ``kms_policy`` (the key-use ``Policy`` or None), ``cluster_policy`` (the cluster-principal ``Policy`` or None).
 
     Raises nothing: the config model has already been checked.
     """
@@ -152,11 +173,18 @@ class Iam(pulumi.ComponentResource):
         self.statement_records = policy_statements(cfg, args.cluster_id)
         self.statements: pulumi.Output[list[str]] = pulumi.Output.all(*[s.text for s in self.statement_records])
         self.launch_policy: Optional[oci.identity.Policy] = None
+        self.kms_policy: Optional[oci.identity.Policy] = None
         self.cluster_policy: Optional[oci.identity.Policy] = None
 
         if cfg.iam.create_policies:
             launch = [s.text for s in self.statement_records if s.policy == "launch"]
             cluster = [s.text for s in self.statement_records if s.policy == "cluster"]
+            keys = [s.text for s in self.statement_records if s.policy == "kms"]
+            if keys:
+                self.kms_policy = oci.identity.Policy(f"{prefix}-cluster-keys", oci.identity.PolicyArgs(
+                    compartment_id=cfg.compartment_id, name=f"{prefix}-cluster-keys",
+                    description=f"{prefix}: OKE clusters use the Vault keys of secrets encryption / image verification",
+                    statements=keys, freeform_tags=cfg.freeform_tags), child)
             if launch:
                 where = "the Compute Cluster"
                 if args.compute_cluster_id is not None:

@@ -81,6 +81,7 @@ class OciMocks(pulumi_mocks.Mocks):
         self.unknowns = unknowns
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
+        self.invokes: list[str] = []  # the token of every invoke the program actually ran, in order
 
     # -- resources ---------------------------------------------------------------------------------------------
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
@@ -131,6 +132,7 @@ class OciMocks(pulumi_mocks.Mocks):
     # -- invokes -----------------------------------------------------------------------------------------------
     def call(self, args: pulumi_mocks.MockCallArgs) -> tuple[dict, list[tuple[str, str]]]:
         token = args.token
+        self.invokes.append(token)
         if token == "oci:Core/getServices:getServices":
             key = REGION_KEYS.get(self.region, self.region.split("-")[1][:3].upper())
             services = [
@@ -231,6 +233,11 @@ class ProgramRun:
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
     #: "Diagnostics" of ``pulumi preview``.
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The messages logged with ``pulumi.log.warn`` (the warnings ``pulumi preview`` prints), in order."""
+        return [message for severity, message in self.diagnostics if severity == "warning"]
 
     def analyzed_resources(self) -> list[EngineResource]:
         """What the engine analyses: the root ``pulumi:pulumi:Stack`` (no inputs; its outputs are the stack outputs)

@@ -4,6 +4,9 @@ Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's
 pack on what it declared (:mod:`offline.policy_eval`) and prints a report shaped like ``pulumi preview``: the resource
 tree, a count by type, the policy findings and the stack outputs (secrets shown as ``[secret]``).
 
+With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column compares with it: create, update,
+**replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
+
 Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
 (one line per problem naming the config key path; no traceback).
 """
@@ -23,6 +26,7 @@ import yaml
 
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, run_program
 from offline.policy_eval import PolicyConfigError, evaluate, has_mandatory
+from offline.replacement import Change, compare, summary
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -33,6 +37,30 @@ SECRET_PLACEHOLDER = "offline-placeholder-secret"
 
 class StackFileError(Exception):
     """The stack config file is missing or is not a Pulumi stack config file."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key repeated in one mapping (PyYAML keeps the last one silently; the Pulumi
+    CLI refuses the file). Two node pools with the same name would otherwise merge into one without a word."""
+
+
+def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: set = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            repeated = key in seen
+        except TypeError:  # an unhashable key: let the constructor report it
+            break
+        if repeated:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (line {key_node.start_mark.line + 1}); keep only one",
+                key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
 
 
 def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
@@ -46,11 +74,13 @@ def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
     :raises StackFileError: if the file is missing, is not YAML, or has no ``config:`` mapping.
     """
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except UnicodeDecodeError as e:
         raise StackFileError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
     except OSError as e:
         raise StackFileError(f"{path}: cannot read the stack config file ({e.strerror})") from None
+    except yaml.constructor.ConstructorError as e:
+        raise StackFileError(f"{path}: {e.problem}") from None
     except yaml.YAMLError as e:
         raise StackFileError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
     doc = doc or {}
@@ -146,16 +176,25 @@ def _summary(res) -> str:
     return ""
 
 
-def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
-    """The human report: tree, counts, policy findings and outputs."""
+#: Plan operation → the symbol ``pulumi preview`` prints for it.
+OP_SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
+
+
+def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
+           previous: Optional[str] = None) -> str:
+    """The human report: tree, counts, policy findings, warnings and outputs; with ``changes`` (from
+    :func:`offline.replacement.compare`), the plan against ``previous`` instead of "create" everywhere."""
+    by_urn = {c.urn: c for c in changes or []}
     lines = [f"Previewing update ({stack}) — offline: Pulumi mocks, no cloud, no credentials"
-             + (" [first preview: computed values unknown]" if unknowns else ""), ""]
+             + (" [first preview: computed values unknown]" if unknowns else "")
+             + (f" [compared with {previous}]" if previous else ""), ""]
     children: dict[Optional[str], list] = {}
     for r in run.resources:
         children.setdefault(r.parent if r.parent != run.stack_urn else None, []).append(r)
     width = max((len(r.type) for r in run.resources), default=30) + 8
     lines.append(f"     {'Type':<{width}} {'Name':<42} Plan")
-    lines.append(f" +   {'pulumi:pulumi:Stack':<{width}} {PROJECT + '-' + stack:<42} create")
+    stack_op = "create" if changes is None else "same"
+    lines.append(f" {OP_SYMBOLS[stack_op]}  {'pulumi:pulumi:Stack':<{width}} {PROJECT + '-' + stack:<42} {stack_op}")
 
     def walk(parent: Optional[str], indent: str) -> None:
         kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
@@ -163,13 +202,41 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
             last = i == len(kids) - 1
             label = indent + ("└─ " if last else "├─ ") + r.type
             extra = ("[protect] " if r.protect else "") + _summary(r)
-            lines.append(f" +   {label:<{width}} {r.name:<42} create  {extra}".rstrip())
+            change = by_urn.get(r.urn)
+            op = change.op if change else "create"
+            if change and change.op == "replace":
+                extra = f"[diff: {', '.join('~' + p for p in change.replace_because)}] " + extra
+            elif change and change.op == "update":
+                extra = f"[diff: {', '.join('~' + p for p in change.changed)}] " + extra
+            lines.append(f" {OP_SYMBOLS[op]}  {label:<{width}} {r.name:<42} {op:<7} {extra}".rstrip())
             walk(r.urn, indent + ("   " if last else "│  "))
 
     walk(None, "")
-    lines += ["", "Resources:", f"    + {len(run.resources) + 1} to create"]
+    deleted = [c for c in changes or [] if c.op == "delete"]
+    for c in deleted:
+        lines.append(f" -   {c.type:<{width}} {c.name:<42} delete")
+    if changes is None:
+        lines += ["", "Resources:", f"    + {len(run.resources) + 1} to create"]
+    else:
+        counts = summary(changes)
+        counts["same"] = counts.get("same", 0) + 1  # the root stack
+        lines += ["", "Resources:"] + [f"    {OP_SYMBOLS[op].strip() or ' '} {counts[op]} to {op}" if op != "same"
+                                      else f"      {counts[op]} unchanged" for op in OP_SYMBOLS if counts.get(op)]
+        replaced = [c for c in changes if c.op == "replace"]
+        if replaced:
+            lines += ["", f"Replacements ({len(replaced)}): each resource below is DESTROYED and CREATED AGAIN "
+                          "because a property OCI cannot change in place changed:"]
+            for c in replaced:
+                lines.append(f"    +- {c.type}: {c.name}  (changed: {', '.join(c.replace_because)})")
+            if any(c.type == "oci:ContainerEngine/nodePool:NodePool" for c in replaced):
+                lines.append("       a replaced node pool loses every node (and every GPU job running on it)")
+        lines.append("")
+        lines.append("Types:")
     for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):
         lines.append(f"      {n:>4}  {typ}")
+    if run.diagnostics:
+        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({PROJECT}-{stack}):"]
+        lines += [f"    {severity}: {message}" for severity, message in run.diagnostics]
     lines += ["", "Policies:"]
     icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
     lines.append(f"    {icon} oke-rdma-policies@v{_pack_version()} (local: policies)")
@@ -182,9 +249,6 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
         lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
     if not report.violations and not report.not_run:
         lines.append("        no violations")
-    if run.diagnostics:
-        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({PROJECT}-{stack}):"]
-        lines += [f"    {severity}: {message}" for severity, message in run.diagnostics]
     lines += ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         shown = mask(value)
@@ -193,17 +257,23 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool) -> str:
     return "\n".join(lines)
 
 
-def to_json(stack: str, run: ProgramRun, report) -> dict:
-    """The machine-readable plan (secrets masked)."""
-    return {
+def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]] = None) -> dict:
+    """The machine-readable plan (secrets masked). ``replaceOnChanges`` per resource lets a later run's
+    ``--previous`` compare with it; ``changes`` is present only when this run was compared with a previous one."""
+    doc = {
         "stack": stack,
         "resources": [{"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": mask(r.inputs),
-                       "dependencies": r.dependencies, "protect": r.protect} for r in run.resources],
+                       "dependencies": r.dependencies, "protect": r.protect,
+                       "replaceOnChanges": run.replace_on_changes.get(r.urn, [])} for r in run.resources],
         "outputs": mask(run.outputs),
         "policyViolations": [{"policy": v.policy, "enforcementLevel": v.enforcement_level, "urn": v.urn,
                               "message": v.message} for v in report.violations],
         "diagnostics": [{"severity": severity, "message": message} for severity, message in run.diagnostics],
     }
+    if changes is not None:
+        doc["changes"] = [{"urn": c.urn, "type": c.type, "name": c.name, "op": c.op,
+                           "replaceBecause": list(c.replace_because), "changed": list(c.changed)} for c in changes]
+    return doc
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -218,6 +288,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--program", type=Path, metavar="PATH",
                         help="a Pulumi program file to run instead of this project's __main__.py (e.g. another "
                              "team's stack, to check it with this policy pack)")
+    parser.add_argument("--previous", type=Path, metavar="PATH",
+                        help="a --json file of an earlier run: show update/replace/delete against it")
     args = parser.parse_args(argv)
 
     from components.config import ConfigError
@@ -234,6 +306,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_CONFIG
     except (OSError, json.JSONDecodeError) as e:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous else None
+        if previous is not None:
+            compare(previous, {"resources": []})  # validates its shape before the program runs
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
     try:
         program = {"program": args.program.resolve()} if args.program else {}
@@ -257,9 +336,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_CONFIG
     for warning in report.config_warnings:
         print(f"warning: --policy-config {args.policy_config}: {warning}", file=sys.stderr)
-    print(render(stack, run, report, args.unknowns))
+    changes = compare(previous, to_json(stack, run, report)) if previous is not None else None
+    print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None))
     if args.json:
-        args.json.write_text(json.dumps(to_json(stack, run, report), indent=2) + "\n")
+        args.json.write_text(json.dumps(to_json(stack, run, report, changes), indent=2) + "\n")
     return EXIT_POLICY if has_mandatory(report) else EXIT_OK
 
 

@@ -9,27 +9,19 @@ Imported two ways, and both must work:
 Every module therefore picks relative or top-level imports from ``__package__``. Nothing here starts the gRPC
 server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves and blocks).
 
-| policy                             | kind     | checks                                                          |
-|------------------------------------|----------|-----------------------------------------------------------------|
-| rdma-node-pool-placement           | resource | a Compute Cluster pool has one placement config, no fault domains |
-| rdma-cluster-enhanced              | stack    | the cluster of a Compute Cluster pool is ENHANCED_CLUSTER       |
-| kubernetes-api-not-public          | resource | no public endpoint without NSG; no TCP 6443 from 0.0.0.0/0      |
-| kubernetes-api-endpoint-restricted | stack    | a public endpoint's NSGs are in the stack, closed to the internet |
-| no-internet-ssh-or-all-ports       | resource | no SSH or all-ports rule from 0.0.0.0/0 or ::/0                 |
-| fss-export-no-internet-root        | resource | no FSS export to 0.0.0.0/0 with identitySquash NONE             |
-| fss-export-no-internet             | resource | (advisory) no FSS export to 0.0.0.0/0 at all                    |
-| nfs-rules-only-nfs-ports           | stack    | a mount target's NSG rules use NFS ports only                   |
-
-All are MANDATORY except fss-export-no-internet (ADVISORY; the pack default is MANDATORY); ``--policy-pack-config`` can lower them per stack.
+Which policies exist, their kind, level, severity, parameters and behaviour on unknown values: the generated table
+in README.md ("Policy pack"; ``python -m policies.doc --write`` rewrites it, a test fails when it is stale). Most are
+MANDATORY (the pack default); a few hardening checks are ADVISORY; ``--policy-pack-config`` can change any per stack.
 """
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import network, placement, storage
+    from . import network, node_pool, placement, storage
 else:  # run by the Pulumi CLI from inside policies/
     import network
+    import node_pool
     import placement
     import storage
 
@@ -37,7 +29,7 @@ PACK_NAME = "oke-rdma-policies"
 PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters on OCI."
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES, *storage.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *storage.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

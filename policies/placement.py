@@ -17,6 +17,8 @@ Compute Cluster always has an unknown ``computeClusterId``):
 | rdma-cluster-enhanced    | stack    | ``computeClusterId``                           | counts as set; the rule runs  |
 |                          |          | the cluster's ``type``                         | fail closed: violation        |
 |                          |          | pool ``clusterId`` with no property dependency | fail closed: violation        |
+| rdma-node-pool-compute-cluster-ad | stack | ``computeClusterId`` with no property dependency | fail closed: violation |
+|                          |          | the Compute Cluster's or a placement's AD      | fail closed: violation        |
 
 "Engine note" means the proxy's ``UnknownValueError`` is left to the engine, which reports an ADVISORY "can't run
 policy ... during preview" line; the resource rule then runs for real at ``pulumi up``, before the pool is created.
@@ -33,6 +35,8 @@ if __package__:  # imported as the package `policies` (tests, offline/)
     from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
 else:  # run by the Pulumi CLI from inside policies/ (the pack directory is on sys.path)
     from _rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+
+COMPUTE_CLUSTER = "oci:Core/computeCluster:ComputeCluster"
 
 ENHANCED = "ENHANCED_CLUSTER"
 _DOC = "OKE docs: Using Compute Clusters to Provision Managed Nodes"
@@ -168,6 +172,69 @@ def validate_cluster_enhanced(args: StackValidationArgs, report_violation: Repor
                              f"which requires an enhanced cluster, but {problem}.", cluster.urn)
 
 
+def _compute_cluster_of(pool: Any, compute_clusters: list[Any]) -> tuple[Optional[Any], Optional[str]]:
+    """The Compute Cluster resource a pool joins, or (None, reason) when it cannot be identified, or (None, None)
+    when it is not in this stack (an existing Compute Cluster: nothing to compare with).
+
+    Follows ``property_dependencies["nodeConfigDetails"]`` (which also lists the pool's subnets and NSGs) to the
+    ``ComputeCluster`` resources; with several, or none, compares ``computeClusterId`` with their ``id`` outputs.
+    """
+    linked = [r for r in pool.property_dependencies.get("nodeConfigDetails", []) if r.resource_type == COMPUTE_CLUSTER]
+    if len(linked) == 1:
+        return linked[0], None
+    cc_id = read(pool.props, "nodeConfigDetails", "computeClusterId")
+    candidates = linked or compute_clusters
+    if cc_id is UNKNOWN:
+        return None, ("its computeClusterId is unknown during preview and its nodeConfigDetails depend on "
+                      f"{len(linked) or 'no'} Compute Cluster(s) of this stack, so the Compute Cluster cannot be "
+                      "identified; pass the Compute Cluster's id output directly as compute_cluster_id")
+    matched = [c for c in candidates if read(c.props, "id") == cc_id]
+    return (matched[0], None) if matched else (None, None)
+
+
+def availability_domain_problems(pool: Any, compute_cluster: Any) -> list[str]:
+    """Why a pool's placements are not all in its Compute Cluster's availability domain (empty = fine)."""
+    cc_ad = read(compute_cluster.props, "availabilityDomain")
+    if cc_ad is UNKNOWN:
+        return [f"the availabilityDomain of Compute Cluster '{compute_cluster.name}' is unknown during preview; "
+                "set it from a literal value"]
+    configs = elements(read(pool.props, "nodeConfigDetails", "placementConfigs"))
+    if configs is UNKNOWN:
+        return ["its nodeConfigDetails.placementConfigs are unknown during preview; build them from literal values"]
+    problems = []
+    for i, entry in enumerate(configs):
+        ad = read(entry, "availabilityDomain")
+        if ad is UNKNOWN:
+            problems.append(f"nodeConfigDetails.placementConfigs[{i}].availabilityDomain is unknown during preview; "
+                            f"set it to the Compute Cluster's '{cc_ad}'")
+        elif ad != cc_ad:
+            problems.append(f"nodeConfigDetails.placementConfigs[{i}].availabilityDomain is '{ad}' but Compute "
+                            f"Cluster '{compute_cluster.name}' is in '{cc_ad}'; place the pool in '{cc_ad}'")
+    return problems
+
+
+def validate_compute_cluster_ad(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``rdma-node-pool-compute-cluster-ad``: every placement of a pool in a Compute Cluster is in that
+    Compute Cluster's availability domain (OCI launches the pool's instances inside the Compute Cluster, which lives
+    in one AD; OKE docs: Using Compute Clusters to Provision Managed Nodes).
+
+    Links a pool to its ``oci:Core/computeCluster:ComputeCluster`` through the property dependencies of
+    ``nodeConfigDetails``, else by id. Unknowns fail closed (stack rules do not run again before the pool is
+    created). A pool joining a Compute Cluster that is not in the stack (an existing one) is not checked.
+    """
+    compute_clusters = [r for r in args.resources if r.resource_type == COMPUTE_CLUSTER]
+    for pool in args.resources:
+        if pool.resource_type != NODE_POOL or not is_set(pool.props, "nodeConfigDetails", "computeClusterId"):
+            continue
+        cc, reason = _compute_cluster_of(pool, compute_clusters)
+        if reason:
+            report_violation(f"Node pool '{pool.name}' is placed in a Compute Cluster but {reason}.", pool.urn)
+        if cc is None:
+            continue
+        for problem in availability_domain_problems(pool, cc):
+            report_violation(f"Node pool '{pool.name}': {problem}.", pool.urn)
+
+
 rdma_node_pool_placement = ResourceValidationPolicy(
     name="rdma-node-pool-placement",
     description=("A node pool in an OCI Compute Cluster uses an allowed RDMA shape and has exactly one placement "
@@ -199,9 +266,22 @@ rdma_cluster_enhanced = StackValidationPolicy(
     tags=["oke", "rdma", "placement"],
 )
 
-POLICIES = [rdma_node_pool_placement, rdma_cluster_enhanced]
+rdma_node_pool_compute_cluster_ad = StackValidationPolicy(
+    name="rdma-node-pool-compute-cluster-ad",
+    description="A node pool in an OCI Compute Cluster is placed in that Compute Cluster's availability domain.",
+    validate=validate_compute_cluster_ad,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Set the availabilityDomain of the node pool's only placementConfigs entry to the "
+                       "availabilityDomain of the Compute Cluster in computeClusterId, and pass the Compute "
+                       f"Cluster's id output (not a copied string) so the link can be followed. Source: {_DOC}."),
+    tags=["oke", "rdma", "placement"],
+)
 
-UNKNOWN_BEHAVIOUR = {
+POLICIES = [rdma_node_pool_placement, rdma_cluster_enhanced, rdma_node_pool_compute_cluster_ad]
+
+#: How each rule behaves when a value it reads is unknown during preview.
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "rdma-node-pool-placement": (
         "fails closed: an unknown nodeShape, placementConfigs, entry or faultDomains is a violation; an unknown "
         "computeClusterId counts as set; a wholly unknown nodeConfigDetails is an engine note: can't run (the rule "
@@ -209,4 +289,7 @@ UNKNOWN_BEHAVIOUR = {
     "rdma-cluster-enhanced": (
         "fails closed: an unknown cluster type, or a pool whose unknown clusterId has no property dependency on a "
         "cluster, is a violation; an unknown computeClusterId counts as set"),
+    "rdma-node-pool-compute-cluster-ad": ("fails closed: an unknown AD on either side, or an unknown "
+                                          "computeClusterId with no dependency on one Compute Cluster, is a "
+                                          "violation"),
 }

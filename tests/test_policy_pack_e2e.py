@@ -146,7 +146,9 @@ _PROGRAM = textwrap.dedent('''
         placements[0]["fault_domains"] = ["FAULT-DOMAIN-1"]
     oci.containerengine.NodePool(
         "gpu", cluster_id=cluster.id, compartment_id=C, node_shape="BM.GPU.H100.8",
-        node_config_details={{"size": 2, "compute_cluster_id": cc.id, "placement_configs": placements}})
+        node_metadata={{"areLegacyImdsEndpointsDisabled": "true"}},
+        node_config_details={{"size": 2, "compute_cluster_id": cc.id, "placement_configs": placements,
+                              "is_pv_encryption_in_transit_enabled": True}})
 ''')
 
 #: rule → the one flaw that only it catches (the api-rule-open flaw is caught by two rules; each is tested alone)
@@ -197,7 +199,9 @@ def _other_team(mistakes: bool):
         endpoint_config={"subnet_id": "ocid1.subnet.oc1..s", "is_public_ip_enabled": mistakes})
     oci.containerengine.NodePool(
         "h100", cluster_id=cluster.id, compartment_id=c, node_shape="BM.GPU.H100.8",
+        node_metadata={"areLegacyImdsEndpointsDisabled": "false" if mistakes else "true"},
         node_config_details={"size": 4, "compute_cluster_id": "ocid1.computecluster.oc1..existing",
+                             "is_pv_encryption_in_transit_enabled": not mistakes,
                              "placement_configs": [{"availability_domain": f"AD-{i}", "subnet_id": "s"}
                                                    for i in ((1, 2) if mistakes else (1,))]})
     provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
@@ -218,7 +222,8 @@ def test_the_pack_catches_another_teams_mistakes(unknowns):
     found = {(v.policy, v.urn.rsplit("::", 1)[-1]) for v in report.violations}
     assert found == {("no-internet-ssh-or-all-ports", "default"), ("no-internet-ssh-or-all-ports", "workers"),
                      ("kubernetes-api-not-public", "workers"), ("kubernetes-api-not-public", "oke"),
-                     ("rdma-node-pool-placement", "h100"), ("rdma-cluster-enhanced", "oke")}
+                     ("rdma-node-pool-placement", "h100"), ("rdma-cluster-enhanced", "oke"),
+                     ("node-pool-imds-v2-only", "h100"), ("node-pool-pv-encryption-in-transit", "h100")}
     assert has_mandatory(report) and report.not_run == []
     good = run_program(config, [], "other", unknowns=unknowns, program=lambda: _other_team(False))
     clean = evaluate(POLICIES, good.analyzed_resources(), PACK_NAME, pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)

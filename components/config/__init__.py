@@ -13,7 +13,8 @@ Layout: ``_base`` (strict base model, validators, :class:`ConfigError`), one mod
 """
 
 from ._base import NAMESPACE, ConfigError, StrList
-from .compute import MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, NodePool
+from .compute import (MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, Cycling, Eviction, NodePool,
+                      Preemptible, placement_warnings)
 from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
 from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
                        Platform)
@@ -24,7 +25,7 @@ from .tenants import Iam, Tenant
 
 __all__ = [
     "NAMESPACE", "ConfigError", "StrList", "MIN_BOOT_VOLUME_GB", "RDMA_SHAPES", "Cluster", "ComputeCluster",
-    "NodePool", "SUBNET_ROLES", "ApiEndpoint", "Network", "SubnetCidrs", "default_subnet_plan", "subnet_plan",
+    "NodePool", "Cycling", "Eviction", "Preemptible", "placement_warnings", "SUBNET_ROLES", "ApiEndpoint", "Network", "SubnetCidrs", "default_subnet_plan", "subnet_plan",
     "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease", "Platform",
     "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
     "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",

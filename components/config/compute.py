@@ -1,13 +1,17 @@
 """Cluster, Compute Cluster and node pool config, and the placement rules OCI enforces.
 
 Sources: OKE docs, "Using Compute Clusters to Provision Managed Nodes" (contengusingcomputeclusters.htm); Compute
-docs, "Compute Clusters" (supported shapes); Block Volume docs, "Boot Volumes".
+docs, "Compute Clusters" (supported shapes; bare metal only); Block Volume docs, "Boot Volumes"; OKE docs
+"Kubernetes Versions and Kubernetes Engine (OKE)" (contengupgradeoverview.htm: version skew), "Configuring IMDS for
+Kubernetes Clusters" (contengconfiguringimds.htm), "Cycling Nodes in a Node Pool", "Encrypting Kubernetes Secrets at
+Rest in Etcd" (contengencryptingdata.htm), "Enforcing the Use of Signed Images from Registry", "OpenID Connect
+Discovery" (enhanced clusters only).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
@@ -22,14 +26,34 @@ RDMA_SHAPES = frozenset({
 })
 #: Smallest boot volume OCI accepts, in GB (Block Volume docs, "Boot Volumes").
 MIN_BOOT_VOLUME_GB = 50
+#: How many minor versions worker nodes may lag the control plane (OKE "Kubernetes Versions": 3 from v1.28, else 2).
+MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28 = 3, 2
+#: Longest eviction grace OKE accepts, in minutes (``PT0M`` to ``PT60M``; OCI API ``NodeEvictionNodePoolSettings``).
+MAX_EVICTION_GRACE_MINUTES = 60
+
+_DURATION_RE = re.compile(r"^PT([0-9]{1,2})M$")
+_SURGE_RE = re.compile(r"^(?:[0-9]+|(?:100|[1-9]?[0-9])%)$")
+
 
 class Cluster(_Model):
-    """The enhanced OKE cluster (``ENHANCED_CLUSTER``, VCN-native pod networking)."""
+    """The OKE cluster: type, pod networking, version, service CIDR and the optional security features.
+
+    ``kmsKeyId`` encrypts Kubernetes secrets in etcd with a Vault key (OKE docs "Encrypting Kubernetes Secrets at Rest
+    in Etcd"; set only at creation: changing it replaces the cluster). ``imageVerificationKeyIds`` turns on image
+    signature verification with those Vault keys (OKE docs "Enforcing the Use of Signed Images from Registry").
+    ``openIdConnectDiscovery`` publishes the cluster's OIDC issuer (enhanced clusters only).
+    """
 
     kubernetes_version: str
     services_cidr: str = "10.96.0.0/16"
+    type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = "ENHANCED_CLUSTER"
+    cni_type: Literal["OCI_VCN_IP_NATIVE", "FLANNEL_OVERLAY"] = "OCI_VCN_IP_NATIVE"
+    kms_key_id: Optional[str] = None
+    open_id_connect_discovery: bool = False
+    image_verification_key_ids: StrList = ()
 
     _svc = field_validator("services_cidr")(lambda v: _cidr(v))
+    _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -37,6 +61,25 @@ class Cluster(_Model):
         if not _K8S_VERSION_RE.match(v):
             raise ValueError(f"must be an OKE Kubernetes version like v1.34.1, got {v!r}")
         return v
+
+    @field_validator("image_verification_key_ids")
+    @classmethod
+    def _image_keys(cls, v: StrList) -> StrList:
+        for key in v:
+            _ocid("key", key)
+        if len(set(v)) != len(v):
+            raise ValueError("lists a key twice")
+        return v
+
+    @property
+    def is_enhanced(self) -> bool:
+        """True for ``ENHANCED_CLUSTER``."""
+        return self.type == "ENHANCED_CLUSTER"
+
+    @property
+    def kms_key_ids(self) -> tuple[str, ...]:
+        """Every Vault key the cluster principal uses: the secrets key, then the image verification keys."""
+        return tuple(dict.fromkeys(((self.kms_key_id,) if self.kms_key_id else ()) + self.image_verification_key_ids))
 
 
 class ComputeCluster(_Model):
@@ -48,8 +91,66 @@ class ComputeCluster(_Model):
     _ocid = field_validator("existing_id")(lambda v: None if v is None else _ocid("computecluster", v))
 
 
+class Eviction(_Model):
+    """How OKE drains a node it deletes or cycles (OCI ``NodeEvictionNodePoolSettings``).
+
+    ``graceDuration``: ISO 8601 minutes, ``PT0M`` (delete without cordon and drain) to ``PT60M`` (OCI's default).
+    ``forceActionAfterGraceDuration``: go on with the node action when pods are still running after the grace.
+    ``forceDeleteAfterGraceDuration``: delete the instance when pods could not all be evicted.
+    """
+
+    grace_duration: str = "PT60M"
+    force_action_after_grace_duration: bool = False
+    force_delete_after_grace_duration: bool = False
+
+    @field_validator("grace_duration")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        m = _DURATION_RE.match(v)
+        if not m or int(m.group(1)) > MAX_EVICTION_GRACE_MINUTES:
+            raise ValueError(f"must be an ISO 8601 duration in minutes from PT0M to PT{MAX_EVICTION_GRACE_MINUTES}M, "
+                             f"got {v!r}")
+        return v
+
+
+class Cycling(_Model):
+    """Node cycling on upgrades (OCI ``NodePoolCyclingDetails``; enhanced clusters only).
+
+    When ``enabled``, a change to the pool's node properties (version, image, shape, boot volume, metadata, ...)
+    replaces the existing nodes, at most ``maxSurge`` extra nodes and ``maxUnavailable`` missing nodes at a time.
+    Each is a node count (``"1"``) or a percentage of the pool (``"25%"``); OCI defaults are 1 and 0; at least one
+    must be above 0. For RDMA pools, surge nodes need free capacity in the Compute Cluster's fabric.
+    """
+
+    enabled: bool = False
+    max_surge: str = "1"
+    max_unavailable: str = "0"
+
+    @field_validator("max_surge", "max_unavailable")
+    @classmethod
+    def _count(cls, v: str) -> str:
+        if not _SURGE_RE.match(v):
+            raise ValueError(f"must be a node count like \"1\" or a percentage like \"25%\" (0-100%), got {v!r}")
+        return v
+
+
+class Preemptible(_Model):
+    """Preemptible capacity for a non-RDMA pool: OCI may reclaim the nodes at any time (action ``TERMINATE``).
+
+    ``preserveBootVolume``: keep the boot volume of a reclaimed node (billed until deleted).
+    """
+
+    preserve_boot_volume: bool = False
+
+
 class NodePool(_Model):
-    """One OKE managed node pool. Sizes: ``ocpus`` (count), ``memoryGb`` and ``bootVolumeGb`` in GB."""
+    """One OKE managed node pool. Sizes: ``ocpus`` (count), ``memoryGb`` and ``bootVolumeGb`` in GB.
+
+    ``kubernetesVersion`` defaults to the cluster's. ``areLegacyImdsEndpointsDisabled`` (IMDSv2 only) and
+    ``isPvEncryptionInTransitEnabled`` are on by default. ``rdma: true`` places the pool in the Compute Cluster;
+    ``allowUnlistedRdmaShape: true`` accepts a bare metal shape Oracle does not list for Compute Clusters, with a
+    warning on every preview.
+    """
 
     shape: str
     size: int = Field(ge=0, le=1000)
@@ -62,8 +163,22 @@ class NodePool(_Model):
     fault_domains: StrList = ()
     labels: dict[str, str] = Field(default_factory=dict)
     rdma: bool = False
+    allow_unlisted_rdma_shape: bool = False
+    kubernetes_version: Optional[str] = None
+    eviction: Eviction = Eviction()
+    cycling: Cycling = Cycling()
+    are_legacy_imds_endpoints_disabled: bool = True
+    is_pv_encryption_in_transit_enabled: bool = True
+    preemptible: Optional[Preemptible] = None
 
     _image = field_validator("image_id")(lambda v: _ocid("image", v))
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _version(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not _K8S_VERSION_RE.match(v):
+            raise ValueError(f"must be an OKE Kubernetes version like v1.34.1, got {v!r}")
+        return v
 
     @field_validator("ocpus", "memory_gb", mode="before")
     @classmethod
@@ -92,8 +207,89 @@ class NodePool(_Model):
         return self.shape.endswith(".Flex")
 
 
-def check_pools(cfg: StackConfig) -> list[str]:
+def _check_cluster(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
+    cl = cfg.cluster
+    if cl.open_id_connect_discovery and not cl.is_enhanced:
+        problems.append(f"{_key(('cluster', 'openIdConnectDiscovery'))}: OIDC discovery needs an ENHANCED_CLUSTER "
+                        f"(OKE docs, OpenID Connect Discovery); set cluster.type: ENHANCED_CLUSTER or remove it")
+    return problems
+
+
+def _check_version(cfg: StackConfig, at: tuple[str, ...], version: str) -> list[str]:
+    """Worker version vs control plane (OKE "Kubernetes Versions and Kubernetes Engine": never newer; at most 3
+    minor versions older from v1.28 on, 2 before)."""
+    cluster_version = cfg.cluster.kubernetes_version
+    plane = tuple(int(x) for x in cluster_version[1:].split("."))
+    node = tuple(int(x) for x in version[1:].split("."))
+    skew = MAX_MINOR_SKEW if plane[1] >= 28 else MAX_MINOR_SKEW_BEFORE_1_28
+    if node > plane:
+        return [f"{_key(at)}: {version} is newer than the cluster's {cluster_version}; worker nodes must not run a "
+                f"newer Kubernetes than the control plane: use {cluster_version} or older, or remove it"]
+    if plane[1] - node[1] > skew:
+        return [f"{_key(at)}: {version} is more than {skew} minor versions older than the cluster's "
+                f"{cluster_version} (Kubernetes version skew policy); use v1.{plane[1] - skew}.x or newer"]
+    return []
+
+
+def _check_cycling(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
+    cyc = pool.cycling
+    if not cyc.enabled:
+        return []
+    problems: list[str] = []
+    if not cfg.cluster.is_enhanced:
+        problems.append(f"{_key(at + ('cycling', 'enabled'))}: node cycling needs an ENHANCED_CLUSTER; set "
+                        f"cluster.type: ENHANCED_CLUSTER or cycling.enabled: false")
+    if cyc.max_surge.rstrip("%") == "0" and cyc.max_unavailable.rstrip("%") == "0":
+        problems.append(f"{_key(at + ('cycling',))}: maxSurge and maxUnavailable are both 0, so no node could ever "
+                        f"be replaced; set maxSurge to at least 1 (or maxUnavailable, accepting fewer nodes)")
+    for field, value in (("maxSurge", cyc.max_surge), ("maxUnavailable", cyc.max_unavailable)):
+        if not value.endswith("%") and int(value) > pool.size:
+            problems.append(f"{_key(at + ('cycling', field))}: {value} nodes is more than the pool's size "
+                            f"{pool.size}; use at most {pool.size} or a percentage")
+    return problems
+
+
+def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
+    """OKE docs, "Using Compute Clusters to Provision Managed Nodes"; Compute docs, "Compute Clusters"."""
+    problems: list[str] = []
+    cc = cfg.compute_cluster
+    if not cfg.cluster.is_enhanced:
+        problems.append(f"{_key(at + ('rdma',))}: a node pool in a Compute Cluster needs an ENHANCED_CLUSTER, but "
+                        f"cluster.type is {cfg.cluster.type}; set cluster.type: ENHANCED_CLUSTER or rdma: false")
+    if pool.fault_domains:
+        problems.append(f"{_key(at + ('faultDomains',))}: must be empty for a node pool in a Compute Cluster "
+                        f"(OCI places nodes itself); remove it")
+    if pool.preemptible is not None:
+        problems.append(f"{_key(at + ('preemptible',))}: a node pool in a Compute Cluster cannot be preemptible "
+                        f"(RDMA nodes are reserved bare metal); remove preemptible or set rdma: false")
+    listed = ", ".join(sorted(RDMA_SHAPES))
+    if not pool.shape.startswith("BM."):
+        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
+                        f"instances only ({listed}); pick one of those or set rdma: false")
+    elif pool.shape not in RDMA_SHAPES and not pool.allow_unlisted_rdma_shape:
+        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
+                        f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
+                        f"set allowUnlistedRdmaShape: true")
+    if cc is None:
+        problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster "
+                        f"(availabilityDomain, or existingId of an ACTIVE Compute Cluster); add it")
+    elif pool.availability_domains and tuple(pool.availability_domains) != (cc.availability_domain,):
+        got = ", ".join(pool.availability_domains)
+        problems.append(f"{_key(at + ('availabilityDomains',))}: an RDMA pool has exactly one placement, in the "
+                        f"Compute Cluster's availability domain {cc.availability_domain!r}, got [{got}]; set "
+                        f"[{cc.availability_domain!r}] or remove the key")
+    return problems
+
+
+def check_pools(cfg: StackConfig) -> list[str]:
+    """Cluster options and every node pool: names, ADs, Flex sizing, versions, cycling, placement in the Compute
+    Cluster (enhanced cluster, bare metal RDMA shape, the Compute Cluster's AD only, no fault domains, not
+    preemptible), and overrides that would have no effect.
+
+    :returns: one ``oke-rdma:<key path>: <problem>; <fix>`` line per problem.
+    """
+    problems: list[str] = _check_cluster(cfg)
     ads = set(cfg.availability_domains)
     cc = cfg.compute_cluster
     if cc is not None and cc.availability_domain not in ads:
@@ -102,7 +298,10 @@ def check_pools(cfg: StackConfig) -> list[str]:
     for name, pool in cfg.node_pools.items():
         at = ("nodePools", name)
         if not _K8S_NAME_RE.match(name):
-            problems.append(f"{_key(at)}: the pool name must be lowercase letters, digits and '-'; rename it")
+            # The name becomes the value of the okerdma.io/node-pool node label and part of Kubernetes object names.
+            problems.append(f"{_key(at)}: the pool name {name!r} must be a valid Kubernetes label value and object "
+                            f"name (1-63 lowercase letters, digits and '-', starting and ending alphanumeric); "
+                            f"rename it")
         for ad in pool.availability_domains:
             if ad not in ads:
                 problems.append(f"{_key(at + ('availabilityDomains',))}: {ad!r} is not in "
@@ -113,19 +312,28 @@ def check_pools(cfg: StackConfig) -> list[str]:
         if not pool.is_flex and (pool.ocpus is not None or pool.memory_gb is not None):
             problems.append(f"{_key(at + ('ocpus' if pool.ocpus is not None else 'memoryGb',))}: only Flex shapes "
                             f"take ocpus/memoryGb; {pool.shape} has a fixed size, remove them")
-        if not pool.rdma:
-            continue
-        # OKE docs, "Using Compute Clusters to Provision Managed Nodes".
-        if pool.fault_domains:
-            problems.append(f"{_key(at + ('faultDomains',))}: must be empty for a node pool in a Compute Cluster "
-                            f"(OCI places nodes itself); remove it")
-        if pool.shape not in RDMA_SHAPES:
-            problems.append(f"{_key(at + ('shape',))}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
-                            f"Clusters ({', '.join(sorted(RDMA_SHAPES))}); pick one or set rdma: false")
-        if cc is None:
-            problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster "
-                            f"(availabilityDomain, or existingId of an ACTIVE Compute Cluster); add it")
-        elif pool.availability_domains and tuple(pool.availability_domains) != (cc.availability_domain,):
-            problems.append(f"{_key(at + ('availabilityDomains',))}: an RDMA pool has exactly one placement, in the "
-                            f"Compute Cluster's availability domain {cc.availability_domain!r}; remove the others")
+        if pool.kubernetes_version is not None:
+            problems += _check_version(cfg, at + ("kubernetesVersion",), pool.kubernetes_version)
+        if cfg.cluster.cni_type == "FLANNEL_OVERLAY" and "max_pods_per_node" in pool.model_fields_set:
+            problems.append(f"{_key(at + ('maxPodsPerNode',))}: applies only to VCN-native pod networking "
+                            f"(OCI_VCN_IP_NATIVE), but cluster.cniType is FLANNEL_OVERLAY; remove it")
+        problems += _check_cycling(cfg, at, pool)
+        if pool.allow_unlisted_rdma_shape and (not pool.rdma or pool.shape in RDMA_SHAPES):
+            why = "the pool is not an RDMA pool" if not pool.rdma else f"{pool.shape} is on Oracle's list"
+            problems.append(f"{_key(at + ('allowUnlistedRdmaShape',))}: has no effect because {why}; remove it")
+        if pool.rdma:
+            problems += _check_rdma(cfg, at, pool)
     return problems
+
+
+def placement_warnings(cfg: StackConfig) -> dict[str, str]:
+    """Pool name → warning for what the config allows only by explicit override (``allowUnlistedRdmaShape``).
+
+    Call after :func:`check_pools` passed; the program logs each with ``pulumi.log.warn`` on every run.
+    """
+    return {name: (f"{_key(('nodePools', name, 'allowUnlistedRdmaShape'))}: {pool.shape} is not on Oracle's list of "
+                   f"shapes for RDMA in Compute Clusters ({', '.join(sorted(RDMA_SHAPES))}); OCI may refuse the "
+                   f"pool or its nodes may not join the RDMA fabric")
+            for name, pool in cfg.node_pools.items()
+            if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
+            and pool.shape not in RDMA_SHAPES}
