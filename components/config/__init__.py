@@ -20,11 +20,14 @@ from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometh
 from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_config, raw_pulumi_config
 from .storage import FSS_THROUGHPUT_TIERS, Fss, Storage
 from .tenants import Iam, Tenant
+from .workload_identity import (VERBS, Condition, Grant, ServiceAccount, WorkloadBinding, parse_grant,
+                                workload_bindings)
 
 __all__ = [
     "NAMESPACE", "ConfigError", "StrList", "MIN_BOOT_VOLUME_GB", "RDMA_SHAPES", "Cluster", "ComputeCluster",
     "NodePool", "SUBNET_ROLES", "ApiEndpoint", "Network", "SubnetCidrs", "default_subnet_plan", "subnet_plan",
     "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease", "Platform",
     "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
-    "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
+    "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant", "VERBS", "Condition", "Grant", "ServiceAccount",
+    "WorkloadBinding", "parse_grant", "workload_bindings",
 ]

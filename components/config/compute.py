@@ -7,7 +7,7 @@ docs, "Compute Clusters" (supported shapes); Block Volume docs, "Boot Volumes".
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
@@ -28,8 +28,11 @@ class Cluster(_Model):
 
     kubernetes_version: str
     services_cidr: str = "10.96.0.0/16"
+    type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = "ENHANCED_CLUSTER"
+    kms_key_id: Optional[str] = None
 
     _svc = field_validator("services_cidr")(lambda v: _cidr(v))
+    _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -10,7 +10,7 @@ from typing import Literal, Optional
 
 from pydantic import field_validator
 
-from ._base import _Model
+from ._base import _Model, _ocid
 
 #: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
 FSS_THROUGHPUT_TIERS = (1, 20, 40, 80)
@@ -26,6 +26,9 @@ class Fss(_Model):
     identity_squash: Literal["ROOT", "ALL", "NONE"] = "ROOT"
     require_privileged_source_port: bool = True
     protect: bool = True
+    kms_key_id: Optional[str] = None
+
+    _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
     @field_validator("throughput_gbps")
     @classmethod
