@@ -16,6 +16,10 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 | kubernetes-api-not-public          | resource | no public endpoint without NSG; no TCP 6443 from 0.0.0.0/0      |
 | kubernetes-api-endpoint-restricted | stack    | a public endpoint's NSGs are in the stack, closed to the internet |
 | no-internet-ssh-or-all-ports       | resource | no SSH or all-ports rule from 0.0.0.0/0 or ::/0                 |
+| iam-no-manage-all-resources        | resource | no statement grants manage all-resources                        |
+| iam-any-user-restricts-principal-type | resource | every any-user statement restricts request.principal.type    |
+| iam-workload-statement-scoped      | resource | workload statements pin cluster_id, namespace, service_account  |
+| iam-compute-cluster-launch-statement | stack  | a Compute Cluster node pool has its launch statement            |
 
 All are MANDATORY (the pack default is MANDATORY too); ``--policy-pack-config`` can lower them per stack.
 """
@@ -24,8 +28,9 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import network, placement
+    from . import iam, network, placement
 else:  # run by the Pulumi CLI from inside policies/
+    import iam
     import network
     import placement
 
@@ -33,7 +38,7 @@ PACK_NAME = "oke-rdma-policies"
 PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters on OCI."
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES, *iam.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
