@@ -51,7 +51,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
     """ServiceAccounts and ClusterWorkloadMappings for Workload Identity (type ``oke-rdma:workload_identity:
     WorkloadIdentity``).
 
-    Names: ServiceAccount ``<prefix>-sa-<namespace>-<service account>`` (Kubernetes name = the service account);
+    Names: ServiceAccount ``<prefix>-sa-<namespace>.<service account>`` (unambiguous: a namespace has no ``.``);
     mapping ``<prefix>-wi-mapping-<tenant>`` in ``compartmentId``. Attributes: ``service_accounts``
     (``(namespace, name)`` → ``ServiceAccount``), ``workload_mappings`` (tenant → ``ClusterWorkloadMapping``),
     ``bindings`` (the :class:`components.config.WorkloadBinding` list).
@@ -68,7 +68,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
         for b in self.bindings:
             namespace = args.namespaces[b.namespace]
             self.service_accounts[(b.namespace, b.service_account)] = k8s.core.v1.ServiceAccount(
-                f"{prefix}-sa-{b.namespace}-{b.service_account}", k8s.core.v1.ServiceAccountInitArgs(
+                f"{prefix}-sa-{b.namespace}.{b.service_account}", k8s.core.v1.ServiceAccountInitArgs(
                     metadata=k8s.meta.v1.ObjectMetaArgs(
                         name=b.service_account, namespace=b.namespace,
                         labels={"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix,

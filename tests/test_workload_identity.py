@@ -235,6 +235,7 @@ def test_service_accounts_live_in_the_tenant_namespaces_with_the_cluster_provide
         assert named(dev_run, f"okerdma-dev-ns-{ns}").urn in sa.dependencies
         assert sa.parent == component.urn
         assert sa.inputs["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "pulumi"
+        assert sa.name == f"okerdma-dev-sa-{ns}.{sa.inputs['metadata']['name']}"
 
 
 def test_the_mapped_namespace_gets_a_workload_mapping_after_its_policies(dev_run):
