@@ -14,6 +14,7 @@ from components.network import Network, NetworkArgs
 from components.platform import Platform, PlatformArgs
 from components.storage import Storage, StorageArgs
 from components.volumes import SharedVolumes, SharedVolumesArgs
+from components.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
 prefix = config.name_prefix
@@ -25,19 +26,23 @@ network = Network(f"{prefix}-network", NetworkArgs(config))
 cluster_id, resolve_cluster_id = pulumi.deferred_output()
 compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
 iam = Iam(f"{prefix}-iam", IamArgs(config, cluster_id, compute_cluster_id))
-key_policies = [iam.kms_policy] if iam.kms_policy else []
+key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
 cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn.id, network.subnet_ids, network.nsg_ids,
                                                    depends_on=key_policies))
 resolve_cluster_id(cluster.cluster_id)
 compute = Compute(f"{prefix}-compute", ComputeArgs(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
     depends_on=([iam.launch_policy] if iam.launch_policy else []) + key_policies))
-storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids))
+# An encrypted file system fails to create until FSS may use storage.fss.kmsKeyId: it waits for that policy.
+storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids,
+                                                   file_system_depends_on=iam.fss_kms_dependencies))
 platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
                                                       depends_on=list(compute.node_pools.values())))
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
+workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", WorkloadIdentityArgs(
+    config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
@@ -60,4 +65,12 @@ pulumi.export("fss", None if storage.file_system_id is None else {
 pulumi.export("tenants", {name: {"namespace": ns, "rdma": config.tenants[name].rdma,
                                  "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None}
                           for name, ns in platform.tenant_namespaces.items()})
-pulumi.export("policyStatements", iam.statements)
+pulumi.export("policyStatements", iam.statement_texts)
+pulumi.export("iamPolicies", iam.policy_documents)
+pulumi.export("iamDynamicGroups", iam.dynamic_group_documents)
+pulumi.export("workloadIdentity", {
+    tenant: {"namespace": config.tenant_namespace(tenant),
+             "serviceAccounts": [b.service_account for b in workload_identity.bindings if b.tenant == tenant],
+             "mappedCompartmentId": next((b.mapped_compartment_id for b in workload_identity.bindings
+                                          if b.tenant == tenant and b.mapped_compartment_id), None)}
+    for tenant in config.tenants})

@@ -1,43 +1,64 @@
-"""The IAM policy statements the platform needs, and (optionally) the OCI policies holding them.
+"""Every IAM statement the platform needs, generated from the stack config, and the OCI policies holding them.
 
-Two groups of statements, each least-privilege and scoped to the stack's compartment (never ``manage
-all-resources``):
+Statements, each least-privilege (never ``manage all-resources``; every ``any-user`` statement restricts
+``request.principal.type``), grouped into one policy per purpose so that each can be ordered before what needs it:
 
-* **node pool launch** — OKE managed node pools may launch instances into the OCI Compute Cluster. Needed only when
-  some node pool has ``rdma: true``. It must exist *before* those node pools are created, and it does not depend on
-  the OKE cluster, so it lives in its own policy (:attr:`Iam.launch_policy`) that node pools ``depends_on``.
-* **Vault keys** — with ``cluster.kmsKeyId`` or ``cluster.imageVerificationKeyIds``, OKE clusters
-  (``request.principal.type = 'cluster'``) may use exactly those keys. OKE checks this when it creates the cluster,
-  so it lives in its own policy (:attr:`Iam.kms_policy`) that names no cluster: the cluster and the node pools
-  ``depends_on`` it.
-* **cluster principal** — the OKE cluster itself (``request.principal.type = 'cluster'``, pinned to this cluster's
-  OCID) manages File Storage for the FSS CSI driver (only when FSS is enabled) and uses the VCN for load balancers.
+==============================  ======================  =====================================================
+policy ``<prefix>-...``          attached to             statements (feature)
+==============================  ======================  =====================================================
+``nodepool-launch``             compartmentId           node pools launch into the Compute Cluster (RDMA pools);
+                                                        no cluster OCID in it, so node pools can wait for it
+``cluster-principal``           compartmentId           the cluster principal manages ``file-family`` (FSS CSI
+                                                        driver) and uses ``virtual-network-family`` (load
+                                                        balancers), pinned to this cluster's OCID
+``cluster-kms``                 iam.vaultCompartmentId  the cluster principal uses ``cluster.kmsKeyId`` (secrets
+                                                        encryption) and ``imageVerificationKeyIds`` (image
+                                                        signatures); must exist before the cluster
+``fss-kms``                     iam.vaultCompartmentId  file systems (a dynamic group) use ``storage.fss.kmsKeyId``;
+                                                        must exist before the file system
+``wi-<tenant>``                 compartmentId           the tenant's Workload Identity grants in the stack's
+``wi-<tenant>-mapped``          the mapped compartment  compartment / in the compartment its namespace is mapped
+``wi-<tenant>-tenancy``         iam.tenancyId           to / in the tenancy — each pinned to the workload's
+                                                        cluster, namespace and service account
+``wi-mappings``                 compartmentId           the deployer group may manage cluster-workload-mappings
+``wi-<tenant>-bind``            the mapped compartment  the deployer group may bind workloads to that compartment
+==============================  ======================  =====================================================
 
-With ``iam.createPolicies: false`` nothing is created (users often may not create policies); :attr:`Iam.statements`
-still carries the exact text for an administrator to apply, and becomes the ``policyStatements`` stack output.
+A policy is attached to the compartment its statements name (or the root compartment for ``tenancy``): OCI only
+lets a policy grant access in the compartment it is attached to and below it.
 
-Sources: OKE docs "Encrypting Kubernetes Secrets at Rest in Etcd" (contengencryptingdata.htm) for the key
-statement; OKE docs "Using Compute Clusters to Provision Managed Nodes" (contengusingcomputeclusters.htm) and
-oracle-quickstart/oci-hpc-oke for the launch statement; OKE docs "Setting Up the FSS CSI Volume Plugin" and
-"Provisioning PVCs on the File Storage Service" for ``file-family``; OKE docs "Policy Configuration for Cluster
-Creation and Deployment" and "Network Resource Configuration" for ``virtual-network-family``.
+With ``iam.createPolicies: false`` no IAM resource is created (users often may not create policies); the exact
+statements are still generated: :attr:`Iam.statement_texts` becomes the ``policyStatements`` stack output and
+:attr:`Iam.policy_documents` (policy name → where to attach it and its statements) the ``iamPolicies`` output.
+
+Sources: OKE docs "Using Compute Clusters to Provision Managed Nodes" (contengusingcomputeclusters.htm) and
+oracle-quickstart/oci-hpc-oke (launch statement); OKE docs "Setting Up the FSS CSI Volume Plugin" and "Provisioning
+PVCs on the File Storage Service" (``file-family``); "Policy Configuration for Cluster Creation and Deployment"
+(contengpolicyconfig.htm) and "Network Resource Configuration" (``virtual-network-family``); "Encrypting Kubernetes
+Secrets at Rest in Etcd" (contengencryptingdata.htm: the cluster key statement); IAM docs "Common Policies", "Let
+File Storage encrypt and decrypt file systems" (the file systems' dynamic group and key statement); OKE docs
+"Granting Workloads Access to OCI Resources" (contenggrantingworkloadaccesstoresources.htm: workload statements, the
+workload mapping and its ``cluster-workload-mappings`` / ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` statements).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
 import pulumi_oci as oci
 
-from components.config import StackConfig
+from components.config import StackConfig, WorkloadBinding, workload_bindings
 
 #: The feature each statement serves (``PolicyStatement.feature``).
 FEATURE_RDMA_POOLS = "rdma-node-pools"
 FEATURE_FSS_CSI = "fss-csi"
 FEATURE_LOAD_BALANCERS = "load-balancers"
-FEATURE_KMS_KEYS = "kms-keys"
+FEATURE_CLUSTER_KMS = "cluster-secrets-encryption"
+FEATURE_FSS_KMS = "fss-encryption"
+FEATURE_WORKLOAD_IDENTITY = "workload-identity"
+FEATURE_WORKLOAD_MAPPING = "workload-mapping"
 
 _DOC_COMPUTE_CLUSTERS = ("OKE docs, 'Using Compute Clusters to Provision Managed Nodes' "
                          "(contengusingcomputeclusters.htm); oracle-quickstart/oci-hpc-oke")
@@ -46,17 +67,23 @@ _DOC_KMS = ("OKE docs, 'Encrypting Kubernetes Secrets at Rest in Etcd' (contenge
 _DOC_FSS_CSI = "OKE docs, 'Setting Up the FSS CSI Volume Plugin' / 'Provisioning PVCs on the File Storage Service'"
 _DOC_LOAD_BALANCERS = ("OKE docs, 'Policy Configuration for Cluster Creation and Deployment' and "
                        "'Network Resource Configuration' (contengnetworkconfig.htm)")
+_DOC_CLUSTER_KMS = "OKE docs, 'Encrypting Kubernetes Secrets at Rest in Etcd' (contengencryptingdata.htm)"
+_DOC_FSS_KMS = ("OCI IAM docs, 'Common Policies': 'Let File Storage encrypt and decrypt file systems'; FSS docs, "
+                "'Encrypting a File System'")
+_DOC_WORKLOADS = "OKE docs, 'Granting Workloads Access to OCI Resources' (contenggrantingworkloadaccesstoresources.htm)"
+
+WORKLOAD_MAPPING_PERMISSIONS = "{CLUSTER_WORKLOAD_COMPARTMENT_BIND,CLUSTER_WORKLOAD_COMPARTMENT_UNBIND}"
 
 
 @dataclass(frozen=True)
 class PolicyStatement:
     """One IAM policy statement with its provenance.
 
-    :param name: a short stable identifier (``nodepool-launch``, ``cluster-file-family``, ...).
+    :param name: a short stable identifier (``nodepool-launch``, ``cluster-file-family``, ``wi-research-trainer-0``).
     :param text: the statement; an ``Output[str]`` when it embeds a not-yet-known OCID (the cluster's).
     :param feature: the platform feature that needs it (``FEATURE_*``).
     :param source: the OCI document the statement follows.
-    :param policy: which policy holds it when ``iam.createPolicies`` is true (``launch``, ``kms`` or ``cluster``).
+    :param policy: the key of the policy holding it (the policy is named ``<namePrefix>-<policy>``).
     """
 
     name: str
@@ -66,75 +93,186 @@ class PolicyStatement:
     policy: str
 
 
-def _cluster_condition(cluster_id: pulumi.Input[str]) -> pulumi.Input[str]:
-    """``where all {...}`` pinning the request to this cluster's principal (string formatting only)."""
-    head = "where all {request.principal.type = 'cluster', request.principal.id = '"
-    if isinstance(cluster_id, str):
-        return f"{head}{cluster_id}'}}"
-    return pulumi.Output.concat(head, cluster_id, "'}")
+@dataclass(frozen=True)
+class PolicySpec:
+    """One OCI policy to create (or hand to an administrator).
+
+    :param key: ``nodepool-launch``, ``cluster-principal``, ``wi-<tenant>``, ...; the policy name is
+        ``<namePrefix>-<key>``.
+    :param compartment_id: where it is attached; None only for a root-compartment policy whose tenancy OCID is not
+        configured (possible only with ``iam.createPolicies: false``).
+    :param description: what it is for.
+    """
+
+    key: str
+    compartment_id: Optional[str]
+    description: str
+
+
+@dataclass(frozen=True)
+class DynamicGroupSpec:
+    """A dynamic group a statement names (created in the tenancy; ``compartment_id`` None when not configured)."""
+
+    name: str
+    compartment_id: Optional[str]
+    matching_rule: str
+    description: str
+
+
+@dataclass
+class IamPlan:
+    """What :func:`iam_plan` returns: statements in a stable order, the policies holding them, dynamic groups."""
+
+    statements: list[PolicyStatement] = field(default_factory=list)
+    policies: dict[str, PolicySpec] = field(default_factory=dict)
+    dynamic_groups: list[DynamicGroupSpec] = field(default_factory=list)
+
+    def add(self, spec: PolicySpec, statement: PolicyStatement) -> None:
+        self.policies.setdefault(spec.key, spec)
+        self.statements.append(statement)
 
 
 def _join(*parts: pulumi.Input[str]) -> pulumi.Input[str]:
+    """Concatenate, staying a plain ``str`` when every part is one (string formatting only, no ``apply``)."""
     if all(isinstance(p, str) for p in parts):
         return "".join(parts)  # type: ignore[arg-type]
     return pulumi.Output.concat(*parts)
 
 
-def policy_statements(config: StackConfig, cluster_id: pulumi.Input[str]) -> list[PolicyStatement]:
-    """Every IAM statement the platform needs for ``config``, in a stable order.
+def _location(compartment_id: str) -> str:
+    """``tenancy`` for a tenancy OCID (the root compartment), else ``compartment id <OCID>``."""
+    return "tenancy" if compartment_id.startswith("ocid1.tenancy.") else f"compartment id {compartment_id}"
 
-    A pure function: no resource is created. Statements that embed ``cluster_id`` are ``Output[str]`` when
-    ``cluster_id`` is an Output (built with ``Output.concat`` only), plain strings otherwise.
 
-    :param config: the stack config (reads ``compartmentId``, ``nodePools.*.rdma``, ``storage.fss.enabled``).
-    :param cluster_id: the OKE cluster OCID.
-    :returns: the launch statement (only when a pool has ``rdma: true``), one key statement per Vault key of
-        ``cluster.kmsKeyId`` / ``cluster.imageVerificationKeyIds``, then the cluster-principal statements
-        (``file-family`` only when FSS is enabled, ``virtual-network-family`` always).
+def workload_condition(binding: WorkloadBinding, cluster_id: pulumi.Input[str], extra: str = "") -> pulumi.Input[str]:
+    """``where all {...}`` pinning a request to the workload ``binding`` names, in ``cluster_id``; ``extra`` holds
+    the grant's own conditions (already rendered, comma-separated) appended inside the braces."""
+    head = (f"where all {{request.principal.type = 'workload', request.principal.namespace = '{binding.namespace}', "
+            f"request.principal.service_account = '{binding.service_account}', request.principal.cluster_id = '")
+    return _join(head, cluster_id, "'" + (f", {extra}" if extra else "") + "}")
+
+
+def _workload_statements(plan: IamPlan, config: StackConfig, cluster_id: pulumi.Input[str]) -> None:
+    prefix = config.name_prefix
+    bindings = workload_bindings(config)
+    mapped: dict[str, str] = {}  # tenant → mapped compartment
+    for b in bindings:
+        for i, grant in enumerate(b.grants):
+            # OKE: "Allow any-user to <verb> <resource> in <location> where all {request.principal.type =
+            # 'workload', request.principal.namespace = ..., request.principal.service_account = ...,
+            # request.principal.cluster_id = ...}". The policy goes where the location is.
+            if grant.in_root:
+                key, attach = f"wi-{b.tenant}-tenancy", grant.compartment_id or config.iam.tenancy_id
+                where = "the tenancy"
+            elif grant.compartment_id == config.compartment_id:
+                key, attach, where = f"wi-{b.tenant}", config.compartment_id, "the stack's compartment"
+            else:
+                key, attach, where = f"wi-{b.tenant}-mapped", grant.compartment_id, "its mapped compartment"
+                mapped[b.tenant] = grant.compartment_id  # type: ignore[assignment]
+            location = grant.location
+            extra = ", ".join(c.render() for c in grant.conditions)
+            text = _join(f"Allow any-user to {grant.verb} {grant.resource} in {location} ",
+                         workload_condition(b, cluster_id, extra))
+            plan.add(PolicySpec(key, attach, f"{prefix}: Workload Identity of namespace {b.namespace} in {where}"),
+                     PolicyStatement(f"wi-{b.tenant}-{b.service_account}-{i}", text, FEATURE_WORKLOAD_IDENTITY,
+                                     _DOC_WORKLOADS, key))
+    if not mapped:
+        return
+    # A ClusterWorkloadMapping (namespace → other compartment) may only be created by a group that can manage
+    # workload mappings in the cluster's compartment and bind workloads in the mapped one (OKE docs, "Granting
+    # Workloads Access to OCI Resources in a Different Compartment").
+    group = f"group id {config.iam.deployer_group_id}"
+    plan.add(PolicySpec("wi-mappings", config.compartment_id,
+                        f"{prefix}: the deployer group manages the cluster's workload mappings"),
+             PolicyStatement("wi-manage-mappings",
+                             f"Allow {group} to manage cluster-workload-mappings in compartment id "
+                             f"{config.compartment_id}", FEATURE_WORKLOAD_MAPPING, _DOC_WORKLOADS, "wi-mappings"))
+    for tenant, compartment in mapped.items():
+        key = f"wi-{tenant}-bind"
+        plan.add(PolicySpec(key, compartment, f"{prefix}: the deployer group maps namespace "
+                                              f"{config.tenant_namespace(tenant)} to this compartment"),
+                 PolicyStatement(f"wi-{tenant}-bind", f"Allow {group} to {WORKLOAD_MAPPING_PERMISSIONS} in "
+                                 f"compartment id {compartment}", FEATURE_WORKLOAD_MAPPING, _DOC_WORKLOADS, key))
+
+
+def iam_plan(config: StackConfig, cluster_id: pulumi.Input[str]) -> IamPlan:
+    """Every statement, policy and dynamic group the platform needs for ``config`` (a pure function).
+
+    Statements that embed ``cluster_id`` are ``Output[str]`` when it is an Output (built with ``Output.concat``
+    only), plain strings otherwise. Order: launch, cluster principal, cluster key, FSS key, then Workload Identity
+    tenant by tenant and the workload-mapping statements.
     """
-    scope = f"in compartment id {config.compartment_id}"
-    statements: list[PolicyStatement] = []
+    plan = IamPlan()
+    prefix, comp = config.name_prefix, config.compartment_id
+    scope = f"in compartment id {comp}"
     if config.rdma_pools:
         # RDMA node pools are placed in the Compute Cluster: OKE launches their instances on the node pool's behalf,
         # which needs COMPUTE_CLUSTER_LAUNCH_INSTANCE for the 'nodepool' principal. Oracle's quickstart form; it
         # names no cluster, so it can exist before the OKE cluster and node pools can depend on it.
-        statements.append(PolicyStatement(
-            name="nodepool-launch",
-            text=f"Allow any-user to {{COMPUTE_CLUSTER_LAUNCH_INSTANCE}} {scope} "
-                 f"where request.principal.type = 'nodepool'",
-            feature=FEATURE_RDMA_POOLS, source=_DOC_COMPUTE_CLUSTERS, policy="launch"))
-    for n, key_id in enumerate(config.cluster.kms_key_ids):
-        # OKE (as the 'cluster' principal) unwraps the etcd secrets key and verifies image signatures with these
-        # keys. Pinned to each key; it names no cluster, so the cluster can be created after it. The key must be in
-        # this compartment; for a key elsewhere an administrator applies the statement in the key's compartment.
-        statements.append(PolicyStatement(
-            name=f"cluster-use-key-{n + 1}",
-            text=f"Allow any-user to use keys {scope} where all {{request.principal.type = 'cluster', "
-                 f"target.key.id = '{key_id}'}}",
-            feature=FEATURE_KMS_KEYS, source=_DOC_KMS, policy="kms"))
-    condition = _cluster_condition(cluster_id)
-    if config.storage.fss.enabled:
+        plan.add(PolicySpec("nodepool-launch", comp, f"{prefix}: OKE node pools launch RDMA instances into the "
+                                                     f"Compute Cluster"),
+                 PolicyStatement("nodepool-launch", f"Allow any-user to {{COMPUTE_CLUSTER_LAUNCH_INSTANCE}} {scope} "
+                                 f"where request.principal.type = 'nodepool'", FEATURE_RDMA_POOLS,
+                                 _DOC_COMPUTE_CLUSTERS, "nodepool-launch"))
+    principal = _join("where all {request.principal.type = 'cluster', request.principal.id = '", cluster_id, "'}")
+    fss = config.storage.fss
+    cluster_spec = PolicySpec("cluster-principal", comp, f"{prefix}: the OKE cluster principal "
+                              + ("uses FSS (CSI driver) and " if fss.enabled else "uses ") + "the VCN (load balancers)")
+    if fss.enabled:
         # The FSS CSI driver runs as the cluster principal: it reads our file system and mount target for static
         # PVs and creates file systems/exports for dynamically provisioned ones. Only this cluster, only FSS.
-        statements.append(PolicyStatement(
-            name="cluster-file-family",
-            text=_join(f"Allow any-user to manage file-family {scope} ", condition),
-            feature=FEATURE_FSS_CSI, source=_DOC_FSS_CSI, policy="cluster"))
+        plan.add(cluster_spec, PolicyStatement("cluster-file-family",
+                                               _join(f"Allow any-user to manage file-family {scope} ", principal),
+                                               FEATURE_FSS_CSI, _DOC_FSS_CSI, "cluster-principal"))
     # Service type LoadBalancer: the cluster principal attaches load balancers to our subnets and NSGs and reads
     # VNICs/private IPs. 'use' (not 'manage'): it never creates or deletes network resources.
-    statements.append(PolicyStatement(
-        name="cluster-virtual-network-family",
-        text=_join(f"Allow any-user to use virtual-network-family {scope} ", condition),
-        feature=FEATURE_LOAD_BALANCERS, source=_DOC_LOAD_BALANCERS, policy="cluster"))
-    return statements
+    plan.add(cluster_spec, PolicyStatement("cluster-virtual-network-family",
+                                           _join(f"Allow any-user to use virtual-network-family {scope} ", principal),
+                                           FEATURE_LOAD_BALANCERS, _DOC_LOAD_BALANCERS, "cluster-principal"))
+    vault = config.iam.vault_compartment_id or comp
+    for n, key_id in enumerate(config.cluster.kms_key_ids):
+        # Kubernetes secrets encrypted at rest with our Vault key, and image signatures verified with the image
+        # verification keys: the cluster principal uses each key. OKE checks it while creating the cluster, so the
+        # statement cannot name the (future) cluster's OCID: it is pinned to the key and the 'cluster' principal
+        # type instead, and the cluster and node pools must wait for this policy.
+        plan.add(PolicySpec("cluster-kms", vault, f"{prefix}: the OKE cluster uses its Vault keys (secrets "
+                                                  f"encryption, image signature verification)"),
+                 PolicyStatement(f"cluster-kms-key-{n + 1}", f"Allow any-user to use keys in {_location(vault)} where "
+                                 f"all {{request.principal.type = 'cluster', target.key.id = '{key_id}'}}",
+                                 FEATURE_CLUSTER_KMS, _DOC_CLUSTER_KMS, "cluster-kms"))
+    if fss.enabled and fss.kms_key_id:
+        # File systems encrypt with our Vault key as a resource principal matched by a dynamic group of the file
+        # systems in our compartment; pinned to the one key. The file system must wait for this policy.
+        group = f"{prefix}-fss-file-systems"
+        plan.dynamic_groups.append(DynamicGroupSpec(
+            group, config.iam.tenancy_id,
+            f"ALL {{resource.type = 'filesystem', resource.compartment.id = '{comp}'}}",
+            f"{prefix}: file systems in the stack's compartment (they use the FSS Vault key)"))
+        spec = PolicySpec("fss-kms", vault, f"{prefix}: file systems encrypt with the FSS Vault key")
+        plan.add(spec, PolicyStatement("fss-kms-key", f"Allow dynamic-group {group} to use keys in {_location(vault)} "
+                                       f"where target.key.id = '{fss.kms_key_id}'", FEATURE_FSS_KMS, _DOC_FSS_KMS,
+                                       "fss-kms"))
+        if config.iam.deployer_group_id:
+            # Whoever creates the file system with the key needs to use its key delegate (same doc).
+            plan.add(spec, PolicyStatement(
+                "fss-kms-key-delegate", f"Allow group id {config.iam.deployer_group_id} to use key-delegate in "
+                f"{_location(vault)} where target.key.id = '{fss.kms_key_id}'", FEATURE_FSS_KMS, _DOC_FSS_KMS,
+                "fss-kms"))
+    _workload_statements(plan, config, cluster_id)
+    return plan
+
+
+def policy_statements(config: StackConfig, cluster_id: pulumi.Input[str]) -> list[PolicyStatement]:
+    """Every IAM statement the platform needs for ``config``, in a stable order (see :func:`iam_plan`)."""
+    return iam_plan(config, cluster_id).statements
 
 
 class IamArgs:
     """Inputs of :class:`Iam`.
 
-    :param config: the stack config (reads ``iam.createPolicies``, ``compartmentId``, ``namePrefix``,
-        ``freeformTags``, ``nodePools``, ``storage.fss.enabled``).
-    :param cluster_id: the OKE cluster OCID (the cluster principal's id in the cluster statements).
+    :param config: the stack config (reads ``iam``, ``compartmentId``, ``namePrefix``, ``freeformTags``,
+        ``nodePools``, ``storage.fss``, ``cluster.kmsKeyId``, ``tenants``).
+    :param cluster_id: the OKE cluster OCID (the cluster principal's and the workloads' cluster in conditions).
     :param compute_cluster_id: the Compute Cluster OCID when known before the node pools (an existing one); only
         named in the launch policy's description — the statement keeps Oracle's documented form, which has no
         Compute Cluster condition (a created Compute Cluster's OCID would also make the policy wait for it).
@@ -148,18 +286,25 @@ class IamArgs:
 
 
 class Iam(pulumi.ComponentResource):
-    """IAM policies for RDMA node pools, the FSS CSI driver and load balancers (type ``oke-rdma:iam:Iam``).
+    """The platform's IAM policies and dynamic groups (type ``oke-rdma:iam:Iam``); see the module docstring.
 
-    When ``iam.createPolicies`` is true: ``<prefix>-nodepool-launch`` (only with an RDMA pool; independent of the
-    cluster, so node pools can ``depends_on`` it) and ``<prefix>-cluster-principal``, both ``oci.identity.Policy``
-    in ``compartmentId``. When false: no resource at all.
+    When ``iam.createPolicies`` is true: one ``oci.identity.Policy`` ``<prefix>-<key>`` per :class:`PolicySpec`
+    and one ``oci.identity.DynamicGroup`` per :class:`DynamicGroupSpec` (the ``fss-kms`` policy waits for it).
+    When false: no resource at all.
 
-    With a Vault key in ``cluster`` also ``<prefix>-cluster-keys`` (independent of the cluster, so the cluster and node
-    pools can ``depends_on`` it).
+    Attributes (present in both cases unless said otherwise):
 
-    Attributes: ``statement_records`` (list of :class:`PolicyStatement`), ``statements``
-    (``Output[list[str]]``, every statement in either case), ``launch_policy`` (the launch ``Policy`` or None),
-    ``kms_policy`` (the key-use ``Policy`` or None), ``cluster_policy`` (the cluster-principal ``Policy`` or None).
+    * ``plan`` (:class:`IamPlan`), ``statement_records`` (list of :class:`PolicyStatement`);
+    * ``statement_texts`` (``list[Input[str]]``: every statement; known ones stay known on a first preview) and
+      ``statements`` (the same as one ``Output[list[str]]``);
+    * ``policy_documents``: policy name → ``{"compartmentId", "description", "statements"}`` (for an admin);
+    * ``dynamic_group_documents``: dynamic group name → ``{"compartmentId", "matchingRule"}``;
+    * ``policies`` (key → ``Policy``), ``dynamic_groups`` (name → ``DynamicGroup``): empty when not created;
+    * ``launch_policy``, ``cluster_policy``, ``cluster_kms_policy`` (``Policy`` or None);
+    * ``fss_kms_dependencies``: what the file system must ``depends_on`` (the ``fss-kms`` policy and its dynamic
+      group; empty when not created or not needed);
+    * ``workload_mapping_dependencies``: tenant → what its ClusterWorkloadMapping must ``depends_on`` (the
+      ``wi-mappings`` and ``wi-<tenant>-bind`` policies; empty lists when not created).
 
     Raises nothing: the config model has already been checked.
     """
@@ -168,36 +313,45 @@ class Iam(pulumi.ComponentResource):
         super().__init__("oke-rdma:iam:Iam", name, None, opts)
         cfg = args.config
         prefix = cfg.name_prefix
-        child = pulumi.ResourceOptions(parent=self)
 
-        self.statement_records = policy_statements(cfg, args.cluster_id)
-        self.statements: pulumi.Output[list[str]] = pulumi.Output.all(*[s.text for s in self.statement_records])
-        self.launch_policy: Optional[oci.identity.Policy] = None
-        self.kms_policy: Optional[oci.identity.Policy] = None
-        self.cluster_policy: Optional[oci.identity.Policy] = None
+        self.plan = iam_plan(cfg, args.cluster_id)
+        self.statement_records = self.plan.statements
+        self.statement_texts: list[pulumi.Input[str]] = [s.text for s in self.statement_records]
+        self.statements: pulumi.Output[list[str]] = pulumi.Output.all(*self.statement_texts)
+        self.policy_documents = {
+            f"{prefix}-{key}": {"compartmentId": spec.compartment_id, "description": spec.description,
+                                "statements": [s.text for s in self.statement_records if s.policy == key]}
+            for key, spec in self.plan.policies.items()}
+        self.dynamic_group_documents = {g.name: {"compartmentId": g.compartment_id, "matchingRule": g.matching_rule}
+                                        for g in self.plan.dynamic_groups}
+        self.policies: dict[str, oci.identity.Policy] = {}
+        self.dynamic_groups: dict[str, oci.identity.DynamicGroup] = {}
 
         if cfg.iam.create_policies:
-            launch = [s.text for s in self.statement_records if s.policy == "launch"]
-            cluster = [s.text for s in self.statement_records if s.policy == "cluster"]
-            keys = [s.text for s in self.statement_records if s.policy == "kms"]
-            if keys:
-                self.kms_policy = oci.identity.Policy(f"{prefix}-cluster-keys", oci.identity.PolicyArgs(
-                    compartment_id=cfg.compartment_id, name=f"{prefix}-cluster-keys",
-                    description=f"{prefix}: OKE clusters use the Vault keys of secrets encryption / image verification",
-                    statements=keys, freeform_tags=cfg.freeform_tags), child)
-            if launch:
-                where = "the Compute Cluster"
-                if args.compute_cluster_id is not None:
-                    where = pulumi.Output.concat("Compute Cluster ", args.compute_cluster_id)
-                self.launch_policy = oci.identity.Policy(f"{prefix}-nodepool-launch", oci.identity.PolicyArgs(
-                    compartment_id=cfg.compartment_id, name=f"{prefix}-nodepool-launch",
-                    description=_join(f"{prefix}: OKE node pools launch RDMA instances into ", where),
-                    statements=launch, freeform_tags=cfg.freeform_tags), child)
-            self.cluster_policy = oci.identity.Policy(f"{prefix}-cluster-principal", oci.identity.PolicyArgs(
-                compartment_id=cfg.compartment_id, name=f"{prefix}-cluster-principal",
-                description=f"{prefix}: the OKE cluster principal "
-                            + ("uses FSS (CSI driver) and " if cfg.storage.fss.enabled else "uses ")
-                            + "the VCN (load balancers)",
-                statements=cluster, freeform_tags=cfg.freeform_tags), child)
+            for group in self.plan.dynamic_groups:
+                self.dynamic_groups[group.name] = oci.identity.DynamicGroup(
+                    group.name, oci.identity.DynamicGroupArgs(
+                        compartment_id=group.compartment_id, name=group.name, description=group.description,
+                        matching_rule=group.matching_rule, freeform_tags=cfg.freeform_tags),
+                    pulumi.ResourceOptions(parent=self))
+            for key, spec in self.plan.policies.items():
+                description: pulumi.Input[str] = spec.description
+                if key == "nodepool-launch" and args.compute_cluster_id is not None:
+                    description = pulumi.Output.concat(f"{prefix}: OKE node pools launch RDMA instances into "
+                                                       f"Compute Cluster ", args.compute_cluster_id)
+                waits = list(self.dynamic_groups.values()) if key == "fss-kms" else []
+                self.policies[key] = oci.identity.Policy(f"{prefix}-{key}", oci.identity.PolicyArgs(
+                    compartment_id=spec.compartment_id, name=f"{prefix}-{key}", description=description,
+                    statements=[s.text for s in self.statement_records if s.policy == key],
+                    freeform_tags=cfg.freeform_tags), pulumi.ResourceOptions(parent=self, depends_on=waits))
+
+        self.launch_policy: Optional[oci.identity.Policy] = self.policies.get("nodepool-launch")
+        self.cluster_policy: Optional[oci.identity.Policy] = self.policies.get("cluster-principal")
+        self.cluster_kms_policy: Optional[oci.identity.Policy] = self.policies.get("cluster-kms")
+        self.fss_kms_dependencies: list[pulumi.Resource] = (
+            [self.policies["fss-kms"], *self.dynamic_groups.values()] if "fss-kms" in self.policies else [])
+        self.workload_mapping_dependencies: dict[str, list[pulumi.Resource]] = {
+            tenant: [p for k, p in self.policies.items() if k in ("wi-mappings", f"wi-{tenant}-bind")]
+            for tenant in cfg.tenants}
 
         self.register_outputs({"statements": self.statements})

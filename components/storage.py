@@ -26,6 +26,7 @@ Sources: FSS docs "Managing File Systems", "Managing Mount Targets" and "Updatin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Optional
 
 import pulumi
@@ -81,14 +82,18 @@ class StorageArgs:
     :param subnet_cidrs: subnet CIDR per role (a string, or an output when the network is brought); uses
         ``workers`` and ``pods`` (the export's only clients).
     :param nsg_ids: NSG OCID per role; uses ``storage`` (holds the NFS rules, see ``components.network``).
+    :param file_system_depends_on: what the file system waits for: the IAM policy and dynamic group that let FSS use
+        ``storage.fss.kmsKeyId`` (creating an encrypted file system fails until they exist).
     """
 
     def __init__(self, config: StackConfig, subnet_ids: dict[str, pulumi.Input[str]],
-                 subnet_cidrs: dict[str, pulumi.Input[str]], nsg_ids: dict[str, pulumi.Input[str]]):
+                 subnet_cidrs: dict[str, pulumi.Input[str]], nsg_ids: dict[str, pulumi.Input[str]],
+                 file_system_depends_on: Sequence[pulumi.Resource] = ()):
         self.config = config
         self.subnet_ids = subnet_ids
         self.subnet_cidrs = subnet_cidrs
         self.nsg_ids = nsg_ids
+        self.file_system_depends_on = list(file_system_depends_on)
 
 
 class Storage(pulumi.ComponentResource):
@@ -144,7 +149,8 @@ class Storage(pulumi.ComponentResource):
 
         self.file_system = oci.filestorage.FileSystem(fs_name, oci.filestorage.FileSystemArgs(
             availability_domain=ad, compartment_id=comp, display_name=fs_name, kms_key_id=fss.kms_key_id,
-            freeform_tags=tags), pulumi.ResourceOptions(parent=self, protect=fss.protect))
+            freeform_tags=tags), pulumi.ResourceOptions(parent=self, protect=fss.protect,
+                                                        depends_on=args.file_system_depends_on))
         if fss.protect:
             pulumi.log.info(f"file system {fs_name} is protected: pulumi destroy stops at it (and keeps its data) "
                             f"until storage.fss.protect is false and pulumi up has run", self.file_system)

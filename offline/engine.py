@@ -53,6 +53,8 @@ OCID_KINDS = {
     "oci:ContainerEngine/cluster:Cluster": "cluster", "oci:ContainerEngine/nodePool:NodePool": "nodepool",
     "oci:Identity/policy:Policy": "policy", "oci:FileStorage/fileSystem:FileSystem": "filesystem",
     "oci:FileStorage/mountTarget:MountTarget": "mounttarget", "oci:FileStorage/export:Export": "export",
+    "oci:Identity/dynamicGroup:DynamicGroup": "dynamicgroup",
+    "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": "clusterworkloadmapping",
 }
 
 

@@ -2,7 +2,8 @@
 
 Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, evaluates the policy
 pack on what it declared (:mod:`offline.policy_eval`) and prints a report shaped like ``pulumi preview``: the resource
-tree, a count by type, the policy findings and the stack outputs (secrets shown as ``[secret]``).
+tree, a count by type, the policy findings, the IAM statements (when the stack exports ``policyStatements``) and the
+stack outputs (secrets shown as ``[secret]``).
 
 With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column compares with it: create, update,
 **replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
@@ -176,6 +177,37 @@ def _summary(res) -> str:
     return ""
 
 
+def iam_section(run: ProgramRun) -> list[str]:
+    """The IAM statements of a stack that exports ``policyStatements``, policy by policy when it also exports
+    ``iamPolicies`` (name → ``{compartmentId, description, statements}``) and its dynamic groups
+    (``iamDynamicGroups``): what an administrator applies when the stack creates no policies. Empty otherwise."""
+    outputs = run.outputs
+    if "policyStatements" not in outputs:
+        return []
+    statements = mask(outputs["policyStatements"])
+    policies = mask(outputs.get("iamPolicies"))
+    created = {r.name for r in run.resources if r.type == "oci:Identity/policy:Policy"}
+    count = len(statements) if isinstance(statements, list) else "?"
+    lines = ["", f"IAM statements ({count}):"]
+    if not created:
+        lines.append("    no policy is created by this stack: an administrator creates these policies "
+                     "(iam.createPolicies: false)")
+    if isinstance(policies, dict):
+        for name, doc in sorted(policies.items()):
+            state = "created" if name in created else "not created"
+            where = doc.get("compartmentId") or "the root compartment (set iam.tenancyId)"
+            lines.append(f"    {name} ({state}; attach to {where})")
+            lines += [f"      {text}" for text in doc.get("statements") or []]
+    elif isinstance(statements, list):
+        lines += [f"    {text}" for text in statements]
+    else:
+        lines.append(f"    {statements}")
+    groups = mask(outputs.get("iamDynamicGroups"))
+    for name, doc in sorted(groups.items()) if isinstance(groups, dict) else []:
+        lines.append(f"    dynamic group {name}: {doc.get('matchingRule')}")
+    return lines
+
+
 #: Plan operation → the symbol ``pulumi preview`` prints for it.
 OP_SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
 
@@ -249,6 +281,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
         lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
     if not report.violations and not report.not_run:
         lines.append("        no violations")
+    lines += iam_section(run)
     lines += ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         shown = mask(value)

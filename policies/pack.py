@@ -18,8 +18,9 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import network, node_pool, placement, storage
+    from . import iam, network, node_pool, placement, storage
 else:  # run by the Pulumi CLI from inside policies/
+    import iam
     import network
     import node_pool
     import placement
@@ -29,7 +30,8 @@ PACK_NAME = "oke-rdma-policies"
 PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters on OCI."
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *storage.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *storage.POLICIES,
+                          *iam.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -55,9 +55,17 @@ def test_cluster_options_reach_the_oke_cluster():
 
 
 def test_basic_cluster_without_rdma_pools():
-    raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "nodePools", ("gpu", "rdma"), False)
+    raw = basic_cluster_raw()
     (cluster,) = of_type(run_component(raw, build_cluster), "oci:ContainerEngine/cluster:Cluster")
     assert cluster.inputs["type"] == "BASIC_CLUSTER"
+
+
+def basic_cluster_raw() -> dict[str, str]:
+    """The dev stack on a BASIC_CLUSTER: without what needs an enhanced one (RDMA pools, Workload Identity)."""
+    raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "nodePools", ("gpu", "rdma"), False)
+    for tenant in ("research", "analytics"):
+        raw = edited(raw, "tenants", (tenant, "serviceAccounts"), None, delete=True)
+    return raw
 
 
 # --- node pools ---------------------------------------------------------------------------------------------------
@@ -117,7 +125,7 @@ def test_unlisted_shape_override_logs_a_warning_on_every_run():
 # --- the whole program: Vault key policy ordering -------------------------------------------------------------------
 def test_key_policy_exists_before_the_cluster_and_every_node_pool():
     run = run_program(edited(RAW, "cluster", ("kmsKeyId",), KEY), SECRET_KEYS, "dev")
-    keys = named(run, "okerdma-dev-cluster-keys")
+    keys = named(run, "okerdma-dev-cluster-kms")
     assert keys.inputs["statements"] == [
         "Allow any-user to use keys in compartment id ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t"
         "1s9e0u3i5o7a2dfev where all {request.principal.type = 'cluster', target.key.id = '" + KEY + "'}"]
@@ -136,7 +144,7 @@ def test_key_policy_exists_before_the_cluster_and_every_node_pool():
 
 
 def test_no_key_policy_without_a_key_and_none_created_when_policies_are_not_created():
-    assert not [r for r in run_program(RAW, SECRET_KEYS, "dev").resources if r.name.endswith("cluster-keys")]
+    assert not [r for r in run_program(RAW, SECRET_KEYS, "dev").resources if r.name.endswith("cluster-kms")]
     raw = edited(edited(RAW, "cluster", ("kmsKeyId",), KEY), "iam", ("createPolicies",), False)
     run = run_program(raw, SECRET_KEYS, "dev")
     assert not of_type(run, "oci:Identity/policy:Policy")

@@ -77,6 +77,8 @@ def test_each_placement_mistake_is_exactly_one_problem():
         "oke-rdma:nodePools.gpu.faultDomains: must be empty for a node pool in a Compute Cluster (OCI places nodes "
         "itself); remove it"]
     basic = edited(RAW, "cluster", ("type",), "BASIC_CLUSTER")
+    for tenant in ("research", "analytics"):  # Workload Identity needs an enhanced cluster too: not this test's point
+        basic = edited(basic, "tenants", (tenant, "serviceAccounts"), None, delete=True)
     assert len(problems(basic)) == 1
     vm = gpu(gpu(gpu(RAW, "shape", "VM.Standard.E5.Flex"), "ocpus", 8), "memoryGb", 64)
     assert len(problems(vm)) == 1
@@ -180,6 +182,8 @@ def test_cycling_settings_are_checked(raw_edit, expected):
 def test_oidc_discovery_needs_an_enhanced_cluster():
     raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "cluster", ("openIdConnectDiscovery",), True)
     raw = gpu(raw, "rdma", False)  # a basic cluster cannot host the RDMA pool either
+    for tenant in ("research", "analytics"):  # nor Workload Identity bindings
+        raw = edited(raw, "tenants", (tenant, "serviceAccounts"), None, delete=True)
     assert problems(raw) == [
         "oke-rdma:cluster.openIdConnectDiscovery: OIDC discovery needs an ENHANCED_CLUSTER (OKE docs, OpenID Connect "
         "Discovery); set cluster.type: ENHANCED_CLUSTER or remove it"]

@@ -387,7 +387,8 @@ def test_rules_read_the_property_names_the_oci_sdk_sends():
                      ("kubernetes-api-not-public", "oke"), ("rdma-node-pool-placement", "gpu"),
                      ("rdma-cluster-enhanced", "oke"),
                      # a pool built with no node_metadata / PV flag: the advisory hardening rules see it too
-                     ("node-pool-imds-v2-only", "gpu"), ("node-pool-pv-encryption-in-transit", "gpu")}
+                     ("node-pool-imds-v2-only", "gpu"), ("node-pool-pv-encryption-in-transit", "gpu"),
+                     ("iam-compute-cluster-launch-statement", "gpu")}  # the pool has no launch policy
 
 
 def test_pack_imports_from_inside_the_pack_directory():

@@ -140,7 +140,8 @@ def test_preview_says_whether_the_file_system_is_protected():
 
 def test_kms_key_encrypts_the_file_system():
     key = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaafsskey"
-    run, _, _ = _run(storage={"fss": {"kmsKeyId": key}})
+    # the file systems' key needs a dynamic group in the tenancy, hence iam.tenancyId
+    run, _, _ = _run(storage={"fss": {"kmsKeyId": key}}, iam={"tenancyId": "ocid1.tenancy.oc1..aaaaaaaatenancy2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4tenant"})
     assert one(run.resources, FS).inputs["kmsKeyId"] == key
     run, _, _ = _run()
     assert "kmsKeyId" not in one(run.resources, FS).inputs

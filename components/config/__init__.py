@@ -22,6 +22,8 @@ from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_confi
 from .storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, FSS_THROUGHPUT_TIERS, Fss,
                       SharedStorage, Storage)
 from .tenants import Iam, Tenant
+from .workload_identity import (VERBS, Condition, Grant, ServiceAccount, WorkloadBinding, parse_grant,
+                                workload_bindings)
 
 __all__ = [
     "NAMESPACE", "ConfigError", "StrList", "MIN_BOOT_VOLUME_GB", "RDMA_SHAPES", "Cluster", "ComputeCluster",
@@ -30,4 +32,5 @@ __all__ = [
     "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
     "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
     "FSS_CAPACITY_ENTITLEMENT_TB", "FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS", "SharedStorage",
+    "VERBS", "Condition", "Grant", "ServiceAccount", "WorkloadBinding", "parse_grant", "workload_bindings",
 ]

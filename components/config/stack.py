@@ -15,6 +15,7 @@ from .network import Network, check_network
 from .platform import Platform
 from .storage import Storage, check_storage
 from .tenants import Iam, Tenant, check_tenants
+from .workload_identity import check_workload_identity
 
 class StackConfig(_Model):
     """The whole stack's configuration (every ``oke-rdma:`` key plus ``oci:region``).
@@ -177,8 +178,10 @@ def load_from_pulumi() -> StackConfig:
 
 def cross_checks(cfg: StackConfig) -> list[str]:
     """Rules spanning several keys: subnet plan and overlaps, pod-IP capacity, Compute Cluster placement
-    (enhanced-only features, AD, no fault domains, RDMA shapes), Flex sizing and tenant namespaces.
+    (enhanced-only features, AD, no fault domains, RDMA shapes), Flex sizing, tenant namespaces and Workload
+    Identity bindings.
 
     :returns: one message per problem, each starting with the config key path.
     """
-    return check_network(cfg) + check_pools(cfg) + check_tenants(cfg) + check_storage(cfg)
+    return (check_network(cfg) + check_pools(cfg) + check_tenants(cfg) + check_storage(cfg)
+            + check_workload_identity(cfg))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Optional
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
-from ._base import _K8S_NAME_RE, _k8s_name, _key, _Model
+from ._base import _K8S_NAME_RE, _k8s_name, _key, _Model, _ocid
 from .platform import Platform
 from .storage import SharedStorage
+from .workload_identity import ServiceAccount
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -23,14 +25,35 @@ class Tenant(_Model):
     namespace: Optional[str] = None
     rdma: bool = False
     shared_storage: Optional[SharedStorage] = None
+    #: Workload Identity: service account name → its grants (see ``components.config.workload_identity``).
+    service_accounts: dict[str, ServiceAccount] = Field(default_factory=dict)
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
 
+def _compartment_or_tenancy(v: str) -> str:
+    if not re.match(r"^ocid1\.(compartment|tenancy)\.oc[0-9]+\.[a-z0-9-]*\.[a-z0-9]+$", v):
+        raise ValueError(f"must be a compartment or tenancy OCID (ocid1.compartment.oc1..<id>), got {v!r}")
+    return v
+
+
 class Iam(_Model):
-    """IAM: ``createPolicies: false`` creates nothing and outputs the statements for an administrator."""
+    """IAM: ``createPolicies: false`` creates nothing and outputs the statements for an administrator.
+
+    ``tenancyId``: the tenancy OCID, where policies for ``in tenancy`` grants and the FSS key's dynamic group live.
+    ``deployerGroupId``: OCID of the IAM group that runs ``pulumi up``; named in the statements that let it create
+    ClusterWorkloadMappings. ``vaultCompartmentId``: the compartment holding the Vault keys of ``cluster.kmsKeyId``
+    and ``storage.fss.kmsKeyId`` (default: ``compartmentId``); their policies are attached there.
+    """
 
     create_policies: bool = True
+    tenancy_id: Optional[str] = None
+    deployer_group_id: Optional[str] = None
+    vault_compartment_id: Optional[str] = None
+
+    _tenancy = field_validator("tenancy_id")(lambda v: None if v is None else _ocid("tenancy", v))
+    _group = field_validator("deployer_group_id")(lambda v: None if v is None else _ocid("group", v))
+    _vault = field_validator("vault_compartment_id")(lambda v: None if v is None else _compartment_or_tenancy(v))
 
 
 def check_tenants(cfg: StackConfig) -> list[str]:

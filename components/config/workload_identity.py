@@ -1,0 +1,294 @@
+"""Workload Identity bindings: a tenant's Kubernetes service accounts and the OCI access each one is granted.
+
+A tenant declares, per service account, what it may do in OCI as *grants*: the tail of an OCI policy statement,
+``<verb> <resource-type> in <location> [where <condition>]``::
+
+    tenants:
+      research:
+        serviceAccounts:
+          trainer:
+            allow:
+              - read objects in compartment id ocid1.compartment.oc1..aaaa... where target.bucket.name = 'datasets'
+
+The program turns each grant into ``Allow any-user to <verb> <resource-type> in <location> where all
+{request.principal.type = 'workload', request.principal.namespace = '<tenant namespace>',
+request.principal.service_account = '<service account>', request.principal.cluster_id = '<cluster OCID>', ...}``.
+The namespace is always the tenant's own (there is no namespace key to get wrong) and the service account is the
+map key, so the Kubernetes ServiceAccount and the policy condition come from the same object.
+
+Grammar of a grant (case-insensitive keywords, any run of spaces between words)::
+
+    grant     := verb resource "in" location [ "where" condition ]
+    verb      := "inspect" | "read" | "use" | "manage"
+    resource  := a resource-type or family name: [a-z][a-z0-9-]*   (objects, object-family, secret-bundles, ...)
+    location  := "tenancy" | "compartment id" OCID                 (a compartment or tenancy OCID; no names)
+    condition := leaf | "all" "{" leaf { "," leaf } "}"
+    leaf      := variable ("=" | "!=") "'" value "'"             (variable: target.* or request.* but not
+                                                                 request.principal.*, which the program sets)
+
+Refused: permission lists (``{OBJECT_READ}``), ``manage all-resources``, compartment names (relative to where a
+policy is attached, hence ambiguous), ``any {...}`` conditions (they cannot be AND-ed with the workload condition
+without weakening it).
+
+Sources: OKE docs "Granting Workloads Access to OCI Resources" (contenggrantingworkloadaccesstoresources.htm: the
+statement form, enhanced clusters only, cross-compartment access through a workload mapping); IAM docs "Policy
+Syntax", "Verbs", "Locations", "Conditions".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from pydantic import field_validator, model_validator
+
+from ._base import StrList, _key, _Model
+
+if TYPE_CHECKING:
+    from .stack import StackConfig
+
+VERBS = ("inspect", "read", "use", "manage")
+#: Kubernetes ServiceAccount names are DNS-1123 subdomains (at most 253 characters).
+_SA_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_RESOURCE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+_LOCATION_OCID_RE = re.compile(r"^ocid1\.(compartment|tenancy)\.oc[0-9]+\.[a-z0-9-]*\.[a-z0-9]+$")
+_VARIABLE_RE = re.compile(r"^(request|target)\.[a-z0-9_.-]+$")
+_LEAF_RE = re.compile(r"^(?P<var>[^\s=!']+)\s*(?P<op>!=|=)\s*'(?P<value>[^']*)'$")
+_GRANT_RE = re.compile(r"^(?P<verb>\S+)\s+(?P<resource>\S+)\s+in\s+(?P<location>.+?)(?:\s+where\s+(?P<where>.+))?$",
+                       re.IGNORECASE | re.DOTALL)
+_EXAMPLE = "e.g. 'read objects in compartment id ocid1.compartment.oc1..<id>'"
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One ``variable op 'value'`` test of a policy ``where`` clause."""
+
+    variable: str
+    operator: str  # "=" or "!="
+    value: str
+
+    def render(self) -> str:
+        return f"{self.variable} {self.operator} '{self.value}'"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A parsed grant: what one service account may do (see the module docstring for the grammar).
+
+    ``compartment_id`` is the location's OCID (a compartment or tenancy OCID), None for ``tenancy``.
+    """
+
+    verb: str
+    resource: str
+    compartment_id: Optional[str]
+    conditions: tuple[Condition, ...] = ()
+
+    @property
+    def location(self) -> str:
+        """The statement's location: ``tenancy`` (also for the tenancy's own OCID) or ``compartment id <OCID>``."""
+        return "tenancy" if self.in_root else f"compartment id {self.compartment_id}"
+
+    @property
+    def in_root(self) -> bool:
+        """True when the location is the whole tenancy (``tenancy`` or the tenancy's own OCID)."""
+        return self.compartment_id is None or self.compartment_id.startswith("ocid1.tenancy.")
+
+    def render(self) -> str:
+        """The canonical text of the grant (lowercase verb, single spaces)."""
+        where = ""
+        if self.conditions:
+            inner = ", ".join(c.render() for c in self.conditions)
+            where = f" where all {{{inner}}}" if len(self.conditions) > 1 else f" where {inner}"
+        return f"{self.verb} {self.resource} in {self.location}{where}"
+
+
+def _parse_conditions(text: str) -> tuple[Condition, ...]:
+    text = text.strip()
+    quantifier = re.match(r"^(all|any)\s*\{(?P<body>.*)\}$", text, re.IGNORECASE | re.DOTALL)
+    if quantifier and quantifier.group(1).lower() == "any":
+        raise ValueError("'any {...}' conditions cannot be combined with the workload condition without "
+                         "weakening it; write one grant per alternative")
+    parts = [p.strip() for p in quantifier.group("body").split(",")] if quantifier else [text]
+    conditions = []
+    for part in parts:
+        leaf = _LEAF_RE.match(part)
+        if not leaf:
+            raise ValueError(f"condition {part!r} must read <variable> = '<value>' (or !=), e.g. "
+                             f"target.bucket.name = 'datasets'")
+        var = leaf.group("var").lower()
+        if not _VARIABLE_RE.match(var):
+            raise ValueError(f"condition variable {var!r} must be a request.* or target.* variable")
+        if var.startswith("request.principal."):
+            raise ValueError(f"condition variable {var!r} is set by the program (type, namespace, service "
+                             f"account and cluster of the workload); remove it")
+        conditions.append(Condition(var, leaf.group("op"), leaf.group("value")))
+    return tuple(conditions)
+
+
+def parse_grant(text: str) -> Grant:
+    """Parse one grant, ``<verb> <resource-type> in <location> [where <condition>]``.
+
+    :returns: the :class:`Grant`.
+    :raises ValueError: with what is wrong and how to write it instead: not that shape, a permission list, an
+        unknown verb, ``manage all-resources``, a malformed resource type, a location that is not ``tenancy`` or
+        ``compartment id <compartment or tenancy OCID>``, or a condition outside the grammar.
+    """
+    match = _GRANT_RE.match(" ".join(text.split()))
+    if text.strip().startswith("{"):
+        raise ValueError("permission lists ({...}) are not accepted; use a verb (inspect, read, use, manage) and a "
+                         f"resource type, {_EXAMPLE}")
+    if not match:
+        raise ValueError(f"must read '<verb> <resource-type> in <location> [where <condition>]', {_EXAMPLE}")
+    verb, resource = match.group("verb").lower(), match.group("resource").lower()
+    if verb not in VERBS:
+        raise ValueError(f"{verb!r} is not an OCI verb; use one of {', '.join(VERBS)}")
+    if not _RESOURCE_RE.match(resource):
+        raise ValueError(f"{resource!r} is not an OCI resource-type name (lowercase words joined by '-', like "
+                         f"objects or object-family)")
+    if verb == "manage" and resource == "all-resources":
+        raise ValueError("'manage all-resources' gives the workload full control of everything in the location; "
+                         "name the resource types it needs (e.g. 'manage objects')")
+    location = match.group("location")
+    words = location.split()
+    if [w.lower() for w in words] == ["tenancy"]:
+        compartment_id = None
+    elif len(words) == 3 and [w.lower() for w in words[:2]] == ["compartment", "id"]:
+        if not _LOCATION_OCID_RE.match(words[2]):
+            raise ValueError(f"{words[2]!r} is not a compartment or tenancy OCID (ocid1.compartment.oc1..<id> or "
+                             f"ocid1.tenancy.oc1..<id>)")
+        compartment_id = words[2]
+    elif words and words[0].lower() == "compartment":
+        raise ValueError(f"name the compartment by OCID ('compartment id ocid1.compartment.oc1..<id>'), not "
+                         f"{location!r}: a compartment name depends on where the policy is attached")
+    else:
+        raise ValueError(f"location {location!r} must be 'tenancy' or 'compartment id <compartment OCID>'")
+    where = match.group("where")
+    return Grant(verb, resource, compartment_id, _parse_conditions(where) if where else ())
+
+
+class ServiceAccount(_Model):
+    """A Kubernetes ServiceAccount in its tenant's namespace and the OCI access its pods get (``allow``: grants)."""
+
+    allow: StrList = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_namespace(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "namespace" in data:
+            raise ValueError("a service account lives in its tenant's namespace; declare it under the tenant that "
+                             "owns that namespace (tenants.<tenant>.serviceAccounts) and remove namespace")
+        return data
+
+    @field_validator("allow")
+    @classmethod
+    def _grants(cls, v: StrList) -> StrList:
+        if not v:
+            raise ValueError("lists no grant; add at least one ('<verb> <resource-type> in <location>') or remove "
+                             "the service account")
+        for i, text in enumerate(v):
+            try:
+                parse_grant(text)
+            except ValueError as e:
+                raise ValueError(f"allow[{i}] {text!r}: {e}") from None
+        return v
+
+    @property
+    def grants(self) -> tuple[Grant, ...]:
+        """The parsed grants, in config order."""
+        return tuple(parse_grant(t) for t in self.allow)
+
+
+def valid_service_account_name(name: str) -> bool:
+    """True for a Kubernetes ServiceAccount name (a DNS-1123 subdomain, at most 253 characters)."""
+    return len(name) <= 253 and bool(_SA_NAME_RE.match(name))
+
+
+@dataclass(frozen=True)
+class WorkloadBinding:
+    """One service account of one tenant and its grants: the single source of the ServiceAccount's namespace and
+    name and of the policy condition naming them.
+
+    ``mapped_compartment_id`` is the compartment (other than the stack's) its grants reach, which OKE needs a
+    ``ClusterWorkloadMapping`` for; None when every grant stays in the stack's compartment or the tenancy.
+    """
+
+    tenant: str
+    namespace: str
+    service_account: str
+    grants: tuple[Grant, ...]
+    mapped_compartment_id: Optional[str]
+
+
+def _other_compartments(cfg: StackConfig, grants: tuple[Grant, ...]) -> list[str]:
+    seen: list[str] = []
+    for g in grants:
+        if not g.in_root and g.compartment_id != cfg.compartment_id and g.compartment_id not in seen:
+            seen.append(g.compartment_id)  # type: ignore[arg-type]
+    return seen
+
+
+def workload_bindings(cfg: StackConfig) -> list[WorkloadBinding]:
+    """Every Workload Identity binding of the stack, tenant by tenant, service account by service account.
+
+    Call only on a checked config (:func:`check_workload_identity` guarantees at most one other compartment per
+    tenant namespace).
+    """
+    bindings = []
+    for tenant, t in cfg.tenants.items():
+        others = _other_compartments(cfg, tuple(g for sa in t.service_accounts.values() for g in sa.grants))
+        for name, sa in t.service_accounts.items():
+            mine = _other_compartments(cfg, sa.grants)
+            bindings.append(WorkloadBinding(tenant, cfg.tenant_namespace(tenant), name, sa.grants,
+                                            others[0] if mine else None))
+    return bindings
+
+
+def check_workload_identity(cfg: StackConfig) -> list[str]:
+    """Cross-field rules of Workload Identity and the IAM settings it and the KMS keys need.
+
+    * bindings need an ``ENHANCED_CLUSTER`` (OKE: workload identities only on enhanced clusters);
+    * service account names are Kubernetes names (DNS-1123 subdomains);
+    * a tenant's grants reach at most one compartment besides the stack's: OKE maps a namespace to one compartment
+      with a ``ClusterWorkloadMapping``;
+    * a workload mapping needs ``iam.deployerGroupId`` (the group that creates it must be allowed to ``manage
+      cluster-workload-mappings`` and to ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` in the mapped compartment);
+    * with ``iam.createPolicies``, a grant ``in tenancy`` and an FSS ``kmsKeyId`` (its dynamic group) need
+      ``iam.tenancyId`` (the policy or dynamic group is created in the root compartment).
+    """
+    problems: list[str] = []
+    create = cfg.iam.create_policies
+    tenancy_needed: list[str] = []
+    for tenant, t in cfg.tenants.items():
+        for name, sa in t.service_accounts.items():
+            at = ("tenants", tenant, "serviceAccounts", name)
+            if cfg.cluster.type != "ENHANCED_CLUSTER":
+                problems.append(f"{_key(at)}: Workload Identity needs an enhanced cluster, but cluster.type is "
+                                f"{cfg.cluster.type}; set oke-rdma:cluster.type to ENHANCED_CLUSTER or remove the "
+                                f"binding")
+            if not valid_service_account_name(name):
+                problems.append(f"{_key(at)}: {name!r} is not a Kubernetes ServiceAccount name (lowercase letters, "
+                                f"digits, '-' and '.', at most 253); rename it")
+            if any(g.compartment_id is None for g in sa.grants):
+                tenancy_needed.append(_key(at + ("allow",)))
+        others = _other_compartments(cfg, tuple(g for sa in t.service_accounts.values() for g in sa.grants))
+        at = ("tenants", tenant, "serviceAccounts")
+        if len(others) > 1:
+            problems.append(f"{_key(at)}: the grants of namespace {cfg.tenant_namespace(tenant)!r} reach "
+                            f"{len(others)} compartments besides oke-rdma:compartmentId ({', '.join(others)}); OKE "
+                            f"maps a namespace to one compartment (ClusterWorkloadMapping): keep one, or move the "
+                            f"others to another tenant")
+        elif others and cfg.iam.deployer_group_id is None:
+            problems.append(f"{_key(('iam', 'deployerGroupId'))}: required because tenant {tenant!r} reaches "
+                            f"compartment {others[0]} through a ClusterWorkloadMapping, which only a group allowed "
+                            f"to bind workloads to that compartment may create; set the OCID of the group that runs "
+                            f"pulumi up")
+    if create and cfg.iam.tenancy_id is None:
+        fss = cfg.storage.fss
+        if fss.enabled and fss.kms_key_id:
+            tenancy_needed.append(_key(("storage", "fss", "kmsKeyId")))
+        if tenancy_needed:
+            problems.append(f"{_key(('iam', 'tenancyId'))}: required with iam.createPolicies because "
+                            f"{', '.join(tenancy_needed)} need a policy or dynamic group in the root compartment; "
+                            f"set the tenancy OCID, or set iam.createPolicies: false")
+    return problems
