@@ -12,6 +12,7 @@ from components.config import load_from_pulumi
 from components.iam import Iam, IamArgs
 from components.network import Network, NetworkArgs
 from components.platform import Platform, PlatformArgs
+from components.scheduling import Scheduling, SchedulingArgs
 from components.storage import Storage, StorageArgs
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
@@ -27,6 +28,9 @@ compute = Compute(f"{prefix}-compute", ComputeArgs(
 storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids))
 platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
                                                       depends_on=list(compute.node_pools.values())))
+scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],
+                                                                platform.namespaces))
+              if "kueue" in platform.releases else None)
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
@@ -48,3 +52,4 @@ pulumi.export("fss", None if storage.file_system_id is None else {
 pulumi.export("tenants", {name: {"namespace": ns, "rdma": config.tenants[name].rdma}
                           for name, ns in platform.tenant_namespaces.items()})
 pulumi.export("policyStatements", iam.statements)
+pulumi.export("queues", scheduling.queues if scheduling else {})

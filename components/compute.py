@@ -13,7 +13,7 @@ all checked by ``components.config`` before anything is declared and here only a
 Every pool: VCN-native pod networking (pods in the pod subnet with the pod NSG, ``maxPodsPerNode``), nodes in the
 worker subnet with the worker NSG, in-transit encryption for paravirtualized volumes, the boot volume size in GB and
 the pool's initial labels. GPU pools get ``oci.oraclecloud.com/disable-gpu-device-plugin=true`` when the GPU
-Operator is enabled, so that only the operator's device plugin runs on them.
+Operator's device plugin runs (``Platform.operator_device_plugin``), so that only one device plugin runs on them.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class Compute(pulumi.ComponentResource):
                 pulumi.ResourceOptions(parent=self))
             self.compute_cluster_id = compute_cluster.id
 
-        gpu_operator = cfg.platform.gpu_operator.enabled
+        gpu_operator = cfg.platform.operator_device_plugin  # the operator's device plugin runs: OKE's must not
         self.node_pools: dict[str, oci.containerengine.NodePool] = {}
         for pool_name, pool in cfg.node_pools.items():
             if pool.rdma:

@@ -15,11 +15,12 @@ Layout: ``_base`` (strict base model, validators, :class:`ConfigError`), one mod
 from ._base import NAMESPACE, ConfigError, StrList
 from .compute import MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, NodePool
 from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
-from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
-                       Platform)
+from .platform import (GPUS_PER_SHAPE, HOSTNAME_LABEL, OKE_DEVICE_PLUGIN_LABEL, RDMA_TOPOLOGY_LEVELS,
+                       GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
+                       Platform, TopologyLabeler)
 from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_config, raw_pulumi_config
 from .storage import FSS_THROUGHPUT_TIERS, Fss, Storage
-from .tenants import Iam, Tenant
+from .tenants import Iam, Tenant, TenantQuota, pool_gpus
 
 __all__ = [
     "NAMESPACE", "ConfigError", "StrList", "MIN_BOOT_VOLUME_GB", "RDMA_SHAPES", "Cluster", "ComputeCluster",
@@ -27,4 +28,6 @@ __all__ = [
     "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease", "Platform",
     "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
     "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
+    "GPUS_PER_SHAPE", "HOSTNAME_LABEL", "OKE_DEVICE_PLUGIN_LABEL", "RDMA_TOPOLOGY_LEVELS", "TopologyLabeler",
+    "TenantQuota", "pool_gpus",
 ]

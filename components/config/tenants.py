@@ -4,19 +4,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from ._base import _K8S_NAME_RE, _k8s_name, _key, _Model
-from .platform import Platform
+from .platform import GPUS_PER_SHAPE, Platform
 
 if TYPE_CHECKING:
     from .stack import StackConfig
 
+class TenantQuota(_Model):
+    """A tenant's nominal Kueue quota: ``gpu`` (nvidia.com/gpu), ``cpu`` (cores), ``memoryGb`` (GiB), and
+    ``gpuBorrowingLimit`` (GPUs it may borrow from idle quota of the other tenants' ClusterQueues in the cohort).
+
+    The namespace's ResourceQuota caps ``requests.nvidia.com/gpu`` at ``gpu + gpuBorrowingLimit``.
+    """
+
+    gpu: int = Field(default=0, ge=0)
+    cpu: int = Field(default=0, ge=0)
+    memory_gb: int = Field(default=0, ge=0)
+    gpu_borrowing_limit: int = Field(default=0, ge=0)
+
+
 class Tenant(_Model):
-    """A team's namespace. ``rdma: true`` allows RDMA pods (Pod Security ``privileged``), else ``restricted``."""
+    """A team's namespace. ``rdma: true`` allows RDMA pods (Pod Security ``privileged``), else ``restricted``.
+
+    ``quota``: its Kueue quota (:class:`TenantQuota`); without it the tenant's ClusterQueue has zero nominal quota
+    and its namespace may request no GPU.
+    """
 
     namespace: Optional[str] = None
     rdma: bool = False
+    quota: TenantQuota = TenantQuota()
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
@@ -31,6 +49,8 @@ def check_tenants(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     reserved = {"default", "kube-system", "kube-public", "kube-node-lease"}
     platform = {getattr(cfg.platform, f).namespace for f in Platform.model_fields}
+    if cfg.platform.kueue.topology_labeler.enabled:
+        platform.add(cfg.platform.kueue.topology_labeler.namespace)
     seen: dict[str, str] = {}
     for name in cfg.tenants:
         ns = cfg.tenant_namespace(name)
@@ -44,4 +64,35 @@ def check_tenants(cfg: StackConfig) -> list[str]:
             problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; "
                             f"tenants must not share")
         seen[ns] = name
+    return problems
+
+
+def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
+    """RDMA pool name → the GPUs it can ever offer (``size`` × GPUs per shape); None for a shape not in
+    :data:`GPUS_PER_SHAPE`."""
+    return {name: (pool.size * GPUS_PER_SHAPE[pool.shape] if pool.shape in GPUS_PER_SHAPE else None)
+            for name, pool in cfg.rdma_pools.items()}
+
+
+def check_quotas(cfg: StackConfig) -> list[str]:
+    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — every RDMA pool's
+    ResourceFlavor — can ever offer; Kueue would admit work no node can run."""
+    problems: list[str] = []
+    capacity = pool_gpus(cfg)
+    unknown = sorted(n for n, g in capacity.items() if g is None)
+    total = sum(g for g in capacity.values() if g is not None)
+    for name, tenant in cfg.tenants.items():
+        q = tenant.quota
+        at = _key(("tenants", name, "quota", "gpu"))
+        if q.gpu + q.gpu_borrowing_limit == 0:
+            continue
+        if unknown:
+            problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
+                            f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; add the shape to "
+                            f"GPUS_PER_SHAPE in components/config/platform.py")
+        elif q.gpu + q.gpu_borrowing_limit > total:
+            pools = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in capacity)
+            problems.append(f"{at}: {q.gpu} GPUs (+{q.gpu_borrowing_limit} borrowable) is more than the {total} "
+                            f"GPUs the RDMA pools can ever offer ({pools or 'no RDMA pool'}); lower it or grow "
+                            f"the pools")
     return problems
