@@ -79,7 +79,8 @@ def test_create_policies_false_creates_nothing_but_keeps_statements():
 
 
 def test_no_rdma_pool_no_launch_statement_or_policy():
-    run, iam = _run(nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}})
+    run, iam = _run(nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}},
+                    tenants={"research": {"quota": None}, "analytics": {"quota": None}})  # GPU quotas need RDMA pools
     assert run.outputs["statements"] == [FILE_FAMILY, VCN_FAMILY]
     assert [p.name for p in of_type(run.resources, POLICY)] == ["okerdma-dev-cluster-principal"]
     assert iam.launch_policy is None

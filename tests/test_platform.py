@@ -76,7 +76,8 @@ def test_release_values():
         "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False}
     assert spec["retention"] == "15d" and spec["retentionSize"] == "80GB"
     assert spec["storageSpec"] == {"volumeClaimTemplate": {"spec": {
-        "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "100Gi"}}}}}
+        "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "100Gi"}}}}}
     assert kps["grafana"] == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
     assert releases["kueue"].inputs["values"] == {"enablePrometheus": True}
     gpu = releases["gpu-operator"].inputs["values"]

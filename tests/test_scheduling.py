@@ -253,3 +253,20 @@ def test_nccl_allreduce_example_essentials():
     assert {"/dev/infiniband", "/dev/shm"} <= mounts
     assert {"path": "/dev/infiniband"} in [v.get("hostPath") for v in pod["volumes"]]
     assert ":" in c["image"] and not c["image"].endswith(":latest")
+
+
+def test_dev_preview_json_shows_the_objects_and_edges(tmp_path):
+    import json
+
+    from offline.preview import main
+    assert main(["--stack", "dev", "--json", str(tmp_path / "plan.json")]) == 0
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    by_name = {r["name"]: r for r in plan["resources"]}
+    kueue = by_name["okerdma-dev-kueue"]["urn"]
+    kinds = sorted(r["type"].rsplit(":", 1)[1] for r in plan["resources"] if r["type"].startswith(KUEUE))
+    assert kinds == ["ClusterQueue", "ClusterQueue", "LocalQueue", "LocalQueue", "ResourceFlavor", "Topology"]
+    assert all(kueue in r["dependencies"] for r in plan["resources"] if r["type"].startswith(KUEUE))
+    assert by_name["okerdma-dev-kube-prometheus-stack"]["urn"] in by_name["okerdma-dev-gpu-operator"]["dependencies"]
+    assert by_name["okerdma-dev-ns-research"]["inputs"]["metadata"]["labels"][
+        "pod-security.kubernetes.io/enforce"] == "privileged"
+    assert by_name["okerdma-dev-quota-research"]["inputs"]["spec"]["hard"] == {"requests.nvidia.com/gpu": "16"}

@@ -3,7 +3,8 @@ Prometheus retention and storage, the Grafana admin password, Kueue's topology l
 topology labeler, and the cross-field rules that keep the platform working (``check_platform``).
 
 Sources: NVIDIA GPU Operator docs "Installing the NVIDIA GPU Operator" (pre-installed drivers:
-``driver.enabled=false``); OKE docs "Running Applications on GPU-based Nodes" (the ``oci.oraclecloud.com/disable-gpu-device-plugin`` node label);
+``driver.enabled=false``); OKE docs "Running Applications on GPU-based Nodes" (the
+``oci.oraclecloud.com/disable-gpu-device-plugin`` node label);
 Kueue docs "Topology Aware Scheduling" (the lowest level must be ``kubernetes.io/hostname``; every level's label must
 be on the nodes); oracle-quickstart/oci-hpc-oke "Using RDMA Network Locality When Running Workloads on OKE" (the
 ``oci.oraclecloud.com/rdma.*`` labels); OCI Compute docs "Compute Shapes" (GPUs per bare metal GPU shape); Block
