@@ -12,6 +12,7 @@ from components.config import load_from_pulumi
 from components.iam import Iam, IamArgs
 from components.network import Network, NetworkArgs
 from components.platform import Platform, PlatformArgs
+from components.scheduling import Scheduling, SchedulingArgs
 from components.storage import Storage, StorageArgs
 from components.volumes import SharedVolumes, SharedVolumesArgs
 from components.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
@@ -43,6 +44,9 @@ volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-v
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", WorkloadIdentityArgs(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
+scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],
+                                                                platform.namespaces))
+              if "kueue" in platform.releases else None)
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
@@ -74,3 +78,4 @@ pulumi.export("workloadIdentity", {
              "mappedCompartmentId": next((b.mapped_compartment_id for b in workload_identity.bindings
                                           if b.tenant == tenant and b.mapped_compartment_id), None)}
     for tenant in config.tenants})
+pulumi.export("queues", scheduling.queues if scheduling else {})

@@ -19,8 +19,8 @@ which OKE applies to the instances: OKE docs "Configuring IMDS for Kubernetes Cl
 dedicated NodePool field), in-transit encryption for paravirtualized volumes, node eviction settings (grace
 duration, force action/delete), node cycling (max surge/unavailable), preemptible capacity for non-RDMA pools, the
 boot volume size in GB and the pool's initial labels. GPU pools get
-``oci.oraclecloud.com/disable-gpu-device-plugin=true`` when the GPU Operator is enabled, so that only the operator's
-device plugin runs on them.
+``oci.oraclecloud.com/disable-gpu-device-plugin=true`` when the GPU Operator's device plugin runs
+(``Platform.operator_device_plugin``), so that only one device plugin runs on them.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class Compute(pulumi.ComponentResource):
                 pulumi.ResourceOptions(parent=self))
             self.compute_cluster_id = compute_cluster.id
 
-        gpu_operator = cfg.platform.gpu_operator.enabled
+        gpu_operator = cfg.platform.operator_device_plugin  # the operator's device plugin runs: OKE's must not
         vcn_native = cfg.cluster.cni_type == CNI_TYPE
         self.node_pools: dict[str, oci.containerengine.NodePool] = {}
         for pool_name, pool in cfg.node_pools.items():

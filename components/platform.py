@@ -18,13 +18,22 @@ tenant with ``rdma: true``                 privileged    RDMA training pods use 
                                                          capability and the ``/dev/infiniband`` hostPath
 Kueue, KEDA, tenant with ``rdma: false``   restricted    their charts and ordinary workloads run as non-root
                                                          with dropped capabilities and RuntimeDefault seccomp
+RDMA topology labeler (when enabled)       privileged    hostNetwork, to read this host's instance metadata
 =========================================  ============  ======================================================
+
+Each tenant namespace also gets a ``ResourceQuota`` capping ``requests.nvidia.com/gpu`` at the tenant's GPU quota
+plus its borrowing limit (zero without a quota), so pods that bypass Kueue cannot take GPUs either.
+
+``platform.<release>.values`` are deep-merged over the values below (:func:`merge_values`).
 
 Releases (exact chart versions from ``platform.*.version``; a disabled one is skipped):
 
 * ``kube-prometheus-stack`` (prometheus-community) — installed first: its CRDs (``ServiceMonitor``, ...) are used by
   the others. ``*SelectorNilUsesHelmValues: false`` so Prometheus picks up every ServiceMonitor/PodMonitor/Probe/
-  PrometheusRule in the cluster, not only the chart's own.
+  PrometheusRule in the cluster, not only the chart's own. Prometheus keeps ``retention`` (and at most
+  ``retentionSizeGb``) on a ``storageGb`` block volume of ``storageClass``. Grafana's admin password, when given,
+  is a Pulumi secret written into a Kubernetes Secret the chart reads (``grafana.admin.existingSecret``) — it is
+  never in Helm values; without one, Grafana generates a random password instead of the chart's known default.
 * ``gpu-operator`` (NVIDIA NGC) — ``depends_on`` kube-prometheus-stack (its DCGM exporter ``ServiceMonitor``; the
   ServiceMonitor is turned off when kube-prometheus-stack is disabled). ``driver.enabled: false`` because OKE GPU
   images ship the NVIDIA driver (and OFED); CDI on; the device plugin on; daemon sets tolerate the
@@ -32,7 +41,9 @@ Releases (exact chart versions from ``platform.*.version``; a disabled one is sk
   the label ``oci.oraclecloud.com/disable-gpu-device-plugin=true``: the compute component labels GPU pools with it,
   so only the operator's device plugin runs (two plugins would advertise ``nvidia.com/gpu`` twice).
 * ``kueue`` (``oci://registry.k8s.io/kueue/charts/kueue``, an OCI chart: no repository) — Kueue objects
-  (Topology, ResourceFlavor, ClusterQueue, LocalQueue) must ``depends_on`` :attr:`Platform.releases` ``["kueue"]``.
+  (Topology, ResourceFlavor, ClusterQueue, LocalQueue) must ``depends_on`` :attr:`Platform.releases` ``["kueue"]``
+  (see ``components.scheduling``). With kube-prometheus-stack, its metrics ``ServiceMonitor`` is on and the
+  release waits for kube-prometheus-stack (the CRD).
 * ``keda`` (kedacore). Its CRDs are too large for client-side ``kubectl apply`` (the last-applied annotation
   exceeds 256 KiB); Helm creates them without that annotation, so the Helm release is safe.
 
@@ -54,6 +65,8 @@ from components.config import StackConfig
 PRIVILEGED, RESTRICTED = "privileged", "restricted"
 PSA_MODES = ("enforce", "audit", "warn")
 GPU_TAINT_KEY = "nvidia.com/gpu"
+GPU_RESOURCE = "nvidia.com/gpu"
+GRAFANA_SECRET = "grafana-admin"
 
 
 @dataclass(frozen=True)
@@ -95,17 +108,38 @@ def namespace_levels(config: StackConfig) -> dict[str, str]:
         release = getattr(config.platform, _CONFIG_FIELD[spec.key])
         if release.enabled and levels.get(release.namespace) != PRIVILEGED:
             levels[release.namespace] = spec.pod_security
+    labeler = config.platform.kueue.topology_labeler
+    if config.platform.kueue.enabled and labeler.enabled:
+        levels[labeler.namespace] = PRIVILEGED
     for tenant, t in config.tenants.items():
         levels[config.tenant_namespace(tenant)] = PRIVILEGED if t.rdma else RESTRICTED
     return levels
 
 
+def merge_values(ours: Any, theirs: Any) -> Any:
+    """Deep-merge Helm values: maps merge key by key, anything else in ``theirs`` (lists included) replaces ours."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return {**ours, **{k: merge_values(ours.get(k), v) for k, v in theirs.items()}}
+    return theirs
+
+
 def release_values(key: str, config: StackConfig) -> dict[str, Any]:
     """The Helm values oke-rdma sets for release ``key`` (everything else is the chart's default)."""
     if key == "kubePrometheusStack":
-        return {"prometheus": {"prometheusSpec": {
+        kps = config.platform.kube_prometheus_stack
+        spec: dict[str, Any] = {
             "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
-            "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False}}}
+            "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False,
+            "retention": kps.retention,
+            "storageSpec": {"volumeClaimTemplate": {"spec": {
+                "storageClassName": kps.storage_class, "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": f"{kps.storage_gb}Gi"}}}}}}
+        if kps.retention_size_gb is not None:
+            spec["retentionSize"] = f"{kps.retention_size_gb}GB"
+        grafana: dict[str, Any] = (
+            {"admin": {"existingSecret": GRAFANA_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"}}
+            if kps.grafana_admin_password is not None else {"adminPassword": ""})  # "": the chart generates one
+        return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana}
     if key == "gpuOperator":
         toleration = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
         monitoring = config.platform.kube_prometheus_stack.enabled
@@ -117,7 +151,20 @@ def release_values(key: str, config: StackConfig) -> dict[str, Any]:
             "daemonsets": {"tolerations": [toleration]},
             "node-feature-discovery": {"worker": {"tolerations": [toleration]}},
         }
+    if key == "kueue":
+        return {"enablePrometheus": config.platform.kube_prometheus_stack.enabled}
     return {}
+
+
+def helm_values(key: str, config: StackConfig) -> dict[str, Any]:
+    """The values a release is installed with: :func:`release_values` with ``platform.<key>.values`` merged over."""
+    return merge_values(release_values(key, config), getattr(config.platform, _CONFIG_FIELD[key]).values)
+
+
+def gpu_quota(config: StackConfig, tenant: str) -> int:
+    """The most GPUs tenant ``tenant``'s namespace may request: nominal quota plus borrowing limit."""
+    q = config.tenants[tenant].quota
+    return q.gpu + q.gpu_borrowing_limit
 
 
 class PlatformArgs:
@@ -145,7 +192,8 @@ class Platform(pulumi.ComponentResource):
 
     Attributes: ``namespaces`` (namespace name → ``Namespace``), ``releases`` (``kubePrometheusStack``,
     ``gpuOperator``, ``kueue``, ``keda`` → ``Release``, enabled ones only), ``tenant_namespaces`` (tenant →
-    namespace name), ``pod_security`` (namespace name → PSA level).
+    namespace name), ``pod_security`` (namespace name → PSA level), ``resource_quotas`` (tenant →
+    ``ResourceQuota``), ``grafana_secret`` (the ``Secret`` holding Grafana's admin password, or None).
 
     Raises nothing: the config model has already checked names, versions and tenant namespaces.
     """
@@ -166,6 +214,27 @@ class Platform(pulumi.ComponentResource):
                     name=ns, labels={**pod_security_labels(level), "app.kubernetes.io/managed-by": "pulumi",
                                      "app.kubernetes.io/part-of": prefix})), k8s_opts())
         self.tenant_namespaces = {tenant: cfg.tenant_namespace(tenant) for tenant in cfg.tenants}
+        self.resource_quotas: dict[str, k8s.core.v1.ResourceQuota] = {}
+        for tenant, ns_name in self.tenant_namespaces.items():
+            ns = self.namespaces[ns_name]
+            self.resource_quotas[tenant] = k8s.core.v1.ResourceQuota(
+                f"{prefix}-quota-{ns_name}", k8s.core.v1.ResourceQuotaInitArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name="gpu", namespace=ns.metadata.name),
+                    spec=k8s.core.v1.ResourceQuotaSpecArgs(
+                        hard={f"requests.{GPU_RESOURCE}": str(gpu_quota(cfg, tenant))})),
+                k8s_opts())
+
+        kps = cfg.platform.kube_prometheus_stack
+        self.grafana_secret: Optional[k8s.core.v1.Secret] = None
+        if kps.enabled and kps.grafana_admin_password is not None:
+            # A Pulumi secret end to end: the Secret's data is secret in state, and Helm values only name the Secret.
+            self.grafana_secret = k8s.core.v1.Secret(f"{prefix}-{GRAFANA_SECRET}", k8s.core.v1.SecretInitArgs(
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=GRAFANA_SECRET,
+                                                    namespace=self.namespaces[kps.namespace].metadata.name),
+                type="Opaque",
+                string_data=pulumi.Output.secret({"admin-user": "admin",
+                                                  "admin-password": kps.grafana_admin_password})),
+                k8s_opts())
 
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         for spec in RELEASES:
@@ -174,14 +243,17 @@ class Platform(pulumi.ComponentResource):
                 continue
             ns = self.namespaces[release.namespace]
             deps: list[pulumi.Resource] = [ns, *args.depends_on]
-            if spec.key == "gpuOperator" and "kubePrometheusStack" in self.releases:
+            if spec.key in ("gpuOperator", "kueue") and "kubePrometheusStack" in self.releases:
                 deps.append(self.releases["kubePrometheusStack"])  # ServiceMonitor CRD
+            if spec.key == "kubePrometheusStack" and self.grafana_secret is not None:
+                deps.append(self.grafana_secret)
             repo = k8s.helm.v3.RepositoryOptsArgs(repo=spec.repo) if spec.repo else None
             self.releases[spec.key] = k8s.helm.v3.Release(f"{prefix}-{spec.release_name}", k8s.helm.v3.ReleaseArgs(
                 name=spec.release_name, chart=spec.chart, version=release.version, repository_opts=repo,
-                namespace=ns.metadata.name, create_namespace=False, values=release_values(spec.key, cfg)),
+                namespace=ns.metadata.name, create_namespace=False, values=helm_values(spec.key, cfg)),
                 k8s_opts(deps))
 
         self.register_outputs({"namespaces": {n: ns.metadata.name for n, ns in self.namespaces.items()},
                                "releases": {k: r.version for k, r in self.releases.items()},
-                               "tenantNamespaces": self.tenant_namespaces})
+                               "tenantNamespaces": self.tenant_namespaces,
+                               "gpuQuotas": {t: gpu_quota(cfg, t) for t in self.tenant_namespaces}})

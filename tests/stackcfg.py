@@ -34,3 +34,12 @@ def edited(raw: dict[str, str], key: str, path: tuple[str, ...], value: Any, *, 
         node[path[-1]] = value
     out[full] = json.dumps(doc)
     return out
+
+
+def without_tenant_keys(raw: dict[str, str], *keys: str) -> dict[str, str]:
+    """``raw`` with ``keys`` (e.g. ``quota``, ``serviceAccounts``) removed from every tenant: for variants (a basic
+    cluster, no RDMA pool) where the dev tenants' GPU quotas or Workload Identity bindings cannot apply."""
+    for tenant in json.loads(raw["oke-rdma:tenants"]):
+        for key in keys:
+            raw = edited(raw, "tenants", (tenant, key), None, delete=True)
+    return raw

@@ -8,7 +8,7 @@ from components.cluster import Cluster, ClusterArgs
 from components.compute import Compute, ComputeArgs
 from offline.engine import run_program
 from tests.componenttest import named, of_type, run_component
-from tests.stackcfg import dev_config, edited
+from tests.stackcfg import dev_config, edited, without_tenant_keys
 
 RAW, SECRET_KEYS = dev_config()
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -63,9 +63,7 @@ def test_basic_cluster_without_rdma_pools():
 def basic_cluster_raw() -> dict[str, str]:
     """The dev stack on a BASIC_CLUSTER: without what needs an enhanced one (RDMA pools, Workload Identity)."""
     raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "nodePools", ("gpu", "rdma"), False)
-    for tenant in ("research", "analytics"):
-        raw = edited(raw, "tenants", (tenant, "serviceAccounts"), None, delete=True)
-    return raw
+    return without_tenant_keys(raw, "serviceAccounts", "quota")
 
 
 # --- node pools ---------------------------------------------------------------------------------------------------
@@ -115,6 +113,7 @@ def test_flannel_pools_carry_only_the_cni_type():
 def test_unlisted_shape_override_logs_a_warning_on_every_run():
     raw = edited(edited(RAW, "nodePools", ("gpu", "shape"), "BM.GPU.L40S.4"), "nodePools",
                  ("gpu", "allowUnlistedRdmaShape"), True)
+    raw = edited(edited(raw, "nodePools", ("gpu", "gpusPerNode"), 4), "nodePools", ("gpu", "size"), 4)  # 16 GPUs: the quota
     for unknowns in (False, True):
         run = run_component(raw, build_compute, unknowns=unknowns)
         assert [w.split(":", 2)[1] for w in run.warnings] == ["nodePools.gpu.allowUnlistedRdmaShape"]

@@ -97,7 +97,9 @@ def test_create_policies_false_creates_nothing_but_keeps_statements():
 
 
 def test_no_rdma_pool_no_launch_statement_or_policy():
-    run, iam = _run(nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}})
+    run, iam = _run(nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}},
+                    tenants={t: {"quota": None, "serviceAccounts": None} for t in ("research", "analytics")})  # only
+    # platform statements: GPU quotas need RDMA pools, and Workload Identity would add its own statements
     assert run.outputs["statements"] == [FILE_FAMILY, VCN_FAMILY]
     assert [p.name for p in of_type(run.resources, POLICY)] == ["okerdma-dev-cluster-principal"]
     assert iam.launch_policy is None

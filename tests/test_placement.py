@@ -9,7 +9,7 @@ import yaml
 
 from components.config import ConfigError, load_stack_config
 from offline import preview
-from tests.stackcfg import dev_config, edited
+from tests.stackcfg import dev_config, edited, without_tenant_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 VARIANT = ROOT / "tests" / "fixtures" / "Pulumi.dev-gpu.yaml"
@@ -77,8 +77,7 @@ def test_each_placement_mistake_is_exactly_one_problem():
         "oke-rdma:nodePools.gpu.faultDomains: must be empty for a node pool in a Compute Cluster (OCI places nodes "
         "itself); remove it"]
     basic = edited(RAW, "cluster", ("type",), "BASIC_CLUSTER")
-    for tenant in ("research", "analytics"):  # Workload Identity needs an enhanced cluster too: not this test's point
-        basic = edited(basic, "tenants", (tenant, "serviceAccounts"), None, delete=True)
+    basic = without_tenant_keys(basic, "serviceAccounts")  # Workload Identity needs an enhanced cluster too
     assert len(problems(basic)) == 1
     vm = gpu(gpu(gpu(RAW, "shape", "VM.Standard.E5.Flex"), "ocpus", 8), "memoryGb", 64)
     assert len(problems(vm)) == 1
@@ -96,7 +95,7 @@ def test_unlisted_bare_metal_shape_with_the_override_previews_with_a_warning(tmp
     """The config override passes the config gate with a warning; the policy pack is a second, independent gate
     (rdma-node-pool-placement's allowedShapes), so the shape must be allowed there too."""
     def edit(cfg):
-        _pool(cfg, shape="BM.GPU.L40S.4", allowUnlistedRdmaShape=True)
+        _pool(cfg, shape="BM.GPU.L40S.4", allowUnlistedRdmaShape=True, gpusPerNode=4, size=4)  # 16 GPUs
     assert run_cli(tmp_path, edit) == 1  # the pack's default allowedShapes is Oracle's list
     assert "BM.GPU.L40S.4" in capsys.readouterr().out
     policy = tmp_path / "policy.json"
@@ -182,8 +181,7 @@ def test_cycling_settings_are_checked(raw_edit, expected):
 def test_oidc_discovery_needs_an_enhanced_cluster():
     raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "cluster", ("openIdConnectDiscovery",), True)
     raw = gpu(raw, "rdma", False)  # a basic cluster cannot host the RDMA pool either
-    for tenant in ("research", "analytics"):  # nor Workload Identity bindings
-        raw = edited(raw, "tenants", (tenant, "serviceAccounts"), None, delete=True)
+    raw = without_tenant_keys(raw, "serviceAccounts", "quota")  # nor Workload Identity, nor GPU quotas
     assert problems(raw) == [
         "oke-rdma:cluster.openIdConnectDiscovery: OIDC discovery needs an ENHANCED_CLUSTER (OKE docs, OpenID Connect "
         "Discovery); set cluster.type: ENHANCED_CLUSTER or remove it"]
@@ -229,3 +227,13 @@ def test_dev_variant_with_three_gpu_pools_and_one_cpu_pool_previews_clean(tmp_pa
     assert "computeClusterId" not in pools["okerdma-dev-inference"]["nodeConfigDetails"]
     assert pools["okerdma-dev-inference"]["nodeConfigDetails"]["placementConfigs"][0]["preemptibleNodeConfig"] == {
         "preemptionAction": {"type": "TERMINATE", "isPreserveBootVolume": False}}
+
+
+def test_an_unknown_shape_needs_gpus_per_node_for_the_tenants_gpu_quotas():
+    raw = gpu(gpu(RAW, "shape", "BM.GPU.L40S.4"), "allowUnlistedRdmaShape", True)
+    assert problems(raw) == [
+        f"oke-rdma:tenants.{t}.quota.gpu: cannot check the quota, the GPUs per node of pool(s) ['gpu'] (shape "
+        f"BM.GPU.L40S.4) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode" for t in ("research", "analytics")]
+    cfg = load_stack_config(gpu(gpu(raw, "gpusPerNode", 4), "size", 4))  # 4 × 4 GPUs: the 16 of the quota
+    assert cfg.node_pools["gpu"].gpus == 4 and cfg.node_pools["system"].gpus is None
+    assert load_stack_config(RAW).node_pools["gpu"].gpus == 8  # BM.GPU.H100.8 from the table

@@ -69,9 +69,17 @@ def test_versions_follow_config():
 def test_release_values():
     run, _ = _run()
     releases = _releases(run)
-    spec = releases["kube-prometheus-stack"].inputs["values"]["prometheus"]["prometheusSpec"]
-    assert spec == {"serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
-                    "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False}
+    kps = releases["kube-prometheus-stack"].inputs["values"]
+    spec = kps["prometheus"]["prometheusSpec"]
+    assert {k: v for k, v in spec.items() if k.endswith("NilUsesHelmValues")} == {
+        "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
+        "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False}
+    assert spec["retention"] == "15d" and spec["retentionSize"] == "80GB"
+    assert spec["storageSpec"] == {"volumeClaimTemplate": {"spec": {
+        "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "100Gi"}}}}}
+    assert kps["grafana"] == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
+    assert releases["kueue"].inputs["values"] == {"enablePrometheus": True}
     gpu = releases["gpu-operator"].inputs["values"]
     assert gpu["driver"] == {"enabled": False}
     assert gpu["cdi"] == {"enabled": True}
@@ -88,7 +96,8 @@ def test_dependency_edges():
         assert namespaces[ns].urn in releases[name].dependencies, name
         assert releases[name].inputs["namespace"] == ns
     assert releases["kube-prometheus-stack"].urn in releases["gpu-operator"].dependencies
-    for name in ("kube-prometheus-stack", "kueue", "keda"):
+    assert releases["kube-prometheus-stack"].urn in releases["kueue"].dependencies  # its ServiceMonitor
+    for name in ("kube-prometheus-stack", "keda"):
         assert not any(r.urn in releases[name].dependencies for r in releases.values()), name
 
 
@@ -96,7 +105,7 @@ def test_every_kubernetes_resource_uses_the_explicit_provider():
     run, _ = _run()
     provider = one(run.resources, PROVIDER, "k8s")
     k8s_resources = [r for r in run.resources if r.type.startswith("kubernetes:")]
-    assert len(k8s_resources) == 10  # 6 namespaces + 4 releases
+    assert len(k8s_resources) == 12  # 6 namespaces + 2 tenant ResourceQuotas + 4 releases
     for r in k8s_resources:
         assert r.provider is not None and r.provider.startswith(provider.urn + "::"), r.name
     component = one(run.resources, "oke-rdma:platform:Platform")
@@ -129,6 +138,8 @@ def test_disabled_releases_are_skipped():
     run, platform = _run(platform={"keda": {"enabled": False}, "kubePrometheusStack": {"enabled": False}})
     releases = _releases(run)
     assert set(releases) == {"gpu-operator", "kueue"}
+    assert releases["kueue"].inputs["values"] == {"enablePrometheus": False}
+    assert releases["kueue"].dependencies == [_namespaces(run)["kueue-system"].urn]
     assert set(_namespaces(run)) == {"gpu-operator", "kueue-system", "research", "analytics"}
     # Without kube-prometheus-stack there is no ServiceMonitor CRD: no dependency, no ServiceMonitor.
     gpu = releases["gpu-operator"]
@@ -144,3 +155,56 @@ def test_first_preview_registers_everything():
     provider = one(run.resources, PROVIDER, "k8s")
     assert all(r.provider.startswith(provider.urn + "::") for r in run.resources if r.type.startswith("kubernetes:"))
     assert _releases(run)["kube-prometheus-stack"].urn in _releases(run)["gpu-operator"].dependencies
+
+
+# --- values merged over ours, tenant quotas, the Grafana secret -----------------------------------------------------
+def test_user_values_merge_over_ours():
+    run, _ = _run(platform={"gpuOperator": {"values": {"dcgmExporter": {"enabled": True}, "cdi": {"default": True},
+                                                       "daemonsets": {"tolerations": []}}},
+                            "keda": {"values": {"resources": {"operator": {"limits": {"memory": "1Gi"}}}}}})
+    releases = _releases(run)
+    gpu = releases["gpu-operator"].inputs["values"]
+    assert gpu["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": True}}  # maps merge
+    assert gpu["cdi"] == {"enabled": True, "default": True}
+    assert gpu["daemonsets"] == {"tolerations": []}  # a list replaces ours
+    assert gpu["driver"] == {"enabled": False}
+    assert releases["keda"].inputs["values"] == {"resources": {"operator": {"limits": {"memory": "1Gi"}}}}
+
+
+def test_tenant_namespaces_get_a_gpu_resource_quota():
+    run, platform = _run()
+    quotas = {r.inputs["metadata"]["namespace"]: r for r in of_type(run.resources, "kubernetes:core/v1:ResourceQuota")}
+    assert {ns: q.inputs["spec"]["hard"] for ns, q in quotas.items()} == {
+        "research": {"requests.nvidia.com/gpu": "16"}, "analytics": {"requests.nvidia.com/gpu": "8"}}
+    namespaces = _namespaces(run)
+    assert all(namespaces[ns].urn in q.dependencies for ns, q in quotas.items())
+    run, _ = _run(tenants={"vision": {"rdma": True}})
+    vision = next(r for r in of_type(run.resources, "kubernetes:core/v1:ResourceQuota")
+                  if r.inputs["metadata"]["namespace"] == "vision")
+    assert vision.inputs["spec"]["hard"] == {"requests.nvidia.com/gpu": "0"}  # no quota: no GPU
+
+
+PASSWORD = "s3cret-Grafana-admin-pw"
+
+
+def test_grafana_password_stays_secret_everywhere():
+    from offline.preview import SECRET_SIG, mask, render, to_json
+    from offline.policy_eval import evaluate
+    from policies.pack import PACK_NAME, POLICIES
+
+    raw = dev_raw_config(platform={"kubePrometheusStack": {"grafanaAdminPassword": PASSWORD}})
+    run = run_program(raw, ["oke-rdma:platform"], "dev")
+    secret = one(run.resources, "kubernetes:core/v1:Secret", "okerdma-dev-grafana-admin")
+    wrapped = secret.inputs["stringData"]
+    assert wrapped[SECRET_SIG[0]] == SECRET_SIG[1] and wrapped["value"]["admin-password"] == PASSWORD
+    kps = _releases(run)["kube-prometheus-stack"]
+    assert kps.inputs["values"]["grafana"] == {"admin": {
+        "existingSecret": "grafana-admin", "userKey": "admin-user", "passwordKey": "admin-password"}}
+    assert secret.urn in kps.dependencies
+    # The plaintext appears in no recorded input outside a secret wrapper, nor in the report or the JSON plan.
+    assert all(PASSWORD not in str(mask(r.inputs)) and PASSWORD not in str(mask(r.outputs)) for r in run.resources)
+    assert PASSWORD not in str(run.outputs)
+    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    assert PASSWORD not in render("dev", run, report, False)
+    assert PASSWORD not in str(to_json("dev", run, report))
+    assert report.violations == []

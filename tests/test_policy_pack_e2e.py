@@ -216,7 +216,8 @@ def _other_team(mistakes: bool):
                              "placement_configs": [{"availability_domain": f"AD-{i}", "subnet_id": "s"}
                                                    for i in ((1, 2) if mistakes else (1,))]})
     provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\n")
-    ns = k8s.core.v1.Namespace("training", metadata={"name": "training"}, opts=pulumi.ResourceOptions(
+    labels = {} if mistakes else {"pod-security.kubernetes.io/enforce": "restricted"}
+    ns = k8s.core.v1.Namespace("training", metadata={"name": "training", "labels": labels}, opts=pulumi.ResourceOptions(
         provider=provider))
     k8s.apps.v1.Deployment("trainer", metadata={"namespace": ns.metadata["name"]}, spec={
         "selector": {"matchLabels": {"app": "t"}}, "template": {"metadata": {"labels": {"app": "t"}}, "spec": {
@@ -235,7 +236,8 @@ def test_the_pack_catches_another_teams_mistakes(unknowns):
                      ("kubernetes-api-not-public", "workers"), ("kubernetes-api-not-public", "oke"),
                      ("rdma-node-pool-placement", "h100"), ("rdma-cluster-enhanced", "oke"),
                      ("node-pool-imds-v2-only", "h100"), ("node-pool-pv-encryption-in-transit", "h100"),
-                     ("iam-compute-cluster-launch-statement", "h100")}
+                     ("iam-compute-cluster-launch-statement", "h100"),
+                     ("namespace-pod-security-enforce", "training")}
     assert has_mandatory(report) and report.not_run == []
     good = run_program(config, [], "other", unknowns=unknowns, program=lambda: _other_team(False))
     clean = evaluate(POLICIES, good.analyzed_resources(), PACK_NAME, pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)

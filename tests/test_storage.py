@@ -183,6 +183,7 @@ def test_availability_domain_choice():
                           nodePools={"gpu": {"availabilityDomains": ["bxtG:SA-SAOPAULO-1-AD-2"]}})
     assert fss_availability_domain(cfg) == AD1  # explicit wins
     cfg = load_dev_config(computeCluster=None, nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}},
+                          tenants={"research": {"quota": None}, "analytics": {"quota": None}},  # no RDMA pool
                           availabilityDomains=["bxtG:SA-SAOPAULO-1-AD-3", AD1])
     assert fss_availability_domain(cfg) == "bxtG:SA-SAOPAULO-1-AD-3"  # first of availabilityDomains
 

@@ -82,7 +82,8 @@ def _problems(**overrides) -> list[str]:
 
 
 def test_basic_cluster_refuses_workload_identity():
-    problems = _problems(cluster={"type": "BASIC_CLUSTER"}, nodePools={"gpu": {"rdma": False}})  # RDMA: not the point
+    problems = _problems(cluster={"type": "BASIC_CLUSTER"}, nodePools={"gpu": {"rdma": False}},  # RDMA: not the point
+                         tenants={"research": {"quota": None}, "analytics": {"quota": None}})  # nor GPU quotas
     assert problems == [
         f"oke-rdma:tenants.{t}.serviceAccounts.{sa}: Workload Identity needs an enhanced cluster, but cluster.type is "
         f"BASIC_CLUSTER; set oke-rdma:cluster.type to ENHANCED_CLUSTER or remove the binding"

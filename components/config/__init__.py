@@ -13,15 +13,16 @@ Layout: ``_base`` (strict base model, validators, :class:`ConfigError`), one mod
 """
 
 from ._base import NAMESPACE, ConfigError, StrList
-from .compute import (MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, Cycling, Eviction, NodePool,
-                      Preemptible, placement_warnings)
+from .compute import (GPUS_PER_SHAPE, MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, Cycling, Eviction,
+                      NodePool, Preemptible, placement_warnings)
 from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
-from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
-                       Platform)
+from .platform import (HOSTNAME_LABEL, OKE_DEVICE_PLUGIN_LABEL, RDMA_TOPOLOGY_LEVELS,
+                       GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
+                       Platform, TopologyLabeler)
 from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_config, raw_pulumi_config
 from .storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, FSS_THROUGHPUT_TIERS, Fss,
                       SharedStorage, Storage)
-from .tenants import Iam, Tenant
+from .tenants import Iam, Tenant, TenantQuota, pool_gpus
 from .workload_identity import (VERBS, Condition, Grant, ServiceAccount, WorkloadBinding, parse_grant,
                                 workload_bindings)
 
@@ -33,4 +34,6 @@ __all__ = [
     "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
     "FSS_CAPACITY_ENTITLEMENT_TB", "FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS", "SharedStorage",
     "VERBS", "Condition", "Grant", "ServiceAccount", "WorkloadBinding", "parse_grant", "workload_bindings",
+    "GPUS_PER_SHAPE", "HOSTNAME_LABEL", "OKE_DEVICE_PLUGIN_LABEL", "RDMA_TOPOLOGY_LEVELS", "TopologyLabeler",
+    "TenantQuota", "pool_gpus",
 ]

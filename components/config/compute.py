@@ -20,6 +20,13 @@ from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _key, 
 if TYPE_CHECKING:
     from .stack import StackConfig
 
+#: NVIDIA GPUs per node of the bare metal shapes OKE can place in a Compute Cluster (OCI Compute docs, "Compute
+#: Shapes", bare metal GPU shapes). CPU-only RDMA shapes offer none.
+GPUS_PER_SHAPE = {
+    "BM.GPU.H100.8": 8, "BM.GPU.H200.8": 8, "BM.GPU.B200.8": 8, "BM.GPU.A100-v2.8": 8, "BM.GPU4.8": 8,
+    "BM.GPU.B4.8": 8, "BM.GPU.GB200.4": 4, "BM.GPU.GB200-v2.4": 4, "BM.GPU.GB200-v3.4": 4, "BM.GPU.GB300.4": 4,
+    "BM.HPC2.36": 0, "BM.Optimized3.36": 0,
+}
 #: Shapes Oracle lists as supporting RDMA cluster networking in Compute Clusters (Compute docs, "Compute Clusters").
 RDMA_SHAPES = frozenset({
     "BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.GB200.4", "BM.HPC2.36", "BM.Optimized3.36",
@@ -164,6 +171,8 @@ class NodePool(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
     rdma: bool = False
     allow_unlisted_rdma_shape: bool = False
+    #: GPUs per node, for a shape not in :data:`GPUS_PER_SHAPE` (Kueue quotas and flavors need it).
+    gpus_per_node: Optional[int] = Field(default=None, ge=0, le=16)
     kubernetes_version: Optional[str] = None
     eviction: Eviction = Eviction()
     cycling: Cycling = Cycling()
@@ -200,6 +209,11 @@ class NodePool(_Model):
             if not _FD_RE.match(fd):
                 raise ValueError(f"fault domains are FAULT-DOMAIN-1, -2 or -3, got {fd!r}")
         return v
+
+    @property
+    def gpus(self) -> Optional[int]:
+        """NVIDIA GPUs per node: ``gpusPerNode``, else the shape's entry in :data:`GPUS_PER_SHAPE`, else None."""
+        return self.gpus_per_node if self.gpus_per_node is not None else GPUS_PER_SHAPE.get(self.shape)
 
     @property
     def is_flex(self) -> bool:

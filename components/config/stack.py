@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from ._base import _AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, ConfigError, StrList, _key, _Model, _ocid
 from .compute import Cluster, ComputeCluster, NodePool, check_pools
 from .network import Network, check_network
-from .platform import Platform
+from .platform import Platform, check_platform
 from .storage import Storage, check_storage
-from .tenants import Iam, Tenant, check_tenants
+from .tenants import Iam, Tenant, check_quotas, check_tenants
 from .workload_identity import check_workload_identity
 
 class StackConfig(_Model):
@@ -184,4 +184,4 @@ def cross_checks(cfg: StackConfig) -> list[str]:
     :returns: one message per problem, each starting with the config key path.
     """
     return (check_network(cfg) + check_pools(cfg) + check_tenants(cfg) + check_storage(cfg)
-            + check_workload_identity(cfg))
+            + check_workload_identity(cfg) + check_platform(cfg) + check_quotas(cfg))

@@ -1,0 +1,271 @@
+"""Kubernetes rules for any stack that deploys onto the platform: pinned Helm charts, Pod Security labels on
+namespaces, and RDMA-style pods only in namespaces labelled ``privileged``.
+
+Sources: Helm docs "Charts" (SemVer 2 chart versions; without a version Helm installs the latest) and "OCI-based
+registries"; Kubernetes docs "Pod Security Admission" (``pod-security.kubernetes.io/enforce`` ∈ privileged,
+baseline, restricted) and "Pod Security Standards" (hostNetwork, privileged containers and added capabilities
+beyond the baseline set — IPC_LOCK among them — are allowed only at ``privileged``). Property names follow
+pulumi_kubernetes 4.34.2 (``helm.sh/v3:Release`` ``chart``/``version``/``repositoryOpts.repo``; core and apps
+objects in their Kubernetes JSON form).
+
+| rule                                  | kind     | unknown during preview                  | behaviour        |
+|---------------------------------------|----------|-----------------------------------------|------------------|
+| helm-release-pinned                   | resource | chart, version, repositoryOpts.repo     | fail closed      |
+| namespace-pod-security-enforce        | resource | metadata / its labels / the enforce one | fail closed      |
+| rdma-pods-in-privileged-namespaces    | stack    | the pod template's fields               | fail closed      |
+|                                       |          | the workload's namespace name           | followed (1)     |
+|                                       |          | the namespace's enforce label           | fail closed      |
+
+(1) through the workload's ``metadata`` property dependency on a Namespace of the stack; else fail closed.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
+
+if __package__:  # imported as the package `policies` (tests, offline/)
+    from ._rules import UNKNOWN, elements, read
+else:  # run by the Pulumi CLI from inside policies/
+    from _rules import UNKNOWN, elements, read
+
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
+PSA_LEVELS = ("privileged", "baseline", "restricted")
+#: Workload type → path of its pod spec inside the object.
+POD_SPEC_PATHS = {
+    "kubernetes:core/v1:Pod": ("spec",),
+    "kubernetes:core/v1:PodTemplate": ("template", "spec"),
+    "kubernetes:core/v1:ReplicationController": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:Deployment": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:StatefulSet": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:DaemonSet": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:ReplicaSet": ("spec", "template", "spec"),
+    "kubernetes:batch/v1:Job": ("spec", "template", "spec"),
+    "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+#: The repositories of the four charts oke-rdma installs (the default allow-list).
+DEFAULT_ALLOWED_REPOSITORIES = [
+    "https://prometheus-community.github.io/helm-charts",
+    "https://helm.ngc.nvidia.com/nvidia",
+    "oci://registry.k8s.io/kueue/charts",
+    "https://kedacore.github.io/charts",
+]
+_EXACT_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
+
+
+# --- helm-release-pinned ----------------------------------------------------------------------------------------
+def chart_repository(props: Any) -> Any:
+    """Where a release's chart comes from: the OCI registry path of an ``oci://`` chart, the directory of a chart
+    URL, or ``repositoryOpts.repo``; None for a local chart or a repository alias; UNKNOWN if unknown."""
+    chart = read(props, "chart")
+    if chart is UNKNOWN:
+        return UNKNOWN
+    if isinstance(chart, str) and "://" in chart:
+        return chart.rsplit("/", 1)[0]
+    repo = read(props, "repositoryOpts", "repo")
+    return repo.rstrip("/") if isinstance(repo, str) else repo
+
+
+def release_problems(props: Any, allowed: list[str]) -> list[str]:
+    """Why a Helm release / v4 Chart is not pinned to an exact version from an allow-listed repository."""
+    problems = []
+    version = read(props, "version")
+    if version is UNKNOWN:
+        problems.append("its version is unknown during preview, so it cannot be verified as pinned; set a literal "
+                        "exact version")
+    elif not isinstance(version, str) or not _EXACT_VERSION.match(version):
+        problems.append(f"its version {version!r} is not an exact chart version (Helm installs the newest match "
+                        f"of a range, or the latest without one); pin it, e.g. 1.2.3")
+    repo = chart_repository(props)
+    allowed_set = {a.rstrip("/") for a in allowed}
+    if repo is UNKNOWN:
+        problems.append("its chart repository is unknown during preview; set chart and repositoryOpts.repo to "
+                        "literal values")
+    elif repo is None:
+        problems.append("its chart does not come from a repository (a local path or a repository alias cannot be "
+                        "verified); set repositoryOpts.repo, or use an oci:// chart reference")
+    elif repo not in allowed_set:
+        problems.append(f"its chart repository {repo} is not in the allowed repositories "
+                        f"({', '.join(sorted(allowed_set))}); use an allowed one or add it to the policy's "
+                        f"allowedRepositories")
+    return problems
+
+
+def validate_helm_release_pinned(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``helm-release-pinned`` on ``helm.sh/v3:Release`` and ``helm.sh/v4:Chart`` inputs: an exact
+    chart version from a repository in ``allowedRepositories``. Unknowns fail closed."""
+    if args.resource_type not in (HELM_RELEASE, HELM_CHART_V4):
+        return
+    allowed = list(args.get_config().get("allowedRepositories") or DEFAULT_ALLOWED_REPOSITORIES)
+    for problem in release_problems(args.props, allowed):
+        report_violation(f"Helm release '{args.name}': {problem}.", None)
+
+
+# --- namespace-pod-security-enforce -----------------------------------------------------------------------------
+def namespace_problem(props: Any) -> Optional[str]:
+    """Why a Namespace does not carry a valid Pod Security ``enforce`` label (None when it does)."""
+    level = read(props, "metadata", "labels", ENFORCE_LABEL)
+    if level is UNKNOWN:
+        return (f"its {ENFORCE_LABEL} label is unknown during preview; set it to a literal level "
+                f"({', '.join(PSA_LEVELS)})")
+    if level is None:
+        return (f"it has no {ENFORCE_LABEL} label, so Pod Security Admission applies the cluster default; label it "
+                f"restricted (or privileged only where RDMA pods run)")
+    if level not in PSA_LEVELS:
+        return f"its {ENFORCE_LABEL} label is {level!r}; use one of {', '.join(PSA_LEVELS)}"
+    return None
+
+
+def validate_namespace_pod_security(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``namespace-pod-security-enforce``: every Namespace carries ``pod-security.kubernetes.io/
+    enforce`` with a valid level. Unknowns fail closed."""
+    if args.resource_type != NAMESPACE:
+        return
+    problem = namespace_problem(args.props)
+    if problem:
+        report_violation(f"Namespace '{args.name}': {problem}.", None)
+
+
+# --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------
+def pod_privileges(pod_spec: Any) -> list[str]:
+    """What a pod spec asks for that only ``privileged`` namespaces allow: hostNetwork, privileged containers,
+    the IPC_LOCK capability — each as a short description; unknown fields are listed as "may ..." (fail closed)."""
+    if pod_spec is UNKNOWN:
+        return ["may use hostNetwork, privileged containers or IPC_LOCK (its pod spec is unknown during preview)"]
+    found = []
+    host_network = read(pod_spec, "hostNetwork")
+    if host_network is True:
+        found.append("hostNetwork: true")
+    elif host_network is UNKNOWN:
+        found.append("may use hostNetwork (unknown during preview)")
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        containers = elements(read(pod_spec, kind))
+        if containers is UNKNOWN:
+            found.append(f"may run privileged {kind} (the list is unknown during preview)")
+            continue
+        for i, c in enumerate(containers):
+            name = read(c, "name")
+            label = f"{kind}[{name if isinstance(name, str) else i}]"
+            if c is UNKNOWN:
+                found.append(f"{label} is unknown during preview")
+                continue
+            privileged = read(c, "securityContext", "privileged")
+            if privileged is True:
+                found.append(f"{label} privileged: true")
+            elif privileged is UNKNOWN:
+                found.append(f"{label} may be privileged (unknown during preview)")
+            added = elements(read(c, "securityContext", "capabilities", "add"))
+            if added is UNKNOWN or any(a is UNKNOWN for a in added):
+                found.append(f"{label} may add IPC_LOCK (its capabilities are unknown during preview)")
+            elif any(isinstance(a, str) and a.upper().removeprefix("CAP_") == "IPC_LOCK" for a in added):
+                found.append(f"{label} adds IPC_LOCK")
+    return found
+
+
+def _namespace_level(workload: Any, namespaces: list[Any], external: list[str]) -> tuple[Any, str]:
+    """(True / False / UNKNOWN "the workload's namespace is labelled privileged", its name for messages)."""
+    name = read(workload.props, "metadata", "namespace", default="default")
+    linked = [d for d in workload.property_dependencies.get("metadata", []) if d.resource_type == NAMESPACE]
+    matches = linked or [n for n in namespaces
+                         if isinstance(name, str) and read(n.props, "metadata", "name") == name]
+    shown = name if isinstance(name, str) else "<unknown>"
+    if not matches:
+        if name is UNKNOWN:
+            return UNKNOWN, shown
+        return (True if name in external else UNKNOWN), shown
+    levels = [read(n.props, "metadata", "labels", ENFORCE_LABEL) for n in matches]
+    if any(level is UNKNOWN for level in levels):
+        return UNKNOWN, shown
+    return all(level == "privileged" for level in levels), shown
+
+
+def validate_rdma_pods_in_privileged_namespaces(args: StackValidationArgs,
+                                                report_violation: ReportViolation) -> None:
+    """Stack rule ``rdma-pods-in-privileged-namespaces``: a pod template (Pod, Deployment, StatefulSet, DaemonSet,
+    ReplicaSet, Job, CronJob, ...) with hostNetwork, a privileged container or IPC_LOCK runs only in a namespace
+    whose ``pod-security.kubernetes.io/enforce`` label is ``privileged``. The namespace is followed through the
+    workload's ``metadata`` property dependency or found by name among the stack's Namespaces; a namespace managed
+    elsewhere must be listed in ``privilegedNamespaces``. Anything it cannot verify fails closed."""
+    external = list(args.get_config().get("privilegedNamespaces") or [])
+    namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
+    for workload in args.resources:
+        path = POD_SPEC_PATHS.get(workload.resource_type)
+        if path is None:
+            continue
+        asks = pod_privileges(read(workload.props, *path))
+        if not asks:
+            continue
+        privileged, ns = _namespace_level(workload, namespaces, external)
+        if privileged is True:
+            continue
+        what = "; ".join(asks)
+        if privileged is False:
+            report_violation(f"{workload.resource_type.split(':')[-1]} '{workload.name}' ({what}) is in namespace "
+                             f"'{ns}', whose Pod Security enforce level is not privileged; run it in a tenant "
+                             f"namespace allowed RDMA pods (labelled privileged), or drop these settings.",
+                             workload.urn)
+        else:
+            report_violation(f"{workload.resource_type.split(':')[-1]} '{workload.name}' ({what}) is in namespace "
+                             f"'{ns}', whose Pod Security level cannot be verified (not a Namespace of this stack, "
+                             f"or unknown during preview); manage the namespace in this stack, or list it in the "
+                             f"policy's privilegedNamespaces if it is labelled privileged elsewhere.", workload.urn)
+
+
+_PSA_DOC = "Kubernetes docs: Pod Security Standards; Pod Security Admission"
+
+helm_release_pinned = ResourceValidationPolicy(
+    name="helm-release-pinned",
+    description="A Helm release pins an exact chart version from an allow-listed repository.",
+    validate=validate_helm_release_pinned,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Set version to an exact chart version (1.2.3, no range, never empty) and take the chart from "
+                       "an allowed repository (repositoryOpts.repo, or an oci:// chart reference); extend the "
+                       "policy's allowedRepositories to allow another. Source: Helm docs: Charts; OCI-based "
+                       "registries."),
+    tags=["kubernetes", "helm", "supply-chain"],
+    config_schema=PolicyConfigSchema({"allowedRepositories": {
+        "type": "array", "items": {"type": "string"}, "default": DEFAULT_ALLOWED_REPOSITORIES,
+        "description": "Chart repositories (https:// repository URLs or oci:// registry paths) releases may use."}}),
+)
+
+namespace_pod_security_enforce = ResourceValidationPolicy(
+    name="namespace-pod-security-enforce",
+    description="Every namespace carries a Pod Security Admission enforce label.",
+    validate=validate_namespace_pod_security,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Label the namespace pod-security.kubernetes.io/enforce: restricted (baseline or privileged "
+                       f"only where the workloads need it; privileged for RDMA pods). Source: {_PSA_DOC}."),
+    tags=["kubernetes", "pod-security"],
+)
+
+rdma_pods_in_privileged_namespaces = StackValidationPolicy(
+    name="rdma-pods-in-privileged-namespaces",
+    description="Pods with hostNetwork, privileged containers or IPC_LOCK run only in namespaces labelled privileged.",
+    validate=validate_rdma_pods_in_privileged_namespaces,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.CRITICAL,
+    remediation_steps=("Deploy RDMA workloads into a tenant namespace allowed RDMA pods (pod-security.kubernetes.io/"
+                       "enforce: privileged), managed in this stack or listed in the policy's privilegedNamespaces; "
+                       f"everything else runs without hostNetwork, privileged or IPC_LOCK. Source: {_PSA_DOC}."),
+    tags=["kubernetes", "pod-security", "rdma"],
+    config_schema=PolicyConfigSchema({"privilegedNamespaces": {
+        "type": "array", "items": {"type": "string"}, "default": [],
+        "description": "Namespaces managed outside this stack that are labelled enforce: privileged."}}),
+)
+
+POLICIES = [helm_release_pinned, namespace_pod_security_enforce, rdma_pods_in_privileged_namespaces]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "helm-release-pinned": "fails closed: an unknown chart, version or repository is a violation.",
+    "namespace-pod-security-enforce": "fails closed: an unknown enforce label is a violation.",
+    "rdma-pods-in-privileged-namespaces": ("fails closed: an unknown pod spec field, namespace or enforce label is a "
+                                           "violation (the namespace is followed through property dependencies "
+                                           "first)."),
+}
