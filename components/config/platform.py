@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import field_validator
+from typing import Optional
+
+from pydantic import Field, field_validator
 
 from ._base import _EXACT_VERSION_RE, _k8s_name, _Model
 
@@ -28,6 +30,7 @@ class KubePrometheusStackRelease(HelmRelease):
 
     version: str = "87.2.1"
     namespace: str = "monitoring"
+    grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True})
 
 
 class GpuOperatorRelease(HelmRelease):
