@@ -225,7 +225,7 @@ def _format_error(err: Mapping[str, Any]) -> str:
             fix = "write the number without quotes"
         elif kind in ("bool_type", "bool_parsing") and isinstance(value, str):
             fix = "write true or false without quotes (YAML 1.2: yes/no/on/off are text)"
-        elif kind == "int_from_float":
+        elif kind == "int_from_float" or (form == "a whole number" and isinstance(value, float)):
             fix = "use a whole number"
         elif form.startswith("a map") and not isinstance(value, dict):
             fix = "write it as an indented YAML map below the key"
