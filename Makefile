@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test clean
+.PHONY: setup preview test fuzz clean
 
 setup: $(STAMP)
 
@@ -21,6 +21,10 @@ preview: $(STAMP)
 ## make test: every test
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+## make fuzz: the property-based config fuzz test with 1,000 random mutated stacks (FUZZ_EXAMPLES=N for more)
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from typing import Annotated, Any
 
@@ -116,5 +117,16 @@ def _key(loc: tuple[Any, ...]) -> str:
     """``('nodePools', 'gpu', 'size')`` → ``oke-rdma:nodePools.gpu.size`` (``oci:region`` for the region)."""
     if loc and loc[0] == "region":
         return "oci:region"
-    path = ".".join(str(p) for p in loc)
+    path = ".".join(_part(p) for p in loc)
     return f"{NAMESPACE}:{path}" if path else NAMESPACE
+
+
+def _part(part: Any) -> str:
+    """One key of a path as text; a key with spaces, dots or control characters is quoted (JSON-style)."""
+    text = str(part)
+    return text if re.fullmatch(r"[A-Za-z0-9_/-]+", text) else json.dumps(text, ensure_ascii=False)
+
+
+def shown_key(full_key: str) -> str:
+    """A raw ``ns:name`` config key as printed in a problem: quoted when it holds spaces or control characters."""
+    return full_key if full_key.isprintable() and not any(c.isspace() for c in full_key) else json.dumps(full_key)

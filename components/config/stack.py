@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
 from ._base import (_AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, SECRET_PLACEHOLDER, ConfigError, StrList, _key, _Model,
-                    _ocid)
+                    _ocid, shown_key)
 from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_pools
 from .network import Network, check_network
 from .platform import Platform
@@ -312,17 +312,19 @@ def _namespace_problems(raw: Mapping[str, Any]) -> list[str]:
             if name not in known:
                 close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
                 if close:  # an unknown oci: key with no near match may be a newer provider setting: leave it
-                    problems.append(f"{full_key}: not a setting of the OCI provider; did you mean oci:{close[0]}?")
+                    problems.append(f"{shown_key(full_key)}: not a setting of the OCI provider; did you mean "
+                                    f"oci:{close[0]}?")
             continue
         if _normal(ns) == _normal(NAMESPACE) or difflib.SequenceMatcher(None, ns.lower(), NAMESPACE).ratio() >= 0.8:
             top = name.split(".", 1)[0]
             keys = list(_TOP_LEVEL_FIELDS) + ["region"]
             match = top if top in keys else next(iter(difflib.get_close_matches(top, keys, n=1, cutoff=0.6)), None)
             target = "oci:region" if match == "region" else (f"{NAMESPACE}:{match}" if match else f"{NAMESPACE}:…")
-            problems.append(f"{full_key}: the namespace {ns!r} is not this project's ({NAMESPACE}), so the key would "
-                            f"be ignored; did you mean {target}?")
+            problems.append(f"{shown_key(full_key)}: the namespace {ns!r} is not this project's ({NAMESPACE}), so "
+                            f"the key would be ignored; did you mean {target}?")
         elif _normal(ns) == "oci":
-            problems.append(f"{full_key}: the namespace {ns!r} is not the OCI provider's; did you mean oci:{name}?")
+            problems.append(f"{shown_key(full_key)}: the namespace {ns!r} is not the OCI provider's; did you mean "
+                            f"oci:{name}?")
     return problems
 
 
