@@ -24,7 +24,7 @@ test: $(STAMP)
 
 ## make fuzz: the property-based config fuzz test with 1,000 random mutated stacks (FUZZ_EXAMPLES=N for more)
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz.py
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q -p no:cacheprovider --hypothesis-show-statistics tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -7,7 +7,7 @@ import pulumi_oci as oci
 
 from components.config import subnet_plan
 from components.storage import Storage, StorageArgs, fss_availability_domain
-from helpers import dev_raw_config, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
 FS = "oci:FileStorage/fileSystem:FileSystem"
