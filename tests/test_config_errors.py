@@ -107,3 +107,22 @@ def test_valid_labels(labels):
 def test_invalid_labels(labels):
     assert problems(edited(RAW, "nodePools", ("gpu", "labels"), labels))[0].startswith(
         "oke-rdma:nodePools.gpu.labels: expected label")
+
+
+@pytest.mark.parametrize("edit, expected", [
+    # found by the fuzz test: a key or a map key with a line separator split one problem over two lines
+    (("freeformTags", ("project",), {"\x1e": None}),
+     "oke-rdma:freeformTags.project: expected text, got a map with keys '\\x1e'; see Pulumi.yaml for this key's type"),
+    (("nodePools", ("gpu", "\r"), 1), 'oke-rdma:nodePools.gpu."\\r": unknown key; valid keys here:'),
+    (("tenants", ("data team",), {}), 'oke-rdma:tenants."data team": the tenant name is used as its namespace'),
+])
+def test_odd_keys_are_quoted_and_every_problem_is_one_line(edit, expected):
+    key, path, value = edit
+    found = problems(edited(RAW, key, path, value))
+    assert any(p.startswith(expected) for p in found), found
+    assert all(len(p.splitlines()) == 1 for p in found)
+
+
+def test_a_look_alike_key_with_a_control_character_is_quoted():
+    found = problems(dict(RAW) | {"okerdma:\u2028x": "1"})
+    assert found[0].startswith('"okerdma:\\u2028x": the namespace')

@@ -124,7 +124,7 @@ def _key(loc: tuple[Any, ...]) -> str:
 def _part(part: Any) -> str:
     """One key of a path as text; a key with spaces, dots or control characters is quoted (JSON-style)."""
     text = str(part)
-    return text if re.fullmatch(r"[A-Za-z0-9_/-]+", text) else json.dumps(text, ensure_ascii=False)
+    return text if re.fullmatch(r"[A-Za-z0-9_/-]+", text) else json.dumps(text)
 
 
 def shown_key(full_key: str) -> str:

@@ -152,8 +152,14 @@ def _describe(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return f"a list of {len(value)} item" + ("s" if len(value) != 1 else "")
     if isinstance(value, dict):
-        return "a map" + (f" with keys {', '.join(map(str, list(value)[:4]))}" if value else " with no keys")
+        return "a map" + (f" with keys {', '.join(_shown_name(k) for k in list(value)[:4])}" if value
+                          else " with no keys")
     return f"a {type(value).__name__}"
+
+
+def _shown_name(name: Any) -> str:
+    text = str(name)
+    return text if text.isprintable() and text.strip() == text and text else repr(text)
 
 
 def _bounds(field: Optional[FieldInfo], ctx: Mapping[str, Any]) -> str:
