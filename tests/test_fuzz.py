@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from offline import preview
@@ -142,6 +142,7 @@ def test_a_mutated_stack_previews_or_names_every_problem(data):
         keys = {str(k) for k in yaml.safe_load(path.read_text())["config"] or {}}
         keys |= {json.dumps(k) for k in keys}  # keys with spaces or control characters are quoted
     assert code in (0, 1, 2), code
+    event(f"exit {code}")  # the outcome mix, shown by make fuzz (--hypothesis-show-statistics)
     if code != 2:
         return
     lines = stderr.splitlines()
