@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test policy-docs clean
+.PHONY: setup preview test fuzz policy-docs clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,9 @@ test: $(STAMP)
 ## make policy-docs: regenerate the README's policy table from the pack
 policy-docs: $(STAMP)
 	$(PY) -m policies.doc --write
+## make fuzz: the property-based config fuzz test with 1,000 random mutated stacks (FUZZ_EXAMPLES=N for more)
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q -p no:cacheprovider --hypothesis-show-statistics tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -15,7 +15,6 @@ Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import re
 import sys
@@ -28,104 +27,23 @@ import yaml
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, run_program
 from offline.policy_eval import PolicyConfigError, evaluate, has_mandatory
 from offline.replacement import Change, compare, summary
+from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
+from offline.stackfile import read_stack_file as _read_stack_file
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
-#: What the offline preview stands in for a ``secure:`` config value it cannot decrypt.
-SECRET_PLACEHOLDER = "offline-placeholder-secret"
-
-
-class StackFileError(Exception):
-    """The stack config file is missing or is not a Pulumi stack config file."""
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing a key repeated in one mapping (PyYAML keeps the last one silently; the Pulumi
-    CLI refuses the file). Two node pools with the same name would otherwise merge into one without a word."""
-
-
-def _unique_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: set = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            repeated = key in seen
-        except TypeError:  # an unhashable key: let the constructor report it
-            break
-        if repeated:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (line {key_node.start_mark.line + 1}); keep only one",
-                key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
 
 
 def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
-    """Read a ``Pulumi.<stack>.yaml`` file into raw config the way the Pulumi CLI hands it to a program.
-
-    Keys without a namespace get the project's (``oke-rdma:``); strings stay strings, other scalars become their
-    YAML/JSON text, objects and lists become JSON; ``secure:`` values (which cannot be decrypted offline) become a
-    placeholder and their keys are reported as secret.
+    """Read a ``Pulumi.<stack>.yaml`` file into raw config the way the Pulumi CLI (Go yaml.v3) hands it to a
+    program; see :func:`offline.stackfile.read_stack_file`.
 
     :returns: ``(config, secret_keys)``.
-    :raises StackFileError: if the file is missing, is not YAML, or has no ``config:`` mapping.
+    :raises StackFileError: if the file is missing, is not YAML (line and column given), defines a key twice, or
+        has no ``config:`` mapping.
     """
-    try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
-    except UnicodeDecodeError as e:
-        raise StackFileError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
-    except OSError as e:
-        raise StackFileError(f"{path}: cannot read the stack config file ({e.strerror})") from None
-    except yaml.constructor.ConstructorError as e:
-        raise StackFileError(f"{path}: {e.problem}") from None
-    except yaml.YAMLError as e:
-        raise StackFileError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    doc = doc or {}
-    if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
-        raise StackFileError(f"{path}: expected a mapping with a 'config:' mapping of key: value")
-    config: dict[str, str] = {}
-    secret_keys: list[str] = []
-    for key, value in (doc.get("config") or {}).items():
-        key = str(key) if ":" in str(key) else f"{PROJECT}:{key}"
-        value, secret = _unsecure(value)
-        if secret:
-            secret_keys.append(key)
-        if isinstance(value, (datetime.date, datetime.datetime)):
-            value = value.isoformat()  # YAML read an unquoted date; Pulumi hands the program text
-        if isinstance(value, str):
-            config[key] = value
-        elif isinstance(value, bool):
-            config[key] = "true" if value else "false"
-        else:
-            try:
-                config[key] = json.dumps(value, default=_plain)
-            except (TypeError, ValueError) as e:
-                raise StackFileError(f"{key}: cannot be read as Pulumi config ({e}); quote the value") from None
-    return config, secret_keys
-
-
-def _plain(value: Any) -> str:
-    """JSON fallback for YAML-only scalars: dates become ISO text; anything else (binary) is refused."""
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    raise TypeError(f"a {type(value).__name__} value is not a string, number, boolean, list or map")
-
-
-def _unsecure(value: Any) -> tuple[Any, bool]:
-    """Replace every ``{secure: ...}`` inside ``value`` with a placeholder; say whether there was one."""
-    if isinstance(value, dict) and set(value) == {"secure"}:
-        return SECRET_PLACEHOLDER, True
-    if isinstance(value, dict):
-        pairs = {k: _unsecure(v) for k, v in value.items()}
-        return {k: v for k, (v, _) in pairs.items()}, any(s for _, s in pairs.values())
-    if isinstance(value, list):
-        items = [_unsecure(v) for v in value]
-        return [v for v, _ in items], any(s for _, s in items)
-    return value, False
+    return _read_stack_file(path, PROJECT)
 
 
 def mask(value: Any) -> Any:

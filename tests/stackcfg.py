@@ -1,11 +1,12 @@
-"""Helpers to load the dev stack's config and change it key by key, the way a user would edit the YAML."""
+"""Helpers to load the dev stack's config (read as the Pulumi CLI reads it) and change it key by key, the way a user
+would edit the YAML: `edited` by key path, or `dev_raw_config`/`load_dev_config` with keyword overrides."""
 
 from __future__ import annotations
 
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from offline.preview import read_stack_file
 
@@ -36,6 +37,55 @@ def edited(raw: dict[str, str], key: str, path: tuple[str, ...], value: Any, *, 
     return out
 
 
+# -- keyword-style overrides (formerly tests/helpers.py) ---------------------------------------------------------
+def _merge(base: Any, override: Any) -> Any:
+    if isinstance(base, dict) and isinstance(override, dict):
+        out = copy.deepcopy(base)
+        for k, v in override.items():
+            if v is None:
+                out.pop(k, None)
+            else:
+                out[k] = _merge(out.get(k), v)
+        return out
+    return copy.deepcopy(override)
+
+
+def dev_values() -> dict[str, Any]:
+    """The dev stack's config as decoded values, keyed by full key (``oke-rdma:network``)."""
+    raw, _ = dev_config()
+    return {k: json.loads(v) if v[:1] in "{[" else v for k, v in raw.items()}
+
+
+def dev_raw_config(**overrides: Any) -> dict[str, str]:
+    """The dev stack's raw config with ``overrides`` by camelCase key (or full ``ns:key`` through ``**{...}``): a
+    dict is deep-merged into the dev value, a ``None`` inside it (or as the whole value) deletes that key, e.g.
+    ``dev_raw_config(iam={"createPolicies": False})``."""
+    values = dev_values()
+    for key, override in overrides.items():
+        full = key if ":" in key else f"oke-rdma:{key}"
+        if override is None:
+            values.pop(full, None)
+        else:
+            values[full] = _merge(values.get(full), override)
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
+
+
+def load_dev_config(**overrides: Any):
+    """The dev stack's :class:`StackConfig` with ``overrides`` (see :func:`dev_raw_config`)."""
+    from components.config import load_stack_config
+    return load_stack_config(dev_raw_config(**overrides))
+
+
+def of_type(resources: list, type_: str) -> list:
+    """The recorded resources of Pulumi type ``type_`` (``oci:Identity/policy:Policy``)."""
+    return [r for r in resources if r.type == type_]
+
+
+def one(resources: list, type_: str, name: Optional[str] = None):
+    """The single recorded resource of ``type_`` (and logical ``name``, if given); fails if there is not exactly one."""
+    found = [r for r in of_type(resources, type_) if name is None or r.name == name]
+    assert len(found) == 1, f"expected one {type_} {name or ''}, found {[r.name for r in found]}"
+    return found[0]
 def without_tenant_keys(raw: dict[str, str], *keys: str) -> dict[str, str]:
     """``raw`` with ``keys`` (e.g. ``quota``, ``serviceAccounts``) removed from every tenant: for variants (a basic
     cluster, no RDMA pool) where the dev tenants' GPU quotas or Workload Identity bindings cannot apply."""

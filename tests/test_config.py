@@ -52,15 +52,23 @@ def test_all_problems_at_once_and_wrong_types():
     raw = edited(raw, "network", ("vcnCidr",), "10.0.0.1/16")
     found = problems(raw)
     assert len(found) == 3
-    assert found[0].startswith("oke-rdma:network.vcnCidr: must be an IPv4 CIDR block")
-    assert any(p.startswith("oke-rdma:nodePools.system.size: Input should be a valid integer") for p in found)
-    assert any(p.startswith("oke-rdma:nodePools.gpu.bootVolumeGb: Input should be greater than or equal to 50")
-               for p in found)
+    assert found[0].startswith("oke-rdma:network.vcnCidr: expected an IPv4 CIDR block")
+    assert "oke-rdma:nodePools.system.size: expected a whole number, got the text '3'; write the number without " \
+           "quotes" in found
+    assert "oke-rdma:nodePools.gpu.bootVolumeGb: expected a number from 50 to 32768, got the number 20; change " \
+           "the value" in found
 
 
 def test_wrong_ocid_kind():
     raw = edited(RAW, "compartmentId", (), "ocid1.subnet.oc1.sa-saopaulo-1.aaaaaaaabc")
-    assert problems(raw)[0].startswith("oke-rdma:compartmentId: must be an OCID of a compartment")
+    assert problems(raw) == ["oke-rdma:compartmentId: expected the OCID of a compartment or a tenancy "
+                             "(ocid1.compartment.…), got the OCID of a subnet; copy the OCID of the compartment from "
+                             "the OCI console or `oci` CLI"]
+
+
+def test_a_tenancy_ocid_is_a_compartment():
+    raw = edited(RAW, "compartmentId", (), "ocid1.tenancy.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i5")
+    assert load_stack_config(raw).compartment_id.startswith("ocid1.tenancy.")
 
 
 def test_missing_region_is_named_as_oci_region():
@@ -84,8 +92,9 @@ def test_missing_region_is_named_as_oci_region():
     (("network", ("apiEndpoint",), {"public": True}),
      "oke-rdma:network.apiEndpoint.allowedCidrs: a public API endpoint needs the client CIDRs"),
     (("cluster", ("servicesCidr",), "10.0.0.0/16"), "oke-rdma:cluster.servicesCidr: 10.0.0.0/16 overlaps the VCN"),
+    # Pulumi (Go encoding/json) sorts map keys: analytics is read first, so research is the second to claim it.
     (("tenants", ("analytics", "namespace"), "research"),
-     "oke-rdma:tenants.analytics.namespace: 'research' is already the namespace of tenant 'research'"),
+     "oke-rdma:tenants.research.namespace: 'research' is already the namespace of tenant 'analytics'"),
     (("tenants", ("analytics", "namespace"), "monitoring"),
      "oke-rdma:tenants.analytics.namespace: 'monitoring' is a system or platform namespace"),
     (("storage", ("fss", "throughputGbps"), 10), "oke-rdma:storage.fss.throughputGbps: must be one of 1, 20, 40, 80"),
@@ -100,8 +109,18 @@ def test_cross_field_rules(edit, expected):
 
 def test_rdma_pool_needs_a_compute_cluster():
     raw = {k: v for k, v in RAW.items() if k != "oke-rdma:computeCluster"}
-    assert problems(raw) == ["oke-rdma:nodePools.gpu.rdma: an RDMA pool needs oke-rdma:computeCluster "
-                             "(availabilityDomain, or existingId of an ACTIVE Compute Cluster); add it"]
+    assert problems(raw) == ["oke-rdma:nodePools.gpu.rdma: an RDMA pool needs oke-rdma:computeCluster; add it with "
+                             "availabilityDomain (plus existingId to use an ACTIVE Compute Cluster in that AD)"]
+
+
+def test_an_existing_compute_cluster_still_names_its_availability_domain():
+    existing = "ocid1.computecluster.oc1.sa-saopaulo-1.aaaaaaaabcdefgh"
+    cfg = load_stack_config(edited(RAW, "computeCluster", ("existingId",), existing))
+    assert cfg.compute_cluster.existing_id == existing
+    raw = edited(RAW, "computeCluster", (), {"existingId": existing})
+    assert problems(raw) == ["oke-rdma:computeCluster.availabilityDomain: required (the Compute Cluster's AD (for "
+                             "existingId, the AD it was created in): every RDMA pool is placed there); set it in the "
+                             "stack config (Pulumi.yaml describes its type)"]
 
 
 def test_default_subnet_plan_for_a_16():
@@ -127,4 +146,5 @@ def test_overrides_win_over_the_plan():
 
 def test_a_refused_list_item_is_reported_once():
     raw = edited(RAW, "availabilityDomains", (), "[1]")
-    assert problems(raw) == ["oke-rdma:availabilityDomains.0: Input should be a valid string"]
+    assert problems(raw) == ["oke-rdma:availabilityDomains.0: expected text, got the number 1; quote it if it is "
+                             "meant as text"]

@@ -13,7 +13,7 @@ import yaml
 
 from components.compute import node_labels
 from components.config import ConfigError, load_stack_config
-from helpers import dev_raw_config, load_dev_config
+from tests.stackcfg import dev_raw_config, load_dev_config
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = "oci.oraclecloud.com/disable-gpu-device-plugin"

@@ -7,7 +7,7 @@ import pulumi_oci as oci
 import pytest
 
 from components.iam import Iam, IamArgs, iam_plan, policy_statements
-from helpers import dev_raw_config, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
 # The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).

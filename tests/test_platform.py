@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi_kubernetes as k8s
 
 from components.platform import Platform, PlatformArgs, namespace_levels
-from helpers import dev_raw_config, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import run_program
 
 NS = "kubernetes:core/v1:Namespace"

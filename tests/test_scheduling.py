@@ -15,7 +15,7 @@ from components.compute import node_labels
 from components.config import GPUS_PER_SHAPE, RDMA_TOPOLOGY_LEVELS
 from components.scheduling import POOL_LABEL, flavor_quotas, local_queue_name
 from crddeps import crd_dependency_problems
-from helpers import dev_raw_config, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import run_program
 from offline.policy_eval import evaluate
 from policies.pack import PACK_NAME, POLICIES

@@ -11,8 +11,8 @@ import pytest
 from components.config import subnet_plan
 from components.storage import (Storage, StorageArgs, fss_availability_domain, high_performance_notice,
                                 requested_throughput)
-from helpers import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import OciMocks, fake_ocid, run_program
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 
 # The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).
 NO_SHARED_STORAGE = {"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}}

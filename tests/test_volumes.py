@@ -15,7 +15,7 @@ from components.config import ConfigError, subnet_plan
 from components.platform import Platform, PlatformArgs
 from components.storage import Storage, StorageArgs
 from components.volumes import SharedVolumes, SharedVolumesArgs, export_options_json, volume_handle, volume_path
-from helpers import dev_raw_config, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
 PV, PVC, SC = "kubernetes:core/v1:PersistentVolume", "kubernetes:core/v1:PersistentVolumeClaim", \

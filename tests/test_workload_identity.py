@@ -11,7 +11,7 @@ import yaml
 
 from components.config import ConfigError, Grant, parse_grant, workload_bindings
 from components.config.workload_identity import Condition
-from helpers import ROOT, dev_raw_config, load_dev_config
+from tests.stackcfg import ROOT, dev_raw_config, load_dev_config
 from offline.engine import run_program
 from policies.iam import Group, Leaf, parse_statement, restricts
 from tests.componenttest import named, of_type

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from typing import Annotated, Any
 
@@ -40,24 +41,71 @@ class ConfigError(pulumi.RunError):
         super().__init__("invalid stack configuration:\n" + "\n".join(f"  {p}" for p in problems))
 
 
-def _ocid(kind: str, value: str) -> str:
-    if not re.match(_OCID_RE.format(kind=re.escape(kind)), value):
-        raise ValueError(f"must be an OCID of a {kind} (ocid1.{kind}.oc1..<id>), got {value!r}")
-    return value
+#: Any OCID: ``ocid1.<resource type>.<realm>.[region][.future use].<unique id>`` (OCI docs, "Resource Identifiers").
+_ANY_OCID_RE = re.compile(r"^ocid1\.(?P<kind>[a-z0-9]+)\.(?P<realm>oc[0-9]+)\.(?P<region>[a-z0-9-]*)\.(?:[a-z0-9-]*\.)?"
+                          r"[a-z0-9]+$")
+#: What the offline preview stands in for a ``secure:`` value it cannot decrypt (``offline.stackfile`` uses the same).
+SECRET_PLACEHOLDER = "offline-placeholder-secret"
+
+
+def _ocid(kind: str, value: str, *also: str) -> str:
+    """Check ``value`` is the OCID of a ``kind`` (or of one of ``also``); a wrong kind is named in the error."""
+    kinds = (kind, *also)
+    m = _ANY_OCID_RE.match(value)
+    wanted = " or ".join(_a(k) for k in kinds)
+    if m and m["kind"] in kinds and re.match(_OCID_RE.format(kind=re.escape(m["kind"])), value):
+        return value
+    if m and m["kind"] not in kinds:
+        raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.…), got the OCID of {_a(m['kind'])}; "
+                         f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
+    raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.oc1..<unique id>), got {value!r}; "
+                     f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def ocid_region(value: str) -> str:
+    """The region part of an OCID (``sa-saopaulo-1``, an old-style region key like ``iad``, or ``""``)."""
+    m = _ANY_OCID_RE.match(value)
+    return m["region"] if m else ""
 
 
 def _cidr(value: str) -> str:
     try:
         net = ipaddress.IPv4Network(value, strict=True)
     except ValueError as e:
-        raise ValueError(f"must be an IPv4 CIDR block with no host bits set, like 10.0.0.0/16 ({e})") from None
+        raise ValueError(f"expected an IPv4 CIDR block with no host bits set like 10.0.0.0/16, got {value!r} ({e}); "
+                         f"write the network address and prefix length") from None
     return str(net)
 
 
 def _k8s_name(v: str) -> str:
     if not _K8S_NAME_RE.match(v):
-        raise ValueError(f"must be a Kubernetes name (lowercase letters, digits and '-', at most 63), got {v!r}")
+        raise ValueError(f"expected a Kubernetes name (lowercase letters, digits and '-', at most 63), got {v!r}; "
+                         f"rename it")
     return v
+
+
+_LABEL_NAME_RE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+_DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _k8s_labels(labels: dict[str, str]) -> dict[str, str]:
+    """Kubernetes label syntax ("Labels and Selectors"): key ``[prefix/]name`` — prefix a DNS subdomain of at most
+    253 characters, name at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric; value empty or
+    the same form as a name."""
+    for key, value in labels.items():
+        prefix, _, name = key.rpartition("/")
+        if not name or not _LABEL_NAME_RE.match(name) or (
+                "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.match(prefix))):
+            raise ValueError(f"expected label keys like okerdma.io/role ([DNS subdomain/]name, name at most 63 "
+                             f"letters, digits, '-', '_' or '.'), got {key!r}; rename the label")
+        if not _LABEL_NAME_RE.match(value):
+            raise ValueError(f"expected label values of at most 63 letters, digits, '-', '_' or '.', starting and "
+                             f"ending with a letter or digit, got {value!r} for {key!r}; change the value")
+    return labels
 
 
 class _Model(BaseModel):
@@ -71,5 +119,16 @@ def _key(loc: tuple[Any, ...]) -> str:
     """``('nodePools', 'gpu', 'size')`` → ``oke-rdma:nodePools.gpu.size`` (``oci:region`` for the region)."""
     if loc and loc[0] == "region":
         return "oci:region"
-    path = ".".join(str(p) for p in loc)
+    path = ".".join(_part(p) for p in loc)
     return f"{NAMESPACE}:{path}" if path else NAMESPACE
+
+
+def _part(part: Any) -> str:
+    """One key of a path as text; a key with spaces, dots or control characters is quoted (JSON-style)."""
+    text = str(part)
+    return text if re.fullmatch(r"[A-Za-z0-9_/-]+", text) else json.dumps(text)
+
+
+def shown_key(full_key: str) -> str:
+    """A raw ``ns:name`` config key as printed in a problem: quoted when it holds spaces or control characters."""
+    return full_key if full_key.isprintable() and not any(c.isspace() for c in full_key) else json.dumps(full_key)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _key, _Model, _ocid
+from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _key, _Model, _ocid, ocid_region
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -90,9 +90,15 @@ class Cluster(_Model):
 
 
 class ComputeCluster(_Model):
-    """The OCI Compute Cluster RDMA pools join: created in ``availabilityDomain``, or an existing ACTIVE one."""
+    """The OCI Compute Cluster RDMA pools join: created in ``availabilityDomain``, or an existing ACTIVE one.
 
-    availability_domain: str
+    ``availabilityDomain`` is required for an existing one too: every RDMA pool's placement names it, and it must
+    be known before anything is declared (a lookup would be unknown on a first preview).
+    """
+
+    availability_domain: str = Field(json_schema_extra={
+        "required_because": "the Compute Cluster's AD (for existingId, the AD it was created in): every RDMA pool "
+                            "is placed there"})
     existing_id: Optional[str] = None
 
     _ocid = field_validator("existing_id")(lambda v: None if v is None else _ocid("computecluster", v))
@@ -181,6 +187,7 @@ class NodePool(_Model):
     preemptible: Optional[Preemptible] = None
 
     _image = field_validator("image_id")(lambda v: _ocid("image", v))
+    _labels = field_validator("labels")(lambda v: _k8s_labels(v))
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -286,8 +293,8 @@ def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[s
                         f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
                         f"set allowUnlistedRdmaShape: true")
     if cc is None:
-        problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster "
-                        f"(availabilityDomain, or existingId of an ACTIVE Compute Cluster); add it")
+        problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster; add it with "
+                        f"availabilityDomain (plus existingId to use an ACTIVE Compute Cluster in that AD)")
     elif pool.availability_domains and tuple(pool.availability_domains) != (cc.availability_domain,):
         got = ", ".join(pool.availability_domains)
         problems.append(f"{_key(at + ('availabilityDomains',))}: an RDMA pool has exactly one placement, in the "
@@ -351,3 +358,22 @@ def placement_warnings(cfg: StackConfig) -> dict[str, str]:
             for name, pool in cfg.node_pools.items()
             if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
             and pool.shape not in RDMA_SHAPES}
+
+
+#: Old-style region keys that still appear in OCIDs (``ocid1.image.oc1.iad.…``) → region identifier.
+_OCID_REGION_KEYS = {"iad": "us-ashburn-1", "phx": "us-phoenix-1", "fra": "eu-frankfurt-1", "lhr": "uk-london-1",
+                     "gru": "sa-saopaulo-1", "nrt": "ap-tokyo-1", "yyz": "ca-toronto-1", "syd": "ap-sydney-1"}
+
+
+def check_image_regions(cfg: StackConfig) -> list[str]:
+    """Images are regional: a pool's ``imageId`` must be an image of ``oci:region`` (OCI docs, "Managing Custom
+    Images": an image is used in the region it lives in; copy it with export/import otherwise)."""
+    problems: list[str] = []
+    for name, pool in cfg.node_pools.items():
+        part = ocid_region(pool.image_id)
+        region = _OCID_REGION_KEYS.get(part, part)
+        if region and re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) and region != cfg.region:
+            problems.append(f"{_key(('nodePools', name, 'imageId'))}: expected an image in oci:region {cfg.region}, "
+                            f"got an image of {region}; use the OCID of the same image in {cfg.region} "
+                            f"(images are regional)")
+    return problems

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 from pydantic import Field, field_validator
 
 from ._base import _K8S_NAME_RE, _k8s_name, _key, _Model, _ocid
+from .compute import RDMA_SHAPES
 from .platform import Platform
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
@@ -105,8 +106,10 @@ def check_quotas(cfg: StackConfig) -> list[str]:
     ResourceFlavor — can ever offer; Kueue would admit work no node can run."""
     problems: list[str] = []
     capacity = pool_gpus(cfg)
-    if any(cfg.node_pools[n].shape.startswith("VM.") for n in capacity):
-        return []  # an RDMA pool on a VM shape is refused by the placement rules; its capacity means nothing yet
+    refused = [n for n in capacity if cfg.node_pools[n].shape.startswith("VM.")
+               or (cfg.node_pools[n].shape not in RDMA_SHAPES and not cfg.node_pools[n].allow_unlisted_rdma_shape)]
+    if refused:
+        return []  # the placement rules refuse these pools' shapes already; their capacity means nothing yet
     unknown = sorted(n for n, g in capacity.items() if g is None)
     total = sum(g for g in capacity.values() if g is not None)
     for name, tenant in cfg.tenants.items():
