@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test clean
+.PHONY: setup preview test clean bench
 
 setup: $(STAMP)
 
@@ -24,3 +24,7 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
+
+## make bench: the offline preview's cost as the stack grows (see README, "Offline preview benchmark")
+bench: $(STAMP)
+	$(PY) -m bench.run $(BENCH_ARGS)
