@@ -3,8 +3,9 @@
 
 For the dev stack and every synthetic stack (:mod:`bench.stacks`: 1, 8, 32, 64 node pools × 2, 50, 200 tenants by
 default) it runs ``python -m offline.preview --config-file <stack> --json <plan>`` as a separate process ``--runs``
-times and records the median wall time, the peak memory (the child's max RSS, from ``os.wait4``) and the resources
-declared (``resources`` of the JSON plan: every resource except the root stack). It also measures the fixed cost —
+times (round robin over the stacks) and records the median wall time, the CPU time, the peak memory (the child's
+max RSS, from ``os.wait4``) and the resources declared (``resources`` of the JSON plan: every resource except the
+root stack). It also measures the fixed cost —
 a process that only starts Python and imports what the preview imports (:mod:`bench.imports`) — and fits
 ``wall = fixed + per_resource × resources`` over the stacks, so both parts are reported. From each plan's recorded
 dependencies it estimates the ``pulumi up`` duration and its critical path (:mod:`bench.critical_path`) and
@@ -82,36 +83,40 @@ class Row:
     walls: list[float] = field(default_factory=list)
 
 
-def measure(cmd: list[str], runs: int, cwd: Path = ROOT) -> Measurement:
-    """Run ``cmd`` ``runs`` times, one after the other; wall time from spawn to exit and the child's max RSS.
+def measure_once(cmd: list[str], into: Measurement, cwd: Path = ROOT) -> None:
+    """Run ``cmd`` once and append its wall time (spawn to exit), max RSS and CPU time (``os.wait4``) to ``into``.
 
-    :raises RuntimeError: if a run exits non-zero (with its stderr).
+    :raises RuntimeError: if it exits non-zero (with its stderr).
     """
-    walls, rss, cpu = [], [], []
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{err.read().decode(errors='replace')}")
+    into.walls.append(wall)
+    into.rss_mb.append(usage.ru_maxrss / 1024)  # Linux reports KiB
+    into.cpu.append(usage.ru_utime + usage.ru_stime)
+
+
+def measure(cmd: list[str], runs: int, cwd: Path = ROOT) -> Measurement:
+    """Run ``cmd`` ``runs`` times, one after the other (see :func:`measure_once`)."""
+    m = Measurement([], [], [])
     for _ in range(runs):
-        with tempfile.TemporaryFile() as err:
-            start = time.perf_counter()
-            proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-            _, status, usage = os.wait4(proc.pid, 0)
-            walls.append(time.perf_counter() - start)
-            proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-            if proc.returncode != 0:
-                err.seek(0)
-                raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{err.read().decode(errors='replace')}")
-        rss.append(usage.ru_maxrss / 1024)  # Linux reports KiB
-        cpu.append(usage.ru_utime + usage.ru_stime)
-    return Measurement(walls, rss, cpu)
+        measure_once(cmd, m, cwd)
+    return m
 
 
 def preview_cmd(stack_file: Path, plan: Path) -> list[str]:
     return [sys.executable, "-m", "offline.preview", "--config-file", str(stack_file), "--json", str(plan)]
 
 
-def bench_stack(name: str, stack_file: Path, runs: int, workdir: Path, pools: Optional[int],
-                tenants: Optional[int]) -> tuple[Row, dict[str, Any]]:
-    """Measure one stack; returns its row and its critical-path analysis (JSON form)."""
-    plan = workdir / f"{name}.plan.json"
-    m = measure(preview_cmd(stack_file, plan), runs)
+def stack_row(name: str, m: Measurement, plan: Path, pools: Optional[int],
+              tenants: Optional[int]) -> tuple[Row, dict[str, Any]]:
+    """One stack's row from its measurements and its plan, and its critical-path analysis (JSON form)."""
     resources = json.loads(plan.read_text())["resources"]
     analysis = critical_path.analyse(resources)
     row = Row(name, pools, tenants, len(resources), m.median_s, min(m.walls), max(m.walls), m.median_cpu_s,
@@ -133,9 +138,10 @@ def fit(rows: list[Row], attr: str = "median_s") -> dict[str, float]:
             "r2": round(1 - ss_res / ss_tot, 4) if ss_tot else 1.0}
 
 
-def growth(rows: list[Row], fixed_s: float) -> list[dict[str, Any]]:
-    """Consecutive sizes along each axis (the other fixed): time ratio vs size ratio, total and without the fixed
-    cost. "Close to linear" is time at k·N ≤ 1.1 × k × time at N (the issue: 2N ≤ 2.2 × N)."""
+def growth(rows: list[Row], fixed_s: float, fixed_cpu_s: Optional[float] = None) -> list[dict[str, Any]]:
+    """Consecutive sizes along each axis (the other fixed): wall-time ratio vs size ratio, total and without the
+    fixed cost, and the same for CPU time. "Close to linear" is time at k·N ≤ 1.1 × k × time at N (the issue:
+    2N ≤ 2.2 × N); the ratios without the fixed cost against ``resourceRatio`` show the per-resource trend."""
     out = []
     for axis, other in (("pools", "tenants"), ("tenants", "pools")):
         groups: dict[Any, list[Row]] = {}
@@ -148,10 +154,14 @@ def growth(rows: list[Row], fixed_s: float) -> list[dict[str, Any]]:
                 k = getattr(b, axis) / getattr(a, axis)
                 ratio = b.median_s / a.median_s
                 variable = (b.median_s - fixed_s) / (a.median_s - fixed_s) if a.median_s > fixed_s else None
+                fc = fixed_cpu_s
+                variable_cpu = (b.cpu_s - fc) / (a.cpu_s - fc) if fc is not None and a.cpu_s > fc else None
                 out.append({"axis": axis, other: key, "from": getattr(a, axis), "to": getattr(b, axis),
                             "sizeRatio": round(k, 2), "resourceRatio": round(b.resources / a.resources, 2),
                             "timeRatio": round(ratio, 2),
                             "variableTimeRatio": round(variable, 2) if variable is not None else None,
+                            "cpuRatio": round(b.cpu_s / a.cpu_s, 2),
+                            "variableCpuRatio": round(variable_cpu, 2) if variable_cpu is not None else None,
                             "closeToLinear": ratio <= GROWTH_SLACK * k})
     return out
 
@@ -289,16 +299,24 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
             stacks.check(path)
             jobs.append((name, path, p, t))
 
-    log(f"fixed cost: python -m bench.imports × {runs}")
-    fixed = measure([sys.executable, "-m", "bench.imports"], runs)
+    # Round robin (the fixed-cost probe, then every stack, ``runs`` times): a change of machine load during the
+    # benchmark spreads over every stack instead of skewing the few measured while it lasted.
+    probe = [sys.executable, "-m", "bench.imports"]
+    fixed = Measurement([], [], [])
+    measured = {name: Measurement([], [], []) for name, *_ in jobs}
+    for i in range(runs):
+        log(f"round {i + 1}/{runs}: fixed-cost probe and {len(jobs)} stacks")
+        measure_once(probe, fixed)
+        for name, path, _, _ in jobs:
+            measure_once(preview_cmd(path, workdir / f"{name}.plan.json"), measured[name])
     rows, paths = [], {}
-    for name, path, p, t in jobs:
-        row, cp = bench_stack(name, path, runs, workdir, p, t)
-        log(f"{name:<20} {row.resources:>5} resources  median {row.median_s:6.2f} s  peak {row.peak_mb:5.0f} MB  "
-            f"est. up {row.estimated_up_min:5.1f} min")
+    for name, _, p, t in jobs:
+        row, cp = stack_row(name, measured[name], workdir / f"{name}.plan.json", p, t)
+        log(f"{name:<20} {row.resources:>5} resources  median {row.median_s:6.2f} s  CPU {row.cpu_s:5.2f} s  "
+            f"peak {row.peak_mb:5.0f} MB  est. up {row.estimated_up_min:5.1f} min")
         rows.append(row)
         paths[name] = cp
-    growth_rows = growth(rows, fixed.median_s)
+    growth_rows = growth(rows, fixed.median_s, fixed.median_cpu_s)
     dev_cp = paths.get("dev") or (paths[rows[0].stack] if rows else None)
     result = {
         "environment": env, "runs": runs,
@@ -307,7 +325,7 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
                       "walls": [round(w, 3) for w in fixed.walls]},
         "fit": fit(rows), "fitCpu": fit(rows, "cpu_s"),
         "rows": [asdict(r) for r in rows],
-        "perResourceMs": {r.stack: round((r.median_s - fixed.median_s) / r.resources * 1000, 2) for r in rows},
+        "perResourceCpuMs": {r.stack: round((r.cpu_s - fixed.median_cpu_s) / r.resources * 1000, 2) for r in rows},
         "growth": growth_rows,
         "devCriticalPath": dev_cp,
         "criticalPaths": {k: {kk: v[kk] for kk in ("estimatedUpMin", "unavoidableMin", "addedByDesignMin",

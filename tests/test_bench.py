@@ -200,7 +200,8 @@ def test_dev_stack_critical_path_runs_network_cluster_node_pool(tmp_path):
 # -- the fixed-cost probe ----------------------------------------------------------------------------------------
 def test_sdk_names_come_from_code_not_strings(tmp_path):
     src = tmp_path / "c.py"
-    src.write_text('import pulumi_oci as oci\nimport pulumi_kubernetes as k8s\nx = oci.core.Vcn("a", oci.core.VcnArgs())\n'
+    src.write_text('import pulumi_oci as oci\nimport pulumi_kubernetes as k8s\n'
+                   'x = oci.core.Vcn("a", oci.core.VcnArgs())\n'
                    'y = k8s.helm.v3.Release\nlabel = "oci.oraclecloud.com/x"\n')
     assert sdk_names([src]) == {("pulumi_oci.core", "Vcn"), ("pulumi_oci.core", "VcnArgs"),
                                 ("pulumi_kubernetes.helm.v3", "Release")}
