@@ -230,7 +230,8 @@ def schedule(resources: list[dict[str, Any]], durations: list[Duration],
             raise ValueError(f"dependency cycle through {urn}")
         visiting.add(urn)
         start, via, kind = 0.0, None, ""
-        for pred, k in graph.edges(urn):
+        # sorted by name: of predecessors finishing at the same time the path names the same one on every run
+        for pred, k in sorted(graph.edges(urn), key=lambda e: (graph.res[e[0]]["name"], e[1])):
             if k != "parent" and keep_edge is not None and not keep_edge(graph, urn, pred, k):
                 continue
             p = visit(pred)
