@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test fuzz policy-docs clean
+.PHONY: setup preview test fuzz policy-docs bench clean
 
 setup: $(STAMP)
 
@@ -31,3 +31,7 @@ fuzz: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
+
+## make bench: the offline preview's cost as the stack grows (see README, "Offline preview benchmark")
+bench: $(STAMP)
+	$(PY) -m bench.run $(BENCH_ARGS)

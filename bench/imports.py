@@ -1,0 +1,62 @@
+"""``python -m bench.imports``: the fixed cost of an offline preview — interpreter start plus every import — and
+nothing else.
+
+It imports what the preview imports (pulumi, pulumi_oci, pulumi_kubernetes, pulumi_policy, the components, the
+policy pack, the offline engine) and resolves every SDK class the components name (``oci.core.Vcn``,
+``k8s.helm.v3.Release``, ...): the SDKs load their submodules lazily, on first attribute access, so importing the
+top-level packages alone would miss most of the cost. The class names are read from the component sources, so a
+component that starts using a new SDK module is measured without editing this file. The garbage collector is set
+up as in the preview's command-line process (:mod:`offline.preview`).
+"""
+
+import gc
+
+if __name__ == "__main__":
+    gc.disable()  # as offline.preview does in its own process, before any import
+
+import ast  # noqa: E402
+import importlib  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: How the components import the SDKs (``import pulumi_oci as oci``).
+PACKAGES = {"oci": "pulumi_oci", "k8s": "pulumi_kubernetes"}
+
+
+def sdk_names(sources: list[Path]) -> set[tuple[str, str]]:
+    """``(module, attribute)`` for every SDK name the sources use, like ``oci.core.Vcn`` or
+    ``k8s.helm.v3.Release`` (read from the syntax tree, so strings and comments never count)."""
+    found = set()
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            chain: list[str] = []
+            while isinstance(node, ast.Attribute):
+                chain.insert(0, node.attr)
+                node = node.value
+            if isinstance(node, ast.Name) and node.id in PACKAGES and len(chain) >= 2:
+                *modules, attr = chain
+                found.add((".".join([PACKAGES[node.id], *modules]), attr))
+    # a chain's prefixes are attribute nodes too (oci.core for oci.core.Vcn): keep the longest ones only
+    modules = {m for m, _ in found}
+    return {(m, a) for m, a in found if f"{m}.{a}" not in modules}
+
+
+def main() -> int:
+    import pulumi  # noqa: F401
+    import pulumi_kubernetes  # noqa: F401
+    import pulumi_oci  # noqa: F401
+    import pulumi_policy  # noqa: F401
+
+    sources = sorted((ROOT / "components").glob("*.py")) + [ROOT / "__main__.py"]
+    for path in sources:
+        if path.parent.name == "components" and path.stem != "__init__":
+            importlib.import_module(f"components.{path.stem}")
+    importlib.import_module("policies.pack")
+    importlib.import_module("offline.preview")
+    for module, attr in sorted(sdk_names(sources)):
+        getattr(importlib.import_module(module), attr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
