@@ -7,7 +7,7 @@ stack outputs below are the contract other projects read through ``pulumi.StackR
 import pulumi
 
 from components.cluster import Cluster, ClusterArgs
-from components.compute import Compute, ComputeArgs
+from components.compute import Compute, ComputeArgs, is_gpu_shape
 from components.config import load_from_pulumi
 from components.iam import Iam, IamArgs
 from components.network import Network, NetworkArgs
@@ -37,8 +37,13 @@ compute = Compute(f"{prefix}-compute", ComputeArgs(
 # An encrypted file system fails to create until FSS may use storage.fss.kmsKeyId: it waits for that policy.
 storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids,
                                                    file_system_depends_on=iam.fss_kms_dependencies))
+# The add-ons run on the CPU pools, so they wait for those only — not for bare-metal GPU pools (tens of minutes to
+# create), whose nodes join later and are set up by the GPU Operator's DaemonSets as they arrive. Waiting for every
+# pool made the GPU pool a serial edge on `pulumi up`'s critical path (bench/critical_path.py).
+cpu_pools = [pool for name, pool in compute.node_pools.items()
+             if not config.node_pools[name].rdma and not is_gpu_shape(config.node_pools[name].shape)]
 platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
-                                                      depends_on=list(compute.node_pools.values())))
+                                                      depends_on=cpu_pools or list(compute.node_pools.values())))
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
