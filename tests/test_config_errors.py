@@ -62,21 +62,33 @@ def test_other_namespaces_and_oci_provider_keys_are_left_alone():
     load_stack_config(raw)
 
 
+PLAIN_TEXT = (f"{GRAFANA}: is a secret but is stored in plain text in the stack config; encrypt it with "
+              f"pulumi config set --path --secret '{GRAFANA}' <value>")
+
+
 def test_plain_text_secret_is_refused_with_the_command():
-    raw = edited(RAW, "platform", ("kubePrometheusStack", "grafanaAdminPassword"), "hunter2")
-    assert problems(raw, []) == [
-        f"{GRAFANA}: is a secret but is stored in plain text in the stack config; encrypt it with "
-        f"pulumi config set --path --secret '{GRAFANA}' <value>"]
+    raw = edited(RAW, "platform", ("kubePrometheusStack", "grafanaAdminPassword"), "correct-horse-battery")
+    assert problems(raw, []) == [PLAIN_TEXT]
     cfg = load_stack_config(raw, ["oke-rdma:platform"])
-    assert cfg.platform.kube_prometheus_stack.grafana_admin_password == "hunter2"
+    assert cfg.platform.kube_prometheus_stack.grafana_admin_password == "correct-horse-battery"
     load_stack_config(raw)  # secret keys unknown (None): existing callers are not checked
 
 
-def test_the_program_reads_secret_keys_from_the_pulumi_runtime():
+def test_a_short_plain_text_secret_gives_one_problem_not_two():
+    """The exposed value must be replaced anyway: its length is not reported as well (one mistake, one message);
+    the length rule speaks once the value is a Pulumi secret."""
     raw = edited(RAW, "platform", ("kubePrometheusStack", "grafanaAdminPassword"), "hunter2")
+    assert problems(raw, []) == [PLAIN_TEXT]
+    assert problems(raw, ["oke-rdma:platform"]) == [
+        f"{GRAFANA}: expected a password of at least 12 characters, got a shorter one (not shown); choose a longer "
+        "one and set it with pulumi config set --path --secret"]
+
+
+def test_the_program_reads_secret_keys_from_the_pulumi_runtime():
+    raw = edited(RAW, "platform", ("kubePrometheusStack", "grafanaAdminPassword"), "correct-horse-battery")
     with pytest.raises(ConfigError) as err:
         run_program(raw, [], "dev")
-    assert err.value.problems[0].startswith(f"{GRAFANA}: is a secret but is stored in plain text")
+    assert err.value.problems == [PLAIN_TEXT]
     run = run_program(raw, ["oke-rdma:platform"], "dev")
     assert run.resources
 

@@ -129,7 +129,8 @@ def test_pool_names_must_be_label_values_and_object_names(name):
     pools = json.loads(raw["oke-rdma:nodePools"])
     pools[name] = pools.pop("gpu")
     raw["oke-rdma:nodePools"] = json.dumps(pools)
-    assert any(p.startswith(f"oke-rdma:nodePools.{name}: the pool name") and "valid Kubernetes label value" in p
+    shown = f'"{name}"' if "." in name else name  # a key with dots is quoted in a key path
+    assert any(p.startswith(f"oke-rdma:nodePools.{shown}: the pool name") and "valid Kubernetes label value" in p
                for p in problems(raw))
 
 
@@ -141,7 +142,8 @@ def test_a_pool_name_given_twice_exits_2(tmp_path, capsys):
     path.write_text(text[:end] + text[start:end] + text[end:])  # the gpu pool twice
     assert preview.main(["--config-file", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "duplicate key 'gpu'" in err and "Traceback" not in err
+    assert 'mapping key "gpu" already defined at line' in err and "keep one of them" in err
+    assert "Traceback" not in err
 
 
 # --- versions, eviction, cycling, IMDS, CNI, cluster options --------------------------------------------------------
@@ -170,7 +172,8 @@ def test_eviction_settings_are_checked(value, expected):
     (lambda r: gpu(r, "cycling", {"enabled": True, "maxSurge": "3"}),
      "oke-rdma:nodePools.gpu.cycling.maxSurge: 3 nodes is more than the pool's size 2"),
     (lambda r: gpu(r, "cycling", {"maxSurge": "150%"}), "a percentage like \"25%\" (0-100%)"),
-    (lambda r: gpu(r, "cycling", {"maxSurge": 1}), "Input should be a valid string"),
+    (lambda r: gpu(r, "cycling", {"maxSurge": 1}),
+     "oke-rdma:nodePools.gpu.cycling.maxSurge: expected text, got the number 1; quote it if it is meant as text"),
     (lambda r: gpu(edited(r, "cluster", ("type",), "BASIC_CLUSTER"), "cycling", {"enabled": True}),
      "oke-rdma:nodePools.gpu.cycling.enabled: node cycling needs an ENHANCED_CLUSTER"),
 ])
@@ -201,10 +204,11 @@ def test_cluster_keys_must_be_vault_key_ocids():
     cfg = load_stack_config(edited(edited(RAW, "cluster", ("kmsKeyId",), KEY), "cluster",
                                    ("imageVerificationKeyIds",), [KEY]))
     assert cfg.cluster.kms_key_ids == (KEY,)  # the same key for both: one statement
-    assert "must be an OCID of a key" in problems(edited(RAW, "cluster", ("kmsKeyId",), "ocid1.vault.oc1..x"))[0]
+    assert problems(edited(RAW, "cluster", ("kmsKeyId",), "ocid1.vault.oc1..x"))[0].startswith(
+        "oke-rdma:cluster.kmsKeyId: expected the OCID of a key (ocid1.key.…), got the OCID of a vault")
     assert "lists a key twice" in problems(edited(RAW, "cluster", ("imageVerificationKeyIds",), [KEY, KEY]))[0]
-    assert "Input should be 'ENHANCED_CLUSTER' or 'BASIC_CLUSTER'" in problems(
-        edited(RAW, "cluster", ("type",), "enhanced"))[0]
+    assert problems(edited(RAW, "cluster", ("type",), "enhanced"))[0].startswith(
+        "oke-rdma:cluster.type: expected one of 'ENHANCED_CLUSTER' or 'BASIC_CLUSTER', got the text 'enhanced'")
 
 
 # --- Done when: three GPU pools (two RDMA, one plain GPU) and one CPU pool preview cleanly ---------------------------
@@ -233,7 +237,7 @@ def test_an_unknown_shape_needs_gpus_per_node_for_the_tenants_gpu_quotas():
     raw = gpu(gpu(RAW, "shape", "BM.GPU.L40S.4"), "allowUnlistedRdmaShape", True)
     assert problems(raw) == [
         f"oke-rdma:tenants.{t}.quota.gpu: cannot check the quota, the GPUs per node of pool(s) ['gpu'] (shape "
-        f"BM.GPU.L40S.4) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode" for t in ("research", "analytics")]
+        f"BM.GPU.L40S.4) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode" for t in ("analytics", "research")]
     cfg = load_stack_config(gpu(gpu(raw, "gpusPerNode", 4), "size", 4))  # 4 × 4 GPUs: the 16 of the quota
     assert cfg.node_pools["gpu"].gpus == 4 and cfg.node_pools["system"].gpus is None
     assert load_stack_config(RAW).node_pools["gpu"].gpus == 8  # BM.GPU.H100.8 from the table

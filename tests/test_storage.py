@@ -206,7 +206,7 @@ def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
 
     import yaml
 
-    from helpers import ROOT
+    from tests.stackcfg import ROOT
 
     doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
     doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 10
@@ -220,7 +220,8 @@ def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
 
 
 @pytest.mark.parametrize("fss, expected", [
-    ({"kmsKeyId": "ocid1.vault.oc1..x"}, "oke-rdma:storage.fss.kmsKeyId: must be an OCID of a key"),
+    ({"kmsKeyId": "ocid1.vault.oc1..x"}, "oke-rdma:storage.fss.kmsKeyId: expected the OCID of a key (ocid1.key.…), "
+                                        "got the OCID of a vault"),
     ({"inTransitTls": "yes"}, "oke-rdma:storage.fss.inTransitTls:"),
     ({"exportPath": "/shared/"}, "oke-rdma:storage.fss.exportPath: must be an absolute path"),
     ({"exportPath": "/a/../b"}, "oke-rdma:storage.fss.exportPath: must be an absolute path"),
@@ -269,7 +270,7 @@ def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):
 
     import yaml
 
-    from helpers import ROOT
+    from tests.stackcfg import ROOT
 
     doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
     doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 40

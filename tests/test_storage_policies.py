@@ -201,7 +201,7 @@ def test_unknown_behaviour_documented_for_every_rule():
 def test_the_dev_stack_storage_nsg_is_found_and_its_rules_are_checked():
     """Proves the stack rule reaches the real program's NFS rules: the dev stack passes, and one NodePort rule added
     to its storage NSG (linked the way the engine links it) is caught."""
-    from helpers import dev_raw_config
+    from tests.stackcfg import dev_raw_config
 
     dev = run_program(dev_raw_config(), [], "dev")
     assert messages(evaluate(POLICIES, dev.resources, PACK_NAME), PORTS_RULE) == []

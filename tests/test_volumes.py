@@ -147,10 +147,10 @@ def test_bad_shared_storage_requests_fail(tenants, expected):
 def test_shared_storage_without_fss_fails():
     with pytest.raises(ConfigError) as err:
         load_dev_config(storage={"fss": {"enabled": False}})
-    assert err.value.problems == [
-        "oke-rdma:tenants.research.sharedStorage: asks for the shared FSS volume but storage.fss.enabled is false; "
-        "enable FSS or remove sharedStorage",
+    assert err.value.problems == [  # tenants in key order: Pulumi hands maps to programs with sorted keys
         "oke-rdma:tenants.analytics.sharedStorage: asks for the shared FSS volume but storage.fss.enabled is false; "
+        "enable FSS or remove sharedStorage",
+        "oke-rdma:tenants.research.sharedStorage: asks for the shared FSS volume but storage.fss.enabled is false; "
         "enable FSS or remove sharedStorage"]
 
 

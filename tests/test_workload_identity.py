@@ -87,7 +87,7 @@ def test_basic_cluster_refuses_workload_identity():
     assert problems == [
         f"oke-rdma:tenants.{t}.serviceAccounts.{sa}: Workload Identity needs an enhanced cluster, but cluster.type is "
         f"BASIC_CLUSTER; set oke-rdma:cluster.type to ENHANCED_CLUSTER or remove the binding"
-        for t, sa in (("research", "trainer"), ("analytics", "gpu-metrics"))]
+        for t, sa in (("analytics", "gpu-metrics"), ("research", "trainer"))]  # sorted, as Pulumi hands maps over
 
 
 def test_basic_cluster_without_bindings_is_fine():
@@ -148,9 +148,13 @@ def test_tenancy_grants_and_fss_key_need_the_tenancy_when_policies_are_created()
 
 
 @pytest.mark.parametrize("iam, expected", [
-    ({"tenancyId": "ocid1.compartment.oc1..x"}, "oke-rdma:iam.tenancyId: must be an OCID of a tenancy"),
-    ({"deployerGroupId": "platform-admins"}, "oke-rdma:iam.deployerGroupId: must be an OCID of a group"),
-    ({"vaultCompartmentId": "ocid1.vault.oc1..x"}, "oke-rdma:iam.vaultCompartmentId: must be a compartment or"),
+    ({"tenancyId": "ocid1.compartment.oc1..x"},
+     "oke-rdma:iam.tenancyId: expected the OCID of a tenancy (ocid1.tenancy.…), got the OCID of a compartment"),
+    ({"deployerGroupId": "platform-admins"},
+     "oke-rdma:iam.deployerGroupId: expected the OCID of a group (ocid1.group.oc1..<unique id>), got 'platform-admins'"),
+    ({"vaultCompartmentId": "ocid1.vault.oc1..x"},
+     "oke-rdma:iam.vaultCompartmentId: expected the OCID of a compartment or a tenancy (ocid1.compartment.…), got the "
+     "OCID of a vault"),
 ])
 def test_iam_ocids_are_checked(iam, expected):
     [problem] = _problems(iam=iam)

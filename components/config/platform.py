@@ -103,7 +103,9 @@ class KubePrometheusStackRelease(HelmRelease):
     @classmethod
     def _password(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and len(v) < 12:
-            raise ValueError("must be at least 12 characters")  # never echo the value
+            # Never echo the value (nor its length): it is a secret.
+            raise ValueError("expected a password of at least 12 characters, got a shorter one (not shown); choose "
+                             "a longer one and set it with pulumi config set --path --secret")
         return v
 
     _sc = field_validator("storage_class")(lambda v: _k8s_name(v))

@@ -361,16 +361,19 @@ def _values_at(data: Any, path: tuple[str, ...], at: tuple[str, ...] = ()) -> It
             yield from _values_at(data[k], rest, at + (k,))
 
 
+def _plain_text_secrets(data: Mapping[str, Any], secret_keys: set[str]) -> list[tuple[str, ...]]:
+    """Key paths of the fields marked secret whose value sits in plain text (its key is not a Pulumi secret)."""
+    return [at for path in _secret_paths(StackConfig) for at, value in _values_at(data, path)
+            if value is not None and f"{NAMESPACE}:{at[0]}" not in secret_keys]
+
+
 def _secret_problems(data: Mapping[str, Any], secret_keys: set[str]) -> list[str]:
     """Fields marked secret whose value sits in plain text in the stack config (its key is not a Pulumi secret)."""
     problems: list[str] = []
-    for path in _secret_paths(StackConfig):
-        for at, value in _values_at(data, path):
-            if value is None or f"{NAMESPACE}:{at[0]}" in secret_keys:
-                continue
-            key = _key(at)
-            problems.append(f"{key}: is a secret but is stored in plain text in the stack config; encrypt it with "
-                            f"pulumi config set --path --secret '{key}' <value>")
+    for at in _plain_text_secrets(data, secret_keys):
+        key = _key(at)
+        problems.append(f"{key}: is a secret but is stored in plain text in the stack config; encrypt it with "
+                        f"pulumi config set --path --secret '{key}' <value>")
     return problems
 
 
@@ -443,6 +446,11 @@ def load_stack_config(raw: Mapping[str, str], secret_keys: Optional[Iterable[str
     data = _decode_raw(raw)
     secret = None if secret_keys is None else set(secret_keys)
     problems = _namespace_problems(raw)
+    # A secret in plain text is exposed and must be replaced: that is its one problem (checks of the exposed value,
+    # like a minimum length, would only describe a value that is going away), and it comes first.
+    exposed = _plain_text_secrets(data, secret) if secret is not None else []
+    if secret is not None:
+        problems += _secret_problems(data, secret)
     try:
         cfg: Optional[StackConfig] = StackConfig.model_validate(data)
         partial = False
@@ -451,11 +459,10 @@ def load_stack_config(raw: Mapping[str, str], secret_keys: Optional[Iterable[str
         # A list whose items were refused is also "too short" after validation: report only the items.
         item_locs = {tuple(err["loc"][:-1]) for err in errors if err["loc"] and isinstance(err["loc"][-1], int)}
         problems += [_format_error(err) for err in errors
-                     if not (err["type"] == "too_short" and tuple(err["loc"]) in item_locs)]
+                     if not (err["type"] == "too_short" and tuple(err["loc"]) in item_locs)
+                     and not any(tuple(err["loc"])[:len(at)] == at for at in exposed)]
         cfg = _partial_config(data, {str(err["loc"][0]) for err in errors if err["loc"]})
         partial = True
-    if secret is not None:
-        problems += _secret_problems(data, secret)
     problems += _run_cross_checks(cfg, partial)
     if problems:
         raise ConfigError(problems)

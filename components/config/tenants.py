@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Optional
 
 from pydantic import Field, field_validator
@@ -48,12 +47,6 @@ class Tenant(_Model):
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
 
-def _compartment_or_tenancy(v: str) -> str:
-    if not re.match(r"^ocid1\.(compartment|tenancy)\.oc[0-9]+\.[a-z0-9-]*\.[a-z0-9]+$", v):
-        raise ValueError(f"must be a compartment or tenancy OCID (ocid1.compartment.oc1..<id>), got {v!r}")
-    return v
-
-
 class Iam(_Model):
     """IAM: ``createPolicies: false`` creates nothing and outputs the statements for an administrator.
 
@@ -70,7 +63,9 @@ class Iam(_Model):
 
     _tenancy = field_validator("tenancy_id")(lambda v: None if v is None else _ocid("tenancy", v))
     _group = field_validator("deployer_group_id")(lambda v: None if v is None else _ocid("group", v))
-    _vault = field_validator("vault_compartment_id")(lambda v: None if v is None else _compartment_or_tenancy(v))
+    # The tenancy is the root compartment: its OCID names a compartment too (as for compartmentId).
+    _vault = field_validator("vault_compartment_id")(
+        lambda v: None if v is None else _ocid("compartment", v, "tenancy"))
 
 
 def check_tenants(cfg: StackConfig) -> list[str]:
