@@ -18,7 +18,7 @@ config = load_from_pulumi()  # raises ConfigError (printed without a traceback) 
 prefix = config.name_prefix
 
 network = Network(f"{prefix}-network", NetworkArgs(config))
-cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn.id, network.subnet_ids, network.nsg_ids))
+cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn_id, network.subnet_ids, network.nsg_ids))
 compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
 iam = Iam(f"{prefix}-iam", IamArgs(config, cluster.cluster_id, compute_cluster_id))
 compute = Compute(f"{prefix}-compute", ComputeArgs(
@@ -30,9 +30,10 @@ platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
-pulumi.export("vcnId", network.vcn.id)
+pulumi.export("vcnId", network.vcn_id)
 pulumi.export("subnetIds", network.subnet_ids)
 pulumi.export("nsgIds", network.nsg_ids)
+pulumi.export("subnetCidrs", network.subnet_cidrs)  # read by network.fromStack of another oke-rdma stack
 pulumi.export("clusterId", cluster.cluster_id)
 pulumi.export("kubernetesVersion", cluster.kubernetes_version)
 pulumi.export("apiEndpoint", cluster.api_endpoint)

@@ -12,19 +12,19 @@ ports; the OKE Terraform module's named rule maps for the one-rule-one-reason la
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import pulumi
 import pulumi_oci as oci
 
-from components.config import StackConfig, subnet_plan
+from components.config import (NSG_ROLES, ConfigError, StackConfig, cidr_problems, required_nsg_roles,
+                               required_subnet_roles, subnet_plan)
+from components.config._base import _key
 
 TCP, UDP, ICMP, ALL = "6", "17", "1", "all"
 ANYWHERE = "0.0.0.0/0"
-
-#: NSG roles; the load balancer NSG serves both the internal and the public load balancer subnets.
-NSG_ROLES = ("controlPlane", "workers", "pods", "loadBalancers", "storage")
 
 
 @dataclass(frozen=True)
@@ -107,41 +107,139 @@ def _range(args_type, ports: Optional[tuple[int, int]]):
 
 
 class NetworkArgs:
-    """Inputs of :class:`Network`: the whole stack config (the network reads ``network``, ``compartmentId``,
-    ``namePrefix``, ``freeformTags`` and ``region``)."""
+    """Inputs of :class:`Network`: the whole stack config (the network reads ``network``, ``cluster.cniType``,
+    ``cluster.servicesCidr``, ``nodePools``, ``storage.fss.enabled``, ``compartmentId``, ``namePrefix``,
+    ``freeformTags`` and ``region``)."""
 
     def __init__(self, config: StackConfig):
         self.config = config
 
 
-class Network(pulumi.ComponentResource):
-    """VCN, gateways, route tables, subnets and NSGs for OKE (type ``oke-rdma:network:Network``).
+def checked_stack_outputs(config: StackConfig, outputs: Any) -> dict[str, Any]:
+    """Validate the outputs of the stack ``network.fromStack`` names (see :data:`FROM_STACK_OUTPUTS`) and run the
+    CIDR-planning rules on its ``subnetCidrs``.
 
-    Attributes: ``vcn``, ``subnet_ids`` (role → OCID output), ``subnet_cidrs`` (role → CIDR), ``nsg_ids``
-    (role → OCID output), ``services_cidr_block`` (the Oracle Services Network label), ``rules`` (the NSG rules).
+    :param outputs: the referenced stack's outputs (``{"vcnId": str, "subnetIds": {role: OCID}, "subnetCidrs":
+        {role: CIDR}, "nsgIds": {role: OCID}}``); ``nsgIds`` is read only without ``createNsgs``.
+    :returns: ``outputs`` unchanged.
+    :raises ConfigError: one line per missing or malformed output and per CIDR problem, each naming
+        ``oke-rdma:network.fromStack.stack`` and the output.
+    """
+    name = config.network.from_stack.stack
+    where = f"{_key(('network', 'fromStack', 'stack'))}: stack {name!r}"
+    outputs = outputs if isinstance(outputs, dict) else {}
+    problems: list[str] = []
+    if not isinstance(outputs.get("vcnId"), str) or not outputs["vcnId"].startswith("ocid1.vcn."):
+        problems.append(f"{where} has no vcnId output holding a VCN OCID; export vcnId from it")
+    wanted = [("subnetIds", role) for role in required_subnet_roles(config)]
+    wanted += [("subnetCidrs", role) for role in required_subnet_roles(config)]
+    if not config.network.from_stack.create_nsgs:
+        wanted += [("nsgIds", role) for role in required_nsg_roles(config)]
+    for output, role in wanted:
+        value = (outputs.get(output) or {}).get(role) if isinstance(outputs.get(output), dict) else None
+        if not isinstance(value, str) or not value:
+            fix = (" (or set network.fromStack.createNsgs: true to create the NSGs in its VCN)"
+                   if output == "nsgIds" else "")
+            problems.append(f"{where} output {output} has no {role} entry; export it from that stack{fix}")
+    if problems:
+        raise ConfigError(problems)
+    nets: dict[str, ipaddress.IPv4Network] = {}
+    for role, cidr in outputs["subnetCidrs"].items():
+        try:
+            nets[role] = ipaddress.IPv4Network(cidr)
+        except (ValueError, TypeError):
+            problems.append(f"{where} output subnetCidrs.{role} is {cidr!r}, not an IPv4 CIDR block")
+    problems += cidr_problems(config, {r: n for r, n in nets.items() if r in required_subnet_roles(config)},
+                              lambda role: f"{where} output subnetCidrs.{role}")
+    if problems:
+        raise ConfigError(problems)
+    return outputs
+
+
+class Network(pulumi.ComponentResource):
+    """VCN, gateways, route tables, subnets and NSGs for OKE (type ``oke-rdma:network:Network``), or a brought
+    network wired in.
+
+    Three sources (``components.config.Network``):
+
+    * created (default): VCN, default security list emptied, NAT + service gateway, an internet gateway and public
+      route table only when something is public, a subnet per role, an NSG per role with :func:`oke_rules`;
+    * ``network.existing``: the given VCN, subnets (CIDRs from ``subnetCidrs``) and NSGs; without ``nsgIds`` this
+      component creates its NSGs and rules inside the given VCN (and nothing else);
+    * ``network.fromStack``: the same read from another stack's outputs through ``pulumi.StackReference``
+      (:func:`checked_stack_outputs` validates them when they arrive: a missing output or a CIDR problem is a
+      :class:`ConfigError` naming the stack and the output).
+
+    Attributes: ``vcn`` (the ``oci.core.Vcn``, None when brought), ``vcn_id``, ``subnet_ids`` (role → OCID
+    output), ``subnet_cidrs`` (role → CIDR, an output with ``fromStack``), ``nsg_ids`` (role → OCID output),
+    ``services_cidr_block`` (the Oracle Services Network label, None when nothing here needs it), ``rules`` (the
+    NSG rules this stack creates; empty when the NSGs are brought), ``stack_reference`` (or None).
     """
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:network:Network", name, None, opts)
         cfg = args.config
         net = cfg.network
-        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
         child = pulumi.ResourceOptions(parent=self)
+        self.vcn: Optional[oci.core.Vcn] = None
+        self.stack_reference: Optional[pulumi.StackReference] = None
+        self.services_cidr_block: Optional[pulumi.Output[str]] = None
+        self.rules: list[Rule] = []
+        self.nsg_ids: dict[str, pulumi.Output[str]] = {}
+        self._service: Optional[pulumi.Output[Any]] = None
 
+        if net.existing is not None:
+            ex = net.existing
+            self.vcn_id: pulumi.Output[str] = pulumi.Output.from_input(ex.vcn_id)
+            ids = {r: v for r, v in ex.subnet_ids.model_dump(by_alias=True).items() if v is not None}
+            self.subnet_ids = {r: pulumi.Output.from_input(v) for r, v in ids.items()}
+            self.subnet_cidrs: dict[str, Any] = subnet_plan(net)
+            if ex.nsg_ids is not None:
+                self.nsg_ids = {r: pulumi.Output.from_input(v)
+                                for r, v in ex.nsg_ids.model_dump(by_alias=True).items() if v is not None}
+        elif net.from_stack is not None:
+            self.stack_reference = pulumi.StackReference(f"{cfg.name_prefix}-network-stack",
+                                                         stack_name=net.from_stack.stack, opts=child)
+            outputs = self.stack_reference.outputs.apply(lambda o: checked_stack_outputs(cfg, o))
+            self.vcn_id = outputs.apply(lambda o: o["vcnId"])
+            roles = required_subnet_roles(cfg)
+            self.subnet_ids = {r: outputs.apply(lambda o, r=r: o["subnetIds"][r]) for r in roles}
+            self.subnet_cidrs = {r: outputs.apply(lambda o, r=r: o["subnetCidrs"][r]) for r in roles}
+            if not net.from_stack.create_nsgs:
+                self.nsg_ids = {r: outputs.apply(lambda o, r=r: o["nsgIds"][r]) for r in required_nsg_roles(cfg)}
+        else:
+            self._create(cfg, child)
+
+        if net.creates_nsgs:
+            self._nsgs(cfg, child)
+
+        self.register_outputs({"vcnId": self.vcn_id, "subnetIds": self.subnet_ids, "subnetCidrs": self.subnet_cidrs,
+                               "nsgIds": self.nsg_ids})
+
+    def _services(self) -> pulumi.Output[Any]:
+        """The "All <region> Services In Oracle Services Network" service (one invoke per component)."""
+        if self._service is None:
+            services = oci.core.get_services_output(filters=[oci.core.GetServicesFilterArgs(
+                name="name", values=["All .* Services In Oracle Services Network"], regex=True)],
+                opts=pulumi.InvokeOutputOptions(parent=self))
+            self._service = services.services.apply(lambda s: s[0])
+            self.services_cidr_block = self._service.cidr_block
+        return self._service
+
+    def _create(self, cfg: StackConfig, child: pulumi.ResourceOptions) -> None:
+        net = cfg.network
+        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
         self.vcn = oci.core.Vcn(f"{prefix}-vcn", oci.core.VcnArgs(
             compartment_id=comp, cidr_blocks=[net.vcn_cidr], display_name=f"{prefix}-vcn",
             dns_label=net.dns_label, freeform_tags=tags), child)
+        self.vcn_id = self.vcn.id
         # The default security list is attached to every subnet that names none: keep it empty, NSGs do the work.
         oci.core.DefaultSecurityList(f"{prefix}-default-security-list", oci.core.DefaultSecurityListArgs(
             manage_default_resource_id=self.vcn.default_security_list_id, compartment_id=comp,
             display_name=f"{prefix}-default-locked", ingress_security_rules=[], egress_security_rules=[],
             freeform_tags=tags), child)
 
-        services = oci.core.get_services_output(filters=[oci.core.GetServicesFilterArgs(
-            name="name", values=["All .* Services In Oracle Services Network"], regex=True)], opts=pulumi.InvokeOutputOptions(parent=self))
-        service = services.services.apply(lambda s: s[0])
-        self.services_cidr_block = service.cidr_block
-
+        service = self._services()
         nat = oci.core.NatGateway(f"{prefix}-nat", oci.core.NatGatewayArgs(
             compartment_id=comp, vcn_id=self.vcn.id, display_name=f"{prefix}-nat", freeform_tags=tags), child)
         sgw = oci.core.ServiceGateway(f"{prefix}-sgw", oci.core.ServiceGatewayArgs(
@@ -177,7 +275,7 @@ class Network(pulumi.ComponentResource):
         labels = {"controlPlane": "cp", "workers": "workers", "pods": "pods", "internalLoadBalancers": "intlb",
                   "publicLoadBalancers": "publb", "storage": "storage"}
         self.subnet_cidrs = {r: plan[r] for r in roles}
-        self.subnet_ids: dict[str, pulumi.Output[str]] = {}
+        self.subnet_ids = {}
         for role in roles:
             public = role in public_roles
             subnet = oci.core.Subnet(f"{prefix}-{labels[role]}", oci.core.SubnetArgs(
@@ -188,17 +286,18 @@ class Network(pulumi.ComponentResource):
                 freeform_tags=tags), child)
             self.subnet_ids[role] = subnet.id
 
-        self.nsg_ids: dict[str, pulumi.Output[str]] = {}
+    def _nsgs(self, cfg: StackConfig, child: pulumi.ResourceOptions) -> None:
+        """One stateful NSG per role in the VCN (created or brought) and every rule of :func:`oke_rules`."""
+        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
+        self._services()
         for role in NSG_ROLES:
             nsg = oci.core.NetworkSecurityGroup(f"{prefix}-{role}-nsg", oci.core.NetworkSecurityGroupArgs(
-                compartment_id=comp, vcn_id=self.vcn.id, display_name=f"{prefix}-{role}", freeform_tags=tags), child)
+                compartment_id=comp, vcn_id=self.vcn_id, display_name=f"{prefix}-{role}", freeform_tags=tags), child)
             self.nsg_ids[role] = nsg.id
 
-        self.rules = oke_rules(net.api_endpoint.allowed_cidrs)
+        self.rules = oke_rules(cfg.network.api_endpoint.allowed_cidrs)
         for rule in self.rules:
             self._rule(prefix, rule, child)
-
-        self.register_outputs({"vcnId": self.vcn.id, "subnetIds": self.subnet_ids, "nsgIds": self.nsg_ids})
 
     def _rule(self, prefix: str, rule: Rule, opts: pulumi.ResourceOptions) -> None:
         if rule.peer in self.nsg_ids:

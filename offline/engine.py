@@ -55,6 +55,19 @@ OCID_KINDS = {
 }
 
 
+#: The type a ``pulumi.StackReference`` registers (a read of another stack's outputs).
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+class StackOutputsMissing(Exception):
+    """The program reads a stack through ``pulumi.StackReference`` whose outputs the offline run was not given."""
+
+    def __init__(self, stack: str):
+        self.stack = stack
+        super().__init__(f"the program reads the outputs of stack {stack!r} (pulumi.StackReference), but no outputs "
+                         f"were given for it; pass --stack-outputs {stack}=PATH (a JSON file of its outputs)")
+
+
 def _digest(*parts: str, n: int = 20) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
 
@@ -71,15 +84,19 @@ class OciMocks(pulumi_mocks.Mocks):
     :param unknowns: first-preview mode: ids and computed outputs are left unknown.
     """
 
-    def __init__(self, region: str, unknowns: bool = False):
+    def __init__(self, region: str, unknowns: bool = False,
+                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None):
         self.region = region
         self.unknowns = unknowns
+        self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
 
     # -- resources ---------------------------------------------------------------------------------------------
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
         inputs = dict(args.inputs)
+        if args.typ == STACK_REFERENCE:
+            return self._stack_reference(str(inputs.get("name") or args.resource_id or args.name))
         if not args.custom and not args.typ.startswith("pulumi:providers:"):
             return "", {}
         if self.unknowns:
@@ -90,6 +107,13 @@ class OciMocks(pulumi_mocks.Mocks):
         else:
             rid = fake_ocid(kind, self.region, args.typ, args.name)
         return rid, inputs | self._computed(args.typ, rid, args.name, inputs)
+
+    def _stack_reference(self, name: str) -> tuple[str, dict]:
+        """A ``pulumi.StackReference`` read: the referenced stack's outputs, known even on a first preview (the
+        engine reads the other stack's state then too)."""
+        if name not in self.stack_outputs:
+            raise StackOutputsMissing(name)
+        return name, {"name": name, "outputs": self.stack_outputs[name], "secretOutputNames": []}
 
     @staticmethod
     def _k8s_id(args: pulumi_mocks.MockResourceArgs) -> str:
@@ -205,7 +229,8 @@ class ProgramRun:
 
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
-                program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py") -> ProgramRun:
+                program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
+                stack_outputs: Optional[dict[str, dict[str, Any]]] = None) -> ProgramRun:
     """Run ``program`` (a Pulumi program file, or a function declaring resources) under mocks with the given raw
     stack config and return what it registered.
 
@@ -213,12 +238,15 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     :param secret_keys: the config keys that hold secrets.
     :param unknowns: first-preview mode (preview with every computed value unknown); otherwise an update-like run
         where every apply callback runs.
+    :param stack_outputs: the outputs of the stacks the program reads through ``pulumi.StackReference``, by stack
+        name (``{"org/oke-rdma/net": {"vcnId": "ocid1.vcn...", ...}}``).
     :raises components.config.ConfigError: when the configuration is invalid (nothing is registered then).
+    :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
     """
     asyncio.set_event_loop(asyncio.new_event_loop())  # a fresh loop per run: callers may have closed theirs
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
-    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns)
+    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor)
     if str(PROJECT_DIR) not in sys.path:

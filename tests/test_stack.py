@@ -71,7 +71,7 @@ def test_every_oci_resource_carries_the_freeform_tags(run):
 def test_outputs_contract_and_secret_kubeconfig(run):
     assert set(run.outputs) == {
         "region", "compartmentId", "vcnId", "subnetIds", "nsgIds", "clusterId", "kubernetesVersion", "apiEndpoint",
-        "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss", "tenants",
+        "subnetCidrs", "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss", "tenants",
         "policyStatements"}
     assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
     assert run.outputs["nodePools"]["gpu"]["rdma"] is True

@@ -15,6 +15,8 @@ Layout: ``_base`` (strict base model, validators, :class:`ConfigError`), one mod
 from ._base import NAMESPACE, ConfigError, StrList
 from .compute import MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, NodePool
 from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
+from .network import (FROM_STACK_OUTPUTS, NSG_ROLES, ExistingNetwork, FromStack, NsgIds, SubnetIds, cidr_problems,
+                      cycle_headroom_nodes, pod_ip_demand, required_nsg_roles, required_subnet_roles)
 from .platform import (GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
                        Platform)
 from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_config, raw_pulumi_config
@@ -27,4 +29,6 @@ __all__ = [
     "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease", "Platform",
     "StackConfig", "cross_checks", "load_from_pulumi", "load_stack_config", "raw_pulumi_config",
     "FSS_THROUGHPUT_TIERS", "Fss", "Storage", "Iam", "Tenant",
+    "FROM_STACK_OUTPUTS", "NSG_ROLES", "ExistingNetwork", "FromStack", "NsgIds", "SubnetIds", "cidr_problems",
+    "cycle_headroom_nodes", "pod_ip_demand", "required_nsg_roles", "required_subnet_roles",
 ]

@@ -7,7 +7,7 @@ docs, "Compute Clusters" (supported shapes); Block Volume docs, "Boot Volumes".
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
@@ -28,6 +28,7 @@ class Cluster(_Model):
 
     kubernetes_version: str
     services_cidr: str = "10.96.0.0/16"
+    cni_type: Literal["OCI_VCN_IP_NATIVE", "FLANNEL_OVERLAY"] = "OCI_VCN_IP_NATIVE"
 
     _svc = field_validator("services_cidr")(lambda v: _cidr(v))
 
