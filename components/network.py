@@ -62,12 +62,16 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...]) -> list[Rule]:
     rules: list[Rule] = []
     for src in ("workers", "pods"):
         rules += _pair(src, "controlPlane", f"{src}-api", f"{src} reach the Kubernetes API", TCP, ports=(6443, 6443))
-        rules += _pair(src, "controlPlane", f"{src}-proxymux", f"{src} reach the OKE control plane proxymux "
-                       "(without it nodes never register)", TCP, ports=(12250, 12250))
+        rules += _pair(src, "controlPlane", f"{src}-proxymux", f"{src} reach the OKE control plane on 12250 "
+                       + ("(proxymux: without it nodes never register)" if src == "workers" else
+                          "(proxymux; OKE requires it from the pod subnet with VCN-native pod networking)"),
+                       TCP, ports=(12250, 12250))
         rules.append(Rule(f"{src}-osn", src, "EGRESS", TCP, "services",
                           f"{src} reach OCI services (OCIR, Object Storage, OKE) through the service gateway"))
         rules.append(Rule(f"{src}-registries", src, "EGRESS", TCP, ANYWHERE,
-                          f"{src} pull images and charts over HTTPS through the NAT gateway", ports=(443, 443)))
+                          "nodes pull container images (nvcr.io, registry.k8s.io, quay.io) over HTTPS through the NAT "
+                          "gateway" if src == "workers" else "pods reach HTTPS endpoints (model hubs, package "
+                          "indexes) through the NAT gateway", ports=(443, 443)))
         for port_range in nfs_tcp:
             rules += _pair(src, "storage", f"{src}-nfs-tcp-{port_range[0]}", f"{src} mount FSS (NFS, portmapper)",
                            TCP, ports=port_range)
@@ -89,7 +93,8 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...]) -> list[Rule]:
     rules.append(Rule("api-osn", "controlPlane", "EGRESS", TCP, "services",
                       "the OKE control plane reaches OCI services", ports=(443, 443)))
     for a, b in (("workers", "workers"), ("pods", "pods"), ("workers", "pods"), ("pods", "workers")):
-        rules += _pair(a, b, f"{a}-{b}", f"{a} and {b} talk freely (pod networking, NCCL, DNS)", ALL)
+        rules += _pair(a, b, f"{a}-{b}", (f"{a} talk to each other freely" if a == b else
+                                          f"{a} reach {b} freely") + " (pod networking, NCCL, DNS)", ALL)
     rules += _pair("loadBalancers", "workers", "lb-nodeports", "load balancers reach Service NodePorts", TCP,
                    ports=(30000, 32767))
     rules += _pair("loadBalancers", "workers", "lb-health", "load balancers check kube-proxy health", TCP,
@@ -100,6 +105,36 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...]) -> list[Rule]:
         rules.append(Rule(f"clients-api-{i}", "controlPlane", "INGRESS", TCP, cidr,
                           f"kubectl and CI from {cidr} (network.apiEndpoint.allowedCidrs)", ports=(6443, 6443)))
     return rules
+
+
+CLIENTS = "allowed-client-cidr"  # stands for each allowedCidrs entry in the README table
+
+
+def rule_table_markdown() -> str:
+    """The NSG rule table of the README (one Markdown row per rule of :func:`oke_rules`), ending with a newline.
+
+    ``tests/test_network_rules.py`` fails when the README's copy differs from this.
+    """
+    names = {TCP: "TCP", UDP: "UDP", ICMP: "ICMP", ALL: "all"}
+    lines = ["| NSG | direction | protocol | ports | peer | rule | why |", "|---|---|---|---|---|---|---|"]
+    for r in oke_rules((CLIENTS,)):
+        if r.icmp:
+            ports = f"type {r.icmp[0]} code {r.icmp[1]}"
+        elif r.source_ports:
+            ports = f"from {r.source_ports[0]}" + (f"-{r.source_ports[1]}" if r.source_ports[1] != r.source_ports[0]
+                                                 else "")
+        elif r.ports:
+            ports = str(r.ports[0]) + (f"-{r.ports[1]}" if r.ports[1] != r.ports[0] else "")
+        else:
+            ports = "all"
+        peer = {"services": "Oracle Services Network", ANYWHERE: "0.0.0.0/0",
+                CLIENTS: "each `network.apiEndpoint.allowedCidrs` entry"}.get(r.peer, r.peer)
+        peer = f"{'from' if r.direction == 'INGRESS' else 'to'} {peer}"
+        why = r.description.replace(f"{CLIENTS} (network.apiEndpoint.allowedCidrs)",
+                                    "each network.apiEndpoint.allowedCidrs entry")
+        name = r.name.replace("clients-api-0", "clients-api-<i>")
+        lines.append(f"| {r.nsg} | {r.direction.lower()} | {names[r.protocol]} | {ports} | {peer} | `{name}` | {why} |")
+    return "\n".join(lines) + "\n"
 
 
 def _range(args_type, ports: Optional[tuple[int, int]]):

@@ -5,7 +5,8 @@ pack on what it declared (:mod:`offline.policy_eval`) and prints a report shaped
 tree, a count by type, the policy findings and the stack outputs (secrets shown as ``[secret]``).
 
 Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
-(one line per problem naming the config key path; no traceback).
+(one line per problem naming the config key path; no traceback) or a referenced stack's outputs missing or unreadable
+(``--stack-outputs``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Optional
 
 import yaml
 
-from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, run_program
+from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.policy_eval import evaluate, has_mandatory
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
@@ -95,6 +96,42 @@ def _unsecure(value: Any) -> tuple[Any, bool]:
         items = [_unsecure(v) for v in value]
         return [v for v, _ in items], any(s for _, s in items)
     return value, False
+
+
+def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """Parse ``--stack-outputs NAME=PATH`` values: stack name → the outputs in the JSON file at PATH.
+
+    The file holds a stack's outputs as a JSON object, or a whole plan written by ``--json`` (its ``outputs`` are
+    used). Values shown as ``[unknown]`` stay unknown; ``[secret]`` values cannot be recovered and stay that text.
+
+    :raises StackFileError: on a malformed spec, a missing or unreadable file, or JSON that is not an object.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise StackFileError(f"--stack-outputs {spec!r}: expected NAME=PATH, e.g. org/oke-rdma/net=net.json")
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise StackFileError(f"--stack-outputs {name}={path}: cannot read the file ({e.strerror})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise StackFileError(f"--stack-outputs {name}={path}: not a JSON file ({e})") from None
+        if isinstance(doc, dict) and {"stack", "resources", "outputs"} <= set(doc):
+            doc = doc["outputs"]  # a whole plan written by --json
+        if not isinstance(doc, dict):
+            raise StackFileError(f"--stack-outputs {name}={path}: expected a JSON object of stack outputs")
+        found[name] = _unmask(doc)
+    return found
+
+
+def _unmask(value: Any) -> Any:
+    """``[unknown]`` in a plan's outputs back to the engine's unknown sentinel."""
+    if isinstance(value, dict):
+        return {k: _unmask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unmask(v) for v in value]
+    return UNKNOWN if value == "[unknown]" else value
 
 
 def mask(value: Any) -> Any:
@@ -202,6 +239,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="simulate a stack's first preview: ids and computed outputs are unknown")
     parser.add_argument("--policy-config", type=Path, metavar="PATH",
                         help="policy pack config, as for pulumi preview --policy-pack-config")
+    parser.add_argument("--stack-outputs", action="append", default=[], metavar="NAME=PATH",
+                        help="outputs of a stack the program reads through pulumi.StackReference (network.fromStack):"
+                             " a JSON file of outputs, or another preview's --json plan; repeatable")
     args = parser.parse_args(argv)
 
     from components.config import ConfigError
@@ -212,6 +252,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
     try:
         config, secret_keys = read_stack_file(path)
+        stack_outputs = read_stack_outputs(args.stack_outputs)
         policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else None
     except StackFileError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -220,7 +261,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        run = run_program(config, secret_keys, stack, unknowns=args.unknowns)
+        run = run_program(config, secret_keys, stack, unknowns=args.unknowns, stack_outputs=stack_outputs)
+    except StackOutputsMissing as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_CONFIG
     except ConfigError as e:
         count = f"{len(e.problems)} problem" + ("s" if len(e.problems) != 1 else "")
         print(f"error: {path.name}: invalid stack configuration ({count}):", file=sys.stderr)
