@@ -245,3 +245,13 @@ kubernetes_api_endpoint_restricted = StackValidationPolicy(
 )
 
 POLICIES = [no_internet_ssh_or_all_ports, kubernetes_api_not_public, kubernetes_api_endpoint_restricted]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "no-internet-ssh-or-all-ports": "fails closed: Kleene logic over the rule's fields; a verdict still unknown "
+                                    "(or an unknown ingressSecurityRules list) is a violation.",
+    "kubernetes-api-not-public": "fails closed: unknown endpoint settings, or a rule that may admit 0.0.0.0/0 to "
+                                 "6443, is a violation.",
+    "kubernetes-api-endpoint-restricted": "fails closed: endpoint NSGs it cannot identify or rules it cannot verify "
+                                          "are violations; an unknown isPublicIpEnabled is left to "
+                                          "kubernetes-api-not-public.",
+}

@@ -334,7 +334,8 @@ def test_rules_read_the_property_names_the_oci_sdk_sends():
     found = {(v.policy, v.urn.rsplit("::", 1)[1]) for v in report.violations}
     assert found == {("no-internet-ssh-or-all-ports", "ssh"), ("kubernetes-api-not-public", "sl"),
                      ("kubernetes-api-not-public", "oke"), ("rdma-node-pool-placement", "gpu"),
-                     ("rdma-cluster-enhanced", "oke")}
+                     ("rdma-cluster-enhanced", "oke"), ("no-internet-ingress", "ssh"), ("no-internet-ingress", "sl"),
+                     ("oke-required-nsg-rules", "oke")}
 
 
 def test_pack_imports_from_inside_the_pack_directory():
