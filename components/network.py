@@ -19,7 +19,7 @@ from typing import Any, Optional
 import pulumi
 import pulumi_oci as oci
 
-from components.config import (NSG_ROLES, ConfigError, StackConfig, cidr_problems, required_nsg_roles,
+from components.config import (FROM_STACK_OUTPUTS, NSG_ROLES, ConfigError, StackConfig, cidr_problems, required_nsg_roles,
                                required_subnet_roles, subnet_plan)
 from components.config._base import _key
 
@@ -235,7 +235,9 @@ class Network(pulumi.ComponentResource):
         elif net.from_stack is not None:
             self.stack_reference = pulumi.StackReference(f"{cfg.name_prefix}-network-stack",
                                                          stack_name=net.from_stack.stack, opts=child)
-            outputs = self.stack_reference.outputs.apply(lambda o: checked_stack_outputs(cfg, o))
+            ref = self.stack_reference  # read output by output: only the ones the other stack marks secret stay secret
+            outputs = pulumi.Output.all(**{k: ref.get_output(k) for k in FROM_STACK_OUTPUTS}).apply(
+                lambda o: checked_stack_outputs(cfg, o))
             self.vcn_id = outputs.apply(lambda o: o["vcnId"])
             roles = required_subnet_roles(cfg)
             self.subnet_ids = {r: outputs.apply(lambda o, r=r: o["subnetIds"][r]) for r in roles}

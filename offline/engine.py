@@ -113,7 +113,10 @@ class OciMocks(pulumi_mocks.Mocks):
         engine reads the other stack's state then too)."""
         if name not in self.stack_outputs:
             raise StackOutputsMissing(name)
-        return name, {"name": name, "outputs": self.stack_outputs[name], "secretOutputNames": []}
+        outputs = self.stack_outputs[name]
+        secret = sorted(k for k, v in outputs.items() if isinstance(v, dict) and v.get(rpc._special_sig_key) ==
+                        rpc._special_secret_sig)
+        return name, {"name": name, "outputs": outputs, "secretOutputNames": secret}
 
     @staticmethod
     def _k8s_id(args: pulumi_mocks.MockResourceArgs) -> str:
@@ -140,7 +143,8 @@ class OciMocks(pulumi_mocks.Mocks):
             out |= {"state": "ACTIVE", "nodeSourceDetails": inputs.get("nodeSourceDetails")}
         elif typ == "oci:FileStorage/mountTarget:MountTarget":
             pip = fake_ocid("privateip", self.region, rid)
-            self.private_ips[pip] = inputs.get("subnetId", "")
+            subnet = inputs.get("subnetId", "")
+            self.private_ips[pip] = subnet.get("value", "") if isinstance(subnet, dict) else subnet  # a secret
             out |= {"state": "ACTIVE", "privateIpIds": [pip],
                     "exportSetId": fake_ocid("exportset", self.region, rid)}
         elif typ == "oci:Core/computeCluster:ComputeCluster":
@@ -249,6 +253,9 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor)
+    # set_mocks keeps the previous run's set of pending outputs; after a run that failed part-way (a ConfigError raised
+    # in an apply, a missing stack reference) it holds tasks of a dead event loop, and the next run would wait on them.
+    settings.SETTINGS.outputs = set()
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
