@@ -1,5 +1,5 @@
-"""OKE network rules: the NSG rules OKE needs are present, nothing but path-MTU ICMP and public listener ports is
-open to the internet, and the subnets of workers and pods take no public IPs.
+"""OKE network rules: the NSG rules OKE needs are present, and nothing but path-MTU ICMP and public listener ports is
+open to the internet (the private worker/pod subnet rule is in ``node_subnets``).
 
 Sources: OKE docs "Network Resource Configuration" (contengnetworkconfig.htm: workers → API endpoint TCP 6443 and
 TCP 12250, API endpoint → workers TCP (kubelet 10250) and ICMP 3/4 both ways; without 12250 nodes never register;
@@ -44,7 +44,6 @@ else:  # run by the Pulumi CLI from inside policies/
     from network import endpoint_nsgs
 
 UNKNOWN = R.UNKNOWN
-SUBNET = "oci:Core/subnet:Subnet"
 KUBELET_PORT, PROXYMUX_PORT = 10250, 12250
 PATH_MTU = (3, 4)  # ICMP "destination unreachable: fragmentation needed"
 ICMPV6_PACKET_TOO_BIG = 2
@@ -347,52 +346,6 @@ def validate_no_internet_ingress(args: ResourceValidationArgs, report_violation:
                              "Give these fields literal values.", None)
 
 
-# --- node-subnets-private (stack) ---------------------------------------------------------------------------------
-def _pool_subnet_ids(pool: Any) -> tuple[Any, Any]:
-    """(worker subnet OCIDs, pod subnet OCIDs) of a node pool, each a list or UNKNOWN."""
-    details = R.read(pool.props, "nodeConfigDetails")
-    placements = R.elements(R.read(details, "placementConfigs"))
-    workers = UNKNOWN if placements is UNKNOWN else [R.read(p, "subnetId") for p in placements]
-    pods = R.elements(R.read(pool.props, "nodeConfigDetails", "nodePoolPodNetworkOptionDetails", "podSubnetIds"))
-    return workers, pods
-
-
-def validate_node_subnets_private(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """Stack rule ``node-subnets-private``: every subnet of this stack that hosts a node pool's workers or pods has
-    ``prohibitPublicIpOnVnic`` (or ``prohibitInternetIngress``) true. Subnets found through the pool's
-    ``nodeConfigDetails`` dependencies or OCIDs; unknown flags fail closed; external subnets as for
-    ``oke-required-nsg-rules``."""
-    external_fails = (args.get_config() or {}).get("externalResources", "pass") == "fail"
-    subnets = [r for r in args.resources if r.resource_type == SUBNET]
-    for pool in (r for r in args.resources if r.resource_type == R.NODE_POOL):
-        workers, pods = _pool_subnet_ids(pool)
-        known = [i for i in (workers if isinstance(workers, list) else []) + (pods if isinstance(pods, list) else [])
-                 if isinstance(i, str)]
-        deps = [s for s in pool.property_dependencies.get("nodeConfigDetails", []) if s.resource_type == SUBNET]
-        hosted = {s.urn: s for s in deps}
-        hosted.update((s.urn, s) for s in subnets if _id(s) in known)
-        unmatched = [i for i in known if i not in {_id(s) for s in hosted.values()}]
-        spare = [s for s in deps if _id(s) not in known]
-        external = unmatched if len(spare) < len(unmatched) else []
-        if external and external_fails:
-            report_violation(f"Node pool '{pool.name}': subnet(s) {', '.join(external)} are not managed in this stack, "
-                             "so whether they allow public IPs cannot be verified.", pool.urn)
-        for subnet in hosted.values():
-            role = ("workers" if isinstance(workers, list) and _id(subnet) in workers else
-                    "pods" if isinstance(pods, list) and _id(subnet) in pods else "workers or pods")
-            private = R.any3(*(UNKNOWN if v is UNKNOWN else v is True for v in
-                               (R.read(subnet.props, "prohibitPublicIpOnVnic"),
-                                R.read(subnet.props, "prohibitInternetIngress"))))
-            if private is False:
-                report_violation(f"Subnet '{subnet.name}' hosts the {role} of node pool '{pool.name}' but allows "
-                                 "public IPs (prohibitPublicIpOnVnic is not true). Set prohibitPublicIpOnVnic: true.",
-                                 subnet.urn)
-            elif private is UNKNOWN:
-                report_violation(f"Subnet '{subnet.name}' hosts the {role} of node pool '{pool.name}', and whether it "
-                                 "allows public IPs is unknown during preview. Set prohibitPublicIpOnVnic to the "
-                                 "literal true.", subnet.urn)
-
-
 _EXTERNAL = {"externalResources": {"type": "string", "enum": ["pass", "fail"], "default": "pass",
                                    "description": "NSGs/subnets given by OCID and not managed in this stack: 'pass' "
                                                   "(their own stack is checked) or 'fail'"}}
@@ -427,26 +380,11 @@ no_internet_ingress = ResourceValidationPolicy(
         "description": "TCP ports public load balancer listeners may open to the internet"}}),
 )
 
-node_subnets_private = StackValidationPolicy(
-    name="node-subnets-private",
-    description="Subnets that host worker nodes or pods prohibit public IPs.",
-    validate=validate_node_subnets_private,
-    enforcement_level=EnforcementLevel.MANDATORY,
-    severity=Severity.HIGH,
-    remediation_steps=("Set prohibitPublicIpOnVnic: true on the worker and pod subnets and reach nodes through the "
-                       "OCI Bastion service; only load balancer (and, if public, API endpoint) subnets may be "
-                       f"public. Source: {_DOC}; OCI docs: VCNs and Subnets."),
-    tags=["oke", "network", "security"],
-    config_schema=PolicyConfigSchema(properties=dict(_EXTERNAL)),
-)
-
-POLICIES = [oke_required_nsg_rules, no_internet_ingress, node_subnets_private]
+POLICIES = [oke_required_nsg_rules, no_internet_ingress]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "oke-required-nsg-rules": "fails closed: a required rule only unknown fields could provide, or NSG ids unknown "
                               "with no NSG dependency, is a violation naming the NSG and the rule.",
     "no-internet-ingress": "fails closed: Kleene logic over the rule's fields; a verdict still unknown is a "
                            "violation naming the unknown fields.",
-    "node-subnets-private": "fails closed: an unknown prohibitPublicIpOnVnic on a subnet hosting workers or pods is a "
-                            "violation.",
 }

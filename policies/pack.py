@@ -27,9 +27,10 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import network, oke_network, placement
+    from . import network, node_subnets, oke_network, placement
 else:  # run by the Pulumi CLI from inside policies/
     import network
+    import node_subnets
     import oke_network
     import placement
 
@@ -37,7 +38,7 @@ PACK_NAME = "oke-rdma-policies"
 PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters on OCI."
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES, *oke_network.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *network.POLICIES, *oke_network.POLICIES, *node_subnets.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

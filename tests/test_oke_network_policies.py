@@ -7,7 +7,7 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import evaluate
-from policies import oke_network
+from policies import node_subnets, oke_network
 from policies.pack import PACK_NAME, POLICIES
 from tests.test_policies import CLUSTER, NODE_POOL, NSG, NSG_RULE, SL, U, cluster, messages, pool, res, rule, run
 
@@ -229,7 +229,8 @@ def test_internet_ingress_security_lists():
 def test_existing_rule_names_still_work():
     names = {p.name for p in POLICIES}
     assert {"no-internet-ssh-or-all-ports", "kubernetes-api-not-public", INTERNET, REQUIRED, PRIVATE} <= names
-    assert set(oke_network.UNKNOWN_BEHAVIOUR) == {p.name for p in oke_network.POLICIES}
+    for module in (oke_network, node_subnets):
+        assert set(module.UNKNOWN_BEHAVIOUR) == {p.name for p in module.POLICIES}
 
 
 # --- node-subnets-private ---------------------------------------------------------------------------------------
