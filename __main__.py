@@ -28,7 +28,7 @@ cluster_id, resolve_cluster_id = pulumi.deferred_output()
 compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
 iam = Iam(f"{prefix}-iam", IamArgs(config, cluster_id, compute_cluster_id))
 key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
-cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn.id, network.subnet_ids, network.nsg_ids,
+cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn_id, network.subnet_ids, network.nsg_ids,
                                                    depends_on=key_policies))
 resolve_cluster_id(cluster.cluster_id)
 compute = Compute(f"{prefix}-compute", ComputeArgs(
@@ -55,9 +55,10 @@ scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.
 
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
-pulumi.export("vcnId", network.vcn.id)
+pulumi.export("vcnId", network.vcn_id)
 pulumi.export("subnetIds", network.subnet_ids)
 pulumi.export("nsgIds", network.nsg_ids)
+pulumi.export("subnetCidrs", network.subnet_cidrs)  # read by network.fromStack of another oke-rdma stack
 pulumi.export("clusterId", cluster.cluster_id)
 pulumi.export("kubernetesVersion", cluster.kubernetes_version)
 pulumi.export("apiEndpoint", cluster.api_endpoint)

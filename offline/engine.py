@@ -58,6 +58,19 @@ OCID_KINDS = {
 }
 
 
+#: The type a ``pulumi.StackReference`` registers (a read of another stack's outputs).
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+class StackOutputsMissing(Exception):
+    """The program reads a stack through ``pulumi.StackReference`` whose outputs the offline run was not given."""
+
+    def __init__(self, stack: str):
+        self.stack = stack
+        super().__init__(f"the program reads the outputs of stack {stack!r} (pulumi.StackReference), but no outputs "
+                         f"were given for it; pass --stack-outputs {stack}=PATH (a JSON file of its outputs)")
+
+
 def _digest(*parts: str, n: int = 20) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
 
@@ -78,9 +91,11 @@ class OciMocks(pulumi_mocks.Mocks):
     #: what ``getMountTargets`` finds. Empty = a stack's first ``pulumi up``; a test sets it to simulate a later one.
     EXISTING_MOUNT_TARGETS: dict[str, str] = {}
 
-    def __init__(self, region: str, unknowns: bool = False):
+    def __init__(self, region: str, unknowns: bool = False,
+                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None):
         self.region = region
         self.unknowns = unknowns
+        self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
         self.invokes: list[str] = []  # the token of every invoke the program actually ran, in order
@@ -88,6 +103,8 @@ class OciMocks(pulumi_mocks.Mocks):
     # -- resources ---------------------------------------------------------------------------------------------
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
         inputs = dict(args.inputs)
+        if args.typ == STACK_REFERENCE:
+            return self._stack_reference(str(inputs.get("name") or args.resource_id or args.name))
         if not args.custom and not args.typ.startswith("pulumi:providers:"):
             return "", {}
         if self.unknowns:
@@ -98,6 +115,16 @@ class OciMocks(pulumi_mocks.Mocks):
         else:
             rid = fake_ocid(kind, self.region, args.typ, args.name)
         return rid, inputs | self._computed(args.typ, rid, args.name, inputs)
+
+    def _stack_reference(self, name: str) -> tuple[str, dict]:
+        """A ``pulumi.StackReference`` read: the referenced stack's outputs, known even on a first preview (the
+        engine reads the other stack's state then too)."""
+        if name not in self.stack_outputs:
+            raise StackOutputsMissing(name)
+        outputs = self.stack_outputs[name]
+        secret = sorted(k for k, v in outputs.items() if isinstance(v, dict) and v.get(rpc._special_sig_key) ==
+                        rpc._special_secret_sig)
+        return name, {"name": name, "outputs": outputs, "secretOutputNames": secret}
 
     @staticmethod
     def _k8s_id(args: pulumi_mocks.MockResourceArgs) -> str:
@@ -124,7 +151,8 @@ class OciMocks(pulumi_mocks.Mocks):
             out |= {"state": "ACTIVE", "nodeSourceDetails": inputs.get("nodeSourceDetails")}
         elif typ == "oci:FileStorage/mountTarget:MountTarget":
             pip = fake_ocid("privateip", self.region, rid)
-            self.private_ips[pip] = inputs.get("subnetId", "")
+            subnet = inputs.get("subnetId", "")
+            self.private_ips[pip] = subnet.get("value", "") if isinstance(subnet, dict) else subnet  # a secret
             out |= {"state": "ACTIVE", "privateIpIds": [pip],
                     "exportSetId": fake_ocid("exportset", self.region, rid)}
         elif typ == "oci:Core/computeCluster:ComputeCluster":
@@ -261,7 +289,8 @@ class _DiagnosticsHandler(logging.Handler):
 
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
-                program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py") -> ProgramRun:
+                program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
+                stack_outputs: Optional[dict[str, dict[str, Any]]] = None) -> ProgramRun:
     """Run ``program`` (a Pulumi program file, or a function declaring resources) under mocks with the given raw
     stack config and return what it registered.
 
@@ -269,12 +298,15 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     :param secret_keys: the config keys that hold secrets.
     :param unknowns: first-preview mode (preview with every computed value unknown); otherwise an update-like run
         where every apply callback runs.
+    :param stack_outputs: the outputs of the stacks the program reads through ``pulumi.StackReference``, by stack
+        name (``{"org/oke-rdma/net": {"vcnId": "ocid1.vcn...", ...}}``).
     :raises components.config.ConfigError: when the configuration is invalid (nothing is registered then).
+    :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
     """
     asyncio.set_event_loop(asyncio.new_event_loop())  # a fresh loop per run: callers may have closed theirs
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
-    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns)
+    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs)
     monitor = RecordingMonitor(mocks)
     diagnostics = _DiagnosticsHandler()
     logger = logging.getLogger("offline.engine.diagnostics")  # one logger; this run's handler replaces the last one
@@ -283,6 +315,9 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         logger.removeHandler(old)
     logger.addHandler(diagnostics)
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor, logger=logger)
+    # set_mocks keeps the previous run's set of pending outputs; after a run that failed part-way (a ConfigError raised
+    # in an apply, a missing stack reference) it holds tasks of a dead event loop, and the next run would wait on them.
+    settings.SETTINGS.outputs = set()
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))

@@ -9,7 +9,8 @@ With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column c
 **replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
 
 Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
-(one line per problem naming the config key path; no traceback).
+(one line per problem naming the config key path; no traceback) or a referenced stack's outputs missing or unreadable
+(``--stack-outputs``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any, Optional
 
 import yaml
 
-from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, run_program
+from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.policy_eval import PolicyConfigError, evaluate, has_mandatory
 from offline.replacement import Change, compare, summary
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
@@ -53,6 +54,42 @@ def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
         has no ``config:`` mapping.
     """
     return _read_stack_file(path, PROJECT)
+
+
+def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
+    """Parse ``--stack-outputs NAME=PATH`` values: stack name → the outputs in the JSON file at PATH.
+
+    The file holds a stack's outputs as a JSON object, or a whole plan written by ``--json`` (its ``outputs`` are
+    used). Values shown as ``[unknown]`` stay unknown; ``[secret]`` values cannot be recovered and stay that text.
+
+    :raises StackFileError: on a malformed spec, a missing or unreadable file, or JSON that is not an object.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise StackFileError(f"--stack-outputs {spec!r}: expected NAME=PATH, e.g. org/oke-rdma/net=net.json")
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise StackFileError(f"--stack-outputs {name}={path}: cannot read the file ({e.strerror})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise StackFileError(f"--stack-outputs {name}={path}: not a JSON file ({e})") from None
+        if isinstance(doc, dict) and {"stack", "resources", "outputs"} <= set(doc):
+            doc = doc["outputs"]  # a whole plan written by --json
+        if not isinstance(doc, dict):
+            raise StackFileError(f"--stack-outputs {name}={path}: expected a JSON object of stack outputs")
+        found[name] = _unmask(doc)
+    return found
+
+
+def _unmask(value: Any) -> Any:
+    """``[unknown]`` in a plan's outputs back to the engine's unknown sentinel."""
+    if isinstance(value, dict):
+        return {k: _unmask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unmask(v) for v in value]
+    return UNKNOWN if value == "[unknown]" else value
 
 
 def mask(value: Any) -> Any:
@@ -251,6 +288,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                              "team's stack, to check it with this policy pack)")
     parser.add_argument("--previous", type=Path, metavar="PATH",
                         help="a --json file of an earlier run: show update/replace/delete against it")
+    parser.add_argument("--stack-outputs", action="append", default=[], metavar="NAME=PATH",
+                        help="outputs of a stack the program reads through pulumi.StackReference (network.fromStack):"
+                             " a JSON file of outputs, or another preview's --json plan; repeatable")
     args = parser.parse_args(argv)
 
     from components.config import ConfigError
@@ -261,6 +301,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
     try:
         config, secret_keys = read_stack_file(path)
+        stack_outputs = read_stack_outputs(args.stack_outputs)
         policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else None
     except StackFileError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -277,7 +318,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_CONFIG
     try:
         program = {"program": args.program.resolve()} if args.program else {}
-        run = run_program(config, secret_keys, stack, unknowns=args.unknowns, **program)
+        run = run_program(config, secret_keys, stack, unknowns=args.unknowns, stack_outputs=stack_outputs,
+                          **program)
+    except StackOutputsMissing as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_CONFIG
     except ConfigError as e:
         count = f"{len(e.problems)} problem" + ("s" if len(e.problems) != 1 else "")
         print(f"error: {path.name}: invalid stack configuration ({count}):", file=sys.stderr)

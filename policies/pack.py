@@ -18,12 +18,14 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import iam, kubernetes, network, node_pool, placement, storage
+    from . import iam, kubernetes, network, node_pool, node_subnets, oke_network, placement, storage
 else:  # run by the Pulumi CLI from inside policies/
     import iam
     import kubernetes
     import network
     import node_pool
+    import node_subnets
+    import oke_network
     import placement
     import storage
 
@@ -31,8 +33,8 @@ PACK_NAME = "oke-rdma-policies"
 PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters on OCI."
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *storage.POLICIES,
-                          *iam.POLICIES, *kubernetes.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *oke_network.POLICIES,
+                          *node_subnets.POLICIES, *storage.POLICIES, *iam.POLICIES, *kubernetes.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

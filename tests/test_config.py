@@ -88,7 +88,7 @@ def test_missing_region_is_named_as_oci_region():
     (("network", ("subnets", "storage"), "192.168.0.0/24"),
      "oke-rdma:network.subnets.storage: 192.168.0.0/24 is not inside the VCN 10.0.0.0/16"),
     (("network", ("subnets", "pods"), "10.0.128.0/25"),
-     "oke-rdma:network.subnets.pods: 10.0.128.0/25 has 125 usable IPs but the node pools need 221"),
+     "oke-rdma:network.subnets.pods: 10.0.128.0/25 has 125 usable IPs but the node pools need 316"),
     (("network", ("apiEndpoint",), {"public": True}),
      "oke-rdma:network.apiEndpoint.allowedCidrs: a public API endpoint needs the client CIDRs"),
     (("cluster", ("servicesCidr",), "10.0.0.0/16"), "oke-rdma:cluster.servicesCidr: 10.0.0.0/16 overlaps the VCN"),

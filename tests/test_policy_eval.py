@@ -385,7 +385,8 @@ def test_rules_read_the_property_names_the_oci_sdk_sends():
     found = {(v.policy, v.urn.rsplit("::", 1)[1]) for v in report.violations}
     assert found == {("no-internet-ssh-or-all-ports", "ssh"), ("kubernetes-api-not-public", "sl"),
                      ("kubernetes-api-not-public", "oke"), ("rdma-node-pool-placement", "gpu"),
-                     ("rdma-cluster-enhanced", "oke"),
+                     ("rdma-cluster-enhanced", "oke"), ("no-internet-ingress", "ssh"), ("no-internet-ingress", "sl"),
+                     ("oke-required-nsg-rules", "oke"),
                      # a pool built with no node_metadata / PV flag: the advisory hardening rules see it too
                      ("node-pool-imds-v2-only", "gpu"), ("node-pool-pv-encryption-in-transit", "gpu"),
                      ("iam-compute-cluster-launch-statement", "gpu")}  # the pool has no launch policy

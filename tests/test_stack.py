@@ -71,8 +71,8 @@ def test_every_oci_resource_carries_the_freeform_tags(run):
 def test_outputs_contract_and_secret_kubeconfig(run):
     assert set(run.outputs) == {
         "region", "compartmentId", "vcnId", "subnetIds", "nsgIds", "clusterId", "kubernetesVersion", "apiEndpoint",
-        "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss", "tenants",
-        "policyStatements", "iamPolicies", "iamDynamicGroups", "workloadIdentity", "queues"}
+        "subnetCidrs", "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss",
+        "tenants", "policyStatements", "iamPolicies", "iamDynamicGroups", "workloadIdentity", "queues"}
     assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
     assert run.outputs["nodePools"]["gpu"]["rdma"] is True
     assert run.outputs["fss"]["mountTargetIp"] == "10.0.3.10"

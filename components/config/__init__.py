@@ -16,6 +16,8 @@ from ._base import NAMESPACE, ConfigError, StrList
 from .compute import (GPUS_PER_SHAPE, MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, Cycling, Eviction,
                       NodePool, Preemptible, placement_warnings)
 from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
+from .network import (FROM_STACK_OUTPUTS, NSG_ROLES, ExistingNetwork, FromStack, NsgIds, SubnetIds, cidr_problems,
+                      cycle_headroom_nodes, pod_ip_demand, required_nsg_roles, required_subnet_roles)
 from .platform import (HOSTNAME_LABEL, OKE_DEVICE_PLUGIN_LABEL, RDMA_TOPOLOGY_LEVELS,
                        GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
                        Platform, TopologyLabeler)
@@ -36,4 +38,6 @@ __all__ = [
     "VERBS", "Condition", "Grant", "ServiceAccount", "WorkloadBinding", "parse_grant", "workload_bindings",
     "GPUS_PER_SHAPE", "HOSTNAME_LABEL", "OKE_DEVICE_PLUGIN_LABEL", "RDMA_TOPOLOGY_LEVELS", "TopologyLabeler",
     "TenantQuota", "pool_gpus",
+    "FROM_STACK_OUTPUTS", "NSG_ROLES", "ExistingNetwork", "FromStack", "NsgIds", "SubnetIds", "cidr_problems",
+    "cycle_headroom_nodes", "pod_ip_demand", "required_nsg_roles", "required_subnet_roles",
 ]
