@@ -84,9 +84,11 @@ def test_storage_room_and_control_plane_size(role, cidr, expected):
 
 def test_allowed_cidrs_must_be_networks_without_duplicates():
     found = problems(edited(RAW, "network", ("apiEndpoint", "allowedCidrs"), ["10.0.0.1/16"]))
-    assert found[0].startswith("oke-rdma:network.apiEndpoint.allowedCidrs: must be an IPv4 CIDR block")
+    assert found == ["oke-rdma:network.apiEndpoint.allowedCidrs: expected an IPv4 CIDR block with no host bits set like "
+                     "10.0.0.0/16, got '10.0.0.1/16' (10.0.0.1/16 has host bits set); write the network address and "
+                     "prefix length"]
     found = problems(edited(RAW, "network", ("apiEndpoint", "allowedCidrs"), ["10.0.0.0/16", "10.0.0.0/16"]))
-    assert found == ["oke-rdma:network.apiEndpoint.allowedCidrs: lists a CIDR twice"]
+    assert found == ["oke-rdma:network.apiEndpoint.allowedCidrs: lists 10.0.0.0/16 twice; keep one"]
 
 
 def test_headroom_is_one_node_per_non_empty_pool():
@@ -94,6 +96,39 @@ def test_headroom_is_one_node_per_non_empty_pool():
     cfg = load_stack_config(edited(RAW, "nodePools", ("system", "size"), 0))
     assert cycle_headroom_nodes(cfg.node_pools["system"]) == 0 and cycle_headroom_nodes(cfg.node_pools["gpu"]) == 1
     assert pod_ip_demand(cfg) == 3 * 64
+
+
+def _cycling(raw, pool, max_surge, max_unavailable="0"):
+    return edited(raw, "nodePools", (pool, "cycling"), {"enabled": True, "maxSurge": max_surge,
+                                                         "maxUnavailable": max_unavailable})
+
+
+def test_headroom_reads_a_node_count_max_surge_when_cycling_is_enabled():
+    from components.config import cycle_headroom_nodes, pod_ip_demand
+    raw = edited(RAW, "network", ("subnets", "pods"), "10.0.128.0/23")  # 509 usable IPs
+    raw = edited(raw, "nodePools", ("gpu", "maxPodsPerNode"), 110)
+    cfg = load_stack_config(raw)  # gpu (2+1) × 110 + system (3+1) × 31 = 454 fits
+    assert pod_ip_demand(cfg) == 454
+    surged = _cycling(raw, "gpu", "2")
+    [p] = problems(surged)  # gpu (2+2) × 110 + system (3+1) × 31 = 564 does not
+    assert p.startswith("oke-rdma:network.subnets.pods: 10.0.128.0/23 has 509 usable IPs but the node pools need 564: ")
+    assert "= gpu (2+2) × 110 + system (3+1) × 31;" in p and "cycling.maxSurge" in p
+    edited_cfg = load_stack_config(_cycling(raw, "gpu", "1"))  # cycling enabled with the default surge: same room
+    assert cycle_headroom_nodes(edited_cfg.node_pools["gpu"]) == 1 and pod_ip_demand(edited_cfg) == 454
+
+
+def test_headroom_reads_a_percentage_max_surge_rounded_up():
+    from components.config import cycle_headroom_nodes, pod_ip_demand
+    raw = edited(RAW, "network", ("subnets", "pods"), "10.0.128.0/23")
+    raw = edited(raw, "nodePools", ("gpu", "maxPodsPerNode"), 110)
+    half = load_stack_config(_cycling(raw, "system", "50%"))
+    assert cycle_headroom_nodes(half.node_pools["system"]) == 2  # 50 % of 3 nodes is 1.5, OCI rounds up
+    assert pod_ip_demand(half) == 3 * 110 + (3 + 2) * 31
+    no_surge = load_stack_config(_cycling(raw, "system", "0%", max_unavailable="1"))  # replaces in place, no surge
+    assert cycle_headroom_nodes(no_surge.node_pools["system"]) == 0 and pod_ip_demand(no_surge) == 3 * 110 + 3 * 31
+    [p] = problems(_cycling(raw, "system", "100%"))  # gpu (2+1) × 110 + system (3+3) × 31 = 516 > 509
+    assert p.startswith("oke-rdma:network.subnets.pods: 10.0.128.0/23 has 509 usable IPs but the node pools need 516: ")
+    assert "= gpu (2+1) × 110 + system (3+3) × 31;" in p
 
 
 # --- network.existing -------------------------------------------------------------------------------------------
@@ -104,6 +139,8 @@ def test_existing_without_pods_subnet_is_refused_with_vcn_native_pods():
     assert found == ["oke-rdma:network.existing.subnetIds.pods: required (VCN-native pod networking gives every pod "
                      "an IP of the pod subnet); give the subnet OCID"]
     raw = edited(with_network(ex), "cluster", ("cniType",), "FLANNEL_OVERLAY")
+    for pool in ("gpu", "system"):  # maxPodsPerNode applies only to VCN-native pods (refused with flannel)
+        raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
     assert load_stack_config(raw).network.existing.subnet_ids.pods is None  # no pod subnet needed with flannel
 
 

@@ -55,8 +55,9 @@ def hand_written(proxymux=True, public_workers=False, kubelet=True):
                                               subnet_id=cp_subnet.id, nsg_ids=[cp.id], is_public_ip_enabled=False))
         oci.containerengine.NodePool("cpu", cluster_id=oke.id, compartment_id=COMP, kubernetes_version="v1.34.1",
                                      node_shape="VM.Standard.E5.Flex",
+                                     node_metadata={"areLegacyImdsEndpointsDisabled": "true"},
                                      node_config_details=oci.containerengine.NodePoolNodeConfigDetailsArgs(
-                                         size=2, nsg_ids=[workers.id],
+                                         size=2, nsg_ids=[workers.id], is_pv_encryption_in_transit_enabled=True,
                                          placement_configs=[
                                              oci.containerengine.NodePoolNodeConfigDetailsPlacementConfigArgs(
                                                  availability_domain="bxtG:SA-SAOPAULO-1-AD-1",

@@ -49,21 +49,25 @@ def test_policy_config_downgrades_mandatory_rules_to_advisory(tmp_path, capsys):
     stack = str(open_api_stack(tmp_path))
     code, out, _ = preview(capsys, "--config-file", stack)
     assert code == 1 and "[mandatory]  kubernetes-api-not-public" in out
-    both = {"kubernetes-api-not-public": "advisory", "kubernetes-api-endpoint-restricted": {
-        "enforcementLevel": "advisory"}}
-    for config in ({"all": "advisory"}, both):
+    # the API NSG rule admitting 0.0.0.0/0 on TCP 6443 is also caught by no-internet-ingress (issue 3)
+    assert "[mandatory]  no-internet-ingress" in out and out.count("[mandatory]") == 3
+    every = {"kubernetes-api-not-public": "advisory", "kubernetes-api-endpoint-restricted": {
+        "enforcementLevel": "advisory"}, "no-internet-ingress": "advisory"}
+    for config in ({"all": "advisory"}, every):
         code, out, _ = preview(capsys, "--config-file", stack, "--policy-config", str(write(tmp_path / "c.json", config)))
         assert code == 0, out
         assert "[advisory]  kubernetes-api-not-public" in out and "[mandatory]" not in out
+        assert "[advisory]  no-internet-ingress" in out
     one = {"kubernetes-api-not-public": "advisory"}  # the stack rule still fails the preview
     code, out, _ = preview(capsys, "--config-file", stack, "--policy-config", str(write(tmp_path / "c.json", one)))
     assert code == 1 and "[advisory]  kubernetes-api-not-public" in out
-    assert "[mandatory]  kubernetes-api-endpoint-restricted" in out
+    assert "[mandatory]  kubernetes-api-endpoint-restricted" in out and "[mandatory]  no-internet-ingress" in out
 
 
 def test_policy_config_raises_advisory_rules_to_mandatory(tmp_path, capsys):
     stack = str(open_api_stack(tmp_path))
     for raised, expected in (("kubernetes-api-not-public", 1), ("kubernetes-api-endpoint-restricted", 1),
+                             ("no-internet-ingress", 1),
                              ("no-internet-ssh-or-all-ports", 0)):  # raising a rule that does not fire changes nothing
         config = write(tmp_path / "c.json", {"all": "advisory", raised: "mandatory"})
         code, out, _ = preview(capsys, "--config-file", stack, "--policy-config", str(config))
@@ -74,7 +78,8 @@ def test_policy_config_raises_advisory_rules_to_mandatory(tmp_path, capsys):
 
 def test_policy_config_disabled_rules_do_not_run(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-public": "disabled",
-                                         "kubernetes-api-endpoint-restricted": "disabled"})
+                                         "kubernetes-api-endpoint-restricted": "disabled",
+                                         "no-internet-ingress": "disabled"})  # the three rules the open API meets
     code, out, _ = preview(capsys, "--config-file", str(open_api_stack(tmp_path)), "--policy-config", str(config))
     assert code == 0 and "no violations" in out
 
@@ -138,6 +143,21 @@ _PROGRAM = textwrap.dedent('''
         "ssh", network_security_group_id=nsg.id, direction="INGRESS", protocol="6",
         source="0.0.0.0/0" if FLAW == "ssh" else "10.1.0.0/16", source_type="CIDR_BLOCK",
         tcp_options={{"destination_port_range": {{"min": 22, "max": 22}}}})
+    # The worker NSG and the flows OKE needs between it and the control-plane NSG ("api"), allowed on both sides
+    workers = oci.core.NetworkSecurityGroup("workers", compartment_id=C, vcn_id=vcn.id)
+    for name, src, dst, protocol, port in (("workers-api", workers, nsg, "6", 6443),
+                                           ("workers-proxymux", workers, nsg, "6", 12250),
+                                           ("workers-mtu", workers, nsg, "1", None),
+                                           ("api-kubelet", nsg, workers, "6", 10250),
+                                           ("api-mtu", nsg, workers, "1", None)):
+        tcp = {{"destination_port_range": {{"min": port, "max": port}}}} if port else None
+        icmp = {{"type": 3, "code": 4}} if protocol == "1" else None  # path-MTU discovery
+        oci.core.NetworkSecurityGroupSecurityRule(
+            f"{{name}}-out", network_security_group_id=src.id, direction="EGRESS", protocol=protocol,
+            destination=dst.id, destination_type="NETWORK_SECURITY_GROUP", tcp_options=tcp, icmp_options=icmp)
+        oci.core.NetworkSecurityGroupSecurityRule(
+            f"{{name}}-in", network_security_group_id=dst.id, direction="INGRESS", protocol=protocol,
+            source=src.id, source_type="NETWORK_SECURITY_GROUP", tcp_options=tcp, icmp_options=icmp)
     public = FLAW in ("public-no-nsg", "api-rule-open")
     cluster = oci.containerengine.Cluster(
         "oke", compartment_id=C, vcn_id=vcn.id, kubernetes_version="v1.31.1",
@@ -155,6 +175,7 @@ _PROGRAM = textwrap.dedent('''
         "gpu", cluster_id=cluster.id, compartment_id=C, node_shape="BM.GPU.H100.8",
         node_metadata={{"areLegacyImdsEndpointsDisabled": "true"}},
         node_config_details={{"size": 2, "compute_cluster_id": cc.id, "placement_configs": placements,
+                              "nsg_ids": [workers.id],
                               "is_pv_encryption_in_transit_enabled": True}})
 ''')
 
@@ -191,6 +212,26 @@ def test_placement_and_exposure_rules_are_all_tested():
 
 
 # --- reuse: another team's stack, run in-process ------------------------------------------------------------------
+def _oke_nsgs(c: str, vcn: oci.core.Vcn) -> tuple[oci.core.NetworkSecurityGroup, oci.core.NetworkSecurityGroup]:
+    """A control-plane and a worker NSG with the flows OKE needs between them, each allowed on both sides."""
+    cp = oci.core.NetworkSecurityGroup("cp", compartment_id=c, vcn_id=vcn.id)
+    workers = oci.core.NetworkSecurityGroup("workers", compartment_id=c, vcn_id=vcn.id)
+    for name, src, dst, protocol, port in (("workers-api", workers, cp, "6", 6443),
+                                           ("workers-proxymux", workers, cp, "6", 12250),
+                                           ("workers-mtu", workers, cp, "1", None),
+                                           ("cp-kubelet", cp, workers, "6", 10250),
+                                           ("cp-mtu", cp, workers, "1", None)):
+        tcp = {"destination_port_range": {"min": port, "max": port}} if port else None
+        icmp = {"type": 3, "code": 4} if protocol == "1" else None  # path-MTU discovery
+        oci.core.NetworkSecurityGroupSecurityRule(
+            f"{name}-out", network_security_group_id=src.id, direction="EGRESS", protocol=protocol,
+            destination=dst.id, destination_type="NETWORK_SECURITY_GROUP", tcp_options=tcp, icmp_options=icmp)
+        oci.core.NetworkSecurityGroupSecurityRule(
+            f"{name}-in", network_security_group_id=dst.id, direction="INGRESS", protocol=protocol,
+            source=src.id, source_type="NETWORK_SECURITY_GROUP", tcp_options=tcp, icmp_options=icmp)
+    return cp, workers
+
+
 def _other_team(mistakes: bool):
     """Raw pulumi_oci and pulumi_kubernetes resources, as a project that does not use oke-rdma would write them."""
     c = "ocid1.compartment.oc1..other"
@@ -204,14 +245,16 @@ def _other_team(mistakes: bool):
                                                           else "10.2.0.0/16", "tcp_options": {"min": 22, "max": 22}}])
     oci.core.SecurityList("workers", compartment_id=c, vcn_id=vcn.id, ingress_security_rules=[
         {"protocol": "all", "source": "::/0" if mistakes else "10.2.0.0/16"}])
+    cp_nsgs, worker_nsgs = ([], []) if mistakes else ([n.id] for n in _oke_nsgs(c, vcn))  # the mistake: no NSGs
     cluster = oci.containerengine.Cluster(
         "oke", compartment_id=c, vcn_id=vcn.id, kubernetes_version="v1.31.1",
         **({} if mistakes else {"type": "ENHANCED_CLUSTER"}),
-        endpoint_config={"subnet_id": "ocid1.subnet.oc1..s", "is_public_ip_enabled": mistakes})
+        endpoint_config={"subnet_id": "ocid1.subnet.oc1..s", "is_public_ip_enabled": mistakes, "nsg_ids": cp_nsgs})
     oci.containerengine.NodePool(
         "h100", cluster_id=cluster.id, compartment_id=c, node_shape="BM.GPU.H100.8",
         node_metadata={"areLegacyImdsEndpointsDisabled": "false" if mistakes else "true"},
         node_config_details={"size": 4, "compute_cluster_id": "ocid1.computecluster.oc1..existing",
+                             "nsg_ids": worker_nsgs,
                              "is_pv_encryption_in_transit_enabled": not mistakes,
                              "placement_configs": [{"availability_domain": f"AD-{i}", "subnet_id": "s"}
                                                    for i in ((1, 2) if mistakes else (1,))]})
@@ -237,7 +280,10 @@ def test_the_pack_catches_another_teams_mistakes(unknowns):
                      ("rdma-node-pool-placement", "h100"), ("rdma-cluster-enhanced", "oke"),
                      ("node-pool-imds-v2-only", "h100"), ("node-pool-pv-encryption-in-transit", "h100"),
                      ("iam-compute-cluster-launch-statement", "h100"),
-                     ("namespace-pod-security-enforce", "training")}
+                     ("namespace-pod-security-enforce", "training"),
+                     # issue 3: the same internet-open lists, and no NSG to hold the rules OKE needs
+                     ("no-internet-ingress", "default"), ("no-internet-ingress", "workers"),
+                     ("oke-required-nsg-rules", "oke")}
     assert has_mandatory(report) and report.not_run == []
     good = run_program(config, [], "other", unknowns=unknowns, program=lambda: _other_team(False))
     clean = evaluate(POLICIES, good.analyzed_resources(), PACK_NAME, pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)

@@ -118,8 +118,9 @@ class ApiEndpoint(_Model):
     @classmethod
     def _cidrs(cls, v: StrList) -> StrList:
         cidrs = tuple(_cidr(c) for c in v)  # 0.0.0.0/0 is left to the policy pack (kubernetes-api-not-public)
-        if len(set(cidrs)) != len(cidrs):
-            raise ValueError("lists a CIDR twice")
+        twice = sorted({c for c in cidrs if cidrs.count(c) > 1})
+        if twice:
+            raise ValueError(f"lists {', '.join(twice)} twice; keep one")
         return cidrs
 
 
@@ -284,9 +285,10 @@ def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key:
             detail = " + ".join(f"{name} ({p.size}+{cycle_headroom_nodes(p)}) × {p.max_pods_per_node}"
                                 for name, p in cfg.node_pools.items())
             problems.append(f"{key('pods')}: {nets['pods']} has {have} usable IPs but the node pools "
-                            f"need {need}: Σ (size + {DEFAULT_MAX_SURGE} node of headroom for a rolling node cycle, "
-                            f"OKE's default maxSurge) × maxPodsPerNode = {detail}; enlarge the pod subnet or lower "
-                            f"maxPodsPerNode or the pool sizes")
+                            f"need {need}: Σ (size + headroom for a rolling node cycle: cycling.maxSurge when node "
+                            f"cycling is enabled, else OKE's default maxSurge of {DEFAULT_MAX_SURGE}) × maxPodsPerNode "
+                            f"= {detail}; enlarge the pod subnet or lower maxPodsPerNode, the pool sizes or "
+                            f"cycling.maxSurge")
     if "storage" in nets and cfg.storage.fss.enabled and usable_ips(nets["storage"]) < MOUNT_TARGET_IPS:
         problems.append(f"{key('storage')}: {nets['storage']} has "
                         f"{usable_ips(nets['storage'])} usable IPs but an FSS mount target takes {MOUNT_TARGET_IPS}; "
