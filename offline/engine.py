@@ -80,6 +80,27 @@ def fake_ocid(kind: str, region: str, *seed: str) -> str:
     return f"ocid1.{kind}.oc1.{region}.aaaaaaaa{_digest(kind, *seed, n=52)}"
 
 
+def host_address(cidr: Any, index: int = 0) -> str:
+    """The ``index``-th usable host address of ``cidr`` (0: the first, where OCI puts a subnet's virtual router),
+    clamped to the last usable one, for the mock's computed IPs.
+
+    Works on any network shape without listing its hosts (an IPv6 /64 has 2**64): ``ipaddress``'s ``hosts()``
+    returns a *list* for /32 and /31 (and /128, /127) and an iterator otherwise, and a /32 has no host range at all.
+    A network with at most two addresses answers its own address; a value that is not a CIDR (host bits set are
+    fine) answers the network address of the mock's default ``10.0.0.0/24``. OCI itself refuses subnets smaller than
+    /30 (VCN docs, "Allowed VCN and subnet sizes"); the config refuses them before this runs, the mock just must not
+    crash on a program that declares one.
+    """
+    try:
+        net = ipaddress.ip_network(str(cidr).strip(), strict=False)
+    except ValueError:
+        net = ipaddress.ip_network("10.0.0.0/24")
+    if net.num_addresses <= 2:
+        return str(net.network_address)
+    last = net.num_addresses - (2 if net.version == 4 else 1)  # IPv4: the broadcast address is no host
+    return str(net.network_address + min(1 + index, last))
+
+
 class OciMocks(pulumi_mocks.Mocks):
     """A mock provider answering like OCI (and Kubernetes) for the resources and invokes oke-rdma uses.
 
@@ -142,8 +163,9 @@ class OciMocks(pulumi_mocks.Mocks):
                     "defaultDhcpOptionsId": fake_ocid("dhcpoptions", self.region, rid, "default"),
                     "vcnDomainName": f"{inputs.get('dnsLabel', 'vcn')}.oraclevcn.com"}
         elif typ == "oci:Core/subnet:Subnet":
-            self.subnet_cidrs[rid] = inputs.get("cidrBlock", "10.0.0.0/24")
-            out["virtualRouterIp"] = str(next(ipaddress.IPv4Network(self.subnet_cidrs[rid]).hosts()))
+            cidr = inputs.get("cidrBlock", "10.0.0.0/24")
+            self.subnet_cidrs[rid] = cidr.get("value", "") if isinstance(cidr, dict) else cidr  # a secret
+            out["virtualRouterIp"] = host_address(self.subnet_cidrs[rid])
         elif typ == "oci:ContainerEngine/cluster:Cluster":
             out |= {"state": "ACTIVE", "endpoints": [{"privateEndpoint": "10.0.0.2:6443", "kubernetes": "",
                                                        "publicEndpoint": "", "vcnHostnameEndpoint": ""}]}
@@ -179,9 +201,8 @@ class OciMocks(pulumi_mocks.Mocks):
         if token == "oci:Core/getPrivateIp:getPrivateIp":
             pip = args.args.get("privateIpId", "")
             subnet = self.private_ips.get(pip, "")
-            net = ipaddress.IPv4Network(self.subnet_cidrs.get(subnet, "10.0.3.0/24"))
             return {"id": pip, "privateIpId": pip, "subnetId": subnet,
-                    "ipAddress": str(list(net.hosts())[9])}, []
+                    "ipAddress": host_address(self.subnet_cidrs.get(subnet, "10.0.3.0/24"), 9)}, []
         if token == "oci:FileStorage/getMountTargets:getMountTargets":
             return self._mount_targets(dict(args.args)), []
         raise NotImplementedError(f"the offline mocks do not answer the invoke {token}; add it to offline/engine.py")

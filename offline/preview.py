@@ -9,8 +9,14 @@ With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column c
 **replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
 
 Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
-(one line per problem naming the config key path; no traceback) or a referenced stack's outputs missing or unreadable
-(``--stack-outputs``).
+(one line per problem naming the config key path; no traceback), a referenced stack's outputs missing or unreadable
+(``--stack-outputs``), or an unusable argument (``--json`` not writable, ``--program`` missing, ``--previous`` or
+``--policy-config`` malformed), 3 the program failed (an exception other than a ``ConfigError``, a syntax error,
+``pulumi.RunError``, ``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the
+program's own frames (none for ``pulumi.RunError``, which the Pulumi CLI prints as a plain error). ``pulumi preview``
+reports a failed program with exit 255, the same code it uses for every other error; 3 keeps the cases apart.
+A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught in-process): the preview then
+prints nothing and exits ``n``.
 """
 
 from __future__ import annotations
@@ -25,9 +31,13 @@ if __name__ == "__main__":  # the command-line process only; importing this modu
     gc.disable()
 
 import argparse
+import asyncio
 import json
+import os
 import re
+import runpy
 import sys
+import traceback
 from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
@@ -41,6 +51,8 @@ from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (
 from offline.stackfile import read_stack_file as _read_stack_file
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
+#: The program raised (not a ``ConfigError``), did not compile, raised ``pulumi.RunError`` or called ``sys.exit``.
+EXIT_PROGRAM = 3
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
 
@@ -93,7 +105,13 @@ def _unmask(value: Any) -> Any:
 
 
 def mask(value: Any) -> Any:
-    """Wire-form value → display value: secrets become ``[secret]``, unknowns ``[unknown]``."""
+    """Wire-form value → display value: secrets become ``[secret]``, unknowns ``[unknown]``.
+
+    A plain string that holds the stand-in for a ``secure:`` config value (:data:`SECRET_PLACEHOLDER`) is shown as
+    ``[secret]`` too: the program passed a secret config value on without ``pulumi.Output.secret`` (see
+    :func:`secret_leaks`), and the plan must not show it as if it were plain data."""
+    if isinstance(value, str) and SECRET_PLACEHOLDER in value:
+        return "[secret]"
     if isinstance(value, dict):
         if value.get(SECRET_SIG[0]) == SECRET_SIG[1]:
             return "[secret]"
@@ -103,6 +121,36 @@ def mask(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)  # the wire has one number type; show 3, not 3.0
     return "[unknown]" if value == UNKNOWN else value
+
+
+def _hide(text: str) -> str:
+    """Free text (a diagnostic, a policy message, a tree summary) with any secure: stand-in shown as ``[secret]``."""
+    return text.replace(SECRET_PLACEHOLDER, "[secret]")
+
+
+def secret_leaks(run: ProgramRun) -> list[str]:
+    """Where a ``secure:`` config value reaches a resource input or a stack output as plain text (not wrapped as a
+    Pulumi secret): one ``<type> <name>: <path>`` per place. ``pulumi up`` would store such a value unencrypted in
+    the state and show it in diffs; the offline preview can see it because it stands in :data:`SECRET_PLACEHOLDER`
+    for every ``secure:`` value. Values the program wrapped with ``pulumi.Output.secret`` are not listed."""
+    found: list[str] = []
+
+    def walk(value: Any, path: str, where: str) -> None:
+        if isinstance(value, dict):
+            if value.get(SECRET_SIG[0]) == SECRET_SIG[1]:
+                return  # a Pulumi secret: encrypted in state
+            for k, v in value.items():
+                walk(v, f"{path}.{k}" if path else str(k), where)
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]", where)
+        elif isinstance(value, str) and SECRET_PLACEHOLDER in value:
+            found.append(f"{where}: {path}")
+
+    for r in run.resources:
+        walk(r.inputs, "", f"{r.type} {r.name}")
+    walk(run.outputs, "", "stack output")
+    return found
 
 
 def _pack_version() -> str:
@@ -204,7 +252,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
                 extra = f"[diff: {', '.join('~' + p for p in change.replace_because)}] " + extra
             elif change and change.op == "update":
                 extra = f"[diff: {', '.join('~' + p for p in change.changed)}] " + extra
-            lines.append(f" {OP_SYMBOLS[op]}  {label:<{width}} {r.name:<42} {op:<7} {extra}".rstrip())
+            lines.append(f" {OP_SYMBOLS[op]}  {label:<{width}} {r.name:<42} {op:<7} {_hide(extra)}".rstrip())
             walk(r.urn, indent + ("   " if last else "│  "))
 
     walk(None, "")
@@ -232,7 +280,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
         lines.append(f"      {n:>4}  {typ}")
     if run.diagnostics:
         lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({PROJECT}-{stack}):"]
-        lines += [f"    {severity}: {message}" for severity, message in run.diagnostics]
+        lines += [f"    {severity}: {_hide(message)}" for severity, message in run.diagnostics]
     lines += ["", "Policies:"]
     icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
     lines.append(f"    {icon} oke-rdma-policies@v{_pack_version()} (local: policies)")
@@ -240,7 +288,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
     for v in report.violations:
         where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
         lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
-        lines += [f"          {m}" for m in v.message.splitlines()]
+        lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
     for n in report.not_run:
         lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
     if not report.violations and not report.not_run:
@@ -265,13 +313,93 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
                       for r in run.resources],
         "outputs": mask(run.outputs),
         "policyViolations": [{"policy": v.policy, "enforcementLevel": v.enforcement_level, "urn": v.urn,
-                              "message": v.message} for v in report.violations],
-        "diagnostics": [{"severity": severity, "message": message} for severity, message in run.diagnostics],
+                              "message": _hide(v.message)} for v in report.violations],
+        "diagnostics": [{"severity": severity, "message": _hide(message)} for severity, message in run.diagnostics],
     }
     if changes is not None:
         doc["changes"] = [{"urn": c.urn, "type": c.type, "name": c.name, "op": c.op,
                            "replaceBecause": list(c.replace_because), "changed": list(c.changed)} for c in changes]
     return doc
+
+
+def json_target_problem(path: Path) -> Optional[str]:
+    """Why the plan cannot be written to ``path`` (checked before the program runs), or None."""
+    if path.is_dir():
+        return "is a directory; give a file path such as plan.json"
+    parent = path.parent
+    if not parent.exists():
+        return f"the directory {parent} does not exist; create it first"
+    if not parent.is_dir():
+        return f"{parent} is not a directory"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is not writable (permission denied)"
+    if not path.exists() and not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create a file in {parent} (permission denied)"
+    return None
+
+
+def program_problem(path: Path) -> Optional[str]:
+    """Why ``--program PATH`` cannot be run, or None. A directory must hold a ``__main__.py`` (what Pulumi runs for
+    a Python project directory): ``runpy`` would otherwise import the next ``__main__`` on ``sys.path`` — this
+    project's own program."""
+    if not path.exists():
+        return "no such file or directory"
+    if path.is_dir():
+        if not (path / "__main__.py").is_file():
+            return "is a directory without a __main__.py; give the program file, or a directory holding __main__.py"
+        path = path / "__main__.py"
+    if not os.access(path, os.R_OK):
+        return "cannot read the file (permission denied)"
+    return None
+
+
+#: Where the frames of the offline engine, the Pulumi runtime and the interpreter's program loading live: left out of
+#: a failed program's traceback, which keeps only the program's own frames.
+_PLUMBING = tuple(str(p) for p in (Path(__file__).resolve().parent, Path(asyncio.__file__).resolve().parent,
+                                   Path(runpy.__file__).resolve()))
+
+
+def _plumbing(filename: str) -> bool:
+    import pulumi
+
+    if filename.startswith("<"):  # <frozen runpy>, <string>
+        return True
+    real = os.path.realpath(filename)  # the virtualenv may be a symlink
+    return real.startswith(_PLUMBING) or real.startswith(str(Path(pulumi.__file__).resolve().parent))
+
+
+def _trim(te: traceback.TracebackException, seen: set[int]) -> None:
+    """Drop the leading plumbing frames of ``te`` and of the exceptions chained to it."""
+    if id(te) in seen:
+        return
+    seen.add(id(te))
+    frames = list(te.stack)
+    while frames and _plumbing(frames[0].filename):
+        frames.pop(0)
+    te.stack = traceback.StackSummary.from_list(frames)
+    for chained in (te.__cause__, te.__context__):
+        if chained is not None:
+            _trim(chained, seen)
+
+
+def program_failure(error: BaseException) -> str:
+    """The report of a failed program: ``error: the program failed: <Type>: <message>`` and, except for
+    ``pulumi.RunError`` (printed without traceback, as the Pulumi CLI does), the traceback of the program's own
+    frames (the engine's, the Pulumi runtime's and ``runpy``'s leading frames are left out)."""
+    import pulumi
+
+    if isinstance(error, SystemExit):
+        code = error.code
+        message = f"the program called sys.exit({code!r})" if code is not None else "the program called sys.exit()"
+        message += " before it finished"
+    else:
+        message = str(error) or "(no message)"
+    head = f"error: the program failed: {type(error).__name__}: {message}"
+    if isinstance(error, pulumi.RunError):
+        return head
+    te = traceback.TracebackException.from_exception(error)
+    _trim(te, set())
+    return head + "\n" + "".join(te.format()).rstrip("\n")
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -292,6 +420,12 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="outputs of a stack the program reads through pulumi.StackReference (network.fromStack):"
                              " a JSON file of outputs, or another preview's --json plan; repeatable")
     args = parser.parse_args(argv)
+    for flag, value, check in (("--json", args.json, json_target_problem), ("--program", args.program,
+                                                                             program_problem)):
+        problem = check(value) if value is not None else None
+        if problem:
+            print(f"error: {flag} {value}: {problem}", file=sys.stderr)
+            return EXIT_CONFIG
 
     from components.config import ConfigError
     from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
@@ -320,6 +454,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         program = {"program": args.program.resolve()} if args.program else {}
         run = run_program(config, secret_keys, stack, unknowns=args.unknowns, stack_outputs=stack_outputs,
                           **program)
+    except KeyboardInterrupt:
+        raise
     except StackOutputsMissing as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_CONFIG
@@ -329,6 +465,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         for problem in e.problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_CONFIG
+    except BaseException as e:  # noqa: BLE001 (the program's own failure, SystemExit included, is reported)
+        print(program_failure(e), file=sys.stderr)
+        return EXIT_PROGRAM
     try:
         report = evaluate(POLICIES, run.analyzed_resources(), PACK_NAME, policy_config=policy_config,
                           pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
@@ -342,10 +481,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         return EXIT_CONFIG
     for warning in report.config_warnings:
         print(f"warning: --policy-config {args.policy_config}: {warning}", file=sys.stderr)
+    for leak in secret_leaks(run):
+        print(f"warning: a secure: config value reaches {leak} as plain text, not as a Pulumi secret: pulumi up "
+              "would store it unencrypted in the state (shown here as [secret]); wrap it with "
+              "pulumi.Output.secret in the program", file=sys.stderr)
     changes = compare(previous, to_json(stack, run, report)) if previous is not None else None
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None))
     if args.json:
-        args.json.write_text(json.dumps(to_json(stack, run, report, changes), indent=2) + "\n")
+        try:
+            args.json.write_text(json.dumps(to_json(stack, run, report, changes), indent=2) + "\n")
+        except OSError as e:  # checked before the run; this is a race (the directory went away, the disk is full)
+            print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_CONFIG
     return EXIT_POLICY if has_mandatory(report) else EXIT_OK
 
 

@@ -109,15 +109,59 @@ def immutable_paths(resource: dict) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*FORCE_NEW.get(resource["type"], ()), *resource.get("replaceOnChanges", ()))))
 
 
+def _kind(value: Any) -> str:
+    """A JSON value's kind for messages: ``null``, ``a number (5)``, ``an object``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"text ({value!r})"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def check_plan(previous: Any) -> None:
+    """Check that ``previous`` is shaped like a ``--json`` plan before anything is compared with it: an object
+    whose ``resources`` is a list of objects, each with text ``urn``, ``type`` and ``name`` (URNs unique), an
+    object ``inputs`` when present and a list of text ``replaceOnChanges`` when present. Nothing is skipped: an
+    entry that would be ignored would show its resource as created (or hide its deletion).
+
+    :raises ValueError: naming the first bad entry, e.g. ``resources[0].urn: expected text, got a number (5)``.
+    """
+    if not isinstance(previous, dict) or not isinstance(previous.get("resources"), list):
+        raise ValueError("not an offline preview --json file (no 'resources' list)")
+    seen: dict[str, int] = {}
+    for i, res in enumerate(previous["resources"]):
+        at = f"resources[{i}]"
+        if not isinstance(res, dict):
+            raise ValueError(f"{at}: expected a resource object with urn, type, name and inputs, got {_kind(res)}")
+        for key in ("urn", "type", "name"):
+            if key not in res:
+                raise ValueError(f"{at}: has no {key!r}; expected a resource object with urn, type, name and inputs "
+                                 "(a file written by --json)")
+            if not isinstance(res[key], str) or not res[key]:
+                raise ValueError(f"{at}.{key}: expected text, got {_kind(res[key])}")
+        if "inputs" in res and not isinstance(res["inputs"], dict):
+            raise ValueError(f"{at}.inputs: expected an object, got {_kind(res['inputs'])}")
+        roc = res.get("replaceOnChanges", [])
+        if not isinstance(roc, list) or not all(isinstance(p, str) for p in roc):
+            raise ValueError(f"{at}.replaceOnChanges: expected a list of property paths (text), got {roc!r}")
+        if res["urn"] in seen:
+            raise ValueError(f"{at}.urn: {res['urn']} is also resources[{seen[res['urn']]}]; a plan lists each "
+                             "resource once")
+        seen[res["urn"]] = i
+
+
 def compare(previous: dict, current: dict) -> list[Change]:
     """The plan of ``current`` against ``previous`` (both ``--json`` documents), in ``current``'s order, then the
     deletions.
 
-    :raises ValueError: when ``previous`` is not an offline preview ``--json`` document.
+    :raises ValueError: when ``previous`` is not an offline preview ``--json`` document (:func:`check_plan`).
     """
-    if not isinstance(previous, dict) or not isinstance(previous.get("resources"), list):
-        raise ValueError("not an offline preview --json file (no 'resources' list)")
-    before = {r["urn"]: r for r in previous["resources"] if isinstance(r, dict) and "urn" in r}
+    check_plan(previous)
+    before = {r["urn"]: r for r in previous["resources"]}
     changes: list[Change] = []
     for res in current["resources"]:
         old = before.pop(res["urn"], None)
@@ -129,7 +173,7 @@ def compare(previous: dict, current: dict) -> list[Change]:
         because = tuple(p for p in diff if any(_touches(p, i) for i in immutable))
         op = "replace" if because else ("update" if diff else "same")
         changes.append(Change(res["urn"], res["type"], res["name"], op, because, diff))
-    changes += [Change(urn, r.get("type", "?"), r.get("name", "?"), "delete") for urn, r in before.items()]
+    changes += [Change(urn, r["type"], r["name"], "delete") for urn, r in before.items()]
     return changes
 
 

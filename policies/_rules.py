@@ -129,6 +129,46 @@ def any3(*facts: Any) -> Any:
     return UNKNOWN if any(f is UNKNOWN for f in facts) else False
 
 
+#: The shortest prefix a source CIDR may have before the exposure rules treat it as the internet, per IP version.
+#: An IPv4 /8 (16.7 M addresses, the largest block ever assigned to one organisation, and the size of 10.0.0.0/8)
+#: is still a network; anything shorter spans many unrelated owners, and two /1s together *are* 0.0.0.0/0. For
+#: IPv6, a /16 (the scale of a regional registry's allocation) is the bound, so 2000::/3 (all global unicast) is
+#: internet-wide. A range wholly inside private address space (``fc00::/7``) never is.
+INTERNET_WIDE_PREFIX = {4: 8, 6: 16}
+
+
+def _network(value: Any) -> Any:
+    try:
+        return ipaddress.ip_network(value.strip(), strict=False)
+    except ValueError:  # an OCID (NSG source) or a service CIDR label such as "all-iad-services-in-oracle-..."
+        return None
+
+
+def internet_wide(value: Any) -> Any:
+    """True for a source CIDR that is the internet or most of it: prefix /0, or shorter than
+    :data:`INTERNET_WIDE_PREFIX` (IPv4 /7 and shorter, IPv6 /15 and shorter) and not wholly private, e.g.
+    ``0.0.0.0/1``, ``128.0.0.0/1``, ``2000::/3``. False for other CIDRs and for strings that are no CIDR (an NSG
+    OCID, a service CIDR label); UNKNOWN passes. The exposure rules use this, so splitting 0.0.0.0/0 into
+    0.0.0.0/1 + 128.0.0.0/1 does not get past them."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    if not isinstance(value, str):
+        return False
+    net = _network(value)
+    if net is None:
+        return False
+    return net.prefixlen == 0 or (net.prefixlen < INTERNET_WIDE_PREFIX[net.version] and not net.is_private)
+
+
+def internet_note(value: Any) -> str:
+    """``", internet-wide (/1)"`` for an :func:`internet_wide` source that is not literally /0, else ``""``: the
+    words a message adds so that a reader sees why 0.0.0.0/1 counts as the internet."""
+    if internet_wide(value) is not True:
+        return ""
+    net = _network(value)
+    return "" if net.prefixlen == 0 else f", internet-wide (/{net.prefixlen})"
+
+
 def is_internet_cidr(value: Any) -> Any:
     """True for a CIDR with prefix length 0 (``0.0.0.0/0``, ``::/0``); False for any other string; UNKNOWN passes."""
     if value is UNKNOWN:
@@ -202,9 +242,9 @@ def security_list_rules(props: Any, label: str) -> Any:
 
 
 def from_internet(rule: IngressRule) -> Any:
-    """Is this an ingress rule whose source is 0.0.0.0/0 or ::/0?"""
+    """Is this an ingress rule whose source is 0.0.0.0/0, ::/0 or another :func:`internet_wide` CIDR?"""
     ingress = UNKNOWN if rule.direction is UNKNOWN else rule.direction == "INGRESS"
-    internet = is_internet_cidr(rule.source)
+    internet = internet_wide(rule.source)
     if internet is UNKNOWN and rule.source_type not in (None, UNKNOWN, "CIDR_BLOCK"):
         internet = False  # an NSG or service-CIDR source is never the internet, whatever its (unknown) value
     return all3(ingress, internet)
@@ -262,4 +302,4 @@ def describe(rule: IngressRule) -> str:
             text += " ports ?"
         else:
             text += f" {ports[0]}" if ports[0] == ports[1] else f" {ports[0]}-{ports[1]}"
-    return f"{show(rule.direction)} {text} from {show(rule.source)}"
+    return f"{show(rule.direction)} {text} from {show(rule.source)}{internet_note(rule.source)}"

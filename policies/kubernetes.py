@@ -230,7 +230,8 @@ helm_release_pinned = ResourceValidationPolicy(
                        "registries."),
     tags=["kubernetes", "helm", "supply-chain"],
     config_schema=PolicyConfigSchema({"allowedRepositories": {
-        "type": "array", "items": {"type": "string"}, "default": DEFAULT_ALLOWED_REPOSITORIES,
+        "type": "array", "uniqueItems": True, "default": DEFAULT_ALLOWED_REPOSITORIES,
+        "items": {"type": "string", "pattern": r"^(https://|oci://)[^\s/]+(/\S*)?$"},
         "description": "Chart repositories (https:// repository URLs or oci:// registry paths) releases may use."}}),
 )
 
@@ -256,7 +257,9 @@ rdma_pods_in_privileged_namespaces = StackValidationPolicy(
                        f"everything else runs without hostNetwork, privileged or IPC_LOCK. Source: {_PSA_DOC}."),
     tags=["kubernetes", "pod-security", "rdma"],
     config_schema=PolicyConfigSchema({"privilegedNamespaces": {
-        "type": "array", "items": {"type": "string"}, "default": [],
+        "type": "array", "uniqueItems": True, "default": [],
+        # a namespace name is an RFC 1123 DNS label (Kubernetes docs: Namespaces)
+        "items": {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
         "description": "Namespaces managed outside this stack that are labelled enforce: privileged."}}),
 )
 

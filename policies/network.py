@@ -38,6 +38,10 @@ unknown; a verdict that stays unknown fails closed (a violation saying what coul
 Config. Both API rules take ``allowedApiCidrs`` (policy config, default ``[]``): when not empty, an ingress rule that
 admits TCP 6443 from a CIDR outside these networks is a violation too (NSG and service sources are not CIDRs; an
 unknown source fails closed the same Kleene way). 0.0.0.0/0 and ::/0 are always violations.
+
+"The internet" in every rule here is 0.0.0.0/0, ::/0 or any other internet-wide source (``_rules.internet_wide``: an
+IPv4 prefix shorter than /8, an IPv6 prefix shorter than /16, not wholly private), so 0.0.0.0/1 + 128.0.0.0/1 are
+caught one by one; messages name such a source "internet-wide (/1)".
 """
 from __future__ import annotations
 
@@ -280,7 +284,10 @@ _NET_DOC = "OKE docs: Network Resource Configuration; OCI docs: Security Rules"
 _API_CIDRS_SCHEMA = PolicyConfigSchema({
     "allowedApiCidrs": {
         "type": "array", "uniqueItems": True, "default": [],
-        "items": {"type": "string", "pattern": r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$|^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/[0-9]{1,3}$"},
+        # IPv4 octets 0-255 and prefix 0-32; IPv6 text with a prefix 0-128 (its address is checked by the rule)
+        "items": {"type": "string", "pattern": (r"^((25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}"
+                                                r"(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])/(3[0-2]|[12]?[0-9])$"
+                                                r"|^[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$")},
         "description": ("CIDRs that may reach TCP 6443; when not empty, a rule admitting 6443 from any other CIDR "
                         "is a violation (0.0.0.0/0 and ::/0 always are)"),
     },
@@ -288,7 +295,8 @@ _API_CIDRS_SCHEMA = PolicyConfigSchema({
 
 no_internet_ssh_or_all_ports = ResourceValidationPolicy(
     name="no-internet-ssh-or-all-ports",
-    description="No NSG rule or security list admits 0.0.0.0/0 or ::/0 to SSH (TCP 22) or to all ports.",
+    description="No NSG rule or security list admits 0.0.0.0/0, ::/0 or another internet-wide CIDR (IPv4 shorter "
+                "than /8) to SSH (TCP 22) or to all ports.",
     validate=validate_no_internet_ssh_or_all_ports,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -300,7 +308,8 @@ no_internet_ssh_or_all_ports = ResourceValidationPolicy(
 
 kubernetes_api_not_public = ResourceValidationPolicy(
     name="kubernetes-api-not-public",
-    description="The Kubernetes API endpoint (TCP 6443) is not reachable from 0.0.0.0/0 or ::/0.",
+    description="The Kubernetes API endpoint (TCP 6443) is not reachable from 0.0.0.0/0, ::/0 or another "
+                "internet-wide CIDR (IPv4 shorter than /8).",
     validate=validate_kubernetes_api_not_public,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,

@@ -323,7 +323,8 @@ def _internet_rules(args: ResourceValidationArgs) -> Any:
 
 
 def validate_no_internet_ingress(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``no-internet-ingress``: an ingress rule from 0.0.0.0/0 or ::/0 admits only ICMP 3/4 (ICMPv6
+    """Resource rule ``no-internet-ingress``: an ingress rule from 0.0.0.0/0, ::/0 or another internet-wide CIDR
+    (``_rules.internet_wide``) admits only ICMP 3/4 (ICMPv6
     type 2), or TCP ports all in the policy config's ``publicListenerPorts`` (the public load balancers' listeners)."""
     listener_ports = {int(p) for p in (args.get_config() or {}).get("publicListenerPorts", [80, 443])}
     rules = _internet_rules(args)
@@ -366,8 +367,8 @@ oke_required_nsg_rules = StackValidationPolicy(
 
 no_internet_ingress = ResourceValidationPolicy(
     name="no-internet-ingress",
-    description="Nothing admits 0.0.0.0/0 or ::/0 except path-MTU ICMP (3/4) and the public load balancers' "
-                "listener ports.",
+    description="Nothing admits 0.0.0.0/0, ::/0 or another internet-wide CIDR (IPv4 shorter than /8) except "
+                "path-MTU ICMP (3/4) and the public load balancers' listener ports.",
     validate=validate_no_internet_ingress,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
@@ -376,8 +377,9 @@ no_internet_ingress = ResourceValidationPolicy(
                        f"Source: {_DOC}."),
     tags=["network", "security"],
     config_schema=PolicyConfigSchema(properties={"publicListenerPorts": {
-        "type": "array", "items": {"type": "integer"}, "default": [80, 443],
-        "description": "TCP ports public load balancer listeners may open to the internet"}}),
+        "type": "array", "uniqueItems": True, "default": [80, 443],
+        "items": {"type": "integer", "minimum": R.MIN_PORT, "maximum": R.MAX_PORT},
+        "description": "TCP ports (1-65535) public load balancer listeners may open to the internet"}}),
 )
 
 POLICIES = [oke_required_nsg_rules, no_internet_ingress]

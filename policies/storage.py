@@ -11,8 +11,8 @@ unset) and pulumi_kubernetes 4.34.2 (``StorageClass.parameters``).
 Rules and levels:
 
 * ``fss-export-no-internet-root`` (MANDATORY): an export option — of an ``oci:FileStorage/export:Export`` or of the
-  ``exportOptions`` of a ``fss.csi.oraclecloud.com`` StorageClass — whose source is 0.0.0.0/0 or ::/0 with
-  ``identitySquash: NONE``: any host that reaches the mount target acts as root on every file. An export or an FSS
+  ``exportOptions`` of a ``fss.csi.oraclecloud.com`` StorageClass — whose source is 0.0.0.0/0, ::/0 or another
+  internet-wide range (``_rules.internet_wide``: IPv4 shorter than /8, e.g. 0.0.0.0/1) with ``identitySquash: NONE``: any host that reaches the mount target acts as root on every file. An export or an FSS
   StorageClass with *no* export options counts, because FSS then applies exactly that default.
 * ``fss-export-no-internet`` (ADVISORY): the same open source with ``ROOT`` or ``ALL`` squash. Root is squashed, but
   every other uid reads and writes everything from any network that reaches the mount target (peered VCNs, VPN,
@@ -106,9 +106,9 @@ def internet_root_findings(resource_type: str, props: Any, name: str) -> Iterabl
                "identitySquash NONE; declare them as a literal list")
         return
     for label, source, squash in options:
-        verdict = R.all3(R.is_internet_cidr(source), _squash_none(squash))
+        verdict = R.all3(R.internet_wide(source), _squash_none(squash))
         if verdict is True:
-            yield (f"{label} exports to {source} with identitySquash NONE: any host that reaches the mount target "
+            yield (f"{label} exports to {source}{R.internet_note(source)} with identitySquash NONE: any host that reaches the mount target "
                    "is root on every file. List only the client subnets (workers, pods) as sources and squash "
                    "root (identitySquash ROOT)")
         elif verdict is UNKNOWN:
@@ -126,9 +126,9 @@ def internet_findings(resource_type: str, props: Any, name: str) -> Iterable[str
     for label, source, squash in options:
         if squash is UNKNOWN or squash == "NONE":
             continue
-        internet = R.is_internet_cidr(source)
+        internet = R.internet_wide(source)
         if internet is True:
-            yield (f"{label} exports to {source} (identitySquash {squash}): every non-root uid of any host that "
+            yield (f"{label} exports to {source}{R.internet_note(source)} (identitySquash {squash}): every non-root uid of any host that "
                    "reaches the mount target can read and write; list the client subnets instead")
         elif internet is UNKNOWN:
             yield f"{label} has a source unknown during preview; it may be 0.0.0.0/0"
@@ -256,7 +256,8 @@ _FSS_DOC = "FSS docs: Working with NFS Export Options; Security Rules for File S
 
 fss_export_no_internet_root = ResourceValidationPolicy(
     name="fss-export-no-internet-root",
-    description="No FSS export (or FSS StorageClass) is open to 0.0.0.0/0 or ::/0 with identitySquash NONE.",
+    description="No FSS export (or FSS StorageClass) is open to 0.0.0.0/0, ::/0 or another internet-wide CIDR "
+                "(IPv4 shorter than /8) with identitySquash NONE.",
     validate=validate_export_no_internet_root,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -269,7 +270,8 @@ fss_export_no_internet_root = ResourceValidationPolicy(
 
 fss_export_no_internet = ResourceValidationPolicy(
     name="fss-export-no-internet",
-    description="No FSS export (or FSS StorageClass) is open to 0.0.0.0/0 or ::/0, even with root squashed.",
+    description="No FSS export (or FSS StorageClass) is open to 0.0.0.0/0, ::/0 or another internet-wide CIDR, "
+                "even with root squashed.",
     validate=validate_export_no_internet,
     enforcement_level=EnforcementLevel.ADVISORY,
     severity=Severity.HIGH,
