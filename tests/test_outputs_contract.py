@@ -2,6 +2,7 @@
 and the README table — a change to the outputs without a new contract version fails here."""
 
 import copy
+import re
 import json
 import subprocess
 
@@ -146,3 +147,23 @@ def test_readme_lists_exactly_the_contract_outputs():
     assert rows == list(CONTRACT["properties"])
     assert f"Contract version **{OUTPUTS_VERSION}**" in block
     assert CONTRACT_PATH.name in text and VERSIONS_PATH.name in text
+
+
+def test_make_preview_prints_every_contract_output_with_secrets_masked():
+    """`make preview`'s command (read from the Makefile with make -n, so no virtualenv is rebuilt) prints the
+    contract's outputs, the secret kubeconfig as [secret]."""
+    import shlex
+    import sys
+
+    dry = subprocess.run(["make", "-n", "preview"], cwd=ROOT, capture_output=True, text=True, check=True)
+    (command,) = [line for line in dry.stdout.splitlines() if "offline.preview" in line]
+    argv = shlex.split(command)
+    assert argv[1:] == ["-m", "offline.preview", "--stack", "dev"]
+    out = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # no "stack outputs do not honour outputs.contract.json" warning
+    shown = out.stdout.split("\nOutputs:\n", 1)[1]
+    keys = re.findall(r"^    ([A-Za-z]+): ", shown, re.M)
+    assert keys == sorted(CONTRACT["properties"])
+    assert "    kubeconfig: [secret]" in shown and "generate-token" not in out.stdout
+    assert "    outputsVersion: 1" in shown
