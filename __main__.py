@@ -63,6 +63,7 @@ pulumi.export("compartmentId", config.compartment_id)
 pulumi.export("vcnId", network.vcn.id)
 pulumi.export("subnetIds", network.subnet_ids)
 pulumi.export("nsgIds", network.nsg_ids)
+pulumi.export("subnetCidrs", network.subnet_cidrs)  # read by network.fromStack of another oke-rdma stack
 pulumi.export("clusterId", cluster.cluster_id)
 pulumi.export("kubernetesVersion", cluster.kubernetes_version)
 pulumi.export("apiEndpoint", cluster.api_endpoint)

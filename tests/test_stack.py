@@ -70,7 +70,8 @@ def test_every_oci_resource_carries_the_freeform_tags(run):
 
 def test_outputs_contract_and_secret_kubeconfig(run):
     assert set(run.outputs) == {
-        "outputsVersion", "region", "compartmentId", "vcnId", "subnetIds", "nsgIds", "clusterId", "kubernetesVersion",
+        "outputsVersion", "region", "compartmentId", "vcnId", "subnetIds", "subnetCidrs", "nsgIds", "clusterId",
+        "kubernetesVersion",
         "apiEndpoint", "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss",
         "topology", "tenants", "policyStatements", "iamPolicies", "iamDynamicGroups"}
     assert run.outputs["outputsVersion"] == 1
