@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test fuzz policy-docs bench clean
+.PHONY: setup preview test fuzz policy-docs bench clean consumer-preview outputs-docs
 
 setup: $(STAMP)
 
@@ -17,6 +17,19 @@ $(STAMP): requirements.txt
 ## make preview: the offline preview of the dev stack (no cloud, no credentials)
 preview: $(STAMP)
 	$(PY) -m offline.preview --stack dev
+
+## make consumer-preview: the dev stack's plan, then the training-job example previewed against its outputs
+## (pulumi.StackReference answered from plan-dev.json) and checked with the same policy pack
+consumer-preview: $(STAMP)
+	$(PY) -m offline.preview --stack dev --json plan-dev.json > /dev/null
+	$(PY) -m offline.preview --program examples/training-job/__main__.py \
+	  --config-file examples/training-job/Pulumi.dev.yaml \
+	  --stack-outputs organization/oke-rdma/dev=plan-dev.json \
+	  --policy-config examples/training-job/policy-config.json
+
+## make outputs-docs: check the output contract's versions and regenerate the README's outputs table
+outputs-docs: $(STAMP)
+	$(PY) -m components.outputs --write-readme
 
 ## make test: every test
 test: $(STAMP)

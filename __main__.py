@@ -11,8 +11,9 @@ from components.compute import Compute, ComputeArgs, is_gpu_shape
 from components.config import load_from_pulumi
 from components.iam import Iam, IamArgs
 from components.network import Network, NetworkArgs
+from components.outputs import OUTPUTS_VERSION
 from components.platform import Platform, PlatformArgs
-from components.scheduling import Scheduling, SchedulingArgs
+from components.scheduling import Scheduling, SchedulingArgs, topology_name
 from components.storage import Storage, StorageArgs
 from components.volumes import SharedVolumes, SharedVolumesArgs
 from components.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
@@ -53,6 +54,10 @@ scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.
                                                                 platform.namespaces))
               if "kueue" in platform.releases else None)
 
+# The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
+# pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version
+# (components/outputs.py; tests/test_outputs_contract.py enforces it).
+pulumi.export("outputsVersion", OUTPUTS_VERSION)
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)
 pulumi.export("vcnId", network.vcn_id)
@@ -66,22 +71,27 @@ pulumi.export("kubeconfig", cluster.kubeconfig)
 pulumi.export("computeClusterId", compute.compute_cluster_id)
 pulumi.export("computeClusterAvailabilityDomain", compute.compute_cluster_availability_domain)
 pulumi.export("nodePools", {name: {"id": pool.id, "shape": config.node_pools[name].shape,
-                                   "size": config.node_pools[name].size, "rdma": config.node_pools[name].rdma}
+                                   "size": config.node_pools[name].size, "rdma": config.node_pools[name].rdma,
+                                   "gpusPerNode": config.node_pools[name].gpus or 0}
                             for name, pool in compute.node_pools.items()})
 pulumi.export("fss", None if storage.file_system_id is None else {
     "fileSystemId": storage.file_system_id, "mountTargetIp": storage.mount_target_ip,
     "exportPath": storage.export_path, "mountTargetId": storage.mount_target_id,
     "storageClassName": volumes.storage_class_name if volumes else None})
-pulumi.export("tenants", {name: {"namespace": ns, "rdma": config.tenants[name].rdma,
-                                 "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None}
-                          for name, ns in platform.tenant_namespaces.items()})
+pulumi.export("topology", None if scheduling is None or scheduling.topology is None else {
+    "name": topology_name(config), "levels": list(config.platform.kueue.topology_levels)})
+queues = scheduling.queues if scheduling else {}
+pulumi.export("tenants", {name: {
+    "namespace": ns,
+    "podSecurity": platform.pod_security[ns],
+    "rdma": config.tenants[name].rdma,
+    "localQueue": queues[name]["localQueue"] if name in queues else None,
+    "clusterQueue": queues[name]["clusterQueue"] if name in queues else None,
+    "serviceAccounts": [b.service_account for b in workload_identity.bindings if b.tenant == name],
+    "mappedCompartmentId": next((b.mapped_compartment_id for b in workload_identity.bindings
+                                 if b.tenant == name and b.mapped_compartment_id), None),
+    "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None}
+    for name, ns in platform.tenant_namespaces.items()})
 pulumi.export("policyStatements", iam.statement_texts)
 pulumi.export("iamPolicies", iam.policy_documents)
 pulumi.export("iamDynamicGroups", iam.dynamic_group_documents)
-pulumi.export("workloadIdentity", {
-    tenant: {"namespace": config.tenant_namespace(tenant),
-             "serviceAccounts": [b.service_account for b in workload_identity.bindings if b.tenant == tenant],
-             "mappedCompartmentId": next((b.mapped_compartment_id for b in workload_identity.bindings
-                                          if b.tenant == tenant and b.mapped_compartment_id), None)}
-    for tenant in config.tenants})
-pulumi.export("queues", scheduling.queues if scheduling else {})

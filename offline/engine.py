@@ -60,6 +60,7 @@ OCID_KINDS = {
 
 #: The type a ``pulumi.StackReference`` registers (a read of another stack's outputs).
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
+_SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
 
 
 class StackOutputsMissing(Exception):
@@ -69,6 +70,32 @@ class StackOutputsMissing(Exception):
         self.stack = stack
         super().__init__(f"the program reads the outputs of stack {stack!r} (pulumi.StackReference), but no outputs "
                          f"were given for it; pass --stack-outputs {stack}=PATH (a JSON file of its outputs)")
+
+
+def _has_secret(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get(_SECRET_SIG[0]) == _SECRET_SIG[1] or any(_has_secret(v) for v in value.values())
+    return isinstance(value, list) and any(_has_secret(v) for v in value)
+
+
+def _reveal(value: Any) -> Any:
+    """``value`` with every wire-form secret wrapper removed."""
+    if isinstance(value, dict):
+        if value.get(_SECRET_SIG[0]) == _SECRET_SIG[1]:
+            return _reveal(value.get("value"))
+        return {k: _reveal(v) for k, v in value.items()}
+    return [_reveal(v) for v in value] if isinstance(value, list) else value
+
+
+def stack_reference_state(name: str, outputs: dict[str, Any]) -> dict[str, Any]:
+    """What the engine answers a ``pulumi:pulumi:StackReference`` read with: ``{name, outputs,
+    secretOutputNames}``. An output holding a wire-form secret anywhere (a secret-wrapped ``{"4dabf...":
+    "1b47...", "value": ...}``) is a secret output: listed in ``secretOutputNames`` and handed over as one secret
+    value, so ``get_output``/``require_output`` return a secret ``Output`` for it, as for a real stack."""
+    secret = sorted(k for k, v in outputs.items() if _has_secret(v))
+    shown = {k: ({_SECRET_SIG[0]: _SECRET_SIG[1], "value": _reveal(v)} if k in secret else v)
+             for k, v in outputs.items()}
+    return {"name": name, "outputs": shown, "secretOutputNames": secret}
 
 
 def _digest(*parts: str, n: int = 20) -> str:
@@ -116,7 +143,7 @@ class OciMocks(pulumi_mocks.Mocks):
                  stack_outputs: Optional[dict[str, dict[str, Any]]] = None):
         self.region = region
         self.unknowns = unknowns
-        self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs
+        self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs (wire form)
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
         self.invokes: list[str] = []  # the token of every invoke the program actually ran, in order
@@ -142,10 +169,7 @@ class OciMocks(pulumi_mocks.Mocks):
         engine reads the other stack's state then too)."""
         if name not in self.stack_outputs:
             raise StackOutputsMissing(name)
-        outputs = self.stack_outputs[name]
-        secret = sorted(k for k, v in outputs.items() if isinstance(v, dict) and v.get(rpc._special_sig_key) ==
-                        rpc._special_secret_sig)
-        return name, {"name": name, "outputs": outputs, "secretOutputNames": secret}
+        return name, stack_reference_state(name, self.stack_outputs[name])
 
     @staticmethod
     def _k8s_id(args: pulumi_mocks.MockResourceArgs) -> str:
@@ -311,7 +335,7 @@ class _DiagnosticsHandler(logging.Handler):
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
                 program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
-                stack_outputs: Optional[dict[str, dict[str, Any]]] = None) -> ProgramRun:
+                stack_outputs: Optional[dict[str, dict[str, Any]]] = None, project: str = PROJECT) -> ProgramRun:
     """Run ``program`` (a Pulumi program file, or a function declaring resources) under mocks with the given raw
     stack config and return what it registered.
 
@@ -320,9 +344,13 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     :param unknowns: first-preview mode (preview with every computed value unknown); otherwise an update-like run
         where every apply callback runs.
     :param stack_outputs: the outputs of the stacks the program reads through ``pulumi.StackReference``, by stack
-        name (``{"org/oke-rdma/net": {"vcnId": "ocid1.vcn...", ...}}``).
+        name (``{"organization/oke-rdma/dev": {"vcnId": "ocid1.vcn...", ...}}``); wire-form secrets in them come
+        back to the program as secret outputs (:func:`stack_reference_state`).
+    :param project: the Pulumi project the program belongs to (``pulumi.get_project()``, the default namespace of
+        ``pulumi.Config()``, the stack URN): another project's name when ``program`` is another project's.
     :raises components.config.ConfigError: when the configuration is invalid (nothing is registered then).
     :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
+    :raises pulumi.RunError: when the program stops itself with a message (e.g. a consumer refusing its input).
     """
     asyncio.set_event_loop(asyncio.new_event_loop())  # a fresh loop per run: callers may have closed theirs
     settings.ROOT.set(None)
@@ -335,10 +363,12 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     for old in list(logger.handlers):
         logger.removeHandler(old)
     logger.addHandler(diagnostics)
-    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=unknowns, monitor=monitor, logger=logger)
-    # set_mocks keeps the previous run's set of pending outputs; after a run that failed part-way (a ConfigError raised
-    # in an apply, a missing stack reference) it holds tasks of a dead event loop, and the next run would wait on them.
-    settings.SETTINGS.outputs = set()
+    pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=unknowns, monitor=monitor, logger=logger)
+    # A run that stopped with an exception (a ConfigError, a RunError inside an apply) leaves its pending RPCs and
+    # output tasks behind, bound to its closed event loop; this run would wait for them forever.
+    settings._get_rpc_manager().clear()
+    with settings.SETTINGS.lock:
+        settings.SETTINGS.outputs.clear()
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
@@ -347,5 +377,5 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
-                      stack_urn=f"urn:pulumi:{stack}::{PROJECT}::pulumi:pulumi:Stack::{PROJECT}-{stack}", mocks=mocks,
+                      stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
                       diagnostics=list(diagnostics.records))

@@ -8,15 +8,19 @@ stack outputs (secrets shown as ``[secret]``).
 With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column compares with it: create, update,
 **replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
 
+With ``--stack-outputs NAME=PATH`` (repeatable) a program's ``pulumi.StackReference("NAME")`` is answered from PATH: a
+``--json`` plan of another preview (its ``outputs``; ``[secret]`` values come back as secret outputs) or a JSON object
+of outputs. With ``--program`` beside a ``Pulumi.yaml``, the program runs as that project (its config namespace).
+
 Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
 (one line per problem naming the config key path; no traceback), a referenced stack's outputs missing or unreadable
-(``--stack-outputs``), or an unusable argument (``--json`` not writable, ``--program`` missing, ``--previous`` or
-``--policy-config`` malformed), 3 the program failed (an exception other than a ``ConfigError``, a syntax error,
-``pulumi.RunError``, ``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the
-program's own frames (none for ``pulumi.RunError``, which the Pulumi CLI prints as a plain error). ``pulumi preview``
-reports a failed program with exit 255, the same code it uses for every other error; 3 keeps the cases apart.
-A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught in-process): the preview then
-prints nothing and exits ``n``.
+(``--stack-outputs``), a program that stopped itself with ``pulumi.RunError`` (its message is printed, as the Pulumi
+CLI prints it: a program refusing its input, like our ``ConfigError``), or an unusable argument (``--json`` not
+writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed), 3 the program failed (any other
+exception, a syntax error, ``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the
+program's own frames. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
+error; 3 keeps the cases apart. A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught
+in-process): the preview then prints nothing and exits ``n``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
+import pulumi
 import yaml
 
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
@@ -72,7 +77,8 @@ def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
     """Parse ``--stack-outputs NAME=PATH`` values: stack name → the outputs in the JSON file at PATH.
 
     The file holds a stack's outputs as a JSON object, or a whole plan written by ``--json`` (its ``outputs`` are
-    used). Values shown as ``[unknown]`` stay unknown; ``[secret]`` values cannot be recovered and stay that text.
+    used). Values shown as ``[unknown]`` stay unknown; ``[secret]`` values (masked in a plan) cannot be recovered:
+    they come back as secrets holding the text ``[secret]``, so the program sees a secret output as it would.
 
     :raises StackFileError: on a malformed spec, a missing or unreadable file, or JSON that is not an object.
     """
@@ -80,7 +86,7 @@ def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            raise StackFileError(f"--stack-outputs {spec!r}: expected NAME=PATH, e.g. org/oke-rdma/net=net.json")
+            raise StackFileError(f"--stack-outputs {spec!r}: expected NAME=PATH, e.g. organization/oke-rdma/dev=plan.json")
         try:
             doc = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as e:
@@ -96,12 +102,24 @@ def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def _unmask(value: Any) -> Any:
-    """``[unknown]`` in a plan's outputs back to the engine's unknown sentinel."""
+    """A plan's display values back to wire form: ``[unknown]`` → the unknown sentinel, ``[secret]`` → a secret."""
     if isinstance(value, dict):
         return {k: _unmask(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_unmask(v) for v in value]
+    if value == "[secret]":
+        return {SECRET_SIG[0]: SECRET_SIG[1], "value": "[secret]"}
     return UNKNOWN if value == "[unknown]" else value
+
+
+def program_project(program: Optional[Path]) -> str:
+    """The Pulumi project a program belongs to: ``name`` of the ``Pulumi.yaml`` beside it, else this project."""
+    project_file = program.resolve().parent / "Pulumi.yaml" if program else None
+    if project_file and project_file.is_file():
+        doc = yaml.safe_load(project_file.read_text(encoding="utf-8")) or {}
+        if isinstance(doc, dict) and isinstance(doc.get("name"), str):
+            return doc["name"]
+    return PROJECT
 
 
 def mask(value: Any) -> Any:
@@ -238,7 +256,8 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
     width = max((len(r.type) for r in run.resources), default=30) + 8
     lines.append(f"     {'Type':<{width}} {'Name':<42} Plan")
     stack_op = "create" if changes is None else "same"
-    lines.append(f" {OP_SYMBOLS[stack_op]}  {'pulumi:pulumi:Stack':<{width}} {PROJECT + '-' + stack:<42} {stack_op}")
+    project = run.stack_urn.split("::")[1]
+    lines.append(f" {OP_SYMBOLS[stack_op]}  {'pulumi:pulumi:Stack':<{width}} {project + '-' + stack:<42} {stack_op}")
 
     def walk(parent: Optional[str], indent: str) -> None:
         kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
@@ -279,7 +298,7 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
     for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):
         lines.append(f"      {n:>4}  {typ}")
     if run.diagnostics:
-        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({PROJECT}-{stack}):"]
+        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
         lines += [f"    {severity}: {_hide(message)}" for severity, message in run.diagnostics]
     lines += ["", "Policies:"]
     icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
@@ -417,8 +436,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--previous", type=Path, metavar="PATH",
                         help="a --json file of an earlier run: show update/replace/delete against it")
     parser.add_argument("--stack-outputs", action="append", default=[], metavar="NAME=PATH",
-                        help="outputs of a stack the program reads through pulumi.StackReference (network.fromStack):"
-                             " a JSON file of outputs, or another preview's --json plan; repeatable")
+                        help="outputs of a stack the program reads through pulumi.StackReference(NAME): another "
+                             "preview's --json plan or a JSON object of outputs; repeatable")
     args = parser.parse_args(argv)
     for flag, value, check in (("--json", args.json, json_target_problem), ("--program", args.program,
                                                                              program_problem)):
@@ -433,8 +452,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
     stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
+    project = program_project(args.program)
     try:
-        config, secret_keys = read_stack_file(path)
+        config, secret_keys = _read_stack_file(path, project)
         stack_outputs = read_stack_outputs(args.stack_outputs)
         policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else None
     except StackFileError as e:
@@ -453,7 +473,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         program = {"program": args.program.resolve()} if args.program else {}
         run = run_program(config, secret_keys, stack, unknowns=args.unknowns, stack_outputs=stack_outputs,
-                          **program)
+                          project=project, **program)
     except KeyboardInterrupt:
         raise
     except StackOutputsMissing as e:
@@ -464,6 +484,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"error: {path.name}: invalid stack configuration ({count}):", file=sys.stderr)
         for problem in e.problems:
             print(f"  {problem}", file=sys.stderr)
+        return EXIT_CONFIG
+    except pulumi.RunError as e:  # the program refused its input (printed like the CLI does: the message only)
+        print(f"error: {e}", file=sys.stderr)
         return EXIT_CONFIG
     except BaseException as e:  # noqa: BLE001 (the program's own failure, SystemExit included, is reported)
         print(program_failure(e), file=sys.stderr)
@@ -485,6 +508,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"warning: a secure: config value reaches {leak} as plain text, not as a Pulumi secret: pulumi up "
               "would store it unencrypted in the state (shown here as [secret]); wrap it with "
               "pulumi.Output.secret in the program", file=sys.stderr)
+    if not args.program and not args.unknowns:  # this project's outputs against its contract (outputs.contract.json)
+        from components.outputs import check_outputs
+        for problem in check_outputs(run.outputs):
+            print(f"warning: stack outputs do not honour outputs.contract.json: {problem}", file=sys.stderr)
     changes = compare(previous, to_json(stack, run, report)) if previous is not None else None
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None))
     if args.json:

@@ -105,8 +105,6 @@ FAILING = {
     "value_error.py": ("import pulumi\n\ndef build():\n    raise ValueError('no such shape')\n\nbuild()\n",
                        "ValueError: no such shape", True),
     "syntax.py": ("def f(:\n    pass\n", "SyntaxError: invalid syntax", True),
-    "run_error.py": ("import pulumi\nraise pulumi.RunError('the image is not in this region')\n",
-                     "RunError: the image is not in this region", False),
     "exit7.py": ("import sys\nsys.exit(7)\n", "SystemExit: the program called sys.exit(7) before it finished", True),
     "exit0.py": ("import sys\nsys.exit(0)\n", "SystemExit: the program called sys.exit(0) before it finished", True),
     "apply.py": ("import pulumi\n\ndef boom(value):\n    return {}['missing']\n\n"
@@ -125,12 +123,20 @@ def test_failing_program_exits_3_with_its_own_traceback(tmp_path, capsys, name):
     assert lines[0] == f"error: the program failed: {first}" or lines[0].startswith(
         f"error: the program failed: {first} ("), lines[0]  # a SyntaxError adds (file, line)
     assert out.out == ""
-    if with_traceback:
-        assert f'File "{program}", line' in out.err  # the user's frames, for their debugging
-        for plumbing in ("offline/engine.py", "offline/preview.py", "runpy", "asyncio", "pulumi/runtime"):
-            assert plumbing not in out.err, out.err  # ... and only theirs
-    else:
-        assert lines == [lines[0]]  # pulumi.RunError: one line, no traceback (as Pulumi prints it)
+    assert with_traceback
+    assert f'File "{program}", line' in out.err  # the user's frames, for their debugging
+    for plumbing in ("offline/engine.py", "offline/preview.py", "runpy", "asyncio", "pulumi/runtime"):
+        assert plumbing not in out.err, out.err  # ... and only theirs
+
+
+def test_a_program_refusing_its_input_with_run_error_exits_2_with_its_message(tmp_path, capsys):
+    """pulumi.RunError is how a program refuses its input (our ConfigError is one): exit 2, one line, no traceback,
+    as the Pulumi CLI prints it."""
+    program = tmp_path / "run_error.py"
+    program.write_text("import pulumi\nraise pulumi.RunError('the image is not in this region')\n")
+    assert preview.main(["--stack", "dev", "--program", str(program)]) == preview.EXIT_CONFIG == 2
+    out = capsys.readouterr()
+    assert out.err.splitlines() == ["error: the image is not in this region"] and out.out == ""
 
 
 def test_our_own_program_failing_is_exit_3(tmp_path, capsys, monkeypatch):

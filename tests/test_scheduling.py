@@ -88,7 +88,7 @@ def test_local_queue_per_tenant_namespace(dev):
         assert lq.inputs["metadata"]["name"] == local_queue_name(ns)
         assert lq.inputs["spec"] == {"clusterQueue": f"okerdma-dev-{ns}"}
         assert namespaces[ns] in lq.dependencies and cqs[f"okerdma-dev-{ns}"] in lq.dependencies
-    assert dev.outputs["queues"] == {
+    assert {t: {k: v[k] for k in ("namespace", "localQueue", "clusterQueue")} for t, v in dev.outputs["tenants"].items()} == {
         t: {"namespace": t, "localQueue": t, "clusterQueue": f"okerdma-dev-{t}"} for t in ("research", "analytics")}
 
 
@@ -137,7 +137,8 @@ def test_no_kueue_no_scheduling_objects():
     run = _run(platform={"kueue": {"enabled": False}})
     assert not [r for r in run.resources if r.type.startswith(KUEUE)]
     assert not of_type(run.resources, "oke-rdma:scheduling:Scheduling")
-    assert run.outputs["queues"] == {}
+    assert {v["localQueue"] for v in run.outputs["tenants"].values()} == {None}
+    assert "topology" not in run.outputs
 
 
 def test_custom_topology_levels():

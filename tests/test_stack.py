@@ -70,15 +70,25 @@ def test_every_oci_resource_carries_the_freeform_tags(run):
 
 def test_outputs_contract_and_secret_kubeconfig(run):
     assert set(run.outputs) == {
-        "region", "compartmentId", "vcnId", "subnetIds", "nsgIds", "clusterId", "kubernetesVersion", "apiEndpoint",
-        "subnetCidrs", "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss",
-        "tenants", "policyStatements", "iamPolicies", "iamDynamicGroups", "workloadIdentity", "queues"}
+        "outputsVersion", "region", "compartmentId", "vcnId", "subnetIds", "subnetCidrs", "nsgIds", "clusterId",
+        "kubernetesVersion",
+        "apiEndpoint", "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss",
+        "topology", "tenants", "policyStatements", "iamPolicies", "iamDynamicGroups"}
+    assert run.outputs["outputsVersion"] == 1
     assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
-    assert run.outputs["nodePools"]["gpu"]["rdma"] is True
+    assert run.outputs["nodePools"]["gpu"] == {"id": run.ids[named(run, "okerdma-dev-gpu").urn],
+                                               "shape": "BM.GPU.H100.8", "size": 2, "rdma": True, "gpusPerNode": 8}
+    assert run.outputs["nodePools"]["system"]["gpusPerNode"] == 0
     assert run.outputs["fss"]["mountTargetIp"] == "10.0.3.10"
+    assert run.outputs["topology"]["name"] == "okerdma-dev-rdma"
     assert run.outputs["tenants"] == {
-        "research": {"namespace": "research", "rdma": True, "sharedStorageClaim": "fss-shared"},
-        "analytics": {"namespace": "analytics", "rdma": False, "sharedStorageClaim": "fss-shared"}}
+        "research": {"namespace": "research", "podSecurity": "privileged", "rdma": True, "localQueue": "research",
+                     "clusterQueue": "okerdma-dev-research", "serviceAccounts": ["trainer"],
+                     "mappedCompartmentId": "ocid1.compartment.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4cdata",
+                     "sharedStorageClaim": "fss-shared"},
+        "analytics": {"namespace": "analytics", "podSecurity": "restricted", "rdma": False, "localQueue": "analytics",
+                      "clusterQueue": "okerdma-dev-analytics", "serviceAccounts": ["gpu-metrics"],
+                      "mappedCompartmentId": None, "sharedStorageClaim": "fss-shared"}}
 
 
 def test_dev_stack_passes_every_policy(run):

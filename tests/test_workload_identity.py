@@ -208,7 +208,8 @@ def test_every_generated_statement_parses_with_verb_resource_location_and_condit
 
 
 def test_dev_bindings_are_the_realistic_ones(dev_run):
-    assert dev_run.outputs["workloadIdentity"] == {
+    assert {t: {k: v[k] for k in ("namespace", "serviceAccounts", "mappedCompartmentId")}
+            for t, v in dev_run.outputs["tenants"].items()} == {
         "research": {"namespace": "research", "serviceAccounts": ["trainer"], "mappedCompartmentId": DATA},
         "analytics": {"namespace": "analytics", "serviceAccounts": ["gpu-metrics"], "mappedCompartmentId": None}}
 
