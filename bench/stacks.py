@@ -9,7 +9,8 @@
 * ``tenants`` — exactly ``T`` tenants: the base's, then ``team-003``, ``team-004``, ... (namespace = name, unique,
   never a system or platform namespace); every fourth generated tenant has ``rdma: true``.
 * ``network.vcnCidr`` — only when the pools' pod-IP demand (``Σ size × maxPodsPerNode``) no longer fits the pod
-  subnet of the default plan: the VCN prefix is shortened one bit at a time (same base address) until it fits. The
+  subnet of the default plan: the VCN prefix is shortened one bit at a time (same base address) until it fits, up
+  to a /16 (OCI's largest VCN CIDR block, Networking docs "VCNs and Subnets"; beyond it the stack cannot exist). The
   dev stack's 10.0.0.0/16 has a /17 pod subnet (32 765 IPs); 64 dev-sized GPU pools need 64 × 2 × 64 = 8 192, so
   no benchmark stack needs it today. A stack with explicit ``network.subnets`` overrides is never widened.
 
@@ -71,8 +72,9 @@ def _fit_vcn(network: dict[str, Any], demand: int) -> dict[str, Any]:
     while ipaddress.IPv4Network(default_subnet_plan(str(vcn))["pods"]).num_addresses - 3 < demand:
         if network.get("subnets"):
             raise ValueError("the base stack overrides network.subnets: widen its pod subnet by hand")
-        if vcn.prefixlen <= 8:
-            raise ValueError(f"{demand} pod IPs do not fit even a /8 VCN; lower maxPodsPerNode or size")
+        if vcn.prefixlen <= 16:
+            raise ValueError(f"{demand} pod IPs do not fit even a /16 VCN (OCI's largest); lower maxPodsPerNode or "
+                             f"size")
         vcn = ipaddress.IPv4Network(f"{vcn.network_address}/{vcn.prefixlen - 1}", strict=False)
     return {**network, "vcnCidr": str(vcn)}
 

@@ -41,12 +41,18 @@ def test_synthetic_stack_keeps_the_dev_pools_and_tenants_first():
 
 def test_pod_ip_demand_beyond_the_pod_subnet_widens_the_vcn_and_stays_valid(tmp_path):
     base = stacks.load_base()
-    doc = stacks.synthetic_stack(base, 300, 2)  # 300 × 2 nodes × 64 pods > the /17 pod subnet of a /16
-    assert doc["config"]["oke-rdma:network"]["vcnCidr"] == "10.0.0.0/15"
+    base["config"]["oke-rdma:network"]["vcnCidr"] = "10.0.0.0/17"
+    doc = stacks.synthetic_stack(base, 140, 2)  # 139 × 2 nodes × 64 pods > the /18 pod subnet of a /17
+    assert doc["config"]["oke-rdma:network"]["vcnCidr"] == "10.0.0.0/16"
     assert doc["x-bench-notes"]
     path = stacks.write_stack(doc, tmp_path, "wide")
     assert "x-bench-notes" not in path.read_text()
     stacks.check(path)
+
+
+def test_pod_ip_demand_beyond_a_16_vcn_is_refused():
+    with pytest.raises(ValueError, match="do not fit even a /16 VCN"):  # OCI's largest VCN CIDR block
+        stacks.synthetic_stack(stacks.load_base(), 300, 2)  # 300 × 2 nodes × 64 pods > the /17 pod subnet of a /16
 
 
 def test_a_stack_with_subnet_overrides_is_never_widened():

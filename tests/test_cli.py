@@ -39,10 +39,18 @@ def test_dev_stack_previews_clean_and_writes_json(tmp_path):
     assert "generate-token" not in (tmp_path / "plan.json").read_text()
 
 
-def test_public_api_endpoint_open_to_the_internet_exits_1_naming_the_policy(tmp_path):
+def test_public_api_endpoint_open_to_the_internet_exits_2_and_outside_the_policy_cidrs_exits_1(tmp_path):
     def edit(cfg):
         cfg["oke-rdma:network"]["apiEndpoint"] = {"public": True, "allowedCidrs": ["0.0.0.0/0"]}
-    out = preview("--config-file", str(stack_file(tmp_path, edit)))
+    out = preview("--config-file", str(stack_file(tmp_path, edit)))  # the config refuses it before the pack runs
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "oke-rdma:network.apiEndpoint.allowedCidrs: 0.0.0.0/0 is broader than /8" in out.stderr
+
+    def clients(cfg):
+        cfg["oke-rdma:network"]["apiEndpoint"] = {"public": True, "allowedCidrs": ["203.0.113.0/24"]}
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"kubernetes-api-not-public": {"allowedApiCidrs": ["10.0.0.0/16"]}}))
+    out = preview("--config-file", str(stack_file(tmp_path, clients)), "--policy-config", str(policy))
     assert out.returncode == 1, out.stdout + out.stderr
     assert "[mandatory]  kubernetes-api-not-public" in out.stdout
     assert out.stdout.startswith("Previewing update (test)")  # the stack named by Pulumi.test.yaml

@@ -109,7 +109,7 @@ def test_image_of_another_region_and_old_style_region_keys():
 
 
 @pytest.mark.parametrize("labels", [{"okerdma.io/role": ""}, {"a": "b"}, {"example.com/x-y_z.1": "A-b_c.9"},
-                                    {"kubernetes.io/hostname": "node-1"}])
+                                    {"node.kubernetes.io/exclude-from-external-load-balancers": "true"}])
 def test_valid_labels(labels):
     load_stack_config(edited(RAW, "nodePools", ("gpu", "labels"), labels))
 

@@ -172,8 +172,8 @@ def test_eviction_settings_are_checked(value, expected):
     (lambda r: gpu(r, "cycling", {"enabled": True, "maxSurge": "3"}),
      "oke-rdma:nodePools.gpu.cycling.maxSurge: 3 nodes is more than the pool's size 2"),
     (lambda r: gpu(r, "cycling", {"maxSurge": "150%"}), "a percentage like \"25%\" (0-100%)"),
-    (lambda r: gpu(r, "cycling", {"maxSurge": 1}),
-     "oke-rdma:nodePools.gpu.cycling.maxSurge: expected text, got the number 1; quote it if it is meant as text"),
+    (lambda r: gpu(r, "cycling", {"maxSurge": True}),
+     "oke-rdma:nodePools.gpu.cycling.maxSurge: expected text, got the boolean true; quote it if it is meant as text"),
     (lambda r: gpu(edited(r, "cluster", ("type",), "BASIC_CLUSTER"), "cycling", {"enabled": True}),
      "oke-rdma:nodePools.gpu.cycling.enabled: node cycling needs an ENHANCED_CLUSTER"),
 ])

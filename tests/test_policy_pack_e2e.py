@@ -29,13 +29,29 @@ def write(path: Path, data) -> Path:
     return path
 
 
-def open_api_stack(tmp_path: Path) -> Path:
-    """The dev stack with a public API endpoint open to 0.0.0.0/0 (the config model allows it; the pack refuses)."""
+#: This project's program with its ``allowedCidrs`` check relaxed: a program that lets an open API endpoint through
+#: (the config model refuses one broader than /8), which the pack must still catch.
+_RELAXED_PROGRAM = """
+import runpy
+from components.config import network
+saved = network.MIN_API_CLIENT_PREFIX
+network.MIN_API_CLIENT_PREFIX = 0
+try:
+    runpy.run_path({main!r}, run_name="__main__")
+finally:
+    network.MIN_API_CLIENT_PREFIX = saved
+"""
+
+
+def open_api_stack(tmp_path: Path) -> list[str]:
+    """Preview arguments: the dev stack with a public API endpoint open to 0.0.0.0/0, run by :data:`_RELAXED_PROGRAM`
+    (the config model refuses it; the pack refuses it too)."""
     doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
     doc["config"]["oke-rdma:network"]["apiEndpoint"] = {"public": True, "allowedCidrs": ["0.0.0.0/0"]}
     path = tmp_path / "Pulumi.open.yaml"
     path.write_text(yaml.safe_dump(doc))
-    return path
+    program = write(tmp_path / "relaxed.py", _RELAXED_PROGRAM.format(main=str(ROOT / "__main__.py")))
+    return ["--config-file", str(path), "--program", str(program)]
 
 
 def preview(capsys, *args: str) -> tuple[int, str, str]:
@@ -46,31 +62,31 @@ def preview(capsys, *args: str) -> tuple[int, str, str]:
 
 # --- --policy-config: downgrade and raise -------------------------------------------------------------------------
 def test_policy_config_downgrades_mandatory_rules_to_advisory(tmp_path, capsys):
-    stack = str(open_api_stack(tmp_path))
-    code, out, _ = preview(capsys, "--config-file", stack)
+    stack = open_api_stack(tmp_path)
+    code, out, _ = preview(capsys, *stack)
     assert code == 1 and "[mandatory]  kubernetes-api-not-public" in out
     # the API NSG rule admitting 0.0.0.0/0 on TCP 6443 is also caught by no-internet-ingress (issue 3)
     assert "[mandatory]  no-internet-ingress" in out and out.count("[mandatory]") == 3
     every = {"kubernetes-api-not-public": "advisory", "kubernetes-api-endpoint-restricted": {
         "enforcementLevel": "advisory"}, "no-internet-ingress": "advisory"}
     for config in ({"all": "advisory"}, every):
-        code, out, _ = preview(capsys, "--config-file", stack, "--policy-config", str(write(tmp_path / "c.json", config)))
+        code, out, _ = preview(capsys, *stack, "--policy-config", str(write(tmp_path / "c.json", config)))
         assert code == 0, out
         assert "[advisory]  kubernetes-api-not-public" in out and "[mandatory]" not in out
         assert "[advisory]  no-internet-ingress" in out
     one = {"kubernetes-api-not-public": "advisory"}  # the stack rule still fails the preview
-    code, out, _ = preview(capsys, "--config-file", stack, "--policy-config", str(write(tmp_path / "c.json", one)))
+    code, out, _ = preview(capsys, *stack, "--policy-config", str(write(tmp_path / "c.json", one)))
     assert code == 1 and "[advisory]  kubernetes-api-not-public" in out
     assert "[mandatory]  kubernetes-api-endpoint-restricted" in out and "[mandatory]  no-internet-ingress" in out
 
 
 def test_policy_config_raises_advisory_rules_to_mandatory(tmp_path, capsys):
-    stack = str(open_api_stack(tmp_path))
+    stack = open_api_stack(tmp_path)
     for raised, expected in (("kubernetes-api-not-public", 1), ("kubernetes-api-endpoint-restricted", 1),
                              ("no-internet-ingress", 1),
                              ("no-internet-ssh-or-all-ports", 0)):  # raising a rule that does not fire changes nothing
         config = write(tmp_path / "c.json", {"all": "advisory", raised: "mandatory"})
-        code, out, _ = preview(capsys, "--config-file", stack, "--policy-config", str(config))
+        code, out, _ = preview(capsys, *stack, "--policy-config", str(config))
         assert code == expected, (raised, out)
         if expected:
             assert f"[mandatory]  {raised}" in out and out.count("[mandatory]") == 1
@@ -80,7 +96,7 @@ def test_policy_config_disabled_rules_do_not_run(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-public": "disabled",
                                          "kubernetes-api-endpoint-restricted": "disabled",
                                          "no-internet-ingress": "disabled"})  # the three rules the open API meets
-    code, out, _ = preview(capsys, "--config-file", str(open_api_stack(tmp_path)), "--policy-config", str(config))
+    code, out, _ = preview(capsys, *open_api_stack(tmp_path), "--policy-config", str(config))
     assert code == 0 and "no violations" in out
 
 
@@ -111,7 +127,7 @@ def test_invalid_policy_config_exits_2_like_the_cli(tmp_path, capsys):
 
 def test_policy_config_the_cli_ignores_is_warned_about(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-pubilc": "disabled"})  # a typo: the CLI ignores it
-    code, out, err = preview(capsys, "--config-file", str(open_api_stack(tmp_path)), "--policy-config", str(config))
+    code, out, err = preview(capsys, *open_api_stack(tmp_path), "--policy-config", str(config))
     assert code == 1 and "'kubernetes-api-not-pubilc', which is not a policy of this pack" in err
 
 

@@ -128,6 +128,30 @@ CASES: dict[str, Case] = {
     "tenant-namespace-shared": _set("oke-rdma:tenants", "analytics", "namespace", "research"),
     "tenant-namespace-reserved": _set("oke-rdma:tenants", "analytics", "namespace", "monitoring"),
     "tenant-name": lambda c: c["oke-rdma:tenants"].update({"Data_Team": {}}),
+    # sizes and limits OCI documents, bypasses through Helm values, labels, grants, regions, messages
+    "vcn-size": _set("oke-rdma:network", "vcnCidr", "10.0.0.0/8"),
+    "subnet-size": _set("oke-rdma:network", "subnets", "storage", "10.0.3.0/32"),
+    "worker-ip-capacity": _set("oke-rdma:network", "subnets", "workers", "10.0.16.0/30"),
+    "api-cidr-internet": _set("oke-rdma:network", "apiEndpoint", "allowedCidrs", ["0.0.0.0/1", "128.0.0.0/1"]),
+    "helm-values-password": _set("oke-rdma:platform", "kubePrometheusStack", "values",
+                                 {"grafana": {"adminPassword": "hunter2hunter2"}}),
+    "helm-values-driver": _set("oke-rdma:platform", "gpuOperator", "values", {"driver": {"enabled": "true"}}),
+    "helm-values-section": _set("oke-rdma:platform", "gpuOperator", "values", {"devicePlugin": False}),
+    "release-namespace-reserved": _set("oke-rdma:platform", "keda", "namespace", "kube-system"),
+    "grant-iam-admin": lambda c: c["oke-rdma:tenants"]["research"]["serviceAccounts"]["trainer"]["allow"].append(
+        "use dynamic-groups in tenancy"),
+    "label-program": _pool("gpu", labels={"okerdma.io/node-pool": "other"}),
+    "label-kubelet": _pool("gpu", labels={"node-role.kubernetes.io/worker": ""}),
+    "gpus-per-node-known": _pool("gpu", gpusPerNode=16),
+    "ocid-region": _set("oke-rdma:computeCluster", "existingId", "ocid1.computecluster.oc1.us-ashburn-1.aaaaaaaabcdefgh"),
+    "flex-ocpus": _pool("system", ocpus=2.5),
+    "flex-memory": _pool("system", memoryGb=1e308),
+    "tag-key-length": _set("oke-rdma:freeformTags", {"k" * 101: "v"}),
+    "tag-value-length": _set("oke-rdma:freeformTags", {"project": "v" * 257}),
+    "secret-malformed": _set("oke-rdma:platform", "kubePrometheusStack", "grafanaAdminPassword", {"secure": {"a": 1}}),
+    "topology-hostname-last": _set("oke-rdma:platform", "kueue", "topologyLevels",
+                                   ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
+    "range-size-huge": _pool("gpu", size=10**30),
 }
 
 

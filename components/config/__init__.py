@@ -13,11 +13,11 @@ Layout: ``_base`` (strict base model, validators, :class:`ConfigError`), one mod
 """
 
 from ._base import NAMESPACE, ConfigError, StrList
-from .compute import (GPUS_PER_SHAPE, MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, Cycling, Eviction,
+from .compute import (FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE, MIN_BOOT_VOLUME_GB, RDMA_SHAPES, Cluster, ComputeCluster, Cycling, Eviction,
                       NodePool, Preemptible, placement_warnings)
 from .network import SUBNET_ROLES, ApiEndpoint, Network, SubnetCidrs, default_subnet_plan, subnet_plan
 from .network import (FROM_STACK_OUTPUTS, NSG_ROLES, ExistingNetwork, FromStack, NsgIds, SubnetIds, cidr_problems,
-                      cycle_headroom_nodes, pod_ip_demand, required_nsg_roles, required_subnet_roles)
+                      cycle_headroom_nodes, node_ip_demand, pod_ip_demand, required_nsg_roles, required_subnet_roles)
 from .platform import (HOSTNAME_LABEL, OKE_DEVICE_PLUGIN_LABEL, RDMA_TOPOLOGY_LEVELS,
                        GpuOperatorRelease, HelmRelease, KedaRelease, KubePrometheusStackRelease, KueueRelease,
                        Platform, TopologyLabeler)
@@ -25,7 +25,7 @@ from .stack import StackConfig, cross_checks, load_from_pulumi, load_stack_confi
 from .storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, FSS_THROUGHPUT_TIERS, Fss,
                       SharedStorage, Storage)
 from .tenants import Iam, Tenant, TenantQuota, pool_gpus
-from .workload_identity import (VERBS, Condition, Grant, ServiceAccount, WorkloadBinding, parse_grant,
+from .workload_identity import (IAM_ADMIN_RESOURCE_TYPES, VERBS, Condition, Grant, ServiceAccount, WorkloadBinding, parse_grant,
                                 workload_bindings)
 
 __all__ = [
@@ -40,4 +40,5 @@ __all__ = [
     "TenantQuota", "pool_gpus",
     "FROM_STACK_OUTPUTS", "NSG_ROLES", "ExistingNetwork", "FromStack", "NsgIds", "SubnetIds", "cidr_problems",
     "cycle_headroom_nodes", "pod_ip_demand", "required_nsg_roles", "required_subnet_roles",
+    "FLEX_SHAPE_LIMITS", "IAM_ADMIN_RESOURCE_TYPES", "node_ip_demand",
 ]

@@ -46,6 +46,9 @@ _ANY_OCID_RE = re.compile(r"^ocid1\.(?P<kind>[a-z0-9]+)\.(?P<realm>oc[0-9]+)\.(?
                           r"[a-z0-9]+$")
 #: What the offline preview stands in for a ``secure:`` value it cannot decrypt (``offline.stackfile`` uses the same).
 SECRET_PLACEHOLDER = "offline-placeholder-secret"
+#: Namespaces Kubernetes creates and runs itself (Kubernetes docs "Namespaces": initial namespaces); neither a tenant
+#: nor a platform release may take one.
+RESERVED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 
 
 def _ocid(kind: str, value: str, *also: str) -> str:

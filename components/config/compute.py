@@ -5,7 +5,9 @@ docs, "Compute Clusters" (supported shapes; bare metal only); Block Volume docs,
 "Kubernetes Versions and Kubernetes Engine (OKE)" (contengupgradeoverview.htm: version skew), "Configuring IMDS for
 Kubernetes Clusters" (contengconfiguringimds.htm), "Cycling Nodes in a Node Pool", "Encrypting Kubernetes Secrets at
 Rest in Etcd" (contengencryptingdata.htm), "Enforcing the Use of Signed Images from Registry", "OpenID Connect
-Discovery" (enhanced clusters only).
+Discovery" (enhanced clusters only); Compute docs "Compute Shapes" > "Flexible Shapes" (OCPU and memory ranges);
+Kubernetes docs "Using NodeRestriction admission" / kubelet ``--node-labels`` (the labels a kubelet may set on its
+own Node); OCI docs "Resource Identifiers" (regional OCIDs carry their region).
 """
 
 from __future__ import annotations
@@ -37,6 +39,33 @@ MIN_BOOT_VOLUME_GB = 50
 MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28 = 3, 2
 #: Longest eviction grace OKE accepts, in minutes (``PT0M`` to ``PT60M``; OCI API ``NodeEvictionNodePoolSettings``).
 MAX_EVICTION_GRACE_MINUTES = 60
+
+#: Flex shape → (most OCPUs, most memory in GB) (Compute docs "Compute Shapes", Flexible Shapes and the VM standard
+#: shape tables). Every Flex VM takes whole OCPUs from 1, and from 1 GB (at least 1 GB per OCPU) to 64 GB per OCPU.
+FLEX_SHAPE_LIMITS = {
+    "VM.Standard.E3.Flex": (64, 1024), "VM.Standard.E4.Flex": (64, 1024), "VM.Standard.E5.Flex": (94, 1049),
+    "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
+}
+#: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a
+#: typo (``memoryGb: 1e308``) is caught while a newer shape still works.
+FLEX_FALLBACK_LIMITS = (256, 4096)
+#: Memory per OCPU of every Flex VM, in GB (Compute docs "Flexible Shapes": 1 GB, or the OCPU count, at least; up
+#: to 64 GB per OCPU).
+FLEX_GB_PER_OCPU = (1, 64)
+#: Node labels the program sets on every node of a pool (``components.compute.node_labels``): Kueue ResourceFlavors
+#: and the scheduling component select nodes by it, so a user label must not replace it.
+PROGRAM_NODE_LABELS = ("okerdma.io/node-pool",)
+#: Labels in the kubernetes.io / k8s.io namespaces a kubelet may set on its own Node (Kubernetes docs, kubelet
+#: ``--node-labels`` and "NodeRestriction"): these, plus any under ``kubelet.kubernetes.io/`` or
+#: ``node.kubernetes.io/``. The kubelet and OCI's cloud controller set these from the node itself, so a pool-wide
+#: value would be wrong or contradict the node: refused too.
+KUBELET_WELL_KNOWN_LABELS = frozenset({
+    "kubernetes.io/hostname", "kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/arch",
+    "beta.kubernetes.io/os", "beta.kubernetes.io/instance-type", "node.kubernetes.io/instance-type",
+    "failure-domain.beta.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+    "topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+})
+KUBELET_LABEL_PREFIXES = ("kubelet.kubernetes.io", "node.kubernetes.io")
 
 _DURATION_RE = re.compile(r"^PT([0-9]{1,2})M$")
 _SURGE_RE = re.compile(r"^(?:[0-9]+|(?:100|[1-9]?[0-9])%)$")
@@ -131,13 +160,20 @@ class Cycling(_Model):
 
     When ``enabled``, a change to the pool's node properties (version, image, shape, boot volume, metadata, ...)
     replaces the existing nodes, at most ``maxSurge`` extra nodes and ``maxUnavailable`` missing nodes at a time.
-    Each is a node count (``"1"``) or a percentage of the pool (``"25%"``); OCI defaults are 1 and 0; at least one
+    Each is a node count (``"1"``, or the number ``1``) or a percentage of the pool (``"25%"``); OCI defaults are 1
+    and 0; at least one
     must be above 0. For RDMA pools, surge nodes need free capacity in the Compute Cluster's fabric.
     """
 
     enabled: bool = False
     max_surge: str = "1"
     max_unavailable: str = "0"
+
+    @field_validator("max_surge", "max_unavailable", mode="before")
+    @classmethod
+    def _number(cls, v: Any) -> Any:
+        # ``maxSurge: 2`` (a YAML number) means the node count "2"; booleans and fractions stay refused.
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else v
 
     @field_validator("max_surge", "max_unavailable")
     @classmethod
@@ -177,7 +213,8 @@ class NodePool(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
     rdma: bool = False
     allow_unlisted_rdma_shape: bool = False
-    #: GPUs per node, for a shape not in :data:`GPUS_PER_SHAPE` (Kueue quotas and flavors need it).
+    #: GPUs per node, for a shape not in :data:`GPUS_PER_SHAPE` (Kueue quotas and flavors need it); for a shape in
+    #: it, only the same count is accepted.
     gpus_per_node: Optional[int] = Field(default=None, ge=0, le=16)
     kubernetes_version: Optional[str] = None
     eviction: Eviction = Eviction()
@@ -219,8 +256,9 @@ class NodePool(_Model):
 
     @property
     def gpus(self) -> Optional[int]:
-        """NVIDIA GPUs per node: ``gpusPerNode``, else the shape's entry in :data:`GPUS_PER_SHAPE`, else None."""
-        return self.gpus_per_node if self.gpus_per_node is not None else GPUS_PER_SHAPE.get(self.shape)
+        """NVIDIA GPUs per node: the shape's entry in :data:`GPUS_PER_SHAPE`, else ``gpusPerNode``, else None (a
+        ``gpusPerNode`` that contradicts the table is refused by :func:`check_pools`)."""
+        return GPUS_PER_SHAPE.get(self.shape, self.gpus_per_node)
 
     @property
     def is_flex(self) -> bool:
@@ -269,6 +307,53 @@ def _check_cycling(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> lis
             problems.append(f"{_key(at + ('cycling', field))}: {value} nodes is more than the pool's size "
                             f"{pool.size}; use at most {pool.size} or a percentage")
     return problems
+
+
+def _check_flex(at: tuple[str, ...], pool: NodePool) -> list[str]:
+    """Flex sizing (Compute docs "Compute Shapes", Flexible Shapes): whole OCPUs from 1 to the shape's maximum;
+    memory from 1 GB per OCPU to 64 GB per OCPU and at most the shape's maximum."""
+    if pool.ocpus is None or pool.memory_gb is None:
+        return []  # "required for the Flex shape" is reported by check_pools
+    problems: list[str] = []
+    max_ocpus, max_gb = FLEX_SHAPE_LIMITS.get(pool.shape, FLEX_FALLBACK_LIMITS)
+    which = pool.shape if pool.shape in FLEX_SHAPE_LIMITS else "a Flex VM"
+    ocpus, gb = pool.ocpus, pool.memory_gb
+    if not ocpus.is_integer() or not 1 <= ocpus <= max_ocpus:
+        problems.append(f"{_key(at + ('ocpus',))}: expected a whole number of OCPUs from 1 to {max_ocpus} ({which}, "
+                        f"Compute docs Flexible Shapes), got {ocpus:g}; change the value")
+        return problems
+    low, high = FLEX_GB_PER_OCPU
+    most = min(high * ocpus, max_gb)
+    least = max(low * ocpus, 1)
+    if not least <= gb <= most:
+        problems.append(f"{_key(at + ('memoryGb',))}: expected from {least:g} to {most:g} GB for {ocpus:g} OCPUs "
+                        f"({low}-{high} GB per OCPU, at most {max_gb} GB for {which}; Compute docs Flexible Shapes), "
+                        f"got {gb:g}; change memoryGb or ocpus")
+    return problems
+
+
+def _label_problem(key: str) -> Optional[str]:
+    """Why a user label ``key`` cannot be an initial node label of a pool, or None."""
+    if key in PROGRAM_NODE_LABELS:
+        return ("is set by oke-rdma to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes "
+                "by it); remove it (use your own key, like okerdma.io/role)")
+    prefix = key.rpartition("/")[0]
+    k8s = any(prefix == d or prefix.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
+    if not k8s:
+        return None
+    if key in KUBELET_WELL_KNOWN_LABELS:
+        return ("is set by the kubelet or OCI's cloud controller from each node itself (Kueue's topology reads "
+                "kubernetes.io/hostname); a pool-wide value would be wrong: remove it")
+    if prefix in KUBELET_LABEL_PREFIXES:
+        return None
+    return ("is in the kubernetes.io/k8s.io namespace, which a kubelet may not set on its own Node (NodeRestriction "
+            "admission; kubelet --node-labels allows only kubelet.kubernetes.io/, node.kubernetes.io/ and a few "
+            "well-known labels), so the nodes would never register; set node-role and similar labels with kubectl "
+            "after the nodes join, or use your own prefix like okerdma.io/")
+
+
+def _check_labels(at: tuple[str, ...], pool: NodePool) -> list[str]:
+    return [f"{_key(at + ('labels', k))}: {why}" for k in pool.labels if (why := _label_problem(k)) is not None]
 
 
 def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
@@ -330,6 +415,8 @@ def check_pools(cfg: StackConfig) -> list[str]:
         if pool.is_flex and (pool.ocpus is None or pool.memory_gb is None):
             problems.append(f"{_key(at + ('ocpus' if pool.ocpus is None else 'memoryGb',))}: required for the "
                             f"Flex shape {pool.shape}; set ocpus and memoryGb")
+        if pool.is_flex:
+            problems += _check_flex(at, pool)
         if not pool.is_flex and (pool.ocpus is not None or pool.memory_gb is not None):
             problems.append(f"{_key(at + ('ocpus' if pool.ocpus is not None else 'memoryGb',))}: only Flex shapes "
                             f"take ocpus/memoryGb; {pool.shape} has a fixed size, remove them")
@@ -339,6 +426,12 @@ def check_pools(cfg: StackConfig) -> list[str]:
             problems.append(f"{_key(at + ('maxPodsPerNode',))}: applies only to VCN-native pod networking "
                             f"(OCI_VCN_IP_NATIVE), but cluster.cniType is FLANNEL_OVERLAY; remove it")
         problems += _check_cycling(cfg, at, pool)
+        problems += _check_labels(at, pool)
+        known = GPUS_PER_SHAPE.get(pool.shape)
+        if pool.gpus_per_node is not None and known is not None and pool.gpus_per_node != known:
+            problems.append(f"{_key(at + ('gpusPerNode',))}: {pool.shape} has {known} GPUs per node (OCI Compute "
+                            f"Shapes), got {pool.gpus_per_node}; remove gpusPerNode (it is only for shapes oke-rdma "
+                            f"does not know): the tenants' GPU quotas are checked against the real count")
         if pool.allow_unlisted_rdma_shape and (not pool.rdma or pool.shape in RDMA_SHAPES):
             why = "the pool is not an RDMA pool" if not pool.rdma else f"{pool.shape} is on Oracle's list"
             problems.append(f"{_key(at + ('allowUnlistedRdmaShape',))}: has no effect because {why}; remove it")
@@ -365,14 +458,46 @@ _OCID_REGION_KEYS = {"iad": "us-ashburn-1", "phx": "us-phoenix-1", "fra": "eu-fr
                      "gru": "sa-saopaulo-1", "nrt": "ap-tokyo-1", "yyz": "ca-toronto-1", "syd": "ap-sydney-1"}
 
 
+def _region_of(ocid: str) -> str:
+    """The region identifier in a regional OCID (old-style keys like ``iad`` mapped), or ``""`` when it has none."""
+    part = ocid_region(ocid)
+    region = _OCID_REGION_KEYS.get(part, part)
+    return region if re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) else ""
+
+
+def check_ocid_regions(cfg: StackConfig) -> list[str]:
+    """A brought VCN, subnets, NSGs and Compute Cluster are regional resources: their OCIDs' region part must be
+    ``oci:region`` (OCI docs "Resource Identifiers"; Networking and Compute resources are used only in their region).
+    """
+    found: list[tuple[tuple[str, ...], str, str]] = []  # (key path, OCID, "a/an <kind>")
+    existing = cfg.network.existing
+    if existing is not None:
+        found.append((("network", "existing", "vcnId"), existing.vcn_id, "a VCN"))
+        for role, ocid in existing.subnet_ids.model_dump(by_alias=True).items():
+            if ocid is not None:
+                found.append((("network", "existing", "subnetIds", role), ocid, "a subnet"))
+        for role, ocid in (existing.nsg_ids.model_dump(by_alias=True) if existing.nsg_ids else {}).items():
+            if ocid is not None:
+                found.append((("network", "existing", "nsgIds", role), ocid, "an NSG"))
+    if cfg.compute_cluster is not None and cfg.compute_cluster.existing_id is not None:
+        found.append((("computeCluster", "existingId"), cfg.compute_cluster.existing_id, "a Compute Cluster"))
+    problems = []
+    for at, ocid, what in found:
+        region = _region_of(ocid)
+        if region and region != cfg.region:
+            kind = what.split(" ", 1)[1]
+            problems.append(f"{_key(at)}: expected {what} in oci:region {cfg.region}, got the OCID of {what} in "
+                            f"{region}; use the {kind} of {cfg.region} (it is a regional resource), or set oci:region")
+    return problems
+
+
 def check_image_regions(cfg: StackConfig) -> list[str]:
     """Images are regional: a pool's ``imageId`` must be an image of ``oci:region`` (OCI docs, "Managing Custom
     Images": an image is used in the region it lives in; copy it with export/import otherwise)."""
     problems: list[str] = []
     for name, pool in cfg.node_pools.items():
-        part = ocid_region(pool.image_id)
-        region = _OCID_REGION_KEYS.get(part, part)
-        if region and re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) and region != cfg.region:
+        region = _region_of(pool.image_id)
+        if region and region != cfg.region:
             problems.append(f"{_key(('nodePools', name, 'imageId'))}: expected an image in oci:region {cfg.region}, "
                             f"got an image of {region}; use the OCID of the same image in {cfg.region} "
                             f"(images are regional)")

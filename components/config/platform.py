@@ -8,7 +8,9 @@ Sources: NVIDIA GPU Operator docs "Installing the NVIDIA GPU Operator" (pre-inst
 Kueue docs "Topology Aware Scheduling" (the lowest level must be ``kubernetes.io/hostname``; every level's label must
 be on the nodes); oracle-quickstart/oci-hpc-oke "Using RDMA Network Locality When Running Workloads on OKE" (the
 ``oci.oraclecloud.com/rdma.*`` labels); OCI Compute docs "Compute Shapes" (GPUs per bare metal GPU shape); Block
-Volume docs (50 GB minimum volume).
+Volume docs (50 GB minimum volume); Helm docs "Values Files" / "Chart Development Tips" (values merge map by map, a
+``null`` deletes a key so the chart's default returns, and templates test truthiness: any non-empty string is
+true); Kubernetes docs "Namespaces" (the initial, reserved namespaces).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _EXACT_VERSION_RE, StrList, _k8s_name, _key, _Model
+from ._base import _EXACT_VERSION_RE, RESERVED_NAMESPACES, StrList, _k8s_name, _key, _Model
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -40,6 +42,104 @@ _LABEL_KEY_RE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
                            r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 _DURATION_RE = re.compile(r"^([0-9]+(y|w|d|h|m|s|ms))+$")  # Prometheus duration, e.g. 15d, 12h30m
 _IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
+
+
+#: Release → (Helm values path, shape) for the values oke-rdma sets or reads (``components.platform.release_values``):
+#: a user's ``values`` must keep that shape there. "map": a non-map would replace every value oke-rdma sets below it
+#: (Helm merges maps only) and ``null`` would delete the section, bringing the chart's defaults back; "bool": Helm
+#: templates treat any non-empty string (``"false"`` included) as true; "false": the boolean false only.
+VALUE_SHAPES: dict[str, tuple[tuple[tuple[str, ...], str], ...]] = {
+    "kubePrometheusStack": (
+        (("prometheus",), "map"), (("prometheus", "prometheusSpec"), "map"),
+        (("prometheus", "prometheusSpec", "storageSpec"), "map"), (("grafana",), "map"), (("grafana", "admin"), "map"),
+    ),
+    "gpuOperator": (
+        (("driver",), "map"), (("driver", "enabled"), "false"), (("cdi",), "map"), (("cdi", "enabled"), "bool"),
+        (("devicePlugin",), "map"), (("devicePlugin", "enabled"), "bool"), (("dcgmExporter",), "map"),
+        (("dcgmExporter", "serviceMonitor"), "map"), (("dcgmExporter", "serviceMonitor", "enabled"), "bool"),
+        (("daemonsets",), "map"), (("daemonsets", "tolerations"), "list"), (("node-feature-discovery",), "map"),
+        (("node-feature-discovery", "worker"), "map"), (("node-feature-discovery", "worker", "tolerations"), "list"),
+    ),
+    "kueue": ((("enablePrometheus",), "bool"),),
+}
+#: Keys under ``kubePrometheusStack.values.grafana`` that hold a password (``adminPassword``,
+#: ``grafana.ini.security.admin_password``, ``...password``, ``...passwd``); ``passwordKey`` names a Secret key and
+#: is fine.
+_PASSWORD_KEY_RE = re.compile(r"pass(word|wd)$", re.IGNORECASE)
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}"
+    return "a list" if isinstance(value, list) else "a map"
+
+
+def _shape_problem(at: tuple[str, ...], value: Any, shape: str) -> Optional[str]:
+    key = _key(at)
+    name = at[-1]
+    if shape == "map" and not isinstance(value, dict):
+        why = ("null deletes the chart's whole section, so its defaults come back and oke-rdma's settings there are "
+               "lost" if value is None else
+               "anything but a map replaces every value oke-rdma sets there (Helm merges maps only)")
+        example = "enabled: false" if name in ("driver", "devicePlugin") else "key: value"
+        return f"{key}: expected a map (like {name}: {{{example}}}), got {_shown(value)}; {why}: write it as a map " \
+               f"or remove it"
+    if shape == "list" and not isinstance(value, list):
+        return f"{key}: expected a list, got {_shown(value)}; write it as a YAML list or remove it"
+    if shape in ("bool", "false") and not isinstance(value, bool):
+        fix = "write false or remove it" if shape == "false" else "write true or false without quotes"
+        return (f"{key}: expected {'the boolean false' if shape == 'false' else 'true or false'}, got {_shown(value)}; "
+                f"Helm templates treat any non-empty text (even 'false') as true: {fix}")
+    return None
+
+
+def _password_paths(value: Any, at: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Key paths below ``at`` whose key names a password and whose value is not empty."""
+    found: list[tuple[str, ...]] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if _PASSWORD_KEY_RE.search(str(k)) and v not in (None, ""):
+                found.append(at + (str(k),))
+            else:
+                found += _password_paths(v, at + (str(k),))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found += _password_paths(v, at + (str(i),))
+    return found
+
+
+def values_problems(release: str, values: dict[str, Any]) -> list[str]:
+    """Helm values of ``platform.<release>.values`` that would bypass the platform's settings: a section oke-rdma
+    sets that is not a map, a flag that is not a boolean, ``gpuOperator`` ``driver.enabled`` not false, and a password
+    under ``kubePrometheusStack`` ``grafana`` in plain text."""
+    problems: list[str] = []
+    base = ("platform", release, "values")
+    for path, shape in VALUE_SHAPES.get(release, ()):
+        parent = _get(values, *path[:-1]) if len(path) > 1 else values
+        if not isinstance(parent, dict) or path[-1] not in parent:
+            continue  # absent, or below a section already refused
+        value = parent[path[-1]]
+        if shape == "false" and value is True:
+            problems.append(f"{_key(base + path)}: OKE GPU images ship the NVIDIA driver (and OFED), a driver "
+                            f"container would conflict with it; remove it or set false")
+            continue
+        problem = _shape_problem(base + path, value, shape)
+        if problem:
+            problems.append(problem)
+    if release == "kubePrometheusStack":
+        for at in _password_paths(values.get("grafana"), base + ("grafana",)):
+            problems.append(f"{_key(at)}: a password in plain-text Helm values (readable in the stack config and the "
+                            f"Helm release); remove it and set the Grafana admin password as a Pulumi secret with "
+                            f"pulumi config set --path --secret "
+                            f"'oke-rdma:platform.kubePrometheusStack.grafanaAdminPassword' <password> (other Grafana "
+                            f"credentials: reference a Kubernetes Secret, e.g. grafana.envFromSecret)")
+    return problems
 
 
 def _get(values: dict[str, Any], *path: str) -> Any:
@@ -166,8 +266,9 @@ class KueueRelease(HelmRelease):
         if len(set(v)) != len(v):
             raise ValueError("lists a label twice; each level is a different node label")
         if not v or v[-1] != HOSTNAME_LABEL:
-            raise ValueError(f"must end with {HOSTNAME_LABEL} (Kueue requires the hostname as the lowest level), "
-                             f"got {list(v)}; append {HOSTNAME_LABEL}")
+            fix = (f"move {HOSTNAME_LABEL} to the last level" if HOSTNAME_LABEL in v else f"append {HOSTNAME_LABEL}")
+            raise ValueError(f"must end with {HOSTNAME_LABEL} (Kueue requires the hostname as the last, finest level), "
+                             f"got {list(v)}; {fix}")
         return v
 
 
@@ -201,8 +302,11 @@ def is_gpu_shape(shape: str) -> bool:
 def check_platform(cfg: StackConfig) -> list[str]:
     """Values that break the platform, and the device-plugin rule (exactly one plugin per GPU node).
 
-    * ``gpuOperator.values.driver.enabled: true`` — OKE GPU images ship the NVIDIA driver; a second driver
-      container fights it (NVIDIA docs, pre-installed drivers).
+    * ``gpuOperator.values.driver.enabled`` other than the boolean false — OKE GPU images ship the NVIDIA driver; a
+      second driver container fights it (NVIDIA docs, pre-installed drivers); and every other value of
+      :func:`values_problems` (sections oke-rdma sets keep their shape; no Grafana password in plain text).
+    * a release (or the topology labeler) in a reserved namespace (``kube-system``, ``kube-public``,
+      ``kube-node-lease``, ``default``).
     * The operator's device plugin off while a GPU pool disables OKE's plugin (label ``true``): nothing would
       advertise ``nvidia.com/gpu`` on those nodes.
     * The operator's device plugin on while a GPU pool's labels force OKE's plugin on (label ``false``): both would
@@ -211,10 +315,19 @@ def check_platform(cfg: StackConfig) -> list[str]:
     """
     p = cfg.platform
     problems: list[str] = []
-    gpu_values = ("platform", "gpuOperator", "values")
-    if p.gpu_operator.enabled and _get(p.gpu_operator.values, "driver", "enabled") is True:
-        problems.append(f"{_key(gpu_values + ('driver', 'enabled'))}: OKE GPU images ship the NVIDIA driver (and "
-                        f"OFED), a driver container would conflict with it; remove it or set false")
+    for field, info in Platform.model_fields.items():
+        release = getattr(p, field)
+        alias = info.alias or field
+        problems += values_problems(alias, release.values)
+        if release.namespace in RESERVED_NAMESPACES:
+            problems.append(f"{_key(('platform', alias, 'namespace'))}: {release.namespace!r} is a namespace "
+                            f"Kubernetes reserves for itself (Kubernetes docs, Namespaces); install the release in "
+                            f"its own, like the default {type(release).model_fields['namespace'].default!r}")
+    labeler = p.kueue.topology_labeler
+    if labeler.namespace in RESERVED_NAMESPACES:
+        problems.append(f"{_key(('platform', 'kueue', 'topologyLabeler', 'namespace'))}: {labeler.namespace!r} is a "
+                        f"namespace Kubernetes reserves for itself (Kubernetes docs, Namespaces); use its own, like "
+                        f"the default {TopologyLabeler.model_fields['namespace'].default!r}")
     operator_plugin = p.operator_device_plugin
     for name, pool in cfg.node_pools.items():
         if not is_gpu_shape(pool.shape):

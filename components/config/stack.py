@@ -16,12 +16,16 @@ from pydantic.fields import FieldInfo
 
 from ._base import (_AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, SECRET_PLACEHOLDER, ConfigError, StrList, _key, _Model,
                     _ocid, shown_key)
-from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_pools
+from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_ocid_regions, check_pools
 from .network import Network, check_network
 from .platform import Platform, check_platform
 from .storage import Storage, check_storage
 from .tenants import Iam, Tenant, check_quotas, check_tenants
 from .workload_identity import check_workload_identity
+
+#: Longest free-form tag key and value OCI accepts, in characters (OCI Tagging docs, "Tagging Limits").
+MAX_TAG_KEY_CHARS, MAX_TAG_VALUE_CHARS = 100, 256
+
 
 class StackConfig(_Model):
     """The whole stack's configuration (every ``oke-rdma:`` key plus ``oci:region``).
@@ -52,6 +56,19 @@ class StackConfig(_Model):
         if not _REGION_RE.match(v):
             raise ValueError(f"expected an OCI region identifier like sa-saopaulo-1, got {v!r}; "
                              f"set it with pulumi config set oci:region <region>")
+        return v
+
+    @field_validator("freeform_tags")
+    @classmethod
+    def _tags(cls, v: dict[str, str]) -> dict[str, str]:
+        # OCI Tagging docs, "Tagging Limits": a tag key has 1-100 characters, a tag value at most 256.
+        for key, value in v.items():
+            if not 1 <= len(key) <= MAX_TAG_KEY_CHARS:
+                raise ValueError(f"expected tag keys of 1 to {MAX_TAG_KEY_CHARS} characters (OCI Tagging limits), got "
+                                 f"{len(key)} characters ({key[:24]!r}...); shorten the key")
+            if len(value) > MAX_TAG_VALUE_CHARS:
+                raise ValueError(f"expected tag values of at most {MAX_TAG_VALUE_CHARS} characters (OCI Tagging "
+                                 f"limits), got {len(value)} for {key!r}; shorten the value")
         return v
 
     @field_validator("name_prefix")
@@ -222,7 +239,8 @@ def _format_error(err: Mapping[str, Any]) -> str:
     if value == SECRET_PLACEHOLDER:
         form = _TYPE_FORMS.get(kind, "a value that can be checked")
         return (f"{key}: expected {form}, got a secret (secure:) that the offline preview cannot decrypt; this key "
-                f"must not be a secret: store it in plain text with pulumi config set --path '{_top(key)}' <value>")
+                f"must not be a secret: store it in plain text with pulumi config set --path '{_pulumi_path(loc)}' "
+                f"<value>")
     if kind in _TYPE_FORMS:
         form = _TYPE_FORMS[kind]
         model = _model_for(loc)
@@ -232,6 +250,10 @@ def _format_error(err: Mapping[str, Any]) -> str:
             fix = "write the number without quotes"
         elif kind in ("bool_type", "bool_parsing") and isinstance(value, str):
             fix = "write true or false without quotes (YAML 1.2: yes/no/on/off are text)"
+        elif form == "a whole number" and isinstance(value, float) and math.isfinite(value) and \
+                value.is_integer() and _bounds(field, {}):
+            # A whole number too large for an integer (JSON hands it over as a float, 1e+30): say the range.
+            return f"{key}: expected a whole number {_bounds(field, {})}, got {_describe(value)}; change the value"
         elif kind == "int_from_float" or (form == "a whole number" and isinstance(value, float)):
             fix = "use a whole number"
         elif form.startswith("a map") and not isinstance(value, dict):
@@ -266,6 +288,29 @@ def _format_error(err: Mapping[str, Any]) -> str:
 def _top(key: str) -> str:
     """``oke-rdma:nodePools.gpu.size`` → ``oke-rdma:nodePools`` (the key Pulumi stores and marks secret)."""
     return key.split(".", 1)[0]
+
+
+def _pulumi_path(loc: tuple[Any, ...]) -> str:
+    """A key path in ``pulumi config set --path`` syntax: ``oke-rdma:nodePools.gpu.size``, list items ``[0]``, keys
+    with dots or other special characters ``["a.b"]`` (Pulumi docs, "Configuration": structured configuration)."""
+    if loc and loc[0] == "region":
+        return "oci:region"
+    text = f"{NAMESPACE}:{loc[0]}" if loc else NAMESPACE
+    for part in loc[1:]:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", str(part)):
+            text += f".{part}"
+        else:
+            text += f"[{json.dumps(str(part))}]"
+    return text
+
+
+def _hide_placeholder(problem: str) -> str:
+    """A problem with the offline preview's stand-in for a ``secure:`` value replaced by "a secret value"."""
+    for shown in (repr(SECRET_PLACEHOLDER), json.dumps(SECRET_PLACEHOLDER), SECRET_PLACEHOLDER):
+        problem = problem.replace(shown, "a secret value")
+    return problem
 
 
 def _decode_raw(raw: Mapping[str, str]) -> dict[str, Any]:
@@ -364,7 +409,38 @@ def _values_at(data: Any, path: tuple[str, ...], at: tuple[str, ...] = ()) -> It
 def _plain_text_secrets(data: Mapping[str, Any], secret_keys: set[str]) -> list[tuple[str, ...]]:
     """Key paths of the fields marked secret whose value sits in plain text (its key is not a Pulumi secret)."""
     return [at for path in _secret_paths(StackConfig) for at, value in _values_at(data, path)
-            if value is not None and f"{NAMESPACE}:{at[0]}" not in secret_keys]
+            if value is not None and f"{NAMESPACE}:{at[0]}" not in secret_keys and _malformed_secure(value) is None]
+
+
+def _malformed_secure(value: Any) -> Optional[Any]:
+    """The inner value of a ``{secure: <not text>}`` map (a ``secure:`` value Pulumi did not write), else None."""
+    if isinstance(value, dict) and list(value) == ["secure"] and not isinstance(value["secure"], str):
+        return value["secure"]
+    return None
+
+
+def _malformed_secure_paths(data: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if _malformed_secure(data) is not None:
+        return [at]
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in _malformed_secure_paths(v, at + (k,))]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in _malformed_secure_paths(v, at + (i,))]
+    return []
+
+
+def _malformed_secure_problems(data: Mapping[str, Any], paths: list[tuple[Any, ...]]) -> list[str]:
+    """``{secure: {...}}``-style values: ``secure:`` holds the ciphertext text ``pulumi config set --secret`` wrote."""
+    secret_fields = _secret_paths(StackConfig)
+    problems = []
+    for at in paths:
+        inner = _malformed_secure(functools.reduce(lambda d, k: d[k], at, data))
+        secret = any(len(s) == len(at) and all(a == "*" or a == b for a, b in zip(s, at)) for s in secret_fields)
+        how = f"pulumi config set --path --secret '{_pulumi_path(at)}' <value>" if secret else \
+            f"pulumi config set --path '{_pulumi_path(at)}' <value> (this key is not a secret)"
+        problems.append(f"{_key(at)}: expected a secure: value holding the ciphertext Pulumi writes, got "
+                        f"secure: with {_describe(inner)}; set it again with {how}")
+    return problems
 
 
 def _secret_problems(data: Mapping[str, Any], secret_keys: set[str]) -> list[str]:
@@ -449,6 +525,9 @@ def load_stack_config(raw: Mapping[str, str], secret_keys: Optional[Iterable[str
     # A secret in plain text is exposed and must be replaced: that is its one problem (checks of the exposed value,
     # like a minimum length, would only describe a value that is going away), and it comes first.
     exposed = _plain_text_secrets(data, secret) if secret is not None else []
+    malformed = _malformed_secure_paths(data)
+    problems += _malformed_secure_problems(data, malformed)
+    exposed += malformed
     if secret is not None:
         problems += _secret_problems(data, secret)
     try:
@@ -465,7 +544,7 @@ def load_stack_config(raw: Mapping[str, str], secret_keys: Optional[Iterable[str
         partial = True
     problems += _run_cross_checks(cfg, partial)
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError([_hide_placeholder(p) for p in problems])
     assert cfg is not None
     return cfg
 
@@ -505,5 +584,5 @@ def cross_checks(cfg: StackConfig) -> list[str]:
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
-    check_platform, check_quotas,
+    check_platform, check_quotas, check_ocid_regions,
 )

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _K8S_NAME_RE, _k8s_name, _key, _Model, _ocid
+from ._base import _K8S_NAME_RE, RESERVED_NAMESPACES, _k8s_name, _key, _Model, _ocid
 from .compute import RDMA_SHAPES
 from .platform import Platform
 from .storage import SharedStorage
@@ -70,7 +70,7 @@ class Iam(_Model):
 
 def check_tenants(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
-    reserved = {"default", "kube-system", "kube-public", "kube-node-lease"}
+    reserved = RESERVED_NAMESPACES
     platform = {getattr(cfg.platform, f).namespace for f in Platform.model_fields}
     if cfg.platform.kueue.topology_labeler.enabled:
         platform.add(cfg.platform.kueue.topology_labeler.namespace)

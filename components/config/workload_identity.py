@@ -26,13 +26,16 @@ Grammar of a grant (case-insensitive keywords, any run of spaces between words):
     leaf      := variable ("=" | "!=") "'" value "'"             (variable: target.* or request.* but not
                                                                  request.principal.*, which the program sets)
 
-Refused: permission lists (``{OBJECT_READ}``), ``manage all-resources``, compartment names (relative to where a
-policy is attached, hence ambiguous), ``any {...}`` conditions (they cannot be AND-ed with the workload condition
-without weakening it).
+Refused: permission lists (``{OBJECT_READ}``), ``manage all-resources`` and ``use all-resources``, ``use`` or
+``manage`` of an IAM administration resource type (:data:`IAM_ADMIN_RESOURCE_TYPES`: policies, dynamic groups,
+groups, users, identity domains, ...: with those a workload could grant itself anything; ``inspect`` and ``read``
+stay allowed), compartment names (relative to where a policy is attached, hence ambiguous), ``any {...}``
+conditions (they cannot be AND-ed with the workload condition without weakening it).
 
 Sources: OKE docs "Granting Workloads Access to OCI Resources" (contenggrantingworkloadaccesstoresources.htm: the
 statement form, enhanced clusters only, cross-compartment access through a workload mapping); IAM docs "Policy
-Syntax", "Verbs", "Locations", "Conditions".
+Syntax", "Verbs", "Locations", "Conditions", "Policy Reference" (IAM has no family type, ``all-resources`` covers
+IAM's types too) and "Details for IAM with/without Identity Domains" (IAM's resource types).
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ if TYPE_CHECKING:
     from .stack import StackConfig
 
 VERBS = ("inspect", "read", "use", "manage")
+#: IAM's own resource types (IAM docs "Details for IAM with Identity Domains" and "... without Identity Domains",
+#: lowercased as grants are): ``use``/``manage`` of any of them lets the holder change who may do what (write
+#: policies, join groups or dynamic groups, create users, credentials or identity providers, apply the tags that
+#: tag-based policies test, move compartments), so a workload could grant itself anything.
+IAM_ADMIN_RESOURCE_TYPES = frozenset({
+    "policies", "dynamic-groups", "groups", "group-memberships", "users", "credentials", "domains", "domain",
+    "identity-providers", "network-sources", "authentication-policies", "oauth2-clients", "compartments",
+    "tenancies", "tag-namespaces", "tag-defaults", "tagnamespaces", "tagrules", "service-principal",
+})
 #: Kubernetes ServiceAccount names are DNS-1123 subdomains (at most 253 characters).
 _SA_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _RESOURCE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -131,7 +143,8 @@ def parse_grant(text: str) -> Grant:
 
     :returns: the :class:`Grant`.
     :raises ValueError: with what is wrong and how to write it instead: not that shape, a permission list, an
-        unknown verb, ``manage all-resources``, a malformed resource type, a location that is not ``tenancy`` or
+        unknown verb, ``manage``/``use all-resources``, ``use``/``manage`` of an IAM administration resource type
+        (:data:`IAM_ADMIN_RESOURCE_TYPES`), a malformed resource type, a location that is not ``tenancy`` or
         ``compartment id <compartment or tenancy OCID>``, or a condition outside the grammar.
     """
     match = _GRANT_RE.match(" ".join(text.split()))
@@ -149,6 +162,15 @@ def parse_grant(text: str) -> Grant:
     if verb == "manage" and resource == "all-resources":
         raise ValueError("'manage all-resources' gives the workload full control of everything in the location; "
                          "name the resource types it needs (e.g. 'manage objects')")
+    if verb == "use" and resource == "all-resources":
+        raise ValueError("'use all-resources' includes 'use' of IAM's resource types (users, groups, "
+                         "dynamic-groups, ...), with which a workload could widen its own access; name the resource "
+                         "types it needs (e.g. 'use buckets')")
+    if verb in ("use", "manage") and resource in IAM_ADMIN_RESOURCE_TYPES:
+        raise ValueError(f"'{verb} {resource}' administers IAM: with it a workload could write policies or change "
+                         f"group, user or dynamic-group membership and so grant itself anything; grant IAM "
+                         f"administration to people, not workloads ('inspect {resource}' or 'read {resource}' is "
+                         f"allowed)")
     location = match.group("location")
     words = location.split()
     if [w.lower() for w in words] == ["tenancy"]:
