@@ -42,8 +42,10 @@ MAX_EVICTION_GRACE_MINUTES = 60
 
 #: Flex shape → (most OCPUs, most memory in GB) (Compute docs "Compute Shapes", Flexible Shapes and the VM standard
 #: shape tables). Every Flex VM takes whole OCPUs from 1, and from 1 GB (at least 1 GB per OCPU) to 64 GB per OCPU.
+#: E3/E4: older pages say 64 OCPUs / 1024 GB, later ones larger VMs (114 OCPUs); the larger bound is used so that a
+#: valid pool is never refused here (OCI itself refuses what the region's hosts cannot give).
 FLEX_SHAPE_LIMITS = {
-    "VM.Standard.E3.Flex": (64, 1024), "VM.Standard.E4.Flex": (64, 1024), "VM.Standard.E5.Flex": (94, 1049),
+    "VM.Standard.E3.Flex": (114, 1776), "VM.Standard.E4.Flex": (114, 1776), "VM.Standard.E5.Flex": (94, 1049),
     "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
 }
 #: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a
