@@ -176,34 +176,79 @@ def _pack_version() -> str:
     return str(meta.get("version", "0.0.1"))
 
 
+def _is_secret(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(SECRET_SIG[0]) == SECRET_SIG[1]
+
+
+def _at(value: Any, *keys: str) -> Any:
+    """``value[k1][k2]...`` for display, assuming no shape: :data:`UNKNOWN` when a level on the way is unknown (a
+    whole object built in ``.apply()`` at a first preview), the secret itself when a level is a secret (never
+    looked into), None when a level is missing or not an object."""
+    for key in keys:
+        if value == UNKNOWN or _is_secret(value):
+            return value
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _show(value: Any) -> str:
+    """One value in a one-line summary: ``[unknown]``, ``[secret]``, a list joined with commas, else its text."""
+    shown = mask(value)
+    if isinstance(shown, list):
+        return ",".join(_show(v) for v in value)
+    if isinstance(shown, dict):
+        return json.dumps(shown, sort_keys=True)
+    return str(shown)
+
+
+def _flag(value: Any, yes: str, no: str) -> str:
+    """A yes/no property in a summary: ``?`` when unknown or secret (the plan cannot tell)."""
+    if value == UNKNOWN or _is_secret(value):
+        return "?"
+    return yes if value else no
+
+
+def _count(value: Any, noun: str) -> str:
+    """``N <noun>s`` of a list property; ``? <noun>s`` when the list itself is unknown or secret."""
+    if isinstance(value, list):
+        n = len(value)
+        return f"{n} {noun}" + ("s" if n != 1 else "")
+    if value is None:
+        return f"0 {noun}s"
+    return f"? {noun}s"
+
+
 def _summary(res) -> str:
-    """A few identifying properties per resource, for the tree."""
+    """A few identifying properties per resource, for the tree. Any value, a whole input object included, may be
+    unknown (``[unknown]``, or ``?`` for a yes/no) or secret (``[secret]``): nothing here assumes a known shape."""
     p = res.inputs
     if res.type == "oci:ContainerEngine/cluster:Cluster":
-        public = (p.get("endpointConfig") or {}).get("isPublicIpEnabled")
-        return f"type={p.get('type')} {p.get('kubernetesVersion')} endpoint={'public' if public else 'private'}"
+        public = _flag(_at(p, "endpointConfig", "isPublicIpEnabled"), "public", "private")
+        return f"type={_show(_at(p, 'type'))} {_show(_at(p, 'kubernetesVersion'))} endpoint={public}"
     if res.type == "oci:ContainerEngine/nodePool:NodePool":
-        details = p.get("nodeConfigDetails") or {}
-        rdma = " computeClusterId=set" if details.get("computeClusterId") else ""
-        return f"{p.get('nodeShape')} ×{mask(details.get('size'))}{rdma}"
+        cc = _at(p, "nodeConfigDetails", "computeClusterId")
+        rdma = {"set": " computeClusterId=set", "?": " computeClusterId=?"}.get(_flag(cc, "set", ""), "")
+        return f"{_show(_at(p, 'nodeShape'))} ×{_show(_at(p, 'nodeConfigDetails', 'size'))}{rdma}"
     if res.type in ("oci:Core/subnet:Subnet", "oci:Core/vcn:Vcn"):
-        return str(p.get("cidrBlock") or ",".join(p.get("cidrBlocks") or []))
+        block = _at(p, "cidrBlock")
+        return _show(block) if block is not None else _show(_at(p, "cidrBlocks") or [])
     if res.type == "kubernetes:helm.sh/v3:Release":
-        return f"{p.get('chart')}@{p.get('version')} in {p.get('namespace')}"
+        return f"{_show(_at(p, 'chart'))}@{_show(_at(p, 'version'))} in {_show(_at(p, 'namespace'))}"
     if res.type == "oci:Identity/policy:Policy":
-        n = len(p.get("statements") or [])
-        return f"{n} statement" + ("s" if n != 1 else "")
+        return _count(_at(p, "statements"), "statement")
     if res.type == "oci:FileStorage/mountTarget:MountTarget":
-        return f"{mask(p.get('requestedThroughput', 1))} Gbps"
+        throughput = _at(p, "requestedThroughput")
+        return f"{_show(1 if throughput is None else throughput)} Gbps"
     if res.type == "kubernetes:core/v1:PersistentVolume":
-        csi = (p.get("spec") or {}).get("csi") or {}
-        return f"{csi.get('driver')} {mask(csi.get('volumeHandle'))}"
+        return f"{_show(_at(p, 'spec', 'csi', 'driver'))} {_show(_at(p, 'spec', 'csi', 'volumeHandle'))}"
     if res.type == "kubernetes:core/v1:PersistentVolumeClaim":
-        meta, spec = p.get("metadata") or {}, p.get("spec") or {}
-        return f"{meta.get('namespace')}/{meta.get('name')} → volume {spec.get('volumeName')}"
+        return (f"{_show(_at(p, 'metadata', 'namespace'))}/{_show(_at(p, 'metadata', 'name'))} → volume "
+                f"{_show(_at(p, 'spec', 'volumeName'))}")
     if res.type == "kubernetes:storage.k8s.io/v1:StorageClass":
-        params = p.get("parameters") or {}
-        return f"{p.get('provisioner')} mountTargetOcid={'set' if params.get('mountTargetOcid') else 'none'}"
+        mount_target = _flag(_at(p, "parameters", "mountTargetOcid"), "set", "none")
+        return f"{_show(_at(p, 'provisioner'))} mountTargetOcid={mount_target}"
     return ""
 
 
@@ -222,19 +267,22 @@ def iam_section(run: ProgramRun) -> list[str]:
     if not created:
         lines.append("    no policy is created by this stack: an administrator creates these policies "
                      "(iam.createPolicies: false)")
-    if isinstance(policies, dict):
+    if isinstance(policies, dict):  # masked already: any level may be "[unknown]" or "[secret]" instead of its shape
         for name, doc in sorted(policies.items()):
             state = "created" if name in created else "not created"
-            where = doc.get("compartmentId") or "the root compartment (set iam.tenancyId)"
-            lines.append(f"    {name} ({state}; attach to {where})")
-            lines += [f"      {text}" for text in doc.get("statements") or []]
+            where = doc.get("compartmentId") if isinstance(doc, dict) else doc
+            lines.append(f"    {name} ({state}; attach to {where or 'the root compartment (set iam.tenancyId)'})")
+            texts = doc.get("statements") if isinstance(doc, dict) else doc
+            lines += [f"      {text}" for text in (texts if isinstance(texts, list) else [texts or "[unknown]"])]
     elif isinstance(statements, list):
         lines += [f"    {text}" for text in statements]
     else:
         lines.append(f"    {statements}")
     groups = mask(outputs.get("iamDynamicGroups"))
     for name, doc in sorted(groups.items()) if isinstance(groups, dict) else []:
-        lines.append(f"    dynamic group {name}: {doc.get('matchingRule')}")
+        lines.append(f"    dynamic group {name}: {doc.get('matchingRule') if isinstance(doc, dict) else doc}")
+    if groups is not None and not isinstance(groups, dict):
+        lines.append(f"    dynamic groups: {groups}")
     return lines
 
 

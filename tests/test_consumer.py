@@ -165,3 +165,73 @@ def test_a_refusal_exits_2_without_a_traceback(plan, tmp_path):
                   "--stack-outputs", f"{PLATFORM}={plan}")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.startswith("error: training-job:tenant: tenant 'analytics' is not RDMA-enabled")
+
+
+# --- incomplete or malformed platform outputs: one line naming the output, exit 2, never a traceback (exit 3) --------
+def _drop(*path):
+    def edit(o):
+        *parents, last = path
+        for p in parents:
+            o = o[p]
+        o.pop(last)
+    return edit
+
+
+def _set(value, *path):
+    def edit(o):
+        *parents, last = path
+        for p in parents:
+            o = o[p]
+        o[last] = value
+    return edit
+
+
+BROKEN_OUTPUTS = {
+    "no_pool_size": (_drop("nodePools", "gpu", "size"), "error: nodePools.gpu.size: missing"),
+    "no_pool_shape": (_drop("nodePools", "gpu", "shape"), "error: nodePools.gpu.shape: missing"),
+    "no_namespace": (_drop("tenants", "research", "namespace"), "error: tenants.research.namespace: missing"),
+    "no_kubeconfig": (_drop("kubeconfig"), "error: kubeconfig: missing"),
+    "tenants_list": (lambda o: o.__setitem__("tenants", list(o["tenants"].values())),
+                     "error: tenants: must be an object, got a list"),
+    "size_two": (_set("two", "nodePools", "gpu", "size"),
+                 "error: nodePools.gpu.size: must be a whole number, got a string 'two'"),
+    "no_region": (_drop("region"), "error: region: missing"),
+    "version_string": (_set("1", "outputsVersion"), "error: outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                    "have an outputsVersion that is a string '1', not a number"),
+    "rdma_string": (_set("true", "nodePools", "gpu", "rdma"),
+                    "error: nodePools.gpu.rdma: must be true or false, got a string 'true'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_OUTPUTS))
+def test_incomplete_or_malformed_outputs_are_refused_naming_the_output(plan, tmp_path, capsys, name):
+    from offline import preview as preview_module
+    edit, first = BROKEN_OUTPUTS[name]
+    doc = json.loads(plan.read_text())
+    edit(doc["outputs"])
+    broken = tmp_path / f"{name}.json"
+    broken.write_text(json.dumps(doc))
+    code = preview_module.main(consumer_args(broken))
+    out = capsys.readouterr()
+    assert code == 2, out.err
+    assert out.err.startswith(first) and len(out.err.splitlines()) == 1, out.err
+    assert "Traceback" not in out.err and out.out == ""
+    if name not in ("version_string",):
+        assert "do not honour the oke-rdma output contract version 1" in out.err
+
+
+def test_the_outputs_model_reads_only_what_the_contract_defines():
+    """The example's subset of the contract agrees with outputs.contract.json: every field it requires is required
+    there with the same JSON type (a consumer must not demand what the platform never promised)."""
+    import runpy  # noqa: F401 (the example is a program, not a module: read its model through its source)
+    import ast
+    contract = json.loads((ROOT / "outputs.contract.json").read_text())
+    source = ast.parse((EXAMPLE / "__main__.py").read_text())
+    fields = {node.name: [stmt.target.id for stmt in node.body if isinstance(stmt, ast.AnnAssign)]
+              for node in source.body if isinstance(node, ast.ClassDef)}
+    props = contract["properties"]
+    assert set(fields["PlatformOutputs"]) <= set(props) and set(fields["PlatformOutputs"]) - {"topology"} <= set(
+        contract["required"])
+    for model, key in (("NodePoolOutput", "nodePools"), ("TenantOutput", "tenants")):
+        assert set(fields[model]) <= set(props[key]["additionalProperties"]["required"]), model
+    assert set(fields["TopologyOutput"]) <= set(props["topology"]["required"])

@@ -17,15 +17,19 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
 Only core Kubernetes and Kueue are needed (no training operator). Every refusal is a ``pulumi.RunError`` naming the
 config key or the platform output at fault: an unsupported ``outputsVersion``, an unknown tenant, a tenant that is
 not RDMA-enabled, has no shared claim, no ServiceAccount or no LocalQueue, no RDMA pool or topology, too many nodes.
+The outputs it reads are first checked against the subset of the output contract it needs (:class:`PlatformOutputs`,
+pydantic): a missing or malformed output (a pool without ``size``, ``tenants`` given as a list, ``size: "two"``, no
+``region``, no ``kubeconfig``) is refused with one line naming it (``nodePools.gpu.size: ...``), never a traceback.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 #: The oke-rdma output contract versions this program reads.
 SUPPORTED_OUTPUTS_VERSIONS = (1,)
@@ -72,17 +76,131 @@ if min(cpu, memory_gi, shm_gi) < 1 or shm_gi >= memory_gi:
 platform = pulumi.StackReference("platform", stack_name=platform_stack)
 
 
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, for a refusal: ``a string 'two'``, ``a list``, ``null`` ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, str):
+        return f"a string {value!r}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _whole_number(value: Any) -> Any:
+    """Stack outputs cross the wire as JSON numbers (2 may arrive as 2.0); a string, a boolean or a fraction is not a
+    whole number."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be a whole number, got {_json_kind(value)}")
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole_number), Field(ge=0)]
+
+
+class _Output(BaseModel):
+    # The contract may grow new fields within a version (consumers ignore what they do not read); the types of the
+    # fields read here are checked strictly: no "2" for 2, no "true" for true.
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+
+class NodePoolOutput(_Output):
+    """``nodePools.<pool>`` of the contract: the fields this Job reads."""
+    shape: StrictStr
+    size: WholeNumber
+    rdma: StrictBool
+    gpusPerNode: WholeNumber
+
+
+class TenantOutput(_Output):
+    """``tenants.<tenant>`` of the contract: the fields this Job reads."""
+    namespace: Annotated[StrictStr, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
+    podSecurity: StrictStr
+    rdma: StrictBool
+    localQueue: Optional[StrictStr] = None  # null in the contract; a null crosses the wire as absent
+    serviceAccounts: list[StrictStr]
+    sharedStorageClaim: Optional[StrictStr] = None
+
+
+class TopologyOutput(_Output):
+    """``topology`` of the contract (absent without Kueue or RDMA pools)."""
+    levels: list[StrictStr]
+
+
+class PlatformOutputs(_Output):
+    """The subset of oke-rdma's output contract (``outputs.contract.json``, version 1) this program reads, besides
+    ``outputsVersion`` (checked first) and ``kubeconfig`` (a secret, checked on its own so the rest stays plain)."""
+    region: Annotated[StrictStr, Field(pattern=r"^[a-z]+-[a-z]+-[0-9]+$")]
+    tenants: dict[str, TenantOutput]
+    nodePools: dict[str, NodePoolOutput]
+    topology: Optional[TopologyOutput] = None
+
+
+def _problem(error: dict[str, Any]) -> str:
+    """One pydantic error as ``<output path>: <what is wrong>``."""
+    path = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "missing":
+        return f"{path}: missing"
+    if error["type"] == "value_error":  # ours: the message says it all
+        return f"{path}: {error['ctx']['error']}"
+    wanted = {"dict_type": "must be an object", "string_type": "must be a string", "bool_type": "must be true or false",
+              "list_type": "must be a list"}.get(error["type"], error["msg"][0].lower() + error["msg"][1:])
+    return f"{path}: {wanted}, got {_json_kind(error['input'])}"
+
+
+def refuse_outputs(problems: list[str]) -> None:
+    """Stop the program with one line naming every platform output at fault."""
+    raise pulumi.RunError(f"{'; '.join(problems)}: the outputs of {platform_stack} do not honour the oke-rdma output "
+                          f"contract version {SUPPORTED_OUTPUTS_VERSIONS[-1]} (outputs.contract.json); fix the "
+                          "platform stack (pulumi up of a current oke-rdma) or point training-job:platformStack at "
+                          "another stack")
+
+
+def check_outputs(values: dict[str, Any]) -> PlatformOutputs:
+    """The outputs this Job reads, checked against :class:`PlatformOutputs` (missing optional ``topology`` allowed).
+
+    :raises pulumi.RunError: one line naming each output at fault (``nodePools.gpu.size: missing``)."""
+    try:
+        # an output that is absent reads as None: it is missing, whatever its type
+        return PlatformOutputs.model_validate({k: v for k, v in values.items() if v is not None})
+    except ValidationError as e:
+        refuse_outputs([_problem(error) for error in e.errors(include_url=False)])
+        raise  # unreachable: refuse_outputs raises
+
+
+def check_kubeconfig(kubeconfig: Any) -> str:
+    """The ``kubeconfig`` output: a non-empty string (the value stays a secret: this runs inside its own apply)."""
+    if not isinstance(kubeconfig, str) or not kubeconfig.strip():
+        got = "an empty string" if isinstance(kubeconfig, str) else _json_kind(kubeconfig)
+        refuse_outputs(["kubeconfig: missing" if kubeconfig is None else f"kubeconfig: must be a kubeconfig, got {got}"])
+    return kubeconfig
+
+
 def plan(values: list[Any]) -> dict[str, Any]:
     """Check the platform's outputs against what this Job needs; return what the resources below use."""
     version, tenants, pools, topology, region = values
     where = f"the outputs of {platform_stack}"
     if isinstance(version, float) and version.is_integer():
         version = int(version)  # stack outputs cross the wire as JSON numbers
+    if isinstance(version, (str, bool)):
+        refuse("outputsVersion", f"{where} have an outputsVersion that is {_json_kind(version)}, not a number: the "
+               f"contract's version is a whole number (this program reads versions "
+               f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))})",
+               "fix the platform stack's outputsVersion output (pulumi up of a current oke-rdma)")
     if version not in SUPPORTED_OUTPUTS_VERSIONS:
         refuse("outputsVersion", f"{where} have output contract version {version!r}, this program reads versions "
                f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))}",
                "update this program for the new contract (oke-rdma README, 'Stack outputs') or point "
                "training-job:platformStack at a stack of a supported version")
+    outputs = check_outputs({"tenants": tenants, "nodePools": pools, "topology": topology, "region": region})
+    tenants = {name: t.model_dump() for name, t in outputs.tenants.items()}
+    pools = {name: p.model_dump() for name, p in outputs.nodePools.items()}
+    topology = outputs.topology.model_dump() if outputs.topology else None
+    region = outputs.region
     tenants = tenants or {}
     if tenant_name not in tenants:
         refuse("training-job:tenant", f"{where} have no tenant {tenant_name!r} (tenants: "
@@ -130,7 +248,7 @@ namespace = checked.apply(lambda p: p["namespace"])
 
 # One explicit provider from the platform's kubeconfig (a secret; it runs `oci ce cluster generate-token`, so the
 # OCI CLI must be installed where `pulumi up` runs, inside or routed into the VCN: the API endpoint is private).
-provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=platform.require_output("kubeconfig"),
+provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=platform.get_output("kubeconfig").apply(check_kubeconfig),
                                                      enable_server_side_apply=True, delete_unreachable=False))
 k8s_opts = pulumi.ResourceOptions(provider=provider)
 labels = {"app.kubernetes.io/name": job_name, "app.kubernetes.io/managed-by": "pulumi"}
