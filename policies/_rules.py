@@ -14,7 +14,8 @@ Three-valued facts
     ``UNKNOWN`` has to be reported as "cannot be verified during preview".
 
 OCI facts used here (pulumi_oci 5.5.0 ``core/_inputs.py``; OCI Networking docs "Security Rules"): protocol numbers
-are strings ("6" TCP, "17" UDP, "1" ICMP, "58" ICMPv6, "all"); a TCP/UDP rule without a destination port range
+are strings ("6" TCP, "17" UDP, "1" ICMP, "58" ICMPv6, "all") — a program may still pass a number (6), which every
+rule reads through :func:`protocol_of` like its string form; a TCP/UDP rule without a destination port range
 allows every port; NSG rules hold ports in ``tcpOptions.destinationPortRange {min, max}``, security-list rules in
 ``tcpOptions {min, max}``; ``sourceType`` is ``CIDR_BLOCK`` (the default), ``SERVICE_CIDR_BLOCK`` or (NSG only)
 ``NETWORK_SECURITY_GROUP``.
@@ -41,6 +42,24 @@ DEFAULT_SECURITY_LIST = "oci:Core/defaultSecurityList:DefaultSecurityList"
 TCP, UDP, ICMP, ICMPV6, ALL = "6", "17", "1", "58", "all"
 PROTOCOL_NAMES = {TCP: "TCP", UDP: "UDP", ICMP: "ICMP", ICMPV6: "ICMPv6", ALL: "all protocols"}
 MIN_PORT, MAX_PORT = 1, 65535
+_PROTOCOL_ALIASES = {"all": ALL, "tcp": TCP, "udp": UDP, "icmp": ICMP, "icmpv6": ICMPV6}
+
+
+def protocol_of(value: Any) -> Any:
+    """A security rule's ``protocol`` in one canonical form: the IANA number as a decimal string ("6"), or
+    :data:`ALL`. A number (``6``, or ``6.0`` as numbers come back from the engine) is its string form; "ALL" and
+    protocol names ("TCP", "udp") are read as what they name, so no spelling slips past a rule. UNKNOWN and None
+    pass through; anything else is returned as it is (it matches no rule's protocol test)."""
+    if value is UNKNOWN or value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return str(int(value)) if float(value).is_integer() else str(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return str(int(text))
+        return _PROTOCOL_ALIASES.get(text.lower(), value)
+    return value
 SSH_PORT = 22
 KUBERNETES_API_PORT = 6443
 
@@ -222,7 +241,7 @@ def _security_list_ports(options: Any) -> Any:
 
 def nsg_rule(props: Any, label: str) -> IngressRule:
     """Normalise ``oci:Core/networkSecurityGroupSecurityRule`` props (inputs or outputs)."""
-    return IngressRule(label, read(props, "direction"), read(props, "protocol"), read(props, "source"),
+    return IngressRule(label, read(props, "direction"), protocol_of(read(props, "protocol")), read(props, "source"),
                        read(props, "sourceType"), _nsg_ports(read(props, "tcpOptions")),
                        _nsg_ports(read(props, "udpOptions")))
 
@@ -235,7 +254,8 @@ def security_list_rules(props: Any, label: str) -> Any:
     rules = []
     for i, entry in enumerate(entries):
         rules.append(IngressRule(
-            f"{label} ingressSecurityRules[{i}]", "INGRESS", read(entry, "protocol"), read(entry, "source"),
+            f"{label} ingressSecurityRules[{i}]", "INGRESS", protocol_of(read(entry, "protocol")),
+            read(entry, "source"),
             read(entry, "sourceType"), _security_list_ports(read(entry, "tcpOptions")),
             _security_list_ports(read(entry, "udpOptions"))))
     return rules

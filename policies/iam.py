@@ -6,10 +6,10 @@ Rules read the ``statements`` of ``oci:Identity/policy:Policy`` resources and pa
     statement := ("Allow" | "Endorse" | "Admit") subject "to" (verb resource | "{" PERMISSION, ... "}")
                  "in" location [ "where" condition ]
     condition := leaf | ("all" | "any") "{" condition { "," condition } "}"
-    leaf      := variable operator value        (value quoted '...' or a bare word)
+    leaf      := variable operator value        (value '...', "..." (same meaning), a pattern /.../ or a bare word)
 
-A condition *restricts* a variable when every request it admits has that variable pinned with ``=``: a leaf
-``v = 'x'``; ``all {...}`` when any member restricts it; ``any {...}`` when every member does.
+A condition *restricts* a variable when every request it admits has that variable pinned to an exact value with
+``=``: a leaf ``v = 'x'`` (a pattern such as ``v = /*/`` matches many values and never restricts); ``all {...}`` when any member restricts it; ``any {...}`` when every member does.
 
 | rule                                   | kind     | checks                                                        |
 |----------------------------------------|----------|---------------------------------------------------------------|
@@ -51,7 +51,8 @@ _MANAGE_ALL = re.compile(r"\bto\s+manage\s+all-resources\b", re.IGNORECASE)
 _STATEMENT = re.compile(
     r"^(?P<action>allow|endorse|admit)\s+(?P<subject>.+?)\s+to\s+(?:\{(?P<perms>[^}]*)\}|(?P<verb>\S+)\s+"
     r"(?P<resource>\S+))\s+in\s+(?P<location>.+?)(?:\s+where\s+(?P<where>.+))?$", re.IGNORECASE | re.DOTALL)
-_LEAF = re.compile(r"\s*(?P<var>[A-Za-z0-9_.\-]+)\s*(?P<op>!=|=)\s*(?:'(?P<q>[^']*)'|(?P<bare>[^\s,{}']+))\s*")
+_LEAF = re.compile(r"\s*(?P<var>[A-Za-z0-9_.\-]+)\s*(?P<op>!=|=)\s*(?:'(?P<q>[^']*)'|\"(?P<dq>[^\"]*)\"|"
+                   r"/(?P<pattern>[^/]*)/|(?P<bare>[^\s,{}'\"/]+))\s*")
 _DOC = "OCI IAM docs: Policy Syntax, Conditions; OKE docs: Granting Workloads Access to OCI Resources"
 
 
@@ -61,11 +62,16 @@ class StatementSyntaxError(ValueError):
 
 @dataclass(frozen=True)
 class Leaf:
-    """``variable operator value`` (variable lowercased; value without quotes)."""
+    """``variable operator value`` (variable lowercased; value without its single or double quotes).
+
+    ``pattern`` is True for an OCI pattern value ``/.../`` (``value`` is then the text between the slashes): a
+    pattern matches a set of values, so it never pins a variable.
+    """
 
     variable: str
     operator: str
     value: str
+    pattern: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,8 +121,8 @@ def _parse_condition(text: str, pos: int = 0) -> tuple[Condition, int]:
     leaf = _LEAF.match(text, pos)
     if not leaf:
         raise StatementSyntaxError(f"expected <variable> = <value> at {text[pos:pos + 30]!r}")
-    value = leaf.group("q") if leaf.group("q") is not None else leaf.group("bare")
-    return Leaf(leaf.group("var").lower(), leaf.group("op"), value), leaf.end()
+    value = next(leaf.group(g) for g in ("q", "dq", "pattern", "bare") if leaf.group(g) is not None)
+    return Leaf(leaf.group("var").lower(), leaf.group("op"), value, leaf.group("pattern") is not None), leaf.end()
 
 
 def parse_statement(text: str) -> Statement:
@@ -140,11 +146,12 @@ def parse_statement(text: str) -> Statement:
 
 
 def restricts(condition: Optional[Condition], variable: str, values: Optional[set[str]] = None) -> bool:
-    """Does ``condition`` pin ``variable`` (to one of ``values``, when given) for every request it admits?"""
+    """Does ``condition`` pin ``variable`` to an exact value (one of ``values``, when given) for every request it
+    admits? ``!=`` and pattern values (``/.../``) never pin."""
     if condition is None:
         return False
     if isinstance(condition, Leaf):
-        return (condition.variable == variable and condition.operator == "="
+        return (condition.variable == variable and condition.operator == "=" and not condition.pattern
                 and (values is None or condition.value.lower() in values))
     if condition.quantifier == "all":
         return any(restricts(c, variable, values) for c in condition.items)
@@ -185,11 +192,11 @@ def _statement_problems(text: str) -> tuple[list[str], list[str], list[str]]:
         any_user = ([f"is an any-user statement this rule cannot parse ({e}), so its where clause cannot be "
                      f"verified"] if re.match(r"\s*allow\s+any-user\b", text, re.IGNORECASE) else [])
         workload = ([f"mentions workload principals but cannot be parsed ({e})"]
-                    if re.search(r"request\.principal\.(type\s*=\s*'workload'|namespace|service_account)", text,
-                                 re.IGNORECASE) else [])
+                    if re.search(r"request\.principal\.(type\s*=\s*['\"/]?workload|namespace|service_account|"
+                                 r"cluster_id)", text, re.IGNORECASE) else [])
         return manage_all, any_user, workload
     any_user = []
-    if st.subject.lower() == "any-user":
+    if "any-user" in (part.strip().lower() for part in st.subject.split(",")):  # also "group A, any-user"
         if st.condition is None:
             any_user = ["lets any-user in with no where clause"]
         elif not restricts(st.condition, "request.principal.type"):

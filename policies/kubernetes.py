@@ -16,7 +16,14 @@ objects in their Kubernetes JSON form).
 |                                       |          | the workload's namespace name           | followed (1)     |
 |                                       |          | the namespace's enforce label           | fail closed      |
 
-(1) through the workload's ``metadata`` property dependency on a Namespace of the stack; else fail closed.
+(1) a known ``metadata.namespace`` is matched by name against the stack's Namespaces (whatever else ``metadata``
+depends on); an unknown one is followed through ``metadata``'s property dependency only when every resource it
+depends on is a Namespace (then they all must be privileged); else fail closed.
+
+Workloads: the built-in pod-template kinds and their ``*Patch`` variants, and custom resources of known job kinds —
+Kubeflow ``kubeflow.org`` jobs (``spec.*ReplicaSpecs.<role>.template.spec``), JobSet (``spec.replicatedJobs[]
+.template.spec.template.spec``) and KubeRay RayJob/RayCluster/RayService (head and worker group templates).
+``capabilities.add: [ALL]`` includes IPC_LOCK.
 """
 from __future__ import annotations
 
@@ -48,6 +55,14 @@ POD_SPEC_PATHS = {
     "kubernetes:batch/v1:Job": ("spec", "template", "spec"),
     "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
 }
+# Server-side-apply patches of the same kinds (pulumi_kubernetes ``*Patch`` resources) change live pods too.
+POD_SPEC_PATHS.update({f"{t}Patch": p for t, p in list(POD_SPEC_PATHS.items())})
+#: Custom resources (``apiextensions.CustomResource`` registers as ``kubernetes:<group>/<version>:<kind>``) whose
+#: pod templates this rule reads: Kubeflow training jobs (``spec.<x>ReplicaSpecs.<role>.template.spec``), JobSet
+#: (``spec.replicatedJobs[].template.spec.template.spec``) and KubeRay (head and worker group templates).
+KUBEFLOW_GROUP, JOBSET_GROUP, RAY_GROUP = "kubeflow.org", "jobset.x-k8s.io", "ray.io"
+#: Capabilities that include IPC_LOCK.
+IPC_LOCK_CAPABILITIES = ("IPC_LOCK", "ALL")
 #: The repositories of the four charts oke-rdma installs (the default allow-list).
 DEFAULT_ALLOWED_REPOSITORIES = [
     "https://prometheus-community.github.io/helm-charts",
@@ -162,17 +177,73 @@ def pod_privileges(pod_spec: Any) -> list[str]:
             added = elements(read(c, "securityContext", "capabilities", "add"))
             if added is UNKNOWN or any(a is UNKNOWN for a in added):
                 found.append(f"{label} may add IPC_LOCK (its capabilities are unknown during preview)")
-            elif any(isinstance(a, str) and a.upper().removeprefix("CAP_") == "IPC_LOCK" for a in added):
-                found.append(f"{label} adds IPC_LOCK")
+            else:
+                for cap in (a.upper().removeprefix("CAP_") for a in added if isinstance(a, str)):
+                    if cap in IPC_LOCK_CAPABILITIES:
+                        found.append(f"{label} adds {cap}" + (" (includes IPC_LOCK)" if cap == "ALL" else ""))
     return found
+
+
+def _templates(items: Any, *path: str) -> list[tuple[str, Any]]:
+    """(index label, pod spec at ``path``) of each element of a list; one UNKNOWN entry if the list is unknown."""
+    items = elements(items)
+    if items is UNKNOWN:
+        return [("[*]", UNKNOWN)]
+    return [(f"[{i}]", read(item, *path)) for i, item in enumerate(items)]
+
+
+def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
+    """The pod specs a workload creates, as (where, spec) pairs — ``where`` is "" for a built-in kind's one
+    template, else the replica/group it belongs to; empty for a resource that is not a known workload. A part of
+    the object that is unknown during preview yields an UNKNOWN spec (the caller fails closed)."""
+    path = POD_SPEC_PATHS.get(resource_type)
+    if path is not None:
+        return [("", read(props, *path))]
+    parts = resource_type.split(":")
+    if len(parts) != 3 or parts[0] != "kubernetes":
+        return []
+    group, kind = parts[1].split("/")[0], parts[2]
+    spec = read(props, "spec")
+    if spec is UNKNOWN:
+        return [("spec", UNKNOWN)]
+    if group == KUBEFLOW_GROUP and kind.endswith("Job"):
+        if not isinstance(spec, dict) and not hasattr(spec, "keys"):
+            return []
+        found = []
+        for key in list(spec.keys()):
+            if not key.endswith("ReplicaSpecs"):
+                continue
+            roles = read(spec, key)
+            if roles is UNKNOWN or not (isinstance(roles, dict) or hasattr(roles, "keys")):
+                found.append((key, UNKNOWN if roles is UNKNOWN else None))
+                continue
+            found += [(f"{key}.{role}", read(roles, role, "template", "spec")) for role in list(roles.keys())]
+        return found
+    if group == JOBSET_GROUP and kind == "JobSet":
+        return [(f"replicatedJobs{i}", s) for i, s in
+                _templates(read(spec, "replicatedJobs"), "template", "spec", "template", "spec")]
+    if group == RAY_GROUP and kind in ("RayJob", "RayCluster", "RayService"):
+        cluster = {"RayJob": ("rayClusterSpec",), "RayService": ("rayClusterConfig",)}.get(kind, ())
+        cluster_spec = read(spec, *cluster) if cluster else spec
+        if cluster_spec is UNKNOWN:
+            return [("rayCluster", UNKNOWN)]
+        found = [("headGroupSpec", read(cluster_spec, "headGroupSpec", "template", "spec"))]
+        return found + [(f"workerGroupSpecs{i}", s) for i, s in
+                        _templates(read(cluster_spec, "workerGroupSpecs"), "template", "spec")]
+    return []
 
 
 def _namespace_level(workload: Any, namespaces: list[Any], external: list[str]) -> tuple[Any, str]:
     """(True / False / UNKNOWN "the workload's namespace is labelled privileged", its name for messages)."""
     name = read(workload.props, "metadata", "namespace", default="default")
-    linked = [d for d in workload.property_dependencies.get("metadata", []) if d.resource_type == NAMESPACE]
-    matches = linked or [n for n in namespaces
-                         if isinstance(name, str) and read(n.props, "metadata", "name") == name]
+    if name is UNKNOWN:
+        # The name is an output not known yet. Follow ``metadata``'s property dependency only when every resource
+        # it depends on is a Namespace: then the unknown name can only come from one of them (a label or
+        # annotation that depends on a Namespace must not choose the namespace the workload runs in).
+        deps = workload.property_dependencies.get("metadata", [])
+        matches = deps if deps and all(d.resource_type == NAMESPACE for d in deps) else []
+    else:  # a known name: the stack's Namespace of that name, whatever else metadata depends on
+        matches = [n for n in namespaces if isinstance(name, str) and read(n.props, "metadata", "name") == name]
     shown = name if isinstance(name, str) else "<unknown>"
     if not matches:
         if name is UNKNOWN:
@@ -194,10 +265,8 @@ def validate_rdma_pods_in_privileged_namespaces(args: StackValidationArgs,
     external = list(args.get_config().get("privilegedNamespaces") or [])
     namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
     for workload in args.resources:
-        path = POD_SPEC_PATHS.get(workload.resource_type)
-        if path is None:
-            continue
-        asks = pod_privileges(read(workload.props, *path))
+        asks = [f"{where}: {ask}" if where else ask
+                for where, spec in pod_specs(workload.resource_type, workload.props) for ask in pod_privileges(spec)]
         if not asks:
             continue
         privileged, ns = _namespace_level(workload, namespaces, external)
@@ -269,6 +338,6 @@ UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "helm-release-pinned": "fails closed: an unknown chart, version or repository is a violation.",
     "namespace-pod-security-enforce": "fails closed: an unknown enforce label is a violation.",
     "rdma-pods-in-privileged-namespaces": ("fails closed: an unknown pod spec field, namespace or enforce label is a "
-                                           "violation (the namespace is followed through property dependencies "
-                                           "first)."),
+                                           "violation (an unknown namespace is followed through a property "
+                                           "dependency only onto Namespaces)."),
 }

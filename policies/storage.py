@@ -219,7 +219,7 @@ def nfs_rule_findings(resources: list[Any]) -> Iterable[tuple[str, str]]:
     if not nsgs:
         return
     for rule in (r for r in resources if r.resource_type == R.NSG_RULE):
-        direction, protocol = R.read(rule.props, "direction"), R.read(rule.props, "protocol")
+        direction, protocol = R.read(rule.props, "direction"), R.protocol_of(R.read(rule.props, "protocol"))
         options = R.read(rule.props, "tcpOptions" if protocol == R.TCP else "udpOptions")
         on = _links(rule, "networkSecurityGroupId", nsgs)
         to = None if on else _links(rule, "destination", nsgs)

@@ -231,3 +231,54 @@ def test_hand_written_stack_is_caught_by_the_pack():
             (LAUNCH, "gpu")} <= by_policy
     iam_rules = {NO_MANAGE_ALL, ANY_USER, WORKLOAD, LAUNCH}
     assert all(v.enforcement_level == "mandatory" for v in report.violations if v.policy in iam_rules)
+
+
+# --- patterns are not pins; double quotes mean the same as single quotes ----------------------------------------------
+def test_parser_reads_double_quotes_and_patterns():
+    st = parse_statement('Allow any-user to read objects in tenancy where all {request.principal.type = "workload", '
+                         'request.principal.namespace = /ml-*/}')
+    assert st.condition == Group("all", (Leaf("request.principal.type", "=", "workload"),
+                                         Leaf("request.principal.namespace", "=", "ml-*", True)))
+    assert restricts(st.condition, "request.principal.type", {"workload"})
+    assert not restricts(st.condition, "request.principal.namespace")
+
+
+@pytest.mark.parametrize("statement", [
+    "Allow any-user to manage buckets in tenancy where request.principal.type = /*/",
+    "Allow any-user to manage buckets in tenancy where request.principal.type = /work*/",
+    "Allow group A, any-user to manage buckets in tenancy",
+])
+def test_any_user_with_pattern_type_or_in_a_subject_list_fails(statement):
+    [message] = messages(run(res(POLICY, "p", policy(statement)), policy=ANY_USER), ANY_USER)
+    assert "Add where request.principal.type" in message
+
+
+@pytest.mark.parametrize("statement", [
+    'Allow any-user to manage objects in tenancy where request.principal.type = "workload"',
+    'Allow any-user to manage objects in tenancy where all {request.principal.type = "cluster", '
+    'request.principal.id = "ocid1.cluster.oc1..k"}',
+])
+def test_any_user_with_double_quoted_type_passes(statement):
+    assert run(res(POLICY, "p", policy(statement)), policy=ANY_USER).violations == []
+
+
+@pytest.mark.parametrize("where, missing", [
+    ("all {request.principal.type='workload', request.principal.namespace=/*/, request.principal.service_account=/*/, "
+     "request.principal.cluster_id=/*/}", "cluster_id, namespace, service_account"),
+    ("all {request.principal.type='workload', request.principal.namespace='ml', request.principal.service_account="
+     "'sa', request.principal.cluster_id=/ocid1.cluster.*/}", "cluster_id"),
+    ('all {request.principal.type="workload", request.principal.namespace="a"}', "cluster_id, service_account"),
+    ("all {request.principal.type=/*/, request.principal.namespace='ml', request.principal.service_account='sa', "
+     "request.principal.cluster_id='c'}", "type = 'workload'"),
+])
+def test_workload_statement_with_patterns_or_double_quotes_is_checked(where, missing):
+    statement = f"Allow any-user to read objects in tenancy where {where}"
+    [message] = messages(run(res(POLICY, "p", policy(statement)), policy=WORKLOAD), WORKLOAD)
+    assert f"does not restrict {missing}:" in message
+
+
+def test_workload_statement_in_double_quotes_passes_and_unknown_is_left_to_the_engine():
+    statement = GOOD_WORKLOAD.replace("'", '"')
+    assert run(res(POLICY, "p", policy(statement)), policy=WORKLOAD).violations == []
+    report = run(res(POLICY, "p", policy(statement, U)), policy=WORKLOAD)
+    assert report.violations == [] and [n.policy for n in report.not_run] == [WORKLOAD]

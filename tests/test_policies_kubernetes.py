@@ -233,3 +233,94 @@ def test_hand_written_stack_passes_when_the_namespace_is_privileged():
 def test_hand_written_stack_with_a_chart_range_is_a_violation():
     report = evaluate(POLICIES, _hand_written("privileged", pin="^2.20").resources, PACK_NAME)
     assert [v.policy for v in report.violations] == [PINNED]
+
+
+# --- the namespace is metadata.namespace, not any Namespace metadata depends on ------------------------------------
+def test_known_namespace_wins_over_a_label_dependency_on_a_privileged_namespace():
+    privileged = res(NS, "rdma", namespace("rdma", "privileged"))
+    restricted = res(NS, "team", namespace("team", "restricted"))
+    sneaky = deployment("team")
+    sneaky["metadata"]["labels"] = {"owner": "rdma"}
+    [message] = messages(run(privileged, restricted, res(DEPLOYMENT, "w", sneaky, deps={"metadata": [privileged]}),
+                             policy=RDMA), RDMA)
+    assert "namespace 'team'" in message and "not privileged" in message
+    legit = deployment("rdma")
+    legit["metadata"]["labels"] = {"owner": "team"}
+    assert run(privileged, restricted, res(DEPLOYMENT, "w", legit, deps={"metadata": [restricted]}),
+               policy=RDMA).violations == []
+
+
+def test_unknown_namespace_with_a_non_namespace_dependency_fails_closed():
+    privileged = res(NS, "rdma", namespace("rdma", "privileged"))
+    other = res("kubernetes:core/v1:ConfigMap", "cm", {"data": {"ns": "kube-system"}})
+    workload = res(DEPLOYMENT, "w", deployment(U), deps={"metadata": [privileged, other]})
+    [message] = messages(run(privileged, other, workload, policy=RDMA), RDMA)
+    assert "cannot be verified" in message
+
+
+# --- ALL includes IPC_LOCK; patches and custom-resource jobs are workloads too --------------------------------------
+def test_capability_all_counts_as_ipc_lock():
+    ns = res(NS, "analytics", namespace("analytics", "restricted"))
+    [message] = messages(run(ns, res(DEPLOYMENT, "w", deployment("analytics", host_network=False, caps=["ALL"])),
+                             policy=RDMA), RDMA)
+    assert "containers[c] adds ALL (includes IPC_LOCK)" in message
+    privileged = res(NS, "analytics", namespace("analytics", "privileged"))
+    assert run(privileged, res(DEPLOYMENT, "w", deployment("analytics", host_network=False, caps=["ALL"])),
+               policy=RDMA).violations == []
+
+
+@pytest.mark.parametrize("kind", ["kubernetes:apps/v1:DeploymentPatch", "kubernetes:batch/v1:JobPatch",
+                                  "kubernetes:apps/v1:DaemonSetPatch", "kubernetes:batch/v1:CronJobPatch"])
+def test_patches_are_inspected(kind):
+    ns = res(NS, "analytics", namespace("analytics", "restricted"))
+    props = deployment("analytics", kind=CRONJOB if kind.endswith("CronJobPatch") else DEPLOYMENT)
+    [message] = messages(run(ns, res(kind, "w", props), policy=RDMA), RDMA)
+    assert "hostNetwork: true" in message and "not privileged" in message
+    assert run(res(NS, "analytics", namespace("analytics", "privileged")), res(kind, "w", props),
+               policy=RDMA).violations == []
+
+
+POD = {"hostNetwork": True, "containers": [{"name": "c", "securityContext": {"privileged": True}}]}
+CUSTOM = [
+    ("kubernetes:kubeflow.org/v1:PyTorchJob", {"pytorchReplicaSpecs": {"Worker": {"template": {"spec": POD}}}},
+     "pytorchReplicaSpecs.Worker: hostNetwork: true"),
+    ("kubernetes:kubeflow.org/v2beta1:MPIJob", {"mpiReplicaSpecs": {"Launcher": {"template": {"spec": {}}},
+                                                                    "Worker": {"template": {"spec": POD}}}},
+     "mpiReplicaSpecs.Worker: containers[c] privileged: true"),
+    ("kubernetes:kubeflow.org/v1:TFJob", {"tfReplicaSpecs": {"PS": {"template": {"spec": POD}}}},
+     "tfReplicaSpecs.PS: hostNetwork"),
+    ("kubernetes:jobset.x-k8s.io/v1alpha2:JobSet",
+     {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": {"spec": POD}}}}]},
+     "replicatedJobs[0]: hostNetwork"),
+    ("kubernetes:ray.io/v1:RayJob", {"rayClusterSpec": {"headGroupSpec": {"template": {"spec": {}}},
+                                                        "workerGroupSpecs": [{"template": {"spec": POD}}]}},
+     "workerGroupSpecs[0]: hostNetwork"),
+    ("kubernetes:ray.io/v1:RayCluster", {"headGroupSpec": {"template": {"spec": POD}}}, "headGroupSpec: hostNetwork"),
+]
+
+
+@pytest.mark.parametrize("kind, spec, expected", CUSTOM)
+def test_custom_resource_jobs_are_inspected(kind, spec, expected):
+    props = {"apiVersion": kind.split(":")[1], "kind": kind.split(":")[2], "metadata": {"namespace": "analytics"},
+             "spec": spec}
+    [message] = messages(run(res(NS, "analytics", namespace("analytics", "restricted")), res(kind, "w", props),
+                             policy=RDMA), RDMA)
+    assert expected in message and "not privileged" in message
+    assert run(res(NS, "analytics", namespace("analytics", "privileged")), res(kind, "w", props),
+               policy=RDMA).violations == []
+
+
+@pytest.mark.parametrize("spec", [U, {"pytorchReplicaSpecs": U},
+                                  {"pytorchReplicaSpecs": {"Worker": {"template": {"spec": U}}}}])
+def test_custom_resource_unknown_parts_fail_closed(spec):
+    kind = "kubernetes:kubeflow.org/v1:PyTorchJob"
+    props = {"metadata": {"namespace": "analytics"}, "spec": spec}
+    [message] = messages(run(res(NS, "analytics", namespace("analytics", "restricted")), res(kind, "w", props),
+                             policy=RDMA), RDMA)
+    assert "unknown during preview" in message
+
+
+def test_unrelated_custom_resource_is_ignored():
+    props = {"metadata": {"namespace": "analytics"}, "spec": {"template": {"spec": POD}}}
+    assert run(res(NS, "analytics", namespace("analytics", "restricted")),
+               res("kubernetes:example.com/v1:Widget", "w", props), policy=RDMA).violations == []
