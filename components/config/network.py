@@ -58,8 +58,8 @@ def _oci_cidr(value: str, what: str) -> str:
     return cidr
 
 
-class SubnetCidrs(_Model):
-    """Per-role subnet CIDRs (each /16 to /30): overrides of the default plan, or the CIDRs of brought subnets."""
+class _SubnetRoles(_Model):
+    """One optional value per subnet role (the keys of ``SUBNET_ROLES``); subclasses say what the value is."""
 
     control_plane: Optional[str] = None
     workers: Optional[str] = None
@@ -67,19 +67,16 @@ class SubnetCidrs(_Model):
     internal_load_balancers: Optional[str] = None
     public_load_balancers: Optional[str] = None
     storage: Optional[str] = None
+
+
+class SubnetCidrs(_SubnetRoles):
+    """Per-role subnet CIDRs (each /16 to /30): overrides of the default plan, or the CIDRs of brought subnets."""
 
     _check = field_validator("*")(lambda v: None if v is None else _oci_cidr(v, "subnet"))
 
 
-class SubnetIds(_Model):
+class SubnetIds(_SubnetRoles):
     """Per-role subnet OCIDs of a brought network."""
-
-    control_plane: Optional[str] = None
-    workers: Optional[str] = None
-    pods: Optional[str] = None
-    internal_load_balancers: Optional[str] = None
-    public_load_balancers: Optional[str] = None
-    storage: Optional[str] = None
 
     _check = field_validator("*")(lambda v: None if v is None else _ocid("subnet", v))
 
