@@ -1,5 +1,6 @@
 # The two commands of the README: `make preview` and `make test`. Both set up the virtualenv first (idempotent:
-# it is rebuilt only when requirements.txt changes).
+# it is reinstalled only when requirements.txt or requirements-dev.txt changes). requirements.txt is what `pulumi up`
+# installs (the program and the packs); requirements-dev.txt adds the offline preview's and the tests' tools.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,9 +10,9 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $(STAMP)
 
 ## make preview: the offline preview of the dev stack (no cloud, no credentials)
@@ -29,7 +30,7 @@ consumer-preview: $(STAMP)
 
 ## make outputs-docs: check the output contract's versions and regenerate the README's outputs table
 outputs-docs: $(STAMP)
-	$(PY) -m components.outputs --write-readme
+	$(PY) -m oke_rdma.outputs --write-readme
 
 ## make test: every test
 test: $(STAMP)
@@ -40,7 +41,7 @@ policy-docs: $(STAMP)
 	$(PY) -m policies.doc --write
 ## make fuzz: the property-based config fuzz test with 1,000 random mutated stacks (FUZZ_EXAMPLES=N for more)
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q -p no:cacheprovider --hypothesis-show-statistics tests/test_fuzz.py
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-1000} $(PY) -m pytest -q -p no:cacheprovider --hypothesis-show-statistics tests/config/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

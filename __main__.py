@@ -1,22 +1,22 @@
 """oke-rdma: an OKE GPU training platform with RDMA node pools on OCI. Wiring only (DESIGN.md §2).
 
-Config is parsed once (``components.config``); each component gets its slice plus the outputs it needs; the
+Config is parsed once (``oke_rdma.config``); each component gets its slice plus the outputs it needs; the
 stack outputs below are the contract other projects read through ``pulumi.StackReference``.
 """
 
 import pulumi
 
-from components.cluster import Cluster, ClusterArgs
-from components.compute import Compute, ComputeArgs, is_gpu_shape
-from components.config import load_from_pulumi
-from components.iam import Iam, IamArgs
-from components.network import Network, NetworkArgs
-from components.outputs import OUTPUTS_VERSION
-from components.platform import Platform, PlatformArgs
-from components.scheduling import Scheduling, SchedulingArgs, topology_name
-from components.storage import Storage, StorageArgs
-from components.volumes import SharedVolumes, SharedVolumesArgs
-from components.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from oke_rdma.cluster import Cluster, ClusterArgs
+from oke_rdma.compute import Compute, ComputeArgs, is_gpu_shape
+from oke_rdma.config import load_from_pulumi
+from oke_rdma.iam import Iam, IamArgs
+from oke_rdma.network import Network, NetworkArgs
+from oke_rdma.outputs import OUTPUTS_VERSION
+from oke_rdma.platform import Platform, PlatformArgs
+from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
+from oke_rdma.storage import Storage, StorageArgs
+from oke_rdma.volumes import SharedVolumes, SharedVolumesArgs
+from oke_rdma.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
 prefix = config.name_prefix
@@ -56,7 +56,7 @@ scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.
 
 # The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
 # pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version
-# (components/outputs.py; tests/test_outputs_contract.py enforces it).
+# (oke_rdma/outputs.py; tests/components/test_outputs_contract.py enforces it).
 pulumi.export("outputsVersion", OUTPUTS_VERSION)
 pulumi.export("region", config.region)
 pulumi.export("compartmentId", config.compartment_id)

@@ -47,10 +47,10 @@ def main() -> int:
     import pulumi_oci  # noqa: F401
     import pulumi_policy  # noqa: F401
 
-    sources = sorted((ROOT / "components").glob("*.py")) + [ROOT / "__main__.py"]
+    sources = sorted((ROOT / "oke_rdma").glob("*.py")) + [ROOT / "__main__.py"]
     for path in sources:
-        if path.parent.name == "components" and path.stem != "__init__":
-            importlib.import_module(f"components.{path.stem}")
+        if path.parent.name == "oke_rdma" and path.stem != "__init__":
+            importlib.import_module(f"oke_rdma.{path.stem}")
     importlib.import_module("policies.pack")
     importlib.import_module("offline.preview")
     for module, attr in sorted(sdk_names(sources)):

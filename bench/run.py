@@ -352,7 +352,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.runs < 1 or 0 in args.pools:
         parser.error("--runs and every --pools value must be at least 1")
 
-    from components.config import ConfigError
+    from oke_rdma.config import ConfigError
 
     with tempfile.TemporaryDirectory(prefix="oke-rdma-bench-") as tmp:
         workdir = args.keep or Path(tmp)

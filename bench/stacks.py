@@ -14,7 +14,7 @@
   dev stack's 10.0.0.0/16 has a /17 pod subnet (32 765 IPs); 64 dev-sized GPU pools need 64 × 2 × 64 = 8 192, so
   no benchmark stack needs it today. A stack with explicit ``network.subnets`` overrides is never widened.
 
-Each generated stack is checked with the config model (:func:`components.config.load_stack_config`) before it is
+Each generated stack is checked with the config model (:func:`oke_rdma.config.load_stack_config`) before it is
 measured, so a benchmark never times an error path.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from components.config import load_stack_config
-from components.config.network import default_subnet_plan
+from oke_rdma.config import load_stack_config
+from oke_rdma.config.network import default_subnet_plan
 from offline.engine import PROJECT_DIR
 
 BASE_STACK = PROJECT_DIR / "Pulumi.dev.yaml"
@@ -103,7 +103,7 @@ def synthetic_stack(base: dict[str, Any], pools: int, tenants: int) -> dict[str,
 def check(path: Path) -> None:
     """Validate a written stack file exactly as the offline preview reads it (before any resource is declared).
 
-    :raises components.config.ConfigError: if the generator produced an invalid stack.
+    :raises oke_rdma.config.ConfigError: if the generator produced an invalid stack.
     :raises offline.preview.StackFileError: if the file cannot be read as a stack file.
     """
     from offline.preview import read_stack_file

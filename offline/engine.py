@@ -348,7 +348,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         back to the program as secret outputs (:func:`stack_reference_state`).
     :param project: the Pulumi project the program belongs to (``pulumi.get_project()``, the default namespace of
         ``pulumi.Config()``, the stack URN): another project's name when ``program`` is another project's.
-    :raises components.config.ConfigError: when the configuration is invalid (nothing is registered then).
+    :raises oke_rdma.config.ConfigError: when the configuration is invalid (nothing is registered then).
     :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
     :raises pulumi.RunError: when the program stops itself with a message (e.g. a consumer refusing its input).
     """

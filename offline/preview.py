@@ -494,7 +494,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"error: {flag} {value}: {problem}", file=sys.stderr)
             return EXIT_CONFIG
 
-    from components.config import ConfigError
+    from oke_rdma.config import ConfigError
     from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
 
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
@@ -557,7 +557,7 @@ def main(argv: Optional[list[str]] = None) -> int:
               "would store it unencrypted in the state (shown here as [secret]); wrap it with "
               "pulumi.Output.secret in the program", file=sys.stderr)
     if not args.program and not args.unknowns:  # this project's outputs against its contract (outputs.contract.json)
-        from components.outputs import check_outputs
+        from oke_rdma.outputs import check_outputs
         for problem in check_outputs(run.outputs):
             print(f"warning: stack outputs do not honour outputs.contract.json: {problem}", file=sys.stderr)
     changes = compare(previous, to_json(stack, run, report)) if previous is not None else None

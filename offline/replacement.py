@@ -8,7 +8,7 @@ Where the list of immutable properties comes from (both count):
 
 * :data:`FORCE_NEW` below — what OCI cannot change in place, per resource type, for the types this program
   declares. Each entry is an input that pulumi_oci 5.5.0 documents *without* "(Updatable)" (its Args docstrings
-  follow the OCI API's Update* models; ``tests/test_replacement.py`` checks every entry against them). Entries the
+  follow the OCI API's Update* models; ``tests/offline/test_replacement.py`` checks every entry against them). Entries the
   docstrings mark non-updatable but the OCI API does update (e.g. a cluster endpoint's ``nsgIds``, through
   ``UpdateClusterEndpointConfig``) are left out, so the preview never cries wolf.
 * the program's own ``replaceOnChanges`` resource option, which the engine records per resource

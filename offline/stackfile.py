@@ -40,7 +40,7 @@ from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
 #: What the offline preview stands in for a ``secure:`` config value it cannot decrypt (the same text as
-#: ``components.config.SECRET_PLACEHOLDER``, which the config loader recognises).
+#: ``oke_rdma.config.SECRET_PLACEHOLDER``, which the config loader recognises).
 SECRET_PLACEHOLDER = "offline-placeholder-secret"
 
 _PLAIN = "tag:oke-rdma,offline:plain"  # our marker for a plain (unquoted, untagged) scalar: resolved below

@@ -13,8 +13,8 @@ Commands (from the repository root)::
     python -m policies.doc --check    # exit 1 if README.md is stale or a policy lacks metadata
 
 :func:`metadata_problems` lists what a policy is missing (description, severity, remediation steps, enforcement
-level, tags, an ``UNKNOWN_BEHAVIOUR`` entry; a module that is not in the pack); ``tests/test_policy_docs.py`` fails
-on any of them and on a stale README. This module imports nothing from ``components/`` or ``offline/``.
+level, tags, an ``UNKNOWN_BEHAVIOUR`` entry; a module that is not in the pack); ``tests/policies/test_policy_docs.py`` fails
+on any of them and on a stale README. This module imports nothing from ``oke_rdma/`` or ``offline/``.
 """
 from __future__ import annotations
 

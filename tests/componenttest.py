@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from components.config import StackConfig, load_from_pulumi
+from oke_rdma.config import StackConfig, load_from_pulumi
 from offline.engine import ProgramRun, run_program
 from offline.policy_eval import EngineResource
 

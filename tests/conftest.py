@@ -1,4 +1,4 @@
-"""Shared test setup: the repo root on sys.path (the program imports ``components`` like Pulumi runs it)."""
+"""Shared test setup: the repo root on sys.path (the program imports ``oke_rdma`` like Pulumi runs it)."""
 
 import sys
 from pathlib import Path

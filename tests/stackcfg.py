@@ -72,7 +72,7 @@ def dev_raw_config(**overrides: Any) -> dict[str, str]:
 
 def load_dev_config(**overrides: Any):
     """The dev stack's :class:`StackConfig` with ``overrides`` (see :func:`dev_raw_config`)."""
-    from components.config import load_stack_config
+    from oke_rdma.config import load_stack_config
     return load_stack_config(dev_raw_config(**overrides))
 
 

@@ -1,0 +1,506 @@
+"""Cluster, Compute Cluster and node pool config, and the placement rules OCI enforces.
+
+Sources: OKE docs, "Using Compute Clusters to Provision Managed Nodes" (contengusingcomputeclusters.htm); Compute
+docs, "Compute Clusters" (supported shapes; bare metal only); Block Volume docs, "Boot Volumes"; OKE docs
+"Kubernetes Versions and Kubernetes Engine (OKE)" (contengupgradeoverview.htm: version skew), "Configuring IMDS for
+Kubernetes Clusters" (contengconfiguringimds.htm), "Cycling Nodes in a Node Pool", "Encrypting Kubernetes Secrets at
+Rest in Etcd" (contengencryptingdata.htm), "Enforcing the Use of Signed Images from Registry", "OpenID Connect
+Discovery" (enhanced clusters only); Compute docs "Compute Shapes" > "Flexible Shapes" (OCPU and memory ranges);
+Kubernetes docs "Using NodeRestriction admission" / kubelet ``--node-labels`` (the labels a kubelet may set on its
+own Node); OCI docs "Resource Identifiers" (regional OCIDs carry their region).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal, Optional
+
+from pydantic import Field, field_validator
+
+from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _key, _Model, _ocid, ocid_region
+
+if TYPE_CHECKING:
+    from .stack import StackConfig
+
+#: NVIDIA GPUs per node of the bare metal shapes OKE can place in a Compute Cluster (OCI Compute docs, "Compute
+#: Shapes", bare metal GPU shapes). CPU-only RDMA shapes offer none.
+GPUS_PER_SHAPE = {
+    "BM.GPU.H100.8": 8, "BM.GPU.H200.8": 8, "BM.GPU.B200.8": 8, "BM.GPU.A100-v2.8": 8, "BM.GPU4.8": 8,
+    "BM.GPU.B4.8": 8, "BM.GPU.GB200.4": 4, "BM.GPU.GB200-v2.4": 4, "BM.GPU.GB200-v3.4": 4, "BM.GPU.GB300.4": 4,
+    "BM.HPC2.36": 0, "BM.Optimized3.36": 0,
+}
+#: Shapes Oracle lists as supporting RDMA cluster networking in Compute Clusters (Compute docs, "Compute Clusters").
+RDMA_SHAPES = frozenset({
+    "BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.GB200.4", "BM.HPC2.36", "BM.Optimized3.36",
+})
+#: Smallest boot volume OCI accepts, in GB (Block Volume docs, "Boot Volumes").
+MIN_BOOT_VOLUME_GB = 50
+#: How many minor versions worker nodes may lag the control plane (OKE "Kubernetes Versions": 3 from v1.28, else 2).
+MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28 = 3, 2
+#: Longest eviction grace OKE accepts, in minutes (``PT0M`` to ``PT60M``; OCI API ``NodeEvictionNodePoolSettings``).
+MAX_EVICTION_GRACE_MINUTES = 60
+
+#: Flex shape → (most OCPUs, most memory in GB) (Compute docs "Compute Shapes", Flexible Shapes and the VM standard
+#: shape tables). Every Flex VM takes whole OCPUs from 1, and from 1 GB (at least 1 GB per OCPU) to 64 GB per OCPU.
+#: E3/E4: older pages say 64 OCPUs / 1024 GB, later ones larger VMs (114 OCPUs); the larger bound is used so that a
+#: valid pool is never refused here (OCI itself refuses what the region's hosts cannot give).
+FLEX_SHAPE_LIMITS = {
+    "VM.Standard.E3.Flex": (114, 1776), "VM.Standard.E4.Flex": (114, 1776), "VM.Standard.E5.Flex": (94, 1049),
+    "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
+}
+#: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a
+#: typo (``memoryGb: 1e308``) is caught while a newer shape still works.
+FLEX_FALLBACK_LIMITS = (256, 4096)
+#: Memory per OCPU of every Flex VM, in GB (Compute docs "Flexible Shapes": 1 GB, or the OCPU count, at least; up
+#: to 64 GB per OCPU).
+FLEX_GB_PER_OCPU = (1, 64)
+#: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
+#: and the scheduling component select nodes by it, so a user label must not replace it.
+PROGRAM_NODE_LABELS = ("okerdma.io/node-pool",)
+#: Labels in the kubernetes.io / k8s.io namespaces a kubelet may set on its own Node (Kubernetes docs, kubelet
+#: ``--node-labels`` and "NodeRestriction"): these, plus any under ``kubelet.kubernetes.io/`` or
+#: ``node.kubernetes.io/``. The kubelet and OCI's cloud controller set these from the node itself, so a pool-wide
+#: value would be wrong or contradict the node: refused too.
+KUBELET_WELL_KNOWN_LABELS = frozenset({
+    "kubernetes.io/hostname", "kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/arch",
+    "beta.kubernetes.io/os", "beta.kubernetes.io/instance-type", "node.kubernetes.io/instance-type",
+    "failure-domain.beta.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone",
+    "topology.kubernetes.io/region", "topology.kubernetes.io/zone",
+})
+KUBELET_LABEL_PREFIXES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+
+_DURATION_RE = re.compile(r"^PT([0-9]{1,2})M$")
+_SURGE_RE = re.compile(r"^(?:[0-9]+|(?:100|[1-9]?[0-9])%)$")
+
+
+class Cluster(_Model):
+    """The OKE cluster: type, pod networking, version, service CIDR and the optional security features.
+
+    ``kmsKeyId`` encrypts Kubernetes secrets in etcd with a Vault key (OKE docs "Encrypting Kubernetes Secrets at Rest
+    in Etcd"; set only at creation: changing it replaces the cluster). ``imageVerificationKeyIds`` turns on image
+    signature verification with those Vault keys (OKE docs "Enforcing the Use of Signed Images from Registry").
+    ``openIdConnectDiscovery`` publishes the cluster's OIDC issuer (enhanced clusters only).
+    """
+
+    kubernetes_version: str
+    services_cidr: str = "10.96.0.0/16"
+    type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = "ENHANCED_CLUSTER"
+    cni_type: Literal["OCI_VCN_IP_NATIVE", "FLANNEL_OVERLAY"] = "OCI_VCN_IP_NATIVE"
+    kms_key_id: Optional[str] = None
+    open_id_connect_discovery: bool = False
+    image_verification_key_ids: StrList = ()
+
+    _svc = field_validator("services_cidr")(lambda v: _cidr(v))
+    _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _version(cls, v: str) -> str:
+        if not _K8S_VERSION_RE.match(v):
+            raise ValueError(f"must be an OKE Kubernetes version like v1.34.1, got {v!r}")
+        return v
+
+    @field_validator("image_verification_key_ids")
+    @classmethod
+    def _image_keys(cls, v: StrList) -> StrList:
+        for key in v:
+            _ocid("key", key)
+        if len(set(v)) != len(v):
+            raise ValueError("lists a key twice")
+        return v
+
+    @property
+    def is_enhanced(self) -> bool:
+        """True for ``ENHANCED_CLUSTER``."""
+        return self.type == "ENHANCED_CLUSTER"
+
+    @property
+    def kms_key_ids(self) -> tuple[str, ...]:
+        """Every Vault key the cluster principal uses: the secrets key, then the image verification keys."""
+        return tuple(dict.fromkeys(((self.kms_key_id,) if self.kms_key_id else ()) + self.image_verification_key_ids))
+
+
+class ComputeCluster(_Model):
+    """The OCI Compute Cluster RDMA pools join: created in ``availabilityDomain``, or an existing ACTIVE one.
+
+    ``availabilityDomain`` is required for an existing one too: every RDMA pool's placement names it, and it must
+    be known before anything is declared (a lookup would be unknown on a first preview).
+    """
+
+    availability_domain: str = Field(json_schema_extra={
+        "required_because": "the Compute Cluster's AD (for existingId, the AD it was created in): every RDMA pool "
+                            "is placed there"})
+    existing_id: Optional[str] = None
+
+    _ocid = field_validator("existing_id")(lambda v: None if v is None else _ocid("computecluster", v))
+
+
+class Eviction(_Model):
+    """How OKE drains a node it deletes or cycles (OCI ``NodeEvictionNodePoolSettings``).
+
+    ``graceDuration``: ISO 8601 minutes, ``PT0M`` (delete without cordon and drain) to ``PT60M`` (OCI's default).
+    ``forceActionAfterGraceDuration``: go on with the node action when pods are still running after the grace.
+    ``forceDeleteAfterGraceDuration``: delete the instance when pods could not all be evicted.
+    """
+
+    grace_duration: str = "PT60M"
+    force_action_after_grace_duration: bool = False
+    force_delete_after_grace_duration: bool = False
+
+    @field_validator("grace_duration")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        m = _DURATION_RE.match(v)
+        if not m or int(m.group(1)) > MAX_EVICTION_GRACE_MINUTES:
+            raise ValueError(f"must be an ISO 8601 duration in minutes from PT0M to PT{MAX_EVICTION_GRACE_MINUTES}M, "
+                             f"got {v!r}")
+        return v
+
+
+class Cycling(_Model):
+    """Node cycling on upgrades (OCI ``NodePoolCyclingDetails``; enhanced clusters only).
+
+    When ``enabled``, a change to the pool's node properties (version, image, shape, boot volume, metadata, ...)
+    replaces the existing nodes, at most ``maxSurge`` extra nodes and ``maxUnavailable`` missing nodes at a time.
+    Each is a node count (``"1"``, or the number ``1``) or a percentage of the pool (``"25%"``); OCI defaults are 1
+    and 0; at least one
+    must be above 0. For RDMA pools, surge nodes need free capacity in the Compute Cluster's fabric.
+    """
+
+    enabled: bool = False
+    max_surge: str = "1"
+    max_unavailable: str = "0"
+
+    @field_validator("max_surge", "max_unavailable", mode="before")
+    @classmethod
+    def _number(cls, v: Any) -> Any:
+        # ``maxSurge: 2`` (a YAML number) means the node count "2"; booleans and fractions stay refused.
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else v
+
+    @field_validator("max_surge", "max_unavailable")
+    @classmethod
+    def _count(cls, v: str) -> str:
+        if not _SURGE_RE.match(v):
+            raise ValueError(f"must be a node count like \"1\" or a percentage like \"25%\" (0-100%), got {v!r}")
+        return v
+
+
+class Preemptible(_Model):
+    """Preemptible capacity for a non-RDMA pool: OCI may reclaim the nodes at any time (action ``TERMINATE``).
+
+    ``preserveBootVolume``: keep the boot volume of a reclaimed node (billed until deleted).
+    """
+
+    preserve_boot_volume: bool = False
+
+
+class NodePool(_Model):
+    """One OKE managed node pool. Sizes: ``ocpus`` (count), ``memoryGb`` and ``bootVolumeGb`` in GB.
+
+    ``kubernetesVersion`` defaults to the cluster's. ``areLegacyImdsEndpointsDisabled`` (IMDSv2 only) and
+    ``isPvEncryptionInTransitEnabled`` are on by default. ``rdma: true`` places the pool in the Compute Cluster;
+    ``allowUnlistedRdmaShape: true`` accepts a bare metal shape Oracle does not list for Compute Clusters, with a
+    warning on every preview.
+    """
+
+    shape: str
+    size: int = Field(ge=0, le=1000)
+    image_id: str
+    ocpus: Optional[float] = Field(default=None, gt=0)
+    memory_gb: Optional[float] = Field(default=None, gt=0)
+    boot_volume_gb: int = Field(default=100, ge=MIN_BOOT_VOLUME_GB, le=32768)
+    max_pods_per_node: int = Field(default=31, ge=1, le=110)
+    availability_domains: StrList = ()
+    fault_domains: StrList = ()
+    labels: dict[str, str] = Field(default_factory=dict)
+    rdma: bool = False
+    allow_unlisted_rdma_shape: bool = False
+    #: GPUs per node, for a shape not in :data:`GPUS_PER_SHAPE` (Kueue quotas and flavors need it); for a shape in
+    #: it, only the same count is accepted.
+    gpus_per_node: Optional[int] = Field(default=None, ge=0, le=16)
+    kubernetes_version: Optional[str] = None
+    eviction: Eviction = Eviction()
+    cycling: Cycling = Cycling()
+    are_legacy_imds_endpoints_disabled: bool = True
+    is_pv_encryption_in_transit_enabled: bool = True
+    preemptible: Optional[Preemptible] = None
+
+    _image = field_validator("image_id")(lambda v: _ocid("image", v))
+    _labels = field_validator("labels")(lambda v: _k8s_labels(v))
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _version(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and not _K8S_VERSION_RE.match(v):
+            raise ValueError(f"must be an OKE Kubernetes version like v1.34.1, got {v!r}")
+        return v
+
+    @field_validator("ocpus", "memory_gb", mode="before")
+    @classmethod
+    def _number(cls, v: Any) -> Any:
+        # JSON has one number type: accept integers for float fields, refuse strings and booleans.
+        return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @field_validator("shape")
+    @classmethod
+    def _shape(cls, v: str) -> str:
+        if not re.match(r"^(VM|BM)\.[A-Za-z0-9.\-]+$", v):
+            raise ValueError(f"must be an OCI shape name like VM.Standard.E5.Flex or BM.GPU.H100.8, got {v!r}")
+        return v
+
+    @field_validator("fault_domains")
+    @classmethod
+    def _fds(cls, v: StrList) -> StrList:
+        for fd in v:
+            if not _FD_RE.match(fd):
+                raise ValueError(f"fault domains are FAULT-DOMAIN-1, -2 or -3, got {fd!r}")
+        return v
+
+    @property
+    def gpus(self) -> Optional[int]:
+        """NVIDIA GPUs per node: the shape's entry in :data:`GPUS_PER_SHAPE`, else ``gpusPerNode``, else None (a
+        ``gpusPerNode`` that contradicts the table is refused by :func:`check_pools`)."""
+        return GPUS_PER_SHAPE.get(self.shape, self.gpus_per_node)
+
+    @property
+    def is_flex(self) -> bool:
+        """True for Flex shapes, which need ``ocpus`` and ``memoryGb``."""
+        return self.shape.endswith(".Flex")
+
+
+def _check_cluster(cfg: StackConfig) -> list[str]:
+    problems: list[str] = []
+    cl = cfg.cluster
+    if cl.open_id_connect_discovery and not cl.is_enhanced:
+        problems.append(f"{_key(('cluster', 'openIdConnectDiscovery'))}: OIDC discovery needs an ENHANCED_CLUSTER "
+                        f"(OKE docs, OpenID Connect Discovery); set cluster.type: ENHANCED_CLUSTER or remove it")
+    return problems
+
+
+def _check_version(cfg: StackConfig, at: tuple[str, ...], version: str) -> list[str]:
+    """Worker version vs control plane (OKE "Kubernetes Versions and Kubernetes Engine": never newer; at most 3
+    minor versions older from v1.28 on, 2 before)."""
+    cluster_version = cfg.cluster.kubernetes_version
+    plane = tuple(int(x) for x in cluster_version[1:].split("."))
+    node = tuple(int(x) for x in version[1:].split("."))
+    skew = MAX_MINOR_SKEW if plane[1] >= 28 else MAX_MINOR_SKEW_BEFORE_1_28
+    if node > plane:
+        return [f"{_key(at)}: {version} is newer than the cluster's {cluster_version}; worker nodes must not run a "
+                f"newer Kubernetes than the control plane: use {cluster_version} or older, or remove it"]
+    if plane[1] - node[1] > skew:
+        return [f"{_key(at)}: {version} is more than {skew} minor versions older than the cluster's "
+                f"{cluster_version} (Kubernetes version skew policy); use v1.{plane[1] - skew}.x or newer"]
+    return []
+
+
+def _check_cycling(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
+    cyc = pool.cycling
+    if not cyc.enabled:
+        return []
+    problems: list[str] = []
+    if not cfg.cluster.is_enhanced:
+        problems.append(f"{_key(at + ('cycling', 'enabled'))}: node cycling needs an ENHANCED_CLUSTER; set "
+                        f"cluster.type: ENHANCED_CLUSTER or cycling.enabled: false")
+    if cyc.max_surge.rstrip("%") == "0" and cyc.max_unavailable.rstrip("%") == "0":
+        problems.append(f"{_key(at + ('cycling',))}: maxSurge and maxUnavailable are both 0, so no node could ever "
+                        f"be replaced; set maxSurge to at least 1 (or maxUnavailable, accepting fewer nodes)")
+    for field, value in (("maxSurge", cyc.max_surge), ("maxUnavailable", cyc.max_unavailable)):
+        if not value.endswith("%") and int(value) > pool.size:
+            problems.append(f"{_key(at + ('cycling', field))}: {value} nodes is more than the pool's size "
+                            f"{pool.size}; use at most {pool.size} or a percentage")
+    return problems
+
+
+def _check_flex(at: tuple[str, ...], pool: NodePool) -> list[str]:
+    """Flex sizing (Compute docs "Compute Shapes", Flexible Shapes): whole OCPUs from 1 to the shape's maximum;
+    memory from 1 GB per OCPU to 64 GB per OCPU and at most the shape's maximum."""
+    if pool.ocpus is None or pool.memory_gb is None:
+        return []  # "required for the Flex shape" is reported by check_pools
+    problems: list[str] = []
+    max_ocpus, max_gb = FLEX_SHAPE_LIMITS.get(pool.shape, FLEX_FALLBACK_LIMITS)
+    which = pool.shape if pool.shape in FLEX_SHAPE_LIMITS else "a Flex VM"
+    ocpus, gb = pool.ocpus, pool.memory_gb
+    if not ocpus.is_integer() or not 1 <= ocpus <= max_ocpus:
+        problems.append(f"{_key(at + ('ocpus',))}: expected a whole number of OCPUs from 1 to {max_ocpus} ({which}, "
+                        f"Compute docs Flexible Shapes), got {ocpus:g}; change the value")
+        return problems
+    low, high = FLEX_GB_PER_OCPU
+    most = min(high * ocpus, max_gb)
+    least = max(low * ocpus, 1)
+    if not least <= gb <= most:
+        problems.append(f"{_key(at + ('memoryGb',))}: expected from {least:g} to {most:g} GB for {ocpus:g} OCPUs "
+                        f"({low}-{high} GB per OCPU, at most {max_gb} GB for {which}; Compute docs Flexible Shapes), "
+                        f"got {gb:g}; change memoryGb or ocpus")
+    return problems
+
+
+def _label_problem(key: str) -> Optional[str]:
+    """Why a user label ``key`` cannot be an initial node label of a pool, or None."""
+    if key in PROGRAM_NODE_LABELS:
+        return ("is set by oke-rdma to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes "
+                "by it); remove it (use your own key, like okerdma.io/role)")
+    prefix = key.rpartition("/")[0]
+    k8s = any(prefix == d or prefix.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
+    if not k8s:
+        return None
+    if key in KUBELET_WELL_KNOWN_LABELS:
+        return ("is set by the kubelet or OCI's cloud controller from each node itself (Kueue's topology reads "
+                "kubernetes.io/hostname); a pool-wide value would be wrong: remove it")
+    if prefix in KUBELET_LABEL_PREFIXES:
+        return None
+    return ("is in the kubernetes.io/k8s.io namespace, which a kubelet may not set on its own Node (NodeRestriction "
+            "admission; kubelet --node-labels allows only kubelet.kubernetes.io/, node.kubernetes.io/ and a few "
+            "well-known labels), so the nodes would never register; set node-role and similar labels with kubectl "
+            "after the nodes join, or use your own prefix like okerdma.io/")
+
+
+def _check_labels(at: tuple[str, ...], pool: NodePool) -> list[str]:
+    return [f"{_key(at + ('labels', k))}: {why}" for k in pool.labels if (why := _label_problem(k)) is not None]
+
+
+def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
+    """OKE docs, "Using Compute Clusters to Provision Managed Nodes"; Compute docs, "Compute Clusters"."""
+    problems: list[str] = []
+    cc = cfg.compute_cluster
+    if not cfg.cluster.is_enhanced:
+        problems.append(f"{_key(at + ('rdma',))}: a node pool in a Compute Cluster needs an ENHANCED_CLUSTER, but "
+                        f"cluster.type is {cfg.cluster.type}; set cluster.type: ENHANCED_CLUSTER or rdma: false")
+    if pool.fault_domains:
+        problems.append(f"{_key(at + ('faultDomains',))}: must be empty for a node pool in a Compute Cluster "
+                        f"(OCI places nodes itself); remove it")
+    if pool.preemptible is not None:
+        problems.append(f"{_key(at + ('preemptible',))}: a node pool in a Compute Cluster cannot be preemptible "
+                        f"(RDMA nodes are reserved bare metal); remove preemptible or set rdma: false")
+    listed = ", ".join(sorted(RDMA_SHAPES))
+    if not pool.shape.startswith("BM."):
+        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
+                        f"instances only ({listed}); pick one of those or set rdma: false")
+    elif pool.shape not in RDMA_SHAPES and not pool.allow_unlisted_rdma_shape:
+        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
+                        f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
+                        f"set allowUnlistedRdmaShape: true")
+    if cc is None:
+        problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster; add it with "
+                        f"availabilityDomain (plus existingId to use an ACTIVE Compute Cluster in that AD)")
+    elif pool.availability_domains and tuple(pool.availability_domains) != (cc.availability_domain,):
+        got = ", ".join(pool.availability_domains)
+        problems.append(f"{_key(at + ('availabilityDomains',))}: an RDMA pool has exactly one placement, in the "
+                        f"Compute Cluster's availability domain {cc.availability_domain!r}, got [{got}]; set "
+                        f"[{cc.availability_domain!r}] or remove the key")
+    return problems
+
+
+def check_pools(cfg: StackConfig) -> list[str]:
+    """Cluster options and every node pool: names, ADs, Flex sizing, versions, cycling, placement in the Compute
+    Cluster (enhanced cluster, bare metal RDMA shape, the Compute Cluster's AD only, no fault domains, not
+    preemptible), and overrides that would have no effect.
+
+    :returns: one ``oke-rdma:<key path>: <problem>; <fix>`` line per problem.
+    """
+    problems: list[str] = _check_cluster(cfg)
+    ads = set(cfg.availability_domains)
+    cc = cfg.compute_cluster
+    if cc is not None and cc.availability_domain not in ads:
+        problems.append(f"{_key(('computeCluster', 'availabilityDomain'))}: {cc.availability_domain!r} is not in "
+                        f"oke-rdma:availabilityDomains; add it there or pick one of {sorted(ads)}")
+    for name, pool in cfg.node_pools.items():
+        at = ("nodePools", name)
+        if not _K8S_NAME_RE.match(name):
+            # The name becomes the value of the okerdma.io/node-pool node label and part of Kubernetes object names.
+            problems.append(f"{_key(at)}: the pool name {name!r} must be a valid Kubernetes label value and object "
+                            f"name (1-63 lowercase letters, digits and '-', starting and ending alphanumeric); "
+                            f"rename it")
+        for ad in pool.availability_domains:
+            if ad not in ads:
+                problems.append(f"{_key(at + ('availabilityDomains',))}: {ad!r} is not in "
+                                f"oke-rdma:availabilityDomains; add it there or remove it here")
+        if pool.is_flex and (pool.ocpus is None or pool.memory_gb is None):
+            problems.append(f"{_key(at + ('ocpus' if pool.ocpus is None else 'memoryGb',))}: required for the "
+                            f"Flex shape {pool.shape}; set ocpus and memoryGb")
+        if pool.is_flex:
+            problems += _check_flex(at, pool)
+        if not pool.is_flex and (pool.ocpus is not None or pool.memory_gb is not None):
+            problems.append(f"{_key(at + ('ocpus' if pool.ocpus is not None else 'memoryGb',))}: only Flex shapes "
+                            f"take ocpus/memoryGb; {pool.shape} has a fixed size, remove them")
+        if pool.kubernetes_version is not None:
+            problems += _check_version(cfg, at + ("kubernetesVersion",), pool.kubernetes_version)
+        if cfg.cluster.cni_type == "FLANNEL_OVERLAY" and "max_pods_per_node" in pool.model_fields_set:
+            problems.append(f"{_key(at + ('maxPodsPerNode',))}: applies only to VCN-native pod networking "
+                            f"(OCI_VCN_IP_NATIVE), but cluster.cniType is FLANNEL_OVERLAY; remove it")
+        problems += _check_cycling(cfg, at, pool)
+        problems += _check_labels(at, pool)
+        known = GPUS_PER_SHAPE.get(pool.shape)
+        if pool.gpus_per_node is not None and known is not None and pool.gpus_per_node != known:
+            problems.append(f"{_key(at + ('gpusPerNode',))}: {pool.shape} has {known} GPUs per node (OCI Compute "
+                            f"Shapes), got {pool.gpus_per_node}; remove gpusPerNode (it is only for shapes oke-rdma "
+                            f"does not know): the tenants' GPU quotas are checked against the real count")
+        if pool.allow_unlisted_rdma_shape and (not pool.rdma or pool.shape in RDMA_SHAPES):
+            why = "the pool is not an RDMA pool" if not pool.rdma else f"{pool.shape} is on Oracle's list"
+            problems.append(f"{_key(at + ('allowUnlistedRdmaShape',))}: has no effect because {why}; remove it")
+        if pool.rdma:
+            problems += _check_rdma(cfg, at, pool)
+    return problems
+
+
+def placement_warnings(cfg: StackConfig) -> dict[str, str]:
+    """Pool name → warning for what the config allows only by explicit override (``allowUnlistedRdmaShape``).
+
+    Call after :func:`check_pools` passed; the program logs each with ``pulumi.log.warn`` on every run.
+    """
+    return {name: (f"{_key(('nodePools', name, 'allowUnlistedRdmaShape'))}: {pool.shape} is not on Oracle's list of "
+                   f"shapes for RDMA in Compute Clusters ({', '.join(sorted(RDMA_SHAPES))}); OCI may refuse the "
+                   f"pool or its nodes may not join the RDMA fabric")
+            for name, pool in cfg.node_pools.items()
+            if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
+            and pool.shape not in RDMA_SHAPES}
+
+
+#: Old-style region keys that still appear in OCIDs (``ocid1.image.oc1.iad.…``) → region identifier.
+_OCID_REGION_KEYS = {"iad": "us-ashburn-1", "phx": "us-phoenix-1", "fra": "eu-frankfurt-1", "lhr": "uk-london-1",
+                     "gru": "sa-saopaulo-1", "nrt": "ap-tokyo-1", "yyz": "ca-toronto-1", "syd": "ap-sydney-1"}
+
+
+def _region_of(ocid: str) -> str:
+    """The region identifier in a regional OCID (old-style keys like ``iad`` mapped), or ``""`` when it has none."""
+    part = ocid_region(ocid)
+    region = _OCID_REGION_KEYS.get(part, part)
+    return region if re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) else ""
+
+
+def check_ocid_regions(cfg: StackConfig) -> list[str]:
+    """A brought VCN, subnets, NSGs and Compute Cluster are regional resources: their OCIDs' region part must be
+    ``oci:region`` (OCI docs "Resource Identifiers"; Networking and Compute resources are used only in their region).
+    """
+    found: list[tuple[tuple[str, ...], str, str]] = []  # (key path, OCID, "a/an <kind>")
+    existing = cfg.network.existing
+    if existing is not None:
+        found.append((("network", "existing", "vcnId"), existing.vcn_id, "a VCN"))
+        for role, ocid in existing.subnet_ids.model_dump(by_alias=True).items():
+            if ocid is not None:
+                found.append((("network", "existing", "subnetIds", role), ocid, "a subnet"))
+        for role, ocid in (existing.nsg_ids.model_dump(by_alias=True) if existing.nsg_ids else {}).items():
+            if ocid is not None:
+                found.append((("network", "existing", "nsgIds", role), ocid, "an NSG"))
+    if cfg.compute_cluster is not None and cfg.compute_cluster.existing_id is not None:
+        found.append((("computeCluster", "existingId"), cfg.compute_cluster.existing_id, "a Compute Cluster"))
+    problems = []
+    for at, ocid, what in found:
+        region = _region_of(ocid)
+        if region and region != cfg.region:
+            kind = what.split(" ", 1)[1]
+            problems.append(f"{_key(at)}: expected {what} in oci:region {cfg.region}, got the OCID of {what} in "
+                            f"{region}; use the {kind} of {cfg.region} (it is a regional resource), or set oci:region")
+    return problems
+
+
+def check_image_regions(cfg: StackConfig) -> list[str]:
+    """Images are regional: a pool's ``imageId`` must be an image of ``oci:region`` (OCI docs, "Managing Custom
+    Images": an image is used in the region it lives in; copy it with export/import otherwise)."""
+    problems: list[str] = []
+    for name, pool in cfg.node_pools.items():
+        region = _region_of(pool.image_id)
+        if region and region != cfg.region:
+            problems.append(f"{_key(('nodePools', name, 'imageId'))}: expected an image in oci:region {cfg.region}, "
+                            f"got an image of {region}; use the OCID of the same image in {cfg.region} "
+                            f"(images are regional)")
+    return problems

@@ -1,0 +1,205 @@
+"""OCI File Storage (FSS) for shared model weights, datasets and checkpoints.
+
+Builds one file system (optionally encrypted with a Vault key), one mount target in the storage subnet behind the
+storage NSG, and one NFS export open only to the workers and pods subnets. The Kubernetes side (FSS CSI driver
+``fss.csi.oraclecloud.com``: static RWX PVs with ``volumeHandle: <file system OCID>:<mount target IP>:<export
+path>`` and a StorageClass naming our ``mountTargetOcid``) is :mod:`oke_rdma.volumes`; it consumes
+:attr:`Storage.file_system_id`, :attr:`Storage.mount_target_id`, :attr:`Storage.mount_target_ip` and
+:attr:`Storage.export_path`.
+
+High-performance mount targets (``storage.fss.throughputGbps`` 20, 40 or 80). OCI accepts only 1 Gbps when a mount
+target is created; a higher tier is an *upgrade* of an existing one. pulumi-oci 5.5.0 (terraform-provider-oci's
+``oci_file_storage_mount_target``) does not do create-then-upgrade itself: its Create sends ``requestedThroughput``
+as given in ``CreateMountTarget``, and only its Update turns a change of ``requestedThroughput`` into
+``UpgradeShapeMountTarget`` (higher) or ``ScheduleDowngradeShapeMountTarget`` (lower, effective at the end of the
+billing cycle). So this component asks OCI whether the mount target already exists (``getMountTargets`` by compartment,
+AD and display name, state not DELETED/DELETING/FAILED): if it does not, it declares 1 Gbps (the create OCI accepts)
+and warns that the next ``pulumi up`` upgrades it; if it does, it declares the configured tier and the provider
+upgrades it. Every high tier carries a capacity entitlement (20/40/80 TB) billed in 30-day cycles from the upgrade,
+and a high-performance mount target must be set back to 1 Gbps (and the downgrade take effect) before it can be
+deleted: the preview says so as a warning.
+
+Sources: FSS docs "Managing File Systems", "Managing Mount Targets" and "Updating Mount Target Performance"
+(performance tiers, 30-day commitment, downgrade at the end of the cycle), "Working with NFS Export Options",
+"Security rules for File Storage"; terraform-provider-oci ``file_storage_mount_target_resource.go`` (Create/Update).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import pulumi
+import pulumi_oci as oci
+
+from oke_rdma.config import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, StackConfig
+
+#: The subnets whose clients may mount the export (nodes, and pods with VCN-native pod networking).
+CLIENT_ROLES = ("workers", "pods")
+#: Mount target lifecycle states that mean "it no longer exists" for the tier decision.
+_GONE = ("DELETED", "DELETING", "FAILED")
+#: OCI accepts only this tier (Gbps) in CreateMountTarget.
+CREATE_THROUGHPUT_GBPS = 1
+
+
+def fss_availability_domain(config: StackConfig) -> str:
+    """The AD of the file system and mount target: ``storage.fss.availabilityDomain``, else the Compute Cluster's
+    AD (RDMA nodes read checkpoints there), else the first of ``availabilityDomains``."""
+    fss = config.storage.fss
+    if fss.availability_domain:
+        return fss.availability_domain
+    if config.compute_cluster is not None:
+        return config.compute_cluster.availability_domain
+    return config.availability_domains[0]
+
+
+def high_performance_notice(tier: int, mount_target: str) -> str:
+    """The cost and deletion warning for a mount target at ``tier`` Gbps (empty for the standard 1 Gbps tier)."""
+    if tier == CREATE_THROUGHPUT_GBPS:
+        return ""
+    return (f"mount target {mount_target}: {tier} Gbps is a high-performance tier: it carries a capacity entitlement "
+            f"of {FSS_CAPACITY_ENTITLEMENT_TB[tier]} TB billed in {FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS}-day cycles "
+            f"from the upgrade, a lower tier takes effect only at the end of the billing cycle, and the mount target "
+            f"must be downgraded to 1 Gbps (storage.fss.throughputGbps: 1, pulumi up, wait for the cycle to end) "
+            f"before it can be deleted — pulumi destroy fails on it until then. Default limits per availability "
+            f"domain: two 20 Gbps, one 40 Gbps and no 80 Gbps mount targets (request an increase first).")
+
+
+def requested_throughput(tier: int, existing: list[Any]) -> str:
+    """The ``requested_throughput`` (Gbps, as the string pulumi-oci takes) to declare for a mount target whose
+    configured tier is ``tier``, given what ``getMountTargets`` found under its name: the tier itself if a live mount
+    target exists (the provider upgrades it), else 1 (OCI refuses a higher tier on create)."""
+    alive = [m for m in existing if getattr(m, "state", None) not in _GONE]
+    return str(tier if alive else CREATE_THROUGHPUT_GBPS)
+
+
+class StorageArgs:
+    """Inputs of :class:`Storage`.
+
+    :param config: the stack config (reads ``storage.fss``, ``compartmentId``, ``namePrefix``, ``freeformTags``,
+        ``availabilityDomains``, ``computeCluster``).
+    :param subnet_ids: subnet OCID per role; uses ``storage``.
+    :param subnet_cidrs: subnet CIDR per role (a string, or an output when the network is brought); uses
+        ``workers`` and ``pods`` (the export's only clients).
+    :param nsg_ids: NSG OCID per role; uses ``storage`` (holds the NFS rules, see ``oke_rdma.network``).
+    :param file_system_depends_on: what the file system waits for: the IAM policy and dynamic group that let FSS use
+        ``storage.fss.kmsKeyId`` (creating an encrypted file system fails until they exist).
+    """
+
+    def __init__(self, config: StackConfig, subnet_ids: dict[str, pulumi.Input[str]],
+                 subnet_cidrs: dict[str, pulumi.Input[str]], nsg_ids: dict[str, pulumi.Input[str]],
+                 file_system_depends_on: Sequence[pulumi.Resource] = ()):
+        self.config = config
+        self.subnet_ids = subnet_ids
+        self.subnet_cidrs = subnet_cidrs
+        self.nsg_ids = nsg_ids
+        self.file_system_depends_on = list(file_system_depends_on)
+
+
+class Storage(pulumi.ComponentResource):
+    """An FSS file system, mount target and export (type ``oke-rdma:storage:Storage``).
+
+    Built only when ``storage.fss.enabled``; otherwise nothing is created and every attribute is None.
+
+    * ``FileSystem`` ``<prefix>-fss`` in :func:`fss_availability_domain`, encrypted with ``storage.fss.kmsKeyId``
+      when set, ``protect``-ed unless ``storage.fss.protect: false`` (it holds user data; ``pulumi destroy`` refuses
+      to delete it). The preview says which (an info or a warning diagnostic).
+    * ``MountTarget`` ``<prefix>-fss-mt`` in the storage subnet with the storage NSG; ``requested_throughput`` per
+      :func:`requested_throughput` (see the module docstring: 1 Gbps on create, the configured tier once it
+      exists), with the cost warning of :func:`high_performance_notice` for 20/40/80 Gbps.
+    * ``Export`` of ``storage.fss.exportPath`` on the mount target's export set, with one export option per client
+      CIDR — exactly the workers and pods subnets — ``READ_WRITE``, ``identitySquash`` and
+      ``requirePrivilegedSourcePort`` from config (FSS docs, "Working with NFS Export Options"; never 0.0.0.0/0,
+      which is also what FSS applies to an export declared without options).
+
+    Attributes: ``file_system`` / ``mount_target`` / ``export`` (the resources), ``file_system_id``,
+    ``mount_target_id``, ``mount_target_ip`` (``Output[str]``, the mount target's private IP, read with
+    ``oci.core.get_private_ip_output``; unknown on a first preview, when the SDK skips the invoke),
+    ``export_path`` (``Output[str]``), ``availability_domain`` (str), ``client_cidrs`` (the export's sources,
+    workers then pods), ``requested_throughput`` (``Output[str]``, Gbps).
+
+    :raises KeyError: if ``subnet_ids``/``nsg_ids`` lack ``storage`` or ``subnet_cidrs`` lacks ``workers``/``pods``
+        (a wiring bug, not a config error).
+    """
+
+    def __init__(self, name: str, args: StorageArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__("oke-rdma:storage:Storage", name, None, opts)
+        cfg = args.config
+        fss = cfg.storage.fss
+        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
+
+        self.file_system: Optional[oci.filestorage.FileSystem] = None
+        self.mount_target: Optional[oci.filestorage.MountTarget] = None
+        self.export: Optional[oci.filestorage.Export] = None
+        self.file_system_id: Optional[pulumi.Output[str]] = None
+        self.mount_target_id: Optional[pulumi.Output[str]] = None
+        self.mount_target_ip: Optional[pulumi.Output[str]] = None
+        self.export_path: Optional[pulumi.Output[str]] = None
+        self.availability_domain: Optional[str] = None
+        self.client_cidrs: list[pulumi.Input[str]] = []
+        self.requested_throughput: Optional[pulumi.Output[str]] = None
+
+        if not fss.enabled:
+            self.register_outputs({})
+            return
+
+        child = pulumi.ResourceOptions(parent=self)
+        ad = self.availability_domain = fss_availability_domain(cfg)
+        fs_name, mt_name = f"{prefix}-fss", f"{prefix}-fss-mt"
+
+        self.file_system = oci.filestorage.FileSystem(fs_name, oci.filestorage.FileSystemArgs(
+            availability_domain=ad, compartment_id=comp, display_name=fs_name, kms_key_id=fss.kms_key_id,
+            freeform_tags=tags), pulumi.ResourceOptions(parent=self, protect=fss.protect,
+                                                        depends_on=args.file_system_depends_on))
+        if fss.protect:
+            pulumi.log.info(f"file system {fs_name} is protected: pulumi destroy stops at it (and keeps its data) "
+                            f"until storage.fss.protect is false and pulumi up has run", self.file_system)
+        else:
+            pulumi.log.warn(f"file system {fs_name} is NOT protected (storage.fss.protect: false): pulumi destroy "
+                            f"deletes it and every file on it", self.file_system)
+
+        tier = fss.throughput_gbps
+        if tier == CREATE_THROUGHPUT_GBPS:
+            throughput: pulumi.Output[str] = pulumi.Output.from_input(str(tier))
+        else:
+            existing = oci.filestorage.get_mount_targets_output(
+                compartment_id=comp, availability_domain=ad, display_name=mt_name,
+                opts=pulumi.InvokeOutputOptions(parent=self))
+
+            def decide(found: Optional[list[Any]]) -> str:
+                value = requested_throughput(tier, list(found or []))
+                if value != str(tier):
+                    pulumi.log.warn(f"mount target {mt_name} does not exist yet: OCI creates mount targets at "
+                                    f"{CREATE_THROUGHPUT_GBPS} Gbps only, so this update creates it at "
+                                    f"{CREATE_THROUGHPUT_GBPS} Gbps and the next pulumi up upgrades it to {tier} Gbps",
+                                    self)
+                return value
+
+            throughput = existing.mount_targets.apply(decide)
+            pulumi.log.warn(high_performance_notice(tier, mt_name), self)
+        self.requested_throughput = throughput
+
+        self.mount_target = oci.filestorage.MountTarget(mt_name, oci.filestorage.MountTargetArgs(
+            availability_domain=ad, compartment_id=comp, subnet_id=args.subnet_ids["storage"],
+            nsg_ids=[args.nsg_ids["storage"]], display_name=mt_name, requested_throughput=throughput,
+            freeform_tags=tags), child)
+
+        self.client_cidrs = [args.subnet_cidrs[role] for role in CLIENT_ROLES]
+        options = [oci.filestorage.ExportExportOptionArgs(
+            source=cidr, access="READ_WRITE", identity_squash=fss.identity_squash,
+            require_privileged_source_port=fss.require_privileged_source_port) for cidr in self.client_cidrs]
+        self.export = oci.filestorage.Export(f"{prefix}-fss-export", oci.filestorage.ExportArgs(
+            export_set_id=self.mount_target.export_set_id, file_system_id=self.file_system.id, path=fss.export_path,
+            export_options=options), child)
+
+        # private_ip_ids is unknown until the mount target exists; the SDK then skips the invoke (result unknown).
+        private_ip = oci.core.get_private_ip_output(private_ip_id=self.mount_target.private_ip_ids[0],
+                                                    opts=pulumi.InvokeOutputOptions(parent=self))
+        self.file_system_id = self.file_system.id
+        self.mount_target_id = self.mount_target.id
+        self.mount_target_ip = private_ip.ip_address
+        self.export_path = self.export.path
+
+        self.register_outputs({"fileSystemId": self.file_system_id, "mountTargetId": self.mount_target_id,
+                               "mountTargetIp": self.mount_target_ip, "exportPath": self.export_path,
+                               "requestedThroughput": throughput})

@@ -1,0 +1,109 @@
+"""Issue 9's CI: the pull-request workflows parse as YAML and have the expected jobs and steps; every YAML and JSON
+file the issue added parses too."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
+PREVIEW = ROOT / ".github" / "workflows" / "preview.yml"
+
+
+def load(path: Path) -> dict:
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(doc, dict), path
+    return doc
+
+
+def triggers(doc: dict) -> dict:
+    """The workflow's ``on:`` (PyYAML, a YAML 1.1 reader, turns the bare key ``on`` into True)."""
+    on = doc.get("on", doc.get(True))
+    return {on: None} if isinstance(on, str) else dict.fromkeys(on) if isinstance(on, list) else on
+
+
+def header(path: Path) -> str:
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def steps_running(job: dict, command: str) -> list[dict]:
+    return [s for s in job["steps"] if re.search(rf"(^|\n|\s){re.escape(command)}(\s|$)", s.get("run", ""))]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_every_workflow_is_valid_and_documents_its_secrets(path):
+    doc = load(path)
+    assert doc["jobs"] and "pull_request" in triggers(doc)
+    text = path.read_text(encoding="utf-8")
+    used = set(re.findall(r"secrets\.([A-Za-z_][A-Za-z0-9_]*)", text))
+    documented = header(path)
+    assert {s for s in used if s not in documented} == set(), "secrets used but not listed in the header comment"
+    for name, job in doc["jobs"].items():
+        assert job.get("runs-on") and job.get("steps"), name
+        for step in job["steps"]:
+            assert "uses" in step or "run" in step, (name, step)
+
+
+def test_offline_job_needs_no_secret_and_runs_make_preview():
+    jobs = load(PREVIEW)["jobs"]
+    offline = jobs["offline-preview"]
+    assert "secrets." not in yaml.safe_dump(offline)
+    assert offline.get("permissions") == {"contents": "read"}  # nothing to write, even on the repo's own PRs
+    assert "if" not in offline  # forks get this check
+    assert steps_running(offline, "make preview") and steps_running(offline, "make test")
+    assert steps_running(offline, "make consumer-preview")
+    loop = next(s for s in offline["steps"] if "Pulumi.*.yaml" in s.get("run", ""))
+    assert "pipefail" in loop["run"] or loop.get("shell") == "bash"  # `| tee` must not hide a failing preview
+
+
+def test_preview_job_uses_the_official_action_with_the_policy_pack():
+    jobs = load(PREVIEW)["jobs"]
+    (job,) = [j for j in jobs.values() if any(str(s.get("uses", "")).startswith("pulumi/actions@")
+                                            for s in j["steps"])]
+    (step,) = [s for s in job["steps"] if str(s.get("uses", "")).startswith("pulumi/actions@")]
+    args = step["with"]
+    assert args["command"] == "preview"
+    assert args["policyPacks"] == "policies"
+    assert args["comment-on-pr"] is True
+    assert args["stack-name"] and "matrix.stack" in args["stack-name"]
+    assert set(job["strategy"]["matrix"]["stack"]) == {p.name.split(".")[1] for p in ROOT.glob("Pulumi.*.yaml")}
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in job["if"]  # forks: no secrets
+    assert job["env"]["PULUMI_ACCESS_TOKEN"] == "${{ secrets.PULUMI_ACCESS_TOKEN }}"
+    assert {"OCI_TENANCY_OCID", "OCI_USER_OCID", "OCI_FINGERPRINT", "OCI_PRIVATE_KEY"} <= set(job["env"])
+    # the policy pack's virtualenv (policies/PulumiPolicy.yaml: venv) is built before the action runs
+    pack = yaml.safe_load((ROOT / "policies" / "PulumiPolicy.yaml").read_text())
+    venv = pack["runtime"]["options"]["virtualenv"]
+    assert any(f"policies/{venv}" in s.get("run", "") for s in job["steps"][:job["steps"].index(step)])
+
+
+@pytest.mark.parametrize("path", [
+    ROOT / "Pulumi.prod.yaml", ROOT / "examples" / "training-job" / "Pulumi.yaml",
+    ROOT / "examples" / "training-job" / "Pulumi.dev.yaml"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_added_yaml_parses(path):
+    assert isinstance(load(path), dict)
+
+
+def test_consumer_project_declares_its_config_and_pins_its_sdks():
+    project = load(ROOT / "examples" / "training-job" / "Pulumi.yaml")
+    assert project["name"] == "training-job" and project["runtime"]["name"] == "python"
+    stack = load(ROOT / "examples" / "training-job" / "Pulumi.dev.yaml")["config"]
+    assert stack["training-job:platformStack"] == "organization/oke-rdma/dev" and stack["training-job:tenant"]
+    assert {k.split(":", 1)[1] for k in stack} <= set(project["config"])
+    source = (ROOT / "examples" / "training-job" / "__main__.py").read_text()
+    used = set(re.findall(r'config\.(?:get|require)(?:_int)?\("([A-Za-z]+)"\)', source))
+    assert used == set(project["config"])  # every key the program reads is declared, and nothing else
+    ours = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    for line in (ROOT / "examples" / "training-job" / "requirements.txt").read_text().splitlines():
+        if "==" in line:
+            name, version = line.split("==")
+            assert ours[name] == version, name  # the same SDK versions as oke-rdma
+    assert json.loads((ROOT / "examples" / "training-job" / "policy-config.json").read_text())

@@ -1,0 +1,210 @@
+"""The Platform component under mocks: pinned releases, dependency edges, explicit provider, PSA labels."""
+
+from __future__ import annotations
+
+import pulumi_kubernetes as k8s
+
+from oke_rdma.platform import Platform, PlatformArgs, namespace_levels
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
+from offline.engine import run_program
+
+NS = "kubernetes:core/v1:Namespace"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+PROVIDER = "pulumi:providers:kubernetes"
+PSA_KEYS = ("pod-security.kubernetes.io/enforce", "pod-security.kubernetes.io/audit",
+            "pod-security.kubernetes.io/warn")
+DEV_LEVELS = {"monitoring": "privileged", "gpu-operator": "privileged", "kueue-system": "restricted",
+              "keda": "restricted", "research": "privileged", "analytics": "restricted"}
+PINNED = {  # Helm release name → (chart, repo, version) in the dev stack
+    "kube-prometheus-stack": ("kube-prometheus-stack", "https://prometheus-community.github.io/helm-charts",
+                              "87.2.1"),
+    "gpu-operator": ("gpu-operator", "https://helm.ngc.nvidia.com/nvidia", "v25.10.1"),
+    "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", None, "0.18.2"),
+    "keda": ("keda", "https://kedacore.github.io/charts", "2.20.2"),
+}
+
+
+def _run(unknowns: bool = False, **overrides):
+    raw = dev_raw_config(**overrides)
+    cfg = load_dev_config(**overrides)
+    built: dict[str, Platform] = {}
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\nclusters: []\n")
+        built["p"] = Platform("platform", PlatformArgs(cfg, provider))
+
+    run = run_program(raw, [], "dev", unknowns=unknowns, program=program)
+    return run, built["p"]
+
+
+def _releases(run) -> dict:
+    return {r.inputs["name"]: r for r in of_type(run.resources, RELEASE)}
+
+
+def _namespaces(run) -> dict:
+    return {r.inputs["metadata"]["name"]: r for r in of_type(run.resources, NS)}
+
+
+def test_releases_pinned_to_config_versions():
+    run, platform = _run()
+    releases = _releases(run)
+    assert set(releases) == set(PINNED)
+    for name, (chart, repo, version) in PINNED.items():
+        r = releases[name]
+        assert r.name == f"okerdma-dev-{name}"
+        assert r.inputs["chart"] == chart
+        assert r.inputs["version"] == version
+        assert r.inputs.get("repositoryOpts") == ({"repo": repo} if repo else None)
+        assert r.inputs["createNamespace"] is False
+    assert set(platform.releases) == {"kubePrometheusStack", "gpuOperator", "kueue", "keda"}
+
+
+def test_versions_follow_config():
+    run, _ = _run(platform={"keda": {"version": "2.19.0"}, "kueue": {"version": "0.17.0"}})
+    releases = _releases(run)
+    assert releases["keda"].inputs["version"] == "2.19.0"
+    assert releases["kueue"].inputs["version"] == "0.17.0"
+
+
+def test_release_values():
+    run, _ = _run()
+    releases = _releases(run)
+    kps = releases["kube-prometheus-stack"].inputs["values"]
+    spec = kps["prometheus"]["prometheusSpec"]
+    assert {k: v for k, v in spec.items() if k.endswith("NilUsesHelmValues")} == {
+        "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
+        "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False}
+    assert spec["retention"] == "15d" and spec["retentionSize"] == "80GB"
+    assert spec["storageSpec"] == {"volumeClaimTemplate": {"spec": {
+        "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "100Gi"}}}}}
+    assert kps["grafana"] == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
+    assert releases["kueue"].inputs["values"] == {"enablePrometheus": True}
+    gpu = releases["gpu-operator"].inputs["values"]
+    assert gpu["driver"] == {"enabled": False}
+    assert gpu["cdi"] == {"enabled": True}
+    assert gpu["devicePlugin"] == {"enabled": True}
+    assert gpu["dcgmExporter"] == {"serviceMonitor": {"enabled": True}}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in gpu["daemonsets"]["tolerations"]
+
+
+def test_dependency_edges():
+    run, _ = _run()
+    releases, namespaces = _releases(run), _namespaces(run)
+    for name, ns in (("kube-prometheus-stack", "monitoring"), ("gpu-operator", "gpu-operator"),
+                     ("kueue", "kueue-system"), ("keda", "keda")):
+        assert namespaces[ns].urn in releases[name].dependencies, name
+        assert releases[name].inputs["namespace"] == ns
+    assert releases["kube-prometheus-stack"].urn in releases["gpu-operator"].dependencies
+    assert releases["kube-prometheus-stack"].urn in releases["kueue"].dependencies  # its ServiceMonitor
+    for name in ("kube-prometheus-stack", "keda"):
+        assert not any(r.urn in releases[name].dependencies for r in releases.values()), name
+
+
+def test_every_kubernetes_resource_uses_the_explicit_provider():
+    run, _ = _run()
+    provider = one(run.resources, PROVIDER, "k8s")
+    k8s_resources = [r for r in run.resources if r.type.startswith("kubernetes:")]
+    assert len(k8s_resources) == 12  # 6 namespaces + 2 tenant ResourceQuotas + 4 releases
+    for r in k8s_resources:
+        assert r.provider is not None and r.provider.startswith(provider.urn + "::"), r.name
+    component = one(run.resources, "oke-rdma:platform:Platform")
+    assert {r.parent for r in k8s_resources} == {component.urn}
+
+
+def test_pod_security_labels_per_namespace():
+    run, platform = _run()
+    namespaces = _namespaces(run)
+    assert set(namespaces) == set(DEV_LEVELS)
+    for name, level in DEV_LEVELS.items():
+        labels = namespaces[name].inputs["metadata"]["labels"]
+        assert {k: labels[k] for k in PSA_KEYS} == dict.fromkeys(PSA_KEYS, level), name
+        assert namespaces[name].name == f"okerdma-dev-ns-{name}"
+    assert platform.pod_security == DEV_LEVELS
+    assert set(platform.namespaces) == set(DEV_LEVELS)
+    assert platform.tenant_namespaces == {"research": "research", "analytics": "analytics"}
+
+
+def test_tenant_namespace_override_and_rdma_level():
+    cfg = load_dev_config(tenants={"research": {"namespace": "team-research", "rdma": False},
+                                   "vision": {"rdma": True}})
+    levels = namespace_levels(cfg)
+    assert levels["team-research"] == "restricted"
+    assert levels["vision"] == "privileged"
+    assert "research" not in levels
+
+
+def test_disabled_releases_are_skipped():
+    run, platform = _run(platform={"keda": {"enabled": False}, "kubePrometheusStack": {"enabled": False}})
+    releases = _releases(run)
+    assert set(releases) == {"gpu-operator", "kueue"}
+    assert releases["kueue"].inputs["values"] == {"enablePrometheus": False}
+    assert releases["kueue"].dependencies == [_namespaces(run)["kueue-system"].urn]
+    assert set(_namespaces(run)) == {"gpu-operator", "kueue-system", "research", "analytics"}
+    # Without kube-prometheus-stack there is no ServiceMonitor CRD: no dependency, no ServiceMonitor.
+    gpu = releases["gpu-operator"]
+    assert gpu.inputs["values"]["dcgmExporter"] == {"serviceMonitor": {"enabled": False}}
+    assert gpu.dependencies == [_namespaces(run)["gpu-operator"].urn]
+    assert set(platform.releases) == {"gpuOperator", "kueue"}
+
+
+def test_first_preview_registers_everything():
+    run, _ = _run(unknowns=True)
+    assert set(_releases(run)) == set(PINNED)
+    assert set(_namespaces(run)) == set(DEV_LEVELS)
+    provider = one(run.resources, PROVIDER, "k8s")
+    assert all(r.provider.startswith(provider.urn + "::") for r in run.resources if r.type.startswith("kubernetes:"))
+    assert _releases(run)["kube-prometheus-stack"].urn in _releases(run)["gpu-operator"].dependencies
+
+
+# --- values merged over ours, tenant quotas, the Grafana secret -----------------------------------------------------
+def test_user_values_merge_over_ours():
+    run, _ = _run(platform={"gpuOperator": {"values": {"dcgmExporter": {"enabled": True}, "cdi": {"default": True},
+                                                       "daemonsets": {"tolerations": []}}},
+                            "keda": {"values": {"resources": {"operator": {"limits": {"memory": "1Gi"}}}}}})
+    releases = _releases(run)
+    gpu = releases["gpu-operator"].inputs["values"]
+    assert gpu["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": True}}  # maps merge
+    assert gpu["cdi"] == {"enabled": True, "default": True}
+    assert gpu["daemonsets"] == {"tolerations": []}  # a list replaces ours
+    assert gpu["driver"] == {"enabled": False}
+    assert releases["keda"].inputs["values"] == {"resources": {"operator": {"limits": {"memory": "1Gi"}}}}
+
+
+def test_tenant_namespaces_get_a_gpu_resource_quota():
+    run, platform = _run()
+    quotas = {r.inputs["metadata"]["namespace"]: r for r in of_type(run.resources, "kubernetes:core/v1:ResourceQuota")}
+    assert {ns: q.inputs["spec"]["hard"] for ns, q in quotas.items()} == {
+        "research": {"requests.nvidia.com/gpu": "16"}, "analytics": {"requests.nvidia.com/gpu": "8"}}
+    namespaces = _namespaces(run)
+    assert all(namespaces[ns].urn in q.dependencies for ns, q in quotas.items())
+    run, _ = _run(tenants={"vision": {"rdma": True}})
+    vision = next(r for r in of_type(run.resources, "kubernetes:core/v1:ResourceQuota")
+                  if r.inputs["metadata"]["namespace"] == "vision")
+    assert vision.inputs["spec"]["hard"] == {"requests.nvidia.com/gpu": "0"}  # no quota: no GPU
+
+
+PASSWORD = "s3cret-Grafana-admin-pw"
+
+
+def test_grafana_password_stays_secret_everywhere():
+    from offline.preview import SECRET_SIG, mask, render, to_json
+    from offline.policy_eval import evaluate
+    from policies.pack import PACK_NAME, POLICIES
+
+    raw = dev_raw_config(platform={"kubePrometheusStack": {"grafanaAdminPassword": PASSWORD}})
+    run = run_program(raw, ["oke-rdma:platform"], "dev")
+    secret = one(run.resources, "kubernetes:core/v1:Secret", "okerdma-dev-grafana-admin")
+    wrapped = secret.inputs["stringData"]
+    assert wrapped[SECRET_SIG[0]] == SECRET_SIG[1] and wrapped["value"]["admin-password"] == PASSWORD
+    kps = _releases(run)["kube-prometheus-stack"]
+    assert kps.inputs["values"]["grafana"] == {"admin": {
+        "existingSecret": "grafana-admin", "userKey": "admin-user", "passwordKey": "admin-password"}}
+    assert secret.urn in kps.dependencies
+    # The plaintext appears in no recorded input outside a secret wrapper, nor in the report or the JSON plan.
+    assert all(PASSWORD not in str(mask(r.inputs)) and PASSWORD not in str(mask(r.outputs)) for r in run.resources)
+    assert PASSWORD not in str(run.outputs)
+    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    assert PASSWORD not in render("dev", run, report, False)
+    assert PASSWORD not in str(to_json("dev", run, report))
+    assert report.violations == []

@@ -1,0 +1,132 @@
+"""Platform and tenant-quota config: the inputs that must fail (exit 2 with the key path and the fix) and the
+device-plugin rule (exactly one plugin advertises nvidia.com/gpu on a GPU node)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from oke_rdma.compute import node_labels
+from oke_rdma.config import ConfigError, load_stack_config
+from tests.stackcfg import dev_raw_config, load_dev_config
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = "oci.oraclecloud.com/disable-gpu-device-plugin"
+PLUGIN_KEY = f'"{PLUGIN}"'  # a key with dots is quoted in a key path
+
+
+def problems(**overrides) -> list[str]:
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_raw_config(**overrides))
+    return err.value.problems
+
+
+def preview_exit(tmp_path: Path, platform: dict) -> subprocess.CompletedProcess:
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    doc["config"]["oke-rdma:platform"] = json.loads(json.dumps(doc["config"]["oke-rdma:platform"]))
+    for release, values in platform.items():
+        doc["config"]["oke-rdma:platform"].setdefault(release, {}).update(values)
+    path = tmp_path / "Pulumi.test.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    return subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_gpu_operator_driver_enabled_exits_2_with_the_reason(tmp_path):
+    out = preview_exit(tmp_path, {"gpuOperator": {"values": {"driver": {"enabled": True}}}})
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert ("oke-rdma:platform.gpuOperator.values.driver.enabled: OKE GPU images ship the NVIDIA driver (and OFED), "
+            "a driver container would conflict with it; remove it or set false") in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_topology_levels_without_hostname_exit_2(tmp_path):
+    levels = ["oci.oraclecloud.com/rdma.hpc_island_id", "oci.oraclecloud.com/rdma.local_block_id"]
+    out = preview_exit(tmp_path, {"kueue": {"topologyLevels": levels}})
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "oke-rdma:platform.kueue.topologyLevels: must end with kubernetes.io/hostname" in out.stderr
+    assert "append kubernetes.io/hostname" in out.stderr
+
+
+def test_topology_level_rules():
+    assert problems(platform={"kueue": {"topologyLevels": ["kubernetes.io/hostname", "a/b"]}})[0].startswith(
+        "oke-rdma:platform.kueue.topologyLevels: must end with kubernetes.io/hostname")
+    assert "lists a label twice" in problems(platform={"kueue": {"topologyLevels": [
+        "a/b", "a/b", "kubernetes.io/hostname"]}})[0]
+    assert "must be Kubernetes label keys" in problems(platform={"kueue": {"topologyLevels": [
+        "not a label", "kubernetes.io/hostname"]}})[0]
+    assert "must end with" in problems(platform={"kueue": {"topologyLevels": []}})[0]
+    only_host = load_dev_config(platform={"kueue": {"topologyLevels": ["kubernetes.io/hostname"]}})
+    assert only_host.platform.kueue.topology_levels == ("kubernetes.io/hostname",)
+
+
+def test_device_plugin_off_while_nothing_advertises_gpus():
+    found = problems(platform={"gpuOperator": {"values": {"devicePlugin": {"enabled": False}}}},
+                     nodePools={"gpu": {"labels": {PLUGIN: "true"}}})
+    assert found == [f"oke-rdma:nodePools.gpu.labels.{PLUGIN_KEY}: disables OKE's device plugin but the GPU Operator's "
+                     "device plugin is off, so nothing advertises nvidia.com/gpu on these nodes; remove the label "
+                     "or enable platform.gpuOperator (values.devicePlugin.enabled)"]
+    assert problems(platform={"gpuOperator": {"enabled": False}}, nodePools={"gpu": {"labels": {PLUGIN: "true"}}})
+
+
+def test_device_plugin_on_while_the_oke_plugin_is_forced_on():
+    found = problems(nodePools={"gpu": {"labels": {PLUGIN: "false"}}})
+    assert len(found) == 1 and found[0].startswith(f"oke-rdma:nodePools.gpu.labels.{PLUGIN_KEY}: keeps OKE's device "
+                                                   "plugin on while the GPU Operator runs its own")
+
+
+def test_the_disable_label_follows_the_operators_device_plugin():
+    on = load_dev_config()
+    assert on.platform.operator_device_plugin
+    assert node_labels(on.node_pools["gpu"], "gpu", on.platform.operator_device_plugin)[PLUGIN] == "true"
+    off = load_dev_config(platform={"gpuOperator": {"values": {"devicePlugin": {"enabled": False}}}})
+    assert not off.platform.operator_device_plugin  # OKE's plugin advertises the GPUs: no disable label
+    assert PLUGIN not in node_labels(off.node_pools["gpu"], "gpu", off.platform.operator_device_plugin)
+    assert not load_dev_config(platform={"gpuOperator": {"enabled": False}}).platform.operator_device_plugin
+    assert node_labels(on.node_pools["system"], "system", True).get(PLUGIN) is None  # not a GPU shape
+
+
+def test_tenant_gpu_quota_above_what_the_pools_offer():
+    found = problems(tenants={"research": {"quota": {"gpu": 17}}})
+    assert found == ["oke-rdma:tenants.research.quota.gpu: 17 GPUs (+0 borrowable) is more than the 16 GPUs the "
+                     "RDMA pools can ever offer (gpu: 2 × BM.GPU.H100.8); lower it or grow the pools"]
+    assert problems(tenants={"analytics": {"quota": {"gpu": 10, "gpuBorrowingLimit": 7}}})[0].startswith(
+        "oke-rdma:tenants.analytics.quota.gpu: 10 GPUs (+7 borrowable) is more than the 16")
+    assert load_dev_config(tenants={"research": {"quota": {"gpu": 16}}}).tenants["research"].quota.gpu == 16
+    assert problems(tenants={"research": {"quota": {"gpu": -1}}})[0].startswith(
+        "oke-rdma:tenants.research.quota.gpu: expected a number at least 0, got the number -1")
+    assert "unknown key" in problems(tenants={"research": {"quota": {"gpus": 1}}})[0]
+
+
+def test_prometheus_storage_rules():
+    assert problems(platform={"kubePrometheusStack": {"retentionSizeGb": 95}})[0].startswith(
+        "oke-rdma:platform.kubePrometheusStack.retentionSizeGb: 95 GB does not fit in the 100 GB volume")
+    assert problems(platform={"kubePrometheusStack": {"storageGb": 20}})[0].startswith(
+        "oke-rdma:platform.kubePrometheusStack.storageGb: expected a number from 50 to 32768, got the number 20")
+    assert "Prometheus duration" in problems(platform={"kubePrometheusStack": {"retention": "two weeks"}})[0]
+
+
+def test_grafana_password_is_a_secret_field_and_never_echoed():
+    from oke_rdma.config import KubePrometheusStackRelease
+    extra = KubePrometheusStackRelease.model_fields["grafana_admin_password"].json_schema_extra
+    assert extra == {"secret": True}
+    found = problems(platform={"kubePrometheusStack": {"grafanaAdminPassword": "short-pw"}})
+    assert found == ["oke-rdma:platform.kubePrometheusStack.grafanaAdminPassword: expected a password of at least 12 "
+                     "characters, got a shorter one (not shown); choose a longer one and set it with pulumi config "
+                     "set --path --secret"]
+    assert not any("short-pw" in p for p in found)
+
+
+def test_labeler_image_and_namespace_rules():
+    assert "pinned by tag or digest" in problems(platform={"kueue": {"topologyLabeler": {
+        "image": "docker.io/library/python:latest"}}})[0]
+    assert "pinned by tag or digest" in problems(platform={"kueue": {"topologyLabeler": {"image": "python"}}})[0]
+    found = problems(platform={"kueue": {"topologyLabeler": {"enabled": True}}},
+                     tenants={"research": {"namespace": "oke-rdma-topology"}})
+    assert found == ["oke-rdma:tenants.research.namespace: 'oke-rdma-topology' is a system or platform namespace; "
+                     "give the tenant its own"]

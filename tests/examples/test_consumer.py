@@ -1,0 +1,237 @@
+"""Issue 9 end to end: the dev stack's offline plan answers the training-job example's StackReference, and the example's
+preview passes the policy pack; the example refuses tenants and outputs it cannot use."""
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pulumi
+import pytest
+
+from offline.engine import STACK_REFERENCE, run_program, stack_reference_state
+from offline.preview import program_project, read_stack_outputs
+from offline.stackfile import read_stack_file
+from tests.componenttest import of_type
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "training-job"
+PLATFORM = "organization/oke-rdma/dev"
+SECRET = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+
+
+def preview(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "offline.preview", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+
+
+def consumer_args(plan: Path, *extra: str) -> list[str]:
+    return ["--program", str(EXAMPLE / "__main__.py"), "--config-file", str(EXAMPLE / "Pulumi.dev.yaml"),
+            "--stack-outputs", f"{PLATFORM}={plan}", *extra]
+
+
+@pytest.fixture(scope="module")
+def plan(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("plan") / "plan.json"
+    out = preview("--stack", "dev", "--json", str(path))
+    assert out.returncode == 0, out.stderr
+    return path
+
+
+def test_consumer_previews_against_the_dev_plan_and_passes_the_policy_pack(plan, tmp_path):
+    out = preview(*consumer_args(plan, "--policy-config", str(EXAMPLE / "policy-config.json"),
+                                 "--json", str(tmp_path / "consumer.json")))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "training-job-dev" in out.stdout and "no violations" in out.stdout
+    doc = json.loads((tmp_path / "consumer.json").read_text())
+    assert doc["policyViolations"] == []
+    assert doc["outputs"] == {"namespace": "research", "job": "train", "localQueue": "research", "gpus": 16,
+                              "checkpoints": "fss-shared:/shared/checkpoints/train"}
+    job = next(r for r in doc["resources"] if r["type"] == "kubernetes:batch/v1:Job")
+    meta, spec = job["inputs"]["metadata"], job["inputs"]["spec"]
+    assert meta["namespace"] == "research" and meta["labels"]["kueue.x-k8s.io/queue-name"] == "research"
+    assert meta["annotations"]["pulumi.com/skipAwait"] == "true"
+    assert (spec["completionMode"], spec["completions"], spec["parallelism"], spec["suspend"]) == ("Indexed", 2, 2, True)
+    template = spec["template"]
+    assert template["metadata"]["annotations"] == {
+        "kueue.x-k8s.io/podset-required-topology": "oci.oraclecloud.com/rdma.network_block_id"}
+    pod = template["spec"]
+    assert pod["hostNetwork"] is True and pod["serviceAccountName"] == "trainer" and pod["subdomain"] == "train"
+    (container,) = pod["containers"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == "8"
+    assert container["securityContext"]["capabilities"]["add"] == ["IPC_LOCK"]
+    assert {m["mountPath"] for m in container["volumeMounts"]} >= {"/dev/infiniband", "/dev/shm", "/shared"}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["infiniband"]["hostPath"]["path"] == "/dev/infiniband"
+    assert volumes["shm"]["emptyDir"]["medium"] == "Memory"
+    assert volumes["shared"]["persistentVolumeClaim"]["claimName"] == "fss-shared"
+    provider = next(r for r in doc["resources"] if r["type"] == "pulumi:providers:kubernetes")
+    assert provider["inputs"]["kubeconfig"] == "[secret]"
+    assert all(r["provider"].startswith(provider["urn"] + "::") for r in doc["resources"]
+               if r["type"].startswith("kubernetes:") and r["type"] != "pulumi:providers:kubernetes")
+
+
+def test_without_the_privileged_namespace_config_the_pack_refuses_the_rdma_job(plan):
+    out = preview(*consumer_args(plan))
+    assert out.returncode == 1
+    assert "rdma-pods-in-privileged-namespaces" in out.stdout and "'research'" in out.stdout
+
+
+def test_a_missing_platform_stack_is_a_clear_error(plan):
+    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(EXAMPLE / "Pulumi.dev.yaml"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"pass --stack-outputs {PLATFORM}=PATH" in out.stderr
+    bad = preview(*consumer_args(plan)[:-2], "--stack-outputs", "no-equals-sign")
+    assert bad.returncode == 2 and "expected NAME=PATH" in bad.stderr
+
+
+# --- in process: the StackReference answers and the example's refusals ---------------------------------------------
+def _config(**overrides: str) -> dict[str, str]:
+    config, _ = read_stack_file(EXAMPLE / "Pulumi.dev.yaml", "training-job")
+    return config | {f"training-job:{k}": v for k, v in overrides.items()}
+
+
+def run_consumer(outputs: dict, **overrides: str):
+    return run_program(_config(**overrides), [], "dev", program=EXAMPLE / "__main__.py", project="training-job",
+                       stack_outputs={PLATFORM: outputs})
+
+
+@pytest.fixture(scope="module")
+def platform_outputs(plan) -> dict:
+    return read_stack_outputs([f"{PLATFORM}={plan}"])[PLATFORM]
+
+
+def test_masked_secrets_come_back_as_secret_outputs(platform_outputs):
+    assert program_project(EXAMPLE / "__main__.py") == "training-job"
+    assert platform_outputs["kubeconfig"] == {SECRET[0]: SECRET[1], "value": "[secret]"}
+    state = stack_reference_state(PLATFORM, platform_outputs)
+    assert state["secretOutputNames"] == ["kubeconfig"] and state["name"] == PLATFORM
+    run = run_consumer(platform_outputs)
+    (provider,) = of_type(run, "pulumi:providers:kubernetes")
+    assert provider.inputs["kubeconfig"][SECRET[0]] == SECRET[1]  # a secret in the consumer too
+    assert STACK_REFERENCE not in {r.type for r in run.resources}  # a read, not a registration
+    assert run.stack_urn.endswith("::training-job::pulumi:pulumi:Stack::training-job-dev")
+
+
+def test_a_plain_json_object_of_outputs_works_too(platform_outputs, tmp_path):
+    plain = {k: v for k, v in platform_outputs.items() if k != "kubeconfig"} | {"kubeconfig": "apiVersion: v1"}
+    path = tmp_path / "outputs.json"
+    path.write_text(json.dumps(plain))
+    outputs = read_stack_outputs([f"{PLATFORM}={path}"])[PLATFORM]
+    assert stack_reference_state(PLATFORM, outputs)["secretOutputNames"] == []
+    assert run_consumer(outputs).outputs["gpus"] == 16
+
+
+def _edit(outputs: dict, edit) -> dict:
+    out = copy.deepcopy(outputs)
+    edit(out)
+    return out
+
+
+@pytest.mark.parametrize("edit, overrides, message", [
+    (lambda o: o.__setitem__("outputsVersion", 2), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                       "have output contract version 2, this program reads versions 1"),
+    (lambda o: o.pop("outputsVersion"), {}, "have output contract version None"),
+    (lambda o: None, {"tenant": "nobody"}, "training-job:tenant: the outputs of organization/oke-rdma/dev have no "
+                                            "tenant 'nobody' (tenants: analytics, research); pick one of them"),
+    (lambda o: None, {"tenant": "analytics"}, "training-job:tenant: tenant 'analytics' is not RDMA-enabled (rdma: "
+                                               "false, Pod Security restricted)"),
+    (lambda o: o["tenants"]["research"].__setitem__("sharedStorageClaim", None), {},
+     "training-job:tenant: tenant 'research' has no shared FSS claim for checkpoints; ask the platform team to give "
+     "it sharedStorage"),
+    (lambda o: o["tenants"]["research"].__setitem__("serviceAccounts", []), {},
+     "training-job:tenant: tenant 'research' has no Workload Identity ServiceAccount"),
+    (lambda o: None, {"serviceAccount": "other"}, "training-job:serviceAccount: other; tenant 'research' has "
+                                                   "ServiceAccounts trainer; set it to one of them"),
+    (lambda o: o["tenants"]["research"].__setitem__("localQueue", None), {}, "has no Kueue LocalQueue"),
+    (lambda o: None, {"nodes": "3"}, "training-job:nodes: 3 nodes asked, pool 'gpu' has 2 nodes with 8 GPUs each"),
+    (lambda o: None, {"nodePool": "system"}, "training-job:nodePool: system; the RDMA pools of "
+                                              "organization/oke-rdma/dev are gpu"),
+    (lambda o: o.pop("topology"), {}, "training-job:topologyLevel: 'oci.oraclecloud.com/rdma.network_block_id' is "
+                                      "not a level of the stack's Kueue topology (none: no RDMA topology)"),
+    (lambda o: None, {"topologyMode": "strict"}, "training-job:topologyMode: must be required or preferred"),
+])
+def test_the_example_refuses_what_it_cannot_run(platform_outputs, edit, overrides, message):
+    with pytest.raises(pulumi.RunError) as err:
+        run_consumer(_edit(platform_outputs, edit), **overrides)
+    assert message in str(err.value), str(err.value)
+
+
+def test_a_refusal_exits_2_without_a_traceback(plan, tmp_path):
+    stack = tmp_path / "Pulumi.dev.yaml"
+    stack.write_text((EXAMPLE / "Pulumi.dev.yaml").read_text().replace("tenant: research", "tenant: analytics"))
+    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(stack),
+                  "--stack-outputs", f"{PLATFORM}={plan}")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("error: training-job:tenant: tenant 'analytics' is not RDMA-enabled")
+
+
+# --- incomplete or malformed platform outputs: one line naming the output, exit 2, never a traceback (exit 3) --------
+def _drop(*path):
+    def edit(o):
+        *parents, last = path
+        for p in parents:
+            o = o[p]
+        o.pop(last)
+    return edit
+
+
+def _set(value, *path):
+    def edit(o):
+        *parents, last = path
+        for p in parents:
+            o = o[p]
+        o[last] = value
+    return edit
+
+
+BROKEN_OUTPUTS = {
+    "no_pool_size": (_drop("nodePools", "gpu", "size"), "error: nodePools.gpu.size: missing"),
+    "no_pool_shape": (_drop("nodePools", "gpu", "shape"), "error: nodePools.gpu.shape: missing"),
+    "no_namespace": (_drop("tenants", "research", "namespace"), "error: tenants.research.namespace: missing"),
+    "no_kubeconfig": (_drop("kubeconfig"), "error: kubeconfig: missing"),
+    "tenants_list": (lambda o: o.__setitem__("tenants", list(o["tenants"].values())),
+                     "error: tenants: must be an object, got a list"),
+    "size_two": (_set("two", "nodePools", "gpu", "size"),
+                 "error: nodePools.gpu.size: must be a whole number, got a string 'two'"),
+    "no_region": (_drop("region"), "error: region: missing"),
+    "version_string": (_set("1", "outputsVersion"), "error: outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                    "have an outputsVersion that is a string '1', not a number"),
+    "rdma_string": (_set("true", "nodePools", "gpu", "rdma"),
+                    "error: nodePools.gpu.rdma: must be true or false, got a string 'true'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_OUTPUTS))
+def test_incomplete_or_malformed_outputs_are_refused_naming_the_output(plan, tmp_path, capsys, name):
+    from offline import preview as preview_module
+    edit, first = BROKEN_OUTPUTS[name]
+    doc = json.loads(plan.read_text())
+    edit(doc["outputs"])
+    broken = tmp_path / f"{name}.json"
+    broken.write_text(json.dumps(doc))
+    code = preview_module.main(consumer_args(broken))
+    out = capsys.readouterr()
+    assert code == 2, out.err
+    assert out.err.startswith(first) and len(out.err.splitlines()) == 1, out.err
+    assert "Traceback" not in out.err and out.out == ""
+    if name not in ("version_string",):
+        assert "do not honour the oke-rdma output contract version 1" in out.err
+
+
+def test_the_outputs_model_reads_only_what_the_contract_defines():
+    """The example's subset of the contract agrees with outputs.contract.json: every field it requires is required
+    there with the same JSON type (a consumer must not demand what the platform never promised)."""
+    import runpy  # noqa: F401 (the example is a program, not a module: read its model through its source)
+    import ast
+    contract = json.loads((ROOT / "outputs.contract.json").read_text())
+    source = ast.parse((EXAMPLE / "__main__.py").read_text())
+    fields = {node.name: [stmt.target.id for stmt in node.body if isinstance(stmt, ast.AnnAssign)]
+              for node in source.body if isinstance(node, ast.ClassDef)}
+    props = contract["properties"]
+    assert set(fields["PlatformOutputs"]) <= set(props) and set(fields["PlatformOutputs"]) - {"topology"} <= set(
+        contract["required"])
+    for model, key in (("NodePoolOutput", "nodePools"), ("TenantOutput", "tenants")):
+        assert set(fields[model]) <= set(props[key]["additionalProperties"]["required"]), model
+    assert set(fields["TopologyOutput"]) <= set(props["topology"]["required"])

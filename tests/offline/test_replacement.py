@@ -1,0 +1,121 @@
+"""``--previous``: a node pool whose computeClusterId changed is shown as a replacement naming the property."""
+
+import json
+import re
+from pathlib import Path
+
+import pulumi_oci as oci
+import pytest
+import yaml
+
+from offline import preview
+from offline.replacement import FORCE_NEW, changed_paths, compare
+
+ROOT = Path(__file__).resolve().parents[2]
+POOL = "oci:ContainerEngine/nodePool:NodePool"
+EXISTING = "ocid1.computecluster.oc1.sa-saopaulo-1.aaaaaaaaexisting"
+
+
+def plan(tmp_path, name, edit=None, *extra):
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    if edit:
+        edit(doc["config"])
+    cfg = tmp_path / "Pulumi.dev.yaml"
+    cfg.write_text(yaml.safe_dump(doc))
+    out = tmp_path / name
+    code = preview.main(["--config-file", str(cfg), "--json", str(out), *extra])
+    return code, json.loads(out.read_text())
+
+
+def test_compute_cluster_change_is_a_loud_replace(tmp_path, capsys):
+    code, old = plan(tmp_path, "old.json")
+    assert code == 0
+    gpu = next(r for r in old["resources"] if r["name"] == "okerdma-dev-gpu")
+    assert gpu["replaceOnChanges"] == ["nodeConfigDetails.computeClusterId"]  # what --previous needs is in the JSON
+    capsys.readouterr()
+
+    def existing(cfg):
+        cfg["oke-rdma:computeCluster"]["existingId"] = EXISTING
+    code, new = plan(tmp_path, "new.json", existing, "--previous", str(tmp_path / "old.json"))
+    assert code == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "okerdma-dev-gpu" in ln and POOL in ln)
+    assert line.startswith(" +-") and "replace [diff: ~nodeConfigDetails.computeClusterId]" in line
+    assert "Replacements (1): each resource below is DESTROYED and CREATED AGAIN" in out
+    assert f"+- {POOL}: okerdma-dev-gpu  (changed: nodeConfigDetails.computeClusterId)" in out
+    assert "a replaced node pool loses every node" in out
+    assert re.search(r"- +oci:Core/computeCluster:ComputeCluster +okerdma-dev-compute-cluster +delete", out)
+    ops = {c["name"]: c for c in new["changes"]}
+    assert ops["okerdma-dev-gpu"]["op"] == "replace"
+    assert ops["okerdma-dev-gpu"]["replaceBecause"] == ["nodeConfigDetails.computeClusterId"]
+    assert ops["okerdma-dev-system"]["op"] == "same" and ops["okerdma-dev-oke"]["op"] == "same"
+    assert ops["okerdma-dev-compute-cluster"]["op"] == "delete"
+
+
+def test_updatable_change_is_an_update_not_a_replace(tmp_path, capsys):
+    plan(tmp_path, "old.json")
+
+    def bigger(cfg):
+        cfg["oke-rdma:nodePools"]["gpu"]["size"] = 4
+    _, new = plan(tmp_path, "new.json", bigger, "--previous", str(tmp_path / "old.json"))
+    ops = {c["name"]: c for c in new["changes"] if c["op"] != "same"}
+    assert {n: c["op"] for n, c in ops.items()} == {"okerdma-dev-gpu": "update"}
+    assert ops["okerdma-dev-gpu"]["changed"] == ["nodeConfigDetails.size"]
+    assert "Replacements" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content", ["not json", '{"resources": 3}', "[]"])
+def test_unusable_previous_file_exits_2(tmp_path, capsys, content):
+    bad = tmp_path / "old.json"
+    bad.write_text(content)
+    assert preview.main(["--stack", "dev", "--previous", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --previous {bad}") and "Traceback" not in err
+
+
+def _res(inputs, rtype=POOL, roc=()):
+    return {"urn": f"urn:{rtype}::p", "type": rtype, "name": "p", "inputs": inputs, "replaceOnChanges": list(roc)}
+
+
+@pytest.mark.parametrize("old, new, op, because", [
+    ({"nodeConfigDetails": {"size": 2}}, {"nodeConfigDetails": {"size": 2, "computeClusterId": "cc"}}, "replace",
+     ["nodeConfigDetails.computeClusterId"]),  # joining a Compute Cluster
+    ({"nodeConfigDetails": {"computeClusterId": "cc"}}, {}, "replace", ["nodeConfigDetails"]),  # whole object gone
+    ({"compartmentId": "a"}, {"compartmentId": "b"}, "replace", ["compartmentId"]),  # OCI forces it (FORCE_NEW)
+    ({"nodeShape": "a"}, {"nodeShape": "b"}, "update", []),
+    ({"clusterId": "x"}, {"clusterId": "[unknown]"}, "replace", ["clusterId"]),  # unknown now: possible replacement
+    ({"a": [1, 2]}, {"a": [1, 2]}, "same", []),
+])
+def test_compare_cases(old, new, op, because):
+    [change] = compare({"resources": [_res(old)]}, {"resources": [_res(new)]})
+    assert (change.op, list(change.replace_because)) == (op, because)
+
+
+def test_program_replace_on_changes_with_wildcards_count_too():
+    old = _res({"opts": [{"mode": "a"}]}, "x:y:Z", ["opts[*].mode"])
+    new = _res({"opts": [{"mode": "b"}]}, "x:y:Z", ["opts[*].mode"])
+    [change] = compare({"resources": [old]}, {"resources": [new]})
+    assert change.op == "replace" and change.replace_because == ("opts[0].mode",)
+    assert changed_paths({"a": [1]}, {"a": [1, 2]}) == ["a"]
+
+
+def _param_doc(args_cls, camel_path: str) -> str:
+    """The pulumi_oci 5.5.0 docstring line of an input, following nested Args classes (``a.b[*].c``)."""
+    cls, line = args_cls, ""
+    for part in camel_path.replace("[*]", "").split("."):
+        snake = re.sub(r"([A-Z])", r"_\1", part).lower()
+        doc = cls.__init__.__doc__ or ""
+        line = next(ln for ln in doc.splitlines() if f"] {snake}:" in ln)
+        nested = re.search(r"\['(\w+Args)'\]", line)
+        if nested:
+            cls = getattr(oci.containerengine, nested.group(1), None) or getattr(oci.core, nested.group(1))
+    return line
+
+
+@pytest.mark.parametrize("rtype, path", [(t, p) for t, paths in FORCE_NEW.items() for p in paths])
+def test_every_force_new_entry_is_documented_as_not_updatable_by_pulumi_oci(rtype, path):
+    module = {"ContainerEngine": oci.containerengine, "Core": oci.core, "FileStorage": oci.filestorage,
+              "Identity": oci.identity}[rtype.split(":")[1].split("/")[0]]
+    args_cls = getattr(module, rtype.rsplit(":", 1)[1] + "Args")
+    line = _param_doc(args_cls, path)
+    assert line and "(Updatable)" not in line, (rtype, path, line)
