@@ -1,6 +1,13 @@
-"""Evaluate a CrossGuard policy pack offline, the way the Pulumi engine's analyzer calls would.
+"""Evaluate CrossGuard policy packs offline, the way the Pulumi engine's analyzer calls do.
 
-This mirrors ``pulumi_policy.policy._PolicyAnalyzerServicer`` (pulumi-policy 1.21) without gRPC:
+Two paths, kept in agreement by ``tests/offline/test_policy_conformance.py``:
+
+* :func:`evaluate_packs` — what the preview reports: every ``--policy-pack`` directory is judged by its own
+  ``pulumi_policy`` analyzer server, started and called over gRPC exactly as the CLI does (:mod:`offline.analyzer`;
+  start the servers early with :func:`start_analyzers`). Public and stable: the preview calls only this, the
+  two helpers below it, and the report types.
+* :func:`evaluate` — the in-process harness of the rule tests (hundreds of cases, no process per case). It mirrors
+  ``pulumi_policy.policy._PolicyAnalyzerServicer`` (pulumi-policy 1.21) without gRPC:
 
 * ``Analyze`` — every resource policy runs once per registered resource (components, providers and the root
   ``pulumi:pulumi:Stack`` too: the engine's step generator analyses every registration) on the resource's *inputs*,
