@@ -1,7 +1,9 @@
-"""``python -m offline.preview``: what ``pulumi preview --policy-pack policies`` would show, with no cloud.
+"""``python -m offline.preview``: what ``pulumi preview --policy-pack policies/security --policy-pack
+policies/placement`` would show, with no cloud.
 
-Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, evaluates the policy
-pack on what it declared (:mod:`offline.policy_eval`) and prints a report shaped like ``pulumi preview``: the resource
+Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, has each policy pack
+(``--policy-pack DIR``, repeatable; default both) judge what it declared through the pack's own analyzer server
+(:mod:`offline.policy_eval`, :mod:`offline.analyzer`) and prints a report shaped like ``pulumi preview``: the resource
 tree, a count by type, the policy findings, the IAM statements (when the stack exports ``policyStatements``) and the
 stack outputs (secrets shown as ``[secret]``).
 
@@ -16,9 +18,10 @@ Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy
 (one line per problem naming the config key path; no traceback), a referenced stack's outputs missing or unreadable
 (``--stack-outputs``), a program that stopped itself with ``pulumi.RunError`` (its message is printed, as the Pulumi
 CLI prints it: a program refusing its input, like our ``ConfigError``), or an unusable argument (``--json`` not
-writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed), 3 the program failed (any other
-exception, a syntax error, ``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the
-program's own frames. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
+writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed, a ``--policy-pack`` that is no pack,
+a ``--policy-config`` count that is not one per pack), 3 the program failed (any other exception, a syntax error,
+``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the program's own frames; or a
+policy pack failed (it did not start, or a rule raised): one line ``error: policy pack <dir>: ...``. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
 error; 3 keeps the cases apart. A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught
 in-process): the preview then prints nothing and exits ``n``.
 """
