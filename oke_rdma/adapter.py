@@ -7,15 +7,18 @@ the ``*Args`` themselves (see ``examples/compose/``).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 
 from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
-from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles)
+from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
+                             workload_bindings)
+from oke_rdma.iam import IamArgs, IamInputs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.platform import PlatformArgs, TenantNamespace
+from oke_rdma.workload_identity import WorkloadIdentityArgs
 
 
 def tenant_namespaces(cfg: StackConfig) -> dict[str, TenantNamespace]:
@@ -63,3 +66,27 @@ def compute_args(cfg: StackConfig, cluster_id: pulumi.Input[str], kubernetes_ver
                        cni_type=cfg.cluster.cni_type, disable_oke_device_plugin=cfg.platform.operator_device_plugin,
                        name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
                        warnings=placement_warnings(cfg), depends_on=depends_on)
+
+
+def iam_inputs(cfg: StackConfig) -> IamInputs:
+    """:class:`~oke_rdma.iam.IamInputs` from ``iam``, ``compartmentId``, ``namePrefix``, ``freeformTags``, the RDMA
+    pools, ``storage.fss``, the cluster's Vault keys and the tenants' Workload Identity bindings."""
+    return IamInputs(compartment_id=cfg.compartment_id, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
+                     iam=cfg.iam, rdma_pools=bool(cfg.rdma_pools), fss=cfg.storage.fss,
+                     cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)))
+
+
+def iam_args(cfg: StackConfig, cluster_id: pulumi.Input[str],
+             compute_cluster_id: Optional[pulumi.Input[str]] = None) -> IamArgs:
+    """:class:`~oke_rdma.iam.IamArgs` from :func:`iam_inputs`, plus the cluster's OCID."""
+    return IamArgs(iam_inputs(cfg), cluster_id, compute_cluster_id)
+
+
+def workload_identity_args(cfg: StackConfig, provider: pulumi.ProviderResource, cluster_id: pulumi.Input[str],
+                           namespaces: Mapping[str, pulumi.Resource],
+                           mapping_depends_on: Optional[Mapping[str, Sequence[pulumi.Resource]]] = None
+                           ) -> WorkloadIdentityArgs:
+    """:class:`~oke_rdma.workload_identity.WorkloadIdentityArgs` from the tenants' bindings, ``compartmentId``,
+    ``namePrefix`` and ``freeformTags``, plus the cluster, its provider, the namespaces and the IAM dependencies."""
+    return WorkloadIdentityArgs(workload_bindings(cfg), cfg.compartment_id, provider, cluster_id, namespaces,
+                                mapping_depends_on, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags)
