@@ -190,17 +190,19 @@ def _statement_problems(text: str) -> tuple[list[str], list[str], list[str]]:
         st = parse_statement(text)
     except StatementSyntaxError as e:
         any_user = ([f"is an any-user statement this rule cannot parse ({e}), so its where clause cannot be "
-                     f"verified"] if re.match(r"\s*allow\s+any-user\b", text, re.IGNORECASE) else [])
+                     f"verified"] if re.match(r"\s*allow\s+any-(user|group)\b", text, re.IGNORECASE) else [])
         workload = ([f"mentions workload principals but cannot be parsed ({e})"]
                     if re.search(r"request\.principal\.(type\s*=\s*['\"/]?workload|namespace|service_account|"
                                  r"cluster_id)", text, re.IGNORECASE) else [])
         return manage_all, any_user, workload
     any_user = []
-    if "any-user" in (part.strip().lower() for part in st.subject.split(",")):  # also "group A, any-user"
+    broad = {"any-user", "any-group"} & {part.strip().lower() for part in st.subject.split(",")}
+    if broad:  # also "group A, any-user"; any-group (every user in any group) is as broad as any-user
+        who = sorted(broad)[-1]
         if st.condition is None:
-            any_user = ["lets any-user in with no where clause"]
+            any_user = [f"lets {who} in with no where clause"]
         elif not restricts(st.condition, "request.principal.type"):
-            any_user = ["lets any-user in with a where clause that does not restrict request.principal.type"]
+            any_user = [f"lets {who} in with a where clause that does not restrict request.principal.type"]
     workload = []
     if mentions(st.condition, "request.principal.type", "workload") or any(
             mentions(st.condition, v) for v in WORKLOAD_SCOPE):

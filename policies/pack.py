@@ -18,15 +18,19 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
-    from . import iam, kubernetes, network, node_pool, node_subnets, oke_network, placement, storage
+    from . import (iam, identity, kubernetes, network, node_pool, node_subnets, oke_network, placement,
+                   public_endpoints, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/
     import iam
+    import identity
     import kubernetes
     import network
     import node_pool
     import node_subnets
     import oke_network
     import placement
+    import public_endpoints
+    import reachability
     import storage
 
 PACK_NAME = "oke-rdma-policies"
@@ -34,7 +38,9 @@ PACK_DESCRIPTION = "Placement and exposure guardrails for OKE GPU/RDMA clusters 
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *oke_network.POLICIES,
-                          *node_subnets.POLICIES, *storage.POLICIES, *iam.POLICIES, *kubernetes.POLICIES]
+                          *reachability.POLICIES, *public_endpoints.POLICIES,
+                          *node_subnets.POLICIES, *storage.POLICIES, *iam.POLICIES, *identity.POLICIES,
+                          *kubernetes.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
