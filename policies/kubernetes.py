@@ -63,6 +63,10 @@ POD_SPEC_PATHS.update({f"{t}Patch": p for t, p in list(POD_SPEC_PATHS.items())})
 KUBEFLOW_GROUP, JOBSET_GROUP, RAY_GROUP = "kubeflow.org", "jobset.x-k8s.io", "ray.io"
 #: Capabilities that include IPC_LOCK.
 IPC_LOCK_CAPABILITIES = ("IPC_LOCK", "ALL")
+#: Capabilities Pod Security baseline allows to be added (Kubernetes docs "Pod Security Standards", "Capabilities"
+#: control; checked 2026-11-30); adding any other needs a privileged namespace.
+BASELINE_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
+                                   "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"})
 #: The repositories of the four charts oke-rdma installs (the default allow-list).
 DEFAULT_ALLOWED_REPOSITORIES = [
     "https://prometheus-community.github.io/helm-charts",
@@ -148,16 +152,25 @@ def validate_namespace_pod_security(args: ResourceValidationArgs, report_violati
 
 # --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------
 def pod_privileges(pod_spec: Any) -> list[str]:
-    """What a pod spec asks for that only ``privileged`` namespaces allow: hostNetwork, privileged containers,
-    the IPC_LOCK capability — each as a short description; unknown fields are listed as "may ..." (fail closed)."""
+    """What a pod spec asks for that Pod Security baseline forbids, so only ``privileged`` namespaces allow:
+    host namespaces (hostNetwork, hostPID, hostIPC), privileged containers, capabilities beyond
+    :data:`BASELINE_CAPABILITIES` (IPC_LOCK among them), hostPath volumes and hostPorts — each as a short
+    description; unknown fields are listed as "may ..." (fail closed)."""
     if pod_spec is UNKNOWN:
         return ["may use hostNetwork, privileged containers or IPC_LOCK (its pod spec is unknown during preview)"]
     found = []
-    host_network = read(pod_spec, "hostNetwork")
-    if host_network is True:
-        found.append("hostNetwork: true")
-    elif host_network is UNKNOWN:
-        found.append("may use hostNetwork (unknown during preview)")
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        value = read(pod_spec, key)
+        if value is True:
+            found.append(f"{key}: true")
+        elif value is UNKNOWN:
+            found.append(f"may use {key} (unknown during preview)")
+    volumes = elements(read(pod_spec, "volumes"))
+    if volumes is UNKNOWN:
+        found.append("may mount hostPath volumes (its volumes are unknown during preview)")
+    else:
+        found += [f"volumes[{i}] hostPath {read(v, 'hostPath', 'path')}" for i, v in enumerate(volumes)
+                  if v is UNKNOWN or read(v, "hostPath") is not None]
     for kind in ("initContainers", "containers", "ephemeralContainers"):
         containers = elements(read(pod_spec, kind))
         if containers is UNKNOWN:
@@ -178,9 +191,15 @@ def pod_privileges(pod_spec: Any) -> list[str]:
             if added is UNKNOWN or any(a is UNKNOWN for a in added):
                 found.append(f"{label} may add IPC_LOCK (its capabilities are unknown during preview)")
             else:
-                for cap in (a.upper().removeprefix("CAP_") for a in added if isinstance(a, str)):
-                    if cap in IPC_LOCK_CAPABILITIES:
+                for cap in (a.upper().removeprefix("CAP_") if isinstance(a, str) else repr(a) for a in added):
+                    if cap not in BASELINE_CAPABILITIES:
                         found.append(f"{label} adds {cap}" + (" (includes IPC_LOCK)" if cap == "ALL" else ""))
+            ports = elements(read(c, "ports"))
+            if ports is UNKNOWN:
+                found.append(f"{label} may use hostPort (its ports are unknown during preview)")
+            else:
+                found += [f"{label} hostPort {read(p, 'hostPort')}" for p in ports
+                          if p is UNKNOWN or read(p, "hostPort") not in (None, 0)]
     return found
 
 
@@ -317,7 +336,9 @@ namespace_pod_security_enforce = ResourceValidationPolicy(
 
 rdma_pods_in_privileged_namespaces = StackValidationPolicy(
     name="rdma-pods-in-privileged-namespaces",
-    description="Pods with hostNetwork, privileged containers or IPC_LOCK run only in namespaces labelled privileged.",
+    description=("Pods with what Pod Security baseline forbids (host namespaces, privileged containers, added "
+                 "capabilities such as IPC_LOCK, hostPath volumes, hostPorts) run only in namespaces labelled "
+                 "privileged."),
     validate=validate_rdma_pods_in_privileged_namespaces,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,

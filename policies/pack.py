@@ -19,7 +19,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies`
     from . import (iam, identity, kubernetes, network, node_pool, node_subnets, oke_network, placement,
-                   public_endpoints, reachability, storage)
+                   pod_security, public_endpoints, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/
     import iam
     import identity
@@ -29,6 +29,7 @@ else:  # run by the Pulumi CLI from inside policies/
     import node_subnets
     import oke_network
     import placement
+    import pod_security
     import public_endpoints
     import reachability
     import storage
@@ -40,7 +41,7 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*placement.POLICIES, *node_pool.POLICIES, *network.POLICIES, *oke_network.POLICIES,
                           *reachability.POLICIES, *public_endpoints.POLICIES,
                           *node_subnets.POLICIES, *storage.POLICIES, *iam.POLICIES, *identity.POLICIES,
-                          *kubernetes.POLICIES]
+                          *kubernetes.POLICIES, *pod_security.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -260,8 +260,10 @@ no_internet_scale_ingress = StackValidationPolicy(
 POLICIES = [network_rule_interpretable, no_internet_scale_ingress]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
-    "network-rule-interpretable": ("skips unknown fields (the per-rule exposure rules fail closed on them); every "
-                                   "known value must be one OCI defines"),
-    "no-internet-scale-ingress": ("counts known CIDR sources only; a rule with an unknown source is refused by the "
-                                  "per-rule exposure rules when it could admit the internet"),
+    "network-rule-interpretable": ("reads only inputs known at preview: unknown fields are left to the per-rule "
+                                   "exposure rules, which fail closed on them; every known value must be one OCI "
+                                   "defines"),
+    "no-internet-scale-ingress": ("reads only inputs known at preview: it counts known CIDR sources; a rule with an "
+                                  "unknown source is refused by the per-rule exposure rules when it could admit "
+                                  "the internet"),
 }
