@@ -74,18 +74,24 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "oci://registry.k8s.io/kueue/charts",
     "https://kedacore.github.io/charts",
 ]
+#: A chart name (Helm docs "Chart Best Practices": lower case letters and numbers, words separated by dashes);
+#: anything else beside ``repositoryOpts.repo`` is a local path or an alias, which Helm resolves without the repo.
+_CHART_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 _EXACT_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
 
 # --- helm-release-pinned ----------------------------------------------------------------------------------------
 def chart_repository(props: Any) -> Any:
     """Where a release's chart comes from: the OCI registry path of an ``oci://`` chart, the directory of a chart
-    URL, or ``repositoryOpts.repo``; None for a local chart or a repository alias; UNKNOWN if unknown."""
+    URL, or ``repositoryOpts.repo`` for a bare chart name; None for a local chart path or archive or a repository
+    alias, even beside an allowed ``repositoryOpts.repo``; UNKNOWN if unknown."""
     chart = read(props, "chart")
     if chart is UNKNOWN:
         return UNKNOWN
     if isinstance(chart, str) and "://" in chart:
         return chart.rsplit("/", 1)[0]
+    if not (isinstance(chart, str) and _CHART_NAME.match(chart)):
+        return None  # a local path (./c, /abs, c.tgz) or a repo/alias: the repository does not decide what installs
     repo = read(props, "repositoryOpts", "repo")
     return repo.rstrip("/") if isinstance(repo, str) else repo
 
