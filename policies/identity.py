@@ -73,10 +73,10 @@ def escalations(st: Statement) -> list[str]:
 
     :returns: short reasons, e.g. ``"'manage policies' lets the principal write IAM policies"``.
     """
-    if st.action in ("endorse", "admit"):
-        return [f"is a cross-tenancy '{st.action.capitalize()}' statement: it lets principals of another tenancy act "
-                "here, or ours act there, outside this tenancy's own IAM"]
     found = []
+    if st.action in ("endorse", "admit"):
+        found.append(f"is a cross-tenancy '{st.action.capitalize()}' statement: it lets principals of another "
+                     "tenancy act here, or ours act there, outside this tenancy's own IAM")
     if st.verb is not None:
         if st.verb not in VERBS:
             return [f"has verb {st.verb!r}, which is not an OCI verb ({', '.join(VERBS)}), so its effect cannot be "
@@ -116,10 +116,11 @@ def validate_no_identity_escalation(args: ResourceValidationArgs, report_violati
     allowed = bool((args.get_config() or {}).get("crossTenancyAllowed"))
     known, unknown = _known_statements(args.props)
     for i, text in known:
-        for finding in statement_findings(text, allowed):
-            report_violation(f"Policy '{args.name}' statements[{i}] {finding}: {text!r}. Grant people, not "
-                             "workloads or broad subjects, IAM administration, and name the non-IAM resource types "
-                             "needed instead.", None)
+        findings = statement_findings(text, allowed)
+        if findings:
+            report_violation(f"Policy '{args.name}' statements[{i}] {'; '.join(findings)}: {text!r}. Grant people, "
+                             "not workloads or broad subjects, IAM administration, and name the non-IAM resource "
+                             "types needed instead.", None)
     _leave_unknowns_to_engine(args.props, unknown)
 
 
