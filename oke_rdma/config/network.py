@@ -168,7 +168,7 @@ class ApiEndpoint(_Model):
                              f"Kubernetes API on TCP 6443; list only your client networks (VPN, bastion, CI egress)")
         public = public_ipv4_addresses(cidrs)
         if public > MAX_API_CLIENT_PUBLIC_ADDRESSES:
-            raise ValueError(f"together these {len(cidrs)} CIDRs cover {public:,} public IPv4 addresses, more than "
+            raise ValueError(f"these {len(cidrs)} CIDR(s) together cover {public:,} public IPv4 addresses, more than "
                              f"one /8 ({MAX_API_CLIENT_PUBLIC_ADDRESSES:,}): each is a network, but their union is "
                              f"internet-scale; list only your client networks (VPN, bastion, CI egress)")
         return cidrs
