@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from oke_rdma.config.workload_identity import IAM_ADMIN_RESOURCE_TYPES, parse_grant
-from policies import identity
-from policies.iam import parse_statement
+from policies.security import identity
+from policies.security.iam import parse_statement
 from tests.policies.test_policies import U, messages, res, run
 
 POLICY = "oci:Identity/policy:Policy"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.pod_security import node_escape_path, values_findings
+from policies.security.pod_security import node_escape_path, values_findings
 from tests.policies.test_policies import U, messages, res, run
 
 HELM = "kubernetes:helm.sh/v3:Release"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.public_endpoints import service_problems
+from policies.security.public_endpoints import service_problems
 from tests.policies.test_policies import U, messages, res, run
 
 RULE = "no-public-endpoints"
@@ -62,7 +62,7 @@ def test_private_resources_pass(type_, props):
 
 def test_policy_config_allows_public_load_balancers_and_internal_ingress_classes():
     assert service_problems(service(), True) == []
-    from policies.public_endpoints import problems_of
+    from policies.security.public_endpoints import problems_of
     ingress = {"spec": {"ingressClassName": "oci-internal"}}
     assert list(problems_of("kubernetes:networking.k8s.io/v1:Ingress", ingress,
                             {"internalIngressClasses": ["oci-internal"]})) == []

@@ -6,8 +6,8 @@ import ipaddress
 
 import pytest
 
-from policies import _addresses as A
-from policies._rules import internet_wide
+from policies.security import _addresses as A
+from policies.security._rules import internet_wide
 from tests.policies.test_policies import DSL, NSG_RULE, SL, U, messages, res, run
 
 INTERPRETABLE = "network-rule-interpretable"

@@ -36,11 +36,11 @@ from typing import Any, Iterable, Optional
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
-if __package__:  # imported as the package `policies` (tests, offline/)
+if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from .iam import POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine, \
         parse_statement
-else:  # run by the Pulumi CLI from inside policies/
+else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from iam import POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine, \
         parse_statement

@@ -35,11 +35,11 @@ from typing import Any, Iterable
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
-if __package__:  # imported as the package `policies` (tests, offline/)
+if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _addresses as A
     from . import _rules as R
     from .oke_network import ICMPV6_PACKET_TOO_BIG, PATH_MTU, SecRule, sec_rule, security_list_entries
-else:  # run by the Pulumi CLI from inside policies/
+else:  # run by the Pulumi CLI from inside policies/security/
     import _addresses as A
     import _rules as R
     from oke_network import ICMPV6_PACKET_TOO_BIG, PATH_MTU, SecRule, sec_rule, security_list_entries

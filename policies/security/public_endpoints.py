@@ -44,10 +44,10 @@ from typing import Any, Iterable
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
                            ResourceValidationPolicy, Severity)
 
-if __package__:  # imported as the package `policies` (tests, offline/)
+if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _addresses as A
     from . import _rules as R
-else:  # run by the Pulumi CLI from inside policies/
+else:  # run by the Pulumi CLI from inside policies/security/
     import _addresses as A
     import _rules as R
 

@@ -42,11 +42,11 @@ from typing import Any, Iterable
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
                            StackValidationPolicy)
 
-if __package__:  # imported as the package `policies` (tests, offline/)
+if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from .kubernetes import BASELINE_CAPABILITIES, ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from .public_endpoints import service_problems
-else:  # run by the Pulumi CLI from inside policies/
+else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from kubernetes import BASELINE_CAPABILITIES, ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from public_endpoints import service_problems

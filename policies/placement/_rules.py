@@ -30,10 +30,6 @@ from typing import Any
 from pulumi_policy import proxy as _proxy
 from pulumi_policy.proxy import UnknownValueError
 
-if __package__:  # imported as the package `policies` (tests, offline/)
-    from ._addresses import embedded_v4
-else:  # run by the Pulumi CLI from inside policies/
-    from _addresses import embedded_v4
 
 # --- resource type tokens (as the engine sees them) ---------------------------------------------------------------
 NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
@@ -161,6 +157,26 @@ def any3(*facts: Any) -> Any:
 INTERNET_WIDE_PREFIX = {4: 8, 6: 16}
 
 
+#: (IPv6 prefix, bit offset of the embedded IPv4 address) for the IPv6 prefixes that carry IPv4 addresses:
+#: IPv4-mapped ``::ffff:0:0/96`` (RFC 4291 §2.5.5.2), the NAT64 well-known prefix ``64:ff9b::/96`` (RFC 6052) and
+#: 6to4 ``2002::/16`` (RFC 3056).
+EMBEDDED_V4 = ((ipaddress.IPv6Network("::ffff:0:0/96"), 96), (ipaddress.IPv6Network("64:ff9b::/96"), 96),
+               (ipaddress.IPv6Network("2002::/16"), 16))
+
+
+def embedded_v4(net: ipaddress.IPv6Network) -> list[ipaddress.IPv4Network]:
+    """The IPv4 networks an IPv6 network carries through the IPv4-mapped, NAT64 and 6to4 prefixes."""
+    found = []
+    for prefix, offset in EMBEDDED_V4:
+        if not net.overlaps(prefix):
+            continue
+        inner = net if net.prefixlen >= prefix.prefixlen else prefix  # the smaller of two overlapping CIDRs
+        bits = max(0, min(32, inner.prefixlen - offset))
+        value = (int(inner.network_address) >> (128 - offset - 32)) & 0xFFFFFFFF
+        found.append(ipaddress.IPv4Network((value, bits), strict=False))
+    return found
+
+
 def _network(value: Any) -> Any:
     try:
         return ipaddress.ip_network(value.strip(), strict=False)
@@ -172,7 +188,7 @@ def internet_wide(value: Any) -> Any:
     """True for a source CIDR that is the internet or most of it: prefix /0, or shorter than
     :data:`INTERNET_WIDE_PREFIX` (IPv4 /7 and shorter, IPv6 /15 and shorter) and not wholly private, e.g.
     ``0.0.0.0/1``, ``128.0.0.0/1``, ``2000::/3``, and an IPv6 range carrying an internet-wide IPv4 range
-    (``::ffff:0.0.0.0/96``, ``64:ff9b::/96``: ``_addresses.embedded_v4``). False for other CIDRs and for strings that are no CIDR (an NSG
+    (``::ffff:0.0.0.0/96``, ``64:ff9b::/96``: :func:`embedded_v4`). False for other CIDRs and for strings that are no CIDR (an NSG
     OCID, a service CIDR label); UNKNOWN passes. The exposure rules use this, so splitting 0.0.0.0/0 into
     0.0.0.0/1 + 128.0.0.0/1 does not get past them."""
     if value is UNKNOWN:

@@ -16,6 +16,11 @@ from __future__ import annotations
 import ipaddress
 from typing import Iterable, Optional, Union
 
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._rules import embedded_v4
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _rules import embedded_v4
+
 Network = Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
 
 #: IPv4 blocks that are not public internet (IANA IPv4 Special-Purpose Address Registry, "Globally Reachable" =
@@ -26,9 +31,6 @@ NON_PUBLIC_V4 = tuple(ipaddress.IPv4Network(n) for n in (
     "240.0.0.0/4"))
 PUBLIC_V6 = ipaddress.IPv6Network("2000::/3")
 NON_PUBLIC_V6 = (ipaddress.IPv6Network("2001:db8::/32"),)
-#: (IPv6 prefix, bit offset of the embedded IPv4 address) for the prefixes that carry IPv4 addresses.
-EMBEDDED_V4 = ((ipaddress.IPv6Network("::ffff:0:0/96"), 96), (ipaddress.IPv6Network("64:ff9b::/96"), 96),
-               (ipaddress.IPv6Network("2002::/16"), 16))
 #: The most public addresses a union of sources may cover: one /8 of IPv4, one /16 of IPv6.
 INTERNET_SCALE = {4: 2 ** 24, 6: 2 ** 112}
 PUBLIC_V4_SIZE = 2 ** 32 - sum(n.num_addresses for n in NON_PUBLIC_V4)
@@ -42,19 +44,6 @@ def parse_cidr(text: object) -> Optional[Network]:
         return ipaddress.ip_network(text.strip(), strict=False)
     except ValueError:
         return None
-
-
-def embedded_v4(net: ipaddress.IPv6Network) -> list[ipaddress.IPv4Network]:
-    """The IPv4 networks an IPv6 network carries through the IPv4-mapped, NAT64 and 6to4 prefixes."""
-    found = []
-    for prefix, offset in EMBEDDED_V4:
-        if not net.overlaps(prefix):
-            continue
-        inner = net if net.prefixlen >= prefix.prefixlen else prefix  # the smaller of two overlapping CIDRs
-        bits = max(0, min(32, inner.prefixlen - offset))
-        value = (int(inner.network_address) >> (128 - offset - 32)) & 0xFFFFFFFF
-        found.append(ipaddress.IPv4Network((value, bits), strict=False))
-    return found
 
 
 def _overlap(a: Network, b: Network) -> int:
