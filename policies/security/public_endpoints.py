@@ -18,6 +18,8 @@ bastions, public IPs and VNICs that get one.
 | ``oci:Core/instanceConfiguration:InstanceConfiguration`` | false (OCI assigns one in a public subnet when unset)  |
 | ``oci:Bastion/bastion:Bastion``                          | its ``clientCidrBlockAllowLists`` is internet-wide or  |
 |                                                          | their union is internet-scale (``_addresses``)         |
+| ``oci:ObjectStorage/bucket:Bucket``                      | ``accessType`` is not ``NoPublicAccess`` (the default) |
+| ``oci:ObjectStorage/preauthrequest:Preauthrequest``      | always (a bearer URL usable from the internet)         |
 
 Kubernetes Services: OCI's cloud controller manager provisions a load balancer, or a network load balancer when
 ``oci.oraclecloud.com/load-balancer-type: "nlb"``; it is internal only when
@@ -34,7 +36,8 @@ Sources (checked 2026-11-30): oracle/oci-cloud-controller-manager ``docs/load-ba
 ``pkg/cloudprovider/providers/oci/load_balancer_util.go`` (annotation names, ParseBool); OKE docs "Configuring Load
 Balancers and Network Load Balancers" ("Creating Internal Load Balancers"); OCI API reference "CreateLoadBalancerDetails"
 / "CreateNetworkLoadBalancerDetails" (``isPrivate`` defaults to false), "CreateVnicDetails" (``assignPublicIp``),
-"Bastion" (``clientCidrBlockAllowList``); Kubernetes docs "Service" (externalIPs), "Ingress", Gateway API;
+"Bastion" (``clientCidrBlockAllowList``); Object Storage docs "Public Buckets" (``accessType`` NoPublicAccess,
+ObjectRead, ObjectReadWithoutList) and "Pre-Authenticated Requests"; Kubernetes docs "Service" (externalIPs), "Ingress", Gateway API;
 pulumi_oci 5.5.0 (property names; ``Instance`` takes ``assignPublicIp`` as a string).
 """
 from __future__ import annotations
@@ -60,6 +63,8 @@ INGRESS_TYPES = ("kubernetes:networking.k8s.io/v1:Ingress", "kubernetes:networki
 GATEWAY_TYPES = ("kubernetes:gateway.networking.k8s.io/v1:Gateway",
                  "kubernetes:gateway.networking.k8s.io/v1beta1:Gateway")
 PUBLIC_IP = "oci:Core/publicIp:PublicIp"
+BUCKET = "oci:ObjectStorage/bucket:Bucket"
+PREAUTH_REQUEST = "oci:ObjectStorage/preauthrequest:Preauthrequest"
 BASTION = "oci:Bastion/bastion:Bastion"
 #: Resource type → path of its CreateVnicDetails.
 VNIC_DETAILS = {
@@ -132,6 +137,15 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
             shown = "unknown" if cls is UNKNOWN else repr(cls)
             yield (f"uses class {shown} (spec.{key}), which is not listed in internalIngressClasses, so the load "
                    "balancer its controller exposes cannot be verified internal; use an internal class or list it")
+    elif resource_type == BUCKET:
+        access = R.read(props, "accessType", default="NoPublicAccess")
+        if access != "NoPublicAccess":
+            shown = "unknown during preview" if access is UNKNOWN else repr(access)
+            yield (f"has accessType {shown}: anyone on the internet may read (ObjectRead: and list) its objects; set "
+                   "accessType: NoPublicAccess")
+    elif resource_type == PREAUTH_REQUEST:
+        yield ("is a pre-authenticated request: a bearer URL that lets anyone holding it reach the bucket's data from "
+               "the internet; grant access through IAM (Workload Identity) instead")
     elif resource_type == PUBLIC_IP:
         yield "is a public IP address; reach private resources through the OCI Bastion service or a VPN instead"
     elif resource_type in VNIC_DETAILS:
@@ -169,7 +183,7 @@ no_public_endpoints = ResourceValidationPolicy(
     description=("Nothing faces the internet: load balancers and network load balancers are private, Kubernetes "
                  "Services of type LoadBalancer carry OCI's internal annotation, Ingresses/Gateways use an internal "
                  "class, no public IPs or VNICs with one, no Service externalIPs, bastions admit only known "
-                 "networks."),
+                 "networks, no public buckets or pre-authenticated requests."),
     validate=validate_no_public_endpoints,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -193,5 +207,5 @@ POLICIES = [no_public_endpoints]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "no-public-endpoints": ("fails closed: an unknown isPrivate, Service type or annotation, ingress class, "
-                            "assignPublicIp or bastion client list is a violation"),
+                            "assignPublicIp, bastion client list or bucket accessType is a violation"),
 }

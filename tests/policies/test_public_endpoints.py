@@ -43,6 +43,10 @@ def found(type_, props, config=None):
     ("oci:Bastion/bastion:Bastion", {"clientCidrBlockAllowLists": ["0.0.0.0/0"]}),
     ("oci:Bastion/bastion:Bastion", {"clientCidrBlockAllowLists": [f"{i}.0.0.0/8" for i in (11, 12)]}),
     ("oci:Bastion/bastion:Bastion", {"clientCidrBlockAllowLists": ["::ffff:0.0.0.0/96"]}),
+    ("oci:ObjectStorage/bucket:Bucket", {"accessType": "ObjectRead"}),
+    ("oci:ObjectStorage/bucket:Bucket", {"accessType": "ObjectReadWithoutList"}),
+    ("oci:ObjectStorage/bucket:Bucket", {"accessType": U}),
+    ("oci:ObjectStorage/preauthrequest:Preauthrequest", {"accessType": "ObjectRead", "bucket": "b"}),
 ])
 def test_internet_facing_resources_are_refused(type_, props):
     assert len(found(type_, props)) == 1
@@ -55,6 +59,7 @@ def test_internet_facing_resources_are_refused(type_, props):
     ("oci:Core/instance:Instance", {"createVnicDetails": {"assignPublicIp": "false"}}),
     ("oci:Core/vnicAttachment:VnicAttachment", {"createVnicDetails": {"assignPublicIp": False}}),
     ("oci:Bastion/bastion:Bastion", {"clientCidrBlockAllowLists": ["198.51.100.0/24", "10.0.0.0/8"]}),
+    ("oci:ObjectStorage/bucket:Bucket", {"accessType": "NoPublicAccess"}), ("oci:ObjectStorage/bucket:Bucket", {}),
 ])
 def test_private_resources_pass(type_, props):
     assert found(type_, props) == []
