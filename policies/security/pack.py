@@ -11,9 +11,12 @@ Imported two ways, and both must work:
 Every module therefore picks relative or top-level imports from ``__package__``. Nothing here starts the gRPC
 server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves and blocks).
 
-Which module is here and why: IAM grants (identity), Kubernetes API endpoint / internet SSH / NSG internet ingress /
-private node subnets (exposure), Kubernetes workloads and Helm releases (pod privilege), File Storage exports and
-NFS rules (data), node pool IMDSv2 and in-transit encryption (node escape and data in transit). ``oke_network``
+Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect), Kubernetes API
+endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
+values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
+``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``),
+File Storage exports and NFS rules, public buckets (data), node pool IMDSv2 and in-transit encryption (node escape
+and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
 ``no-internet-ingress`` in the same module, so it stays with it rather than being copied into the placement pack.
