@@ -157,11 +157,44 @@ def validate_namespace_pod_security(args: ResourceValidationArgs, report_violati
 
 
 # --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------
+#: Values Pod Security baseline allows (Kubernetes docs "Pod Security Standards", baseline controls "Seccomp",
+#: "AppArmor", "SELinux", "/proc Mount Type", "Sysctls"; checked 2026-11-30).
+BASELINE_SELINUX_TYPES = ("container_t", "container_init_t", "container_kvm_t", "container_engine_t")
+BASELINE_SYSCTLS = frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_local_reserved_ports",
+                              "net.ipv4.ip_unprivileged_port_start", "net.ipv4.tcp_syncookies",
+                              "net.ipv4.ping_group_range", "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",
+                              "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"})
+
+
+def context_privileges(ctx: Any, label: str) -> list[str]:
+    """Baseline-forbidden settings of a pod or container ``securityContext``: an Unconfined seccomp or AppArmor
+    profile, an SELinux type outside :data:`BASELINE_SELINUX_TYPES` (or a user/role), Windows hostProcess, an
+    Unmasked /proc, sysctls outside :data:`BASELINE_SYSCTLS`; unknown values count (fail closed)."""
+    found = []
+    checks = ((("seccompProfile", "type"), lambda v: v == "Unconfined"),
+              (("appArmorProfile", "type"), lambda v: v == "Unconfined"),
+              (("seLinuxOptions", "type"), lambda v: v not in ("",) + BASELINE_SELINUX_TYPES),
+              (("seLinuxOptions", "user"), lambda v: v != ""), (("seLinuxOptions", "role"), lambda v: v != ""),
+              (("windowsOptions", "hostProcess"), lambda v: v is not False),
+              (("procMount",), lambda v: v != "Default"))
+    for path, bad in checks:
+        value = read(ctx, *path)
+        if value is UNKNOWN or (value is not None and bad(value)):
+            found.append(f"{label}securityContext.{'.'.join(path)}: "
+                         f"{'unknown during preview' if value is UNKNOWN else repr(value)}")
+    sysctls = elements(read(ctx, "sysctls"))
+    names = ["unknown during preview"] if sysctls is UNKNOWN else [
+        read(x, "name") for x in sysctls if x is UNKNOWN or read(x, "name") not in BASELINE_SYSCTLS]
+    found += [f"{label}securityContext.sysctls {n if isinstance(n, str) else 'unknown'}" for n in names]
+    return found
+
+
 def pod_privileges(pod_spec: Any) -> list[str]:
     """What a pod spec asks for that Pod Security baseline forbids, so only ``privileged`` namespaces allow:
     host namespaces (hostNetwork, hostPID, hostIPC), privileged containers, capabilities beyond
-    :data:`BASELINE_CAPABILITIES` (IPC_LOCK among them), hostPath volumes and hostPorts — each as a short
-    description; unknown fields are listed as "may ..." (fail closed)."""
+    :data:`BASELINE_CAPABILITIES` (IPC_LOCK among them), hostPath volumes, hostPorts and the security-context
+    controls of :func:`context_privileges` — each as a short description; unknown fields are listed as "may ..."
+    (fail closed)."""
     if pod_spec is UNKNOWN:
         return ["may use hostNetwork, privileged containers or IPC_LOCK (its pod spec is unknown during preview)"]
     found = []
@@ -171,6 +204,7 @@ def pod_privileges(pod_spec: Any) -> list[str]:
             found.append(f"{key}: true")
         elif value is UNKNOWN:
             found.append(f"may use {key} (unknown during preview)")
+    found += context_privileges(read(pod_spec, "securityContext"), "")
     volumes = elements(read(pod_spec, "volumes"))
     if volumes is UNKNOWN:
         found.append("may mount hostPath volumes (its volumes are unknown during preview)")
@@ -188,6 +222,7 @@ def pod_privileges(pod_spec: Any) -> list[str]:
             if c is UNKNOWN:
                 found.append(f"{label} is unknown during preview")
                 continue
+            found += context_privileges(read(c, "securityContext"), f"{label} ")
             privileged = read(c, "securityContext", "privileged")
             if privileged is True:
                 found.append(f"{label} privileged: true")

@@ -60,7 +60,7 @@ NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MOD
 NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
                      "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib")
 DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring"]
-_TRUE_TEXT = ("true", "True", "TRUE")
+_FALSE_TEXT = ("false", "0", "no", "off", "")
 
 
 def _cap(name: Any) -> Any:
@@ -82,13 +82,17 @@ Finding = tuple[str, str]
 
 
 def _flag(value: Any) -> Any:
+    """A Helm value read as a flag, failing closed: only false, 0, null and the usual "false" spellings are off."""
     if value is UNKNOWN:
         return UNKNOWN
-    return value is True or (isinstance(value, str) and value.strip() in _TRUE_TEXT)
+    if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                           and value == 0):
+        return False
+    return not (isinstance(value, str) and value.strip().lower() in _FALSE_TEXT)
 
 
 def _capability_findings(added: Any, where: str) -> list[Finding]:
-    caps = elements(added)
+    caps = [added] if isinstance(added, str) else elements(added)
     if caps is UNKNOWN or any(c is UNKNOWN for c in caps):
         return [("escape", f"{where} may add capabilities (unknown during preview)")]
     found = []
@@ -134,6 +138,13 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
         elif key == "runAsUser" and (value is UNKNOWN or value == 0):
             found.append(("restricted", f"{where}: {'unknown' if value is UNKNOWN else 0}"))
         elif key == "hostPort" and value not in (None, 0):
+            found.append(("baseline", f"{where}: {value!r}"))
+        elif key in ("seccompProfile", "appArmorProfile") and (value is UNKNOWN or read(value, "type") in (
+                UNKNOWN, "Unconfined")):
+            found.append(("baseline", f"{where}.type: Unconfined or unknown"))
+        elif key == "procMount" and value not in (None, "Default"):
+            found.append(("baseline", f"{where}: {value!r}"))
+        elif key == "hostProcess" and _flag(value) is not False:
             found.append(("baseline", f"{where}: {value!r}"))
         elif key == "add" and path.endswith(".capabilities"):
             found += _capability_findings(value, where)
@@ -242,11 +253,34 @@ def validate_helm_values(args: StackValidationArgs, report_violation: ReportViol
                              "level allows them (privileged only for RDMA tenants and node agents).", release.urn)
 
 
+PERSISTENT_VOLUME = "kubernetes:core/v1:PersistentVolume"
+
+
+def persistent_volume_escapes(props: Any) -> list[str]:
+    """Node-escape host paths of a PersistentVolume (``spec.hostPath.path``, ``spec.local.path``): any pod whose
+    claim binds it mounts the node's directory without a hostPath volume in its own spec."""
+    found = []
+    for kind in ("hostPath", "local"):
+        source = read(props, "spec", kind)
+        if source is not None:
+            escape, text = _host_path_finding(read(source, "path"), f"spec.{kind}")
+            if escape == "escape":
+                found.append(text)
+    return found
+
+
 def validate_node_escape(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """Stack rule ``node-escape-only-in-node-agent-namespaces``: see the module docstring."""
+    """Stack rule ``node-escape-only-in-node-agent-namespaces``: see the module docstring. A PersistentVolume is
+    cluster-scoped, so a node-escape host path in one is refused wherever its claims live."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
     namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
     for r in args.resources:
+        if r.resource_type == PERSISTENT_VOLUME:
+            escapes = persistent_volume_escapes(r.props)
+            if escapes:
+                report_violation(f"PersistentVolume '{r.name}' exposes the node to any pod that claims it "
+                                 f"({'; '.join(escapes)}); use a CSI volume (FSS, block volume) instead.", r.urn)
+            continue
         if r.resource_type in (HELM_RELEASE, HELM_CHART_V4):
             escapes = [t for k, t in values_findings(read(r.props, "values", default={})) if k == "escape"]
         else:

@@ -117,3 +117,47 @@ def test_workloads_and_releases_go_to_declared_namespaces():
 def test_values_findings_paths_name_where_the_setting_sits():
     [(kind, text)] = values_findings({"node-exporter": {"hostPID": True}})
     assert kind == "escape" and text == "values.node-exporter.hostPID: true"
+
+
+@pytest.mark.parametrize("spec, what", [
+    ({"securityContext": {"seccompProfile": {"type": "Unconfined"}}, "containers": []}, "seccompProfile"),
+    ({"securityContext": {"sysctls": [{"name": "kernel.core_pattern", "value": "|/x"}]}, "containers": []},
+     "kernel.core_pattern"),
+    ({"containers": [{"name": "c", "securityContext": {"procMount": "Unmasked"}}]}, "procMount"),
+    ({"containers": [{"name": "c", "securityContext": {"seLinuxOptions": {"type": "spc_t"}}}]}, "seLinuxOptions"),
+    ({"containers": [{"name": "c", "securityContext": {"appArmorProfile": {"type": "Unconfined"}}}]}, "appArmor"),
+    ({"containers": [{"name": "c", "securityContext": {"windowsOptions": {"hostProcess": True}}}]}, "hostProcess"),
+])
+def test_security_context_controls_of_baseline_need_a_privileged_namespace(spec, what):
+    [message] = found(RDMA_LEVEL, namespace("apps", "restricted"), pod(spec))
+    assert what in message
+
+
+def test_baseline_security_contexts_pass():
+    spec = {"securityContext": {"seccompProfile": {"type": "RuntimeDefault"}, "sysctls": [
+        {"name": "net.ipv4.tcp_keepalive_time", "value": "60"}]},
+            "containers": [{"name": "c", "securityContext": {"procMount": "Default", "seLinuxOptions": {
+                "type": "container_t"}}}]}
+    assert found(RDMA_LEVEL, namespace("apps", "restricted"), pod(spec)) == []
+
+
+@pytest.mark.parametrize("path, bad", [("/", True), ("/etc/kubernetes", True), ("/mnt/datasets", False)])
+def test_persistent_volumes_with_node_host_paths_are_refused(path, bad):
+    pv = res("kubernetes:core/v1:PersistentVolume", "pv", {"spec": {"hostPath": {"path": path},
+                                                                  "capacity": {"storage": "1Gi"}}})
+    assert bool(found(ESCAPE, pv)) is bad
+
+
+@pytest.mark.parametrize("values, policy", [
+    ({"hostNetwork": "yes"}, VALUES), ({"privileged": 1}, VALUES),
+    ({"securityContext": {"capabilities": {"add": "SYS_ADMIN"}}}, ESCAPE),
+    ({"podSecurityContext": {"seccompProfile": {"type": "Unconfined"}}}, VALUES),
+])
+def test_helm_values_spellings_fail_closed(values, policy):
+    assert found(policy, namespace("apps", "restricted"), release(values))
+
+
+def test_helm_values_false_spellings_pass():
+    values = {"hostNetwork": "false", "privileged": 0, "hostPID": None, "x": {"hostIPC": "no"}}
+    resources = (namespace("apps", "restricted"), release(values))
+    assert found(VALUES, *resources) == [] and found(ESCAPE, *resources) == []
