@@ -33,9 +33,11 @@ from typing import Any, Optional
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
-if __package__:  # imported as the package `policies` (tests, offline/)
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._pss import BASELINE_CAPABILITIES, context_privileges
     from ._rules import UNKNOWN, elements, read
-else:  # run by the Pulumi CLI from inside policies/
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _pss import BASELINE_CAPABILITIES, context_privileges
     from _rules import UNKNOWN, elements, read
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -63,10 +65,6 @@ POD_SPEC_PATHS.update({f"{t}Patch": p for t, p in list(POD_SPEC_PATHS.items())})
 KUBEFLOW_GROUP, JOBSET_GROUP, RAY_GROUP = "kubeflow.org", "jobset.x-k8s.io", "ray.io"
 #: Capabilities that include IPC_LOCK.
 IPC_LOCK_CAPABILITIES = ("IPC_LOCK", "ALL")
-#: Capabilities Pod Security baseline allows to be added (Kubernetes docs "Pod Security Standards", "Capabilities"
-#: control; checked 2026-11-30); adding any other needs a privileged namespace.
-BASELINE_CAPABILITIES = frozenset({"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
-                                   "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"})
 #: The repositories of the four charts oke-rdma installs (the default allow-list).
 DEFAULT_ALLOWED_REPOSITORIES = [
     "https://prometheus-community.github.io/helm-charts",
@@ -157,38 +155,6 @@ def validate_namespace_pod_security(args: ResourceValidationArgs, report_violati
 
 
 # --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------
-#: Values Pod Security baseline allows (Kubernetes docs "Pod Security Standards", baseline controls "Seccomp",
-#: "AppArmor", "SELinux", "/proc Mount Type", "Sysctls"; checked 2026-11-30).
-BASELINE_SELINUX_TYPES = ("container_t", "container_init_t", "container_kvm_t", "container_engine_t")
-BASELINE_SYSCTLS = frozenset({"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_local_reserved_ports",
-                              "net.ipv4.ip_unprivileged_port_start", "net.ipv4.tcp_syncookies",
-                              "net.ipv4.ping_group_range", "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout",
-                              "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes"})
-
-
-def context_privileges(ctx: Any, label: str) -> list[str]:
-    """Baseline-forbidden settings of a pod or container ``securityContext``: an Unconfined seccomp or AppArmor
-    profile, an SELinux type outside :data:`BASELINE_SELINUX_TYPES` (or a user/role), Windows hostProcess, an
-    Unmasked /proc, sysctls outside :data:`BASELINE_SYSCTLS`; unknown values count (fail closed)."""
-    found = []
-    checks = ((("seccompProfile", "type"), lambda v: v == "Unconfined"),
-              (("appArmorProfile", "type"), lambda v: v == "Unconfined"),
-              (("seLinuxOptions", "type"), lambda v: v not in ("",) + BASELINE_SELINUX_TYPES),
-              (("seLinuxOptions", "user"), lambda v: v != ""), (("seLinuxOptions", "role"), lambda v: v != ""),
-              (("windowsOptions", "hostProcess"), lambda v: v is not False),
-              (("procMount",), lambda v: v != "Default"))
-    for path, bad in checks:
-        value = read(ctx, *path)
-        if value is UNKNOWN or (value is not None and bad(value)):
-            found.append(f"{label}securityContext.{'.'.join(path)}: "
-                         f"{'unknown during preview' if value is UNKNOWN else repr(value)}")
-    sysctls = elements(read(ctx, "sysctls"))
-    names = ["unknown during preview"] if sysctls is UNKNOWN else [
-        read(x, "name") for x in sysctls if x is UNKNOWN or read(x, "name") not in BASELINE_SYSCTLS]
-    found += [f"{label}securityContext.sysctls {n if isinstance(n, str) else 'unknown'}" for n in names]
-    return found
-
-
 def pod_privileges(pod_spec: Any) -> list[str]:
     """What a pod spec asks for that Pod Security baseline forbids, so only ``privileged`` namespaces allow:
     host namespaces (hostNetwork, hostPID, hostIPC), privileged containers, capabilities beyond

@@ -44,11 +44,13 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
-    from .kubernetes import BASELINE_CAPABILITIES, ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
+    from ._pss import BASELINE_CAPABILITIES
+    from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from .public_endpoints import service_problems
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
-    from kubernetes import BASELINE_CAPABILITIES, ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
+    from _pss import BASELINE_CAPABILITIES
+    from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from public_endpoints import service_problems
 
 #: Capabilities that hand a container the node (capabilities(7): mount, ptrace other processes, load kernel
