@@ -30,7 +30,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import (iam, identity, kubernetes, network, node_pool, node_subnets, oke_network, pod_security,
-                   public_endpoints, reachability, storage)
+                   public_endpoints, rbac, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
     import iam
     import identity
@@ -41,6 +41,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import oke_network
     import pod_security
     import public_endpoints
+    import rbac
     import reachability
     import storage
 
@@ -51,7 +52,8 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *iam.POLICIES, *identity.POLICIES, *kubernetes.POLICIES, *pod_security.POLICIES]
+                          *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
+                          *pod_security.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -149,6 +149,20 @@ def identity_domain_administrators(bad):
                               members=[{"type": "User", "value": "u1"}])
 
 
+@case("identity", "kubernetes-rbac-no-escalation")
+def cluster_admin_for_a_service_account(bad):
+    k8s.rbac.v1.ClusterRoleBinding("crb", metadata={"name": "trainer"}, role_ref={
+        "api_group": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin" if bad else "view"},
+        subjects=[{"kind": "ServiceAccount", "name": "trainer", "namespace": "research"}])
+
+
+@case("identity", "kubernetes-rbac-no-escalation")
+def role_that_can_escalate(bad):
+    k8s.rbac.v1.ClusterRole("cr", metadata={"name": "helper"}, rules=[{
+        "api_groups": ["rbac.authorization.k8s.io"], "resources": ["clusterrolebindings"],
+        "verbs": ["create", "bind", "escalate"] if bad else ["get", "list"]}])
+
+
 # --- network exposure ---------------------------------------------------------------------------------------------
 @case("network", "no-internet-scale-ingress")
 def ssh_from_119_public_slash8s(bad):
