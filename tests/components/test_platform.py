@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pulumi_kubernetes as k8s
 
-from oke_rdma.platform import Platform, PlatformArgs, namespace_levels
+from oke_rdma.adapter import platform_args, tenant_namespaces
+from oke_rdma.platform import Platform, namespace_levels
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import run_program
 
@@ -31,7 +32,7 @@ def _run(unknowns: bool = False, **overrides):
 
     def program():
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\nclusters: []\n")
-        built["p"] = Platform("platform", PlatformArgs(cfg, provider))
+        built["p"] = Platform("platform", platform_args(cfg, provider))
 
     run = run_program(raw, [], "dev", unknowns=unknowns, program=program)
     return run, built["p"]
@@ -128,7 +129,7 @@ def test_pod_security_labels_per_namespace():
 def test_tenant_namespace_override_and_rdma_level():
     cfg = load_dev_config(tenants={"research": {"namespace": "team-research", "rdma": False},
                                    "vision": {"rdma": True}})
-    levels = namespace_levels(cfg)
+    levels = namespace_levels(cfg.platform, tenant_namespaces(cfg))
     assert levels["team-research"] == "restricted"
     assert levels["vision"] == "privileged"
     assert "research" not in levels
