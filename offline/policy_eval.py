@@ -163,9 +163,22 @@ def _wire_config(props: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
 
 
 # --- the analyzer calls ------------------------------------------------------------------------------------------
+def _wire(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` as a pack receives them: through a serialized and parsed protobuf ``Struct`` (numbers become
+    doubles; keys come back in the order protobuf's map yields them, not the program's), exactly as on the gRPC
+    path (:mod:`offline.analyzer`)."""
+    struct = struct_pb2.Struct()
+    struct.update(dict(values))
+    parsed = struct_pb2.Struct()
+    parsed.ParseFromString(struct.SerializeToString())
+    return json_format.MessageToDict(parsed)
+
+
 def _props(wire: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Engine props: top-level internal (``__``) keys dropped, deserialized, behind the unknown-checking proxy."""
-    return unknown_checking_proxy(deserialize_properties({k: v for k, v in wire.items() if not k.startswith("__")}))
+    """Engine props: top-level internal (``__``) keys dropped, carried as on the wire (:func:`_wire`),
+    deserialized, behind the unknown-checking proxy."""
+    return unknown_checking_proxy(deserialize_properties(_wire({k: v for k, v in wire.items()
+                                                                 if not k.startswith("__")})))
 
 
 def _options(r: EngineResource) -> PolicyResourceOptions:

@@ -1,6 +1,7 @@
 """Conformance: both packs judged by pulumi_policy's own analyzer servers over gRPC (what the preview reports) agree
-finding for finding with the in-process evaluation the rule tests use, on the dev and prod stacks (known values
-and first previews) and on the hand-written stacks of the test suite (other teams' programs, no components)."""
+finding for finding with the in-process evaluation (offline.policy_eval.evaluate), on the dev and prod stacks (known
+values and first previews), on the hand-written stacks of the test suite (other teams' programs, no components) and
+on every red-team program with its safe control."""
 from __future__ import annotations
 
 import importlib
@@ -95,6 +96,16 @@ STACKS = {
 }
 
 
+def _red_team(name: str, bad: bool):
+    from tests.policies.redteam.programs import CASES
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "redteam", program=lambda: CASES[name][2](bad))
+
+
+def _red_team_names() -> list[str]:
+    from tests.policies.redteam.programs import CASES
+    return sorted(CASES)
+
+
 def _in_process(resources, configs=None):
     """Both packs through offline.policy_eval.evaluate, the harness of the rule tests."""
     found = []
@@ -125,12 +136,22 @@ def test_the_analyzer_servers_agree_with_the_in_process_evaluation(name, unknown
     assert _facts([served]) == _facts(_in_process(resources))
 
 
+@pytest.mark.parametrize("name", _red_team_names())
+def test_the_servers_agree_on_every_red_team_program_and_its_safe_control(name):
+    """The red-team suite's hand-written programs (tests/policies/redteam), unsafe and safe."""
+    for bad in (True, False):
+        resources = _red_team(name, bad).analyzed_resources()
+        assert _facts([evaluate_packs(PACK_DIRS, resources)]) == _facts(_in_process(resources)), (name, bad)
+
+
 def test_the_conformance_stacks_make_every_policy_fire():
     """The conformance set is not vacuous: across it, every policy of both packs reports a violation somewhere."""
     fired = set()
     for build in STACKS.values():
         for unknowns in (False, True):
             fired |= {v.policy for v in evaluate_packs(PACK_DIRS, build(unknowns).analyzed_resources()).violations}
+    for name in _red_team_names():
+        fired |= {v.policy for v in evaluate_packs(PACK_DIRS, _red_team(name, True).analyzed_resources()).violations}
     every = {p.name for m in PACK_MODULES for p in m.POLICIES}
     assert every - fired == set(), sorted(every - fired)
 
