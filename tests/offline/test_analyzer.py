@@ -269,3 +269,17 @@ def test_no_server_outlives_a_preview_whose_program_calls_os_exit(tmp_path):
     while _processes_marked(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_marked(marker) == []
+
+
+@pytest.mark.parametrize("yaml_text, main_py, expected", [
+    ("runtime: nodejs\n", True, "PulumiPolicy.yaml runtime is 'nodejs'; the offline preview runs Python packs only"),
+    ("runtime:\n  name: python\n", False, "has no __main__.py (what `python -m pulumi.policy` runs in a Python pack)"),
+    ("runtime: [\n", True, "PulumiPolicy.yaml cannot be read"),
+])
+def test_preview_refuses_a_pack_it_cannot_run_like_the_cli(tmp_path, capsys, yaml_text, main_py, expected):
+    (tmp_path / "PulumiPolicy.yaml").write_text(yaml_text)
+    if main_py:
+        (tmp_path / "__main__.py").write_text("")
+    assert main(["--stack", "dev", "--policy-pack", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --policy-pack {tmp_path}: {expected}") and len(err.splitlines()) == 1
