@@ -69,6 +69,9 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "https://helm.ngc.nvidia.com/nvidia",
     "oci://registry.k8s.io/kueue/charts",
     "https://kedacore.github.io/charts",
+    "oci://registry.k8s.io/jobset/charts",
+    "oci://ghcr.io/kubeflow/charts",
+    "https://ray-project.github.io/kuberay-helm",
 ]
 _EXACT_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
