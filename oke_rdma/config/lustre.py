@@ -23,7 +23,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _Model, _ocid
+from ._base import StrList, _cidr, _Model, _ocid
 
 #: Performance tiers in MB/s per TB of capacity (CLI reference, ``--performance-tier``).
 LUSTRE_TIERS_MBPS_PER_TB = (125, 250, 500, 1000)
@@ -60,12 +60,17 @@ class Lustre(_Model):
     root_squash: Literal["ROOT", "NONE"] = "ROOT"
     squash_uid: int = Field(default=65534, ge=0, le=4294967294)
     squash_gid: int = Field(default=65534, ge=0, le=4294967294)
-    client_exceptions: tuple[str, ...] = ()
+    client_exceptions: StrList = ()
     kms_key_id: Optional[str] = None
     protect: bool = True
-    tenants: tuple[str, ...] = ()
+    tenants: StrList = ()
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
+
+    @field_validator("client_exceptions")
+    @classmethod
+    def _cidrs(cls, v: StrList) -> StrList:
+        return tuple(_cidr(c) for c in v)
 
     @field_validator("performance_tier")
     @classmethod

@@ -100,3 +100,35 @@ def test_other_values_the_service_refuses(bad):
 def test_capacity_steps_are_10400_then_41600():
     caps = valid_capacities_gb(300000)
     assert caps[:3] == [31200, 41600, 52000] and caps[9] == 124800 and caps[10] == 166400
+
+
+def _with_lustre(lustre):
+    def edit(config):
+        config.setdefault("oke-rdma:storage", {})["lustre"] = lustre
+    return edit
+
+
+def test_a_stack_with_lustre_previews_clean_with_the_file_system_and_a_tenant_volume(tmp_path):
+    """The whole program with storage.lustre: the file system and the tenant's volume are planned, the packs pass."""
+    from tests.offline.test_cli import preview, stack_file
+    path = stack_file(tmp_path, _with_lustre({"capacityGb": 52000, "performanceTier": 250, "tenants": ["research"]}))
+    out = preview("--config-file", str(path), "--json", str(tmp_path / "plan.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    import json
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    types = [r["type"] for r in plan["resources"]]
+    assert FS in types
+    pv = next(r for r in plan["resources"] if r["type"] == "kubernetes:core/v1:PersistentVolume"
+              and r["name"].endswith("-lustre"))
+    assert pv["inputs"]["spec"]["csi"]["driver"] == "lustre.csi.oraclecloud.com"
+
+
+@pytest.mark.parametrize("lustre,key", [
+    ({"capacityGb": 52000, "tenants": ["nobody"]}, "oke-rdma:storage.lustre.tenants.0"),
+    ({"capacityGb": 50000}, "oke-rdma:storage.lustre.capacityGb"),
+    ({"capacityGb": 31200, "availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-3"}, "oke-rdma:storage.lustre.availabilityDomain"),
+])
+def test_a_lustre_mistake_is_one_line_naming_the_key(tmp_path, lustre, key):
+    from tests.offline.test_cli import preview, stack_file
+    out = preview("--config-file", str(stack_file(tmp_path, _with_lustre(lustre))))
+    assert out.returncode == 2 and key in out.stderr + out.stdout and "Traceback" not in out.stderr
