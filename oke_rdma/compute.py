@@ -32,11 +32,11 @@ import pulumi_oci as oci
 
 from oke_rdma.config.checks.compute import rdma_pool_problems
 from oke_rdma.config.compute import ComputeCluster, NodePool
-from oke_rdma.config.platform import is_gpu_shape
+from oke_rdma.config.platform import OKE_DEVICE_PLUGIN_LABEL, is_gpu_shape
 from oke_rdma.schema import _AD_RE
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
-DISABLE_OKE_DEVICE_PLUGIN = ("oci.oraclecloud.com/disable-gpu-device-plugin", "true")
+DISABLE_OKE_DEVICE_PLUGIN = (OKE_DEVICE_PLUGIN_LABEL, "true")
 CNI_TYPE = "OCI_VCN_IP_NATIVE"
 #: Node metadata key OKE reads to disable the legacy IMDSv1 endpoints of the pool's instances.
 IMDS_METADATA_KEY = "areLegacyImdsEndpointsDisabled"

@@ -23,7 +23,7 @@ from oke_rdma.config import Platform, StackConfig
 from oke_rdma.config.platform import values_problems
 from oke_rdma.platform import Platform as PlatformComponent
 from oke_rdma.platform import PlatformArgs, TenantNamespace
-from policies.kubernetes import DEFAULT_ALLOWED_REPOSITORIES, chart_repository
+from policies.kubernetes import DEFAULT_ALLOWED_REPOSITORIES, PSA_LEVELS, chart_repository
 from tests.crddeps import CRD_RELEASES
 from tests.stackcfg import dev_raw_config, of_type, one
 
@@ -150,6 +150,11 @@ def test_the_packs_repository_allow_list_is_the_registrys_repositories():
              for a in REGISTRY}
     assert repos == {r.rstrip("/") for r in DEFAULT_ALLOWED_REPOSITORIES}
     assert len(DEFAULT_ALLOWED_REPOSITORIES) == len(repos)
+
+
+def test_the_packs_pod_security_levels_are_the_registrys():
+    """The pack's copy of the Pod Security Standards levels (it imports nothing from oke_rdma) is the registry's."""
+    assert tuple(PSA_LEVELS) == POD_SECURITY_LEVELS
 
 
 def test_the_crd_table_of_the_tests_is_the_registrys():
