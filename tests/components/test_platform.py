@@ -190,8 +190,8 @@ PASSWORD = "s3cret-Grafana-admin-pw"
 
 def test_grafana_password_stays_secret_everywhere():
     from offline.preview import SECRET_SIG, mask, render, to_json
-    from offline.policy_eval import evaluate
-    from policies.pack import PACK_NAME, POLICIES
+    from offline.policy_eval import evaluate_packs
+    from policies import PACK_DIRS
 
     raw = dev_raw_config(platform={"kubePrometheusStack": {"grafanaAdminPassword": PASSWORD}})
     run = run_program(raw, ["oke-rdma:platform"], "dev")
@@ -205,7 +205,7 @@ def test_grafana_password_stays_secret_everywhere():
     # The plaintext appears in no recorded input outside a secret wrapper, nor in the report or the JSON plan.
     assert all(PASSWORD not in str(mask(r.inputs)) and PASSWORD not in str(mask(r.outputs)) for r in run.resources)
     assert PASSWORD not in str(run.outputs)
-    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    report = evaluate_packs(PACK_DIRS, run.resources)
     assert PASSWORD not in render("dev", run, report, False)
     assert PASSWORD not in str(to_json("dev", run, report))
     assert report.violations == []
