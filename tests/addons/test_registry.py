@@ -262,3 +262,22 @@ def test_tenant_namespace_refuses_a_negative_quota():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="gpu_quota must be a count"):
             TenantNamespace(namespace="a", gpu_quota=bad)
+
+
+def test_the_addons_page_lists_every_addon_as_the_registry_declares_it():
+    """docs/addons.md has one table row per add-on with its chart, pinned version, namespace, Pod Security level,
+    what it waits for and the CRDs it brings — the registry's values, so the page cannot drift from the code."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "addons.md").read_text()
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[0].startswith("`") and cells[0] != "`key`":
+            rows[cells[0].strip("`")] = cells
+    assert set(rows) == set(REGISTRY.keys())
+    for addon in REGISTRY:
+        _, chart, version, namespace, level, after, crds = rows[addon.key]
+        assert f"`{addon.chart}`" in chart, addon.key
+        assert version == addon.defaults.version and namespace == f"`{addon.defaults.namespace}`", addon.key
+        assert level == addon.pod_security, addon.key
+        assert after == (", ".join(f"`{k}`" for k in addon.after) or "—"), addon.key
+        assert crds == (", ".join(f"`{g}`" for g in addon.crds) or "—"), addon.key
