@@ -35,6 +35,25 @@ MAX_PLAN_PREFIX = 20
 #: Regional Internet Registry (IANA "IPv4 Address Space Registry"); anything broader spans several registries'
 #: unrelated networks, so admitting it is effectively admitting the internet to the Kubernetes API.
 MIN_API_CLIENT_PREFIX = 8
+#: The most public IPv4 addresses ``apiEndpoint.allowedCidrs`` may cover *together*: one /8. Many /8s are each "a
+#: network", but 119 public /8s are half the internet; the union is measured after removing the blocks that are not
+#: public (:data:`NON_PUBLIC_V4`), so private ranges (10/8, 172.16/12, 192.168/16, 100.64/10) never count.
+MAX_API_CLIENT_PUBLIC_ADDRESSES = 2 ** 24
+#: IPv4 blocks that are not public internet: IANA IPv4 Special-Purpose Address Registry entries that are not
+#: globally reachable (RFC 6890 and updates), multicast 224/4 and reserved 240/4 (checked 2026-11-30). Disjoint.
+NON_PUBLIC_V4 = tuple(ipaddress.IPv4Network(n) for n in (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
+    "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4",
+    "240.0.0.0/4"))
+
+
+def public_ipv4_addresses(cidrs: "list[str] | tuple[str, ...]") -> int:
+    """How many distinct public IPv4 addresses the union of ``cidrs`` (IPv4 CIDR strings) covers."""
+    nets = ipaddress.collapse_addresses(ipaddress.IPv4Network(c, strict=False) for c in cidrs)
+    return sum(n.num_addresses - sum(min(n.num_addresses, x.num_addresses) for x in NON_PUBLIC_V4 if n.overlaps(x))
+               for n in nets)
+
+
 #: Largest prefix length the control-plane (API endpoint) subnet may have.
 MIN_CONTROL_PLANE_PREFIX = 29
 #: OKE node cycling's default maximum surge: extra nodes a pool runs at once while its nodes are replaced.
@@ -123,7 +142,8 @@ class FromStack(_Model):
 
 class ApiEndpoint(_Model):
     """Kubernetes API endpoint exposure. Private by default; ``allowedCidrs`` may reach TCP 6443 (each a network
-    with no host bits, listed once, no broader than /8: see :data:`MIN_API_CLIENT_PREFIX`)."""
+    with no host bits, listed once, no broader than /8: see :data:`MIN_API_CLIENT_PREFIX`; together no more than
+    one /8 of public addresses: :data:`MAX_API_CLIENT_PUBLIC_ADDRESSES`)."""
 
     public: bool = False
     allowed_cidrs: StrList = Field(default=())
@@ -142,6 +162,11 @@ class ApiEndpoint(_Model):
             raise ValueError(f"{', '.join(broad)} {verb} broader than /{MIN_API_CLIENT_PREFIX} (the largest block IANA "
                              f"allocates to one registry), effectively the internet: anyone there could reach the "
                              f"Kubernetes API on TCP 6443; list only your client networks (VPN, bastion, CI egress)")
+        public = public_ipv4_addresses(cidrs)
+        if public > MAX_API_CLIENT_PUBLIC_ADDRESSES:
+            raise ValueError(f"these {len(cidrs)} CIDR(s) together cover {public:,} public IPv4 addresses, more than "
+                             f"one /8 ({MAX_API_CLIENT_PUBLIC_ADDRESSES:,}): each is a network, but their union is "
+                             f"internet-scale; list only your client networks (VPN, bastion, CI egress)")
         return cidrs
 
 
