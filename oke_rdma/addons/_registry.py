@@ -28,7 +28,7 @@ from pydantic.alias_generators import to_snake
 
 from oke_rdma.schema import _EXACT_VERSION_RE, _k8s_name, _Model
 
-#: Pod Security Standards levels (Kubernetes docs "Pod Security Standards"), laxest first.
+#: Pod Security Standards levels (Kubernetes docs "Pod Security Standards"; checked 2026-11-30), laxest first.
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
 POD_SECURITY_LEVELS = (PRIVILEGED, BASELINE, RESTRICTED)
 #: Value shapes a user's ``values`` must keep where oke-rdma sets or reads a value (see :data:`AddOn.value_shapes`).
