@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pulumi_kubernetes as k8s
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import oke_rdma.addons as addons_pkg
@@ -281,3 +283,20 @@ def test_the_addons_page_lists_every_addon_as_the_registry_declares_it():
         assert level == addon.pod_security, addon.key
         assert after == (", ".join(f"`{k}`" for k in addon.after) or "—"), addon.key
         assert crds == (", ".join(f"`{g}`" for g in addon.crds) or "—"), addon.key
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 7), max_size=3), min_size=1, max_size=8), st.randoms(use_true_random=False))
+def test_any_acyclic_set_of_addons_is_ordered_after_what_each_waits_for(deps, rnd):
+    """For any add-ons whose after-edges only point to earlier-numbered add-ons (so acyclic), declared in any order,
+    the registry puts every add-on after each one it waits for, and the order does not depend on declaration."""
+    n = len(deps)
+    keys = [f"addon{chr(ord('a') + i)}" for i in range(n)]
+    addons = [_addon(keys[i], after=tuple(keys[j] for j in sorted(deps[i]) if j < i)) for i in range(n)]
+    shuffled = addons[:]
+    rnd.shuffle(shuffled)
+    order = Registry(tuple(shuffled)).keys()
+    assert sorted(order) == sorted(keys)
+    for a in addons:
+        assert all(order.index(dep) < order.index(a.key) for dep in a.after)
+    assert order == Registry(tuple(addons)).keys()
