@@ -10,6 +10,7 @@ import sys
 import textwrap
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pulumi_kubernetes as k8s
 import pytest
@@ -22,6 +23,7 @@ from offline.engine import run_program
 from oke_rdma.addons import (POD_SECURITY_LEVELS, REGISTRY, AddOn, HelmRelease, Registry, ValuesContext, discover,
                              platform_model)
 from oke_rdma.config import Platform, StackConfig
+from oke_rdma.config.checks.platform import check_platform
 from oke_rdma.config.platform import values_problems
 from oke_rdma.platform import Platform as PlatformComponent
 from oke_rdma.platform import PlatformArgs, TenantNamespace
@@ -127,8 +129,19 @@ def test_a_new_addon_waits_for_nothing_disabled_and_is_skipped_when_disabled(tem
 
 
 def test_a_new_addons_config_is_checked_like_the_others(temp_registry):
-    """The new section refuses unknown keys, ranges of versions and wrong types, like every add-on's."""
+    """The new section refuses unknown keys, ranges of versions and wrong types, like every add-on's; the platform
+    checks read its value shapes and refuse a reserved namespace for it."""
     model = platform_model(temp_registry)
+    bad = SimpleNamespace(node_pools={}, platform=model.model_validate(
+        {"throwawayThing": {"namespace": "kube-system", "values": {"metrics": ["on"]}}}))
+    problems = check_platform(bad, temp_registry)
+    assert problems == [
+        "oke-rdma:platform.throwawayThing.values.metrics: expected a map (like metrics: {key: value}), got a list; "
+        "anything but a map replaces every value oke-rdma sets there (Helm merges maps only): write it as a map or "
+        "remove it",
+        "oke-rdma:platform.throwawayThing.namespace: 'kube-system' is a namespace Kubernetes reserves for itself "
+        "(Kubernetes docs, Namespaces); install the release in its own, like the default 'throwaway-system'"]
+    assert check_platform(SimpleNamespace(node_pools={}, platform=model()), temp_registry) == []
     for bad in ({"throwawayThing": {"version": "^1.2"}}, {"throwawayThing": {"replicas": "3"}},
                 {"throwawayThing": {"replica": 3}}):
         with pytest.raises(ValidationError) as e:
