@@ -229,6 +229,8 @@ def _addon(name: str, **kw) -> AddOn:
     (dict(chart="oci://example.com/charts/a"), "an oci:// chart takes no repository"),
     (dict(repository=None), "an oci:// chart takes no repository, any other chart needs one"),
     (dict(value_shapes=((("a",), "dict"),)), "is not one of ('map', 'list', 'bool', 'false')"),
+    (dict(config=dict), "config must be a HelmRelease subclass"),
+    (dict(config="HelmRelease"), "config must be a HelmRelease subclass"),
 ])
 def test_a_malformed_addon_is_refused(kw, message):
     """An add-on declaration that cannot be planned is refused when its module is imported, naming it."""
