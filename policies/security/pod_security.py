@@ -21,7 +21,8 @@ the Prometheus node exporter) need node escape and run in their own namespaces (
 |                                        |       | (whose Pod Security level the stack declares) or to                  |
 |                                        |       | ``externalNamespaces``                                               |
 
-A Helm chart is a template: the pack cannot render it, so it judges the values a release passes (a chart's own
+A Helm chart is a template: the pack cannot render it, so it judges the values a release passes (values files and
+post renderers, which change the manifests where the pack cannot see, are refused by ``helm-values-pod-security``) (a chart's own
 defaults are the chart's, pinned by ``helm-release-pinned``). Keys are matched wherever they sit in the values tree
 (``controller.hostNetwork``, ``node-exporter.hostPID``, ``containerSecurityContext.privileged``,
 ``daemonsets.securityContext.capabilities.add``, ``extraVolumes[].hostPath.path`` ...).
@@ -224,6 +225,21 @@ def namespace_level(resource: Any, namespaces: list[Any]) -> tuple[Any, str]:
     return (levels.pop() if len(levels) == 1 else UNKNOWN), str(name)
 
 
+def hidden_inputs(props: Any) -> list[str]:
+    """Inputs of a Helm release/chart that change its manifests where the pack cannot see: values files (assets;
+    ``valueYamlFiles``) and post renderers (``postrender`` of helm.sh/v3 Release, ``postRenderer`` of helm.sh/v4
+    Chart: a program that rewrites the rendered manifests)."""
+    found = []
+    files = elements(read(props, "valueYamlFiles"))
+    if files is UNKNOWN or files:
+        found.append("takes values from valueYamlFiles")
+    for key in ("postrender", "postRenderer"):
+        value = read(props, key)
+        if value is UNKNOWN or value not in (None, "", {}):
+            found.append(f"sets {key}")
+    return found
+
+
 _ALLOWED_BY_LEVEL = {"privileged": {"baseline", "restricted"}, "baseline": {"restricted"}, "restricted": set()}
 
 
@@ -239,6 +255,11 @@ def validate_helm_values(args: StackValidationArgs, report_violation: ReportViol
     external = set(config.get("privilegedNamespaces") or [])
     namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
     for release in _releases(args.resources):
+        hidden = hidden_inputs(release.props)
+        if hidden:
+            report_violation(f"Helm release '{release.name}' {'; '.join(hidden)}, which the pack cannot read, so "
+                             "its pod settings cannot be judged. Pass the values inline (values) and drop the post "
+                             "renderer.", release.urn)
         findings = [f for f in values_findings(read(release.props, "values", default={})) if f[0] != "escape"]
         if not findings:
             continue

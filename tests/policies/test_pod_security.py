@@ -161,3 +161,12 @@ def test_helm_values_false_spellings_pass():
     values = {"hostNetwork": "false", "privileged": 0, "hostPID": None, "x": {"hostIPC": "no"}}
     resources = (namespace("apps", "restricted"), release(values))
     assert found(VALUES, *resources) == [] and found(ESCAPE, *resources) == []
+
+
+@pytest.mark.parametrize("extra", [{"valueYamlFiles": [{"4dabf18193072939515e22adb298388d":
+                                                        "c44067f5952c0a294b673a41bacd8c17", "path": "v.yaml"}]},
+                                   {"postrender": "/usr/local/bin/kustomize-wrap"}])
+def test_values_files_and_post_renderers_cannot_be_judged_and_are_refused(extra):
+    rel = release({})
+    rel.inputs.update(extra)
+    assert found(VALUES, namespace("apps", "restricted"), rel)
