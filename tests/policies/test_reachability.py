@@ -132,3 +132,12 @@ def test_ipv6_ranges_carrying_all_of_ipv4_are_internet_wide(cidr):
 def test_embedded_ipv4_is_counted_as_ipv4():
     assert A.public_addresses([ipaddress.ip_network("::ffff:8.0.0.0/104")]) == {4: 2 ** 24, 6: 0}
     assert A.internet_scale([ipaddress.ip_network("::ffff:8.0.0.0/104"), ipaddress.ip_network("9.0.0.0/8")])
+
+
+@pytest.mark.parametrize("value", ["true", "True", 1])
+def test_an_api_endpoint_flag_that_is_not_a_boolean_is_not_read_as_private(value):
+    from policies.security.network import endpoint_problem
+    from tests.policies.test_policies import proxied
+    props = proxied({"endpointConfig": {"subnetId": "s", "isPublicIpEnabled": value, "nsgIds": []}})
+    assert "not a boolean" in endpoint_problem(props)
+    assert endpoint_problem(proxied({"endpointConfig": {"subnetId": "s", "isPublicIpEnabled": False}})) is None
