@@ -170,3 +170,29 @@ def test_values_files_and_post_renderers_cannot_be_judged_and_are_refused(extra)
     rel = release({})
     rel.inputs.update(extra)
     assert found(VALUES, namespace("apps", "restricted"), rel)
+
+
+PURPOSE = "privileged-namespace-purpose"
+
+
+def gpu_quota(ns: str, deps=None):
+    return res("kubernetes:core/v1:ResourceQuota", f"q-{ns}", {"metadata": {"name": "gpu", "namespace": ns},
+                                                               "spec": {"hard": {"requests.nvidia.com/gpu": "8"}}},
+               deps=deps)
+
+
+def test_privileged_namespaces_need_a_purpose():
+    assert found(PURPOSE, namespace("tools", "privileged"))
+    assert found(PURPOSE, res(NS, "u", {"metadata": {"name": "tools", "labels": {
+        "pod-security.kubernetes.io/enforce": U}}}))
+    cpu_quota = res("kubernetes:core/v1:ResourceQuota", "q", {"metadata": {"namespace": "tools"},
+                                                              "spec": {"hard": {"requests.cpu": "8"}}})
+    assert found(PURPOSE, namespace("tools", "privileged"), cpu_quota)
+
+
+def test_gpu_tenants_and_node_agents_may_be_privileged():
+    tenant = namespace("research", "privileged")
+    assert found(PURPOSE, tenant, gpu_quota("research")) == []
+    assert found(PURPOSE, tenant, gpu_quota(U, deps={"metadata": [tenant]})) == []
+    assert found(PURPOSE, namespace("gpu-operator", "privileged"), namespace("monitoring", "privileged"),
+                 namespace("apps", "restricted")) == []

@@ -38,7 +38,12 @@ def nsg_rule(name: str = "r", **props) -> None:
 
 
 def namespace(name: str, level: str) -> k8s.core.v1.Namespace:
-    return k8s.core.v1.Namespace(f"ns-{name}", metadata={"name": name, "labels": {PSA: level}})
+    """A namespace; ``research`` is a GPU tenant (a ResourceQuota on GPUs, as the platform gives every tenant)."""
+    ns = k8s.core.v1.Namespace(f"ns-{name}", metadata={"name": name, "labels": {PSA: level}})
+    if name == "research":
+        k8s.core.v1.ResourceQuota("gpu-quota", metadata={"name": "gpu", "namespace": ns.metadata["name"]},
+                                  spec={"hard": {"requests.nvidia.com/gpu": "16"}})
+    return ns
 
 
 def release(values: dict, ns: str = "apps", level: str = "restricted", **props) -> None:
@@ -271,7 +276,12 @@ def host_root_hostpid_sys_admin_in_privileged_non_rdma_namespace(bad):
     else:  # an RDMA pod: what the platform needs, and nothing that takes the node
         spec = {"hostNetwork": True, "volumes": [{"name": "ib", "hostPath": {"path": "/dev/infiniband"}}],
                 "containers": [container(privileged=True, capabilities={"add": ["IPC_LOCK"]})]}
-    pod(spec, ns="tools", level="privileged")
+    pod(spec, ns="tools" if bad else "research", level="privileged")
+
+
+@case("pod", "privileged-namespace-purpose")
+def privileged_namespace_that_is_no_tenant(bad):
+    namespace("tools" if bad else "research", "privileged")
 
 
 @case("pod", "helm-release-pinned")
