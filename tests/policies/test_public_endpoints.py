@@ -47,6 +47,11 @@ def found(type_, props, config=None):
     ("oci:ObjectStorage/bucket:Bucket", {"accessType": "ObjectReadWithoutList"}),
     ("oci:ObjectStorage/bucket:Bucket", {"accessType": U}),
     ("oci:ObjectStorage/preauthrequest:Preauthrequest", {"accessType": "ObjectRead", "bucket": "b"}),
+    ("oci:ApiGateway/gateway:Gateway", {"endpointType": "PUBLIC"}), ("oci:ApiGateway/gateway:Gateway", {}),
+    ("oci:Database/autonomousDatabase:AutonomousDatabase", {"dbName": "db"}),
+    ("oci:Database/autonomousDatabase:AutonomousDatabase", {"isAccessControlEnabled": True, "whitelistedIps": ["0.0.0.0/0"]}),
+    ("oci:Database/autonomousDatabase:AutonomousDatabase", {"isAccessControlEnabled": False, "whitelistedIps": ["198.51.100.0/24"]}),
+    ("oci:Database/autonomousDatabase:AutonomousDatabase", {"isAccessControlEnabled": True, "whitelistedIps": [f"{i}.0.0.0/8" for i in (11, 12)]}),
 ])
 def test_internet_facing_resources_are_refused(type_, props):
     assert len(found(type_, props)) == 1
@@ -60,6 +65,9 @@ def test_internet_facing_resources_are_refused(type_, props):
     ("oci:Core/vnicAttachment:VnicAttachment", {"createVnicDetails": {"assignPublicIp": False}}),
     ("oci:Bastion/bastion:Bastion", {"clientCidrBlockAllowLists": ["198.51.100.0/24", "10.0.0.0/8"]}),
     ("oci:ObjectStorage/bucket:Bucket", {"accessType": "NoPublicAccess"}), ("oci:ObjectStorage/bucket:Bucket", {}),
+    ("oci:ApiGateway/gateway:Gateway", {"endpointType": "PRIVATE"}),
+    ("oci:Database/autonomousDatabase:AutonomousDatabase", {"subnetId": "ocid1.subnet.oc1..s"}),
+    ("oci:Database/autonomousDatabase:AutonomousDatabase", {"isAccessControlEnabled": True, "whitelistedIps": ["198.51.100.0/24", "ocid1.vcn.oc1..v"]}),
 ])
 def test_private_resources_pass(type_, props):
     assert found(type_, props) == []

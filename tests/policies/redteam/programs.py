@@ -365,6 +365,12 @@ def pre_authenticated_request(bad):
                                          name="share", time_expires="2030-01-01T00:00:00Z")
 
 
+@case("data", "no-public-endpoints")
+def autonomous_database_open_to_everyone(bad):
+    oci.database.AutonomousDatabase("adb", compartment_id=C, db_name="features", admin_password="x" * 16,
+                                    **({} if bad else {"subnet_id": "ocid1.subnet.oc1..aaaaaaaadata"}))
+
+
 @case("data", "helm-values-pod-security")
 def helm_values_public_load_balancer(bad):
     release({"service": {"type": "LoadBalancer", "annotations": {} if bad else INTERNAL_LB}})
