@@ -214,9 +214,12 @@ def namespace_level(resource: Any, namespaces: list[Any]) -> tuple[Any, str]:
     :data:`NOT_DECLARED` when it is not a Namespace of the stack —, the namespace name)."""
     name, deps = target_namespace(resource)
     if name is UNKNOWN:
-        if deps:
+        if deps:  # the unknown name can only be one of these Namespaces' names
             levels = {read(d.props, "metadata", "labels", ENFORCE_LABEL) for d in deps}
-            return (levels.pop() if len(levels) == 1 else UNKNOWN), "<unknown>"
+            names = {read(d.props, "metadata", "name") for d in deps}
+            only = next(iter(names)) if len(names) == 1 else None
+            shown = only if isinstance(only, str) else "<unknown>"
+            return (levels.pop() if len(levels) == 1 else UNKNOWN), shown
         return UNKNOWN, "<unknown>"
     matches = [n for n in namespaces if read(n.props, "metadata", "name") == name]
     if not matches:

@@ -196,3 +196,14 @@ def test_gpu_tenants_and_node_agents_may_be_privileged():
     assert found(PURPOSE, tenant, gpu_quota(U, deps={"metadata": [tenant]})) == []
     assert found(PURPOSE, namespace("gpu-operator", "privileged"), namespace("monitoring", "privileged"),
                  namespace("apps", "restricted")) == []
+
+
+def test_an_unknown_release_namespace_is_followed_to_the_namespace_it_depends_on():
+    agents = namespace("gpu-operator", "privileged")
+    rel = res(HELM, "rel", {"chart": "gpu-operator", "version": "v25.10.1", "namespace": U,
+                            "repositoryOpts": {"repo": "https://helm.ngc.nvidia.com/nvidia"},
+                            "values": {"hostPID": True}}, deps={"namespace": [agents]})
+    assert found(ESCAPE, agents, rel) == [] and found(DECLARED, agents, rel) == []
+    stray = res(HELM, "rel", {"chart": "keda", "version": "2.20.2", "namespace": U, "values": {"hostPID": True},
+                              "repositoryOpts": {"repo": "https://kedacore.github.io/charts"}})
+    assert found(ESCAPE, agents, stray) and found(DECLARED, agents, stray)
