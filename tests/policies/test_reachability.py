@@ -51,6 +51,14 @@ def test_values_oci_does_not_define_are_refused(extra, expected):
     assert len(found) == 1 and expected in found[0], found
 
 
+@pytest.mark.parametrize("source, source_type", [("0.0.0.0/0", "SERVICE_CIDR_BLOCK"),
+                                                 ("0.0.0.0/0", "NETWORK_SECURITY_GROUP"),
+                                                 ("ocid1.vcn.oc1..v", "NETWORK_SECURITY_GROUP")])
+def test_a_peer_that_does_not_match_its_type_is_refused(source, source_type):
+    [message] = findings(INTERPRETABLE, nsg_rule(source=source, source_type=source_type))
+    assert f"although sourceType is {source_type}" in message
+
+
 def test_security_list_entries_ingress_and_egress_are_interpreted():
     sl = res(SL, "sl", {"ingressSecurityRules": [{"protocol": "6", "source": "10.0.0.0/16"},
                                                  {"protocol": "TCPX", "source": "10.0.0.0/16"}],
