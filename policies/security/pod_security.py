@@ -45,12 +45,12 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
-    from ._pss import BASELINE_CAPABILITIES
+    from ._pss import BASELINE_CAPABILITIES, BASELINE_SYSCTLS
     from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from .public_endpoints import service_problems
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
-    from _pss import BASELINE_CAPABILITIES
+    from _pss import BASELINE_CAPABILITIES, BASELINE_SYSCTLS
     from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from public_endpoints import service_problems
 
@@ -149,6 +149,11 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
             found.append(("baseline", f"{where}: {value!r}"))
         elif key == "hostProcess" and _flag(value) is not False:
             found.append(("baseline", f"{where}: {value!r}"))
+        elif key == "sysctls" and path.endswith("ecurityContext"):
+            items = elements(value)
+            names = ["unknown"] if items is UNKNOWN else [read(x, "name") for x in items]
+            found += [("baseline", f"{where} {n}") for n in names if n not in BASELINE_SYSCTLS]
+            continue
         elif key == "add" and path.endswith(".capabilities"):
             found += _capability_findings(value, where)
             continue

@@ -152,6 +152,7 @@ def test_persistent_volumes_with_node_host_paths_are_refused(path, bad):
     ({"hostNetwork": "yes"}, VALUES), ({"privileged": 1}, VALUES),
     ({"securityContext": {"capabilities": {"add": "SYS_ADMIN"}}}, ESCAPE),
     ({"podSecurityContext": {"seccompProfile": {"type": "Unconfined"}}}, VALUES),
+    ({"podSecurityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]}}, VALUES),
 ])
 def test_helm_values_spellings_fail_closed(values, policy):
     assert found(policy, namespace("apps", "restricted"), release(values))
@@ -207,3 +208,12 @@ def test_an_unknown_release_namespace_is_followed_to_the_namespace_it_depends_on
     stray = res(HELM, "rel", {"chart": "keda", "version": "2.20.2", "namespace": U, "values": {"hostPID": True},
                               "repositoryOpts": {"repo": "https://kedacore.github.io/charts"}})
     assert found(ESCAPE, agents, stray) and found(DECLARED, agents, stray)
+
+
+@pytest.mark.parametrize("chart, refused", [("./charts/keda", True), ("/opt/charts/keda", True),
+                                            ("keda-2.20.2.tgz", True), ("kedacore/keda", True), ("keda", False),
+                                            ("https://kedacore.github.io/charts/keda", False)])
+def test_a_chart_path_beside_an_allowed_repository_is_refused(chart, refused):
+    rel = release({})
+    rel.inputs["chart"] = chart
+    assert bool(found("helm-release-pinned", namespace("apps", "restricted"), rel)) is refused
