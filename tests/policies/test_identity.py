@@ -169,3 +169,12 @@ def test_external_groups_listed_as_harmless_pass():
 
     assert list(membership_findings([R()], ["ocid1.group.oc1..aaaaext"])) == []
     assert len(list(membership_findings([R()], []))) == 1
+
+
+def test_mapping_an_identity_provider_group_onto_administrators_is_refused():
+    group = res(GROUP, "g", {"name": "Administrators", "description": "d", "compartmentId": "ocid1.tenancy.oc1..t"})
+    mapping = res("oci:Identity/idpGroupMapping:IdpGroupMapping", "map", {
+        "groupId": U, "identityProviderId": "ocid1.saml2idp.oc1..i", "idpGroupName": "everyone"},
+        deps={"groupId": [group]})
+    [message] = messages(run(group, mapping, policy=MEMBERSHIP), MEMBERSHIP)
+    assert "administrators group" in message
