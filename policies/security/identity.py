@@ -234,7 +234,8 @@ iam_no_identity_escalation = ResourceValidationPolicy(
 
 iam_no_admin_group_membership = StackValidationPolicy(
     name="iam-no-admin-group-membership",
-    description=("No user is added to an administrators group, or to a group this stack grants IAM administration; "
+    description=("No user or identity-provider group is added to an administrators group, or to a group this stack "
+                 "grants IAM administration; "
                  "memberships into groups the pack cannot see, and identity-domain app-role grants, are refused."),
     validate=validate_no_admin_group_membership,
     enforcement_level=EnforcementLevel.MANDATORY,
