@@ -29,7 +29,8 @@ Kubernetes Services: OCI's cloud controller manager provisions a load balancer, 
 ``service.beta.kubernetes.io/oci-load-balancer-internal`` (load balancer) or
 ``oci-network-load-balancer.oraclecloud.com/internal`` (network load balancer) parses as true with Go's
 ``strconv.ParseBool`` (1, t, T, TRUE, true, True). The other type's annotation does nothing. Any other
-load-balancer type is refused (its exposure cannot be judged). The public API endpoint is judged by
+load-balancer type is refused (its exposure cannot be judged), and so is a ``spec.loadBalancerClass`` (another
+controller provisions the load balancer) not listed in ``internalIngressClasses``. The public API endpoint is judged by
 ``kubernetes-api-not-public``; node subnets by ``node-subnets-private``.
 
 Config: ``allowPublicLoadBalancers`` (a stack that serves the internet through load balancers on purpose; their
@@ -86,8 +87,15 @@ INTERNAL_ANNOTATION = {"lb": "service.beta.kubernetes.io/oci-load-balancer-inter
 PARSEBOOL_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 
 
-def service_problems(props: Any, allow_public_lbs: bool) -> list[str]:
-    """Why a Service faces the internet (or may), [] when it does not."""
+def read_class(props: Any) -> Any:
+    """A Service's ``spec.loadBalancerClass`` (None when unset)."""
+    return R.read(props, "spec", "loadBalancerClass")
+
+
+def service_problems(props: Any, allow_public_lbs: bool, internal_classes: Iterable[str] = ()) -> list[str]:
+    """Why a Service faces the internet (or may), [] when it does not. ``internal_classes``: load balancer classes
+    whose controllers provision internal load balancers only."""
+    internal_classes = set(internal_classes)
     problems = []
     external_ips = R.elements(R.read(props, "spec", "externalIPs"))
     if external_ips is UNKNOWN or external_ips:
@@ -97,6 +105,13 @@ def service_problems(props: Any, allow_public_lbs: bool) -> list[str]:
     if kind is UNKNOWN:
         return problems + ["its spec.type is unknown during preview; set it literally"]
     if kind != "LoadBalancer" or allow_public_lbs:
+        return problems
+    lb_class = read_class(props)
+    if lb_class is not None:  # another controller than OCI's provisions it (Kubernetes docs "Service": loadBalancerClass)
+        if lb_class is UNKNOWN or lb_class not in internal_classes:
+            return problems + [f"is type LoadBalancer with spec.loadBalancerClass {lb_class!r}: another controller "
+                               "than OCI's cloud controller provisions it, so whether it is internal cannot be judged; "
+                               "list the class in internalIngressClasses if its load balancers are internal"]
         return problems
     annotations = R.read(props, "metadata", "annotations", default={})
     if annotations is UNKNOWN:
@@ -158,7 +173,7 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
         elif private is not True and not allow_lbs:
             yield "is public (isPrivate is not true; OCI's default is a public IP); set isPrivate: true"
     elif resource_type == SERVICE:
-        yield from service_problems(props, allow_lbs)
+        yield from service_problems(props, allow_lbs, config.get("internalIngressClasses") or [])
     elif resource_type in INGRESS_TYPES or resource_type in GATEWAY_TYPES:
         key = "ingressClassName" if resource_type in INGRESS_TYPES else "gatewayClassName"
         cls = R.read(props, "spec", key)
@@ -238,7 +253,8 @@ no_public_endpoints = ResourceValidationPolicy(
                                      "description": "this stack serves the internet through load balancers"},
         "internalIngressClasses": {"type": "array", "uniqueItems": True, "default": [],
                                    "items": {"type": "string", "maxLength": 253},
-                                   "description": "Ingress / Gateway classes whose controller is internal"}}),
+                                   "description": ("Ingress, Gateway and Service loadBalancerClass classes whose "
+                                                   "controller provisions internal load balancers only")}}),
 )
 
 POLICIES = [no_public_endpoints]

@@ -31,6 +31,7 @@ def found(type_, props, config=None):
     (SVC, service({"service.beta.kubernetes.io/oci-load-balancer-internal": "yes"})),  # ParseBool refuses "yes"
     (SVC, service({"oci.oraclecloud.com/load-balancer-type": "alb"})),
     (SVC, service(type_=U)), (SVC, service(type_="ClusterIP", externalIPs=["203.0.113.9"])),
+    (SVC, service(INTERNAL_LB, loadBalancerClass="example.com/public-lb")),
     ("kubernetes:networking.k8s.io/v1:Ingress", {"spec": {"ingressClassName": "nginx"}}),
     ("kubernetes:networking.k8s.io/v1:Ingress", {"spec": {}}),
     ("kubernetes:gateway.networking.k8s.io/v1:Gateway", {"spec": {"gatewayClassName": "public"}}),
