@@ -2,11 +2,11 @@
 
 The Pod Security Standards (Kubernetes docs "Pod Security Standards", checked 2026-11-30) define what each level
 forbids. *Baseline* forbids host namespaces (``hostNetwork``, ``hostPID``, ``hostIPC``), ``privileged``
-containers, capabilities beyond :data:`BASELINE_CAPABILITIES`, ``hostPath`` volumes and ``hostPort``s; *restricted*
+containers, capabilities beyond ``_pss.BASELINE_CAPABILITIES``, ``hostPath`` volumes and ``hostPort``s; *restricted*
 further forbids ``allowPrivilegeEscalation: true`` and running as UID 0. A subset of these is *node escape*: a
-container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities (:data:`NODE_ESCAPE_CAPABILITIES`,
+container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities (``_pss.NODE_ESCAPE_CAPABILITIES``,
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
-directories mounted (:data:`NODE_ESCAPE_PATHS`) controls the node. RDMA training pods need ``privileged``,
+directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
 the Prometheus node exporter) need node escape and run in their own namespaces (``nodeAgentNamespaces``).
 
@@ -37,7 +37,6 @@ capability list), "Pod Security Admission", "Volumes" (hostPath: "presents many 
 """
 from __future__ import annotations
 
-import posixpath
 from typing import Any, Iterable
 
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
@@ -45,73 +44,18 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
-    from ._pss import BASELINE_CAPABILITIES, BASELINE_SYSCTLS
+    from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
+                       node_escape_path)
     from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from .public_endpoints import service_problems
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
-    from _pss import BASELINE_CAPABILITIES, BASELINE_SYSCTLS
+    from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
+                      node_escape_path)
     from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from public_endpoints import service_problems
 
-#: Capabilities that hand a container the node (capabilities(7): mount, ptrace other processes, load kernel
-#: modules, raw I/O, bypass file read checks, load BPF programs, reconfigure the host network; ALL includes them).
-NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "SYS_BOOT",
-                                      "DAC_READ_SEARCH", "BPF", "NET_ADMIN", "SYSLOG", "SYS_TIME", "MAC_ADMIN"})
-#: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
-#: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
-NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
-                     "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib")
 DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring"]
-_FALSE_TEXT = ("false", "0", "no", "off", "")
-
-
-def _cap(name: Any) -> Any:
-    return name.upper().removeprefix("CAP_") if isinstance(name, str) else name
-
-
-def node_escape_path(path: Any) -> Any:
-    """True when mounting host ``path`` controls the node; UNKNOWN for an unknown or non-string path."""
-    if path is UNKNOWN or not isinstance(path, str) or not path.startswith("/"):
-        return UNKNOWN
-    p = posixpath.normpath("/" + path.strip().lstrip("/"))
-    if p in ("/", "/dev", "/var", "/var/lib"):
-        return True
-    return any(p == s or p.startswith(s + "/") or s.startswith(p + "/") for s in NODE_ESCAPE_PATHS)
-
-
-# --- findings: (severity class, text) where class is "escape", "baseline" or "restricted" --------------------------
-Finding = tuple[str, str]
-
-
-def _flag(value: Any) -> Any:
-    """A Helm value read as a flag, failing closed: only false, 0, null and the usual "false" spellings are off."""
-    if value is UNKNOWN:
-        return UNKNOWN
-    if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                           and value == 0):
-        return False
-    return not (isinstance(value, str) and value.strip().lower() in _FALSE_TEXT)
-
-
-def _capability_findings(added: Any, where: str) -> list[Finding]:
-    caps = [added] if isinstance(added, str) else elements(added)
-    if caps is UNKNOWN or any(c is UNKNOWN for c in caps):
-        return [("escape", f"{where} may add capabilities (unknown during preview)")]
-    found = []
-    for cap in (_cap(c) for c in caps):
-        if cap in NODE_ESCAPE_CAPABILITIES:
-            found.append(("escape", f"{where} adds {cap}"))
-        elif cap not in BASELINE_CAPABILITIES:
-            found.append(("baseline", f"{where} adds {cap}"))
-    return found
-
-
-def _host_path_finding(path: Any, where: str) -> Finding:
-    escape = node_escape_path(path)
-    if escape is UNKNOWN:
-        return ("escape", f"{where} mounts host path {path!r}, which cannot be judged")
-    return ("escape" if escape else "baseline", f"{where} mounts host path {path}")
 
 
 def values_findings(values: Any, path: str = "values") -> list[Finding]:
