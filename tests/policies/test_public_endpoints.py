@@ -81,3 +81,15 @@ def test_policy_config_allows_public_load_balancers_and_internal_ingress_classes
     assert list(problems_of("kubernetes:networking.k8s.io/v1:Ingress", ingress,
                             {"internalIngressClasses": ["oci-internal"]})) == []
     assert list(problems_of(LB, {"isPrivate": False}, {"allowPublicLoadBalancers": True})) == []
+
+
+@pytest.mark.parametrize("type_, props, bad", [
+    ("oci:Core/instance:Instance", {"instanceOptions": {"areLegacyImdsEndpointsDisabled": True}}, False),
+    ("oci:Core/instance:Instance", {}, True),
+    ("oci:Core/instance:Instance", {"instanceOptions": {"areLegacyImdsEndpointsDisabled": U}}, True),
+    ("oci:Core/instanceConfiguration:InstanceConfiguration",
+     {"instanceDetails": {"launchDetails": {"instanceOptions": {"areLegacyImdsEndpointsDisabled": False}}}}, True),
+])
+def test_plain_instances_serve_metadata_over_imds_v2_only(type_, props, bad):
+    assert bool(messages(run(res(type_, "vm", props), policy="instance-imds-v2-only"),
+                         "instance-imds-v2-only")) is bad
