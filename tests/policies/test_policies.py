@@ -385,7 +385,7 @@ def test_pack_metadata():
     assert len(names) == len(set(names))  # unique across packs too: one policy-config file can name any of them
     assert {"rdma-node-pool-placement", "rdma-cluster-enhanced", "kubernetes-api-not-public",
             "no-internet-ssh-or-all-ports"} <= set(names)
-    advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",  # the issue makes these advisory
+    advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit", "instance-imds-v2-only",  # hardening
                 "fss-export-no-internet"}  # a deliberate, documented choice (policies/security/storage.py)
     for p in POLICIES:
         level = EnforcementLevel.ADVISORY if p.name in advisory else EnforcementLevel.MANDATORY
