@@ -283,3 +283,15 @@ def test_preview_refuses_a_pack_it_cannot_run_like_the_cli(tmp_path, capsys, yam
     assert main(["--stack", "dev", "--policy-pack", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: --policy-pack {tmp_path}: {expected}") and len(err.splitlines()) == 1
+
+
+def test_a_config_schema_the_cli_cannot_use_is_refused_in_one_line():
+    from pulumi.runtime.proto import analyzer_pb2
+
+    from offline.policy_config import policy_specs
+
+    info = analyzer_pb2.AnalyzerInfo(name="p", policies=[analyzer_pb2.PolicyInfo(
+        name="x", enforcementLevel=analyzer_pb2.MANDATORY,
+        configSchema=analyzer_pb2.PolicyConfigSchema(properties=analyzer._struct({"enforcementLevel": {}})))])
+    with pytest.raises(PolicyConfigError, match="policy 'x' reports a config schema the CLI cannot use"):
+        policy_specs(info)
