@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import heapq
 import ipaddress
 import logging
 import runpy
@@ -31,6 +32,9 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from offline.policy_eval import EngineResource
+from offline.remote import expand_remote
+from offline.replacement import Change, Planner
+from offline.values import UNKNOWN, mask
 
 PROJECT = "oke-rdma"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -140,8 +144,12 @@ class OciMocks(pulumi_mocks.Mocks):
     EXISTING_MOUNT_TARGETS: dict[str, str] = {}
 
     def __init__(self, region: str, unknowns: bool = False,
-                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None):
+                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None, previous: Optional[dict] = None):
         self.region = region
+        #: The previous plan's resources by URN (``--previous``): the state this run starts from.
+        self.previous: dict[str, dict] = {r["urn"]: r for r in (previous or {}).get("resources", [])}
+        #: The planned operation and previous state of the registration being answered (set by the monitor).
+        self.pending: Optional[tuple[Change, Optional[dict]]] = None
         self.unknowns = unknowns
         self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs (wire form)
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
@@ -157,8 +165,17 @@ class OciMocks(pulumi_mocks.Mocks):
             return "", {}
         if self.unknowns:
             return "", inputs  # an id and every computed output the provider would fill in stay unknown
+        change, old = self.pending or (None, None)
+        if change is not None and change.op in ("create", "replace"):
+            # Planned against a previous state: the provider creates it, so its id and computed outputs are unknown
+            # in this preview (only an update run learns them), and so is everything the program derives from them.
+            computed = self._computed(args.typ, "", args.name, inputs)
+            return "", inputs | {k: UNKNOWN for k in computed if k != "state"}
         kind = OCID_KINDS.get(args.typ)
-        if kind is None:
+        previous_id = (old or {}).get("id")
+        if isinstance(previous_id, str) and previous_id and previous_id != "[unknown]":
+            rid = previous_id  # the resource exists: it keeps its id
+        elif kind is None:
             rid = self._k8s_id(args) if args.typ.startswith("kubernetes:") else _digest(args.typ, args.name)
         else:
             rid = fake_ocid(kind, self.region, args.typ, args.name)
@@ -173,10 +190,7 @@ class OciMocks(pulumi_mocks.Mocks):
 
     @staticmethod
     def _k8s_id(args: pulumi_mocks.MockResourceArgs) -> str:
-        meta = args.inputs.get("metadata") or {}
-        name = meta.get("name") or args.inputs.get("name") or args.name
-        ns = meta.get("namespace") or args.inputs.get("namespace")
-        return f"{ns}/{name}" if ns else str(name)
+        return k8s_object_id(args.inputs, args.name)
 
     def _computed(self, typ: str, rid: str, name: str, inputs: dict) -> dict:
         """The outputs OCI computes for ``typ`` that the program (or a policy) reads."""
@@ -231,13 +245,29 @@ class OciMocks(pulumi_mocks.Mocks):
             return self._mount_targets(dict(args.args)), []
         raise NotImplementedError(f"the offline mocks do not answer the invoke {token}; add it to offline/engine.py")
 
-    def _mount_targets(self, query: dict) -> dict:
-        """``getMountTargets`` by compartment, AD and display name, answered from :attr:`EXISTING_MOUNT_TARGETS`."""
+    def _existing_mount_targets(self, query: dict) -> list[tuple[str, str]]:
+        """``(id, requested throughput)`` of the mount targets that exist under the queried display name: those of
+        the previous plan (``--previous``: the state the stack is in) in the queried compartment and AD, else
+        :attr:`EXISTING_MOUNT_TARGETS`."""
         name = query.get("displayName", "")
         found = []
-        if name in self.EXISTING_MOUNT_TARGETS:
-            rid = fake_ocid("mounttarget", self.region, "existing", name)
-            tier = self.EXISTING_MOUNT_TARGETS[name]
+        for res in self.previous.values():
+            inputs = res.get("inputs") or {}
+            if res.get("type") != "oci:FileStorage/mountTarget:MountTarget" or inputs.get("displayName") != name:
+                continue
+            if any(query.get(k) not in (None, inputs.get(k)) for k in ("compartmentId", "availabilityDomain")):
+                continue
+            rid = res.get("id") if isinstance(res.get("id"), str) else fake_ocid("mounttarget", self.region, name)
+            found.append((rid, str(inputs.get("requestedThroughput") or "1")))
+        if not found and name in self.EXISTING_MOUNT_TARGETS:
+            found.append((fake_ocid("mounttarget", self.region, "existing", name), self.EXISTING_MOUNT_TARGETS[name]))
+        return found
+
+    def _mount_targets(self, query: dict) -> dict:
+        """``getMountTargets`` by compartment, AD and display name (see :meth:`_existing_mount_targets`)."""
+        name = query.get("displayName", "")
+        found = []
+        for rid, tier in self._existing_mount_targets(query):
             found.append({
                 "id": rid, "displayName": name, "availabilityDomain": query.get("availabilityDomain", ""),
                 "compartmentId": query.get("compartmentId", ""), "state": "ACTIVE", "requestedThroughput": tier,
@@ -249,6 +279,14 @@ class OciMocks(pulumi_mocks.Mocks):
                 "mountTargetIpv6ids": [], "timeBillingCycleEnd": "", "timeCreated": "2025-01-01T00:00:00Z"})
         return {"id": "mounttargets", "compartmentId": query.get("compartmentId"),
                 "availabilityDomain": query.get("availabilityDomain"), "displayName": name, "mountTargets": found}
+
+
+def k8s_object_id(inputs: dict, name: str) -> str:
+    """The id the Kubernetes provider gives an object: ``<namespace>/<name>``, or ``<name>`` when cluster-scoped."""
+    meta = inputs.get("metadata") or {}
+    obj_name = meta.get("name") or inputs.get("name") or name
+    ns = meta.get("namespace") or inputs.get("namespace")
+    return f"{ns}/{obj_name}" if ns else str(obj_name)
 
 
 def _kubeconfig(cluster_id: str, region: str) -> str:
@@ -265,34 +303,95 @@ def _kubeconfig(cluster_id: str, region: str) -> str:
 
 
 class RecordingMonitor(pulumi_mocks.MockMonitor):
-    """A mock resource monitor that also records each registration as the engine sees it."""
+    """A mock resource monitor that also records each registration as the engine sees it and, given a
+    :class:`offline.replacement.Planner` (``--previous``), plans each one before the mock provider answers it."""
 
-    def __init__(self, mocks: pulumi_mocks.Mocks):
+    def __init__(self, mocks: OciMocks, planner: Optional[Planner] = None):
         super().__init__(mocks)
+        self.planner = planner
         self.recorded: list[EngineResource] = []
         self.ids: dict[str, str] = {}  # URN → the id the provider returned (the engine keeps ids apart from outputs)
         self.replace_on_changes: dict[str, list[str]] = {}  # URN → properties whose change forces a replacement
+        self.changes: dict[str, Change] = {}  # URN → the planned operation (with a planner)
+        #: What the offline run could not see, one line per resource (a Helm chart's objects, a remote file).
+        self.advisories: list[str] = []
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
-        response = super().RegisterResource(request)
         if request.type == "pulumi:pulumi:Stack":
-            return response
+            return super().RegisterResource(request)
+        urn = self.make_urn(request.parent, request.type, request.name)
+        inputs = json_format.MessageToDict(request.object)
+        property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
+        dbr = request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None
+        if self.planner is not None:
+            change = self.planner.decide(
+                urn, request.type, bool(request.custom), mask(inputs), property_dependencies=property_dependencies,
+                provider=request.provider or None, replace_on_changes=list(request.replaceOnChanges),
+                protect=bool(request.protect), delete_before_replace=dbr)
+            self.changes[urn] = change
+            self.mocks.pending = (change, self.planner.previous(urn))
+        try:
+            response = super().RegisterResource(request)
+        finally:
+            self.mocks.pending = None
         outputs = json_format.MessageToDict(response.object) if response.object else {}
         self.ids[response.urn] = response.id
         if request.replaceOnChanges:
             self.replace_on_changes[response.urn] = list(request.replaceOnChanges)
-        self.recorded.append(EngineResource(
+        resource = EngineResource(
             urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
-            inputs=json_format.MessageToDict(request.object), outputs=outputs,
-            parent=request.parent or None, dependencies=list(request.dependencies),
-            property_dependencies={k: list(v.urns) for k, v in request.propertyDependencies.items()},
-            protect=bool(request.protect), provider=request.provider or None,
-            ignore_changes=list(request.ignoreChanges),
-            delete_before_replace=request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None,
-            additional_secret_outputs=list(request.additionalSecretOutputs),
-            aliases=[str(a) for a in request.aliasURNs],
-        ))
+            inputs=inputs, outputs=outputs, parent=request.parent or None, dependencies=list(request.dependencies),
+            property_dependencies=property_dependencies, protect=bool(request.protect),
+            provider=request.provider or None, ignore_changes=list(request.ignoreChanges),
+            delete_before_replace=dbr, additional_secret_outputs=list(request.additionalSecretOutputs),
+            aliases=[str(a) for a in request.aliasURNs])
+        self.recorded.append(resource)
+        # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
+        provider = resource.provider or dict(request.providers).get("kubernetes")
+        children, advisories = expand_remote(resource, provider)
+        self.advisories += advisories
+        for child in children:
+            self._record_child(child)
         return response
+
+    def _record_child(self, child: EngineResource) -> None:
+        """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other."""
+        if self.planner is not None:
+            self.changes[child.urn] = self.planner.decide(
+                child.urn, child.type, True, mask(child.inputs), property_dependencies={}, provider=child.provider)
+        self.ids[child.urn] = "" if child.urn in self.changes and self.changes[child.urn].op in (
+            "create", "replace") else k8s_object_id(child.inputs, child.name)
+        child.outputs = dict(child.inputs)
+        self.recorded.append(child)
+
+
+def topological(resources: list[EngineResource]) -> list[EngineResource]:
+    """``resources`` ordered so that each comes after its parent, dependencies, property dependencies and provider
+    (those it holds), ties broken by URN (Kahn's algorithm with a heap)."""
+    by_urn = {r.urn: r for r in resources}
+    needs: dict[str, set[str]] = {}
+    for r in resources:
+        deps = {r.parent, *r.dependencies, *(u for us in r.property_dependencies.values() for u in us),
+                r.provider.rsplit("::", 1)[0] if r.provider else None}
+        needs[r.urn] = {d for d in deps if d in by_urn and d != r.urn}
+    users: dict[str, list[str]] = {}
+    for urn, deps in needs.items():
+        for d in deps:
+            users.setdefault(d, []).append(urn)
+    ready = [urn for urn, deps in needs.items() if not deps]
+    heapq.heapify(ready)
+    out: list[EngineResource] = []
+    while ready:
+        urn = heapq.heappop(ready)
+        out.append(by_urn[urn])
+        for user in users.get(urn, []):
+            needs[user].discard(urn)
+            if not needs[user]:
+                heapq.heappush(ready, user)
+    if len(out) < len(resources):  # a cycle (the engine refuses one): the rest by URN, nothing dropped
+        done = {r.urn for r in out}
+        out += sorted((r for r in resources if r.urn not in done), key=lambda r: r.urn)
+    return out
 
 
 @dataclass
@@ -305,6 +404,10 @@ class ProgramRun:
     ids: dict[str, str]
     replace_on_changes: dict[str, list[str]]
     mocks: OciMocks = field(repr=False)
+    #: The plan against ``previous`` (registration order, then the deletions), or None without a previous plan.
+    changes: Optional[list[Change]] = None
+    #: What the offline run could not check, one line per resource (see :mod:`offline.remote`).
+    advisories: list[str] = field(default_factory=list)
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
     #: "Diagnostics" of ``pulumi preview``.
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
@@ -335,7 +438,8 @@ class _DiagnosticsHandler(logging.Handler):
 
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
                 program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
-                stack_outputs: Optional[dict[str, dict[str, Any]]] = None, project: str = PROJECT) -> ProgramRun:
+                stack_outputs: Optional[dict[str, dict[str, Any]]] = None, project: str = PROJECT,
+                previous: Optional[dict] = None) -> ProgramRun:
     """Run ``program`` (a Pulumi program file, or a function declaring resources) under mocks with the given raw
     stack config and return what it registered.
 
@@ -348,15 +452,21 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         back to the program as secret outputs (:func:`stack_reference_state`).
     :param project: the Pulumi project the program belongs to (``pulumi.get_project()``, the default namespace of
         ``pulumi.Config()``, the stack URN): another project's name when ``program`` is another project's.
+    :param previous: a ``--json`` plan of an earlier run: the state this run starts from. Every registration is
+        planned against it (:class:`offline.replacement.Planner`): created and replaced resources have unknown ids
+        and computed outputs, existing ones keep their ids, and lookups (``getMountTargets``) find what it holds.
     :raises oke_rdma.config.ConfigError: when the configuration is invalid (nothing is registered then).
+    :raises ValueError: when ``previous`` is not shaped like a plan.
     :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
     :raises pulumi.RunError: when the program stops itself with a message (e.g. a consumer refusing its input).
     """
     asyncio.set_event_loop(asyncio.new_event_loop())  # a fresh loop per run: callers may have closed theirs
     settings.ROOT.set(None)
     pulumi.runtime.set_all_config(dict(config), list(secret_keys))
-    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs)
-    monitor = RecordingMonitor(mocks)
+    planner = Planner(previous) if previous is not None else None
+    mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs,
+                     previous=previous)
+    monitor = RecordingMonitor(mocks, planner)
     diagnostics = _DiagnosticsHandler()
     logger = logging.getLogger("offline.engine.diagnostics")  # one logger; this run's handler replaces the last one
     logger.propagate, logger.level = False, logging.INFO
@@ -378,4 +488,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
-                      diagnostics=list(diagnostics.records))
+                      diagnostics=list(diagnostics.records), advisories=list(monitor.advisories),
+                      changes=None if planner is None else [
+                          *(monitor.changes[r.urn] for r in topological(monitor.recorded)),
+                          *planner.deletions(r.urn for r in monitor.recorded)])
