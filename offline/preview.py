@@ -363,8 +363,8 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
     blocked = protected_destroyed(changes)
     refused = [c for c in changes if c.refused]
     for c in blocked:
-        print(f"error: {c.type} {c.name} is protected and would be {c.op}d; see the error above the "
-              "Diagnostics", file=sys.stderr)
+        print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, remove protect from it "
+              f"in the program and run pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
     for c in refused:
         print(f"error: {c.type} {c.name}: {'; '.join(c.refused)}", file=sys.stderr)
     if blocked or refused:

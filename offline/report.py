@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import textwrap
 from collections import Counter
 from typing import Any, Optional
 
@@ -167,6 +168,17 @@ def _cut(line: str, width: int) -> str:
     return line if len(line) <= width else line[:max(width - 1, 1)] + "…"
 
 
+def _wrap(lines: list[str], width: int) -> list[str]:
+    """Messages a reviewer must read whole (errors, diagnostics, policy findings): wrapped to ``width``, each
+    continuation indented like its first line plus two, never cut."""
+    out: list[str] = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+        out += textwrap.wrap(line, width=max(width, 40), subsequent_indent=indent, break_long_words=False,
+                             break_on_hyphens=False) or [""]
+    return out
+
+
 def _header(stack: str, unknowns: bool, previous: Optional[str]) -> list[str]:
     return [f"Previewing update ({stack}) — offline: Pulumi mocks, no cloud, no credentials"
             + (" [first preview: computed values unknown]" if unknowns else "")
@@ -312,19 +324,18 @@ def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     lines += _counts(run, changes)
     lines += replacements_block(changes)
     lines += stateful_block(changes)
-    lines += errors_block(changes)
-    lines += _diagnostics(run, stack)
-    lines += _policy_lines(run, report)
-    lines += iam_section(run)
-    lines += ["", "Outputs:"]
+    lines = [_cut(line, width) for line in lines]
+    lines += _wrap(errors_block(changes) + _diagnostics(run, stack) + _policy_lines(run, report), width)
+    tail = iam_section(run)
+    tail += ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         if key in IAM_OUTPUTS and "policyStatements" in run.outputs:
             lines.append(f"    {key}: (see IAM statements)")
             continue
         shown = mask(value)
         text = shown if isinstance(shown, str) else json.dumps(shown, sort_keys=True, separators=(", ", ": "))
-        lines.append(f"    {key}: {_hide(str(text))}")
-    return "\n".join(_cut(line, width) for line in lines)
+        tail.append(f"    {key}: {_hide(str(text))}")
+    return "\n".join(lines + [_cut(line, width) for line in tail])
 
 
 def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,

@@ -36,13 +36,13 @@ def test_compute_cluster_change_is_a_loud_replace(tmp_path, capsys):
 
     def existing(cfg):
         cfg["oke-rdma:computeCluster"]["existingId"] = EXISTING
-    code, new = plan(tmp_path, "new.json", existing, "--previous", str(tmp_path / "old.json"))
+    code, new = plan(tmp_path, "new.json", existing, "--previous", str(tmp_path / "old.json"), "--details")
     assert code == 0
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "okerdma-dev-gpu" in ln and POOL in ln)
     assert line.startswith(" +-") and "replace [diff: ~nodeConfigDetails.computeClusterId]" in line
     assert "Replacements (1): each resource below is DESTROYED and CREATED AGAIN" in out
-    assert f"+- {POOL}: okerdma-dev-gpu  (changed: nodeConfigDetails.computeClusterId)" in out
+    assert "  changed: nodeConfigDetails.computeClusterId (1):" in out and f"    +- {POOL}: okerdma-dev-gpu" in out
     assert "a replaced node pool loses every node" in out
     assert re.search(r"- +oci:Core/computeCluster:ComputeCluster +okerdma-dev-compute-cluster +delete", out)
     ops = {c["name"]: c for c in new["changes"]}
