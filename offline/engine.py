@@ -20,6 +20,7 @@ import ipaddress
 import logging
 import runpy
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
@@ -148,8 +149,9 @@ class OciMocks(pulumi_mocks.Mocks):
         self.region = region
         #: The previous plan's resources by URN (``--previous``): the state this run starts from.
         self.previous: dict[str, dict] = {r["urn"]: r for r in (previous or {}).get("resources", [])}
-        #: The planned operation and previous state of the registration being answered (set by the monitor).
-        self.pending: Optional[tuple[Change, Optional[dict]]] = None
+        #: The planned operation and previous state of the registration being answered, per thread: the SDK sends
+        #: registrations from a thread pool, and the monitor answers each in the thread that sent it.
+        self._pending = threading.local()
         self.unknowns = unknowns
         self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs (wire form)
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
@@ -165,7 +167,7 @@ class OciMocks(pulumi_mocks.Mocks):
             return "", {}
         if self.unknowns:
             return "", inputs  # an id and every computed output the provider would fill in stay unknown
-        change, old = self.pending or (None, None)
+        change, old = getattr(self._pending, "value", None) or (None, None)
         if change is not None and change.op in ("create", "replace"):
             # Planned against a previous state: the provider creates it, so its id and computed outputs are unknown
             # in this preview (only an update run learns them), and so is everything the program derives from them.
@@ -309,6 +311,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: OciMocks, planner: Optional[Planner] = None):
         super().__init__(mocks)
         self.planner = planner
+        self._lock = threading.Lock()  # registrations arrive from the SDK's thread pool
         self.recorded: list[EngineResource] = []
         self.ids: dict[str, str] = {}  # URN → the id the provider returned (the engine keeps ids apart from outputs)
         self.replace_on_changes: dict[str, list[str]] = {}  # URN → properties whose change forces a replacement
@@ -324,16 +327,17 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
         dbr = request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None
         if self.planner is not None:
-            change = self.planner.decide(
-                urn, request.type, bool(request.custom), mask(inputs), property_dependencies=property_dependencies,
-                provider=request.provider or None, replace_on_changes=list(request.replaceOnChanges),
-                protect=bool(request.protect), delete_before_replace=dbr)
-            self.changes[urn] = change
-            self.mocks.pending = (change, self.planner.previous(urn))
+            with self._lock:
+                change = self.planner.decide(
+                    urn, request.type, bool(request.custom), mask(inputs), property_dependencies=property_dependencies,
+                    provider=request.provider or None, replace_on_changes=list(request.replaceOnChanges),
+                    protect=bool(request.protect), delete_before_replace=dbr)
+                self.changes[urn] = change
+            self.mocks._pending.value = (change, self.planner.previous(urn))
         try:
             response = super().RegisterResource(request)
         finally:
-            self.mocks.pending = None
+            self.mocks._pending.value = None
         outputs = json_format.MessageToDict(response.object) if response.object else {}
         self.ids[response.urn] = response.id
         if request.replaceOnChanges:
@@ -357,8 +361,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def _record_child(self, child: EngineResource) -> None:
         """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other."""
         if self.planner is not None:
-            self.changes[child.urn] = self.planner.decide(
-                child.urn, child.type, True, mask(child.inputs), property_dependencies={}, provider=child.provider)
+            with self._lock:
+                self.changes[child.urn] = self.planner.decide(child.urn, child.type, True, mask(child.inputs),
+                                                              property_dependencies={}, provider=child.provider)
         self.ids[child.urn] = "" if child.urn in self.changes and self.changes[child.urn].op in (
             "create", "replace") else k8s_object_id(child.inputs, child.name)
         child.outputs = dict(child.inputs)
