@@ -280,17 +280,17 @@ def _short(typ: str) -> str:
     return typ.rsplit(":", 1)[-1]
 
 
-def _component_line(comp, members: list, nsg_names: dict[str, str], by_urn: dict[str, Change]) -> str:
+def _component_lines(members: list, nsg_names: dict[str, str], by_urn: dict[str, Change]) -> tuple[str, str]:
+    """A component's resources counted by type (with their plan), and its NSG rules counted per NSG ("" if none)."""
     counts = Counter(_short(r.type) for r in members if r.type != NSG_RULE)
-    parts = [f"{n} {t}" for t, n in sorted(counts.items())]
-    rules = Counter(nsg_names.get(str(mask(r.inputs.get("networkSecurityGroupId"))), "?") for r in members
-                    if r.type == NSG_RULE)
-    if rules:
-        parts.append(f"{sum(rules.values())} NSG rules (" + ", ".join(f"{n} {k}" for k, n in sorted(rules.items()))
-                     + ")")
     ops = Counter(by_urn[r.urn].op for r in members if r.urn in by_urn)
     plan = ", ".join(f"{n} {op}" for op, n in sorted(ops.items())) if by_urn else ""
-    return ", ".join(parts) + (f"  [{plan}]" if plan else "")
+    line = (f"[{plan}] " if plan else "") + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+    rules = Counter(nsg_names.get(str(mask(r.inputs.get("networkSecurityGroupId"))), "?") for r in members
+                    if r.type == NSG_RULE)
+    nsg = (f"NSG rules: {sum(rules.values())} NSG rules (" + ", ".join(f"{k} {n}" for k, n in sorted(rules.items()))
+           + ")") if rules else ""
+    return line, nsg
 
 
 def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
@@ -306,13 +306,16 @@ def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         while parents.get(up) and parents[up] != run.stack_urn:
             up = parents[up]
         owner[r.urn] = up
-    nsg_names = {run.ids.get(r.urn, ""): r.name.rsplit("-nsg-", 1)[-1] for r in run.resources if r.type == NSG}
+    nsg_names = {str(mask(run.ids.get(r.urn, ""))): r.name.removesuffix("-nsg").rsplit("-", 1)[-1]
+                 for r in run.resources if r.type == NSG}
     lines.append(f"Components ({len(top)}):")
     for urn, comp in sorted(top.items(), key=lambda kv: kv[1].name):
         members = [r for r in run.resources if owner[r.urn] == urn and r.urn != urn]
         op = by_urn[urn].op if urn in by_urn else ("create" if changes is None else "same")
-        detail = _component_line(comp, members, nsg_names, by_urn) if members else _summary(comp)
+        detail, nsg = _component_lines(members, nsg_names, by_urn) if members else (_summary(comp), "")
         lines.append(f" {OP_SYMBOLS.get(op, '  ')} {comp.name} ({_short(comp.type)}): {detail}")
+        if nsg:
+            lines.append(f"      {nsg}")
     if changes is not None:
         changed = [c for c in changes if c.op != "same"]
         lines += ["", f"Changes ({len(changed)}; {len(changes) - len(changed) + 1} unchanged not listed):"]
