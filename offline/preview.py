@@ -1,26 +1,18 @@
 """``python -m offline.preview``: what ``pulumi preview --policy-pack policies`` would show, with no cloud.
 
-Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, evaluates the policy
-pack on what it declared (:mod:`offline.policy_eval`) and prints a report shaped like ``pulumi preview``: the resource
-tree, a count by type, the policy findings, the IAM statements (when the stack exports ``policyStatements``) and the
-stack outputs (secrets shown as ``[secret]``).
+Runs ``__main__.py`` (or ``--program``) under the OCI mocks of :mod:`offline.engine` with a stack's config (a stack
+file, or ``--config-json`` for a stack using Pulumi ESC), evaluates the policy pack on what it declared
+(:func:`evaluate_policies`, the one call into :mod:`offline.policy_eval`), prints the report (:mod:`offline.report`:
+a summary, or the whole tree with ``--details``) and writes the plan (:mod:`offline.plan`, ``--json``).
 
-With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column compares with it: create, update,
-**replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
+With ``--previous PATH`` (an earlier ``--json`` plan) every registration is planned against that state as the
+engine would (:mod:`offline.replacement`): create, update, **replace** with its cause (cascades included), delete.
 
-With ``--stack-outputs NAME=PATH`` (repeatable) a program's ``pulumi.StackReference("NAME")`` is answered from PATH: a
-``--json`` plan of another preview (its ``outputs``; ``[secret]`` values come back as secret outputs) or a JSON object
-of outputs. With ``--program`` beside a ``Pulumi.yaml``, the program runs as that project (its config namespace).
-
-Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
-(one line per problem naming the config key path; no traceback), a referenced stack's outputs missing or unreadable
-(``--stack-outputs``), a program that stopped itself with ``pulumi.RunError`` (its message is printed, as the Pulumi
-CLI prints it: a program refusing its input, like our ``ConfigError``), or an unusable argument (``--json`` not
-writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed), 3 the program failed (any other
-exception, a syntax error, ``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the
-program's own frames. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
-error; 3 keeps the cases apart. A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught
-in-process): the preview then prints nothing and exits ``n``.
+Exit codes (docs/preview.md): 0 clean, 1 a mandatory policy violation, 2 invalid configuration or an unusable
+argument (one line per problem, before anything is declared; no traceback), 3 the program failed (``pulumi
+preview`` reports that with 255), 4 the plan cannot be applied (a protected resource replaced or deleted, a
+Kubernetes change the API server refuses), 5 ``--fail-on-replace`` and a stateful resource replaced or deleted.
+A program that calls ``os._exit(n)`` ends this process at once: the preview then prints nothing and exits ``n``.
 """
 
 from __future__ import annotations
@@ -58,6 +50,7 @@ from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (
 from offline.stackfile import read_config_json
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.values import SECRET_SIG, UNKNOWN, mask, unmask  # noqa: F401 (re-exported)
+from offline.values import unmask as _unmask  # noqa: F401 (the name earlier callers import)
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
 #: The program raised (not a ``ConfigError``), did not compile, raised ``pulumi.RunError`` or called ``sys.exit``.

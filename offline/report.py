@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import textwrap
 from collections import Counter
 from typing import Any, Optional
 
@@ -168,17 +167,6 @@ def _cut(line: str, width: int) -> str:
     return line if len(line) <= width else line[:max(width - 1, 1)] + "…"
 
 
-def _wrap(lines: list[str], width: int) -> list[str]:
-    """Messages a reviewer must read whole (errors, diagnostics, policy findings): wrapped to ``width``, each
-    continuation indented like its first line plus two, never cut."""
-    out: list[str] = []
-    for line in lines:
-        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
-        out += textwrap.wrap(line, width=max(width, 40), subsequent_indent=indent, break_long_words=False,
-                             break_on_hyphens=False) or [""]
-    return out
-
-
 def _header(stack: str, unknowns: bool, previous: Optional[str]) -> list[str]:
     return [f"Previewing update ({stack}) — offline: Pulumi mocks, no cloud, no credentials"
             + (" [first preview: computed values unknown]" if unknowns else "")
@@ -308,12 +296,14 @@ def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         owner[r.urn] = up
     nsg_names = {str(mask(run.ids.get(r.urn, ""))): r.name.removesuffix("-nsg").rsplit("-", 1)[-1]
                  for r in run.resources if r.type == NSG}
-    lines.append(f"Components ({len(top)}):")
+    project = run.stack_urn.split("::")[1]
+    lines.append(f"Components and top-level resources ({len(top)}) of pulumi:pulumi:Stack {project}-{stack}:")
     for urn, comp in sorted(top.items(), key=lambda kv: kv[1].name):
         members = [r for r in run.resources if owner[r.urn] == urn and r.urn != urn]
         op = by_urn[urn].op if urn in by_urn else ("create" if changes is None else "same")
         detail, nsg = _component_lines(members, nsg_names, by_urn) if members else (_summary(comp), "")
-        lines.append(f" {OP_SYMBOLS.get(op, '  ')} {comp.name} ({_short(comp.type)}): {detail}")
+        kind = comp.type if comp.custom else _short(comp.type)  # a resource outside any component: its full type
+        lines.append(f" {OP_SYMBOLS.get(op, '  ')} {comp.name} ({kind}): {detail}".rstrip(": "))
         if nsg:
             lines.append(f"      {nsg}")
     if changes is not None:
@@ -324,16 +314,15 @@ def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes:
             res = by_res.get(c.urn)
             extra = _diff_note(c) + (_summary(res) if res is not None else "")
             lines.append(f" {OP_SYMBOLS[c.op]}  {c.type} {c.name} {c.op} {_hide(extra)}".rstrip())
-    lines += _counts(run, changes)
-    lines += replacements_block(changes)
-    lines += stateful_block(changes)
-    lines = [_cut(line, width) for line in lines]
-    lines += _wrap(errors_block(changes) + _diagnostics(run, stack) + _policy_lines(run, report), width)
-    tail = iam_section(run)
-    tail += ["", "Outputs:"]
+    lines = lines[:2] + [_cut(line, width) for line in lines[2:]]  # the header is never cut
+    # What a reviewer must read whole is never cut (a terminal wraps it): the counts, every replacement and its
+    # cause, the errors, the diagnostics, the policy findings and the IAM statements.
+    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
+    lines += _diagnostics(run, stack) + _policy_lines(run, report) + iam_section(run)
+    tail = ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         if key in IAM_OUTPUTS and "policyStatements" in run.outputs:
-            lines.append(f"    {key}: (see IAM statements)")
+            tail.append(f"    {key}: (see IAM statements)")
             continue
         shown = mask(value)
         text = shown if isinstance(shown, str) else json.dumps(shown, sort_keys=True, separators=(", ", ": "))
