@@ -43,9 +43,10 @@ import yaml
 
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
-from offline.policy_eval import PolicyConfigError, evaluate, has_mandatory
+from offline.policy_eval import (PolicyConfigError, check_pack_config_count, evaluate_packs, has_mandatory,
+                                 pack_problem)
 from offline.replacement import check_plan, protected_destroyed, stateful_destroyed
-from offline.report import _pack_version, _summary, iam_section, render  # noqa: F401 (re-exported)
+from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_config_json
 from offline.stackfile import read_stack_file as _read_stack_file
@@ -217,16 +218,12 @@ def program_failure(error: BaseException) -> str:
     return head + "\n" + "".join(te.format()).rstrip("\n")
 
 
-def evaluate_policies(run: ProgramRun, policy_config: Optional[dict]):
-    """The policy pack's verdict on ``run``: the one place the preview calls policy evaluation (its seam).
+def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any]):
+    """The policy packs' verdict on ``run``: the one place the preview calls policy evaluation (its seam).
 
-    :raises PolicyConfigError: when the policy config is invalid (printed like the CLI does).
-    :raises ValueError: when the policy config is malformed.
+    :raises PolicyConfigError: when a policy config is invalid (printed like the CLI does).
     """
-    from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
-
-    return evaluate(POLICIES, run.analyzed_resources(), PACK_NAME, policy_config=policy_config,
-                    pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    return evaluate_packs(packs, run.analyzed_resources(), policy_configs)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -239,8 +236,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the plan as JSON to PATH")
     parser.add_argument("--unknowns", action="store_true",
                         help="simulate a stack's first preview: ids and computed outputs are unknown")
-    parser.add_argument("--policy-config", type=Path, metavar="PATH",
-                        help="policy pack config, as for pulumi preview --policy-pack-config")
+    parser.add_argument("--policy-pack", type=Path, action="append", default=[], metavar="DIR",
+                        help="a policy pack directory, as for pulumi preview --policy-pack; repeatable (default: "
+                             "policies/security and policies/placement)")
+    parser.add_argument("--policy-config", type=Path, action="append", default=[], metavar="PATH",
+                        help="policy pack config, as for pulumi preview --policy-pack-config: one per --policy-pack, "
+                             "in the same order")
     parser.add_argument("--program", type=Path, metavar="PATH",
                         help="a Pulumi program file to run instead of this project's __main__.py (e.g. another "
                              "team's stack, to check it with this policy pack)")
@@ -267,6 +268,18 @@ def main(argv: Optional[list[str]] = None) -> int:
             return EXIT_CONFIG
 
     from oke_rdma.config import ConfigError
+    from policies import PACK_DIRS
+
+    packs = args.policy_pack or [d.relative_to(PROJECT_DIR) if Path.cwd() == PROJECT_DIR else d for d in PACK_DIRS]
+    problem = check_pack_config_count(packs, args.policy_config, "--policy-config")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
+    for pack_dir in args.policy_pack:
+        problem = pack_problem(pack_dir)
+        if problem:
+            print(f"error: --policy-pack {pack_dir}: {problem}", file=sys.stderr)
+            return EXIT_CONFIG
 
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
@@ -279,13 +292,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         else:
             config, secret_keys = _read_stack_file(path, project)
         stack_outputs = read_stack_outputs(args.stack_outputs)
-        policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else None
     except StackFileError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_CONFIG
-    except (OSError, json.JSONDecodeError) as e:
-        print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
-        return EXIT_CONFIG
+    policy_configs = []
+    for config_path in args.policy_config:
+        try:
+            policy_configs.append(json.loads(config_path.read_text()))
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"error: --policy-config {config_path}: {e}", file=sys.stderr)
+            return EXIT_CONFIG
     try:
         previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous else None
         if previous is not None:
@@ -315,18 +331,17 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     try:
-        report = evaluate_policies(run, policy_config)
+        report = evaluate_policies(run, packs, policy_configs)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
-        from policies.pack import PACK_NAME
-        for problem in e.problems:
-            print(f"error: validating policy config: {PACK_NAME} {_pack_version()}  {problem} "
-                  f"(--policy-config {args.policy_config})", file=sys.stderr)
+        for pack, problem in e.by_pack:
+            where = (f" (--policy-config {args.policy_config[packs.index(pack.path)]})"
+                     if pack is not None and args.policy_config else "")
+            head = f"validating policy config: {pack.name} {pack.version}  " if pack is not None else ""
+            print(f"error: {head}{problem}{where}", file=sys.stderr)
         return EXIT_CONFIG
-    except ValueError as e:
-        print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
-        return EXIT_CONFIG
-    for warning in report.config_warnings:
-        print(f"warning: --policy-config {args.policy_config}: {warning}", file=sys.stderr)
+    for pack, warning in report.config_warnings_by_pack:
+        where = f"--policy-config {args.policy_config[packs.index(pack.path)]}" if args.policy_config else pack.name
+        print(f"warning: {where}: {warning}", file=sys.stderr)
     for leak in secret_leaks(run):
         print(f"warning: a secure: config value reaches {leak} as plain text, not as a Pulumi secret: pulumi up "
               "would store it unencrypted in the state (shown here as [secret]); wrap it with "

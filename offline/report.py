@@ -21,10 +21,7 @@ import sys
 from collections import Counter
 from typing import Any, Optional
 
-import yaml
-
-from offline.engine import PROJECT_DIR, ProgramRun
-from offline.policy_eval import has_mandatory
+from offline.engine import ProgramRun
 from offline.replacement import Change, protected_destroyed, stateful_destroyed, summary
 from offline.stackfile import SECRET_PLACEHOLDER
 from offline.values import UNKNOWN, mask
@@ -34,11 +31,6 @@ def _hide(text: str) -> str:
     """Free text (a diagnostic, a policy message, a tree summary) with any secure: stand-in shown as ``[secret]``."""
     return text.replace(SECRET_PLACEHOLDER, "[secret]")
 
-
-
-def _pack_version() -> str:
-    meta = yaml.safe_load((PROJECT_DIR / "policies" / "PulumiPolicy.yaml").read_text()) or {}
-    return str(meta.get("version", "0.0.1"))
 
 
 def _at(value: Any, *keys: str) -> Any:
@@ -239,17 +231,21 @@ def stateful_block(changes: Optional[list[Change]]) -> list[str]:
 
 def _policy_lines(run: ProgramRun, report) -> list[str]:
     lines = ["", "Policies:"]
-    icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
-    lines.append(f"    {icon} oke-rdma-policies@v{_pack_version()} (local: policies)")
     names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
-    for v in report.violations:
-        where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
-        lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
-        lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
-    for n in report.not_run:
-        lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
-    if not report.violations and not report.not_run:
-        lines.append("        no violations")
+    for pack in report.packs:
+        violations = [v for v in report.violations if v.pack == pack.name]
+        not_run = [n for n in report.not_run if n.pack == pack.name]
+        mandatory = any(v.enforcement_level == "mandatory" for v in violations)
+        icon = "❌" if mandatory else ("⚠️" if violations else "✅")
+        lines.append(f"    {icon} {pack.name}@v{pack.version} (local: {pack.path})")
+        for v in violations:
+            where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
+            lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
+            lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
+        for n in not_run:
+            lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
+        if not violations and not not_run:
+            lines.append("        no violations")
     if run.advisories:
         lines += ["", f"Not checked offline ({len(run.advisories)}):"]
         lines += [f"    - [advisory]  {_hide(a)}" for a in run.advisories]
