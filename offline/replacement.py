@@ -24,8 +24,9 @@ for every registration:
   namespace is deleted before it is created again (``provider.go`` ``Diff``).
 * A Kubernetes change the API server refuses in place (:data:`offline.immutable.API_IMMUTABLE`) that is no
   replacement is *refused*: ``pulumi up`` would fail on it.
-* Protection: replacing or deleting a resource protected in the previous state or in the program is an error, as in
-  ``pulumi preview``.
+* Protection, as the step generator has it (``step_generator.go``, same commit): replacing a resource protected both
+  in the previous state and in the program is an error (unprotecting and replacing in one update is allowed), and so
+  is deleting a resource protected in the previous state.
 
 Values are compared as written in the JSON plan (secrets ``[secret]``, unknowns ``[unknown]``): a change inside a
 secret is not visible offline (the plan never stores a secret's value).
@@ -54,7 +55,8 @@ class Change:
     :param caused_by: what this replacement follows from, e.g. ``okerdma-dev-oke is replaced`` (the resource
         whose unknown outputs reach an immutable input, or the replaced provider).
     :param delete_before_replace: the old resource is deleted before the new one is created.
-    :param protect: the resource is protected (in the previous state or the program).
+    :param protect: protection blocks this operation: a replacement of a resource protected in the previous state
+        and in the program, a deletion of one protected in the previous state (else: protected in the program).
     :param refused: ``path: reason`` of each change the API server refuses in place.
     """
 
@@ -252,7 +254,6 @@ class Planner:
             change = Change(urn, typ, name, "create", protect=protect)
             self.changes[urn] = change
             return change
-        protect = protect or bool(old.get("protect"))
         diff = tuple(changed_paths(old.get("inputs", {}), inputs))
         because: tuple[str, ...] = ()
         caused: list[str] = []
@@ -280,6 +281,8 @@ class Planner:
                                               == inputs["metadata"]["name"]
                                               and (old.get("inputs", {}).get("metadata") or {}).get("namespace")
                                               == inputs["metadata"].get("namespace"))
+        if op == "replace":  # the engine lets a program unprotect and replace in one update
+            protect = protect and bool(old.get("protect"))
         change = Change(urn, typ, name, op, because, diff, tuple(dict.fromkeys(caused)), dbr and op == "replace",
                         protect, refused)
         self.changes[urn] = change

@@ -184,3 +184,38 @@ def test_the_option_delete_before_replace_is_honoured():
     change = planner.decide(res["urn"], res["type"], True, {"dnsLabel": "b"}, property_dependencies={},
                             provider=None, delete_before_replace=True)
     assert change.op == "replace" and change.delete_before_replace
+
+
+def test_moving_the_compute_cluster_replaces_the_rdma_pool_that_runs_in_it(tmp_path, capsys, dev_plan):
+    """The Compute Cluster's id reaches the GPU pool's immutable nodeConfigDetails.computeClusterId."""
+    old_path, old = dev_plan
+    doc = json.loads(old_path.read_text())
+    cc = next(r for r in doc["resources"] if r["type"] == "oci:Core/computeCluster:ComputeCluster")
+    cc["inputs"]["availabilityDomain"] = "bxtG:SA-SAOPAULO-1-AD-2"  # the state holds it elsewhere
+    (tmp_path / "prev.json").write_text(json.dumps(doc))
+    code, new = run(tmp_path, "new.json", None, "--previous", str(tmp_path / "prev.json"))
+    ops = {c["name"]: c for c in new["changes"]}
+    assert ops["okerdma-dev-compute-cluster"]["op"] == "replace"
+    assert ops["okerdma-dev-gpu"]["op"] == "replace"
+    assert ops["okerdma-dev-gpu"]["causedBy"] == ["okerdma-dev-compute-cluster is replaced"]
+    assert ops["okerdma-dev-system"]["op"] == "same"  # not in the Compute Cluster: untouched
+
+
+def test_a_replaced_file_system_takes_its_export_and_the_volumes_naming_it(tmp_path, capsys, dev_plan):
+    old_path, _ = dev_plan
+    doc = json.loads(old_path.read_text())
+    for r in doc["resources"]:
+        r["protect"] = False
+        if r["type"] == "oci:FileStorage/fileSystem:FileSystem":
+            r["inputs"]["availabilityDomain"] = "bxtG:SA-SAOPAULO-1-AD-2"
+    (tmp_path / "prev.json").write_text(json.dumps(doc))
+    code, new = run(tmp_path, "new.json", None, "--previous", str(tmp_path / "prev.json"))
+    assert code == 0
+    by_type: dict = {}
+    for c in new["changes"]:
+        by_type.setdefault(c["type"], []).append(c)
+    [export] = by_type["oci:FileStorage/export:Export"]
+    assert export["op"] == "replace" and export["causedBy"] == ["okerdma-dev-fss is replaced"]
+    volumes = by_type["kubernetes:core/v1:PersistentVolume"]
+    assert volumes and all(v["op"] == "replace" and v["deleteBeforeReplace"] for v in volumes)
+    assert all(any(p.startswith("spec.csi") for p in v["replaceBecause"]) for v in volumes)

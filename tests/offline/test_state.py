@@ -126,3 +126,15 @@ def test_a_kueue_topology_change_replaces_the_topology_delete_before_replace(tmp
     topo = next(c for c in new["changes"] if c["type"] == "kubernetes:kueue.x-k8s.io/v1beta2:Topology")
     assert topo["op"] == "replace" and topo["deleteBeforeReplace"] and topo["replaceBecause"][0].startswith(
         "spec.levels")
+
+
+def test_unprotecting_and_replacing_in_one_update_is_allowed_as_the_engine_allows_it():
+    from offline.replacement import Planner
+
+    res = {"urn": "urn:pulumi:s::p::oci:FileStorage/fileSystem:FileSystem::fs", "type": FS, "name": "fs",
+           "inputs": {"availabilityDomain": "AD-1"}, "protect": True}
+    for program_protects, blocked in ((True, True), (False, False)):
+        change = Planner({"resources": [res]}).decide(res["urn"], FS, True, {"availabilityDomain": "AD-2"},
+                                                      property_dependencies={}, provider=None,
+                                                      protect=program_protects)
+        assert change.op == "replace" and change.protect is blocked
