@@ -34,13 +34,13 @@ import re
 import runpy
 import sys
 import traceback
-from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
 import pulumi
 import yaml
 
+from offline.configjson import read_config_json
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, check_pack_config_count, evaluate_packs, has_mandatory,
@@ -48,7 +48,6 @@ from offline.policy_eval import (PolicyConfigError, check_pack_config_count, eva
 from offline.replacement import check_plan, protected_destroyed, stateful_destroyed
 from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
-from offline.stackfile import read_config_json
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.values import SECRET_SIG, UNKNOWN, mask, unmask  # noqa: F401 (re-exported)
 from offline.values import unmask as _unmask  # noqa: F401 (the name earlier callers import)
