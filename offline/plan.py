@@ -14,16 +14,19 @@ import json
 from typing import Optional
 
 from offline.engine import ProgramRun, topological
+from offline.policy_eval import EngineResource
 from offline.replacement import Change
-from offline.values import mask
+from offline.values import hide, mask
 
 #: The version of the plan document's shape (``planVersion``).
 PLAN_VERSION = 2
 
 
-def _hide(text: str) -> str:
-    from offline.report import _hide as hide
-    return hide(text)
+def ordered_violations(violations: list, resources: list[EngineResource]) -> list:
+    """Policy findings in a stable order: by pack, policy, the resource's place in the plan (stack-wide first),
+    message. The engine's analysis order follows registration order, which the SDK's threads may vary."""
+    position = {r.urn: i for i, r in enumerate(resources)}
+    return sorted(violations, key=lambda v: (v.pack, v.policy, position.get(v.urn, -1), v.urn, v.message))
 
 
 def _id(run: ProgramRun, urn: str) -> Optional[str]:
@@ -49,9 +52,9 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
             "inputs": mask(r.inputs), "outputs": mask(r.outputs)} for r in ordered],
         "outputs": mask(run.outputs),
         "policyViolations": [{"policy": v.policy, "enforcementLevel": v.enforcement_level, "urn": v.urn,
-                              "message": _hide(v.message)} for v in report.violations],
-        "notChecked": [_hide(a) for a in run.advisories],
-        "diagnostics": [{"severity": severity, "message": _hide(message)} for severity, message in run.diagnostics],
+                              "message": hide(v.message)} for v in ordered_violations(report.violations, ordered)],
+        "notChecked": [hide(a) for a in run.advisories],
+        "diagnostics": [{"severity": severity, "message": hide(message)} for severity, message in run.diagnostics],
     }
     if changes is not None:
         position = {r.urn: i for i, r in enumerate(ordered)}

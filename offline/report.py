@@ -21,15 +21,13 @@ import sys
 from collections import Counter
 from typing import Any, Optional
 
-from offline.engine import ProgramRun
+from offline.engine import ProgramRun, topological
+from offline.plan import ordered_violations
 from offline.replacement import Change, protected_destroyed, stateful_destroyed, summary
-from offline.stackfile import SECRET_PLACEHOLDER
-from offline.values import UNKNOWN, mask
+from offline.values import UNKNOWN, hide, mask
 from offline.values import is_secret as _is_secret
 
-def _hide(text: str) -> str:
-    """Free text (a diagnostic, a policy message, a tree summary) with any secure: stand-in shown as ``[secret]``."""
-    return text.replace(SECRET_PLACEHOLDER, "[secret]")
+_hide = hide
 
 
 
@@ -232,9 +230,12 @@ def stateful_block(changes: Optional[list[Change]]) -> list[str]:
 def _policy_lines(run: ProgramRun, report) -> list[str]:
     lines = ["", "Policies:"]
     names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
+    ordered = ordered_violations(report.violations, topological(run.resources))
+    position = {r.urn: i for i, r in enumerate(topological(run.resources))}
     for pack in report.packs:
-        violations = [v for v in report.violations if v.pack == pack.name]
-        not_run = [n for n in report.not_run if n.pack == pack.name]
+        violations = [v for v in ordered if v.pack == pack.name]
+        not_run = sorted((n for n in report.not_run if n.pack == pack.name),
+                         key=lambda n: (n.policy, position.get(n.urn, -1), n.reason))
         mandatory = any(v.enforcement_level == "mandatory" for v in violations)
         icon = "❌" if mandatory else ("⚠️" if violations else "✅")
         lines.append(f"    {icon} {pack.name}@v{pack.version} (local: {pack.path})")

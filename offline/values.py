@@ -61,3 +61,8 @@ def unmask(value: Any) -> Any:
     if value == SECRET_SHOWN:
         return {SECRET_SIG[0]: SECRET_SIG[1], "value": SECRET_SHOWN}
     return UNKNOWN if value == UNKNOWN_SHOWN else value
+
+
+def hide(text: str) -> str:
+    """Free text (a diagnostic, a policy message, a summary) with any ``secure:`` stand-in shown as ``[secret]``."""
+    return text.replace(SECRET_PLACEHOLDER, SECRET_SHOWN)

@@ -59,3 +59,18 @@ def test_the_planned_operation_is_per_thread():
     thread.start()
     thread.join()
     assert seen == [None]
+
+
+def test_policy_findings_are_ordered_by_pack_policy_and_plan_position_not_by_analysis_order():
+    from types import SimpleNamespace
+
+    from offline.plan import ordered_violations
+
+    a, b = (EngineResource(urn=f"urn:{n}", type="t", name=n) for n in "ab")
+    b.dependencies = ["urn:a"]
+    found = [SimpleNamespace(pack="p", policy="x", urn="urn:b", message="m"),
+             SimpleNamespace(pack="p", policy="x", urn="urn:a", message="m"),
+             SimpleNamespace(pack="p", policy="x", urn="", message="stack-wide"),
+             SimpleNamespace(pack="o", policy="z", urn="urn:b", message="m")]
+    shown = ordered_violations(found, topological([b, a]))
+    assert [(v.pack, v.urn) for v in shown] == [("o", "urn:b"), ("p", ""), ("p", "urn:a"), ("p", "urn:b")]
