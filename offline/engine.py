@@ -47,6 +47,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: OciMocks, planner: Optional[Planner] = None):
         super().__init__(mocks)
         self.planner = planner
+        #: Where relative file paths of remote components are read from (Pulumi runs a program in its directory).
+        self.cwd: Optional[str] = None
         self._lock = threading.Lock()  # registrations arrive from the SDK's thread pool
         self.recorded: list[EngineResource] = []
         self.ids: dict[str, str] = {}  # URN → the id the provider returned (the engine keeps ids apart from outputs)
@@ -88,7 +90,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.recorded.append(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
-        children, advisories = expand_remote(resource, provider)
+        children, advisories = expand_remote(resource, provider, cwd=self.cwd)
         self.advisories += advisories
         for child in children:
             self._record_child(child)
@@ -208,6 +210,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs,
                      previous=previous)
     monitor = RecordingMonitor(mocks, planner)
+    monitor.cwd = None if callable(program) else str(Path(program).resolve().parent)
     diagnostics = _DiagnosticsHandler()
     logger = logging.getLogger("offline.engine.diagnostics")  # one logger; this run's handler replaces the last one
     logger.propagate, logger.level = False, logging.INFO
@@ -229,7 +232,8 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
-                      diagnostics=list(diagnostics.records), advisories=list(monitor.advisories),
+                      diagnostics=list(diagnostics.records),
+                      advisories=list(monitor.advisories) + list(mocks.advisories),
                       changes=None if planner is None else [
                           *(monitor.changes[r.urn] for r in topological(monitor.recorded)),
                           *planner.deletions(r.urn for r in monitor.recorded)])

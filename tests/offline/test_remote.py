@@ -51,10 +51,12 @@ def test_a_config_group_with_a_plain_pod_is_clean(tmp_path, capsys):
     assert any(r["type"] == "kubernetes:core/v1:Pod" for r in plan["resources"])
 
 
-def test_a_config_file_is_read_from_its_local_path(tmp_path, capsys):
+def test_a_config_file_is_read_from_its_local_path_relative_to_the_program(tmp_path, capsys):
     (tmp_path / "pod.yaml").write_text(json.dumps(POD))
-    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigFile('cf', file={str(tmp_path / 'pod.yaml')!r}, {OPTS})")
+    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigFile('cf', file='pod.yaml', {OPTS})")
     assert code == 1 and "kubernetes:core/v1:Pod: cf:apps/trainer" in out.out
+    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('g', files=['*.yaml'], {OPTS})")
+    assert code == 1 and "kubernetes:core/v1:Pod: g:apps/trainer" in out.out
 
 
 @pytest.mark.parametrize("body, said", [
@@ -91,3 +93,18 @@ def test_children_get_the_default_namespace_unless_cluster_scoped_and_honour_the
     assert [c.name for c in children] == ["x:default/a", "x:b"] and notes == []
     assert children[0].urn == "urn:pulumi:s::p::kubernetes:yaml/v2:ConfigGroup$kubernetes:core/v1:ConfigMap::x:default/a"
     assert children[0].provider.endswith("::k::id")
+
+
+def test_python_side_config_files_are_parsed_and_judged(tmp_path, capsys):
+    """pulumi_kubernetes.yaml.ConfigGroup (v1) parses its YAML through the provider's decode invoke."""
+    code, out, plan = run(tmp_path, capsys, f"k8s.yaml.ConfigGroup('v1', yaml=[{json.dumps(json.dumps(POD))}], {OPTS})")
+    assert code == 1, out.err
+    assert any(r["type"] == "kubernetes:core/v1:Pod" for r in plan["resources"])
+
+
+def test_a_python_side_helm_chart_is_reported_as_not_checked(tmp_path, capsys):
+    code, out, plan = run(tmp_path, capsys, "k8s.helm.v3.Chart('c', k8s.helm.v3.ChartOpts(chart='nginx', version="
+                                            "'1.0.0', fetch_opts=k8s.helm.v3.FetchOpts(repo='https://charts.example"
+                                            "')), " + OPTS + ")")
+    assert code in (0, 1), out.err
+    assert any("helm template" in n and "nginx 1.0.0" in n for n in plan["notChecked"]), plan["notChecked"]
