@@ -37,7 +37,6 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "oci:Core/networkSecurityGroup:NetworkSecurityGroup": ("vcnId",),
     "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": ("networkSecurityGroupId",),
     "oci:Core/routeTable:RouteTable": ("vcnId",),
-    "oci:Core/natGateway:NatGateway": ("vcnId",),
     "oci:Core/serviceGateway:ServiceGateway": ("vcnId",),
     "oci:Core/internetGateway:InternetGateway": ("vcnId",),
     "oci:FileStorage/fileSystem:FileSystem": ("availabilityDomain",),
@@ -45,6 +44,10 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "oci:FileStorage/export:Export": ("exportSetId", "fileSystemId", "path"),
     "oci:Identity/policy:Policy": ("compartmentId", "name"),
     "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": ("clusterId", "namespace"),
+    "oci:Identity/dynamicGroup:DynamicGroup": ("compartmentId", "name"),
+    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": (
+        "availabilityDomain", "fileSystemName", "performanceTier", "subnetId", "clusterPlacementGroupId"),
+    "oci:Core/natGateway:NatGateway": ("vcnId", "publicIpId"),
 }
 
 _SELECTOR = ("matchExpressions", "matchLabels")
@@ -135,6 +138,7 @@ STATEFUL: dict[str, str] = {
     "oci:FileStorage/mountTarget:MountTarget": "the mount target: its IP (every client's mounts) and its "
                                                "throughput tier's billing commitment",
     "oci:FileStorage/export:Export": "the export: clients mounting its path lose it",
+    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": "the Lustre file system: all data on it",
     "oci:Core/vcn:Vcn": "the VCN: every subnet, gateway and instance in it",
     "oci:Core/subnet:Subnet": "the subnet: every VNIC, node and mount target in it",
     "kubernetes:core/v1:PersistentVolume": "the volume's binding to its data",
