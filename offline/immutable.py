@@ -82,7 +82,10 @@ KUBERNETES_FORCE_NEW: dict[str, tuple[str, ...]] = {
     "kubernetes:core/v1:Pod": (*(f"spec.{p}" for p in _POD),
                                *(f"spec.{c}[*].{f}" for c in ("containers", "initContainers") for f in _CONTAINER)),
     "kubernetes:core/v1:ResourceQuota": ("spec.scopes",),
-    "kubernetes:core/v1:Secret": ("type",),
+    # ConfigMaps and Secrets: pulumi-kubernetes replaces them on a data change unless the provider sets
+    # enableConfigMapMutable / enableSecretMutable (both off by default, and this program's provider leaves them off).
+    "kubernetes:core/v1:ConfigMap": ("binaryData", "data"),
+    "kubernetes:core/v1:Secret": ("type", "stringData", "data"),
     "kubernetes:core/v1:Service": ("spec.clusterIP",),
     "kubernetes:policy/v1beta1:PodDisruptionBudget": ("spec",),
     **{f"kubernetes:rbac.authorization.k8s.io/{v}:{k}": ("roleRef",) for v in ("v1", "v1beta1", "v1alpha1")

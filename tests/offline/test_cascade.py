@@ -132,6 +132,8 @@ def _k8s(kind, spec, name="x", api="v1", roc=()):
     ("PersistentVolumeClaim", "v1", {"spec": {"storageClassName": "a"}}, {"spec": {"storageClassName": "b"}}),
     ("StorageClass", "storage.k8s.io/v1", {"parameters": {"a": "1"}}, {"parameters": {"a": "2"}}),
     ("RoleBinding", "rbac.authorization.k8s.io/v1", {"roleRef": {"name": "a"}}, {"roleRef": {"name": "b"}}),
+    ("ConfigMap", "v1", {"data": {"a": "1"}}, {"data": {"a": "2"}}),  # immutable unless enableConfigMapMutable
+    ("Secret", "v1", {"stringData": {"a": "1"}}, {"stringData": {"a": "2"}}),
 ])
 def test_fields_pulumi_kubernetes_replaces_on_are_delete_before_replace_for_named_objects(kind, api, old, new):
     [change] = compare({"resources": [_k8s(kind, old, api=api)]}, {"resources": [_k8s(kind, new, api=api)]})
@@ -154,6 +156,14 @@ def test_changes_the_api_server_refuses_are_refused_unless_declared_replace_on_c
     [change] = compare({"resources": [_k8s(kind, old, api=api, roc=[path])]},
                        {"resources": [_k8s(kind, new, api=api, roc=[path])]})
     assert change.op == "replace" and not change.refused
+
+
+def test_a_renamed_object_is_replaced_created_before_the_old_one_is_deleted():
+    old = _k8s("Namespace", {"metadata": {"name": "a"}})
+    new = _k8s("Namespace", {"metadata": {"name": "b"}})
+    [change] = compare({"resources": [old]}, {"resources": [new]})
+    assert change.op == "replace" and change.replace_because == ("metadata.name",)
+    assert not change.delete_before_replace  # two names can exist at once
 
 
 def test_a_flavor_without_topology_may_change_its_node_labels_in_place():
