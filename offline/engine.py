@@ -69,7 +69,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 change = self.planner.decide(
                     urn, request.type, bool(request.custom), mask(inputs), property_dependencies=property_dependencies,
                     provider=request.provider or None, replace_on_changes=list(request.replaceOnChanges),
-                    protect=bool(request.protect), delete_before_replace=dbr)
+                    protect=bool(request.protect), delete_before_replace=dbr,
+                    dependencies=list(request.dependencies))
                 self.changes[urn] = change
             self.mocks._pending.value = (change, self.planner.previous(urn))
         try:

@@ -224,6 +224,17 @@ def kubernetes_provider_replaces(old: dict, new: dict) -> list[str]:
     return replaces
 
 
+def _value_at(value: Any, path: str) -> Any:
+    """The value at a changed path (``a.b[0].c``), or None when the path leads nowhere."""
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            value = value[index] if isinstance(value, list) and index < len(value) else None
+        else:
+            value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
 def _named(inputs: dict) -> bool:
     meta = inputs.get("metadata")
     return isinstance(meta, dict) and isinstance(meta.get("name"), str) and meta["name"] != UNKNOWN_SHOWN
@@ -236,6 +247,7 @@ class Planner:
         check_plan(previous)
         self.before: dict[str, dict] = {r["urn"]: r for r in previous["resources"]}
         self.changes: dict[str, Change] = {}
+        self.custom: set[str] = set()  # the custom resources (and providers) planned so far
 
     def previous(self, urn: str) -> Optional[dict]:
         return self.before.get(urn)
@@ -246,9 +258,14 @@ class Planner:
 
     def decide(self, urn: str, typ: str, custom: bool, inputs: dict, *, property_dependencies: dict[str, list[str]],
                provider: Optional[str], replace_on_changes: Iterable[str] = (), protect: bool = False,
-               delete_before_replace: Optional[bool] = None) -> Change:
-        """The operation for one registration (``inputs`` in display form, as the plan writes them)."""
+               delete_before_replace: Optional[bool] = None, dependencies: Iterable[str] = ()) -> Change:
+        """The operation for one registration (``inputs`` in display form, as the plan writes them). The cause of a
+        replacement is looked up in the changed input's ``property_dependencies``; an unknown value whose property
+        dependencies are not recorded (a value passed through an invoke) is blamed on the replaced or created
+        resources among ``dependencies``."""
         name = _name(urn)
+        if custom:
+            self.custom.add(urn)
         old = self.before.get(urn)
         if old is None:
             change = Change(urn, typ, name, "create", protect=protect)
@@ -271,6 +288,9 @@ class Planner:
                 key = path.split(".")[0].split("[")[0]
                 caused += [f"{_name(u)} is {self.changes[u].op}d" for u in property_dependencies.get(key, [])
                            if self.replaced(u)]
+            if not caused and any(_value_at(inputs, p) == UNKNOWN_SHOWN for p in because):
+                caused = [f"{_name(u)} is {self.changes[u].op}d" for u in sorted(set(dependencies))
+                          if self.replaced(u) and u in self.custom]
         refused: tuple[str, ...] = ()
         if not because:
             refused = tuple(f"{p}: {reason}" for p in diff for rule, reason in api_immutable(typ, old.get("inputs", {}))

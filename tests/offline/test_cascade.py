@@ -229,3 +229,17 @@ def test_a_replaced_file_system_takes_its_export_and_the_volumes_naming_it(tmp_p
     volumes = by_type["kubernetes:core/v1:PersistentVolume"]
     assert volumes and all(v["op"] == "replace" and v["deleteBeforeReplace"] for v in volumes)
     assert all(any(p.startswith("spec.csi") for p in v["replaceBecause"]) for v in volumes)
+
+
+def test_an_unknown_value_without_property_dependencies_is_blamed_on_a_replaced_dependency():
+    """A value passed through an invoke (the kubeconfig read from the cluster) carries no property dependency."""
+    cluster = {"urn": "urn:pulumi:s::p::oci:ContainerEngine/cluster:Cluster::c",
+               "type": "oci:ContainerEngine/cluster:Cluster", "name": "c", "inputs": {"kmsKeyId": "a"}}
+    prov = {"urn": "urn:pulumi:s::p::pulumi:providers:kubernetes::k", "type": "pulumi:providers:kubernetes",
+            "name": "k", "inputs": {"kubeconfig": "[secret]"}}
+    planner = Planner({"resources": [cluster, prov]})
+    planner.decide(cluster["urn"], cluster["type"], True, {"kmsKeyId": "b"}, property_dependencies={},
+                   provider=None)
+    change = planner.decide(prov["urn"], prov["type"], True, {"kubeconfig": "[unknown]"},
+                            property_dependencies={"kubeconfig": []}, provider=None, dependencies=[cluster["urn"]])
+    assert change.op == "replace" and change.caused_by == ("c is replaced",)
