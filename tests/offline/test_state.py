@@ -138,3 +138,16 @@ def test_unprotecting_and_replacing_in_one_update_is_allowed_as_the_engine_allow
                                                       property_dependencies={}, provider=None,
                                                       protect=program_protects)
         assert change.op == "replace" and change.protect is blocked
+
+
+def test_the_stateful_class_covers_every_kind_of_resource_that_holds_data_or_nodes():
+    from offline.immutable import STATEFUL
+
+    named = {"oci:ContainerEngine/cluster:Cluster", "oci:ContainerEngine/nodePool:NodePool",
+             "oci:Core/computeCluster:ComputeCluster", "oci:FileStorage/fileSystem:FileSystem",
+             "oci:FileStorage/mountTarget:MountTarget", "oci:Core/vcn:Vcn", "oci:Core/subnet:Subnet"}
+    assert named <= set(STATEFUL)
+    # members the list above did not name: other data stores and what a replacement of them takes along
+    assert {"oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem",
+            "kubernetes:core/v1:PersistentVolumeClaim", "kubernetes:core/v1:Namespace"} <= set(STATEFUL)
+    assert all(reason.strip() for reason in STATEFUL.values())
