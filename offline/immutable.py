@@ -151,8 +151,15 @@ STATEFUL: dict[str, str] = {
 }
 
 
+#: A Helm release is replaced when its name or namespace changes, and never deleted first (helm_release.go ``Diff``:
+#: ``forceNewFields := []string{".name", ".namespace"}``, ``DeleteBeforeReplace: false``; same version).
+HELM_RELEASE_FORCE_NEW = ("name", "namespace")
+
+
 def kubernetes_force_new(typ: str) -> tuple[str, ...]:
     """The paths pulumi-kubernetes replaces a ``typ`` object on (its identity for every kind)."""
+    if typ == "kubernetes:helm.sh/v3:Release":
+        return HELM_RELEASE_FORCE_NEW
     if not typ.startswith("kubernetes:") or typ.startswith(("kubernetes:helm.sh/", "kubernetes:yaml/",
                                                             "kubernetes:kustomize/")):
         return ()

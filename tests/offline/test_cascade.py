@@ -243,3 +243,28 @@ def test_an_unknown_value_without_property_dependencies_is_blamed_on_a_replaced_
     change = planner.decide(prov["urn"], prov["type"], True, {"kubeconfig": "[unknown]"},
                             property_dependencies={"kubeconfig": []}, provider=None, dependencies=[cluster["urn"]])
     assert change.op == "replace" and change.caused_by == ("c is replaced",)
+
+
+def test_a_helm_release_is_replaced_on_a_new_name_or_namespace_and_updated_otherwise():
+    def rel(**inputs):
+        return {"urn": "urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::r", "type": "kubernetes:helm.sh/v3:Release",
+                "name": "r", "inputs": {"name": "kueue", "namespace": "kueue-system", "version": "0.18.2", **inputs}}
+    [change] = compare({"resources": [rel()]}, {"resources": [rel(namespace="other")]})
+    assert change.op == "replace" and not change.delete_before_replace
+    [change] = compare({"resources": [rel()]}, {"resources": [rel(version="0.18.3")]})
+    assert change.op == "update"
+
+
+def test_a_new_name_prefix_deletes_every_resource_and_the_protected_file_system_stops_it(tmp_path, capsys,
+                                                                                       dev_plan):
+    """Every URN changes: the engine deletes the old resources and creates new ones (no aliases)."""
+    old_path, old = dev_plan
+
+    def rename(cfg):
+        cfg["oke-rdma:namePrefix"] = "okerdma-dev2"
+    code, new = run(tmp_path, "new.json", rename, "--previous", str(old_path))
+    ops = {c["urn"]: c["op"] for c in new["changes"]}
+    assert all(ops[r["urn"]] == "delete" for r in old["resources"])
+    assert code == preview.EXIT_PLAN
+    assert "error: oci:FileStorage/fileSystem:FileSystem okerdma-dev-fss is protected and would be deleted" in \
+        capsys.readouterr().err
