@@ -70,7 +70,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     urn, request.type, bool(request.custom), mask(inputs), property_dependencies=property_dependencies,
                     provider=request.provider or None, replace_on_changes=list(request.replaceOnChanges),
                     protect=bool(request.protect), delete_before_replace=dbr,
-                    dependencies=list(request.dependencies))
+                    dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges))
                 self.changes[urn] = change
             self.mocks._pending.value = (change, self.planner.previous(urn))
         try:

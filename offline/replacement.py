@@ -106,11 +106,16 @@ def _pattern(path: str) -> re.Pattern[str]:
     return re.compile(re.escape(path).replace(r"\[\*\]", r"\[[0-9]+\]"))
 
 
+def _inside(changed: str, path: str) -> bool:
+    """True when ``changed`` is ``path`` (``[*]`` matching any index) or inside it."""
+    pattern = _pattern(path)
+    return bool(pattern.fullmatch(changed)) or any(pattern.fullmatch(changed[:i]) for i, ch in enumerate(changed)
+                                                   if ch in ".[")
+
+
 def touches(changed: str, immutable: str) -> bool:
     """True when ``changed`` is ``immutable``, inside it, or an object/list that contains it."""
-    pattern = _pattern(immutable)
-    if pattern.fullmatch(changed) or any(pattern.fullmatch(changed[:i]) for i, ch in enumerate(changed)
-                                         if ch in ".["):
+    if _inside(changed, immutable):
         return True
     prefix = re.sub(r"\[[0-9]+\]", "[*]", changed)
     return immutable.startswith(prefix + ".") or immutable.startswith(prefix + "[")
@@ -258,7 +263,8 @@ class Planner:
 
     def decide(self, urn: str, typ: str, custom: bool, inputs: dict, *, property_dependencies: dict[str, list[str]],
                provider: Optional[str], replace_on_changes: Iterable[str] = (), protect: bool = False,
-               delete_before_replace: Optional[bool] = None, dependencies: Iterable[str] = ()) -> Change:
+               delete_before_replace: Optional[bool] = None, dependencies: Iterable[str] = (),
+               ignore_changes: Iterable[str] = ()) -> Change:
         """The operation for one registration (``inputs`` in display form, as the plan writes them). The cause of a
         replacement is looked up in the changed input's ``property_dependencies``; an unknown value whose property
         dependencies are not recorded (a value passed through an invoke) is blamed on the replaced or created
@@ -271,7 +277,9 @@ class Planner:
             change = Change(urn, typ, name, "create", protect=protect)
             self.changes[urn] = change
             return change
-        diff = tuple(changed_paths(old.get("inputs", {}), inputs))
+        ignored = tuple(ignore_changes)
+        # ignoreChanges: the engine keeps the old value of those paths before it diffs (processIgnoreChanges)
+        diff = tuple(p for p in changed_paths(old.get("inputs", {}), inputs) if not any(_inside(p, i) for i in ignored))
         because: tuple[str, ...] = ()
         caused: list[str] = []
         if typ == KUBERNETES_PROVIDER:
@@ -292,7 +300,7 @@ class Planner:
                 caused = [f"{_name(u)} is {self.changes[u].op}d" for u in sorted(set(dependencies))
                           if self.replaced(u) and u in self.custom]
         refused: tuple[str, ...] = ()
-        if not because:
+        if not because:  # (ignored paths are out of ``diff`` already)
             refused = tuple(f"{p}: {reason}" for p in diff for rule, reason in api_immutable(typ, old.get("inputs", {}))
                             if touches(p, rule))
         op = "replace" if because else ("update" if diff else "same")

@@ -268,3 +268,18 @@ def test_a_new_name_prefix_deletes_every_resource_and_the_protected_file_system_
     assert code == preview.EXIT_PLAN
     assert "error: oci:FileStorage/fileSystem:FileSystem okerdma-dev-fss is protected and would be deleted" in \
         capsys.readouterr().err
+
+
+def test_ignore_changes_keeps_the_old_value_of_those_paths():
+    res = {"urn": "urn:pulumi:s::p::oci:ContainerEngine/nodePool:NodePool::n",
+           "type": "oci:ContainerEngine/nodePool:NodePool", "name": "n",
+           "inputs": {"nodeConfigDetails": {"size": 2}, "compartmentId": "a"}}
+    planner = Planner({"resources": [res]})
+    change = planner.decide(res["urn"], res["type"], True, {"nodeConfigDetails": {"size": 5}, "compartmentId": "b"},
+                            property_dependencies={}, provider=None,
+                            ignore_changes=["nodeConfigDetails.size", "compartmentId"])
+    assert change.op == "same"
+    planner = Planner({"resources": [res]})
+    change = planner.decide(res["urn"], res["type"], True, {"nodeConfigDetails": {"size": 5}, "compartmentId": "a"},
+                            property_dependencies={}, provider=None, ignore_changes=["nodeConfigDetails.nodes"])
+    assert change.op == "update"
