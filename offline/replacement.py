@@ -20,6 +20,7 @@ for every registration:
 * A resource whose provider is replaced is replaced (pulumi ``pkg/resource/deploy/step_generator.go``
   ``providerChanged``: the new provider's ``DiffConfig`` reports a replacement; checked 2026-11-30 at commit
   00285a9), "because <provider> is replaced".
+* ``ignoreChanges``: changed paths under them are left out before the diff (``processIgnoreChanges``).
 * ``deleteBeforeReplace``: the resource option, or pulumi-kubernetes' rule that a named object keeping its name and
   namespace is deleted before it is created again (``provider.go`` ``Diff``).
 * A Kubernetes change the API server refuses in place (:data:`offline.immutable.API_IMMUTABLE`) that is no
