@@ -1,16 +1,19 @@
-"""``python -m offline.preview``: what ``pulumi preview --policy-pack policies`` would show, with no cloud.
+"""``python -m offline.preview``: what ``pulumi preview --policy-pack policies/security --policy-pack
+policies/placement`` would show, with no cloud.
 
 Runs ``__main__.py`` (or ``--program``) under the OCI mocks of :mod:`offline.engine` with a stack's config (a stack
-file, or ``--config-json`` for a stack using Pulumi ESC), evaluates the policy pack on what it declared
-(:func:`evaluate_policies`, the one call into :mod:`offline.policy_eval`), prints the report (:mod:`offline.report`:
-a summary, or the whole tree with ``--details``) and writes the plan (:mod:`offline.plan`, ``--json``).
+file, or ``--config-json`` for a stack using Pulumi ESC), has each policy pack (``--policy-pack DIR``, repeatable;
+default both) judge what it declared through the pack's own analyzer server (:func:`evaluate_policies`, the one call
+into :mod:`offline.policy_eval` / :mod:`offline.analyzer`), prints the report (:mod:`offline.report`: a summary, or
+the whole tree with ``--details``) and writes the plan (:mod:`offline.plan`, ``--json``).
 
 With ``--previous PATH`` (an earlier ``--json`` plan) every registration is planned against that state as the
 engine would (:mod:`offline.replacement`): create, update, **replace** with its cause (cascades included), delete.
 
 Exit codes (docs/preview.md): 0 clean, 1 a mandatory policy violation, 2 invalid configuration or an unusable
-argument (one line per problem, before anything is declared; no traceback), 3 the program failed (``pulumi
-preview`` reports that with 255), 4 the plan cannot be applied (a protected resource replaced or deleted, a
+argument (one line per problem, before anything is declared; no traceback; a ``--policy-pack`` that is no pack, a
+``--policy-config`` count that is not one per pack), 3 the program failed (``pulumi preview`` reports that with 255)
+or a policy pack failed (it did not start, or a rule raised: one line ``error: policy pack <dir>: ...``), 4 the plan cannot be applied (a protected resource replaced or deleted, a
 Kubernetes change the API server refuses), 5 ``--fail-on-replace`` and a stateful resource replaced or deleted.
 A program that calls ``os._exit(n)`` ends this process at once: the preview then prints nothing and exits ``n``.
 """
@@ -25,6 +28,11 @@ if __name__ == "__main__":  # the command-line process only; importing this modu
     # (bench/README section "Offline preview benchmark"). Reference counting still frees all acyclic garbage; the
     # benchmark keeps the peak memory in view.
     gc.disable()
+    import sys
+
+    from offline import prestart  # the standard library only
+
+    prestart.spawn(sys.argv[1:])  # the packs' analyzer servers import on the other core while this process does
 
 import argparse
 import asyncio
@@ -43,8 +51,8 @@ import yaml
 from offline.configjson import read_config_json
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
-from offline.policy_eval import (PolicyConfigError, check_pack_config_count, evaluate_packs, has_mandatory,
-                                 pack_problem)
+from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
+                                 has_mandatory, pack_problem, start_analyzers)
 from offline.replacement import check_plan, protected_destroyed, stateful_destroyed
 from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
@@ -217,12 +225,15 @@ def program_failure(error: BaseException) -> str:
     return head + "\n" + "".join(te.format()).rstrip("\n")
 
 
-def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any]):
+def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any], analyzers: Any, project: str,
+                      stack: str):
     """The policy packs' verdict on ``run``: the one place the preview calls policy evaluation (its seam).
 
     :raises PolicyConfigError: when a policy config is invalid (printed like the CLI does).
+    :raises PolicyRuntimeError: when a pack does not start or a rule raised.
     """
-    return evaluate_packs(packs, run.analyzed_resources(), policy_configs)
+    return evaluate_packs(packs, run.analyzed_resources(), policy_configs, analyzers=analyzers, project=project,
+                          stack=stack)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -266,7 +277,6 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"error: {flag} {value}: {problem}", file=sys.stderr)
             return EXIT_CONFIG
 
-    from oke_rdma.config import ConfigError
     from policies import PACK_DIRS
 
     packs = args.policy_pack or [d.relative_to(PROJECT_DIR) if Path.cwd() == PROJECT_DIR else d for d in PACK_DIRS]
@@ -284,6 +294,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
     stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
     project = program_project(args.program)
+    with start_analyzers(packs) as analyzers:  # the packs start (or were started) while the program runs
+        return _preview(args, packs, analyzers, path, stack, project)
+
+
+def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: Path, stack: str,
+             project: str) -> int:
+    """The preview after argument checks, with the packs' analyzer servers already starting."""
+    from oke_rdma.config import ConfigError
+
     try:
         if args.config_json:
             config, secret_keys = read_config_json(args.config_json, project)
@@ -330,7 +349,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     try:
-        report = evaluate_policies(run, packs, policy_configs)
+        report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
         for pack, problem in e.by_pack:
             where = (f" (--policy-config {args.policy_config[packs.index(pack.path)]})"
@@ -338,6 +357,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             head = f"validating policy config: {pack.name} {pack.version}  " if pack is not None else ""
             print(f"error: {head}{problem}{where}", file=sys.stderr)
         return EXIT_CONFIG
+    except PolicyRuntimeError as e:  # a pack that does not start, or a rule that raised: the engine fails too
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_PROGRAM
     for pack, warning in report.config_warnings_by_pack:
         where = f"--policy-config {args.policy_config[packs.index(pack.path)]}" if args.policy_config else pack.name
         print(f"warning: {where}: {warning}", file=sys.stderr)
@@ -385,4 +407,7 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        prestart.release()  # servers spawned for a command line that never reached the policy evaluation
