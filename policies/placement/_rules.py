@@ -340,7 +340,8 @@ def describe(rule: IngressRule) -> str:
         return "?" if value is UNKNOWN else str(value)
 
     proto = rule.protocol
-    text = "?" if proto is UNKNOWN else PROTOCOL_NAMES.get(proto, f"protocol {proto}")
+    named = PROTOCOL_NAMES.get(proto) if isinstance(proto, str) else None  # a list or map is no key (and no protocol)
+    text = "?" if proto is UNKNOWN else named or f"protocol {proto}"
     if proto in (TCP, UDP):
         ports = _ports_for(rule, proto)
         if ports is None:
