@@ -15,7 +15,9 @@ from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
                              workload_bindings)
+from oke_rdma.config.checks.storage import lustre_availability_domain
 from oke_rdma.iam import IamArgs, IamInputs
+from oke_rdma.lustre import LustreArgs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.platform import PlatformArgs, TenantNamespace
 from oke_rdma.storage import StorageArgs, fss_availability_domain
@@ -119,3 +121,18 @@ def shared_volumes_args(cfg: StackConfig, provider: pulumi.ProviderResource, nam
     return SharedVolumesArgs(cfg.compartment_id, cfg.storage.fss, tenant_shares(cfg), provider, namespaces,
                              file_system_id, mount_target_id, mount_target_ip, export_path, availability_domain,
                              client_cidrs, name_prefix=cfg.name_prefix)
+
+
+def lustre_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping[str, pulumi.Input[str]],
+                nsg_ids: Mapping[str, pulumi.Input[str]], provider: Optional[pulumi.ProviderResource],
+                namespaces: Mapping[str, pulumi.Resource]) -> LustreArgs:
+    """:class:`~oke_rdma.lustre.LustreArgs` from ``storage.lustre`` (which must be set), ``compartmentId``,
+    ``namePrefix``, ``freeformTags`` and the tenants' namespaces, plus the network's outputs (the storage subnet,
+    the workers' NSG) and the platform's namespaces."""
+    lustre = cfg.storage.lustre
+    assert lustre is not None, "lustre_args needs storage.lustre"
+    return LustreArgs(config=lustre, name_prefix=cfg.name_prefix, compartment_id=cfg.compartment_id,
+                      availability_domain=lustre_availability_domain(cfg), vcn_id=vcn_id,
+                      subnet_id=subnet_ids["storage"], client_nsg_id=nsg_ids["workers"],
+                      freeform_tags=cfg.freeform_tags, provider=provider,
+                      tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces)
