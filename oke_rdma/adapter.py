@@ -96,6 +96,21 @@ def workload_identity_args(cfg: StackConfig, provider: pulumi.ProviderResource, 
                                 mapping_depends_on, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags)
 
 
+def lustre_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping[str, pulumi.Input[str]],
+                nsg_ids: Mapping[str, pulumi.Input[str]], provider: Optional[pulumi.ProviderResource],
+                namespaces: Mapping[str, pulumi.Resource]) -> LustreArgs:
+    """:class:`~oke_rdma.lustre.LustreArgs` from ``storage.lustre`` (which must be set), ``compartmentId``,
+    ``namePrefix``, ``freeformTags`` and the tenants' namespaces, plus the network's outputs (the storage subnet,
+    the workers' NSG) and the platform's namespaces."""
+    lustre = cfg.storage.lustre
+    assert lustre is not None, "lustre_args needs storage.lustre"
+    return LustreArgs(config=lustre, name_prefix=cfg.name_prefix, compartment_id=cfg.compartment_id,
+                      availability_domain=lustre_availability_domain(cfg), vcn_id=vcn_id,
+                      subnet_id=subnet_ids["storage"], client_nsg_id=nsg_ids["workers"],
+                      freeform_tags=cfg.freeform_tags, provider=provider,
+                      tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces)
+
+
 def storage_args(cfg: StackConfig, subnet_ids: Mapping[str, pulumi.Input[str]],
                  subnet_cidrs: Mapping[str, pulumi.Input[str]], nsg_ids: Mapping[str, pulumi.Input[str]],
                  file_system_depends_on: Sequence[pulumi.Resource] = ()) -> StorageArgs:
@@ -121,18 +136,3 @@ def shared_volumes_args(cfg: StackConfig, provider: pulumi.ProviderResource, nam
     return SharedVolumesArgs(cfg.compartment_id, cfg.storage.fss, tenant_shares(cfg), provider, namespaces,
                              file_system_id, mount_target_id, mount_target_ip, export_path, availability_domain,
                              client_cidrs, name_prefix=cfg.name_prefix)
-
-
-def lustre_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping[str, pulumi.Input[str]],
-                nsg_ids: Mapping[str, pulumi.Input[str]], provider: Optional[pulumi.ProviderResource],
-                namespaces: Mapping[str, pulumi.Resource]) -> LustreArgs:
-    """:class:`~oke_rdma.lustre.LustreArgs` from ``storage.lustre`` (which must be set), ``compartmentId``,
-    ``namePrefix``, ``freeformTags`` and the tenants' namespaces, plus the network's outputs (the storage subnet,
-    the workers' NSG) and the platform's namespaces."""
-    lustre = cfg.storage.lustre
-    assert lustre is not None, "lustre_args needs storage.lustre"
-    return LustreArgs(config=lustre, name_prefix=cfg.name_prefix, compartment_id=cfg.compartment_id,
-                      availability_domain=lustre_availability_domain(cfg), vcn_id=vcn_id,
-                      subnet_id=subnet_ids["storage"], client_nsg_id=nsg_ids["workers"],
-                      freeform_tags=cfg.freeform_tags, provider=provider,
-                      tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces)
