@@ -17,43 +17,25 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
+from ..facts import regions
+from ..facts.kubernetes import max_skew, skew_problem
+from ..facts.shapes import (COMPUTE_CLUSTER_SHAPES, FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS,
+                            NVIDIA_GPUS_PER_SHAPE)
 from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _key, _Model, _ocid, ocid_region
 
 if TYPE_CHECKING:
     from .stack import StackConfig
 
-#: NVIDIA GPUs per node of the bare metal shapes OKE can place in a Compute Cluster (OCI Compute docs, "Compute
-#: Shapes", bare metal GPU shapes). CPU-only RDMA shapes offer none.
-GPUS_PER_SHAPE = {
-    "BM.GPU.H100.8": 8, "BM.GPU.H200.8": 8, "BM.GPU.B200.8": 8, "BM.GPU.A100-v2.8": 8, "BM.GPU4.8": 8,
-    "BM.GPU.B4.8": 8, "BM.GPU.GB200.4": 4, "BM.GPU.GB200-v2.4": 4, "BM.GPU.GB200-v3.4": 4, "BM.GPU.GB300.4": 4,
-    "BM.HPC2.36": 0, "BM.Optimized3.36": 0,
-}
-#: Shapes Oracle lists as supporting RDMA cluster networking in Compute Clusters (Compute docs, "Compute Clusters").
-RDMA_SHAPES = frozenset({
-    "BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.GB200.4", "BM.HPC2.36", "BM.Optimized3.36",
-})
+#: NVIDIA GPUs per node (``oke_rdma.facts.shapes``: the Compute Shapes tables); CPU-only RDMA shapes offer none.
+GPUS_PER_SHAPE = NVIDIA_GPUS_PER_SHAPE
+#: Shapes a Compute Cluster holds (``oke_rdma.facts.shapes``: Compute docs "Compute Clusters" and Oracle's OKE RDMA
+#: quickstart).
+RDMA_SHAPES = COMPUTE_CLUSTER_SHAPES
 #: Smallest boot volume OCI accepts, in GB (Block Volume docs, "Boot Volumes").
 MIN_BOOT_VOLUME_GB = 50
-#: How many minor versions worker nodes may lag the control plane (OKE "Kubernetes Versions": 3 from v1.28, else 2).
-MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28 = 3, 2
 #: Longest eviction grace OKE accepts, in minutes (``PT0M`` to ``PT60M``; OCI API ``NodeEvictionNodePoolSettings``).
 MAX_EVICTION_GRACE_MINUTES = 60
 
-#: Flex shape → (most OCPUs, most memory in GB) (Compute docs "Compute Shapes", Flexible Shapes and the VM standard
-#: shape tables). Every Flex VM takes whole OCPUs from 1, and from 1 GB (at least 1 GB per OCPU) to 64 GB per OCPU.
-#: E3/E4: older pages say 64 OCPUs / 1024 GB, later ones larger VMs (114 OCPUs); the larger bound is used so that a
-#: valid pool is never refused here (OCI itself refuses what the region's hosts cannot give).
-FLEX_SHAPE_LIMITS = {
-    "VM.Standard.E3.Flex": (114, 1776), "VM.Standard.E4.Flex": (114, 1776), "VM.Standard.E5.Flex": (94, 1049),
-    "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
-}
-#: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a
-#: typo (``memoryGb: 1e308``) is caught while a newer shape still works.
-FLEX_FALLBACK_LIMITS = (256, 4096)
-#: Memory per OCPU of every Flex VM, in GB (Compute docs "Flexible Shapes": 1 GB, or the OCPU count, at least; up
-#: to 64 GB per OCPU).
-FLEX_GB_PER_OCPU = (1, 64)
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
 PROGRAM_NODE_LABELS = ("okerdma.io/node-pool",)
@@ -278,18 +260,18 @@ def _check_cluster(cfg: StackConfig) -> list[str]:
 
 
 def _check_version(cfg: StackConfig, at: tuple[str, ...], version: str) -> list[str]:
-    """Worker version vs control plane (OKE "Kubernetes Versions and Kubernetes Engine": never newer; at most 3
-    minor versions older from v1.28 on, 2 before)."""
+    """Worker version vs control plane (``oke_rdma.facts.kubernetes``: never newer; at most 3 minor versions older
+    from v1.28 on, 2 before)."""
     cluster_version = cfg.cluster.kubernetes_version
-    plane = tuple(int(x) for x in cluster_version[1:].split("."))
-    node = tuple(int(x) for x in version[1:].split("."))
-    skew = MAX_MINOR_SKEW if plane[1] >= 28 else MAX_MINOR_SKEW_BEFORE_1_28
-    if node > plane:
+    why = skew_problem(cluster_version, version)
+    if why == "newer":
         return [f"{_key(at)}: {version} is newer than the cluster's {cluster_version}; worker nodes must not run a "
                 f"newer Kubernetes than the control plane: use {cluster_version} or older, or remove it"]
-    if plane[1] - node[1] > skew:
-        return [f"{_key(at)}: {version} is more than {skew} minor versions older than the cluster's "
-                f"{cluster_version} (Kubernetes version skew policy); use v1.{plane[1] - skew}.x or newer"]
+    if why is not None:
+        skew = max_skew(cluster_version)
+        minor = int(cluster_version[1:].split(".")[1])
+        return [f"{_key(at)}: {version} is {why} than the cluster's {cluster_version} (Kubernetes version skew "
+                f"policy); use v1.{minor - skew}.x or newer"]
     return []
 
 
@@ -455,16 +437,11 @@ def placement_warnings(cfg: StackConfig) -> dict[str, str]:
             and pool.shape not in RDMA_SHAPES}
 
 
-#: Old-style region keys that still appear in OCIDs (``ocid1.image.oc1.iad.…``) → region identifier.
-_OCID_REGION_KEYS = {"iad": "us-ashburn-1", "phx": "us-phoenix-1", "fra": "eu-frankfurt-1", "lhr": "uk-london-1",
-                     "gru": "sa-saopaulo-1", "nrt": "ap-tokyo-1", "yyz": "ca-toronto-1", "syd": "ap-sydney-1"}
-
-
 def _region_of(ocid: str) -> str:
-    """The region identifier in a regional OCID (old-style keys like ``iad`` mapped), or ``""`` when it has none."""
+    """The region identifier in a regional OCID (short keys like ``iad`` mapped through the OCI SDK's table), or
+    ``""`` when it has none or one no region has (``oci_facts.check_ocids`` refuses that one)."""
     part = ocid_region(ocid)
-    region = _OCID_REGION_KEYS.get(part, part)
-    return region if re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) else ""
+    return (regions.region_of_key(part) or "") if part else ""
 
 
 def check_ocid_regions(cfg: StackConfig) -> list[str]:

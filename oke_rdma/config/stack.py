@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field, ValidationError, create_model, field_vali
 from pydantic.alias_generators import to_camel
 from pydantic.fields import FieldInfo
 
-from ._base import (_AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, SECRET_PLACEHOLDER, ConfigError, StrList, _key, _Model,
+from ._base import (_PREFIX_RE, NAMESPACE, SECRET_PLACEHOLDER, ConfigError, StrList, _key, _Model,
                     _ocid, shown_key)
 from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_ocid_regions, check_pools
 from .network import Network, check_network
+from .oci_facts import ad_name_problem, check_oci_facts, region_problem
 from .platform import Platform, check_platform
 from .storage import Storage, check_storage
 from .tenants import Iam, Tenant, check_quotas, check_tenants
@@ -53,9 +54,9 @@ class StackConfig(_Model):
     @field_validator("region")
     @classmethod
     def _region(cls, v: str) -> str:
-        if not _REGION_RE.match(v):
-            raise ValueError(f"expected an OCI region identifier like sa-saopaulo-1, got {v!r}; "
-                             f"set it with pulumi config set oci:region <region>")
+        problem = region_problem(v)
+        if problem is not None:
+            raise ValueError(problem)
         return v
 
     @field_validator("freeform_tags")
@@ -83,9 +84,9 @@ class StackConfig(_Model):
     @classmethod
     def _ads(cls, v: StrList) -> StrList:
         for ad in v:
-            if not _AD_RE.match(ad):
-                raise ValueError(f"expected availability domain names like 'bxtG:SA-SAOPAULO-1-AD-1', got {ad!r}; "
-                                 f"copy the names from `oci iam availability-domain list`")
+            problem = ad_name_problem(ad)
+            if problem is not None:
+                raise ValueError(problem)
         if len(set(v)) != len(v):
             raise ValueError("lists an availability domain twice; remove the duplicate")
         return v
@@ -584,5 +585,5 @@ def cross_checks(cfg: StackConfig) -> list[str]:
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
-    check_platform, check_quotas, check_ocid_regions,
+    check_platform, check_quotas, check_ocid_regions, check_oci_facts,
 )

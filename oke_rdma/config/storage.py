@@ -12,17 +12,12 @@ from typing import TYPE_CHECKING, Literal, Optional
 
 from pydantic import field_validator
 
+from ..facts.storage import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, FSS_THROUGHPUT_TIERS
 from ._base import _key, _Model, _ocid
 
 if TYPE_CHECKING:
     from .stack import StackConfig
 
-#: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
-FSS_THROUGHPUT_TIERS = (1, 20, 40, 80)
-#: Capacity entitlement (TB) that comes with each high-performance tier (FSS docs, "Mount Target Performance").
-FSS_CAPACITY_ENTITLEMENT_TB = {20: 20, 40: 40, 80: 80}
-#: Minimum billing commitment of a high-performance mount target, in days ("Updating Mount Target Performance").
-FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS = 30
 
 _PATH_ELEMENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
 _SUB_PATH_RE = re.compile(rf"^{_PATH_ELEMENT}(/{_PATH_ELEMENT})*$")

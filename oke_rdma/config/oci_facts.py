@@ -1,0 +1,159 @@
+"""Checks of the stack config against what OCI is (``oke_rdma.facts``): region, availability domains, OCIDs'
+realm and region, the Kubernetes versions OKE offers, and the pods a node's VNICs can carry.
+
+Each rule returns ``oke-rdma:<key path>: <problem>; <fix>`` lines (``oci:region`` for the region). Sources are in
+the facts modules: ``facts.regions`` (OCI SDK region table; OCI docs "Regions and Availability Domains"),
+``facts.kubernetes`` (OKE "Kubernetes Versions"), ``facts.shapes`` (Compute Shapes; OKE VCN-native CNI docs), and
+OCI docs "Resource Identifiers" (``ocid1.<type>.<realm>.[region][.future use].<unique id>``: the realm is that of
+the resource's region; regional resources carry their region, as an identifier or an old short key like ``iad``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import TYPE_CHECKING, Any, Iterator
+
+from ..facts import kubernetes, regions, shapes
+from ._base import _key
+
+if TYPE_CHECKING:
+    from .stack import StackConfig
+
+#: An OCID anywhere in a value (inside a grant's text too): type, realm, region part.
+_OCID_IN_TEXT_RE = re.compile(r"ocid1\.(?P<kind>[a-z0-9]+)\.(?P<realm>[a-z0-9]+)\.(?P<region>[a-z0-9-]*)\.[a-z0-9.-]+")
+
+
+def region_problem(region: str) -> str | None:
+    """Why ``region`` is not an OCI region identifier (with the closest known ones), or None."""
+    if regions.realm_of(region) is not None:
+        return None
+    close = difflib.get_close_matches(region, regions.regions(), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}?" if close else "see `oci iam region list`"
+    return (f"expected an OCI region identifier (one of the {len(regions.regions())} regions of the OCI SDK's region "
+            f"table, like us-ashburn-1 or sa-saopaulo-1), got {region!r}; {hint} Set it with pulumi config set "
+            f"oci:region <region>")
+
+
+def ad_name_problem(name: str) -> str | None:
+    """Why ``name`` is not written like an availability domain name, or None."""
+    if regions.parse_ad(name) is None:
+        return (f"expected availability domain names like 'Uocm:US-ASHBURN-AD-1', 'Uocm:PHX-AD-1' or "
+                f"'bxtG:SA-SAOPAULO-1-AD-1' (<tenancy prefix>:<REGION>-AD-<n>), got {name!r}; copy the names from "
+                f"`oci iam availability-domain list`")
+    return None
+
+
+def check_availability_domains(cfg: StackConfig) -> list[str]:
+    """Every AD in ``availabilityDomains`` is one of ``oci:region``'s (its name's region part and its number) and
+    all share one tenancy prefix (a tenancy's ADs all carry the same prefix)."""
+    problems: list[str] = []
+    region = cfg.region
+    if regions.realm_of(region) is None:
+        return []  # oci:region itself is refused; its ADs cannot be judged
+    shown = ", ".join(regions.example_ads(region))
+    prefixes: dict[str, int] = {}
+    for i, name in enumerate(cfg.availability_domains):
+        at = _key(("availabilityDomains", i))
+        ad = regions.parse_ad(name)
+        if ad is None:
+            continue  # refused by the field check
+        prefixes.setdefault(ad.prefix, i)
+        if ad.region != region:
+            where = f"an availability domain of {ad.region}" if ad.region else \
+                f"not an availability domain name of any OCI region ({ad.stem} is no region's AD stem)"
+            problems.append(f"{at}: {name!r} is {where}, not of oci:region {region}; use {region}'s ADs, named "
+                            f"{shown} with your tenancy's prefix (`oci iam availability-domain list`), or set "
+                            f"oci:region")
+        elif ad.number > regions.ad_count(region):
+            count = regions.ad_count(region)
+            problems.append(f"{at}: {region} has {count} availability domain{'s' if count > 1 else ''} ({shown} with "
+                            f"your tenancy's prefix; OCI docs Regions and Availability Domains), so {name!r} does "
+                            f"not exist; use one of them")
+    if len(prefixes) > 1:
+        first = cfg.availability_domains[0].split(":")[0]
+        problems.append(f"{_key(('availabilityDomains',))}: the names carry different tenancy prefixes "
+                        f"({', '.join(prefixes)}), but every AD of a tenancy has the same one; copy all of them "
+                        f"from `oci iam availability-domain list` (e.g. {first}:...)")
+    return problems
+
+
+def _strings(value: Any, at: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
+    if isinstance(value, str):
+        yield at, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, at + (k,))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _strings(v, at + (i,))
+
+
+def check_ocids(cfg: StackConfig) -> list[str]:
+    """Every OCID in the config (grants' text included) is of ``oci:region``'s realm, and its region part, when it
+    has one, names a known region (regional resources in another region are refused by ``check_ocid_regions`` and
+    ``check_image_regions``)."""
+    realm = regions.realm_of(cfg.region)
+    if realm is None:
+        return []
+    problems: list[str] = []
+    dumped = cfg.model_dump(by_alias=True, exclude={"region"})
+    for at, text in _strings(dumped, ()):
+        for m in _OCID_IN_TEXT_RE.finditer(text):
+            ocid = m.group(0)
+            shown = ocid if len(ocid) <= 48 else ocid[:45] + "..."
+            if m["realm"] != realm:
+                problems.append(f"{_key(at)}: {shown} is an OCID of realm {m['realm']}, but oci:region {cfg.region} "
+                                f"is in realm {realm} (OCI SDK region table); OCIDs of another realm never resolve "
+                                f"there: use the {m['kind']}'s OCID from your {realm} tenancy, or set oci:region")
+            elif m["region"] and regions.region_of_key(m["region"]) is None:
+                problems.append(f"{_key(at)}: {shown} names region {m['region']!r}, which is no OCI region or region "
+                                f"key (OCI SDK region table); copy the OCID again from the console or `oci` CLI")
+    return problems
+
+
+def check_kubernetes_versions(cfg: StackConfig) -> list[str]:
+    """``cluster.kubernetesVersion`` and every pool's ``kubernetesVersion`` are versions OKE offers."""
+    offered = ", ".join(kubernetes.offered_versions())
+    found = [(("cluster", "kubernetesVersion"), cfg.cluster.kubernetes_version)] + [
+        (("nodePools", name, "kubernetesVersion"), pool.kubernetes_version)
+        for name, pool in cfg.node_pools.items() if pool.kubernetes_version is not None]
+    return [f"{_key(at)}: OKE does not offer Kubernetes {version}; use one it offers: {offered} (OKE's list as of "
+            f"{kubernetes.CHECKED}; `oci ce cluster-options get --cluster-option-id all` shows today's)"
+            for at, version in found if not kubernetes.is_offered(version)]
+
+
+def check_pods_per_node(cfg: StackConfig) -> list[str]:
+    """With VCN-native pod networking, a pool's ``maxPodsPerNode`` fits what its shape's VNICs carry:
+    ``min(110, (VNICs - 1) × 31)`` (OKE VCN-native CNI docs). A shape whose VNIC count oke-rdma does not know is
+    held to 31 (one secondary VNIC, the least a node with pods has)."""
+    if cfg.cluster.cni_type != "OCI_VCN_IP_NATIVE":
+        return []
+    problems: list[str] = []
+    for name, pool in cfg.node_pools.items():
+        most = shapes.max_pods_per_node(pool.shape, pool.ocpus)
+        known = most is not None
+        if most is None:
+            most = shapes.SECONDARY_IPS_PER_VNIC
+        if pool.max_pods_per_node <= most:
+            continue
+        at = _key(("nodePools", name, "maxPodsPerNode"))
+        if not known:
+            why = (f"oke-rdma does not know how many VNICs {pool.shape} takes, so only one secondary VNIC "
+                   f"({shapes.SECONDARY_IPS_PER_VNIC} pod IPs) is certain")
+        elif shapes.is_flex(pool.shape):
+            count = shapes.vnics(pool.shape, pool.ocpus)
+            why = (f"{pool.shape} with {pool.ocpus:g} OCPUs takes {count} VNICs, and pods get IPs from the "
+                   f"{count - 1} secondary one{'s' if count > 2 else ''} ({shapes.SECONDARY_IPS_PER_VNIC} each)")
+        else:
+            why = f"{pool.shape} carries at most {most} pods (its VNICs × {shapes.SECONDARY_IPS_PER_VNIC}, at most 110)"
+        fix = "use more OCPUs or " if shapes.is_flex(pool.shape) else ""
+        problems.append(f"{at}: {pool.max_pods_per_node} pods per node do not fit: {why} (OKE VCN-native pod "
+                        f"networking); {fix}set maxPodsPerNode to at most {most}")
+    return problems
+
+
+def check_oci_facts(cfg: StackConfig) -> list[str]:
+    """Every rule of this module, in order: ADs, OCIDs, Kubernetes versions, pods per node."""
+    return (check_availability_domains(cfg) + check_ocids(cfg) + check_kubernetes_versions(cfg)
+            + check_pods_per_node(cfg))
