@@ -51,7 +51,8 @@ def check_availability_domains(cfg: StackConfig) -> list[str]:
     region = cfg.region
     if regions.realm_of(region) is None:
         return []  # oci:region itself is refused; its ADs cannot be judged
-    shown = ", ".join(regions.example_ads(region))
+    first = regions.parse_ad(cfg.availability_domains[0]) if cfg.availability_domains else None
+    shown = ", ".join(regions.example_ads(region, first.prefix if first else "Uocm"))
     prefixes: dict[str, int] = {}
     for i, name in enumerate(cfg.availability_domains):
         at = _key(("availabilityDomains", i))
@@ -62,14 +63,14 @@ def check_availability_domains(cfg: StackConfig) -> list[str]:
         if ad.region != region:
             where = f"an availability domain of {ad.region}" if ad.region else \
                 f"not an availability domain name of any OCI region ({ad.stem} is no region's AD stem)"
-            problems.append(f"{at}: {name!r} is {where}, not of oci:region {region}; use {region}'s ADs, named "
-                            f"{shown} with your tenancy's prefix (`oci iam availability-domain list`), or set "
+            problems.append(f"{at}: {name!r} is {where}, not of oci:region {region}; use {region}'s ADs "
+                            f"({shown}, with your tenancy's prefix: `oci iam availability-domain list`), or set "
                             f"oci:region")
         elif ad.number > regions.ad_count(region):
             count = regions.ad_count(region)
-            problems.append(f"{at}: {region} has {count} availability domain{'s' if count > 1 else ''} ({shown} with "
-                            f"your tenancy's prefix; OCI docs Regions and Availability Domains), so {name!r} does "
-                            f"not exist; use one of them")
+            problems.append(f"{at}: {region} has {count} availability domain{'s' if count > 1 else ''} ({shown}; "
+                            f"OCI docs Regions and Availability Domains), so {name!r} does not exist; use "
+                            f"{'one of them' if count > 1 else 'that one'}")
     if len(prefixes) > 1:
         first = cfg.availability_domains[0].split(":")[0]
         problems.append(f"{_key(('availabilityDomains',))}: the names carry different tenancy prefixes "
@@ -125,20 +126,18 @@ def check_kubernetes_versions(cfg: StackConfig) -> list[str]:
 
 def check_pods_per_node(cfg: StackConfig) -> list[str]:
     """With VCN-native pod networking, a pool's ``maxPodsPerNode`` fits what its shape's VNICs carry:
-    ``min(110, (VNICs - 1) × 31)`` (OKE VCN-native CNI docs). A shape whose VNIC count oke-rdma does not know is
-    held to 31 (one secondary VNIC, the least a node with pods has)."""
+    ``min(110, (VNICs - 1) × 31)`` (OKE VCN-native CNI docs). A VM shape whose VNIC count oke-rdma does not know
+    is held to 31 (one secondary VNIC), a bare metal one to 110 (every bare metal shape takes at least 28 VNICs)."""
     if cfg.cluster.cni_type != "OCI_VCN_IP_NATIVE":
         return []
     problems: list[str] = []
     for name, pool in cfg.node_pools.items():
         most = shapes.max_pods_per_node(pool.shape, pool.ocpus)
-        known = most is not None
-        if most is None:
-            most = shapes.SECONDARY_IPS_PER_VNIC
-        if pool.max_pods_per_node <= most:
-            continue
+        if most is None or pool.max_pods_per_node <= most:
+            continue  # a Flex pool without ocpus is reported by check_pools
         at = _key(("nodePools", name, "maxPodsPerNode"))
-        if not known:
+        known = pool.shape in shapes.SHAPES and shapes.SHAPES[pool.shape].max_vnics is not None
+        if not known and not shapes.is_flex(pool.shape):
             why = (f"oke-rdma does not know how many VNICs {pool.shape} takes, so only one secondary VNIC "
                    f"({shapes.SECONDARY_IPS_PER_VNIC} pod IPs) is certain")
         elif shapes.is_flex(pool.shape):

@@ -38,6 +38,9 @@ SECONDARY_IPS_PER_VNIC = 31
 MAX_PODS_PER_NODE = 110
 #: VNICs of a Flex VM: 2 at 1 OCPU, else 1 per OCPU, at most 24 (Compute Shapes, VM standard shapes tables).
 FLEX_MIN_VNICS, FLEX_MAX_VNICS = 2, 24
+#: Fewest VNICs of any bare metal shape in the Compute Shapes tables (BM.GPU2.2: 28), used for a bare metal shape
+#: not in :data:`SHAPES` (enough for 110 pods); a VM shape not in the table is held to 2 (one pod VNIC, 31 pods).
+BARE_METAL_MIN_VNICS, VM_MIN_VNICS = 28, 2
 
 
 @dataclass(frozen=True)
@@ -116,18 +119,23 @@ def is_flex(shape: str) -> bool:
 
 
 def vnics(shape: str, ocpus: Optional[float] = None) -> Optional[int]:
-    """Most VNICs an instance of ``shape`` takes: from :data:`SHAPES`, or for a Flex VM from its OCPUs; None when
-    unknown (a fixed VM or bare metal shape not in the table)."""
-    if shape in SHAPES:
+    """Most VNICs an instance of ``shape`` certainly takes: from :data:`SHAPES`, for a Flex VM from its OCPUs, else
+    the least its kind has (:data:`BARE_METAL_MIN_VNICS`, :data:`VM_MIN_VNICS`); None for a Flex VM without OCPUs
+    or a name that is neither ``BM.`` nor ``VM.``."""
+    if shape in SHAPES and SHAPES[shape].max_vnics is not None:
         return SHAPES[shape].max_vnics
-    if is_flex(shape) and ocpus is not None:
-        return max(FLEX_MIN_VNICS, min(int(ocpus), FLEX_MAX_VNICS))
+    if is_flex(shape):
+        return None if ocpus is None else max(FLEX_MIN_VNICS, min(int(ocpus), FLEX_MAX_VNICS))
+    if shape.startswith("BM."):
+        return BARE_METAL_MIN_VNICS
+    if shape.startswith("VM."):
+        return VM_MIN_VNICS
     return None
 
 
 def max_pods_per_node(shape: str, ocpus: Optional[float] = None) -> Optional[int]:
     """Most pods a node of ``shape`` runs with VCN-native pod networking: ``min(110, (VNICs - 1) × 31)`` (OKE CNI
-    docs); None when the shape's VNIC count is unknown."""
+    docs); None when :func:`vnics` cannot tell."""
     count = vnics(shape, ocpus)
     if count is None:
         return None
