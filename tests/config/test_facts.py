@@ -104,7 +104,7 @@ def test_an_ocid_naming_no_region_is_refused():
 
 
 @pytest.mark.parametrize("region, hint", [("saopaulo", "did you mean sa-saopaulo-1?"),
-                                          ("us-ashburn-9", "did you mean us-ashburn-1"),
+                                          ("us-ashburn-9", "us-ashburn-1"),
                                           ("US-ASHBURN-1", "see `oci iam region list`")])
 def test_a_region_the_sdk_does_not_know_is_refused_with_the_closest(region, hint):
     found = problems(dict(RAW, **{"oci:region": region}))
