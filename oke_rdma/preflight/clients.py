@@ -7,6 +7,10 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 
+#: Attempts per OCI call and the time they may take together, in seconds.
+RETRY_ATTEMPTS, RETRY_SECONDS = 3, 30
+
+
 class CredentialsError(Exception):
     """The OCI credentials cannot be loaded: one line saying what and how to fix it."""
 
@@ -65,7 +69,14 @@ class OciClients:
 
     @classmethod
     def _build(cls, oci: Any, config: dict, signer: Optional[Any], tenancy_id: str) -> "OciClients":
-        kwargs = {"signer": signer} if signer is not None else {}
+        # The SDK's default strategy retries a failing call for minutes; a pre-flight answers sooner: at most
+        # RETRY_ATTEMPTS attempts within RETRY_SECONDS, then the CLI reports OCI as unreachable.
+        retry = oci.retry.RetryStrategyBuilder(max_attempts_check=True, max_attempts=RETRY_ATTEMPTS,
+                                               total_elapsed_time_check=True,
+                                               total_elapsed_time_seconds=RETRY_SECONDS).get_retry_strategy()
+        kwargs: dict[str, Any] = {"retry_strategy": retry}
+        if signer is not None:
+            kwargs["signer"] = signer
         return cls(identity=oci.identity.IdentityClient(config, **kwargs),
                    compute=oci.core.ComputeClient(config, **kwargs),
                    limits=oci.limits.LimitsClient(config, **kwargs),
