@@ -136,16 +136,14 @@ def check_pods_per_node(cfg: StackConfig) -> list[str]:
         if most is None or pool.max_pods_per_node <= most:
             continue  # a Flex pool without ocpus is reported by check_pools
         at = _key(("nodePools", name, "maxPodsPerNode"))
-        known = pool.shape in shapes.SHAPES and shapes.SHAPES[pool.shape].max_vnics is not None
-        if not known and not shapes.is_flex(pool.shape):
-            why = (f"oke-rdma does not know how many VNICs {pool.shape} takes, so only one secondary VNIC "
-                   f"({shapes.SECONDARY_IPS_PER_VNIC} pod IPs) is certain")
-        elif shapes.is_flex(pool.shape):
-            count = shapes.vnics(pool.shape, pool.ocpus)
-            why = (f"{pool.shape} with {pool.ocpus:g} OCPUs takes {count} VNICs, and pods get IPs from the "
-                   f"{count - 1} secondary one{'s' if count > 2 else ''} ({shapes.SECONDARY_IPS_PER_VNIC} each)")
+        count = shapes.vnics(pool.shape, pool.ocpus) or 0
+        sized = f" with {pool.ocpus:g} OCPUs" if shapes.is_flex(pool.shape) and pool.ocpus else ""
+        if not shapes.vnics_are_exact(pool.shape):
+            why = (f"oke-rdma does not know how many VNICs {pool.shape} takes, so only {count - 1} secondary "
+                   f"VNIC{'s' if count > 2 else ''} ({most} pod IPs) {'are' if count > 2 else 'is'} certain")
         else:
-            why = f"{pool.shape} carries at most {most} pods (its VNICs × {shapes.SECONDARY_IPS_PER_VNIC}, at most 110)"
+            why = (f"{pool.shape}{sized} takes {count} VNICs, and pods get IPs from the {count - 1} secondary "
+                   f"one{'s' if count > 2 else ''} ({shapes.SECONDARY_IPS_PER_VNIC} each)")
         fix = "use more OCPUs or " if shapes.is_flex(pool.shape) else ""
         problems.append(f"{at}: {pool.max_pods_per_node} pods per node do not fit: {why} (OKE VCN-native pod "
                         f"networking); {fix}set maxPodsPerNode to at most {most}")

@@ -14,7 +14,8 @@ Sources (all checked 2026-11-30):
   interfaces-in-manifests.md`` (RDMA NICs of BM.GPU.B200.8, BM.GPU.H200.8, BM.GPU.MI300X.8, BM.GPU.B4.8, ...);
   GB200/GB300 also from the Compute docs "Creating GPU Memory Clusters" (a GPU memory cluster is always in a
   Compute Cluster; shapes BM.GPU.GB200.4 and BM.GPU.GB300.4).
-* Service limit names (``limit``, counted in GPUs): ``gpu-h100-count``, ``gpu-a100-v2-count`` and ``gpu-b200-count``
+* Service limit names (``limit``, counted in GPUs): ``gpu-h100-count``, ``gpu-a100-v2-count``, ``gpu-b200-count``,
+  ``gpu-a10-count`` and ``gpu3-count``
   as the Limits API reports them (OCI docs "Compute Limits"; seen with their GPU counts in an OCI operations tool's
   limits report, 2026-03-04); the other ``gpu-*-count`` names follow the same pattern and are NOT confirmed: the
   pre-flight looks every name up in the tenancy's ``ListLimitDefinitions`` and reports a name it cannot find
@@ -29,6 +30,7 @@ than guess (the maxPodsPerNode check accepts only values it can prove, see :func
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -39,8 +41,11 @@ MAX_PODS_PER_NODE = 110
 #: VNICs of a Flex VM: 2 at 1 OCPU, else 1 per OCPU, at most 24 (Compute Shapes, VM standard shapes tables).
 FLEX_MIN_VNICS, FLEX_MAX_VNICS = 2, 24
 #: Fewest VNICs of any bare metal shape in the Compute Shapes tables (BM.GPU2.2: 28), used for a bare metal shape
-#: not in :data:`SHAPES` (enough for 110 pods); a VM shape not in the table is held to 2 (one pod VNIC, 31 pods).
+#: not in :data:`SHAPES` (enough for 110 pods); a VM shape not in the table is held to 2 (one pod VNIC, 31 pods),
+#: except the fixed standard/DenseIO VMs named by their OCPU count (``VM.Standard2.8``: 8 OCPUs, 8 VNICs; Compute
+#: Shapes, VM standard and Dense I/O tables: one VNIC per OCPU, at least 2, at most 24).
 BARE_METAL_MIN_VNICS, VM_MIN_VNICS = 28, 2
+_FIXED_VM_RE = re.compile(r"^VM\.(?:Standard|DenseIO)[A-Za-z0-9.]*?\.(?P<ocpus>[0-9]+)$")
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ def _s(name, vendor, model, gpus, ocpus, mem, vnics, nvme, cc, limit) -> Shape: 
     return Shape(name, vendor, model, gpus, ocpus, mem, vnics, nvme, cc, limit)
 
 
-#: Bare metal GPU and RDMA shapes (sources in the module docstring).
+#: Bare metal GPU and RDMA shapes, and the VM GPU shapes (sources in the module docstring).
 SHAPES: dict[str, Shape] = {s.name: s for s in (
     _s("BM.GPU4.8", "NVIDIA", "A100 40GB", 8, 64, 2048, 64, 4, True, "gpu4-count"),
     _s("BM.GPU.B4.8", "NVIDIA", "A100 40GB", 8, 64, 2048, 64, 4, True, "gpu-b4-count"),
@@ -88,6 +93,14 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
     _s("BM.GPU.MI300X.8", "AMD", "MI300X 192GB", 8, 112, 2048, 256, 8, True, "gpu-mi300x-count"),
     _s("BM.HPC2.36", None, None, 0, 36, 384, 50, 1, True, None),
     _s("BM.Optimized3.36", None, None, 0, 36, 512, 256, 1, True, None),
+    # VM GPU shapes (Compute Shapes, "Virtual Machine Shapes" > GPU): not for Compute Clusters; VNICs as every
+    # fixed VM, one per OCPU (at least 2, at most 24).
+    _s("VM.GPU.A10.1", "NVIDIA", "A10 24GB", 1, 15, 240, 15, 0, False, "gpu-a10-count"),
+    _s("VM.GPU.A10.2", "NVIDIA", "A10 24GB", 2, 30, 480, 24, 0, False, "gpu-a10-count"),
+    _s("VM.GPU2.1", "NVIDIA", "P100 16GB", 1, 12, 72, 12, 0, False, None),
+    _s("VM.GPU3.1", "NVIDIA", "V100 16GB", 1, 6, 90, 6, 0, False, "gpu3-count"),
+    _s("VM.GPU3.2", "NVIDIA", "V100 16GB", 2, 12, 180, 12, 0, False, "gpu3-count"),
+    _s("VM.GPU3.4", "NVIDIA", "V100 16GB", 4, 24, 360, 24, 0, False, "gpu3-count"),
 )}
 
 #: Shapes a Compute Cluster holds (RDMA cluster networking), the default of the placement pack's ``allowedShapes``.
@@ -129,8 +142,16 @@ def vnics(shape: str, ocpus: Optional[float] = None) -> Optional[int]:
     if shape.startswith("BM."):
         return BARE_METAL_MIN_VNICS
     if shape.startswith("VM."):
-        return VM_MIN_VNICS
+        m = _FIXED_VM_RE.match(shape)
+        return max(FLEX_MIN_VNICS, min(int(m["ocpus"]), FLEX_MAX_VNICS)) if m else VM_MIN_VNICS
     return None
+
+
+def vnics_are_exact(shape: str) -> bool:
+    """True when :func:`vnics` knows the shape's own VNIC count (table, Flex, or a VM named by its OCPUs), False
+    when it falls back to the least of the shape's kind."""
+    return ((shape in SHAPES and SHAPES[shape].max_vnics is not None) or is_flex(shape)
+            or bool(_FIXED_VM_RE.match(shape)))
 
 
 def max_pods_per_node(shape: str, ocpus: Optional[float] = None) -> Optional[int]:

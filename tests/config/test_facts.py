@@ -4,7 +4,6 @@ and a value OCI would refuse is refused with its key path and the fix."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 
@@ -12,11 +11,9 @@ import pytest
 
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts import regions
-from tests.stackcfg import dev_config
+from tests.stackcfg import dev_config, in_region
 
 RAW, _ = dev_config()
-_OCID_RE = re.compile(r"ocid1\.([a-z0-9]+)\.oc[0-9]+\.([a-z0-9-]*)\.")
-_AD_RE = re.compile(r"bxtG:SA-SAOPAULO-1-AD-([0-9])")
 
 
 def problems(raw: dict[str, str]) -> list[str]:
@@ -29,17 +26,9 @@ def problems(raw: dict[str, str]) -> list[str]:
 
 def relocated(region: str, *, realm: str | None = None, key: str | None = None, prefix: str = "Uocm",
               ads: list[str] | None = None) -> dict[str, str]:
-    """The dev stack moved to ``region``: every OCID in ``realm`` (default: the region's) with regional ones in
-    ``key`` (a region identifier or short key, default the region), every AD renamed to the region's AD-1."""
-    realm = realm or regions.realm_of(region)
-    key = key or region
-
-    def move(text: str) -> str:
-        text = _OCID_RE.sub(lambda m: f"ocid1.{m[1]}.{realm}.{key if m[2] else ''}.", text)
-        return _AD_RE.sub(lambda m: f"{prefix}:{regions.ad_stem(region)}-AD-{m[1]}", text)
-
-    out = {k: move(v) for k, v in RAW.items()}
-    out["oci:region"] = region
+    """The dev stack moved to ``region`` (:func:`tests.stackcfg.in_region`), with ``ads`` as its ADs and the
+    Compute Cluster in the first."""
+    out = in_region(RAW, region, realm=realm, key=key, prefix=prefix)
     if ads is not None:
         out["oke-rdma:availabilityDomains"] = json.dumps(ads)
         cc = json.loads(out["oke-rdma:computeCluster"])

@@ -65,7 +65,7 @@ def test_a_bare_metal_shape_not_in_the_table_still_needs_the_override(shape):
 
 def test_the_shape_table_is_consistent():
     for name, shape in shapes.SHAPES.items():
-        assert name.startswith("BM.") and shape.name == name
+        assert shape.name == name and (name.startswith("BM.") or not shape.compute_cluster)
         assert (shape.gpus > 0) == (shape.gpu_vendor is not None)
         assert shape.limit is None or shape.limit.endswith("-count")
     assert shapes.SHAPES["BM.GPU.MI300X.8"].gpu_vendor == "AMD"
@@ -129,8 +129,9 @@ def test_max_pods_per_node_of_a_flex_pool_follows_its_vnics(ocpus, pods, ok):
 
 
 @pytest.mark.parametrize("shape, pods, ok", [("BM.GPU.H100.8", 110, True), ("BM.GPU.H200.8", 110, True),
-                                             ("BM.Standard.E5.192", 110, True), ("VM.Standard2.4", 31, True),
-                                             ("VM.Standard2.4", 32, False), ("VM.GPU.A10.1", 64, False)])
+                                             ("BM.Standard.E5.192", 110, True), ("VM.Standard2.4", 93, True),
+                                             ("VM.Standard2.4", 94, False), ("VM.Standard2.1", 32, False),
+                                             ("VM.GPU.A10.1", 64, True), ("VM.Standard.E2.1.Micro", 32, False)])
 def test_max_pods_per_node_of_fixed_shapes(shape, pods, ok):
     raw = pool(RAW, "system", shape=shape, maxPodsPerNode=pods)
     raw = edited(raw, "nodePools", ("system", "ocpus"), None, delete=True)
