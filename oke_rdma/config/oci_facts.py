@@ -150,7 +150,17 @@ def check_pods_per_node(cfg: StackConfig) -> list[str]:
     return problems
 
 
+def check_gpu_vendor(cfg: StackConfig) -> list[str]:
+    """A pool's GPUs are NVIDIA's: the platform runs the NVIDIA GPU Operator and Kueue counts ``nvidia.com/gpu``;
+    an AMD shape (``BM.GPU.MI300X.8``: ``amd.com/gpu``) would join with GPUs nothing schedules."""
+    return [f"{_key(('nodePools', name, 'shape'))}: {pool.shape} has {shape.gpu_vendor} {shape.gpu_model} GPUs "
+            f"({shape.gpu_vendor.lower()}.com/gpu), but oke-rdma's platform schedules NVIDIA GPUs only (NVIDIA GPU "
+            f"Operator, Kueue quotas in nvidia.com/gpu); use an NVIDIA shape"
+            for name, pool in cfg.node_pools.items()
+            if (shape := shapes.SHAPES.get(pool.shape)) is not None and shape.gpu_vendor not in (None, "NVIDIA")]
+
+
 def check_oci_facts(cfg: StackConfig) -> list[str]:
-    """Every rule of this module, in order: ADs, OCIDs, Kubernetes versions, pods per node."""
+    """Every rule of this module, in order: ADs, OCIDs, Kubernetes versions, pods per node, GPU vendor."""
     return (check_availability_domains(cfg) + check_ocids(cfg) + check_kubernetes_versions(cfg)
-            + check_pods_per_node(cfg))
+            + check_pods_per_node(cfg) + check_gpu_vendor(cfg))

@@ -44,6 +44,14 @@ def test_four_gpu_grace_blackwell_shapes_count_four_gpus_per_node(shape):
     assert cfg.node_pools["gpu"].gpus == 4
 
 
+def test_an_amd_gpu_shape_is_refused_because_the_platform_schedules_nvidia_gpus():
+    """MI300X is a Compute Cluster shape, but its GPUs are amd.com/gpu: no device plugin or quota would see them."""
+    found = problems(pool(RAW, "gpu", shape="BM.GPU.MI300X.8", gpusPerNode=8))
+    assert found == ["oke-rdma:nodePools.gpu.shape: BM.GPU.MI300X.8 has AMD MI300X 192GB GPUs (amd.com/gpu), but "
+                     "oke-rdma's platform schedules NVIDIA GPUs only (NVIDIA GPU Operator, Kueue quotas in "
+                     "nvidia.com/gpu); use an NVIDIA shape"]
+
+
 def test_the_override_has_no_effect_on_a_listed_shape():
     assert problems(pool(RAW, "gpu", shape="BM.GPU.H200.8", allowUnlistedRdmaShape=True)) == [
         "oke-rdma:nodePools.gpu.allowUnlistedRdmaShape: has no effect because BM.GPU.H200.8 is on Oracle's list; "
