@@ -7,7 +7,7 @@ import pytest
 
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts import iam, kubernetes, shapes
-from policies import placement
+from policies.placement import placement
 from tests.stackcfg import dev_config, edited
 
 RAW, _ = dev_config()
