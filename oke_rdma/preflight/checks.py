@@ -70,9 +70,10 @@ class Preflight:
         self.findings.append(Finding("note", text))
 
     def call(self, at: tuple[Any, ...], what: str, grant: str, fn: Callable[..., Any], *args: Any,
-             all_pages: bool = False, **kwargs: Any) -> Any:
+             all_pages: bool = False, missing_is_note: bool = False, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs).data`` (every page when ``all_pages``); None after recording the refusal as a
-        problem (``grant``: the policy statement the deployer would need).
+        problem (``grant``: the policy statement the deployer would need), or as a note when ``missing_is_note``
+        and OCI answered 404 (an API that answers 404 for what it does not support).
 
         :raises Unreachable: the request never reached OCI.
         """
@@ -83,7 +84,9 @@ class Preflight:
                 return oci.pagination.list_call_get_all_results(fn, *args, **kwargs).data
             return fn(*args, **kwargs).data
         except oci.exceptions.ServiceError as e:
-            if e.status in (401, 403, 404):
+            if e.status == 404 and missing_is_note:
+                self.note(f"{_key(at)}: OCI has no answer to {what} (404 {e.code}); not checked")
+            elif e.status in (401, 403, 404):
                 self.problem(at, f"OCI refused to {what} ({e.status} {e.code}); the deployer needs '{grant}' (or the "
                                  f"OCID is wrong)")
             else:
@@ -166,16 +169,21 @@ class Preflight:
         return None if found is None else {d.name for d in found}
 
     def _available(self, at: tuple[Any, ...], service: str, limit: str, ad: str) -> Optional[int]:
+        # GetResourceAvailability answers 404 for a limit it does not report on (Limits API reference).
         found = self.call(at, f"read the availability of {service} limit {limit} in {ad}",
                           "Allow group <deployer> to inspect resource-availability in tenancy",
                           self.oci.limits.get_resource_availability, service, limit, self.cfg.compartment_id,
-                          availability_domain=ad)
+                          availability_domain=ad, missing_is_note=True)
         if found is None:
             return None
         if found.available is None:
             self.note(f"{_key(at)}: OCI gave no availability for {service} limit {limit} in {ad}; not checked")
             return None
-        return int(found.available)
+        available = int(found.available)
+        if found.effective_quota_value is not None and found.used is not None:
+            # A compartment quota below the service limit caps what this compartment may still create.
+            available = min(available, math.floor(found.effective_quota_value - found.used))
+        return available
 
     def limits(self) -> None:
         names = self._limit_names("compute")

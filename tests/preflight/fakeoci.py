@@ -65,6 +65,7 @@ class Tenancy:
     limit_names: dict[str, list[str]] = field(default_factory=lambda: {
         "compute": ["gpu-h100-count", "compute-cluster-count", "standard-e5-core-count"],
         "filesystem": ["mount-target-count"]})
+    quota: dict[tuple[str, str, str], tuple[float, float]] = field(default_factory=dict)  # → (quota, used)
     available: dict[tuple[str, str, str], Optional[int]] = field(default_factory=lambda: {
         ("compute", "gpu-h100-count", AD): 32, ("compute", "compute-cluster-count", AD): 5,
         ("filesystem", "mount-target-count", AD): 2})
@@ -118,8 +119,12 @@ class Tenancy:
             return _Response(200, [lm.LimitDefinitionSummary(name=n, service_name=svc, scope_type="AD",
                                                               description=n) for n in self.limit_names.get(svc, [])])
         if (hit := re.search(r"/services/([^/]+)/limits/([^/]+)/resourceAvailability$", path)):
-            available = self.available.get((hit[1], hit[2], params.get("availabilityDomain")))
-            return _Response(200, lm.ResourceAvailability(available=available, used=0))
+            at = (hit[1], hit[2], params.get("availabilityDomain"))
+            if at not in self.available:
+                return _Response(404, {"code": "NotFound", "message": "no availability for this limit"})
+            quota, used = self.quota.get(at, (None, 0))
+            return _Response(200, lm.ResourceAvailability(available=self.available[at], used=used,
+                                                          effective_quota_value=quota))
         if path.endswith("/clusterOptions/all"):
             return _Response(200, ce.ClusterOptions(kubernetes_versions=self.cluster_versions))
         if path.endswith("/nodePoolOptions/all"):

@@ -82,6 +82,21 @@ def test_gpu_limit_and_quota_must_hold_every_node(tenancy, clients, available, o
                             f"increase or a quota change, or lower size"]
 
 
+def test_a_compartment_quota_below_the_limit_caps_what_is_available(tenancy, clients):
+    tenancy.quota[("compute", "gpu-h100-count", AD)] = (24.0, 16.0)  # quota 24, 16 in use: 8 left
+    problems, _ = findings(clients)
+    assert len(problems) == 1 and "need 16 of compute limit gpu-h100-count" in problems[0]
+    assert "but only 8 are available" in problems[0]
+
+
+def test_a_limit_oci_reports_no_availability_for_is_a_note(tenancy, clients):
+    del tenancy.available[("compute", "gpu-h100-count", AD)]
+    problems, notes = findings(clients)
+    assert problems == []
+    assert ("oke-rdma:nodePools.gpu.size: OCI has no answer to read the availability of compute limit gpu-h100-count "
+            "in bxtG:SA-SAOPAULO-1-AD-1 (404 NotFound); not checked") in notes
+
+
 def test_a_node_cycle_surge_counts_against_the_limit(tenancy, clients):
     tenancy.available[("compute", "gpu-h100-count", AD)] = 16
     raw = pool(RAW, "gpu", cycling={"enabled": True, "maxSurge": "1", "maxUnavailable": "0"})
