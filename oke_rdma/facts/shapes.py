@@ -119,6 +119,14 @@ FLEX_SHAPE_LIMITS = {
     "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
     "VM.Standard.A2.Flex": (78, 946),
 }
+#: Flex shape → the compute service limit counting its OCPUs (cores), per AD. Names follow OCI's compute limit
+#: naming (OCI docs "Compute Limits"; NOT confirmed one by one): the pre-flight uses a name only after finding it in
+#: the tenancy's ``ListLimitDefinitions``, and says so in a note when it does not.
+FLEX_CORE_LIMITS = {
+    "VM.Standard.E3.Flex": "standard-e3-core-ad-count", "VM.Standard.E4.Flex": "standard-e4-core-count",
+    "VM.Standard.E5.Flex": "standard-e5-core-count", "VM.Standard3.Flex": "standard3-core-count",
+    "VM.Standard.A1.Flex": "standard-a1-core-count", "VM.Optimized3.Flex": "optimized3-core-count",
+}
 #: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a
 #: typo (``memoryGb: 1e308``) is caught while a newer shape still works.
 FLEX_FALLBACK_LIMITS = (256, 4096)

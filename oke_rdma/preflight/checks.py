@@ -185,26 +185,37 @@ class Preflight:
             available = min(available, math.floor(found.effective_quota_value - found.used))
         return available
 
+    @staticmethod
+    def _limit_of(pool: NodePool) -> tuple[Optional[str], int]:
+        """The compute limit counting ``pool``'s nodes and how much of it one node uses (GPUs, instances or, for
+        a Flex VM, OCPUs), or ``(None, 0)``."""
+        shape = shapes.SHAPES.get(pool.shape)
+        if shape is not None and shape.limit is not None:
+            return shape.limit, shape.limit_per_node
+        if pool.shape in shapes.FLEX_CORE_LIMITS and pool.ocpus is not None:
+            return shapes.FLEX_CORE_LIMITS[pool.shape], math.ceil(pool.ocpus)
+        return None, 0
+
     def limits(self) -> None:
         names = self._limit_names("compute")
         if names is None:
             return
         demand: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
         for name, pool in self.cfg.node_pools.items():
-            shape = shapes.SHAPES.get(pool.shape)
-            if shape is None or shape.limit is None:
+            limit, per_node = self._limit_of(pool)
+            if limit is None:
                 self.note(f"{_key(('nodePools', name, 'shape'))}: the service limit of {pool.shape} is not checked "
                           f"(oke-rdma knows no limit name for it); see `oci limits value list --service-name "
                           f"compute`")
                 continue
-            if shape.limit not in names:
+            if limit not in names:
                 self.note(f"{_key(('nodePools', name, 'shape'))}: the tenancy has no compute limit named "
-                          f"{shape.limit} (ListLimitDefinitions), so {pool.shape}'s limit is not checked")
+                          f"{limit} (ListLimitDefinitions), so {pool.shape}'s limit is not checked")
                 continue
             ads = self._usable_ads(self.pool_ads(pool))
             for ad in ads:
                 nodes = math.ceil(pool.size / len(ads)) + _surge_nodes(pool)
-                demand[(shape.limit, ad)].append((name, nodes * shape.limit_per_node))
+                demand[(limit, ad)].append((name, nodes * per_node))
         for (limit, ad), uses in demand.items():
             need = sum(n for _, n in uses)
             first = uses[0][0]

@@ -45,8 +45,6 @@ def test_a_tenancy_that_fits_the_dev_stack_has_no_problem(tenancy, clients):
     problems, notes = findings(clients)
     assert problems == []
     assert notes == [
-        "oke-rdma:nodePools.system.shape: the service limit of VM.Standard.E5.Flex is not checked (oke-rdma knows no "
-        "limit name for it); see `oci limits value list --service-name compute`",
         "the deployer's create permissions are checked only as far as reads show them (OCI has no dry run): a "
         "missing 'manage' grant still fails at pulumi up"]
     # every question was asked through the SDK, the limits in the stack's AD
@@ -80,6 +78,29 @@ def test_gpu_limit_and_quota_must_hold_every_node(tenancy, clients, available, o
                             f"bxtG:SA-SAOPAULO-1-AD-1 (gpu 16; nodes plus cycling surge), but only {available} are "
                             f"available (service limit or compartment quota, minus what is in use); ask for a limit "
                             f"increase or a quota change, or lower size"]
+
+
+@pytest.mark.parametrize("available, ok", [(24, True), (23, False)])
+def test_a_flex_pool_needs_its_ocpus_of_the_core_limit(tenancy, clients, available, ok):
+    """The system pool: 3 nodes × 8 OCPUs of standard-e5-core-count."""
+    tenancy.available[("compute", "standard-e5-core-count", AD)] = available
+    problems, _ = findings(clients)
+    assert (problems == []) == ok
+    if not ok:
+        assert problems == [f"oke-rdma:nodePools.system.size: the pools need 24 of compute limit standard-e5-core-count "
+                            f"in bxtG:SA-SAOPAULO-1-AD-1 (system 24; nodes plus cycling surge), but only {available} "
+                            f"are available (service limit or compartment quota, minus what is in use); ask for a "
+                            f"limit increase or a quota change, or lower size"]
+
+
+def test_a_shape_without_a_known_limit_name_is_a_note(tenancy, clients):
+    tenancy.shapes[AD].append("VM.Standard2.4")
+    raw = edited(edited(pool(RAW, "system", shape="VM.Standard2.4"), "nodePools", ("system", "ocpus"), None,
+                        delete=True), "nodePools", ("system", "memoryGb"), None, delete=True)
+    problems, notes = findings(clients, raw)
+    assert problems == []
+    assert ("oke-rdma:nodePools.system.shape: the service limit of VM.Standard2.4 is not checked (oke-rdma knows no "
+            "limit name for it); see `oci limits value list --service-name compute`") in notes
 
 
 def test_a_compartment_quota_below_the_limit_caps_what_is_available(tenancy, clients):
@@ -251,7 +272,7 @@ def test_cli_exit_0_when_the_tenancy_fits(tenancy, tmp_path, capsys):
     code, out, err = run(["--config-file", stack_file(tmp_path), "--oci-config", str(write_oci_config(tmp_path))],
                          capsys)
     assert code == 0 and err == ""
-    assert out.splitlines()[-1].endswith("in sa-saopaulo-1: 0 problems, 2 notes")
+    assert out.splitlines()[-1].endswith("in sa-saopaulo-1: 0 problems, 1 note")
     assert all(line.startswith("note: ") for line in out.splitlines()[:-1])
 
 
@@ -263,7 +284,7 @@ def test_cli_exit_1_with_one_line_per_problem(tenancy, tmp_path, capsys):
     assert code == 1
     assert [line.split(":")[1].split(" ")[0] for line in lines if line.startswith("oke-rdma:")] == [
         "nodePools.gpu.shape", "nodePools.system.shape"]
-    assert lines[-1].endswith("2 problems, 2 notes") and "Traceback" not in out
+    assert lines[-1].endswith("2 problems, 1 note") and "Traceback" not in out
 
 
 def test_cli_exit_2_for_a_config_error_before_any_call(tenancy, tmp_path, capsys):
