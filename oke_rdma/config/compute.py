@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ..facts import regions
 from ..facts.kubernetes import max_skew, skew_problem
 from ..facts.shapes import (COMPUTE_CLUSTER_SHAPES, FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS,
                             NVIDIA_GPUS_PER_SHAPE)
-from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _key, _Model, _ocid, ocid_region
+from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _key, _Model, _ocid
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -435,49 +434,3 @@ def placement_warnings(cfg: StackConfig) -> dict[str, str]:
             for name, pool in cfg.node_pools.items()
             if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
             and pool.shape not in RDMA_SHAPES}
-
-
-def _region_of(ocid: str) -> str:
-    """The region identifier in a regional OCID (short keys like ``iad`` mapped through the OCI SDK's table), or
-    ``""`` when it has none or one no region has (``oci_facts.check_ocids`` refuses that one)."""
-    part = ocid_region(ocid)
-    return (regions.region_of_key(part) or "") if part else ""
-
-
-def check_ocid_regions(cfg: StackConfig) -> list[str]:
-    """A brought VCN, subnets, NSGs and Compute Cluster are regional resources: their OCIDs' region part must be
-    ``oci:region`` (OCI docs "Resource Identifiers"; Networking and Compute resources are used only in their region).
-    """
-    found: list[tuple[tuple[str, ...], str, str]] = []  # (key path, OCID, "a/an <kind>")
-    existing = cfg.network.existing
-    if existing is not None:
-        found.append((("network", "existing", "vcnId"), existing.vcn_id, "a VCN"))
-        for role, ocid in existing.subnet_ids.model_dump(by_alias=True).items():
-            if ocid is not None:
-                found.append((("network", "existing", "subnetIds", role), ocid, "a subnet"))
-        for role, ocid in (existing.nsg_ids.model_dump(by_alias=True) if existing.nsg_ids else {}).items():
-            if ocid is not None:
-                found.append((("network", "existing", "nsgIds", role), ocid, "an NSG"))
-    if cfg.compute_cluster is not None and cfg.compute_cluster.existing_id is not None:
-        found.append((("computeCluster", "existingId"), cfg.compute_cluster.existing_id, "a Compute Cluster"))
-    problems = []
-    for at, ocid, what in found:
-        region = _region_of(ocid)
-        if region and region != cfg.region:
-            kind = what.split(" ", 1)[1]
-            problems.append(f"{_key(at)}: expected {what} in oci:region {cfg.region}, got the OCID of {what} in "
-                            f"{region}; use the {kind} of {cfg.region} (it is a regional resource), or set oci:region")
-    return problems
-
-
-def check_image_regions(cfg: StackConfig) -> list[str]:
-    """Images are regional: a pool's ``imageId`` must be an image of ``oci:region`` (OCI docs, "Managing Custom
-    Images": an image is used in the region it lives in; copy it with export/import otherwise)."""
-    problems: list[str] = []
-    for name, pool in cfg.node_pools.items():
-        region = _region_of(pool.image_id)
-        if region and region != cfg.region:
-            problems.append(f"{_key(('nodePools', name, 'imageId'))}: expected an image in oci:region {cfg.region}, "
-                            f"got an image of {region}; use the OCID of the same image in {cfg.region} "
-                            f"(images are regional)")
-    return problems

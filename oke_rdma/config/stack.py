@@ -16,9 +16,9 @@ from pydantic.fields import FieldInfo
 
 from ._base import (_PREFIX_RE, NAMESPACE, SECRET_PLACEHOLDER, ConfigError, StrList, _key, _Model,
                     _ocid, shown_key)
-from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_ocid_regions, check_pools
+from .compute import Cluster, ComputeCluster, NodePool, check_pools
 from .network import Network, check_network
-from .oci_facts import ad_name_problem, check_oci_facts, region_problem
+from .oci_facts import ad_name_problem, check_image_regions, check_oci_facts, check_ocid_regions, region_problem
 from .platform import Platform, check_platform
 from .storage import Storage, check_storage
 from .tenants import Iam, Tenant, check_quotas, check_tenants
