@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts import regions
@@ -174,3 +176,16 @@ def test_ad_names_of_every_region_parse_back_to_it():
         for name in regions.example_ads(region):
             ad = regions.parse_ad(name)
             assert ad is not None and ad.region == region, name
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(regions.regions()), st.sampled_from(regions.regions()), st.integers(1, 3))
+def test_an_ad_of_any_other_region_is_refused_and_the_regions_own_accepted(stack_region, ad_region, number):
+    """Any pair of SDK regions: the stack region's own existing ADs load; another region's AD name never does."""
+    own = f"Uocm:{regions.ad_stem(stack_region)}-AD-{number}"
+    found = problems(relocated(stack_region, ads=[own]))
+    assert (found == []) == (number <= regions.ad_count(stack_region)), found
+    if regions.ad_stem(ad_region) != regions.ad_stem(stack_region):
+        other = f"Uocm:{regions.ad_stem(ad_region)}-AD-1"
+        found = problems(relocated(stack_region, ads=[other]))
+        assert len(found) == 1 and f"not of oci:region {stack_region}" in found[0], found
