@@ -258,6 +258,14 @@ class Preflight:
         if options is None:
             return
         images = {s.image_id: s.source_name for s in (options.sources or []) if getattr(s, "image_id", None)}
+        pools_on_cluster_version = [n for n, p in self.cfg.node_pools.items() if p.kubernetes_version is None]
+        if pools_on_cluster_version and version not in (options.kubernetes_versions or []):
+            self.problem(("cluster", "kubernetesVersion"), f"OKE does not offer {version} for node pools "
+                                                           f"(GetNodePoolOptions: "
+                                                           f"{', '.join(options.kubernetes_versions or [])}), and "
+                                                           f"{', '.join(pools_on_cluster_version)} run the cluster's "
+                                                           f"version; use one of those, or set the pools' "
+                                                           f"kubernetesVersion")
         for name, pool in self.cfg.node_pools.items():
             pool_version = pool.kubernetes_version or version
             if pool.kubernetes_version and pool_version not in (options.kubernetes_versions or []):

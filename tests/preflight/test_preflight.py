@@ -163,6 +163,16 @@ def test_a_version_oke_does_not_offer_in_the_region_is_a_problem(tenancy, client
                         "(GetClusterOptions: v1.35.2, v1.36.1); use one of those"]
 
 
+def test_the_cluster_version_must_be_offered_for_the_pools_that_run_it(tenancy, clients):
+    tenancy.pool_versions = ["v1.35.2"]
+    tenancy.sources = {SYSTEM_IMAGE: "Oracle-Linux-8.10-2026.10.30-0-OKE-1.34.1-900",
+                       GPU_IMAGE: "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900"}
+    problems, _ = findings(clients)
+    assert problems == ["oke-rdma:cluster.kubernetesVersion: OKE does not offer v1.34.1 for node pools "
+                        "(GetNodePoolOptions: v1.35.2), and gpu, system run the cluster's version; use one of those, "
+                        "or set the pools' kubernetesVersion"]
+
+
 def test_a_pool_version_oke_does_not_offer_for_node_pools_is_a_problem(tenancy, clients):
     tenancy.sources[GPU_IMAGE] = "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.33.1-900"
     tenancy.pool_versions = ["v1.34.1"]
