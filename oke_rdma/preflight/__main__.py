@@ -22,8 +22,9 @@ def _parser() -> argparse.ArgumentParser:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--stack", default="dev", help="stack name: reads Pulumi.<stack>.yaml (default dev)")
     where.add_argument("--config-file", type=Path, help="a stack file to read instead of Pulumi.<stack>.yaml")
-    p.add_argument("--auth", choices=("api_key", "instance_principal"), default="api_key",
-                   help="how to authenticate to OCI (default api_key: the OCI config file)")
+    p.add_argument("--auth", choices=("api_key", "env", "instance_principal"), default="api_key",
+                   help="how to authenticate to OCI: api_key (the OCI config file, default), env (the OCI CLI's "
+                        "OCI_CLI_USER/TENANCY/FINGERPRINT/KEY_CONTENT variables, as in CI), instance_principal")
     p.add_argument("--oci-config", default=os.environ.get("OCI_CLI_CONFIG_FILE", "~/.oci/config"),
                    help="OCI config file for --auth api_key (default $OCI_CLI_CONFIG_FILE or ~/.oci/config)")
     p.add_argument("--profile", default=os.environ.get("OCI_CLI_PROFILE", "DEFAULT"),
@@ -57,6 +58,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         if args.auth == "instance_principal":
             clients = OciClients.from_instance_principal(cfg.region)
+        elif args.auth == "env":
+            clients = OciClients.from_environment(cfg.region)
         else:
             clients = OciClients.from_config_file(os.path.expanduser(args.oci_config), args.profile, cfg.region)
         findings = run_checks(cfg, clients)

@@ -53,6 +53,38 @@ class OciClients:
         return cls._build(oci, config, signer, config["tenancy"])
 
     @classmethod
+    def from_environment(cls, region: str, environ: Optional[dict] = None) -> "OciClients":
+        """Clients authenticated from the OCI CLI's environment variables (OCI CLI docs, "CLI Environment
+        Variables"): ``OCI_CLI_USER``, ``OCI_CLI_TENANCY``, ``OCI_CLI_FINGERPRINT`` and ``OCI_CLI_KEY_CONTENT`` (the
+        PEM) or ``OCI_CLI_KEY_FILE``: what CI runners hold as secrets.
+
+        :raises CredentialsError: a variable is missing or the key is invalid.
+        """
+        import os
+
+        import oci
+
+        env = os.environ if environ is None else environ
+        names = {"user": "OCI_CLI_USER", "tenancy": "OCI_CLI_TENANCY", "fingerprint": "OCI_CLI_FINGERPRINT"}
+        missing = [v for v in names.values() if not env.get(v)]
+        if not env.get("OCI_CLI_KEY_CONTENT") and not env.get("OCI_CLI_KEY_FILE"):
+            missing.append("OCI_CLI_KEY_CONTENT (or OCI_CLI_KEY_FILE)")
+        if missing:
+            raise CredentialsError(f"environment: {', '.join(missing)} not set; set them (the OCI CLI's variables) or "
+                                   f"use --auth api_key with ~/.oci/config")
+        config = {key: env[var] for key, var in names.items()} | {"region": region}
+        if env.get("OCI_CLI_KEY_CONTENT"):
+            config["key_content"] = env["OCI_CLI_KEY_CONTENT"]
+        else:
+            config["key_file"] = env["OCI_CLI_KEY_FILE"]
+        try:
+            oci.config.validate_config(config)
+            return cls._build(oci, config, None, config["tenancy"])
+        except (oci.exceptions.InvalidConfig, oci.exceptions.InvalidPrivateKey, oci.exceptions.InvalidKeyFilePath,
+                OSError, ValueError) as e:
+            raise CredentialsError(f"environment: {type(e).__name__}: {e}; check the OCI_CLI_* variables") from None
+
+    @classmethod
     def from_instance_principal(cls, region: str) -> "OciClients":
         """Clients authenticated as the OCI instance this runs on (its dynamic group's policies apply).
 

@@ -13,7 +13,7 @@ from oke_rdma.config import load_stack_config
 from oke_rdma.preflight import run_checks
 from oke_rdma.preflight.__main__ import main
 from oke_rdma.preflight.clients import CredentialsError, OciClients
-from tests.preflight.fakeoci import AD, GPU_IMAGE, RAW, SYSTEM_IMAGE, Tenancy, write_oci_config
+from tests.preflight.fakeoci import AD, GPU_IMAGE, RAW, SYSTEM_IMAGE, TENANCY, Tenancy, write_oci_config
 from tests.stackcfg import ROOT, edited
 
 
@@ -329,6 +329,22 @@ def test_cli_exit_2_for_a_missing_stack_file(tmp_path, capsys):
 def test_cli_exit_2_for_an_unknown_option(capsys):
     code, _, err = run(["--bogus"], capsys)
     assert code == 2 and "unrecognized arguments: --bogus" in err
+
+
+def test_cli_reads_the_oci_cli_environment_variables(tenancy, tmp_path, capsys, monkeypatch):
+    """CI runners hold the key as OCI_CLI_KEY_CONTENT: --auth env signs with it."""
+    key = (write_oci_config(tmp_path).parent / "key.pem").read_text()
+    for var, value in {"OCI_CLI_USER": "ocid1.user.oc1..aaaaaaaauserfake", "OCI_CLI_TENANCY": TENANCY,
+                       "OCI_CLI_FINGERPRINT": ":".join(["ab"] * 16), "OCI_CLI_KEY_CONTENT": key}.items():
+        monkeypatch.setenv(var, value)
+    code, out, _ = run(["--config-file", stack_file(tmp_path), "--auth", "env"], capsys)
+    assert code == 0 and out.splitlines()[-1].endswith("0 problems, 1 note")
+
+
+def test_the_environment_path_names_the_missing_variables():
+    with pytest.raises(CredentialsError, match=r"^environment: OCI_CLI_FINGERPRINT, OCI_CLI_KEY_CONTENT \(or "
+                                               r"OCI_CLI_KEY_FILE\) not set"):
+        OciClients.from_environment("sa-saopaulo-1", {"OCI_CLI_USER": "u", "OCI_CLI_TENANCY": "t"})
 
 
 def test_clients_refuse_a_profile_that_is_not_there(tmp_path):
