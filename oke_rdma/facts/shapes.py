@@ -21,8 +21,11 @@ Sources (all checked 2026-11-30):
   pre-flight looks every name up in the tenancy's ``ListLimitDefinitions`` and reports a name it cannot find
   instead of passing the check. CPU RDMA shapes are counted in cores, not instances: no limit is given for them.
 * Pods per node: OKE docs "Using the OCI VCN-Native Pod Networking CNI plugin for pod networking"
-  (contengpodnetworking_topic-OCI_CNI_plugin.htm): a node's pods get IP addresses from its secondary VNICs, each
-  holding up to 31 secondary IPs, and a node runs at most 110 pods; so ``min(110, (VNICs - 1) × 31)``.
+  (contengpodnetworking_topic-OCI_CNI_plugin.htm) and the OKE-on-Compute-Cloud@Customer page "Creating VCN-Native
+  Pod Networking Resources" (node shapes have at least two VNICs: the first in the worker subnet, the others in the
+  pod subnet, 31 pod IPs each; 31 pods by default, at most 110); the API model ``OciVcnIpNativeNodePoolPodNetwork
+  OptionDetails.maxPodsPerNode`` ("limited by the number of VNICs attachable to the node pool shape", oci 2.189.0).
+  So ``min(110, (VNICs - 1) × 31)``.
 
 ``None`` in a column means OCI's table was not read for that value here; code that needs it must say so rather
 than guess (the maxPodsPerNode check accepts only values it can prove, see :func:`max_pods_per_node`).
