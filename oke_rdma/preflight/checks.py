@@ -30,7 +30,8 @@ _ARM_SHAPE_RE = re.compile(r"(\.A[0-9]+\.|\.GB[0-9]+)")
 
 
 class Unreachable(Exception):
-    """OCI could not be reached (network, DNS, timeout): one line saying which call."""
+    """OCI could not be reached (network, DNS, timeout), or did not accept the credentials (401): one line saying
+    which call."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class Preflight:
         problem (``grant``: the policy statement the deployer would need), or as a note when ``missing_is_note``
         and OCI answered 404 (an API that answers 404 for what it does not support).
 
-        :raises Unreachable: the request never reached OCI.
+        :raises Unreachable: the request never reached OCI, or OCI did not accept the credentials.
         """
         import oci
 
@@ -84,9 +85,12 @@ class Preflight:
                 return oci.pagination.list_call_get_all_results(fn, *args, **kwargs).data
             return fn(*args, **kwargs).data
         except oci.exceptions.ServiceError as e:
+            if e.status == 401:
+                raise Unreachable(f"OCI did not accept the credentials to {what} (401 {e.code}); check the user, "
+                                  f"fingerprint and key (`oci iam region list` should work), or the session token")
             if e.status == 404 and missing_is_note:
                 self.note(f"{_key(at)}: OCI has no answer to {what} (404 {e.code}); not checked")
-            elif e.status in (401, 403, 404):
+            elif e.status in (403, 404):
                 self.problem(at, f"OCI refused to {what} ({e.status} {e.code}); the deployer needs '{grant}' (or the "
                                  f"OCID is wrong)")
             else:

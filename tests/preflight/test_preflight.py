@@ -321,6 +321,15 @@ def test_cli_exit_2_when_oci_cannot_be_reached(tenancy, tmp_path, capsys, monkey
     assert tenancy.calls == ["GET /20160918/availabilityDomains"] * 3
 
 
+def test_cli_exit_2_when_oci_does_not_accept_the_credentials(tenancy, tmp_path, capsys):
+    tenancy.refused[r"/availabilityDomains$"] = 401
+    code, out, err = run(["--config-file", stack_file(tmp_path), "--oci-config", str(write_oci_config(tmp_path))],
+                         capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("preflight: OCI did not accept the credentials to list the tenancy's availability domains "
+                          "(401 Error)") and len(err.splitlines()) == 1
+
+
 def test_cli_exit_2_for_a_missing_stack_file(tmp_path, capsys):
     code, _, err = run(["--config-file", str(tmp_path / "Pulumi.none.yaml")], capsys)
     assert code == 2 and err.startswith("preflight: ") and "Traceback" not in err
