@@ -169,9 +169,9 @@ def _region_of(ocid: str) -> str:
 
 
 def check_ocid_regions(cfg: StackConfig) -> list[str]:
-    """A brought VCN, subnets, NSGs and Compute Cluster are regional resources: their OCIDs' region part must be
-    ``oci:region`` (OCI docs "Resource Identifiers"; Networking and Compute resources are used only in their region).
-    """
+    """A brought VCN, subnets, NSGs and Compute Cluster, and the Vault keys, are regional resources: their OCIDs'
+    region part must be ``oci:region`` (OCI docs "Resource Identifiers"; Networking, Compute and Vault resources are
+    used only in their region)."""
     found: list[tuple[tuple[str, ...], str, str]] = []  # (key path, OCID, "a/an <kind>")
     existing = cfg.network.existing
     if existing is not None:
@@ -184,6 +184,14 @@ def check_ocid_regions(cfg: StackConfig) -> list[str]:
                 found.append((("network", "existing", "nsgIds", role), ocid, "an NSG"))
     if cfg.compute_cluster is not None and cfg.compute_cluster.existing_id is not None:
         found.append((("computeCluster", "existingId"), cfg.compute_cluster.existing_id, "a Compute Cluster"))
+    # Vault keys are regional too (Key Management docs, "Overview of Vault": a vault and its keys live in one
+    # region; OKE and File Storage use keys of their own region).
+    if cfg.cluster.kms_key_id is not None:
+        found.append((("cluster", "kmsKeyId"), cfg.cluster.kms_key_id, "a Vault key"))
+    for i, key in enumerate(cfg.cluster.image_verification_key_ids):
+        found.append((("cluster", "imageVerificationKeyIds", i), key, "a Vault key"))
+    if cfg.storage.fss.kms_key_id is not None:
+        found.append((("storage", "fss", "kmsKeyId"), cfg.storage.fss.kms_key_id, "a Vault key"))
     problems = []
     for at, ocid, what in found:
         region = _region_of(ocid)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts import regions
-from tests.stackcfg import dev_config, in_region
+from tests.stackcfg import dev_config, edited, in_region
 
 RAW, _ = dev_config()
 
@@ -192,3 +192,14 @@ def test_an_ad_of_any_other_region_is_refused_and_the_regions_own_accepted(stack
         other = f"Uocm:{regions.ad_stem(ad_region)}-AD-1"
         found = problems(relocated(stack_region, ads=[other]))
         assert len(found) == 1 and f"not of oci:region {stack_region}" in found[0], found
+
+
+@pytest.mark.parametrize("key, path", [("cluster", ("kmsKeyId",)), ("storage", ("fss", "kmsKeyId"))])
+def test_a_vault_key_of_another_region_is_refused(key, path):
+    raw = edited(RAW, key, path, "ocid1.key.oc1.iad.bbpr4kqzaafaq.abzxiljr7m2n4q6s8u1w3y5a7c9e2g4")
+    found = [p for p in problems(raw) if "Vault key" in p]
+    assert found == [f"oke-rdma:{key}.{'.'.join(path)}: expected a Vault key in oci:region sa-saopaulo-1, got the "
+                     f"OCID of a Vault key in us-ashburn-1; use the Vault key of sa-saopaulo-1 (it is a regional "
+                     f"resource), or set oci:region"]
+    same = edited(RAW, key, path, "ocid1.key.oc1.gru.bbpr4kqzaafaq.abzxiljr7m2n4q6s8u1w3y5a7c9e2g4")
+    assert not any("Vault key" in p for p in problems(same))
