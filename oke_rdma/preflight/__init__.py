@@ -4,6 +4,8 @@
 program (a config error exits 2, as in the offline preview), then asks OCI through the OCI Python SDK
 (``~/.oci/config`` or an instance principal) whether:
 
+* the credentials are for the stack's tenancy (``iam.tenancyId``) and the compartment is ACTIVE
+  (``Identity.GetCompartment``);
 * the availability domains exist in the tenancy (``Identity.ListAvailabilityDomains``);
 * each pool's shape is offered in each of its ADs (``Compute.ListShapes``);
 * the compute service limits and compartment quotas leave room for every pool's nodes, and for the Compute Cluster

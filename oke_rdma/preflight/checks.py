@@ -106,7 +106,7 @@ class Preflight:
     # -- the checks -------------------------------------------------------------------------------------------
     def run(self) -> list[Finding]:
         """Every check, in order; returns :attr:`findings`."""
-        for check in (self.availability_domains, self.shapes_offered, self.compute_cluster, self.limits,
+        for check in (self.tenancy_and_compartment, self.availability_domains, self.shapes_offered, self.compute_cluster, self.limits,
                       self.versions_and_images, self.mount_target, self.access):
             check()
         return self.findings
@@ -351,6 +351,25 @@ class Preflight:
             if available is not None and available < 1:
                 self.problem(at, f"no {fss.throughput_gbps} Gbps mount target is available in {ad} (limit "
                                  f"{d.name}: {available} available); use a lower tier or ask for a limit increase")
+
+    def tenancy_and_compartment(self) -> None:
+        """The credentials' tenancy is the stack's (``iam.tenancyId``), and the compartment is an ACTIVE one of it."""
+        tenancy = self.cfg.iam.tenancy_id
+        if tenancy is not None and tenancy != self.oci.tenancy_id:
+            self.problem(("iam", "tenancyId"), f"the OCI credentials are for tenancy {self.oci.tenancy_id}, not "
+                                               f"{tenancy}; use credentials of that tenancy, or fix the OCID")
+        c = self.cfg.compartment_id
+        if c.startswith("ocid1.tenancy."):
+            if c != self.oci.tenancy_id:
+                self.problem(("compartmentId",), f"{c} is a tenancy OCID, but not the credentials' tenancy "
+                                                 f"{self.oci.tenancy_id}; use a compartment of that tenancy")
+            return
+        found = self.call(("compartmentId",), "read the compartment",
+                          "Allow group <deployer> to inspect compartments in tenancy",
+                          self.oci.identity.get_compartment, c)
+        if found is not None and found.lifecycle_state != "ACTIVE":
+            self.problem(("compartmentId",), f"the compartment is {found.lifecycle_state}, not ACTIVE; use an "
+                                             f"ACTIVE compartment")
 
     def access(self) -> None:
         cfg, c = self.cfg, self.cfg.compartment_id

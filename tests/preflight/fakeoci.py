@@ -77,6 +77,8 @@ class Tenancy:
         GPU_IMAGE: "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900"})
     images: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # id → (display name, shapes)
     compute_clusters: dict[str, tuple[str, str]] = field(default_factory=dict)  # id → (state, AD)
+    compartments: dict[str, str] = field(default_factory=lambda: {
+        RAW["oke-rdma:compartmentId"]: "ACTIVE"})  # id → lifecycle state
     refused: dict[str, int] = field(default_factory=dict)  # path regex → HTTP status
     unreachable: bool = False
     calls: list[str] = field(default_factory=list)
@@ -95,6 +97,11 @@ class Tenancy:
         c = oci.core.models
         lm = oci.limits.models
         ce = oci.container_engine.models
+        if (hit := re.search(r"/compartments/([^/]+)$", path)):
+            if hit[1] not in self.compartments:
+                return _Response(404, {"code": "NotAuthorizedOrNotFound", "message": "not found"})
+            return _Response(200, m.Compartment(id=hit[1], name="c", lifecycle_state=self.compartments[hit[1]],
+                                                compartment_id=TENANCY))
         if path.endswith("/availabilityDomains"):
             return _Response(200, [m.AvailabilityDomain(name=a, id=f"ocid1.availabilitydomain.oc1..{i}",
                                                         compartment_id=TENANCY) for i, a in enumerate(self.ads)])

@@ -52,6 +52,29 @@ def test_a_tenancy_that_fits_the_dev_stack_has_no_problem(tenancy, clients):
     assert "GET /20190729/services/compute/limits/gpu-h100-count/resourceAvailability" in tenancy.calls
 
 
+@pytest.mark.parametrize("state, ok", [("ACTIVE", True), ("DELETED", False)])
+def test_the_compartment_is_an_active_one(tenancy, clients, state, ok):
+    tenancy.compartments = {k: state for k in tenancy.compartments}
+    problems, _ = findings(clients)
+    assert problems == ([] if ok else [f"oke-rdma:compartmentId: the compartment is {state}, not ACTIVE; use an "
+                                       f"ACTIVE compartment"])
+
+
+def test_a_compartment_the_deployer_cannot_read_is_a_problem(tenancy, clients):
+    tenancy.compartments = {}
+    problems, _ = findings(clients)
+    assert problems[0].startswith("oke-rdma:compartmentId: OCI refused to read the compartment (404 "
+                                  "NotAuthorizedOrNotFound)")
+
+
+def test_the_credentials_must_be_of_the_stacks_tenancy(tenancy, clients):
+    raw = edited(RAW, "iam", ("tenancyId",), "ocid1.tenancy.oc1..aaaaaaaaanothertenancy")
+    problems, _ = findings(clients, raw)
+    assert problems == [f"oke-rdma:iam.tenancyId: the OCI credentials are for tenancy {TENANCY}, not "
+                        f"ocid1.tenancy.oc1..aaaaaaaaanothertenancy; use credentials of that tenancy, or fix the OCID"]
+    assert findings(clients, edited(RAW, "iam", ("tenancyId",), TENANCY))[0] == []
+
+
 def test_an_ad_the_tenancy_does_not_have_is_a_problem(tenancy, clients):
     tenancy.ads = ["Abcd:SA-SAOPAULO-1-AD-1"]
     problems, _ = findings(clients)
@@ -316,18 +339,18 @@ def test_cli_exit_2_when_oci_cannot_be_reached(tenancy, tmp_path, capsys, monkey
     tenancy.unreachable = True
     code, _, err = run(["--config-file", stack_file(tmp_path), "--oci-config", str(write_oci_config(tmp_path))],
                        capsys)
-    assert code == 2 and err.startswith("preflight: cannot reach OCI to list the tenancy's availability domains")
+    assert code == 2 and err.startswith("preflight: cannot reach OCI to read the compartment: RequestException")
     assert len(err.splitlines()) == 1
-    assert tenancy.calls == ["GET /20160918/availabilityDomains"] * 3
+    assert len(tenancy.calls) == 3 and all(c.startswith("GET /20160918/compartments/") for c in tenancy.calls)
 
 
 def test_cli_exit_2_when_oci_does_not_accept_the_credentials(tenancy, tmp_path, capsys):
-    tenancy.refused[r"/availabilityDomains$"] = 401
+    tenancy.refused[r"/compartments/"] = 401
     code, out, err = run(["--config-file", stack_file(tmp_path), "--oci-config", str(write_oci_config(tmp_path))],
                          capsys)
     assert code == 2 and out == ""
-    assert err.startswith("preflight: OCI did not accept the credentials to list the tenancy's availability domains "
-                          "(401 Error)") and len(err.splitlines()) == 1
+    assert err.startswith("preflight: OCI did not accept the credentials to read the compartment (401 Error)")
+    assert len(err.splitlines()) == 1
 
 
 def test_cli_exit_2_for_a_missing_stack_file(tmp_path, capsys):
