@@ -40,7 +40,8 @@ class Preflight(ComputeChecks):
 
     def run(self) -> list[Finding]:
         """Every check, in order; returns :attr:`findings`."""
-        for check in (self.tenancy_and_compartment, self.availability_domains, self.shapes_offered, self.compute_cluster, self.limits,
+        for check in (self.tenancy_and_compartment, self.availability_domains, self.shapes_offered,
+                      self.shape_details, self.compute_cluster, self.limits,
                       self.versions_and_images, self.mount_target, self.access):
             check()
         return self.findings

@@ -62,6 +62,7 @@ class Tenancy:
 
     ads: list[str] = field(default_factory=lambda: [AD])
     shapes: dict[str, list[str]] = field(default_factory=lambda: {AD: ["VM.Standard.E5.Flex", "BM.GPU.H100.8"]})
+    shape_info: dict[str, dict[str, Any]] = field(default_factory=dict)  # name → Shape fields (gpus, quota_names...)
     limit_names: dict[str, list[str]] = field(default_factory=lambda: {
         "compute": ["gpu-h100-count", "compute-cluster-count", "standard-e5-core-count"],
         "filesystem": ["mount-target-count"]})
@@ -107,7 +108,7 @@ class Tenancy:
                                                         compartment_id=TENANCY) for i, a in enumerate(self.ads)])
         if path.endswith("/shapes") and "/images/" not in path:
             ad = params.get("availabilityDomain")
-            return _Response(200, [c.Shape(shape=s) for s in self.shapes.get(ad, [])])
+            return _Response(200, [c.Shape(shape=s, **self.shape_info.get(s, {})) for s in self.shapes.get(ad, [])])
         if (hit := re.search(r"/images/([^/]+)/shapes$", path)):
             return _Response(200, [c.ImageShapeCompatibilitySummary(image_id=hit[1], shape=s)
                                    for s in self.images[hit[1]][1]])

@@ -122,8 +122,67 @@ def test_a_shape_without_a_known_limit_name_is_a_note(tenancy, clients):
                         delete=True), "nodePools", ("system", "memoryGb"), None, delete=True)
     problems, notes = findings(clients, raw)
     assert problems == []
-    assert ("oke-rdma:nodePools.system.shape: the service limit of VM.Standard2.4 is not checked (oke-rdma knows no "
-            "limit name for it); see `oci limits value list --service-name compute`") in notes
+    assert ("oke-rdma:nodePools.system.shape: the service limit of VM.Standard2.4 is not checked (ListShapes names no "
+            "quota for it and oke-rdma knows no limit name); see `oci limits value list --service-name compute`") in notes
+
+
+def test_the_quota_names_listshapes_gives_are_the_limits_checked(tenancy, clients):
+    """OCI's own answer wins over the table: E5 Flex counts cores and memory; 3 nodes × 64 GB need 192 GB."""
+    tenancy.shape_info["VM.Standard.E5.Flex"] = {"is_flexible": True,
+                                                 "quota_names": ["standard-e5-core-count", "standard-e5-memory-count"]}
+    tenancy.limit_names["compute"] += ["standard-e5-memory-count"]
+    tenancy.available[("compute", "standard-e5-memory-count", AD)] = 100
+    problems, _ = findings(clients)
+    assert problems == ["oke-rdma:nodePools.system.size: the pools need 192 of compute limit standard-e5-memory-count "
+                        "in bxtG:SA-SAOPAULO-1-AD-1 (system 192; nodes plus cycling surge), but only 100 are available "
+                        "(service limit or compartment quota, minus what is in use); ask for a limit increase or a "
+                        "quota change, or lower size"]
+
+
+def test_an_rdma_pool_of_a_shape_without_rdma_ports_is_a_problem(tenancy, clients):
+    tenancy.shape_info["BM.GPU.H100.8"] = {"gpus": 8, "rdma_ports": 0}
+    problems, _ = findings(clients)
+    assert problems == ["oke-rdma:nodePools.gpu.rdma: ListShapes reports no RDMA ports for BM.GPU.H100.8, so its nodes "
+                        "cannot join the Compute Cluster's RDMA network; use an RDMA shape or set rdma: false"]
+
+
+def test_a_gpu_count_that_differs_from_oci_is_a_problem(tenancy, clients):
+    tenancy.shape_info["BM.GPU.H100.8"] = {"gpus": 4, "rdma_ports": 16}
+    problems, _ = findings(clients)
+    assert problems == ["oke-rdma:nodePools.gpu.shape: OCI's ListShapes gives BM.GPU.H100.8 4 GPUs, oke-rdma's table 8 "
+                        "(Kueue quotas count the table's); correct oke_rdma/facts/shapes.py"]
+
+
+@pytest.mark.parametrize("info, ok", [
+    ({"max_vnic_attachments": 256}, True),
+    ({"max_vnic_attachments": 4}, True),     # 3 pod VNICs: 93 pods >= 64
+    ({"max_vnic_attachments": 2}, False),    # 1 pod VNIC: 31 pods < 64
+])
+def test_max_pods_per_node_fits_the_vnics_listshapes_gives(tenancy, clients, info, ok):
+    tenancy.shape_info["BM.GPU.H100.8"] = info
+    problems, _ = findings(clients)
+    assert (problems == []) == ok, problems
+    if not ok:
+        assert problems == ["oke-rdma:nodePools.gpu.maxPodsPerNode: OCI's ListShapes gives BM.GPU.H100.8 2 VNICs, so "
+                            "a node carries at most 31 pods (VCN-native: 31 per secondary VNIC); set maxPodsPerNode to "
+                            "at most 31"]
+
+
+def test_a_flex_pools_vnics_follow_its_ocpus(tenancy, clients):
+    """VM.Standard.E5.Flex at 8 OCPUs, 1 VNIC per OCPU: 8 VNICs, 110 pods; at 1 VNIC per 4 OCPUs: 2 VNICs, 31."""
+    options = oci.core.models.ShapeMaxVnicAttachmentOptions
+    tenancy.shape_info["VM.Standard.E5.Flex"] = {"is_flexible": True, "max_vnic_attachment_options":
+                                                 options(min=2, max=24, default_per_ocpu=1.0)}
+    raw = pool(RAW, "system", maxPodsPerNode=110)
+    assert findings(clients, raw)[0] == []
+    tenancy.shape_info["VM.Standard.E5.Flex"]["max_vnic_attachment_options"] = options(min=2, max=24,
+                                                                                       default_per_ocpu=0.25)
+    problems, _ = findings(clients, pool(RAW, "system", maxPodsPerNode=31))
+    assert problems == []
+    problems, _ = findings(clients, pool(RAW, "system", ocpus=16, memoryGb=128, maxPodsPerNode=110))
+    assert problems == ["oke-rdma:nodePools.system.maxPodsPerNode: OCI's ListShapes gives VM.Standard.E5.Flex 4 VNICs, "
+                        "so a node carries at most 93 pods (VCN-native: 31 per secondary VNIC); set maxPodsPerNode to "
+                        "at most 93"]
 
 
 def test_a_compartment_quota_below_the_limit_caps_what_is_available(tenancy, clients):
