@@ -7,9 +7,11 @@ program (a config error exits 2, as in the offline preview), then asks OCI throu
 * the credentials are for the stack's tenancy (``iam.tenancyId``) and the compartment is ACTIVE
   (``Identity.GetCompartment``);
 * the availability domains exist in the tenancy (``Identity.ListAvailabilityDomains``);
-* each pool's shape is offered in each of its ADs (``Compute.ListShapes``);
+* each pool's shape is offered in each of its ADs (``Compute.ListShapes``), has RDMA ports for an RDMA pool, the
+  GPU count of the facts table, and the VNICs ``maxPodsPerNode`` needs;
 * the compute service limits and compartment quotas leave room for every pool's nodes, and for the Compute Cluster
-  (``Limits.ListLimitDefinitions``, ``Limits.GetResourceAvailability``: available = limit or quota minus used);
+  (the shape's ``quota_names``, ``Limits.ListLimitDefinitions``, ``Limits.GetResourceAvailability``: available =
+  limit or quota minus used);
 * an existing Compute Cluster is ACTIVE and in its AD (``Compute.GetComputeCluster``);
 * each pool's image is one OKE lists for node pools (``ContainerEngine.GetNodePoolOptions``) and matches the
   shape (a GPU image for a GPU shape, an aarch64 image for an Arm shape, the pool's Kubernetes version), or else is
