@@ -30,7 +30,7 @@ def region_problem(region: str) -> str | None:
         return None
     named = regions.region_of_key(region.lower())
     close = [named] if named else difflib.get_close_matches(region, regions.regions(), n=3, cutoff=0.6)
-    hint = f"did you mean {' or '.join(close)}?" if close else "see `oci iam region list`"
+    hint = f"did you mean {' or '.join(close)}?" if close else "see `oci iam region list`."
     return (f"expected an OCI region identifier (one of the {len(regions.regions())} regions of the OCI SDK's region "
             f"table, like us-ashburn-1 or sa-saopaulo-1), got {region!r}; {hint} Set it with pulumi config set "
             f"oci:region <region>")

@@ -99,7 +99,7 @@ def test_an_ocid_naming_no_region_is_refused():
                                           ("US-ASHBURN-1", "did you mean us-ashburn-1?"),
                                           ("iad", "did you mean us-ashburn-1?"),
                                           ("GRU", "did you mean sa-saopaulo-1?"),
-                                          ("mars-north-1", "see `oci iam region list`")])
+                                          ("mars-north-1", "see `oci iam region list`. Set it")])
 def test_a_region_the_sdk_does_not_know_is_refused_with_the_closest(region, hint):
     found = problems(dict(RAW, **{"oci:region": region}))
     assert len(found) == 1 and found[0].startswith("oci:region: expected an OCI region identifier") and hint in found[0]
