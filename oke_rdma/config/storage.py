@@ -8,16 +8,17 @@ the File Storage Service".
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import field_validator
 
-from ..facts.storage import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, FSS_THROUGHPUT_TIERS
-from ._base import _key, _Model, _ocid
+from ..facts.storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS,  # noqa: F401
+                             FSS_THROUGHPUT_TIERS)
+from ._base import _Model, _ocid
+from .lustre import Lustre
 
-if TYPE_CHECKING:
-    from .stack import StackConfig
 
+# Mount target tiers (Gbps), their capacity entitlement (TB) and billing commitment (days): ``oke_rdma.facts.storage``.
 
 _PATH_ELEMENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
 _SUB_PATH_RE = re.compile(rf"^{_PATH_ELEMENT}(/{_PATH_ELEMENT})*$")
@@ -62,9 +63,11 @@ class Fss(_Model):
 
 
 class Storage(_Model):
-    """Shared storage settings."""
+    """Shared storage settings: File Storage (``fss``, on by default) and File Storage with Lustre (``lustre``, none
+    unless set; see :class:`oke_rdma.config.lustre.Lustre`)."""
 
     fss: Fss = Fss()
+    lustre: Optional[Lustre] = None
 
 
 class SharedStorage(_Model):
@@ -98,18 +101,3 @@ class SharedStorage(_Model):
         if not _QUANTITY_RE.match(v):
             raise ValueError(f"must be a Kubernetes quantity in Mi, Gi, Ti or Pi like 1Ti, got {v!r}")
         return v
-
-
-def check_storage(cfg: StackConfig) -> list[str]:
-    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``, and the
-    availability domain of the file system must be one of ``availabilityDomains``."""
-    problems: list[str] = []
-    fss = cfg.storage.fss
-    for name, tenant in cfg.tenants.items():
-        if tenant.shared_storage is not None and not fss.enabled:
-            problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
-                            f"storage.fss.enabled is false; enable FSS or remove sharedStorage")
-    if fss.enabled and fss.availability_domain and fss.availability_domain not in cfg.availability_domains:
-        problems.append(f"{_key(('storage', 'fss', 'availabilityDomain'))}: {fss.availability_domain!r} is not in "
-                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
-    return problems

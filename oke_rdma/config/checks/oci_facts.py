@@ -10,39 +10,15 @@ the resource's region; regional resources carry their region, as an identifier o
 
 from __future__ import annotations
 
-import difflib
 import re
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
-from ..facts import kubernetes, regions, shapes
-from ._base import _key, ocid_region
-
-if TYPE_CHECKING:
-    from .stack import StackConfig
+from ...facts import kubernetes, regions, shapes
+from .._base import _key, ocid_region
+from ..stack import StackConfig
 
 #: An OCID anywhere in a value (inside a grant's text too): type, realm, region part.
 _OCID_IN_TEXT_RE = re.compile(r"ocid1\.(?P<kind>[a-z0-9]+)\.(?P<realm>[a-z0-9]+)\.(?P<region>[a-z0-9-]*)\.[a-z0-9.-]+")
-
-
-def region_problem(region: str) -> str | None:
-    """Why ``region`` is not an OCI region identifier (with the closest known ones), or None."""
-    if regions.realm_of(region) is not None:
-        return None
-    named = regions.region_of_key(region.lower())
-    close = [named] if named else difflib.get_close_matches(region, regions.regions(), n=3, cutoff=0.6)
-    hint = f"did you mean {' or '.join(close)}?" if close else "see `oci iam region list`."
-    return (f"expected an OCI region identifier (one of the {len(regions.regions())} regions of the OCI SDK's region "
-            f"table, like us-ashburn-1 or sa-saopaulo-1), got {region!r}; {hint} Set it with pulumi config set "
-            f"oci:region <region>")
-
-
-def ad_name_problem(name: str) -> str | None:
-    """Why ``name`` is not written like an availability domain name, or None."""
-    if regions.parse_ad(name) is None:
-        return (f"expected availability domain names like 'Uocm:US-ASHBURN-AD-1', 'Uocm:PHX-AD-1' or "
-                f"'bxtG:SA-SAOPAULO-1-AD-1' (<tenancy prefix>:<REGION>-AD-<n>), got {name!r}; copy the names from "
-                f"`oci iam availability-domain list`")
-    return None
 
 
 def check_availability_domains(cfg: StackConfig) -> list[str]:
