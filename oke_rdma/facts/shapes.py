@@ -165,6 +165,18 @@ def vnics_are_exact(shape: str) -> bool:
             or bool(_FIXED_VM_RE.match(shape)))
 
 
+#: Shape families with no local NVMe drive (Compute Shapes: standard and optimized VMs use block volumes only;
+#: the Dense I/O and the bare metal GPU/HPC shapes carry NVMe drives).
+_NO_NVME_RE = re.compile(r"^VM\.(?:Standard|Optimized)[A-Za-z0-9.]*$")
+
+
+def nvme_drives(shape: str) -> Optional[int]:
+    """Local NVMe drives of ``shape``: from :data:`SHAPES`, 0 for the standard and optimized VMs, None when unknown."""
+    if shape in SHAPES and SHAPES[shape].nvme_drives is not None:
+        return SHAPES[shape].nvme_drives
+    return 0 if _NO_NVME_RE.match(shape) else None
+
+
 def max_pods_per_node(shape: str, ocpus: Optional[float] = None) -> Optional[int]:
     """Most pods a node of ``shape`` runs with VCN-native pod networking: ``min(110, (VNICs - 1) × 31)`` (OKE CNI
     docs); None when :func:`vnics` cannot tell."""
