@@ -160,6 +160,8 @@ CASES: dict[str, Case] = {
     "pods-per-node": _pool("system", ocpus=2, memoryGb=16, maxPodsPerNode=64),
     "grant-resource-type": _set("oke-rdma:tenants", "research", "serviceAccounts", "trainer", "allow",
                                 ["read object in tenancy"]),
+    "gpu-vendor": _pool("gpu", shape="BM.GPU.MI300X.8"),
+    "local-nvme-shape": _pool("system", localNvme={"enabled": True}),
 }
 
 
