@@ -4,6 +4,7 @@ and a value OCI would refuse is refused with its key path and the fix."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts import regions
-from tests.stackcfg import dev_config, edited, in_region
+from tests.stackcfg import ROOT, dev_config, edited, in_region
 
 RAW, _ = dev_config()
 
@@ -203,3 +204,20 @@ def test_a_vault_key_of_another_region_is_refused(key, path):
                      f"resource), or set oci:region"]
     same = edited(RAW, key, path, "ocid1.key.oc1.gru.bbpr4kqzaafaq.abzxiljr7m2n4q6s8u1w3y5a7c9e2g4")
     assert not any("Vault key" in p for p in problems(same))
+
+
+@pytest.mark.parametrize("region", ["us-gov-ashburn-1", "me-dcc-muscat-1"])
+def test_a_stack_in_a_region_with_several_words_previews_clean_and_honours_the_output_contract(region, tmp_path,
+                                                                                                 capsys):
+    """The whole offline preview (config, program, packs, output contract) of the dev stack moved to the region."""
+    from offline import preview
+    text = (ROOT / "Pulumi.dev.yaml").read_text().replace("oci:region: sa-saopaulo-1", f"oci:region: {region}")
+    text = re.sub(r"ocid1\.([a-z0-9]+)\.oc1\.([a-z0-9-]*)\.",
+                  lambda m: f"ocid1.{m[1]}.{regions.realm_of(region)}.{region if m[2] else ''}.", text)
+    text = text.replace("bxtG:SA-SAOPAULO-1-AD-1", f"bxtG:{regions.ad_stem(region)}-AD-1")
+    path = tmp_path / "Pulumi.moved.yaml"
+    path.write_text(text)
+    code = preview.main(["--config-file", str(path)])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "do not honour" not in out.err + out.out and f"region: {region}" in out.out
