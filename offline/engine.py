@@ -103,8 +103,11 @@ def _digest(*parts: str, n: int = 20) -> str:
 
 
 def fake_ocid(kind: str, region: str, *seed: str) -> str:
-    """A deterministic OCID-shaped id: the same resource gets the same id on every run."""
-    return f"ocid1.{kind}.oc1.{region}.aaaaaaaa{_digest(kind, *seed, n=52)}"
+    """A deterministic OCID-shaped id: the same resource gets the same id on every run, in the realm of ``region``
+    (``oke_rdma.facts.regions``: ``oc3`` for ``us-gov-ashburn-1``; ``oc1`` for a region the SDK does not know)."""
+    from oke_rdma.facts.regions import realm_of
+
+    return f"ocid1.{kind}.{realm_of(region) or 'oc1'}.{region}.aaaaaaaa{_digest(kind, *seed, n=52)}"
 
 
 def host_address(cidr: Any, index: int = 0) -> str:

@@ -221,3 +221,4 @@ def test_a_stack_in_a_region_with_several_words_previews_clean_and_honours_the_o
     out = capsys.readouterr()
     assert code == 0, out.err
     assert "do not honour" not in out.err + out.out and f"region: {region}" in out.out
+    assert f"clusterId: ocid1.cluster.{regions.realm_of(region)}.{region}." in out.out  # OCIDs of the region's realm
