@@ -88,6 +88,12 @@ def region_of_key(key: str) -> Optional[str]:
     return tables.REGIONS_SHORT_NAMES.get(key.lower())
 
 
+def region_key(region: str) -> Optional[str]:
+    """The short key of ``region`` in upper case, as OCI names its services ("All GRU Services In Oracle Services
+    Network") and old OCIDs (lower case) use it: ``sa-saopaulo-1`` → ``GRU``; None for a region without one."""
+    return next((k.upper() for k, r in _sdk_tables().REGIONS_SHORT_NAMES.items() if r == region), None)
+
+
 def is_region_form(value: str) -> bool:
     """True when ``value`` is written like a region identifier (it may still be unknown to the SDK)."""
     return bool(_REGION_FORM_RE.match(value))
