@@ -8,6 +8,7 @@ import re
 from typing import Callable, Optional
 
 from ...facts.kubernetes import max_skew, skew_problem
+from ...facts.shapes import SHAPES, nvme_drives
 from .._base import _K8S_NAME_RE, _key
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
                        KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, ComputeCluster, NodePool, PROGRAM_NODE_LABELS,
@@ -154,6 +155,21 @@ def rdma_pool_problems(pool: NodePool, compute_cluster: Optional[ComputeCluster]
     return problems
 
 
+def _check_local_nvme(at: tuple, pool) -> list[str]:
+    """``localNvme`` needs a shape with local NVMe drives (OCI Compute Shapes tables, via
+    :func:`oke_rdma.facts.shapes.nvme_drives`); a shape whose drive count is not known is refused rather than
+    trusted, since the RAID would silently not exist on its nodes."""
+    drives = nvme_drives(pool.shape)
+    if drives is None:
+        known = sorted(n for n in SHAPES if (nvme_drives(n) or 0) > 0)
+        return [f"{_key(at)}: the local NVMe drives of {pool.shape} are not in oke-rdma's shape table, so the RAID "
+                f"cannot be promised; use a shape with known drives ({', '.join(known)}) or turn localNvme off"]
+    if drives == 0:
+        return [f"{_key(at)}: {pool.shape} has no local NVMe drives (OCI Compute Shapes); turn localNvme off or use "
+                f"a shape with NVMe (a bare metal GPU shape, or a DenseIO shape)"]
+    return []
+
+
 def check_pools(cfg: StackConfig) -> list[str]:
     """Cluster options and every node pool: names, ADs, Flex sizing, versions, cycling, placement in the Compute
     Cluster (enhanced cluster, bare metal RDMA shape, the Compute Cluster's AD only, no fault domains, not
@@ -203,6 +219,9 @@ def check_pools(cfg: StackConfig) -> list[str]:
             problems.append(f"{_key(at + ('allowUnlistedRdmaShape',))}: has no effect because {why}; remove it")
         if pool.rdma:
             problems += _check_rdma(cfg, at, pool)
+    for name, pool in cfg.node_pools.items():
+        if pool.local_nvme.enabled:
+            problems += _check_local_nvme(("nodePools", name, "localNvme"), pool)
     return problems
 
 
