@@ -386,6 +386,7 @@ def test_pack_metadata():
     assert {"rdma-node-pool-placement", "rdma-cluster-enhanced", "kubernetes-api-not-public",
             "no-internet-ssh-or-all-ports"} <= set(names)
     advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",  # the issue makes these advisory
+                "instance-imds-v2-only",  # the same hardening for plain instances
                 "fss-export-no-internet"}  # a deliberate, documented choice (policies/security/storage.py)
     for p in POLICIES:
         level = EnforcementLevel.ADVISORY if p.name in advisory else EnforcementLevel.MANDATORY
