@@ -54,8 +54,7 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *lustre.POLICIES,
-                          *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
+                          *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES]
 
 _names = [p.name for p in POLICIES]

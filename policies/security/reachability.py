@@ -81,7 +81,7 @@ def _range_problems(rng: Any, where: str) -> list[str]:
     bad = [f"{where}.{k} {v!r} is not a port 1-65535" for k, v in (("min", lo), ("max", hi))
            if not _int_in(v, R.MIN_PORT, R.MAX_PORT)]
     if not bad and lo > hi:
-        bad.append(f"{where} has min {lo} > max {hi}")
+        bad.append(f"{where} has min {int(lo)} > max {int(hi)}")  # integers (checked above); the engine sends doubles
     return bad
 
 

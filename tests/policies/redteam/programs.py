@@ -361,6 +361,24 @@ def fss_storage_class_exports_to_everyone(bad):
                                             "exportOptions": json.dumps(options)})
 
 
+@case("data", "lustre-root-squash")
+def lustre_file_system_without_root_squash(bad):
+    oci.lustre.FileStorageLustreFileSystem(
+        "lustre", availability_domain="Uocm:US-ASHBURN-AD-1", compartment_id=C, capacity_in_gbs=31200,
+        file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+        root_squash_configuration={"identity_squash": "NONE" if bad else "ROOT", "squash_uid": "65534",
+                                   "squash_gid": "65534"})
+
+
+@case("data", "lustre-root-squash")
+def lustre_root_squash_exempting_the_internet(bad):
+    oci.lustre.FileStorageLustreFileSystem(
+        "lustre", availability_domain="Uocm:US-ASHBURN-AD-1", compartment_id=C, capacity_in_gbs=31200,
+        file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+        root_squash_configuration={"identity_squash": "ROOT", "squash_uid": "65534", "squash_gid": "65534",
+                                   "client_exceptions": ["0.0.0.0/1", "128.0.0.0/1"] if bad else ["10.0.5.10/32"]})
+
+
 @case("data", "no-public-endpoints")
 def public_bucket(bad):
     oci.objectstorage.Bucket("b", compartment_id=C, name="weights", namespace="ns",
