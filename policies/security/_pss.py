@@ -107,3 +107,26 @@ def _host_path_finding(path: Any, where: str) -> Finding:
     if escape is UNKNOWN:
         return ("escape", f"{where} mounts host path {path!r}, which cannot be judged")
     return ("escape" if escape else "baseline", f"{where} mounts host path {path}")
+
+
+#: Charts whose pods are node agents (they need the node: drivers, device plugins, the container toolkit, node
+#: metrics). A namespace that holds a release of one of them is a node-agent namespace wherever it is named. Sources:
+#: NVIDIA GPU Operator docs ("the operator's DaemonSets run privileged with host paths"), prometheus-community charts
+#: ``kube-prometheus-stack`` / ``prometheus-node-exporter`` (node exporter: hostPID, hostNetwork, hostPath ``/``),
+#: NVIDIA Network Operator docs (RDMA shared device plugin, OFED driver); checked 2026-11-30.
+NODE_AGENT_CHARTS = frozenset({"gpu-operator", "kube-prometheus-stack", "prometheus-node-exporter",
+                               "network-operator"})
+
+
+def node_agent_namespaces(resources: list, helm_types: tuple, chart_name) -> set:
+    """Namespaces of the stack's Helm releases whose chart (``chart_name(props)``) is in :data:`NODE_AGENT_CHARTS`
+    and whose namespace is known."""
+    found = set()
+    for r in resources:
+        if r.resource_type in helm_types and chart_name(r.props) in NODE_AGENT_CHARTS:
+            ns = read(r.props, "namespace")
+            if isinstance(ns, str):
+                found.add(ns)
+            found.update(n for n in (read(d.props, "metadata", "name") for d in r.property_dependencies.get(
+                "namespace", [])) if isinstance(n, str))
+    return found

@@ -82,6 +82,16 @@ _EXACT_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9
 
 
 # --- helm-release-pinned ----------------------------------------------------------------------------------------
+def chart_name(props: Any) -> Any:
+    """The chart's name: the last path element of an ``oci://`` or URL chart (without a ``.tgz`` version suffix), or
+    the bare ``chart``; None when unknown or not a string."""
+    chart = read(props, "chart")
+    if not isinstance(chart, str):
+        return None
+    name = chart.rstrip("/").rsplit("/", 1)[-1]
+    return re.sub(r"-v?[0-9][0-9A-Za-z.+-]*\.tgz$", "", name)
+
+
 def chart_repository(props: Any) -> Any:
     """Where a release's chart comes from: the OCI registry path of an ``oci://`` chart, the directory of a chart
     URL, or ``repositoryOpts.repo`` for a bare chart name; None for a local chart path or archive or a repository

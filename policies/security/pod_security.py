@@ -8,7 +8,8 @@ container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
 directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
-the Prometheus node exporter) need node escape and run in their own namespaces (``nodeAgentNamespaces``).
+the Prometheus node exporter) need node escape and run in their own namespaces (``nodeAgentNamespaces``, and the
+namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
 
 | rule                                   | kind  | checks                                                               |
 |----------------------------------------|-------|----------------------------------------------------------------------|
@@ -45,14 +46,14 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
-                       node_escape_path)
-    from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
+                       node_agent_namespaces, node_escape_path)
+    from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, pod_specs
     from .public_endpoints import service_problems
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
-                      node_escape_path)
-    from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
+                      node_agent_namespaces, node_escape_path)
+    from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, pod_specs
     from public_endpoints import service_problems
 
 DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring"]
@@ -248,6 +249,7 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
     """Stack rule ``node-escape-only-in-node-agent-namespaces``: see the module docstring. A PersistentVolume is
     cluster-scoped, so a node-escape host path in one is refused wherever its claims live."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
+    agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
     namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
     for r in args.resources:
         if r.resource_type == PERSISTENT_VOLUME:

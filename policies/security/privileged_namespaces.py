@@ -4,7 +4,8 @@
 is ``privileged`` (or unknown) unless it is
 
 * a node-agent namespace (config ``nodeAgentNamespaces``: the GPU Operator's and the Prometheus node exporter's,
-  plus the RDMA topology labeler's, which reads instance metadata over hostNetwork), or
+  plus the RDMA topology labeler's, which reads instance metadata over hostNetwork; and wherever the stack installs
+  a node-agent chart, ``_pss.NODE_AGENT_CHARTS``, so a renamed namespace needs no config), or
 * a GPU tenant namespace: the stack puts a ``ResourceQuota`` in it that caps ``requests.nvidia.com/gpu`` (how an
   OKE platform admits tenants to GPUs; RDMA training pods need hostNetwork, privileged and IPC_LOCK, which only
   ``privileged`` allows).
@@ -24,11 +25,13 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._pss import node_agent_namespaces
     from ._rules import UNKNOWN, read
-    from .kubernetes import ENFORCE_LABEL, NAMESPACE
+    from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _pss import node_agent_namespaces
     from _rules import UNKNOWN, read
-    from kubernetes import ENFORCE_LABEL, NAMESPACE
+    from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name
 
 RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
 GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
@@ -54,6 +57,7 @@ def gpu_tenant_namespaces(resources: list[Any]) -> tuple[set[str], set[str]]:
 def validate_privileged_namespace_purpose(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``privileged-namespace-purpose``: see the module docstring."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
+    agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
     tenant_names, tenant_urns = gpu_tenant_namespaces(args.resources)
     for ns in (r for r in args.resources if r.resource_type == NAMESPACE):
         level = read(ns.props, "metadata", "labels", ENFORCE_LABEL)

@@ -183,17 +183,3 @@ def test_the_iam_vocabulary_is_consistent():
     assert iam.VERBS == ("inspect", "read", "use", "manage")
     assert all(t == t.lower() and " " not in t for t in iam.ALL_RESOURCE_TYPES)
     assert "all-resources" in iam.FAMILIES and iam.IAM_RESOURCE_TYPES <= iam.ALL_RESOURCE_TYPES
-
-
-# --- local NVMe -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name, shape, ok", [("gpu", "BM.GPU.H100.8", True), ("gpu", "BM.GPU.H200.8", True),
-                                             ("system", "VM.Standard.E5.Flex", False),
-                                             ("system", "VM.DenseIO.E5.Flex", True)])
-def test_local_nvme_needs_a_shape_with_nvme_drives(name, shape, ok):
-    raw = pool(RAW, name, shape=shape, localNvme={"enabled": True})
-    found = [p for p in problems(raw) if "localNvme" in p]
-    assert (found == []) == ok, found
-    if not ok:
-        assert found == [f"oke-rdma:nodePools.{name}.localNvme.enabled: {shape} has no local NVMe drive (OCI Compute "
-                         f"Shapes), so there is nothing to build the RAID from; use a Dense I/O or bare metal GPU "
-                         f"shape, or set localNvme.enabled: false"]

@@ -191,17 +191,8 @@ def check_image_regions(cfg: StackConfig) -> list[str]:
     return problems
 
 
-def check_local_nvme(cfg: StackConfig) -> list[str]:
-    """``localNvme.enabled`` needs a shape with local NVMe drives (``oke_rdma.facts.shapes.nvme_drives``); a shape
-    the table does not know is left to OCI (the node's cloud-init reports a shape without drives)."""
-    return [f"{_key(('nodePools', name, 'localNvme', 'enabled'))}: {pool.shape} has no local NVMe drive (OCI "
-            f"Compute Shapes), so there is nothing to build the RAID from; use a Dense I/O or bare metal GPU shape, "
-            f"or set localNvme.enabled: false"
-            for name, pool in cfg.node_pools.items()
-            if pool.local_nvme.enabled and shapes.nvme_drives(pool.shape) == 0]
-
-
 def check_oci_facts(cfg: StackConfig) -> list[str]:
-    """Every rule of this module, in order: ADs, OCIDs, Kubernetes versions, pods per node, GPU vendor, NVMe."""
+    """Every rule of this module, in order: ADs, OCIDs, Kubernetes versions, pods per node, GPU vendor (the
+    localNvme rule, also read from ``facts.shapes``, is in ``checks.compute``)."""
     return (check_availability_domains(cfg) + check_ocids(cfg) + check_kubernetes_versions(cfg)
-            + check_pods_per_node(cfg) + check_gpu_vendor(cfg) + check_local_nvme(cfg))
+            + check_pods_per_node(cfg) + check_gpu_vendor(cfg))
