@@ -31,6 +31,7 @@ import pulumi
 import pulumi_oci as oci
 
 from oke_rdma.config import NodePool, StackConfig, placement_warnings
+from oke_rdma.sharing import sharing_labels
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
 DISABLE_OKE_DEVICE_PLUGIN = ("oci.oraclecloud.com/disable-gpu-device-plugin", "true")
@@ -47,10 +48,12 @@ def is_gpu_shape(shape: str) -> bool:
 
 
 def node_labels(pool: NodePool, name: str, gpu_operator: bool) -> dict[str, str]:
-    """The initial Kubernetes labels of pool ``name``: its own, the pool name, and the device-plugin switch."""
+    """The initial Kubernetes labels of pool ``name``: its own, the pool name, the device-plugin switch and, with the
+    GPU Operator, the GPU-sharing labels (``oke_rdma.sharing.sharing_labels``)."""
     labels = {"okerdma.io/node-pool": name, **pool.labels}
     if gpu_operator and is_gpu_shape(pool.shape):
         labels[DISABLE_OKE_DEVICE_PLUGIN[0]] = DISABLE_OKE_DEVICE_PLUGIN[1]
+        labels.update(sharing_labels(pool, True))
     return labels
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 from pydantic import Field, field_validator
 
 from ._base import _FD_RE, _K8S_NAME_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _key, _Model, _ocid, ocid_region
+from .fleet import GpuSharing
 
 if TYPE_CHECKING:
     from .stack import StackConfig
@@ -57,6 +58,9 @@ FLEX_GB_PER_OCPU = (1, 64)
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
 PROGRAM_NODE_LABELS = ("okerdma.io/node-pool",)
+#: Node labels the program derives from ``gpuSharing`` (``oke_rdma.sharing``; NVIDIA GPU Operator docs
+#: "Time-Slicing GPUs in Kubernetes" and "GPU Operator with MIG"): a user label must not contradict them.
+SHARING_NODE_LABELS = ("okerdma.io/gpu-sharing", "nvidia.com/device-plugin.config", "nvidia.com/mig.config")
 #: Labels in the kubernetes.io / k8s.io namespaces a kubelet may set on its own Node (Kubernetes docs, kubelet
 #: ``--node-labels`` and "NodeRestriction"): these, plus any under ``kubelet.kubernetes.io/`` or
 #: ``node.kubernetes.io/``. The kubelet and OCI's cloud controller set these from the node itself, so a pool-wide
@@ -223,6 +227,8 @@ class NodePool(_Model):
     cycling: Cycling = Cycling()
     are_legacy_imds_endpoints_disabled: bool = True
     is_pv_encryption_in_transit_enabled: bool = True
+    #: How the pool's GPUs are shared (``oke_rdma.config.fleet``): exclusive by default.
+    gpu_sharing: GpuSharing = GpuSharing()
     preemptible: Optional[Preemptible] = None
 
     _image = field_validator("image_id")(lambda v: _ocid("image", v))
@@ -339,6 +345,9 @@ def _label_problem(key: str) -> Optional[str]:
     if key in PROGRAM_NODE_LABELS:
         return ("is set by oke-rdma to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes "
                 "by it); remove it (use your own key, like okerdma.io/role)")
+    if key in SHARING_NODE_LABELS:
+        return ("is set by oke-rdma from the pool's gpuSharing (the device plugin, MIG manager, policy pack and "
+                "in-cluster guard read it); remove it and set gpuSharing instead")
     prefix = key.rpartition("/")[0]
     k8s = any(prefix == d or prefix.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
     if not k8s:

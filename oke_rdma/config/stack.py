@@ -16,6 +16,7 @@ from pydantic.fields import FieldInfo
 
 from ._base import (_AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, SECRET_PLACEHOLDER, ConfigError, StrList, _key, _Model,
                     _ocid, shown_key)
+from .fleet import Metering, check_fleet
 from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_ocid_regions, check_pools
 from .network import Network, check_network
 from .platform import Platform, check_platform
@@ -46,6 +47,7 @@ class StackConfig(_Model):
     platform: Platform = Platform()
     tenants: dict[str, Tenant] = Field(default_factory=dict)
     iam: Iam = Iam()
+    metering: Metering = Metering()
 
     # The tenancy is the root compartment, so its OCID is a valid compartmentId too.
     _compartment = field_validator("compartment_id")(lambda v: _ocid("compartment", v, "tenancy"))
@@ -584,5 +586,5 @@ def cross_checks(cfg: StackConfig) -> list[str]:
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
-    check_platform, check_quotas, check_ocid_regions,
+    check_platform, check_quotas, check_ocid_regions, check_fleet,
 )

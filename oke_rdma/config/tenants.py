@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from pydantic import Field, field_validator
 
@@ -43,6 +43,8 @@ class Tenant(_Model):
     #: Workload Identity: service account name → its grants (see ``oke_rdma.config.workload_identity``).
     service_accounts: dict[str, ServiceAccount] = Field(default_factory=dict)
     quota: TenantQuota = TenantQuota()
+    #: ``dedicated`` (default): never scheduled on a shared (time-sliced or MIG) pool; ``shared``: may be.
+    isolation: Literal["dedicated", "shared"] = "dedicated"
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
@@ -91,34 +93,42 @@ def check_tenants(cfg: StackConfig) -> list[str]:
 
 
 def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
-    """RDMA pool name → the GPUs it can ever offer (``size`` × GPUs per node); None when the GPUs per node are unknown
-    (a shape not in :data:`GPUS_PER_SHAPE` without ``gpusPerNode``)."""
-    return {name: (None if pool.gpus is None else pool.size * pool.gpus) for name, pool in cfg.rdma_pools.items()}
+    """Pool name → the ``nvidia.com/gpu`` it can ever offer (``oke_rdma.config.fleet.pool_gpu_units``), for every
+    RDMA pool and every shared GPU pool; None when the GPUs per node are unknown (a shape not in
+    :data:`GPUS_PER_SHAPE` without ``gpusPerNode``)."""
+    from .fleet import pool_gpu_units, shared_pools
+
+    return {name: pool_gpu_units(cfg, name) for name in [*cfg.rdma_pools, *shared_pools(cfg)]}
 
 
 def check_quotas(cfg: StackConfig) -> list[str]:
-    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — every RDMA pool's
-    ResourceFlavor — can ever offer; Kueue would admit work no node can run."""
+    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — the RDMA pools, and
+    the shared pools for a ``shared`` tenant (``oke_rdma.config.fleet.tenant_pools``) — can ever offer; Kueue would
+    admit work no node can run."""
+    from .fleet import tenant_pools
+
     problems: list[str] = []
     capacity = pool_gpus(cfg)
-    refused = [n for n in capacity if cfg.node_pools[n].shape.startswith("VM.")
+    refused = [n for n in cfg.rdma_pools if cfg.node_pools[n].shape.startswith("VM.")
                or (cfg.node_pools[n].shape not in RDMA_SHAPES and not cfg.node_pools[n].allow_unlisted_rdma_shape)]
     if refused:
         return []  # the placement rules refuse these pools' shapes already; their capacity means nothing yet
-    unknown = sorted(n for n, g in capacity.items() if g is None)
-    total = sum(g for g in capacity.values() if g is not None)
     for name, tenant in cfg.tenants.items():
         q = tenant.quota
         at = _key(("tenants", name, "quota", "gpu"))
         if q.gpu + q.gpu_borrowing_limit == 0:
             continue
+        pools = tenant_pools(cfg, name)
+        unknown = sorted(n for n in pools if capacity[n] is None)
+        total = sum(capacity[n] or 0 for n in pools)
         if unknown:
             problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
                             f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
                             f"oke-rdma:nodePools.{unknown[0]}.gpusPerNode")
         elif q.gpu + q.gpu_borrowing_limit > total:
-            pools = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in capacity)
+            listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
+            what = "RDMA and shared pools" if tenant.isolation == "shared" else "RDMA pools"
             problems.append(f"{at}: {q.gpu} GPUs (+{q.gpu_borrowing_limit} borrowable) is more than the {total} "
-                            f"GPUs the RDMA pools can ever offer ({pools or 'no RDMA pool'}); lower it or grow "
+                            f"GPUs the {what} can ever offer ({listed or 'no such pool'}); lower it or grow "
                             f"the pools")
     return problems

@@ -1,0 +1,81 @@
+"""GPU sharing on the nodes: the node labels that select each pool's device-plugin or MIG configuration, and the
+GPU Operator values that define those configurations.
+
+* Every GPU pool carries ``okerdma.io/gpu-sharing`` = ``exclusive`` | ``time-slicing`` | ``mig`` (the policy pack and
+  the in-cluster guard read it).
+* Time-sliced pools carry ``nvidia.com/device-plugin.config`` = ``time-slicing-<replicas>``: the NVIDIA device
+  plugin then advertises each GPU ``replicas`` times (``sharing.timeSlicing``), and refuses a pod asking for more
+  than one replica (``failRequestsGreaterThanOne``: a second replica is not a second GPU).
+* MIG pools carry ``nvidia.com/mig.config`` = ``all-<profile>``: the MIG manager cuts every GPU of the node into
+  instances of that profile (mig-parted's built-in ``all-<profile>`` configurations) and the device plugin, with the
+  operator's ``mig.strategy: single``, advertises each instance as one ``nvidia.com/gpu``.
+* Every other GPU node uses the device plugin's ``exclusive`` configuration (the ConfigMap's default).
+
+Sources (checked 2026-11-30): NVIDIA GPU Operator docs "Time-Slicing GPUs in Kubernetes" (ConfigMap of named
+configurations, ``devicePlugin.config.name``/``default``, node label ``nvidia.com/device-plugin.config``,
+``renameByDefault``, ``failRequestsGreaterThanOne``) and "GPU Operator with MIG" (``nvidia.com/mig.config``,
+``mig.strategy``); gpu-operator v25.10.1 ``deployments/gpu-operator/templates/plugin_config.yaml`` and
+``dcgm_exporter_config.yaml`` (``config.create``/``name``/``data``; the DCGM list under ``dcgm-metrics.csv``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from oke_rdma.config import NodePool, StackConfig
+from oke_rdma.config.fleet import MIG, TIME_SLICING
+from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
+
+SHARING_LABEL = "okerdma.io/gpu-sharing"
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+#: The ConfigMap (in the GPU Operator's namespace) holding the device plugin's named configurations.
+DEVICE_PLUGIN_CONFIGMAP = "okerdma-device-plugin"
+DEFAULT_DEVICE_PLUGIN_CONFIG = "exclusive"
+#: The ConfigMap holding the DCGM exporter's metrics list (``oke_rdma/monitoring/dcgm-metrics.csv``).
+DCGM_METRICS_CONFIGMAP = "okerdma-dcgm-metrics"
+
+
+def time_slicing_config(replicas: int) -> str:
+    """The device-plugin configuration name of ``replicas``-way time-slicing."""
+    return f"time-slicing-{replicas}"
+
+
+def sharing_labels(pool: NodePool, is_gpu: bool) -> dict[str, str]:
+    """The GPU-sharing node labels of a pool (none for a pool without GPUs)."""
+    if not is_gpu:
+        return {}
+    sharing = pool.gpu_sharing
+    labels = {SHARING_LABEL: sharing.label}
+    if sharing.mode == TIME_SLICING and sharing.replicas:
+        labels[DEVICE_PLUGIN_CONFIG_LABEL] = time_slicing_config(sharing.replicas)
+    elif sharing.mode == MIG and sharing.profile:
+        labels[MIG_CONFIG_LABEL] = f"all-{sharing.profile}"
+    return labels
+
+
+def device_plugin_configs(cfg: StackConfig) -> dict[str, str]:
+    """Configuration name → NVIDIA device-plugin config file (YAML text, ``version: v1``): ``exclusive`` and one
+    ``time-slicing-<n>`` per replica count a pool uses."""
+    base: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": "single"}}
+    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: yaml.safe_dump(base, sort_keys=False)}
+    for replicas in sorted({p.gpu_sharing.replicas for p in cfg.node_pools.values()
+                            if p.gpu_sharing.mode == TIME_SLICING and p.gpu_sharing.replicas}):
+        configs[time_slicing_config(replicas)] = yaml.safe_dump({**base, "sharing": {"timeSlicing": {
+            "renameByDefault": False, "failRequestsGreaterThanOne": True,
+            "resources": [{"name": "nvidia.com/gpu", "replicas": replicas}]}}}, sort_keys=False)
+    return configs
+
+
+def gpu_operator_values(cfg: StackConfig) -> dict[str, Any]:
+    """GPU Operator Helm values for sharing and monitoring: the device-plugin configurations (created by the chart,
+    default ``exclusive``), ``mig.strategy: single`` and the DCGM exporter's metrics list."""
+    return {
+        "devicePlugin": {"config": {"create": True, "name": DEVICE_PLUGIN_CONFIGMAP,
+                                    "default": DEFAULT_DEVICE_PLUGIN_CONFIG, "data": device_plugin_configs(cfg)}},
+        "mig": {"strategy": "single"},
+        "dcgmExporter": {"config": {"create": True, "name": DCGM_METRICS_CONFIGMAP,
+                                    "data": DCGM_METRICS_CSV.read_text()}},
+    }
