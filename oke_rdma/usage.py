@@ -9,7 +9,9 @@ It reads the metering recording rules (``oke_rdma/monitoring/rules/gpu-metering.
 (``GET /api/v1/query``): ``tenant_namespace_pool:okerdma_gpu_allocated:sum`` and ``..._used:sum`` are GPUs at each
 one-minute sample, so GPU-seconds over ``[from, to)`` are ``sum_over_time(<rule>[<window>:1m]) * 60`` evaluated one
 second before ``to`` (so the samples at ``from``, ``from+1m``, ..., ``to-1m`` count, each standing for one minute,
-on every Prometheus version whatever its range-boundary rule). ``from`` and ``to`` must fall on whole minutes.
+on every Prometheus version whatever its range-boundary rule). ``from`` and ``to`` must fall on whole minutes. The
+rules see a pod up to one evaluation interval (1 min) per rule level late, so a pod starting or ending near a window
+edge may be counted up to 2 minutes into the next window (never twice, never lost).
 
 Quotas, prices and currency come from the stack config (``Pulumi.<stack>.yaml``): ``tenants.<t>.quota.gpu`` and
 ``gpuBorrowingLimit``; ``metering.pricePerGpuHour`` with per-pool overrides in ``metering.poolPrices``. Cost is
