@@ -24,9 +24,13 @@ from typing import Any
 
 import yaml
 
-from oke_rdma.config import NodePool, StackConfig
+from typing import TYPE_CHECKING
+
 from oke_rdma.config.fleet import MIG, TIME_SLICING
 from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
+
+if TYPE_CHECKING:
+    from oke_rdma.config import NodePool, StackConfig
 
 SHARING_LABEL = "okerdma.io/gpu-sharing"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
@@ -59,22 +63,28 @@ def sharing_labels(pool: NodePool, is_gpu: bool) -> dict[str, str]:
 def device_plugin_configs(cfg: StackConfig) -> dict[str, str]:
     """Configuration name → NVIDIA device-plugin config file (YAML text, ``version: v1``): ``exclusive`` and one
     ``time-slicing-<n>`` per replica count a pool uses."""
-    base: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": "single"}}
-    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: yaml.safe_dump(base, sort_keys=False)}
+    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: _config_text({})}
     for replicas in sorted({p.gpu_sharing.replicas for p in cfg.node_pools.values()
                             if p.gpu_sharing.mode == TIME_SLICING and p.gpu_sharing.replicas}):
-        configs[time_slicing_config(replicas)] = yaml.safe_dump({**base, "sharing": {"timeSlicing": {
+        configs[time_slicing_config(replicas)] = _config_text({"sharing": {"timeSlicing": {
             "renameByDefault": False, "failRequestsGreaterThanOne": True,
-            "resources": [{"name": "nvidia.com/gpu", "replicas": replicas}]}}}, sort_keys=False)
+            "resources": [{"name": "nvidia.com/gpu", "replicas": replicas}]}}})
     return configs
 
 
-def gpu_operator_values(cfg: StackConfig) -> dict[str, Any]:
-    """GPU Operator Helm values for sharing and monitoring: the device-plugin configurations (created by the chart,
-    default ``exclusive``), ``mig.strategy: single`` and the DCGM exporter's metrics list."""
+def _config_text(extra: dict[str, Any]) -> str:
+    """A device-plugin config file (``version: v1``, MIG strategy ``single`` like the operator's ``mig.strategy``)."""
+    return yaml.safe_dump({"version": "v1", "flags": {"migStrategy": "single"}, **extra}, sort_keys=False)
+
+
+def gpu_operator_values() -> dict[str, Any]:
+    """GPU Operator Helm values for sharing and monitoring that hold for every stack: the device-plugin ConfigMap
+    (created by the chart, default ``exclusive``; the time-slicing configurations are added per stack by
+    ``oke_rdma.adapter.platform_config``), ``mig.strategy: single`` and the DCGM exporter's metrics list."""
     return {
         "devicePlugin": {"config": {"create": True, "name": DEVICE_PLUGIN_CONFIGMAP,
-                                    "default": DEFAULT_DEVICE_PLUGIN_CONFIG, "data": device_plugin_configs(cfg)}},
+                                    "default": DEFAULT_DEVICE_PLUGIN_CONFIG,
+                                    "data": {DEFAULT_DEVICE_PLUGIN_CONFIG: _config_text({})}}},
         "mig": {"strategy": "single"},
         "dcgmExporter": {"config": {"create": True, "name": DCGM_METRICS_CONFIGMAP,
                                     "data": DCGM_METRICS_CSV.read_text()}},

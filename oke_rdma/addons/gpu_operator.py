@@ -48,13 +48,21 @@ class GpuOperatorRelease(HelmRelease):
 
 def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
     """No driver container (OKE images ship it), CDI and the device plugin on, GPU-taint tolerations; the DCGM
-    exporter's ServiceMonitor only with kube-prometheus-stack."""
+    exporter's ServiceMonitor only with kube-prometheus-stack. GPU sharing and monitoring (``oke_rdma.sharing``):
+    the device plugin's named configurations (default ``exclusive``; the stack adds one per time-slicing replica
+    count its pools use), ``mig.strategy: single`` and the DCGM exporter's metrics list
+    (``oke_rdma/monitoring/dcgm-metrics.csv``: the ECC and NVLink error counters the alerts read)."""
     toleration = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+    from oke_rdma.sharing import gpu_operator_values  # sharing reads the config package, which imports this module
+
+    sharing = gpu_operator_values()
     return {
         "driver": {"enabled": False},  # OKE GPU images ship the NVIDIA driver
         "cdi": {"enabled": True},
-        "devicePlugin": {"enabled": True},
-        "dcgmExporter": {"serviceMonitor": {"enabled": "kubePrometheusStack" in context.enabled}},
+        "devicePlugin": {"enabled": True, **sharing["devicePlugin"]},
+        "mig": sharing["mig"],
+        "dcgmExporter": {"serviceMonitor": {"enabled": "kubePrometheusStack" in context.enabled},
+                         **sharing["dcgmExporter"]},
         "daemonsets": {"tolerations": [toleration]},
         "node-feature-discovery": {"worker": {"tolerations": [toleration]}},
     }
@@ -72,7 +80,9 @@ ADDON = AddOn(
     crds=("nvidia.com",),
     value_shapes=(
         (("driver",), "map"), (("driver", "enabled"), "false"), (("cdi",), "map"), (("cdi", "enabled"), "bool"),
-        (("devicePlugin",), "map"), (("devicePlugin", "enabled"), "bool"), (("dcgmExporter",), "map"),
+        (("devicePlugin",), "map"), (("devicePlugin", "enabled"), "bool"), (("devicePlugin", "config"), "map"),
+        (("devicePlugin", "config", "data"), "map"), (("mig",), "map"), (("dcgmExporter",), "map"),
+        (("dcgmExporter", "config"), "map"),
         (("dcgmExporter", "serviceMonitor"), "map"), (("dcgmExporter", "serviceMonitor", "enabled"), "bool"),
         (("daemonsets",), "map"), (("daemonsets", "tolerations"), "list"), (("node-feature-discovery",), "map"),
         (("node-feature-discovery", "worker"), "map"), (("node-feature-discovery", "worker", "tolerations"), "list"),
