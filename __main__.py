@@ -13,6 +13,8 @@ from oke_rdma.config import load_from_pulumi
 from oke_rdma.iam import Iam, IamArgs
 from oke_rdma.network import Network, NetworkArgs
 from oke_rdma.outputs import OUTPUTS_VERSION
+from oke_rdma.guard import Guard
+from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
 from oke_rdma.storage import Storage, StorageArgs
@@ -54,6 +56,11 @@ workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", WorkloadIden
 scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],
                                                                 platform.namespaces))
               if "kueue" in platform.releases else None)
+# GPU fleet: alert and metering rules and dashboards (with kube-prometheus-stack), and the admission guard that holds
+# the pack's RDMA and tenant-pool rules for every pod created later (docs/monitoring.md, docs/sharing.md).
+monitoring_args = adapter.monitoring_args(config, cluster.provider, platform)
+monitoring = Monitoring(f"{prefix}-monitoring", monitoring_args) if monitoring_args else None
+guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, platform))
 
 # The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
 # pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version

@@ -7,14 +7,16 @@ the ``*Args`` themselves (see ``examples/compose/``).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 import pulumi
 
 from oke_rdma.config import StackConfig
 from oke_rdma.addons import merge_values
-from oke_rdma.guard import tenant_labels
-from oke_rdma.platform import PlatformArgs, TenantNamespace
+from oke_rdma.config.fleet import tenant_pools
+from oke_rdma.guard import GuardArgs, tenant_labels
+from oke_rdma.monitoring.component import MonitoringArgs
+from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.sharing import device_plugin_configs
 
 
@@ -43,3 +45,25 @@ def platform_args(cfg: StackConfig, provider: pulumi.ProviderResource,
     ``namePrefix``."""
     return PlatformArgs(provider=provider, name_prefix=cfg.name_prefix, platform=platform_config(cfg),
                         tenants=tenant_namespaces(cfg), depends_on=depends_on)
+
+
+def monitoring_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> Optional[MonitoringArgs]:
+    """:class:`~oke_rdma.monitoring.component.MonitoringArgs` in kube-prometheus-stack's namespace, waiting for its
+    release; None when kube-prometheus-stack is disabled (no Prometheus, Grafana or PrometheusRule CRD)."""
+    release = platform.releases.get("kubePrometheusStack")
+    if release is None:
+        return None
+    namespace = cfg.platform.kube_prometheus_stack.namespace
+    return MonitoringArgs(name_prefix=cfg.name_prefix, provider=provider, namespace=namespace,
+                          depends_on=[release, platform.namespaces[namespace]])
+
+
+def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> GuardArgs:
+    """:class:`~oke_rdma.guard.GuardArgs`: each tenant's namespace and flavor pools
+    (``oke_rdma.config.fleet.tenant_pools``); the platform's other namespaces are exempt from the RDMA-privileges
+    policy."""
+    tenants = {t: cfg.tenant_namespace(t) for t in cfg.tenants}
+    return GuardArgs(name_prefix=cfg.name_prefix, provider=provider,
+                     tenant_pools={t: tenant_pools(cfg, t) for t in cfg.tenants}, tenant_namespaces=tenants,
+                     platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
+                     depends_on=[platform.namespaces[ns] for ns in tenants.values()])
