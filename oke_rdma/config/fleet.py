@@ -154,12 +154,12 @@ def shared_pools(cfg: StackConfig) -> list[str]:
 
 
 def tenant_pools(cfg: StackConfig, tenant: str) -> list[str]:
-    """The pools tenant ``tenant``'s Kueue flavors cover: every RDMA pool, plus the shared pools for a ``shared``
-    tenant. A ``dedicated`` tenant never gets a shared pool."""
-    pools = list(cfg.rdma_pools)
+    """The pools tenant ``tenant``'s Kueue flavors cover, in the order its quota fills them: for a ``shared`` tenant
+    the shared pools first, then every RDMA pool; for a ``dedicated`` tenant the RDMA pools only (never a shared
+    pool)."""
     if cfg.tenants[tenant].isolation == "shared":
-        pools += shared_pools(cfg)
-    return pools
+        return shared_pools(cfg) + list(cfg.rdma_pools)
+    return list(cfg.rdma_pools)
 
 
 def pool_gpu_units(cfg: StackConfig, pool: str) -> Optional[int]:

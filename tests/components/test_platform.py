@@ -84,8 +84,8 @@ def test_release_values():
     gpu = releases["gpu-operator"].inputs["values"]
     assert gpu["driver"] == {"enabled": False}
     assert gpu["cdi"] == {"enabled": True}
-    assert gpu["devicePlugin"] == {"enabled": True}
-    assert gpu["dcgmExporter"] == {"serviceMonitor": {"enabled": True}}
+    assert gpu["devicePlugin"]["enabled"] is True
+    assert gpu["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in gpu["daemonsets"]["tolerations"]
 
 

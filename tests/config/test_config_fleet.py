@@ -42,7 +42,7 @@ def test_time_sliced_pool_for_a_shared_tenant():
                           tenants={"analytics": {"isolation": "shared"}})
     assert shared_pools(cfg) == ["shared"]
     assert pool_gpu_units(cfg, "shared") == 1 * 8 * 4
-    assert tenant_pools(cfg, "analytics") == ["gpu", "shared"]
+    assert tenant_pools(cfg, "analytics") == ["shared", "gpu"]
     assert tenant_pools(cfg, "research") == ["gpu"]
     assert "shared" not in flavor_quotas(cfg, "research")
     assert set(flavor_quotas(cfg, "analytics")) == {"gpu", "shared"}
@@ -104,7 +104,8 @@ def test_shared_tenant_quota_counts_the_shared_pool_and_dedicated_does_not():
     big = {"gpu": 40, "gpuBorrowingLimit": 0}
     ok = load_dev_config(nodePools=shared_pool(mode="timeSlicing", replicas=4),
                          tenants={"analytics": {"isolation": "shared", "quota": big}})
-    assert sum(q["gpu"] for q in flavor_quotas(ok, "analytics").values()) == 40
+    quotas = flavor_quotas(ok, "analytics")
+    assert sum(q["gpu"] for q in quotas.values()) == 40 and quotas["shared"]["gpu"] == 32  # shared pool first
     found = problems(nodePools=shared_pool(mode="timeSlicing", replicas=4), tenants={"analytics": {"quota": big}})
     assert any(p.startswith("oke-rdma:tenants.analytics.quota.gpu: 40 GPUs") and "RDMA pools" in p
                for p in found), found
