@@ -14,6 +14,7 @@ from oke_rdma.iam import Iam, IamArgs
 from oke_rdma.network import Network, NetworkArgs
 from oke_rdma.outputs import OUTPUTS_VERSION
 from oke_rdma.guard import Guard
+from oke_rdma.health import GpuHealth
 from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
@@ -61,6 +62,8 @@ scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.
 monitoring_args = adapter.monitoring_args(config, cluster.provider, platform)
 monitoring = Monitoring(f"{prefix}-monitoring", monitoring_args) if monitoring_args else None
 guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, platform))
+gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
+gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 
 # The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
 # pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version

@@ -14,7 +14,9 @@ import pulumi
 from oke_rdma.config import StackConfig
 from oke_rdma.addons import merge_values
 from oke_rdma.config.fleet import tenant_pools
+from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
+from oke_rdma.health import GpuHealthArgs
 from oke_rdma.monitoring.component import MonitoringArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.sharing import device_plugin_configs
@@ -67,3 +69,13 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
                      tenant_pools={t: tenant_pools(cfg, t) for t in cfg.tenants}, tenant_namespaces=tenants,
                      platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
                      depends_on=[platform.namespaces[ns] for ns in tenants.values()])
+
+
+def gpu_health_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> Optional[GpuHealthArgs]:
+    """:class:`~oke_rdma.health.GpuHealthArgs` in the GPU Operator's namespace; None without the GPU Operator or
+    without a GPU pool (no node to watch)."""
+    if "gpuOperator" not in platform.releases or not any(is_gpu_shape(p.shape) for p in cfg.node_pools.values()):
+        return None
+    namespace = cfg.platform.gpu_operator.namespace
+    return GpuHealthArgs(name_prefix=cfg.name_prefix, provider=provider, namespace=namespace,
+                         depends_on=[platform.namespaces[namespace]])

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
+from oke_rdma.schema import _key
 
 #: The taint of GPU nodes and the extended resource the device plugin advertises.
 GPU_TAINT_KEY = "nvidia.com/gpu"
@@ -68,6 +69,27 @@ def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
     }
 
 
+#: The device plugin's switch for its XID health check (k8s-device-plugin internal/rm/health.go).
+HEALTHCHECK_ENV = "DP_DISABLE_HEALTHCHECKS"
+
+
+def checks(cfg: GpuOperatorRelease, at: tuple[str, ...]) -> list[str]:
+    """The device plugin's GPU health check stays on: ``DP_DISABLE_HEALTHCHECKS`` in ``devicePlugin.env`` (any value:
+    ``all``, ``xids`` or a list of XIDs) is refused, since it keeps a failing GPU schedulable."""
+    env = _get(cfg.values, "devicePlugin", "env")
+    entries = env if isinstance(env, list) else []
+    problems = []
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and str(entry.get("name", "")).strip().upper() == HEALTHCHECK_ENV:
+            problems.append(f"{_key(at + ('values', 'devicePlugin', 'env', str(i)))}: {HEALTHCHECK_ENV} turns off "
+                            f"the device plugin's XID health check, so a failing GPU stays schedulable; remove it "
+                            f"(application XIDs 13, 31, 43, 45, 68, 109 are already ignored)")
+    if env is not None and not isinstance(env, list):
+        problems.append(f"{_key(at + ('values', 'devicePlugin', 'env'))}: expected a list of {{name, value}} "
+                        f"environment variables; write it as a list")
+    return problems
+
+
 ADDON = AddOn(
     key="gpuOperator",
     release_name="gpu-operator",
@@ -77,6 +99,7 @@ ADDON = AddOn(
     pod_security=PRIVILEGED,
     values=values,
     after=("kubePrometheusStack",),  # the DCGM exporter's ServiceMonitor needs the monitoring.coreos.com CRD
+    checks=checks,
     crds=("nvidia.com",),
     value_shapes=(
         (("driver",), "map"), (("driver", "enabled"), "false"), (("cdi",), "map"), (("cdi", "enabled"), "bool"),
