@@ -92,3 +92,11 @@ def test_fleet_dashboard_covers_the_issue_panels():
                    "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
                    "node_infiniband_port_data_received_bytes_total"):
         assert metric in text
+
+
+def test_docs_show_every_fleet_panel():
+    """docs/monitoring.md lists every panel of the GPU fleet dashboard by its title."""
+    from pathlib import Path
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "monitoring.md").read_text()
+    for panel in BOARDS["okerdma-gpu-fleet.json"]["panels"]:
+        assert panel["title"] in doc, panel["title"]

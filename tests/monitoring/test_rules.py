@@ -123,3 +123,15 @@ def test_every_alert_has_severity_summary_and_runbook():
         if "alert" in r:
             assert r["labels"]["severity"] in ("critical", "warning"), r["alert"]
             assert r["annotations"]["summary"] and r["annotations"]["runbook"].startswith("docs/monitoring.md#")
+
+
+def test_every_runbook_anchor_exists_in_the_docs():
+    """Each alert's runbook link points at an anchor that docs/monitoring.md defines, and the page names every
+    alert."""
+    import re as _re
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "monitoring.md").read_text()
+    anchors = set(_re.findall(r'<a id="([^"]+)"></a>', doc))
+    for r in rules():
+        if "alert" in r:
+            assert r["annotations"]["runbook"].split("#", 1)[1] in anchors, r["alert"]
+            assert f"`{r['alert']}`" in doc, r["alert"]
