@@ -129,6 +129,13 @@ def check_fleet(cfg: StackConfig) -> list[str]:
                             f"{'' if pool.gpus == 0 else ' (or gpusPerNode is unset)'}; remove gpuSharing or pick a "
                             f"GPU shape")
             continue
+        if not cfg.platform.gpu_operator.device_plugin:
+            problems.append(f"{_key(at + ('mode',))}: GPU sharing is done by the GPU Operator's device plugin, which "
+                            f"is off (platform.gpuOperator.enabled or its values.devicePlugin.enabled is false); turn it "
+                            f"on or remove gpuSharing")
+        elif sharing.mode == MIG and _mig_manager_off(cfg):
+            problems.append(f"{_key(at + ('mode',))}: MIG needs the GPU Operator's MIG manager, which "
+                            f"platform.gpuOperator.values.migManager.enabled turns off; turn it on or use timeSlicing")
         if sharing.mode == TIME_SLICING and sharing.replicas is None:
             problems.append(f"{_key(at + ('replicas',))}: timeSlicing needs the number of pods per GPU; set replicas "
                             f"from 2 to {MAX_TIME_SLICING_REPLICAS}")
@@ -146,6 +153,11 @@ def check_fleet(cfg: StackConfig) -> list[str]:
             problems.append(f"{_key(('metering', 'poolPrices', pool))}: there is no node pool {pool!r}; use one of "
                             f"{', '.join(sorted(cfg.node_pools))}")
     return problems
+
+
+def _mig_manager_off(cfg: StackConfig) -> bool:
+    manager = cfg.platform.gpu_operator.values.get("migManager")
+    return isinstance(manager, dict) and manager.get("enabled") is False
 
 
 def shared_pools(cfg: StackConfig) -> list[str]:

@@ -30,16 +30,19 @@ def _policy(name: str) -> dict:
     return next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == name)
 
 
+def _cel_map(values: dict[str, Any]) -> Any:
+    return celpy.celtypes.MapType({celpy.celtypes.StringType(k): v for k, v in values.items()})
+
+
 def failures(policy: dict, pod: dict) -> list[str]:
-    """The messages of ``policy``'s validations that refuse ``pod`` (empty: admitted)."""
-    activation: dict[str, Any] = {"object": celpy.json_to_cel(pod)}
+    """The messages of ``policy``'s validations that refuse ``pod`` (empty: admitted). Variables are evaluated in
+    order, each seeing the ones before it, as the API server composes them."""
+    obj = celpy.json_to_cel(pod)
     variables: dict[str, Any] = {}
     for var in policy["spec"].get("variables", []):
-        activation["variables"] = celpy.json_to_cel({}) if not variables else variables
         variables[var["name"]] = ENV.program(ENV.compile(var["expression"])).evaluate(
-            {**activation, "variables": celpy.celtypes.MapType(
-                {celpy.celtypes.StringType(k): v for k, v in variables.items()})})
-    activation["variables"] = celpy.celtypes.MapType({celpy.celtypes.StringType(k): v for k, v in variables.items()})
+            {"object": obj, "variables": _cel_map(variables)})
+    activation = {"object": obj, "variables": _cel_map(variables)}
     refused = []
     for check in policy["spec"]["validations"]:
         result = ENV.program(ENV.compile(check["expression"])).evaluate(activation)

@@ -134,3 +134,17 @@ def test_mig_profiles_exist_in_the_gpu_operators_mig_parted_configs():
             assert f"all-{profile}" in configs, (gpu, profile)
     assert set(MIG_GPU_OF_SHAPE.values()) == set(MIG_PROFILES)
     assert mig_instances("BM.GPU.H100.8", "nope") is None and mig_instances("BM.GPU.GB200.4", "1g.10gb") is None
+
+
+@pytest.mark.parametrize("platform,mode,needle", [
+    ({"gpuOperator": {"enabled": False}}, {"mode": "timeSlicing", "replicas": 4}, "device plugin, which is off"),
+    ({"gpuOperator": {"values": {"devicePlugin": {"enabled": False}}}}, {"mode": "mig", "profile": "1g.10gb"},
+     "device plugin, which is off"),
+    ({"gpuOperator": {"values": {"migManager": {"enabled": False}}}}, {"mode": "mig", "profile": "1g.10gb"},
+     "MIG needs the GPU Operator's MIG manager"),
+])
+def test_sharing_needs_the_operator_parts_that_do_it(platform, mode, needle):
+    """Sharing without the GPU Operator's device plugin (or MIG without its MIG manager) would silently not happen:
+    refused, naming the pool's gpuSharing.mode."""
+    found = problems(platform=platform, nodePools=shared_pool(**mode))
+    assert any(p.startswith("oke-rdma:nodePools.shared.gpuSharing.mode") and needle in p for p in found), found
