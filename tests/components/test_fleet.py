@@ -147,3 +147,23 @@ def test_guard_bindings_wait_for_their_policies(dev):
         assert policies[binding.inputs["spec"]["policyName"]].urn in binding.dependencies
     research_ns = next(n for n in of_type(dev, NS) if n.inputs["metadata"]["name"] == "research")
     assert research_ns.urn in policies["okerdma-dev-rdma-privileges"].dependencies
+
+
+FLEET_COMPONENTS = ("oke-rdma:monitoring:Monitoring", "oke-rdma:guard:Guard", "oke-rdma:health:GpuHealth")
+
+
+def test_every_fleet_kubernetes_object_validates_against_the_kubernetes_schema(dev):
+    """Every built-in Kubernetes object the monitoring, guard and GPU-health components declare (ConfigMaps,
+    policies, bindings, DaemonSet, RBAC) is valid for Kubernetes 1.34 (strict: no unknown field); the
+    PrometheusRule is checked against its CRD above."""
+    checked = 0
+    for r in dev.resources:
+        if not r.type.startswith("kubernetes:") or r.type == RULE or not any(f"{c}$" in r.urn for c in FLEET_COMPONENTS):
+            continue
+        group_version, kind = r.type.split(":")[1], r.type.split(":")[2]
+        api_version = group_version.removeprefix("core/")
+        manifest = {"apiVersion": api_version, "kind": kind,
+                    **{k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}}
+        assert kubernetes_validate.validate(manifest, "1.34.0", strict=True) == "1.34", r.name
+        checked += 1
+    assert checked == 2 + 6 + 5  # dashboards; guard policies and bindings; NPD SA, role, binding, config, DaemonSet
