@@ -108,13 +108,17 @@ def fleet_dashboard() -> dict[str, Any]:
            f" + increase(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL{{{node}}}[1h]))", "{{Hostname}} CRC"),
         _q(f"sum by (Hostname) (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL{{{node}}}[1h]))",
            "{{Hostname}} recovery", "B")))
+    pool_node = 'pool=~"$pool", node=~"$node"'
     board = board.with_panel(_series(
-        "RDMA NIC traffic per host", "Bps",
-        _q(f"sum by (instance) (rate(node_infiniband_port_data_received_bytes_total{{{RDMA_NICS}}}[5m]))",
-           "{{instance}} rx"),
-        _q(f"sum by (instance) (rate(node_infiniband_port_data_transmitted_bytes_total{{{RDMA_NICS}}}[5m]))",
-           "{{instance}} tx", "B"),
-        description="node-exporter InfiniBand collector, RoCE NICs (mlx5_*)."))
+        "RDMA NIC traffic per node", "Bps",
+        _q(f"node_pool:okerdma_rdma_receive_bytes:rate5m{{{pool_node}}}", "{{node}} rx"),
+        _q(f"node_pool:okerdma_rdma_transmit_bytes:rate5m{{{pool_node}}}", "{{node}} tx", "B"),
+        description="node-exporter InfiniBand collector, RoCE NICs (mlx5_*), mapped to nodes and pools."))
+    board = board.with_panel(_series(
+        "RDMA NIC traffic per pool", "Bps",
+        _q(f"sum by (pool) (node_pool:okerdma_rdma_receive_bytes:rate5m{{pool=~\"$pool\"}})", "{{pool}} rx"),
+        _q(f"sum by (pool) (node_pool:okerdma_rdma_transmit_bytes:rate5m{{pool=~\"$pool\"}})", "{{pool}} tx",
+           "B")))
     board = board.with_panel(_series(
         "RDMA ports not ACTIVE / errors (15m)", "short",
         _q(f"count by (instance) (node_infiniband_state_id{{{RDMA_NICS}}} != 4)", "{{instance}} not active"),

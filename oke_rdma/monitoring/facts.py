@@ -60,7 +60,7 @@ NODE_EXPORTER_INFINIBAND = frozenset(f"node_infiniband_{name}" for name in (
 KUBE_STATE_METRICS = frozenset({
     "kube_pod_container_resource_requests", "kube_pod_status_phase", "kube_node_labels", "kube_namespace_labels",
     "kube_node_status_allocatable", "kube_node_status_capacity", "kube_node_status_condition",
-    "kube_node_spec_taint", "kube_node_spec_unschedulable",
+    "kube_node_spec_taint", "kube_node_spec_unschedulable", "kube_node_info",
 })
 #: Series Prometheus itself adds to every scrape target (Prometheus docs, "Jobs and instances").
 PROMETHEUS_SYNTHETIC = frozenset({"up"})

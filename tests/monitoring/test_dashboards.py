@@ -86,11 +86,12 @@ def test_a_dashboard_query_that_does_not_parse_is_caught():
 
 
 def test_fleet_dashboard_covers_the_issue_panels():
-    """The fleet dashboard shows utilisation, memory, power, temperature, XID, NVLink and RDMA NIC panels."""
+    """The fleet dashboard shows utilisation, memory, power, temperature, XID, NVLink and RDMA NIC (per node and
+    pool) panels."""
     text = json.dumps(BOARDS["okerdma-gpu-fleet.json"])
     for metric in ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_TEMP",
                    "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
-                   "node_infiniband_port_data_received_bytes_total"):
+                   "node_pool:okerdma_rdma_receive_bytes:rate5m"):
         assert metric in text
 
 
