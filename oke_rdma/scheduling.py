@@ -37,7 +37,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from oke_rdma.config import StackConfig
-from oke_rdma.config.fleet import pool_gpu_units, shared_pools, tenant_pools
+from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 #: The initial node label every pool carries (set by ``oke_rdma.compute.node_labels``): pool name.

@@ -1,5 +1,6 @@
 """GPU sharing on the nodes: the node labels that select each pool's device-plugin or MIG configuration, and the
-GPU Operator values that define those configurations.
+per-stack time-slicing configurations merged into the GPU Operator's values (the ConfigMap itself, its default
+``exclusive`` configuration, the MIG strategy and the DCGM metrics list are set by ``oke_rdma.addons.gpu_operator``).
 
 * Every GPU pool carries ``okerdma.io/gpu-sharing`` = ``exclusive`` | ``time-slicing`` | ``mig`` (the policy pack and
   the in-cluster guard read it).
@@ -20,14 +21,10 @@ configurations, ``devicePlugin.config.name``/``default``, node label ``nvidia.co
 
 from __future__ import annotations
 
-from typing import Any
-
-import yaml
-
 from typing import TYPE_CHECKING
 
+from oke_rdma.addons.gpu_operator import DEFAULT_DEVICE_PLUGIN_CONFIG, device_plugin_config_text
 from oke_rdma.config.fleet import MIG, TIME_SLICING
-from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
 
 if TYPE_CHECKING:
     from oke_rdma.config import NodePool, StackConfig
@@ -35,11 +32,6 @@ if TYPE_CHECKING:
 SHARING_LABEL = "okerdma.io/gpu-sharing"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
-#: The ConfigMap (in the GPU Operator's namespace) holding the device plugin's named configurations.
-DEVICE_PLUGIN_CONFIGMAP = "okerdma-device-plugin"
-DEFAULT_DEVICE_PLUGIN_CONFIG = "exclusive"
-#: The ConfigMap holding the DCGM exporter's metrics list (``oke_rdma/monitoring/dcgm-metrics.csv``).
-DCGM_METRICS_CONFIGMAP = "okerdma-dcgm-metrics"
 
 
 def time_slicing_config(replicas: int) -> str:
@@ -63,29 +55,10 @@ def sharing_labels(pool: NodePool, is_gpu: bool) -> dict[str, str]:
 def device_plugin_configs(cfg: StackConfig) -> dict[str, str]:
     """Configuration name → NVIDIA device-plugin config file (YAML text, ``version: v1``): ``exclusive`` and one
     ``time-slicing-<n>`` per replica count a pool uses."""
-    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: _config_text({})}
+    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: device_plugin_config_text({})}
     for replicas in sorted({p.gpu_sharing.replicas for p in cfg.node_pools.values()
                             if p.gpu_sharing.mode == TIME_SLICING and p.gpu_sharing.replicas}):
-        configs[time_slicing_config(replicas)] = _config_text({"sharing": {"timeSlicing": {
+        configs[time_slicing_config(replicas)] = device_plugin_config_text({"sharing": {"timeSlicing": {
             "renameByDefault": False, "failRequestsGreaterThanOne": True,
             "resources": [{"name": "nvidia.com/gpu", "replicas": replicas}]}}})
     return configs
-
-
-def _config_text(extra: dict[str, Any]) -> str:
-    """A device-plugin config file (``version: v1``, MIG strategy ``single`` like the operator's ``mig.strategy``)."""
-    return yaml.safe_dump({"version": "v1", "flags": {"migStrategy": "single"}, **extra}, sort_keys=False)
-
-
-def gpu_operator_values() -> dict[str, Any]:
-    """GPU Operator Helm values for sharing and monitoring that hold for every stack: the device-plugin ConfigMap
-    (created by the chart, default ``exclusive``; the time-slicing configurations are added per stack by
-    ``oke_rdma.adapter.platform_config``), ``mig.strategy: single`` and the DCGM exporter's metrics list."""
-    return {
-        "devicePlugin": {"config": {"create": True, "name": DEVICE_PLUGIN_CONFIGMAP,
-                                    "default": DEFAULT_DEVICE_PLUGIN_CONFIG,
-                                    "data": {DEFAULT_DEVICE_PLUGIN_CONFIG: _config_text({})}}},
-        "mig": {"strategy": "single"},
-        "dcgmExporter": {"config": {"create": True, "name": DCGM_METRICS_CONFIGMAP,
-                                    "data": DCGM_METRICS_CSV.read_text()}},
-    }

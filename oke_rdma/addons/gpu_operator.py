@@ -18,11 +18,28 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
+from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
 from oke_rdma.schema import _key
 
 #: The taint of GPU nodes and the extended resource the device plugin advertises.
 GPU_TAINT_KEY = "nvidia.com/gpu"
+#: The ConfigMap (created by the chart in the operator's namespace) of the device plugin's named configurations
+#: (chart values ``devicePlugin.config``); nodes pick one by the ``nvidia.com/device-plugin.config`` label
+#: (``oke_rdma.sharing``), the others use the default.
+DEVICE_PLUGIN_CONFIGMAP = "okerdma-device-plugin"
+DEFAULT_DEVICE_PLUGIN_CONFIG = "exclusive"
+#: The ConfigMap holding the DCGM exporter's metrics list (chart values ``dcgmExporter.config``; key
+#: ``dcgm-metrics.csv``): ``oke_rdma/monitoring/dcgm-metrics.csv``.
+DCGM_METRICS_CONFIGMAP = "okerdma-dcgm-metrics"
+
+
+def device_plugin_config_text(extra: dict[str, Any]) -> str:
+    """A device-plugin config file (``version: v1``, MIG strategy ``single`` like the operator's ``mig.strategy``)
+    with ``extra`` (e.g. ``sharing.timeSlicing``) added."""
+    return yaml.safe_dump({"version": "v1", "flags": {"migStrategy": "single"}, **extra}, sort_keys=False)
 
 
 def _get(values: dict[str, Any], *path: str) -> Any:
@@ -54,16 +71,16 @@ def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
     count its pools use), ``mig.strategy: single`` and the DCGM exporter's metrics list
     (``oke_rdma/monitoring/dcgm-metrics.csv``: the ECC and NVLink error counters the alerts read)."""
     toleration = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
-    from oke_rdma.sharing import gpu_operator_values  # sharing reads the config package, which imports this module
-
-    sharing = gpu_operator_values()
     return {
         "driver": {"enabled": False},  # OKE GPU images ship the NVIDIA driver
         "cdi": {"enabled": True},
-        "devicePlugin": {"enabled": True, **sharing["devicePlugin"]},
-        "mig": sharing["mig"],
+        "devicePlugin": {"enabled": True, "config": {
+            "create": True, "name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_CONFIG,
+            "data": {DEFAULT_DEVICE_PLUGIN_CONFIG: device_plugin_config_text({})}}},
+        "mig": {"strategy": "single"},
         "dcgmExporter": {"serviceMonitor": {"enabled": "kubePrometheusStack" in context.enabled},
-                         **sharing["dcgmExporter"]},
+                         "config": {"create": True, "name": DCGM_METRICS_CONFIGMAP,
+                                    "data": DCGM_METRICS_CSV.read_text()}},
         "daemonsets": {"tolerations": [toleration]},
         "node-feature-discovery": {"worker": {"tolerations": [toleration]}},
     }

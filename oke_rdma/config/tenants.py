@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _K8S_NAME_RE, RESERVED_NAMESPACES, _k8s_name, _key, _Model, _ocid
-from .compute import RDMA_SHAPES
-from .platform import platform_namespaces
+from ._base import _k8s_name, _Model, _ocid
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
 
-if TYPE_CHECKING:
-    from .stack import StackConfig
 
 class TenantQuota(_Model):
     """A tenant's nominal Kueue quota: ``gpu`` (nvidia.com/gpu), ``cpu`` (cores), ``memoryGb`` (GiB), and
@@ -68,65 +64,3 @@ class Iam(_Model):
     # The tenancy is the root compartment: its OCID names a compartment too (as for compartmentId).
     _vault = field_validator("vault_compartment_id")(
         lambda v: None if v is None else _ocid("compartment", v, "tenancy"))
-
-
-def check_tenants(cfg: StackConfig) -> list[str]:
-    problems: list[str] = []
-    reserved = RESERVED_NAMESPACES
-    platform = set(platform_namespaces(cfg))
-    seen: dict[str, str] = {}
-    for name in cfg.tenants:
-        ns = cfg.tenant_namespace(name)
-        at = ("tenants", name, "namespace")
-        if not _K8S_NAME_RE.match(ns):
-            problems.append(f"{_key(('tenants', name))}: the tenant name is used as its namespace and must be a "
-                            f"Kubernetes name; rename it or set namespace")
-        elif ns in reserved or ns in platform:
-            problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
-        elif ns in seen:
-            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; "
-                            f"tenants must not share")
-        seen[ns] = name
-    return problems
-
-
-def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
-    """Pool name → the ``nvidia.com/gpu`` it can ever offer (``oke_rdma.config.fleet.pool_gpu_units``), for every
-    RDMA pool and every shared GPU pool; None when the GPUs per node are unknown (a shape not in
-    :data:`GPUS_PER_SHAPE` without ``gpusPerNode``)."""
-    from .fleet import pool_gpu_units, shared_pools
-
-    return {name: pool_gpu_units(cfg, name) for name in [*cfg.rdma_pools, *shared_pools(cfg)]}
-
-
-def check_quotas(cfg: StackConfig) -> list[str]:
-    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — the RDMA pools, and
-    the shared pools for a ``shared`` tenant (``oke_rdma.config.fleet.tenant_pools``) — can ever offer; Kueue would
-    admit work no node can run."""
-    from .fleet import tenant_pools
-
-    problems: list[str] = []
-    capacity = pool_gpus(cfg)
-    refused = [n for n in cfg.rdma_pools if cfg.node_pools[n].shape.startswith("VM.")
-               or (cfg.node_pools[n].shape not in RDMA_SHAPES and not cfg.node_pools[n].allow_unlisted_rdma_shape)]
-    if refused:
-        return []  # the placement rules refuse these pools' shapes already; their capacity means nothing yet
-    for name, tenant in cfg.tenants.items():
-        q = tenant.quota
-        at = _key(("tenants", name, "quota", "gpu"))
-        if q.gpu + q.gpu_borrowing_limit == 0:
-            continue
-        pools = tenant_pools(cfg, name)
-        unknown = sorted(n for n in pools if capacity[n] is None)
-        total = sum(capacity[n] or 0 for n in pools)
-        if unknown:
-            problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
-                            f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
-                            f"oke-rdma:nodePools.{unknown[0]}.gpusPerNode")
-        elif q.gpu + q.gpu_borrowing_limit > total:
-            listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
-            what = "RDMA and shared pools" if tenant.isolation == "shared" else "RDMA pools"
-            problems.append(f"{at}: {q.gpu} GPUs (+{q.gpu_borrowing_limit} borrowable) is more than the {total} "
-                            f"GPUs the {what} can ever offer ({listed or 'no such pool'}); lower it or grow "
-                            f"the pools")
-    return problems

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from oke_rdma.config import ConfigError
-from oke_rdma.config.fleet import (MIG_GPU_OF_SHAPE, MIG_PROFILES, mig_instances, pool_gpu_units, shared_pools,
-                                   tenant_pools)
+from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
+from oke_rdma.config.fleet import MIG_GPU_OF_SHAPE, MIG_PROFILES, mig_instances
 from oke_rdma.scheduling import flavor_quotas
 from tests.stackcfg import load_dev_config
 

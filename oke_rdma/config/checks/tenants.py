@@ -1,0 +1,71 @@
+"""Rules of the ``tenants`` section that read other keys of the stack config, and values derived from the whole
+:class:`~oke_rdma.config.stack.StackConfig`. The section's models and single-key rules are in
+``oke_rdma.config.tenants``, which imports nothing back."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .._base import _K8S_NAME_RE, _key, RESERVED_NAMESPACES
+from ..compute import RDMA_SHAPES
+from ..stack import StackConfig
+from .fleet import pool_gpu_units, shared_pools, tenant_pools
+from .platform import platform_namespaces
+
+
+def check_tenants(cfg: StackConfig) -> list[str]:
+    problems: list[str] = []
+    reserved = RESERVED_NAMESPACES
+    platform = set(platform_namespaces(cfg))
+    seen: dict[str, str] = {}
+    for name in cfg.tenants:
+        ns = cfg.tenant_namespace(name)
+        at = ("tenants", name, "namespace")
+        if not _K8S_NAME_RE.match(ns):
+            problems.append(f"{_key(('tenants', name))}: the tenant name is used as its namespace and must be a "
+                            f"Kubernetes name; rename it or set namespace")
+        elif ns in reserved or ns in platform:
+            problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
+        elif ns in seen:
+            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; "
+                            f"tenants must not share")
+        seen[ns] = name
+    return problems
+
+
+def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
+    """Pool name → the ``nvidia.com/gpu`` it can ever offer (:func:`oke_rdma.config.checks.fleet.pool_gpu_units`),
+    for every RDMA pool and every shared GPU pool; None when the GPUs per node are unknown (a shape not in
+    :data:`GPUS_PER_SHAPE` without ``gpusPerNode``)."""
+    return {name: pool_gpu_units(cfg, name) for name in [*cfg.rdma_pools, *shared_pools(cfg)]}
+
+
+def check_quotas(cfg: StackConfig) -> list[str]:
+    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — the RDMA pools, and
+    the shared pools for a ``shared`` tenant (:func:`oke_rdma.config.checks.fleet.tenant_pools`) — can ever offer;
+    Kueue would admit work no node can run."""
+    problems: list[str] = []
+    capacity = pool_gpus(cfg)
+    refused = [n for n in cfg.rdma_pools if cfg.node_pools[n].shape.startswith("VM.")
+               or (cfg.node_pools[n].shape not in RDMA_SHAPES and not cfg.node_pools[n].allow_unlisted_rdma_shape)]
+    if refused:
+        return []  # the placement rules refuse these pools' shapes already; their capacity means nothing yet
+    for name, tenant in cfg.tenants.items():
+        q = tenant.quota
+        at = _key(("tenants", name, "quota", "gpu"))
+        if q.gpu + q.gpu_borrowing_limit == 0:
+            continue
+        pools = tenant_pools(cfg, name)
+        unknown = sorted(n for n in pools if capacity[n] is None)
+        total = sum(capacity[n] or 0 for n in pools)
+        if unknown:
+            problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
+                            f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
+                            f"oke-rdma:nodePools.{unknown[0]}.gpusPerNode")
+        elif q.gpu + q.gpu_borrowing_limit > total:
+            listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
+            what = "RDMA and shared pools" if tenant.isolation == "shared" else "RDMA pools"
+            problems.append(f"{at}: {q.gpu} GPUs (+{q.gpu_borrowing_limit} borrowable) is more than the {total} "
+                            f"GPUs the {what} can ever offer ({listed or 'no such pool'}); lower it or grow "
+                            f"the pools")
+    return problems
