@@ -125,7 +125,7 @@ def monitoring_args(cfg: StackConfig, provider: pulumi.ProviderResource, platfor
 
 def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> GuardArgs:
     """:class:`~oke_rdma.guard.GuardArgs`: each tenant's namespace and flavor pools
-    (``oke_rdma.config.fleet.tenant_pools``); the platform's other namespaces are exempt from the RDMA-privileges
+    (``oke_rdma.config.checks.fleet.tenant_pools``); the platform's other namespaces are exempt from the RDMA-privileges
     policy."""
     tenants = {t: cfg.tenant_namespace(t) for t in cfg.tenants}
     return GuardArgs(name_prefix=cfg.name_prefix, provider=provider,

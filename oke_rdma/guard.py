@@ -10,7 +10,7 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   limits, any container) or tolerates the ``nvidia.com/gpu`` taint (by key, or a key-less ``Exists`` toleration)
   must select one of the tenant's pools by ``nodeSelector`` ``okerdma.io/node-pool`` (Kueue adds it from the
   admitted flavor), and may not name a node (``spec.nodeName`` bypasses the scheduler). The pools are the tenant's
-  flavors' pools (``oke_rdma.config.fleet.tenant_pools``): a ``dedicated`` tenant never gets a shared pool.
+  flavors' pools (``oke_rdma.config.checks.fleet.tenant_pools``): a ``dedicated`` tenant never gets a shared pool.
   Checked on CREATE (a scheduled pod's placement cannot change).
 
 Each policy has ``failurePolicy: Fail`` (an expression that cannot be evaluated refuses the pod) and a binding with

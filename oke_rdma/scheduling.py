@@ -77,7 +77,7 @@ def _split(total: int, weights: list[int]) -> list[int]:
 
 def flavor_quotas(cfg: StackConfig, tenant: str) -> dict[str, dict[str, int]]:
     """Pool → ``{gpu, gpuBorrowingLimit, cpuMillis, memoryMi}`` of tenant ``tenant``'s ClusterQueue, over the pools
-    of :func:`oke_rdma.config.fleet.tenant_pools` (every RDMA pool; the shared pools too for a ``shared`` tenant).
+    of :func:`oke_rdma.config.checks.fleet.tenant_pools` (every RDMA pool; the shared pools too for a ``shared`` tenant).
 
     GPUs fill the pools in order up to each one's ``nvidia.com/gpu`` (``size × GPUs per shape``, times the
     time-slicing replicas or MIG instances of a shared pool); the borrowing limit fills what is left; CPU
