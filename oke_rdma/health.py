@@ -12,13 +12,16 @@ Two layers (docs/monitoring.md, "GPU health"):
    reads the kernel log (``/dev/kmsg``) and sets the node condition ``GpuXidCritical=True`` (reason
    ``GpuXidNeedsReset`` or ``GpuFallenOffBus``) when the NVIDIA driver logs an XID that needs a GPU reset or a
    reboot (:data:`oke_rdma.monitoring.facts.XID_NEEDS_RESET`, XID 79). The condition stays until the node restarts
-   (NPD ``permanent`` rule); the ``GpuNodeXidCondition`` alert fires on it; the repair path (cordon, drain, reboot
-   or replace the node in the Compute Cluster) is in docs/monitoring.md. Kubernetes does not taint nodes for custom
-   conditions: cordoning is the operator's step (or an automated remediator's).
+   (NPD ``permanent`` rule); the ``GpuNodeXidCondition`` alert fires on it. Kubernetes does not act on custom
+   conditions, so a second container in the same pod (``oke_rdma/files/gpu_node_cordoner.py``, standard-library
+   Python, non-root, no capabilities) cordons its node when the condition turns ``True`` and annotates why
+   (``okerdma.io/cordoned-by``): the scheduler and Kueue's topology-aware scheduling then leave the node out.
+   Draining, repairing (reboot or replace the node in the Compute Cluster) and uncordoning stay the operator's
+   steps (docs/monitoring.md, "Repair").
 
 node-problem-detector runs privileged (it reads ``/dev/kmsg``, as its upstream DaemonSet does) in the GPU Operator's
-namespace, which is already ``privileged``; its ClusterRole may only read nodes, patch their status and write
-events.
+namespace, which is already ``privileged``; the cordoner container runs unprivileged. The ClusterRole may read and
+patch nodes (the cordon), patch their status (the condition) and write events.
 
 Sources (checked 2026-11-30): NVIDIA k8s-device-plugin ``internal/rm/health.go`` (XID-based health check,
 ``DP_DISABLE_HEALTHCHECKS``, ignored application XIDs); kubernetes/node-problem-detector ``docs/system_log_monitor.md``
@@ -30,6 +33,7 @@ RBAC, image ``registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.1
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import pulumi
@@ -38,6 +42,9 @@ import pulumi_kubernetes as k8s
 from oke_rdma.monitoring.facts import XID_FALLEN_OFF_BUS, XID_NEEDS_RESET
 
 NPD_IMAGE = "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.18"
+#: The cordoner's image: the same pinned Python image the RDMA topology labeler uses.
+CORDONER_IMAGE = "docker.io/library/python:3.12.10-slim-bookworm"
+CORDONER_SCRIPT = Path(__file__).resolve().parent / "files" / "gpu_node_cordoner.py"
 CONDITION = "GpuXidCritical"
 NAME = "gpu-node-problem-detector"
 #: Node label every GPU pool carries (``oke_rdma.sharing.SHARING_LABEL``): the DaemonSet runs where it exists.
@@ -97,7 +104,7 @@ class GpuHealth(pulumi.ComponentResource):
             labels=labels)
         sa = k8s.core.v1.ServiceAccount(f"{prefix}-npd-sa", metadata=meta(True), opts=base)
         role = k8s.rbac.v1.ClusterRole(f"{prefix}-npd-role", metadata=meta(False), rules=[
-            k8s.rbac.v1.PolicyRuleArgs(api_groups=[""], resources=["nodes"], verbs=["get"]),
+            k8s.rbac.v1.PolicyRuleArgs(api_groups=[""], resources=["nodes"], verbs=["get", "patch"]),
             k8s.rbac.v1.PolicyRuleArgs(api_groups=[""], resources=["nodes/status"], verbs=["patch"]),
             k8s.rbac.v1.PolicyRuleArgs(api_groups=["", "events.k8s.io"], resources=["events"],
                                        verbs=["create", "patch", "update"])], opts=base)
@@ -108,7 +115,8 @@ class GpuHealth(pulumi.ComponentResource):
             subjects=[k8s.rbac.v1.SubjectArgs(kind="ServiceAccount", name=sa.metadata.name,
                                               namespace=args.namespace)], opts=base)
         config = k8s.core.v1.ConfigMap(f"{prefix}-npd-config", metadata=meta(True),
-                                       data={"gpu-xid-monitor.json": json.dumps(xid_monitor(), indent=1)},
+                                       data={"gpu-xid-monitor.json": json.dumps(xid_monitor(), indent=1),
+                                             "gpu_node_cordoner.py": CORDONER_SCRIPT.read_text()},
                                        opts=base)
         container = k8s.core.v1.ContainerArgs(
             name="node-problem-detector", image=NPD_IMAGE,
@@ -121,6 +129,17 @@ class GpuHealth(pulumi.ComponentResource):
             security_context=k8s.core.v1.SecurityContextArgs(privileged=True, read_only_root_filesystem=True),
             volume_mounts=[k8s.core.v1.VolumeMountArgs(name="kmsg", mount_path="/dev/kmsg", read_only=True),
                            k8s.core.v1.VolumeMountArgs(name="config", mount_path="/config", read_only=True)])
+        cordoner = k8s.core.v1.ContainerArgs(
+            name="cordoner", image=CORDONER_IMAGE, command=["python3", "/config/gpu_node_cordoner.py"],
+            env=[k8s.core.v1.EnvVarArgs(name="NODE_NAME", value_from=k8s.core.v1.EnvVarSourceArgs(
+                field_ref=k8s.core.v1.ObjectFieldSelectorArgs(field_path="spec.nodeName")))],
+            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "10m", "memory": "32Mi"},
+                                                           limits={"cpu": "100m", "memory": "64Mi"}),
+            security_context=k8s.core.v1.SecurityContextArgs(
+                allow_privilege_escalation=False, read_only_root_filesystem=True, run_as_non_root=True,
+                run_as_user=65534, capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"]),
+                seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault")),
+            volume_mounts=[k8s.core.v1.VolumeMountArgs(name="config", mount_path="/config", read_only=True)])
         affinity = k8s.core.v1.AffinityArgs(node_affinity=k8s.core.v1.NodeAffinityArgs(
             required_during_scheduling_ignored_during_execution=k8s.core.v1.NodeSelectorArgs(node_selector_terms=[
                 k8s.core.v1.NodeSelectorTermArgs(match_expressions=[k8s.core.v1.NodeSelectorRequirementArgs(
@@ -133,7 +152,7 @@ class GpuHealth(pulumi.ComponentResource):
                     service_account_name=sa.metadata.name, affinity=affinity, priority_class_name="system-node-critical",
                     tolerations=[k8s.core.v1.TolerationArgs(operator="Exists", effect="NoSchedule"),
                                  k8s.core.v1.TolerationArgs(operator="Exists", effect="NoExecute")],
-                    containers=[container],
+                    containers=[container, cordoner],
                     volumes=[k8s.core.v1.VolumeArgs(name="kmsg", host_path=k8s.core.v1.HostPathVolumeSourceArgs(
                                  path="/dev/kmsg", type="CharDevice")),
                              k8s.core.v1.VolumeArgs(name="config", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(

@@ -11,7 +11,8 @@ import pytest
 
 from offline.engine import run_program
 from oke_rdma.config import ConfigError
-from oke_rdma.health import CONDITION, NPD_IMAGE, xid_monitor
+from oke_rdma.files import gpu_node_cordoner as cordoner
+from oke_rdma.health import CONDITION, CORDONER_SCRIPT, NPD_IMAGE, xid_monitor
 from oke_rdma.monitoring.facts import XID_APPLICATION_ERRORS, XID_FALLEN_OFF_BUS, XID_NEEDS_RESET
 from tests.componenttest import named, of_type
 from tests.stackcfg import dev_config, dev_raw_config, load_dev_config
@@ -67,14 +68,18 @@ def test_daemon_set_runs_on_gpu_pools_with_narrow_rbac():
     pod = ds["spec"]["template"]["spec"]
     (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert term["matchExpressions"] == [{"key": "okerdma.io/gpu-sharing", "operator": "Exists"}]
-    (container,) = pod["containers"]
+    container = next(c for c in pod["containers"] if c["name"] == "node-problem-detector")
     assert container["image"] == NPD_IMAGE and "--config.system-log-monitor=/config/gpu-xid-monitor.json" in \
         container["command"]
     config = json.loads(named(run, "okerdma-dev-npd-config").inputs["data"]["gpu-xid-monitor.json"])
     assert config == xid_monitor()
     rules = named(run, "okerdma-dev-npd-role").inputs["rules"]
     assert {(tuple(r["resources"]), tuple(sorted(r["verbs"]))) for r in rules} == {
-        (("nodes",), ("get",)), (("nodes/status",), ("patch",)), (("events",), ("create", "patch", "update"))}
+        (("nodes",), ("get", "patch")), (("nodes/status",), ("patch",)), (("events",), ("create", "patch", "update"))}
+    cordoner = next(c for c in pod["containers"] if c["name"] == "cordoner")
+    assert cordoner["securityContext"]["runAsNonRoot"] is True and cordoner["securityContext"]["capabilities"] == {
+        "drop": ["ALL"]} and "privileged" not in cordoner["securityContext"]
+    assert named(run, "okerdma-dev-npd-config").inputs["data"]["gpu_node_cordoner.py"] == CORDONER_SCRIPT.read_text()
 
 
 def test_no_health_daemon_without_gpu_operator():
@@ -102,3 +107,41 @@ def test_other_device_plugin_env_is_accepted():
     cfg = load_dev_config(platform={"gpuOperator": {"values": {"devicePlugin": {"env": [
         {"name": "DP_ENABLE_HEALTHCHECKS", "value": "13"}]}}}})
     assert cfg.platform.gpu_operator.values["devicePlugin"]["env"][0]["name"] == "DP_ENABLE_HEALTHCHECKS"
+
+
+def _node(condition_status: str | None, unschedulable: bool = False) -> dict:
+    conditions = [{"type": "Ready", "status": "True"}]
+    if condition_status is not None:
+        conditions.append({"type": CONDITION, "status": condition_status, "reason": "GpuFallenOffBus",
+                           "message": "NVRM: Xid (PCI:0000:9b:00): 79, GPU has fallen off the bus."})
+    return {"metadata": {"name": "10.0.10.5"}, "spec": {"unschedulable": unschedulable} if unschedulable else {},
+            "status": {"conditions": conditions}}
+
+
+def test_cordoner_cordons_a_node_with_the_condition_and_says_why():
+    """A schedulable node whose GpuXidCritical is True is cordoned (spec.unschedulable) with the reason annotated;
+    the script's condition name is the monitor's."""
+    calls = []
+
+    def api(method, path, body):
+        calls.append((method, path, body))
+        return _node("True")
+
+    reason = cordoner.reconcile("10.0.10.5", api)
+    assert cordoner.CONDITION == CONDITION
+    assert reason.startswith("gpu-health: GpuFallenOffBus: NVRM: Xid")
+    assert calls[1] == ("PATCH", "/api/v1/nodes/10.0.10.5", {
+        "spec": {"unschedulable": True}, "metadata": {"annotations": {"okerdma.io/cordoned-by": reason}}})
+
+
+@pytest.mark.parametrize("node", [_node(None), _node("False"), _node("Unknown"), _node("True", unschedulable=True)],
+                         ids=["no-condition", "false", "unknown", "already-cordoned"])
+def test_cordoner_leaves_healthy_or_cordoned_nodes_alone(node):
+    """No condition, a False/Unknown one, or a node already cordoned: nothing is patched (it never uncordons)."""
+    calls = []
+
+    def api(method, path, body):
+        calls.append(method)
+        return node
+
+    assert cordoner.reconcile("10.0.10.5", api) is None and calls == ["GET"]
