@@ -55,7 +55,7 @@ FLEX_FALLBACK_LIMITS = (256, 4096)
 FLEX_GB_PER_OCPU = (1, 64)
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
-PROGRAM_NODE_LABELS = ("okerdma.io/node-pool",)
+PROGRAM_NODE_LABELS = ("okerdma.io/node-pool", "okerdma.io/local-nvme")
 #: Node labels the program derives from ``gpuSharing`` (``oke_rdma.sharing``; NVIDIA GPU Operator docs
 #: "Time-Slicing GPUs in Kubernetes" and "GPU Operator with MIG"): a user label must not contradict them.
 SHARING_NODE_LABELS = ("okerdma.io/gpu-sharing", "nvidia.com/device-plugin.config", "nvidia.com/mig.config")
@@ -196,6 +196,33 @@ class Preemptible(_Model):
     preserve_boot_volume: bool = False
 
 
+class LocalNvme(_Model):
+    """The pool's local NVMe drives as one RAID 0 file system on every node (``nodePools.<p>.localNvme``).
+
+    ``mountPath``: an absolute path on the node (default ``/mnt/nvme``); ``filesystem``: ``ext4`` or ``xfs``. Built by
+    the node's cloud-init before OKE's bootstrap (``oke_rdma.node_init``); a shape without NVMe drives is refused.
+    """
+
+    enabled: bool = False
+    mount_path: str = "/mnt/nvme"
+    filesystem: Literal["ext4", "xfs"] = "ext4"
+
+    @field_validator("mount_path")
+    @classmethod
+    def _path(cls, v: str) -> str:
+        parts = v.split("/")
+        if not re.match(r"^/[A-Za-z0-9._/-]+$", v) or v.endswith("/") or "//" in v or \
+                any(p in (".", "..") for p in parts) or parts[1] in _SYSTEM_DIRS:
+            raise ValueError(f"must be an absolute path like /mnt/nvme outside the system directories "
+                             f"({', '.join('/' + d for d in sorted(_SYSTEM_DIRS))}), got {v!r}")
+        return v
+
+
+#: Top-level directories a RAID mount must not cover (the node's OS, kubelet and container runtime live there).
+_SYSTEM_DIRS = frozenset({"bin", "boot", "dev", "etc", "lib", "lib64", "proc", "root", "run", "sbin", "sys", "usr",
+                          "var"})
+
+
 class NodePool(_Model):
     """One OKE managed node pool. Sizes: ``ocpus`` (count), ``memoryGb`` and ``bootVolumeGb`` in GB.
 
@@ -228,6 +255,7 @@ class NodePool(_Model):
     #: How the pool's GPUs are shared (``oke_rdma.config.fleet``): exclusive by default.
     gpu_sharing: GpuSharing = GpuSharing()
     preemptible: Optional[Preemptible] = None
+    local_nvme: LocalNvme = LocalNvme()
 
     _image = field_validator("image_id")(lambda v: _ocid("image", v))
     _labels = field_validator("labels")(lambda v: _k8s_labels(v))

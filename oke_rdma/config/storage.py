@@ -13,6 +13,7 @@ from typing import Literal, Optional
 from pydantic import field_validator
 
 from ._base import _Model, _ocid
+from .lustre import Lustre
 
 
 #: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
@@ -65,9 +66,11 @@ class Fss(_Model):
 
 
 class Storage(_Model):
-    """Shared storage settings."""
+    """Shared storage settings: File Storage (``fss``, on by default) and File Storage with Lustre (``lustre``, none
+    unless set; see :class:`oke_rdma.config.lustre.Lustre`)."""
 
     fss: Fss = Fss()
+    lustre: Optional[Lustre] = None
 
 
 class SharedStorage(_Model):
