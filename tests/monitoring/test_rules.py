@@ -137,3 +137,18 @@ def test_every_runbook_anchor_exists_in_the_docs():
         if "alert" in r:
             assert r["annotations"]["runbook"].split("#", 1)[1] in anchors, r["alert"]
             assert f"`{r['alert']}`" in doc, r["alert"]
+
+
+def test_dcgm_metrics_list_keeps_the_exporter_defaults_and_adds_what_the_alerts_need():
+    """oke-rdma's DCGM metrics list replaces the exporter's: it keeps every default field and adds the ECC, NVLink
+    error and profiling fields the alerts, metering rules and dashboards read; every line is well formed."""
+    import csv
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "dcgm-exporter-default-counters.txt"
+    defaults = {line.strip() for line in fixture.read_text().splitlines() if line.strip() and not line.startswith("#")}
+    ours = facts.dcgm_metrics()
+    assert defaults <= ours
+    assert {"DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+            "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE"} <= ours - defaults
+    for row in csv.reader(line for line in facts.DCGM_METRICS_CSV.read_text().splitlines()
+                          if line.strip() and not line.startswith("#")):
+        assert len(row) >= 3 and row[0].strip().startswith("DCGM_FI_") and row[1].strip() in ("gauge", "counter"), row
