@@ -24,8 +24,11 @@ from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesCont
 from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
 from oke_rdma.schema import _key
 
-#: The taint of GPU nodes and the extended resource the device plugin advertises.
+#: The taint key of GPU nodes (OKE docs, "Running Applications on GPU-based Nodes"; checked 2026-11-30).
 GPU_TAINT_KEY = "nvidia.com/gpu"
+#: The extended resource NVIDIA's device plugin advertises (NVIDIA k8s-device-plugin README; checked 2026-11-30);
+#: the platform's ResourceQuotas and Kueue's ClusterQueues count it.
+GPU_RESOURCE = "nvidia.com/gpu"
 #: The ConfigMap (created by the chart in the operator's namespace) of the device plugin's named configurations
 #: (chart values ``devicePlugin.config``); nodes pick one by the ``nvidia.com/device-plugin.config`` label
 #: (``oke_rdma.sharing``), the others use the default.
