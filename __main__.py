@@ -14,6 +14,9 @@ from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
 from oke_rdma.outputs import OUTPUTS_VERSION
+from oke_rdma.guard import Guard
+from oke_rdma.health import GpuHealth
+from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
 from oke_rdma.storage import Storage
@@ -58,6 +61,13 @@ workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.work
 scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],
                                                                 platform.namespaces))
               if "kueue" in platform.releases else None)
+# GPU fleet: alert and metering rules and dashboards (with kube-prometheus-stack), and the admission guard that holds
+# the pack's RDMA and tenant-pool rules for every pod created later (docs/monitoring.md, docs/sharing.md).
+monitoring_args = adapter.monitoring_args(config, cluster.provider, platform)
+monitoring = Monitoring(f"{prefix}-monitoring", monitoring_args) if monitoring_args else None
+guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, platform))
+gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
+gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 
 # The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
 # pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version

@@ -35,6 +35,7 @@ from oke_rdma.config.checks.compute import rdma_pool_problems
 from oke_rdma.config.compute import PROGRAM_NODE_LABELS, ComputeCluster, NodePool
 from oke_rdma.config.platform import OKE_DEVICE_PLUGIN_LABEL, is_gpu_shape
 from oke_rdma.facts.regions import parse_ad
+from oke_rdma.sharing import sharing_labels
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
 DISABLE_OKE_DEVICE_PLUGIN = (OKE_DEVICE_PLUGIN_LABEL, "true")
@@ -61,12 +62,14 @@ POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]
 
 
 def node_labels(pool: NodePool, name: str, gpu_operator: bool) -> dict[str, str]:
-    """The initial Kubernetes labels of pool ``name``: its own, the pool name, and the device-plugin switch."""
+    """The initial Kubernetes labels of pool ``name``: its own, the pool name, the device-plugin switch and, with the
+    GPU Operator, the GPU-sharing labels (``oke_rdma.sharing.sharing_labels``)."""
     labels = {"okerdma.io/node-pool": name, **pool.labels}
     if pool.local_nvme.enabled:
         labels[LOCAL_NVME_LABEL] = "true"
     if gpu_operator and is_gpu_shape(pool.shape):
         labels[DISABLE_OKE_DEVICE_PLUGIN[0]] = DISABLE_OKE_DEVICE_PLUGIN[1]
+        labels.update(sharing_labels(pool, True))
     return labels
 
 

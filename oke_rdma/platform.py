@@ -23,7 +23,7 @@ resources as ``requests.<name>``); pulumi_kubernetes 4.34 ``helm.sh/v3:Release``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
@@ -48,11 +48,13 @@ class TenantNamespace:
     :param rdma: True for RDMA training pods (Pod Security ``privileged``), else ``restricted``.
     :param gpu_quota: the most ``nvidia.com/gpu`` its pods may request (count, >= 0): nominal quota plus borrowing
         limit.
+    :param labels: extra namespace labels (e.g. ``okerdma.io/tenant``, which the metering rules join on).
     """
 
     namespace: str
     rdma: bool = False
     gpu_quota: int = 0
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if isinstance(self.gpu_quota, bool) or not isinstance(self.gpu_quota, int) or self.gpu_quota < 0:
@@ -129,11 +131,13 @@ class Platform(pulumi.ComponentResource):
             return pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=depends_on)
 
         self.pod_security = namespace_levels(args.platform, args.tenants, args.addons)
+        extra_labels = {t.namespace: dict(t.labels) for t in args.tenants.values()}
         self.namespaces: dict[str, k8s.core.v1.Namespace] = {}
         for ns, level in self.pod_security.items():
             self.namespaces[ns] = k8s.core.v1.Namespace(f"{prefix}-ns-{ns}", k8s.core.v1.NamespaceInitArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=ns, labels={**pod_security_labels(level), "app.kubernetes.io/managed-by": "pulumi",
+                    name=ns, labels={**extra_labels.get(ns, {}), **pod_security_labels(level),
+                                     "app.kubernetes.io/managed-by": "pulumi",
                                      "app.kubernetes.io/part-of": prefix})), k8s_opts())
         self.tenant_namespaces = {tenant: t.namespace for tenant, t in args.tenants.items()}
         self.resource_quotas: dict[str, k8s.core.v1.ResourceQuota] = {}

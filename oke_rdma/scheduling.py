@@ -7,11 +7,13 @@ the ``kueue.x-k8s.io`` CRDs; a custom resource registered before its CRD exists 
 * ``Topology`` ``<prefix>-rdma``: ``platform.kueue.topologyLevels``, coarse to fine (default OCI's RDMA tiers
   ``oci.oraclecloud.com/rdma.hpc_island_id`` → ``rdma.network_block_id`` → ``rdma.local_block_id`` →
   ``kubernetes.io/hostname``).
-* ``ResourceFlavor`` ``<prefix>-<pool>`` per RDMA pool: ``nodeLabels`` select that pool's nodes by the initial label
-  the compute component puts on every pool (:data:`POOL_LABEL`), ``topologyName`` the Topology, and GPU pools
-  tolerate the ``nvidia.com/gpu`` taint.
+* ``ResourceFlavor`` ``<prefix>-<pool>`` per RDMA pool and per shared (time-sliced or MIG) GPU pool: ``nodeLabels``
+  select that pool's nodes by the initial label the compute component puts on every pool (:data:`POOL_LABEL`),
+  ``topologyName`` the Topology (RDMA pools only), and GPU pools tolerate the ``nvidia.com/gpu`` taint. Kueue adds
+  a flavor's node labels to the pods it admits, so a tenant's pods land only on the pools of its ClusterQueue.
 * One **cohort** ``<prefix>`` and a ``ClusterQueue`` ``<prefix>-<tenant>`` per tenant, usable only from the tenant's
-  namespace, covering ``cpu``, ``memory`` and ``nvidia.com/gpu`` on every RDMA flavor. The tenant's quota
+  namespace, covering ``cpu``, ``memory`` and ``nvidia.com/gpu`` on every RDMA flavor, plus the shared pools'
+  flavors for a tenant with ``isolation: shared`` (a ``dedicated`` tenant never gets a shared pool's flavor). The tenant's quota
   (:func:`flavor_quotas`) is spread over the flavors in pool order: GPUs fill each pool up to what it can offer,
   CPU and memory follow the same shares. Idle CPU/memory can be borrowed within the cohort; GPUs only up to
   ``quota.gpuBorrowingLimit`` (the namespace's ResourceQuota allows exactly that much more). A tenant reclaims its
@@ -36,6 +38,7 @@ import pulumi_kubernetes as k8s
 
 from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 from oke_rdma.config import StackConfig
+from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 #: Kind → spec fields Kueue's CRD transition rules make immutable (``self == oldSelf``; a ResourceFlavor's when
@@ -79,15 +82,17 @@ def _split(total: int, weights: list[int]) -> list[int]:
 
 
 def flavor_quotas(cfg: StackConfig, tenant: str) -> dict[str, dict[str, int]]:
-    """RDMA pool → ``{gpu, gpuBorrowingLimit, cpuMillis, memoryMi}`` of tenant ``tenant``'s ClusterQueue.
+    """Pool → ``{gpu, gpuBorrowingLimit, cpuMillis, memoryMi}`` of tenant ``tenant``'s ClusterQueue, over the pools
+    of :func:`oke_rdma.config.checks.fleet.tenant_pools` (every RDMA pool; the shared pools too for a ``shared`` tenant).
 
-    GPUs fill the pools in order up to each one's ``size × GPUs per shape``; the borrowing limit fills what is left;
-    CPU (millicores) and memory (MiB) follow the GPU shares (all on the first pool when the quota has no GPU). The
+    GPUs fill the pools in order up to each one's ``nvidia.com/gpu`` (``size × GPUs per shape``, times the
+    time-slicing replicas or MIG instances of a shared pool); the borrowing limit fills what is left; CPU
+    (millicores) and memory (MiB) follow the GPU shares (all on the first pool when the quota has no GPU). The
     config model has already refused a GPU quota above what the pools can offer.
     """
     q = cfg.tenants[tenant].quota
-    pools = list(cfg.rdma_pools)
-    capacity = [cfg.node_pools[p].size * (cfg.node_pools[p].gpus or 0) for p in pools]
+    pools = tenant_pools(cfg, tenant)
+    capacity = [pool_gpu_units(cfg, p) or 0 for p in pools]
     gpus, borrow, left, left_borrow = [], [], q.gpu, q.gpu_borrowing_limit
     for cap in capacity:
         take = min(left, cap)
@@ -154,14 +159,18 @@ class Scheduling(pulumi.ComponentResource):
                 f"{prefix}-topology", api_version=KUEUE_API, kind="Topology", metadata=meta(topology_name(cfg)),
                 spec={"levels": [{"nodeLabel": level} for level in kueue.topology_levels]},
                 opts=k8s_opts(immutable=KUEUE_IMMUTABLE["Topology"]))
-        for pool in rdma_pools:
-            spec: dict = {"nodeLabels": {POOL_LABEL: pool}, "topologyName": topology_name(cfg)}
+        for pool in rdma_pools + shared_pools(cfg):
+            # Shared (time-sliced or MIG) pools are not in the Compute Cluster: no RDMA topology to schedule by.
+            spec: dict = {"nodeLabels": {POOL_LABEL: pool}}
+            if pool in rdma_pools:
+                spec["topologyName"] = topology_name(cfg)
             if cfg.node_pools[pool].gpus:
                 spec["tolerations"] = [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
             self.resource_flavors[pool] = k8s.apiextensions.CustomResource(
                 f"{prefix}-flavor-{pool}", api_version=KUEUE_API, kind="ResourceFlavor",
                 metadata=meta(flavor_name(cfg, pool)), spec=spec,
-                opts=k8s_opts(self.topology, immutable=KUEUE_IMMUTABLE["ResourceFlavor"]))
+                opts=k8s_opts(*([self.topology] if pool in rdma_pools and self.topology else []),
+                              immutable=KUEUE_IMMUTABLE["ResourceFlavor"]))
 
         self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}

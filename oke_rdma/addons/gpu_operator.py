@@ -18,13 +18,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import yaml
+
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
+from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
+from oke_rdma.schema import _key
 
 #: The taint key of GPU nodes (OKE docs, "Running Applications on GPU-based Nodes"; checked 2026-11-30).
 GPU_TAINT_KEY = "nvidia.com/gpu"
 #: The extended resource NVIDIA's device plugin advertises (NVIDIA k8s-device-plugin README; checked 2026-11-30);
 #: the platform's ResourceQuotas and Kueue's ClusterQueues count it.
 GPU_RESOURCE = "nvidia.com/gpu"
+#: The ConfigMap (created by the chart in the operator's namespace) of the device plugin's named configurations
+#: (chart values ``devicePlugin.config``); nodes pick one by the ``nvidia.com/device-plugin.config`` label
+#: (``oke_rdma.sharing``), the others use the default.
+DEVICE_PLUGIN_CONFIGMAP = "okerdma-device-plugin"
+DEFAULT_DEVICE_PLUGIN_CONFIG = "exclusive"
+#: The ConfigMap holding the DCGM exporter's metrics list (chart values ``dcgmExporter.config``; key
+#: ``dcgm-metrics.csv``): ``oke_rdma/monitoring/dcgm-metrics.csv``.
+DCGM_METRICS_CONFIGMAP = "okerdma-dcgm-metrics"
+
+
+def device_plugin_config_text(extra: dict[str, Any]) -> str:
+    """A device-plugin config file (``version: v1``, MIG strategy ``single`` like the operator's ``mig.strategy``)
+    with ``extra`` (e.g. ``sharing.timeSlicing``) added."""
+    return yaml.safe_dump({"version": "v1", "flags": {"migStrategy": "single"}, **extra}, sort_keys=False)
 
 
 def _get(values: dict[str, Any], *path: str) -> Any:
@@ -51,16 +69,45 @@ class GpuOperatorRelease(HelmRelease):
 
 def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
     """No driver container (OKE images ship it), CDI and the device plugin on, GPU-taint tolerations; the DCGM
-    exporter's ServiceMonitor only with kube-prometheus-stack."""
+    exporter's ServiceMonitor only with kube-prometheus-stack. GPU sharing and monitoring (``oke_rdma.sharing``):
+    the device plugin's named configurations (default ``exclusive``; the stack adds one per time-slicing replica
+    count its pools use), ``mig.strategy: single`` and the DCGM exporter's metrics list
+    (``oke_rdma/monitoring/dcgm-metrics.csv``: the ECC and NVLink error counters the alerts read)."""
     toleration = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
     return {
         "driver": {"enabled": False},  # OKE GPU images ship the NVIDIA driver
         "cdi": {"enabled": True},
-        "devicePlugin": {"enabled": True},
-        "dcgmExporter": {"serviceMonitor": {"enabled": "kubePrometheusStack" in context.enabled}},
+        "devicePlugin": {"enabled": True, "config": {
+            "create": True, "name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_CONFIG,
+            "data": {DEFAULT_DEVICE_PLUGIN_CONFIG: device_plugin_config_text({})}}},
+        "mig": {"strategy": "single"},
+        "dcgmExporter": {"serviceMonitor": {"enabled": "kubePrometheusStack" in context.enabled},
+                         "config": {"create": True, "name": DCGM_METRICS_CONFIGMAP,
+                                    "data": DCGM_METRICS_CSV.read_text()}},
         "daemonsets": {"tolerations": [toleration]},
         "node-feature-discovery": {"worker": {"tolerations": [toleration]}},
     }
+
+
+#: The device plugin's switch for its XID health check (k8s-device-plugin internal/rm/health.go).
+HEALTHCHECK_ENV = "DP_DISABLE_HEALTHCHECKS"
+
+
+def checks(cfg: GpuOperatorRelease, at: tuple[str, ...]) -> list[str]:
+    """The device plugin's GPU health check stays on: ``DP_DISABLE_HEALTHCHECKS`` in ``devicePlugin.env`` (any value:
+    ``all``, ``xids`` or a list of XIDs) is refused, since it keeps a failing GPU schedulable."""
+    env = _get(cfg.values, "devicePlugin", "env")
+    entries = env if isinstance(env, list) else []
+    problems = []
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict) and str(entry.get("name", "")).strip().upper() == HEALTHCHECK_ENV:
+            problems.append(f"{_key(at + ('values', 'devicePlugin', 'env', str(i)))}: {HEALTHCHECK_ENV} turns off "
+                            f"the device plugin's XID health check, so a failing GPU stays schedulable; remove it "
+                            f"(application XIDs 13, 31, 43, 45, 68, 109 are already ignored)")
+    if env is not None and not isinstance(env, list):
+        problems.append(f"{_key(at + ('values', 'devicePlugin', 'env'))}: expected a list of {{name, value}} "
+                        f"environment variables; write it as a list")
+    return problems
 
 
 ADDON = AddOn(
@@ -72,10 +119,13 @@ ADDON = AddOn(
     pod_security=PRIVILEGED,
     values=values,
     after=("kubePrometheusStack",),  # the DCGM exporter's ServiceMonitor needs the monitoring.coreos.com CRD
+    checks=checks,
     crds=("nvidia.com",),
     value_shapes=(
         (("driver",), "map"), (("driver", "enabled"), "false"), (("cdi",), "map"), (("cdi", "enabled"), "bool"),
-        (("devicePlugin",), "map"), (("devicePlugin", "enabled"), "bool"), (("dcgmExporter",), "map"),
+        (("devicePlugin",), "map"), (("devicePlugin", "enabled"), "bool"), (("devicePlugin", "config"), "map"),
+        (("devicePlugin", "config", "data"), "map"), (("mig",), "map"), (("dcgmExporter",), "map"),
+        (("dcgmExporter", "config"), "map"),
         (("dcgmExporter", "serviceMonitor"), "map"), (("dcgmExporter", "serviceMonitor", "enabled"), "bool"),
         (("daemonsets",), "map"), (("daemonsets", "tolerations"), "list"), (("node-feature-discovery",), "map"),
         (("node-feature-discovery", "worker"), "map"), (("node-feature-discovery", "worker", "tolerations"), "list"),

@@ -87,7 +87,11 @@ def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str,
     grafana: dict[str, Any] = (
         {"admin": {"existingSecret": GRAFANA_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"}}
         if cfg.grafana_admin_password is not None else {"adminPassword": ""})  # "": the chart generates one
-    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana}
+    # kube_node_labels / kube_namespace_labels carry only allow-listed labels: the pool and tenant labels the GPU
+    # metering rules join on (oke_rdma/monitoring/rules/gpu-metering.yaml; kube-state-metrics chart 7.5.1
+    # values.yaml, metricLabelsAllowlist).
+    ksm = {"metricLabelsAllowlist": ["nodes=[okerdma.io/node-pool]", "namespaces=[okerdma.io/tenant]"]}
+    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana, "kube-state-metrics": ksm}
 
 
 def _password_paths(value: Any, at: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -142,6 +146,7 @@ ADDON = AddOn(
     value_shapes=(
         (("prometheus",), "map"), (("prometheus", "prometheusSpec"), "map"),
         (("prometheus", "prometheusSpec", "storageSpec"), "map"), (("grafana",), "map"), (("grafana", "admin"), "map"),
+        (("kube-state-metrics",), "map"), (("kube-state-metrics", "metricLabelsAllowlist"), "list"),
     ),
     checks=checks,
     prepare=prepare,

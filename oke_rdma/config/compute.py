@@ -20,6 +20,7 @@ from pydantic import Field, field_validator
 from ..facts.shapes import (COMPUTE_CLUSTER_SHAPES, FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU,  # noqa: F401 - re-exported
                             FLEX_SHAPE_LIMITS, NVIDIA_GPUS_PER_SHAPE)
 from ._base import _FD_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _Model, _ocid
+from .fleet import GpuSharing
 
 
 #: NVIDIA GPUs per node (``oke_rdma.facts.shapes``: the Compute Shapes tables); CPU-only RDMA shapes offer none.
@@ -35,6 +36,9 @@ MAX_EVICTION_GRACE_MINUTES = 60
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
 PROGRAM_NODE_LABELS = ("okerdma.io/node-pool", "okerdma.io/local-nvme")
+#: Node labels the program derives from ``gpuSharing`` (``oke_rdma.sharing``; NVIDIA GPU Operator docs
+#: "Time-Slicing GPUs in Kubernetes" and "GPU Operator with MIG"): a user label must not contradict them.
+SHARING_NODE_LABELS = ("okerdma.io/gpu-sharing", "nvidia.com/device-plugin.config", "nvidia.com/mig.config")
 #: Labels in the kubernetes.io / k8s.io namespaces a kubelet may set on its own Node (Kubernetes docs, kubelet
 #: ``--node-labels`` and "NodeRestriction"): these, plus any under ``kubelet.kubernetes.io/`` or
 #: ``node.kubernetes.io/``. The kubelet and OCI's cloud controller set these from the node itself, so a pool-wide
@@ -228,6 +232,8 @@ class NodePool(_Model):
     cycling: Cycling = Cycling()
     are_legacy_imds_endpoints_disabled: bool = True
     is_pv_encryption_in_transit_enabled: bool = True
+    #: How the pool's GPUs are shared (``oke_rdma.config.fleet``): exclusive by default.
+    gpu_sharing: GpuSharing = GpuSharing()
     preemptible: Optional[Preemptible] = None
     local_nvme: LocalNvme = LocalNvme()
 

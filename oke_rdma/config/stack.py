@@ -15,6 +15,7 @@ from .network import Network
 from .platform import Platform
 from .storage import Storage
 from .tenants import Iam, Tenant
+from .fleet import Metering
 
 #: Longest free-form tag key and value OCI accepts, in characters (OCI Tagging docs, "Tagging Limits").
 MAX_TAG_KEY_CHARS, MAX_TAG_VALUE_CHARS = 100, 256
@@ -62,6 +63,7 @@ class StackConfig(_Model):
     platform: Platform = Platform()
     tenants: dict[str, Tenant] = Field(default_factory=dict)
     iam: Iam = Iam()
+    metering: Metering = Metering()
 
     # The tenancy is the root compartment, so its OCID is a valid compartmentId too.
     _compartment = field_validator("compartment_id")(lambda v: _ocid("compartment", v, "tenancy"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
@@ -39,6 +39,8 @@ class Tenant(_Model):
     #: Workload Identity: service account name → its grants (see ``oke_rdma.config.workload_identity``).
     service_accounts: dict[str, ServiceAccount] = Field(default_factory=dict)
     quota: TenantQuota = TenantQuota()
+    #: ``dedicated`` (default): never scheduled on a shared (time-sliced or MIG) pool; ``shared``: may be.
+    isolation: Literal["dedicated", "shared"] = "dedicated"
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 

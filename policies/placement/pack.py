@@ -12,16 +12,17 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.placement`
-    from . import placement
+    from . import placement, sharing
 else:  # run by the Pulumi CLI from inside policies/placement/
     import placement
+    import sharing
 
 PACK_NAME = "oke-rdma-placement"
 PACK_DESCRIPTION = ("Placement guardrails for GPU/RDMA training on OKE: RDMA node pools in one Compute Cluster's "
                     "availability domain, on an enhanced cluster, with RDMA shapes.")
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *sharing.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

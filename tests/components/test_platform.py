@@ -84,8 +84,8 @@ def test_release_values():
     gpu = releases["gpu-operator"].inputs["values"]
     assert gpu["driver"] == {"enabled": False}
     assert gpu["cdi"] == {"enabled": True}
-    assert gpu["devicePlugin"] == {"enabled": True}
-    assert gpu["dcgmExporter"] == {"serviceMonitor": {"enabled": True}}
+    assert gpu["devicePlugin"]["enabled"] is True
+    assert gpu["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in gpu["daemonsets"]["tolerations"]
 
 
@@ -144,7 +144,7 @@ def test_disabled_releases_are_skipped():
     assert set(_namespaces(run)) == {"gpu-operator", "kueue-system", "research", "analytics"}
     # Without kube-prometheus-stack there is no ServiceMonitor CRD: no dependency, no ServiceMonitor.
     gpu = releases["gpu-operator"]
-    assert gpu.inputs["values"]["dcgmExporter"] == {"serviceMonitor": {"enabled": False}}
+    assert gpu.inputs["values"]["dcgmExporter"]["serviceMonitor"] == {"enabled": False}
     assert gpu.dependencies == [_namespaces(run)["gpu-operator"].urn]
     assert set(platform.releases) == {"gpuOperator", "kueue"}
 
@@ -165,7 +165,8 @@ def test_user_values_merge_over_ours():
                             "keda": {"values": {"resources": {"operator": {"limits": {"memory": "1Gi"}}}}}})
     releases = _releases(run)
     gpu = releases["gpu-operator"].inputs["values"]
-    assert gpu["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": True}}  # maps merge
+    assert gpu["dcgmExporter"]["enabled"] is True and gpu["dcgmExporter"]["serviceMonitor"] == {"enabled": True}
+    assert gpu["dcgmExporter"]["config"]["name"] == "okerdma-dcgm-metrics"  # maps merge: ours kept
     assert gpu["cdi"] == {"enabled": True, "default": True}
     assert gpu["daemonsets"] == {"tolerations": []}  # a list replaces ours
     assert gpu["driver"] == {"enabled": False}

@@ -178,16 +178,16 @@ def test_gpus_per_shape_covers_the_rdma_shapes():
 
 # --- the topology labeler ------------------------------------------------------------------------------------------
 def test_labeler_off_by_default(dev):
-    assert not of_type(dev.resources, "kubernetes:apps/v1:DaemonSet")
+    assert not [d for d in of_type(dev.resources, "kubernetes:apps/v1:DaemonSet") if "labeler" in d.name]
 
 
 def test_labeler_daemonset_least_privilege():
     run = _run(platform={"kueue": {"topologyLabeler": {"enabled": True}}})
     ns = one(run.resources, "kubernetes:core/v1:Namespace", "okerdma-dev-ns-oke-rdma-topology")
     assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
-    role = one(run.resources, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+    role = one(run.resources, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "okerdma-dev-labeler-role")
     assert role.inputs["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
-    ds = one(run.resources, "kubernetes:apps/v1:DaemonSet")
+    ds = one(run.resources, "kubernetes:apps/v1:DaemonSet", "okerdma-dev-labeler")
     pod = ds.inputs["spec"]["template"]["spec"]
     assert pod["hostNetwork"] is True and pod["serviceAccountName"] == "rdma-topology-labeler"
     [container] = pod["containers"]

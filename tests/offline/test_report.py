@@ -33,14 +33,14 @@ def test_the_dev_summary_fits_80_lines_of_100_columns_and_counts_nsg_rules_per_n
     assert len(lines) <= 80, len(lines)
     tables = out.split("\nResources:")[0].splitlines()[2:] + out.split("\nOutputs:\n")[1].splitlines()
     assert max(len(line) for line in tables) <= DEFAULT_WIDTH  # messages and IAM statements are never cut
-    assert "Components and top-level resources (9) of pulumi:pulumi:Stack oke-rdma-dev:" in out
+    assert "Components and top-level resources (12) of pulumi:pulumi:Stack oke-rdma-dev:" in out
     network = next(line for line in lines if line.startswith(" +  okerdma-dev-network "))
     rules = next(line for line in lines if line.strip().startswith("NSG rules:"))
     assert "5 NetworkSecurityGroup" in network and "57 NSG rules" in rules and "controlPlane" in rules
     assert out.count("Allow any-user to manage file-family") == 1  # IAM shown once
     assert "    policyStatements: (see IAM statements)" in out
     doc = json.loads((tmp_path / "p.json").read_text())
-    assert len(doc["resources"]) == 121 and len(doc["outputs"]["policyStatements"]) == 8  # the JSON keeps all
+    assert len(doc["resources"]) == 138 and len(doc["outputs"]["policyStatements"]) == 8  # the JSON keeps all
 
 
 def test_details_show_the_whole_tree_and_every_output(capsys):
@@ -58,7 +58,7 @@ def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_p
     code, out, _ = _run(capsys, "--config-file", str(tmp_path / "Pulumi.dev.yaml"), "--previous",
                         str(tmp_path / "old.json"))
     assert code == 0
-    assert "Changes (1; 121 unchanged not listed):" in out
+    assert "Changes (1; 138 unchanged not listed):" in out
     assert " ~   oci:ContainerEngine/nodePool:NodePool okerdma-dev-gpu update [diff: ~nodeConfigDetails.size]" in out
     assert "okerdma-dev-system" not in out.split("Changes (")[1].split("Resources:")[0]
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ..stack import StackConfig
 from .compute import check_pools
+from .fleet import check_fleet
 from .network import check_network
 from .oci_facts import check_image_regions, check_oci_facts, check_ocid_regions
 from .platform import check_platform
@@ -20,7 +21,7 @@ from .workload_identity import check_workload_identity
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
-    check_platform, check_quotas, check_ocid_regions, check_oci_facts,
+    check_platform, check_quotas, check_ocid_regions, check_oci_facts, check_fleet,
 )
 
 

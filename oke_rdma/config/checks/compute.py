@@ -12,7 +12,7 @@ from ...facts.shapes import SHAPES, nvme_drives
 from .._base import _K8S_NAME_RE, _key
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
                        KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, ComputeCluster, NodePool, PROGRAM_NODE_LABELS,
-                       RDMA_SHAPES)
+                       RDMA_SHAPES, SHARING_NODE_LABELS)
 from ..stack import StackConfig
 
 
@@ -88,6 +88,9 @@ def _label_problem(key: str) -> Optional[str]:
         what = ("to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes by it)"
                 if key == PROGRAM_NODE_LABELS[0] else "from the pool's localNvme setting")
         return f"is set by oke-rdma {what}; remove it (use your own key, like okerdma.io/role)"
+    if key in SHARING_NODE_LABELS:
+        return ("is set by oke-rdma from the pool's gpuSharing (the device plugin, MIG manager, policy pack and "
+                "in-cluster guard read it); remove it and set gpuSharing instead")
     prefix = key.rpartition("/")[0]
     k8s = any(prefix == d or prefix.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
     if not k8s:

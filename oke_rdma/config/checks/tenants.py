@@ -9,6 +9,7 @@ from typing import Optional
 from .._base import _K8S_NAME_RE, _key, RESERVED_NAMESPACES
 from ..compute import RDMA_SHAPES
 from ..stack import StackConfig
+from .fleet import pool_gpu_units, shared_pools, tenant_pools
 from .platform import platform_namespaces
 
 
@@ -33,34 +34,38 @@ def check_tenants(cfg: StackConfig) -> list[str]:
 
 
 def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
-    """RDMA pool name → the GPUs it can ever offer (``size`` × GPUs per node); None when the GPUs per node are unknown
-    (a shape not in :data:`GPUS_PER_SHAPE` without ``gpusPerNode``)."""
-    return {name: (None if pool.gpus is None else pool.size * pool.gpus) for name, pool in cfg.rdma_pools.items()}
+    """Pool name → the ``nvidia.com/gpu`` it can ever offer (:func:`oke_rdma.config.checks.fleet.pool_gpu_units`),
+    for every RDMA pool and every shared GPU pool; None when the GPUs per node are unknown (a shape not in
+    :data:`GPUS_PER_SHAPE` without ``gpusPerNode``)."""
+    return {name: pool_gpu_units(cfg, name) for name in [*cfg.rdma_pools, *shared_pools(cfg)]}
 
 
 def check_quotas(cfg: StackConfig) -> list[str]:
-    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — every RDMA pool's
-    ResourceFlavor — can ever offer; Kueue would admit work no node can run."""
+    """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — the RDMA pools, and
+    the shared pools for a ``shared`` tenant (:func:`oke_rdma.config.checks.fleet.tenant_pools`) — can ever offer;
+    Kueue would admit work no node can run."""
     problems: list[str] = []
     capacity = pool_gpus(cfg)
-    refused = [n for n in capacity if cfg.node_pools[n].shape.startswith("VM.")
+    refused = [n for n in cfg.rdma_pools if cfg.node_pools[n].shape.startswith("VM.")
                or (cfg.node_pools[n].shape not in RDMA_SHAPES and not cfg.node_pools[n].allow_unlisted_rdma_shape)]
     if refused:
         return []  # the placement rules refuse these pools' shapes already; their capacity means nothing yet
-    unknown = sorted(n for n, g in capacity.items() if g is None)
-    total = sum(g for g in capacity.values() if g is not None)
     for name, tenant in cfg.tenants.items():
         q = tenant.quota
         at = _key(("tenants", name, "quota", "gpu"))
         if q.gpu + q.gpu_borrowing_limit == 0:
             continue
+        pools = tenant_pools(cfg, name)
+        unknown = sorted(n for n in pools if capacity[n] is None)
+        total = sum(capacity[n] or 0 for n in pools)
         if unknown:
             problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
                             f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
                             f"oke-rdma:nodePools.{unknown[0]}.gpusPerNode")
         elif q.gpu + q.gpu_borrowing_limit > total:
-            pools = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in capacity)
+            listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
+            what = "RDMA and shared pools" if tenant.isolation == "shared" else "RDMA pools"
             problems.append(f"{at}: {q.gpu} GPUs (+{q.gpu_borrowing_limit} borrowable) is more than the {total} "
-                            f"GPUs the RDMA pools can ever offer ({pools or 'no RDMA pool'}); lower it or grow "
+                            f"GPUs the {what} can ever offer ({listed or 'no such pool'}); lower it or grow "
                             f"the pools")
     return problems

@@ -467,3 +467,31 @@ def rdma_pool_shape_without_rdma(bad):
     node_pool(shape="VM.Standard.E5.Flex" if bad else "BM.GPU.H100.8")
 
 
+
+
+@case("placement", "dedicated-tenant-not-on-shared-pool")
+def dedicated_tenant_queue_on_a_time_sliced_pool(bad):
+    """A dedicated tenant's Kueue ClusterQueue given the flavor of a time-sliced GPU pool, whose GPUs other tenants'
+    pods share; the control gives it the exclusive pool's flavor."""
+    for pool, sharing in (("exclusive", "exclusive"), ("shared", "time-slicing")):
+        oci.containerengine.NodePool(
+            pool, cluster_id="ocid1.cluster.oc1..aaaacluster", compartment_id=C, node_shape="VM.GPU.A10.2",
+            node_metadata={"areLegacyImdsEndpointsDisabled": "true"},
+            initial_node_labels=[{"key": "okerdma.io/node-pool", "value": pool},
+                                 {"key": "okerdma.io/gpu-sharing", "value": sharing}],
+            node_config_details={"size": 1, "is_pv_encryption_in_transit_enabled": True,
+                                 "nsg_ids": ["ocid1.networksecuritygroup.oc1..aaaaworkers"],
+                                 "placement_configs": [{"availability_domain": "AD-1",
+                                                        "subnet_id": "ocid1.subnet.oc1..aaaasub"}]})
+        k8s.apiextensions.CustomResource(f"flavor-{pool}", api_version="kueue.x-k8s.io/v1beta2",
+                                         kind="ResourceFlavor", metadata={"name": pool},
+                                         spec={"nodeLabels": {"okerdma.io/node-pool": pool}})
+    k8s.core.v1.Namespace("ns-research", metadata={"name": "research", "labels": {
+        PSA: "restricted", "okerdma.io/isolation": "dedicated"}})
+    k8s.apiextensions.CustomResource("cq-research", api_version="kueue.x-k8s.io/v1beta2", kind="ClusterQueue",
+                                     metadata={"name": "research"}, spec={
+                                         "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name":
+                                                                               "research"}},
+                                         "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+                                             {"name": "shared" if bad else "exclusive",
+                                              "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "2"}]}]}]})

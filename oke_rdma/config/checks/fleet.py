@@ -1,0 +1,98 @@
+"""Rules of GPU sharing, tenant isolation and the metering tariff that read several keys of the stack config, and the
+values derived from them: which pools are shared, which pools each tenant's flavors cover, how many
+``nvidia.com/gpu`` a pool offers. The models are in ``oke_rdma.config.fleet``, which imports nothing back."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from .._base import _key
+from ..fleet import MAX_TIME_SLICING_REPLICAS, MIG, MIG_GPU_OF_SHAPE, MIG_PROFILES, TIME_SLICING, mig_instances
+from ..stack import StackConfig
+
+
+def check_fleet(cfg: StackConfig) -> list[str]:
+    """GPU sharing, isolation and tariff rules.
+
+    :returns: one ``oke-rdma:<key path>: <problem>; <fix>`` line per problem: sharing on a pool without GPUs or on
+        an RDMA pool, ``replicas`` or ``profile`` missing or given for the wrong mode, a MIG profile the pool's GPU
+        does not offer (or a GPU without MIG), a price for a pool that does not exist.
+    """
+    problems: list[str] = []
+    for name, pool in cfg.node_pools.items():
+        sharing = pool.gpu_sharing
+        at = ("nodePools", name, "gpuSharing")
+        if sharing.replicas is not None and sharing.mode != TIME_SLICING:
+            problems.append(f"{_key(at + ('replicas',))}: only for mode timeSlicing (mode is {sharing.mode}); "
+                            f"remove it or set mode: timeSlicing")
+        if sharing.profile is not None and sharing.mode != MIG:
+            problems.append(f"{_key(at + ('profile',))}: only for mode mig (mode is {sharing.mode}); remove it or "
+                            f"set mode: mig")
+        if not sharing.shared:
+            continue
+        if pool.rdma:
+            problems.append(f"{_key(at + ('mode',))}: RDMA pools stay exclusive (a training rank owns its node's GPUs "
+                            f"and RDMA NICs); remove gpuSharing or share a separate non-RDMA GPU pool")
+            continue
+        if not pool.gpus:
+            problems.append(f"{_key(at + ('mode',))}: {pool.shape} has no NVIDIA GPUs to share"
+                            f"{'' if pool.gpus == 0 else ' (or gpusPerNode is unset)'}; remove gpuSharing or pick a "
+                            f"GPU shape")
+            continue
+        if not cfg.platform.gpu_operator.device_plugin:
+            problems.append(f"{_key(at + ('mode',))}: GPU sharing is done by the GPU Operator's device plugin, which "
+                            f"is off (platform.gpuOperator.enabled or its values.devicePlugin.enabled is false); turn it "
+                            f"on or remove gpuSharing")
+        elif sharing.mode == MIG and _mig_manager_off(cfg):
+            problems.append(f"{_key(at + ('mode',))}: MIG needs the GPU Operator's MIG manager, which "
+                            f"platform.gpuOperator.values.migManager.enabled turns off; turn it on or use timeSlicing")
+        if sharing.mode == TIME_SLICING and sharing.replicas is None:
+            problems.append(f"{_key(at + ('replicas',))}: timeSlicing needs the number of pods per GPU; set replicas "
+                            f"from 2 to {MAX_TIME_SLICING_REPLICAS}")
+        if sharing.mode == MIG:
+            gpu = MIG_GPU_OF_SHAPE.get(pool.shape)
+            if gpu is None:
+                capable = ", ".join(f"{s} ({g})" for s, g in MIG_GPU_OF_SHAPE.items())
+                problems.append(f"{_key(at + ('mode',))}: {pool.shape} has no MIG-capable GPU oke-rdma knows (MIG "
+                                f"runs on A100/H100/H200-class GPUs: {capable}); use timeSlicing or one of those")
+            elif sharing.profile not in MIG_PROFILES[gpu]:
+                got = "is missing" if sharing.profile is None else f"{sharing.profile!r} is not a MIG profile of the {gpu}"
+                problems.append(f"{_key(at + ('profile',))}: {got}; pick one of {', '.join(MIG_PROFILES[gpu])}")
+    for pool in cfg.metering.pool_prices:
+        if pool not in cfg.node_pools:
+            problems.append(f"{_key(('metering', 'poolPrices', pool))}: there is no node pool {pool!r}; use one of "
+                            f"{', '.join(sorted(cfg.node_pools))}")
+    return problems
+
+
+def _mig_manager_off(cfg: StackConfig) -> bool:
+    manager = cfg.platform.gpu_operator.values.get("migManager")
+    return isinstance(manager, dict) and manager.get("enabled") is False
+
+
+def shared_pools(cfg: StackConfig) -> list[str]:
+    """Node pools whose GPUs are shared (time-sliced or MIG), in config order."""
+    return [n for n, p in cfg.node_pools.items() if p.gpu_sharing.shared]
+
+
+def tenant_pools(cfg: StackConfig, tenant: str) -> list[str]:
+    """The pools tenant ``tenant``'s Kueue flavors cover, in the order its quota fills them: for a ``shared`` tenant
+    the shared pools first, then every RDMA pool; for a ``dedicated`` tenant the RDMA pools only (never a shared
+    pool)."""
+    if cfg.tenants[tenant].isolation == "shared":
+        return shared_pools(cfg) + list(cfg.rdma_pools)
+    return list(cfg.rdma_pools)
+
+
+def pool_gpu_units(cfg: StackConfig, pool: str) -> Optional[int]:
+    """The ``nvidia.com/gpu`` a pool can ever offer: ``size`` × GPUs per node × (time-slicing replicas, or MIG
+    instances per GPU, or 1); None when the GPUs per node or the MIG profile are unknown."""
+    p = cfg.node_pools[pool]
+    if p.gpus is None:
+        return None
+    per_gpu: Optional[int] = 1
+    if p.gpu_sharing.mode == TIME_SLICING:
+        per_gpu = p.gpu_sharing.replicas
+    elif p.gpu_sharing.mode == MIG:
+        per_gpu = mig_instances(p.shape, p.gpu_sharing.profile or "")
+    return None if per_gpu is None else p.size * p.gpus * per_gpu

@@ -1,0 +1,186 @@
+"""The in-cluster guard's ValidatingAdmissionPolicies: their CEL expressions evaluated against allowed and denied
+pod manifests, and the objects validated against the Kubernetes 1.34 OpenAPI schema.
+
+CEL engine: cel-python (celpy), an implementation of the CEL specification. Kubernetes evaluates the same
+expressions with cel-go plus Kubernetes' libraries (lists, regex, URLs, quantities, ``strings`` extensions) and
+type-checks them against the Pod schema when the policy is created; the guard uses only standard CEL (``has``,
+``exists``, ``all``, ``in``, ``matches`` with RE2 syntax, the ternary operator, list concatenation), which both
+engines define alike, so no Kubernetes-only function is exercised here or relied on. What cel-python does not do:
+the admission-time type check against the schema (kubernetes-validate checks the objects' shape instead), cost
+limits, and VAP's lazy ``variables`` (emulated: each variable evaluated in order, then the validations).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import celpy
+import kubernetes_validate
+import pytest
+
+from oke_rdma.guard import POOL_LABEL, RDMA_LABEL, policies, tenant_labels
+
+OBJECTS = policies("okerdma-dev", {"research": ["gpu"], "analytics": ["gpu", "shared"]},
+                   {"research": "research", "analytics": "analytics"}, ["gpu-operator", "monitoring"])
+ENV = celpy.Environment()
+
+
+def _policy(name: str) -> dict:
+    return next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == name)
+
+
+def _cel_map(values: dict[str, Any]) -> Any:
+    return celpy.celtypes.MapType({celpy.celtypes.StringType(k): v for k, v in values.items()})
+
+
+def failures(policy: dict, pod: dict) -> list[str]:
+    """The messages of ``policy``'s validations that refuse ``pod`` (empty: admitted). Variables are evaluated in
+    order, each seeing the ones before it, as the API server composes them."""
+    obj = celpy.json_to_cel(pod)
+    variables: dict[str, Any] = {}
+    for var in policy["spec"].get("variables", []):
+        variables[var["name"]] = ENV.program(ENV.compile(var["expression"])).evaluate(
+            {"object": obj, "variables": _cel_map(variables)})
+    activation = {"object": obj, "variables": _cel_map(variables)}
+    refused = []
+    for check in policy["spec"]["validations"]:
+        result = ENV.program(ENV.compile(check["expression"])).evaluate(activation)
+        assert isinstance(result, celpy.celtypes.BoolType), f"{check['expression']} gave {result!r}"
+        if not result:
+            refused.append(check.get("message") or str(ENV.program(ENV.compile(check["messageExpression"]))
+                                                      .evaluate(activation)))
+    return refused
+
+
+def pod(**spec: Any) -> dict:
+    base = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "analytics"},
+            "spec": {"containers": [{"name": "main", "image": "busybox"}]}}
+    base["spec"].update(spec)
+    return base
+
+
+def container(**fields: Any) -> dict:
+    return {"name": "c", "image": "busybox", **fields}
+
+
+def caps(*add: str) -> dict:
+    return container(securityContext={"capabilities": {"add": list(add)}})
+
+
+RDMA = _policy("okerdma-dev-rdma-privileges")
+
+
+@pytest.mark.parametrize("manifest", [
+    pod(),
+    pod(hostNetwork=False),
+    pod(containers=[container(securityContext={"privileged": False, "runAsNonRoot": True})]),
+    pod(containers=[caps("NET_BIND_SERVICE")]),
+    pod(containers=[container(securityContext={"capabilities": {"drop": ["ALL"]}})]),
+    pod(volumes=[{"name": "d", "hostPath": {"path": "/data"}}, {"name": "e", "emptyDir": {}}]),
+    pod(volumes=[{"name": "d", "hostPath": {"path": "/dev/shm"}}]),
+    pod(volumes=[{"name": "d", "hostPath": {"path": "/devices"}}]),
+], ids=["plain", "hostNetwork-false", "privileged-false", "other-capability", "drop-all", "other-hostpath",
+        "dev-shm", "devices-prefix"])
+def test_rdma_privileges_policy_admits_ordinary_pods(manifest):
+    """Pods with no RDMA privilege pass the RDMA-privileges policy."""
+    assert failures(RDMA, manifest) == []
+
+
+@pytest.mark.parametrize("manifest,message", [
+    (pod(hostNetwork=True), "hostNetwork"),
+    (pod(containers=[container(securityContext={"privileged": True})]), "privileged"),
+    (pod(initContainers=[container(securityContext={"privileged": True})]), "privileged"),
+    (pod(ephemeralContainers=[container(securityContext={"privileged": True})]), "privileged"),
+    (pod(containers=[caps("IPC_LOCK")]), "IPC_LOCK"),
+    (pod(containers=[caps("CAP_IPC_LOCK")]), "IPC_LOCK"),
+    (pod(containers=[caps("ipc_lock")]), "IPC_LOCK"),
+    (pod(containers=[caps("ALL")]), "IPC_LOCK"),
+    (pod(initContainers=[caps("NET_ADMIN", "IPC_LOCK")]), "IPC_LOCK"),
+    (pod(volumes=[{"name": "ib", "hostPath": {"path": "/dev/infiniband"}}]), "/dev/infiniband"),
+    (pod(volumes=[{"name": "ib", "hostPath": {"path": "/dev/infiniband/uverbs0", "type": "CharDevice"}}]),
+     "/dev/infiniband"),
+    (pod(volumes=[{"name": "ib", "hostPath": {"path": "/dev"}}]), "/dev/infiniband"),
+    (pod(volumes=[{"name": "ib", "hostPath": {"path": "/"}}]), "/dev/infiniband"),
+    (pod(volumes=[{"name": "ib", "hostPath": {"path": "//dev//infiniband/"}}]), "/dev/infiniband"),
+], ids=["hostNetwork", "privileged", "privileged-init", "privileged-ephemeral", "ipc-lock", "cap-ipc-lock",
+        "lowercase", "all", "init-ipc-lock", "infiniband", "uverbs", "dev", "root", "double-slashes"])
+def test_rdma_privileges_policy_denies_each_rdma_privilege(manifest, message):
+    """hostNetwork, privileged (any container kind), IPC_LOCK in every spelling (or ALL) and hostPaths exposing
+    /dev/infiniband are refused outside RDMA namespaces."""
+    found = failures(RDMA, manifest)
+    assert found and any(message in m for m in found), found
+
+
+def test_rdma_privileges_binding_spares_rdma_tenants_platform_and_system_namespaces():
+    """The binding selects every namespace except those labelled okerdma.io/rdma=true, the platform's and the
+    system namespaces; the tenant namespace labels carry that flag."""
+    binding = next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicyBinding"
+                   and o["spec"]["policyName"] == "okerdma-dev-rdma-privileges")
+    exprs = binding["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"]
+    assert {"key": RDMA_LABEL, "operator": "NotIn", "values": ["true"]} in exprs
+    exempt = next(e for e in exprs if e["key"] == "kubernetes.io/metadata.name")["values"]
+    assert {"kube-system", "gpu-operator", "monitoring"} <= set(exempt) and "research" not in exempt
+    assert binding["spec"]["validationActions"] == ["Deny"]
+    assert tenant_labels("research", True, "dedicated")[RDMA_LABEL] == "true"
+    assert tenant_labels("analytics", False, "shared")[RDMA_LABEL] == "false"
+
+
+GPU = {"resources": {"limits": {"nvidia.com/gpu": "1"}}}
+TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+@pytest.mark.parametrize("tenant,manifest", [
+    ("research", pod(nodeSelector={POOL_LABEL: "gpu"}, containers=[container(**GPU)], tolerations=[TOLERATION])),
+    ("analytics", pod(nodeSelector={POOL_LABEL: "shared"}, containers=[container(**GPU)])),
+    ("analytics", pod(nodeSelector={POOL_LABEL: "gpu"}, containers=[container(**GPU)])),
+    ("research", pod()),
+    ("research", pod(tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}])),
+    ("research", pod(containers=[container(resources={"requests": {"cpu": "1"}})])),
+], ids=["dedicated-own-pool", "shared-on-shared", "shared-on-exclusive", "cpu-pod", "other-toleration",
+        "cpu-requests"])
+def test_tenant_pools_policy_admits_pods_on_their_pools(tenant, manifest):
+    """GPU pods selecting one of their tenant's pools pass, and pods without GPUs are not concerned."""
+    assert failures(_policy(f"okerdma-dev-tenant-pools-{tenant}"), manifest) == []
+
+
+@pytest.mark.parametrize("tenant,manifest,message", [
+    ("research", pod(containers=[container(**GPU)]), "must select one of its pools"),
+    ("research", pod(nodeSelector={POOL_LABEL: "shared"}, containers=[container(**GPU)]), "in gpu"),
+    ("research", pod(nodeSelector={"okerdma.io/role": "gpu"}, containers=[container(**GPU)]), "must select"),
+    ("research", pod(containers=[container(resources={"requests": {"nvidia.com/gpu": "8"}})]), "must select"),
+    ("research", pod(initContainers=[container(**GPU)]), "must select"),
+    ("research", pod(tolerations=[TOLERATION]), "must select"),
+    ("research", pod(tolerations=[{"operator": "Exists"}]), "must select"),
+    ("research", pod(nodeSelector={POOL_LABEL: "gpu"}, nodeName="10.0.10.5", containers=[container(**GPU)]),
+     "may not name a node"),
+    ("analytics", pod(nodeSelector={POOL_LABEL: "system"}, containers=[container(**GPU)]), "in gpu, shared"),
+], ids=["no-selector", "dedicated-on-shared", "other-label", "requests-only", "init-container", "toleration-only",
+        "keyless-exists", "node-name", "shared-on-cpu-pool"])
+def test_tenant_pools_policy_denies_pods_off_their_pools(tenant, manifest, message):
+    """A GPU pod (requests, limits, init container, or a toleration of the GPU taint) that selects no pool, another
+    tenant's or a shared pool for a dedicated tenant, or names a node, is refused with the allowed pools named."""
+    found = failures(_policy(f"okerdma-dev-tenant-pools-{tenant}"), manifest)
+    assert found and any(message in m for m in found), found
+
+
+def test_a_policy_that_refuses_nothing_would_be_caught():
+    """The harness is not vacuous: dropping a validation lets a denied pod through."""
+    weakened = copy.deepcopy(RDMA)
+    weakened["spec"]["validations"] = weakened["spec"]["validations"][1:]
+    assert failures(weakened, pod(hostNetwork=True)) == []
+
+
+@pytest.mark.parametrize("obj", OBJECTS, ids=lambda o: f"{o['kind']}/{o['metadata']['name']}")
+def test_objects_validate_against_the_kubernetes_schema(obj):
+    """Each policy and binding is a valid admissionregistration.k8s.io/v1 object for Kubernetes 1.34 (strict: no
+    unknown fields)."""
+    assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"
+
+
+def test_schema_validation_catches_a_malformed_binding():
+    """validationActions as a string instead of a list is refused by the schema check."""
+    bad = copy.deepcopy(next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicyBinding"))
+    bad["spec"]["validationActions"] = "Deny"
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, "1.34.0", strict=True)
