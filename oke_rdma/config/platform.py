@@ -348,3 +348,51 @@ def check_platform(cfg: StackConfig) -> list[str]:
                         f"does not fit in the {kps.storage_gb} GB volume with 10% headroom for the WAL; lower it "
                         f"or raise storageGb")
     return problems
+
+
+def check_chart_compatibility(cfg: StackConfig) -> list[str]:
+    """Each enabled release's chart version against what the program creates through it and against the cluster's
+    Kubernetes version, from the compatibility data of :mod:`oke_rdma.facts.charts` (each fact sourced there).
+
+    * a chart version below the first one serving an API or feature the program uses (Kueue below 0.15.0 serves no
+      ``kueue.x-k8s.io/v1beta2``: the first ``pulumi up`` fails with ``no matches for kind``) — one line naming the
+      version, what it lacks, and the first version that fits;
+    * ``cluster.kubernetesVersion`` outside the Kubernetes versions the chart version supports — one line naming both
+      versions, the supported range, and the recorded chart versions that support that Kubernetes version (if any);
+    * a version that is not a semantic version cannot be compared and is refused.
+    """
+    from oke_rdma.facts import charts as facts
+
+    problems: list[str] = []
+    kube = cfg.cluster.kubernetes_version
+    rdma = bool(cfg.rdma_pools)
+    for field, info in Platform.model_fields.items():
+        release = getattr(cfg.platform, field)
+        key = info.alias or field
+        if not release.enabled or key not in facts.CHARTS:
+            continue
+        at = _key(("platform", key, "version"))
+        chart = facts.CHARTS[key]
+        try:
+            missing = facts.unmet_requirements(key, release.version, rdma)
+            support = facts.kubernetes_support(key, release.version)
+        except ValueError:
+            problems.append(f"{at}: {release.version!r} is not a semantic version (like 1.2.3), so its compatibility "
+                            f"with the APIs oke-rdma uses cannot be checked; write the chart's exact version")
+            continue
+        if missing:
+            fits = facts.first_fitting(key, rdma)
+            lacks = "; ".join(f"{r.what} (needed for {r.used_for}; from {r.since}: {r.source})" for r in missing)
+            problems.append(f"{at}: {chart.name} {release.version} lacks {lacks}; set {fits} or newer (default "
+                            f"{type(release).model_fields['version'].default})")
+            continue
+        if support is not None and not facts.fits_kubernetes(support, kube):
+            span = f"{support.kube_min}–{support.kube_max}" if support.kube_max else f"{support.kube_min} or newer"
+            others = [e for e in facts.chart_versions_for_kubernetes(key, kube)
+                      if not facts.unmet_requirements(key, e.charts[0], rdma)]
+            fix = (f"use {chart.name} {others[0].charts[0]} or newer (supports Kubernetes {kube}), or a Kubernetes "
+                   f"version in {span}" if others else f"use a Kubernetes version in {span} (no recorded "
+                   f"{chart.name} version supports {kube})")
+            problems.append(f"{at}: {chart.name} {release.version} supports Kubernetes {span} but "
+                            f"cluster.kubernetesVersion is {kube} ({support.source}); {fix}")
+    return problems
