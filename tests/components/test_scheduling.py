@@ -184,7 +184,7 @@ def test_labeler_daemonset_least_privilege():
     run = _run(platform={"kueue": {"topologyLabeler": {"enabled": True}}})
     ns = one(run.resources, "kubernetes:core/v1:Namespace", "okerdma-dev-ns-oke-rdma-topology")
     assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
-    role = one(run.resources, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
+    role = one(run.resources, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "okerdma-dev-labeler-role")
     assert role.inputs["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
     ds = one(run.resources, "kubernetes:apps/v1:DaemonSet")
     pod = ds.inputs["spec"]["template"]["spec"]
