@@ -47,7 +47,8 @@ platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
                                                       depends_on=cpu_pools or list(compute.node_pools.values())))
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
-    storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
+    storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs,
+    storage.preparation_export_path, [storage.preparation_export] if storage.preparation_export else []))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", WorkloadIdentityArgs(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
 scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],

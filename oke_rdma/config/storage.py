@@ -8,9 +8,10 @@ the File Storage Service".
 from __future__ import annotations
 
 import re
+import zlib
 from typing import TYPE_CHECKING, Literal, Optional
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from ._base import _key, _Model, _ocid
 
@@ -27,6 +28,25 @@ FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS = 30
 _PATH_ELEMENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
 _SUB_PATH_RE = re.compile(rf"^{_PATH_ELEMENT}(/{_PATH_ELEMENT})*$")
 _QUANTITY_RE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti|Pi)$")
+#: POSIX IDs a tenant may own its directory as: not root (0), not below 1000 (system accounts on the nodes' and
+#: images' distributions), not the FSS anonymous ID 65534 (what squashed root becomes: FSS docs "Working with NFS
+#: Export Options", anonymousUid/anonymousGid default 65534), below 2^31 (Kubernetes runAsUser/runAsGroup are int64
+#: but NFSv3 AUTH_SYS carries 32-bit IDs; kept signed-safe).
+MIN_TENANT_ID, ANONYMOUS_ID, MAX_TENANT_ID = 1000, 65534, 2**31 - 1
+#: The platform namespace of the squash-safe preparation Job (``oke_rdma.volumes``); no tenant may use it.
+PREPARATION_NAMESPACE = "oke-rdma-storage"
+#: Derived default IDs fall in [DERIVED_BASE, DERIVED_BASE + DERIVED_SPAN): above the usual human ranges.
+DERIVED_BASE, DERIVED_SPAN = 100000, 900000
+
+
+def derived_id(tenant: str) -> int:
+    """The default UID (and GID) of tenant ``tenant``'s shared-storage directory: ``100000 + crc32(name) % 900000``.
+
+    Stable across runs and independent of the other tenants (adding a tenant never changes another's owner, which
+    would leave its files owned by a UID it no longer runs as). Two tenants whose names collide are refused by
+    :func:`check_storage`, which names the fix (set ``uid``/``gid``).
+    """
+    return DERIVED_BASE + zlib.crc32(tenant.encode()) % DERIVED_SPAN
 
 
 class Fss(_Model):
@@ -35,6 +55,9 @@ class Fss(_Model):
     ``kmsKeyId``: the Vault key (``ocid1.key...``) that encrypts the file system; None = Oracle-managed keys.
     ``inTransitTls``: clients mount with in-transit TLS (the ``oci-fss-utils`` package on the nodes); opens TCP 2051
     from the workers and pods to the mount target and sets ``encryptInTransit`` on the PVs and the StorageClass.
+    ``prepareDirectories``: declare the workers-only, unsquashed preparation export and the Job that creates each
+    tenant's directory owned by its UID/GID (``oke_rdma.storage``, ``oke_rdma.volumes``); false = prepare them by
+    hand (docs/operations.md). ``preparationImage``: the pinned Python image that Job runs (tag or digest).
     """
 
     enabled: bool = True
@@ -46,6 +69,8 @@ class Fss(_Model):
     protect: bool = True
     kms_key_id: Optional[str] = None
     in_transit_tls: bool = False
+    prepare_directories: bool = True
+    preparation_image: str = "docker.io/library/python:3.12.10-slim-bookworm"
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
@@ -54,6 +79,15 @@ class Fss(_Model):
     def _tier(cls, v: int) -> int:
         if v not in FSS_THROUGHPUT_TIERS:
             raise ValueError(f"must be one of {', '.join(map(str, FSS_THROUGHPUT_TIERS))} (Gbps), got {v}")
+        return v
+
+    @field_validator("preparation_image")
+    @classmethod
+    def _pinned(cls, v: str) -> str:
+        if not re.match(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$", v) \
+                or v.endswith(":latest"):
+            raise ValueError(f"must be a fully qualified image pinned by tag or digest (registry/repository:tag, "
+                             f"not latest), got {v!r}")
         return v
 
     @field_validator("export_path")
@@ -75,9 +109,15 @@ class Storage(_Model):
 class SharedStorage(_Model):
     """A tenant's request for the shared FSS volume (``tenants.<name>.sharedStorage``; its presence is the request).
 
-    ``subPath``: a directory below the export path (relative, like ``research`` or ``teams/nlp``); the tenant's
-    PersistentVolume then mounts ``<exportPath>/<subPath>`` instead of the whole export. The directory must exist on
-    the file system before a pod mounts the volume (NFS does not create it). None = the whole export.
+    ``subPath``: the tenant's own directory below the export path (relative, like ``research`` or ``teams/nlp``).
+    The platform's preparation Job (``oke_rdma.volumes``) creates it owned by ``uid``:``gid``, mode ``2770``; the
+    tenant's PersistentVolume mounts the whole export (a directory below an export path is not a mountable export:
+    FSS docs "Paths in File Systems") and the claim's ``okerdma.io/sub-path`` annotation names the directory pods
+    mount with ``volumeMounts[].subPath``. None = the tenant shares the export's top directory (made writable by every
+    such tenant, sticky like ``/tmp``).
+    ``uid`` / ``gid``: the non-root POSIX IDs the tenant's pods run as (``runAsUser``/``runAsGroup``) and that own
+    its directory; default :func:`derived_id` of the tenant name. Root in a pod is squashed to 65534 by the export
+    (``identitySquash: ROOT``), so only these IDs can write there.
     ``capacity``: the size written on the PersistentVolume and its claim (a Kubernetes quantity such as ``1Ti``).
     FSS grows without provisioning, so it limits nothing on its own; a ResourceQuota on ``requests.storage`` in the
     tenant's namespace counts it.
@@ -85,6 +125,17 @@ class SharedStorage(_Model):
 
     sub_path: Optional[str] = None
     capacity: str = "1Ti"
+    uid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID)
+    gid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID)
+
+    @field_validator("uid", "gid")
+    @classmethod
+    def _not_anonymous(cls, v: Optional[int]) -> Optional[int]:
+        if v == ANONYMOUS_ID:
+            raise ValueError(f"{ANONYMOUS_ID} is the anonymous ID squashed root becomes on the export (FSS "
+                             f"anonymousUid/anonymousGid); every root process would write as this tenant: choose "
+                             f"another ID")
+        return v
 
     @field_validator("sub_path")
     @classmethod
@@ -105,11 +156,44 @@ class SharedStorage(_Model):
         return v
 
 
+def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
+    """``(uid, gid)`` of tenant ``tenant``'s shared storage: the configured ones, else :func:`derived_id`."""
+    shared = cfg.tenants[tenant].shared_storage
+    default = derived_id(tenant)
+    if shared is None:
+        return default, default
+    return (shared.uid if shared.uid is not None else default, shared.gid if shared.gid is not None else default)
+
+
 def check_storage(cfg: StackConfig) -> list[str]:
-    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``, and the
-    availability domain of the file system must be one of ``availabilityDomains``."""
+    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
+    domain of the file system must be one of ``availabilityDomains``; two tenants never share a UID or GID (each
+    owns its directory alone), and never the same ``subPath`` (nor one inside another's)."""
     problems: list[str] = []
     fss = cfg.storage.fss
+    owners: dict[tuple[str, int], str] = {}
+    paths: dict[str, str] = {}
+    for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
+        if tenant.shared_storage is None:
+            continue
+        uid, gid = tenant_ids(cfg, name)
+        for kind, value in (("uid", uid), ("gid", gid)):
+            other = owners.setdefault((kind, value), name)
+            if other != name:
+                how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
+                problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
+                                f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
+                                f"{kind}")
+        if cfg.tenant_namespace(name) == PREPARATION_NAMESPACE:
+            problems.append(f"{_key(('tenants', name, 'namespace'))}: {PREPARATION_NAMESPACE!r} is the platform's "
+                            f"storage preparation namespace; give the tenant its own")
+        sub = tenant.shared_storage.sub_path
+        if sub is not None:
+            for other_path, other in paths.items():
+                if sub == other_path or sub.startswith(other_path + "/") or other_path.startswith(sub + "/"):
+                    problems.append(f"{_key(('tenants', name, 'sharedStorage', 'subPath'))}: {sub!r} is or contains "
+                                    f"tenant {other!r}'s directory {other_path!r}; give each tenant its own")
+            paths[sub] = name
     for name, tenant in cfg.tenants.items():
         if tenant.shared_storage is not None and not fss.enabled:
             problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
