@@ -197,6 +197,14 @@ def check_chart_compatibility(cfg: StackConfig) -> list[str]:
             problems.append(f"{at}: {release.version!r} is not a semantic version (like 1.2.3), so its compatibility "
                             f"with the APIs oke-rdma uses cannot be checked; write the chart's exact version")
             continue
+        if not missing and key == "kueue" and facts.kueue_manager_config(release.version) is None:
+            minors = facts.kueue_recorded_minors()
+            problems.append(f"{at}: oke-rdma sets Kueue's manager configuration (managedJobsNamespaceSelector) from the "
+                            f"chart's own default, recorded for Kueue {minors[0]}.x–{minors[-1]}.x only, not for "
+                            f"{release.version}; pin a recorded version (default "
+                            f"{type(release).model_fields['version'].default}) or add the chart's default to "
+                            f"oke_rdma/facts/kueue_manager_config.json with its source")
+            continue
         if missing:
             fits = facts.first_fitting(key, rdma)
             lacks = "; ".join(f"{r.what} (needed for {r.used_for}; from {r.since}: {r.source})" for r in missing)

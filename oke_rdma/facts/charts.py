@@ -13,8 +13,11 @@ Versions are semantic versions (a leading ``v``, as in GPU Operator's ``v25.10.1
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Optional
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
 
 import semver
 
@@ -185,3 +188,37 @@ def fits_kubernetes(entry: KubernetesSupport, kubernetes: str) -> bool:
 def chart_versions_for_kubernetes(key: str, kubernetes: str) -> list[KubernetesSupport]:
     """The recorded chart version ranges of ``key`` that support Kubernetes ``kubernetes``, oldest first."""
     return [e for e in CHARTS[key].kubernetes if fits_kubernetes(e, kubernetes)] if key in CHARTS else []
+
+
+KUEUE_MANAGER_CONFIG_PATH = Path(__file__).resolve().parent / "kueue_manager_config.json"
+
+
+@lru_cache(maxsize=1)
+def _kueue_manager_configs() -> list[dict[str, Any]]:
+    return json.loads(KUEUE_MANAGER_CONFIG_PATH.read_text(encoding="utf-8"))["entries"]
+
+
+def kueue_manager_config(version: str) -> Optional[tuple[dict[str, Any], str]]:
+    """The Kueue chart's default manager configuration at chart ``version`` and its source, or None when not recorded.
+
+    Kueue's Helm values hold the manager configuration as one YAML string
+    (``managerConfig.controllerManagerConfigYaml``); setting one key means writing the whole string, so oke-rdma
+    starts from the chart's own default for that version (``kueue_manager_config.json``: an entry covers its ``from``
+    version up to the next entry of the same minor; sources in the file). Versions outside the recorded minors
+    (0.15–0.19) return None.
+
+    :raises ValueError: when ``version`` is not a semantic version.
+    """
+    v = parse_version(version)
+    found = None
+    for entry in _kueue_manager_configs():
+        start = parse_version(entry["from"])
+        if (start.major, start.minor) == (v.major, v.minor) and start <= v:
+            found = entry
+    return (json.loads(json.dumps(found["config"])), found["source"]) if found else None
+
+
+def kueue_recorded_minors() -> list[str]:
+    """The Kueue minors whose manager configuration is recorded (``["0.15", ...]``)."""
+    return sorted({".".join(e["from"].split(".")[:2]) for e in _kueue_manager_configs()},
+                  key=lambda m: tuple(int(x) for x in m.split(".")))

@@ -38,7 +38,7 @@ def test_old_kueue_names_every_missing_feature_in_one_line():
     assert "cohorts" in line and "TopologyAwareScheduling" in line and "0.15.0" in line
 
 
-@pytest.mark.parametrize("version", ["0.15.0", "0.15.3", "0.16.1", "0.18.2", "0.19.2", "1.0.0"])
+@pytest.mark.parametrize("version", ["0.15.0", "0.15.3", "0.16.1", "0.17.8", "0.18.2", "0.18.6", "0.19.2"])
 def test_kueue_serving_v1beta2_passes(version):
     cfg = load_dev_config(platform={"kueue": {"version": version}})
     assert cfg.platform.kueue.version == version
@@ -102,3 +102,19 @@ def test_kueue_0_14_3_previews_exit_2_without_a_traceback(tmp_path):
     assert out.returncode == 2, out.stdout + out.stderr
     assert "oke-rdma:platform.kueue.version" in out.stdout + out.stderr and "0.15.0" in out.stdout + out.stderr
     assert "Traceback" not in out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "1.0.0", "0.21.3"])
+def test_kueue_without_a_recorded_manager_configuration_is_refused(version):
+    """oke-rdma writes Kueue's whole manager configuration from the chart's recorded default: a version whose default
+    is not recorded cannot be configured safely and is refused, naming the recorded range."""
+    line = only(problems(platform={"kueue": {"version": version}}), "oke-rdma:platform.kueue.version")
+    assert "recorded for Kueue 0.15.x–0.19.x only" in line and "kueue_manager_config.json" in line
+
+
+def test_every_recorded_kueue_configuration_names_its_source():
+    from oke_rdma.facts.charts import kueue_manager_config
+    for version in ("0.15.0", "0.16.9", "0.17.0", "0.18.4", "0.18.5", "0.19.0", "0.19.2"):
+        config, source = kueue_manager_config(version)
+        assert config["kind"] == "Configuration" and "charts/kueue/values.yaml@" in source
+    assert kueue_manager_config("0.18.4")[1] != kueue_manager_config("0.18.5")[1]  # a patch changed the default
