@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["HOSTNAME_LABEL", "RDMA_TOPOLOGY_LEVELS", "MIN_BLOCK_VOLUME_GB", "OKE_DEVICE_PLUGIN_LABEL",
            "GpuOperatorRelease", "HelmRelease", "KedaRelease", "KubePrometheusStackRelease", "KueueRelease",
            "TopologyLabeler", "Platform", "platform_model", "values_problems", "is_gpu_shape", "check_platform",
-           "check_chart_compatibility"]
+           "check_chart_compatibility", "check_addon_dependencies"]
 
 #: OKE runs its own NVIDIA device plugin on GPU nodes unless they carry this label set to "true"
 #: (OKE docs, "Running Applications on GPU-based Nodes").
@@ -220,4 +220,57 @@ def check_chart_compatibility(cfg: StackConfig) -> list[str]:
                    f"{chart.name} version supports {kube})")
             problems.append(f"{at}: {chart.name} {release.version} supports Kubernetes {span} but "
                             f"cluster.kubernetesVersion is {kube} ({support.source}); {fix}")
+    return problems
+
+
+#: Prometheus selector flags of kube-prometheus-stack that, set true, make Prometheus ignore every monitor but the
+#: chart's own (chart values.yaml@87.2.1, ``prometheus.prometheusSpec.*SelectorNilUsesHelmValues``).
+_NIL_USES_HELM_VALUES = ("serviceMonitorSelectorNilUsesHelmValues", "podMonitorSelectorNilUsesHelmValues",
+                         "ruleSelectorNilUsesHelmValues", "probeSelectorNilUsesHelmValues")
+
+
+def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]:
+    """Values a user sets on one add-on that switch off what another add-on relies on, naming both sides.
+
+    The ``monitoring.coreos.com`` ServiceMonitors of the GPU Operator (DCGM exporter) and Kueue (metrics) need
+    kube-prometheus-stack's CRDs (``crds.enabled``), its operator (``prometheusOperator.enabled``) and a Prometheus
+    that selects monitors of other releases (``*SelectorNilUsesHelmValues: false``); a ServiceMonitor turned on while
+    kube-prometheus-stack is disabled has no CRD and fails the release. Sources: kube-prometheus-stack
+    values.yaml@87.2.1 (``crds.enabled``, ``prometheusOperator.enabled``, the selector flags); gpu-operator
+    values.yaml@v25.10.1 (``dcgmExporter.serviceMonitor.enabled``); kueue values.yaml@v0.18.2
+    (``enablePrometheus``) — checked 2026-11-30.
+    """
+    from oke_rdma.addons import ValuesContext, enabled_releases
+
+    enabled = enabled_releases(cfg.platform, registry)
+    context = ValuesContext(enabled=frozenset(enabled))
+    final = {key: registry[key].helm_values(release, context) for key, release in enabled.items()}
+    monitors = []  # (who, the config key path that turns it on)
+    if "gpuOperator" in final and _get(final["gpuOperator"], "dcgmExporter", "serviceMonitor", "enabled") is True:
+        monitors.append(("the GPU Operator's DCGM exporter ServiceMonitor",
+                         "platform.gpuOperator.values.dcgmExporter.serviceMonitor.enabled"))
+    if "kueue" in final and _get(final["kueue"], "enablePrometheus") is True:
+        monitors.append(("Kueue's metrics ServiceMonitor", "platform.kueue.values.enablePrometheus"))
+    if not monitors:
+        return []
+    who = " and ".join(m[0] for m in monitors)
+    problems: list[str] = []
+    if "kubePrometheusStack" not in final:
+        for name, at in monitors:
+            problems.append(f"oke-rdma:{at}: turns on {name}, but platform.kubePrometheusStack is disabled, so the "
+                            f"ServiceMonitor CRD (monitoring.coreos.com) does not exist and the release fails; "
+                            f"remove it or enable kube-prometheus-stack")
+        return problems
+    kps_values = cfg.platform.kube_prometheus_stack.values
+    base = ("platform", "kubePrometheusStack", "values")
+    for path, what in ((("crds", "enabled"), "installs no monitoring.coreos.com CRDs"),
+                       (("prometheusOperator", "enabled"), "runs no Prometheus operator to act on ServiceMonitors")):
+        if _get(kps_values, *path) is False:
+            problems.append(f"{_key(base + path)}: kube-prometheus-stack then {what}, while {who} rely on them; "
+                            f"remove it (the chart's default is true)")
+    for flag in _NIL_USES_HELM_VALUES:
+        if _get(kps_values, "prometheus", "prometheusSpec", flag) is True:
+            problems.append(f"{_key(base + ('prometheus', 'prometheusSpec', flag))}: Prometheus would then select "
+                            f"only kube-prometheus-stack's own monitors and rules, so {who} would never be scraped; "
+                            f"remove it (oke-rdma sets false)")
     return problems

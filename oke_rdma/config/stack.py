@@ -18,7 +18,7 @@ from ._base import (_AD_RE, _PREFIX_RE, _REGION_RE, NAMESPACE, SECRET_PLACEHOLDE
                     _ocid, shown_key)
 from .compute import Cluster, ComputeCluster, NodePool, check_image_regions, check_ocid_regions, check_pools
 from .network import Network, check_network
-from .platform import Platform, check_chart_compatibility, check_platform
+from .platform import Platform, check_addon_dependencies, check_chart_compatibility, check_platform
 from .storage import Storage, check_storage
 from .tenants import Iam, Tenant, check_quotas, check_tenants
 from .workload_identity import check_workload_identity
@@ -584,5 +584,5 @@ def cross_checks(cfg: StackConfig) -> list[str]:
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
-    check_platform, check_chart_compatibility, check_quotas, check_ocid_regions,
+    check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
 )

@@ -124,6 +124,10 @@ CHARTS: dict[str, ChartFacts] = {
             KubernetesSupport((f"2.{m}.0", f"2.{m + 1}.0"), lo, hi,
                               f"keda.sh docs/2.16/operate/cluster 'Kubernetes Compatibility' matrix; {CHECKED}")
             for m, lo, hi in ((13, "1.27", "1.29"), (14, "1.27", "1.29"), (15, "1.28", "1.30"), (16, "1.29", "1.31"))
+        ) + (
+            KubernetesSupport(("2.20.0", "2.21.0"), "1.23", None,
+                              f"kedacore/charts keda/Chart.yaml@v2.20.2 (kubeVersion: '>=v1.23.0-0'; keda.sh publishes "
+                              f"no matrix row for 2.20); {CHECKED}"),
         ),
     ),
 }
