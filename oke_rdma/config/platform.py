@@ -244,7 +244,12 @@ def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) ->
 
     enabled = enabled_releases(cfg.platform, registry)
     context = ValuesContext(enabled=frozenset(enabled))
-    final = {key: registry[key].helm_values(release, context) for key, release in enabled.items()}
+    final: dict[str, dict[str, Any]] = {}
+    for key, release in enabled.items():
+        try:
+            final[key] = registry[key].helm_values(release, context)
+        except ValueError:  # a version whose values cannot be built: check_chart_compatibility refuses it
+            final[key] = {}
     monitors = []  # (who, the config key path that turns it on)
     if "gpuOperator" in final and _get(final["gpuOperator"], "dcgmExporter", "serviceMonitor", "enabled") is True:
         monitors.append(("the GPU Operator's DCGM exporter ServiceMonitor",
