@@ -56,9 +56,8 @@ def test_job_creates_each_directory_owned_by_the_tenant(dev):
     pod = job.inputs["spec"]["template"]["spec"]
     [c] = pod["containers"]
     plan = json.loads(next(e["value"] for e in c["env"] if e["name"] == "PREPARE_PLAN"))
-    analytics_id = derived_id("analytics")
     assert plan == [{"path": "", "uid": 0, "gid": 0, "mode": "1777"},  # research shares the top directory
-                    {"path": "analytics", "uid": analytics_id, "gid": analytics_id, "mode": "2770"}]
+                    {"path": "analytics", "uid": 20002, "gid": 20002, "mode": "2770"}]  # Pulumi.dev.yaml's IDs
     assert job.inputs["metadata"]["namespace"] == "oke-rdma-storage"
     assert job.inputs["metadata"]["name"] == preparation_job_name(plan, PREPARE_SCRIPT.read_text())
     sc = c["securityContext"]
@@ -79,13 +78,18 @@ def test_job_mounts_only_the_preparation_export(dev):
 
 def test_tenant_claims_wait_for_the_preparation_and_name_their_ids(dev):
     job = _job(dev)
-    for tenant, sub in (("research", ""), ("analytics", "analytics")):
+    for tenant, sub, ids in (("research", "", "20001"), ("analytics", "analytics", "20002")):
         pvc = one(dev.resources, PVC, f"okerdma-dev-{tenant}-fss-shared")
         assert job.urn in pvc.dependencies
         ann = pvc.inputs["metadata"]["annotations"]
-        assert ann == {"okerdma.io/sub-path": sub, "okerdma.io/uid": str(derived_id(tenant)),
-                       "okerdma.io/gid": str(derived_id(tenant))}
+        assert ann == {"okerdma.io/sub-path": sub, "okerdma.io/uid": ids, "okerdma.io/gid": ids}
         assert int(ann["okerdma.io/uid"]) not in (0, 65534)
+
+
+def test_derived_ids_are_used_without_configured_ones():
+    run = _run(tenants={"analytics": {"sharedStorage": {"uid": None, "gid": None}}})
+    plan = json.loads(next(e["value"] for e in _job(run).inputs["spec"]["template"]["spec"]["containers"][0]["env"]))
+    assert {"path": "analytics", "uid": derived_id("analytics"), "gid": derived_id("analytics"), "mode": "2770"} in plan
 
 
 def test_configured_ids_are_used():
