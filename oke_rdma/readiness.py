@@ -186,8 +186,11 @@ class ApiGate(pulumi.ComponentResource):
                                      name=probe_cm.metadata.name)),
                                  k8s.core.v1.VolumeArgs(name="home", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(
                                      size_limit="64Mi"))])))),
+            # pulumi-kubernetes replaces a Job whose spec.template changes (provider/pkg/provider/diff.go: a Job's
+            # .spec.template is force-new); declared here too so a preview names it as a replacement.
             pulumi.ResourceOptions(parent=self, provider=args.provider,
                                    depends_on=[args.release, args.namespace, probe_cm, *bindings],
+                                   replace_on_changes=["spec.template"],
                                    custom_timeouts=pulumi.CustomTimeouts(create=AWAIT_TIMEOUT,
                                                                          update=AWAIT_TIMEOUT)))
         self.register_outputs({"job": self.job.metadata.name})

@@ -283,4 +283,5 @@ class SharedVolumes(pulumi.ComponentResource):
                                  k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(
                                      name=script_cm.metadata.name))])))),
             pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[claim, script_cm],
+                                   replace_on_changes=["spec.template"],  # force-new in pulumi-kubernetes too
                                    custom_timeouts=pulumi.CustomTimeouts(create="40m", update="40m")))
