@@ -230,7 +230,13 @@ _NIL_USES_HELM_VALUES = ("serviceMonitorSelectorNilUsesHelmValues", "podMonitorS
 
 
 def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]:
-    """Values a user sets on one add-on that switch off what another add-on relies on, naming both sides.
+    """Values a user sets on one add-on that switch off what another part of the stack relies on, naming both sides.
+
+    * GPU Operator ``nfd.enabled: false`` with GPU pools: the operator finds GPU nodes by NFD's
+      ``feature.node.kubernetes.io/pci-10de.present`` label (controllers/state_manager.go@v25.10.1) and the pools'
+      OKE device plugin is disabled, so nothing would advertise ``nvidia.com/gpu``.
+    * Kueue ``enableCertManager: true``: the platform installs no cert-manager (charts/kueue/templates/certmanager/
+      @v0.18.2 creates cert-manager Certificates), so the webhook would get no certificate.
 
     The ``monitoring.coreos.com`` ServiceMonitors of the GPU Operator (DCGM exporter) and Kueue (metrics) need
     kube-prometheus-stack's CRDs (``crds.enabled``), its operator (``prometheusOperator.enabled``) and a Prometheus
@@ -244,6 +250,22 @@ def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) ->
 
     enabled = enabled_releases(cfg.platform, registry)
     context = ValuesContext(enabled=frozenset(enabled))
+    problems: list[str] = []
+    gpu_values = cfg.platform.gpu_operator.values if "gpuOperator" in enabled else {}
+    if _get(gpu_values, "nfd", "enabled") is False and any(is_gpu_shape(p.shape) for p in cfg.node_pools.values()):
+        # gpu-operator controllers/state_manager.go@v25.10.1: GPU nodes are found by NFD's
+        # feature.node.kubernetes.io/pci-10de.present label; no NFD in the platform → no device plugin anywhere.
+        problems.append(f"{_key(('platform', 'gpuOperator', 'values', 'nfd', 'enabled'))}: the GPU Operator finds GPU "
+                        f"nodes by Node Feature Discovery's feature.node.kubernetes.io/pci-10de.present label, and the "
+                        f"platform runs no other NFD, so the GPU pools (whose OKE device plugin is disabled) would get "
+                        f"no device plugin and advertise no nvidia.com/gpu; remove it")
+    kueue_values = cfg.platform.kueue.values if "kueue" in enabled else {}
+    if _get(kueue_values, "enableCertManager") is True:
+        # kueue charts/kueue/templates/certmanager/*.yaml@v0.18.2: Certificates and an Issuer of cert-manager.io
+        problems.append(f"{_key(('platform', 'kueue', 'values', 'enableCertManager'))}: makes Kueue's webhook "
+                        f"certificates cert-manager Certificates, but the platform installs no cert-manager, so the "
+                        f"webhook never gets a certificate and every Kueue object (and the readiness gate) fails; "
+                        f"remove it (Kueue's built-in certificate rotation is used)")
     final: dict[str, dict[str, Any]] = {}
     for key, release in enabled.items():
         try:
@@ -257,9 +279,8 @@ def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) ->
     if "kueue" in final and _get(final["kueue"], "enablePrometheus") is True:
         monitors.append(("Kueue's metrics ServiceMonitor", "platform.kueue.values.enablePrometheus"))
     if not monitors:
-        return []
+        return problems
     who = " and ".join(m[0] for m in monitors)
-    problems: list[str] = []
     if "kubePrometheusStack" not in final:
         for name, at in monitors:
             problems.append(f"oke-rdma:{at}: turns on {name}, but platform.kubePrometheusStack is disabled, so the "

@@ -89,3 +89,22 @@ def test_a_service_monitor_without_kube_prometheus_stack_is_refused(platform, ke
 def test_kube_prometheus_stack_disabled_alone_passes():
     cfg = load_dev_config(platform={"kubePrometheusStack": {"enabled": False}})
     assert not cfg.platform.kube_prometheus_stack.enabled
+
+
+def test_turning_off_node_feature_discovery_with_gpu_pools_is_refused():
+    [line] = [p for p in _problems(platform={"gpuOperator": {"values": {"nfd": {"enabled": False}}}})
+              if p.startswith("oke-rdma:platform.gpuOperator.values.nfd.enabled")]
+    assert "pci-10de.present" in line and "no device plugin" in line
+
+
+def test_node_feature_discovery_off_without_gpu_pools_passes():
+    cfg = load_dev_config(nodePools={"gpu": None}, computeCluster=None,
+                          tenants={"research": {"rdma": False, "quota": None}, "analytics": {"quota": None}},
+                          platform={"gpuOperator": {"values": {"nfd": {"enabled": False}}}})
+    assert cfg.platform.gpu_operator.values["nfd"] == {"enabled": False}
+
+
+def test_kueue_cert_manager_without_cert_manager_is_refused():
+    [line] = [p for p in _problems(platform={"kueue": {"values": {"enableCertManager": True}}})
+              if p.startswith("oke-rdma:platform.kueue.values.enableCertManager")]
+    assert "installs no cert-manager" in line
