@@ -67,10 +67,12 @@ class Probe:
 
 
 def probe_manifest(probes: Sequence[Probe], name: str, namespace: str) -> str:
-    """The multi-document YAML ``kubectl create --dry-run=server -f`` reads: one object per probe, named ``name``."""
+    """The multi-document YAML ``kubectl create --dry-run=server -f`` reads: one object per probe with
+    ``generateName: <name>-`` (the server picks a fresh name, so an existing object can never make the dry run fail
+    with AlreadyExists)."""
     docs = []
     for p in probes:
-        metadata: dict[str, Any] = {"name": name}
+        metadata: dict[str, Any] = {"generateName": f"{name}-"}
         if p.namespaced:
             metadata["namespace"] = namespace
         docs.append({"apiVersion": p.api_version, "kind": p.kind, "metadata": metadata, "spec": p.spec})

@@ -171,6 +171,12 @@ def check_storage(cfg: StackConfig) -> list[str]:
     owns its directory alone), and never the same ``subPath`` (nor one inside another's)."""
     problems: list[str] = []
     fss = cfg.storage.fss
+    sharing = sorted(n for n, t in cfg.tenants.items() if t.shared_storage is not None)
+    if fss.enabled and fss.identity_squash == "ALL" and sharing:
+        # FSS docs "Working with NFS Export Options": ALL maps every UID/GID to anonymousUid/anonymousGid (65534)
+        problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
+                        f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
+                        f"could not be told apart; use ROOT (the default)")
     owners: dict[tuple[str, int], str] = {}
     paths: dict[str, str] = {}
     for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order

@@ -62,7 +62,7 @@ def test_probe_dry_runs_each_created_kind_server_side(dev):
     assert {(d["apiVersion"], d["kind"]) for d in docs} == {
         ("kueue.x-k8s.io/v1beta2", k) for k in ("Topology", "ResourceFlavor", "ClusterQueue", "LocalQueue")}
     lq = next(d for d in docs if d["kind"] == "LocalQueue")
-    assert lq["metadata"] == {"name": "okerdma-dev-readiness-probe", "namespace": "kueue-system"}
+    assert lq["metadata"] == {"generateName": "okerdma-dev-readiness-probe-", "namespace": "kueue-system"}
     job = one(dev.resources, JOB, GATE)
     spec = job.inputs["spec"]
     assert spec["backoffLimit"] == BACKOFF_LIMIT and spec["activeDeadlineSeconds"] > 0
@@ -113,5 +113,5 @@ def test_gate_probes_only_what_is_created():
 def test_probe_manifest_namespaces_only_namespaced_kinds():
     text = probe_manifest([Probe("g.io/v1", "A", "as", False, {"x": 1}), Probe("g.io/v1", "B", "bs", True)], "n", "ns")
     a, b = yaml.safe_load_all(text)
-    assert a["metadata"] == {"name": "n"} and a["spec"] == {"x": 1}
-    assert b["metadata"] == {"name": "n", "namespace": "ns"}
+    assert a["metadata"] == {"generateName": "n-"} and a["spec"] == {"x": 1}
+    assert b["metadata"] == {"generateName": "n-", "namespace": "ns"}

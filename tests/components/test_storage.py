@@ -77,8 +77,9 @@ def test_export_options_are_exactly_workers_and_pods():
 
 
 def test_export_options_follow_config():
+    # ALL is refused while tenants use the shared storage (their directories would be unwritable): none here
     run, _, _ = _run(storage={"fss": {"identitySquash": "ALL", "requirePrivilegedSourcePort": False,
-                                      "exportPath": "/ckpt"}})
+                                      "exportPath": "/ckpt"}}, tenants=NO_SHARED_STORAGE)
     export = one(run.resources, EXPORT, "okerdma-dev-fss-export")
     assert {o["identitySquash"] for o in export.inputs["exportOptions"]} == {"ALL"}
     assert {o["requirePrivilegedSourcePort"] for o in export.inputs["exportOptions"]} == {False}

@@ -171,3 +171,15 @@ def test_prepare_script_refuses_a_path_leaving_the_file_system(tmp_path):
                           env={**os.environ, "PREPARE_PLAN": json.dumps(plan)}, capture_output=True, text=True)
     assert code.returncode == 2 and "leaves the file system" in code.stderr
     assert not (tmp_path.parent / "escape").exists()
+
+
+def test_squash_all_with_tenant_storage_is_refused():
+    [line] = [p for p in _problems(storage={"fss": {"identitySquash": "ALL"}})
+              if p.startswith("oke-rdma:storage.fss.identitySquash")]
+    assert "anonymous ID 65534" in line and "'analytics'" in line and "use ROOT" in line
+
+
+def test_squash_all_without_tenant_storage_passes():
+    cfg = load_dev_config(storage={"fss": {"identitySquash": "ALL"}},
+                          tenants={"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}})
+    assert cfg.storage.fss.identity_squash == "ALL"
