@@ -111,11 +111,11 @@ def test_storage_class_references_our_mount_target():
 
 def test_in_transit_tls_and_kms_key_reach_the_kubernetes_side():
     key = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaafsskey"
-    run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "identitySquash": "ALL"}},
+    run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "identitySquash": "NONE"}},
                   iam={"tenancyId": "ocid1.tenancy.oc1..aaaaaaaatenancy2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4tenant"})  # the key's dynamic group lives in the tenancy
     params = one(run.resources, SC).inputs["parameters"]
     assert params["encryptInTransit"] == "true" and params["kmsKeyOcid"] == key
-    assert {o["identitySquash"] for o in json.loads(params["exportOptions"])} == {"ALL"}
+    assert {o["identitySquash"] for o in json.loads(params["exportOptions"])} == {"NONE"}
     for pv in of_type(run.resources, PV):
         assert pv.inputs["spec"]["csi"]["volumeAttributes"] == {"encryptInTransit": "true"}
 
