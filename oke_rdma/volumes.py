@@ -52,7 +52,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from oke_rdma.config import StackConfig
-from oke_rdma.config.storage import PREPARATION_NAMESPACE, tenant_ids
+from oke_rdma.config.checks.storage import tenant_ids
+from oke_rdma.config.storage import PREPARATION_NAMESPACE
 
 FSS_CSI_DRIVER = "fss.csi.oraclecloud.com"
 #: The claim every tenant that asked for shared storage gets in its namespace.

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 import zlib
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _key, _Model, _ocid
+from ._base import _Model, _ocid
+from .lustre import Lustre
 
-if TYPE_CHECKING:
-    from .stack import StackConfig
 
 #: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
 FSS_THROUGHPUT_TIERS = (1, 20, 40, 80)
@@ -37,14 +36,15 @@ MIN_TENANT_ID, ANONYMOUS_ID, MAX_TENANT_ID = 1000, 65534, 2**31 - 1
 PREPARATION_NAMESPACE = "oke-rdma-storage"
 #: Derived default IDs fall in [DERIVED_BASE, DERIVED_BASE + DERIVED_SPAN): above the usual human ranges.
 DERIVED_BASE, DERIVED_SPAN = 100000, 900000
+_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
 
 
 def derived_id(tenant: str) -> int:
     """The default UID (and GID) of tenant ``tenant``'s shared-storage directory: ``100000 + crc32(name) % 900000``.
 
     Stable across runs and independent of the other tenants (adding a tenant never changes another's owner, which
-    would leave its files owned by a UID it no longer runs as). Two tenants whose names collide are refused by
-    :func:`check_storage`, which names the fix (set ``uid``/``gid``).
+    would leave its files owned by a UID it no longer runs as). Two tenants whose IDs collide are refused by
+    ``oke_rdma.config.checks.storage.check_storage``, which names the fix (set ``uid``/``gid``).
     """
     return DERIVED_BASE + zlib.crc32(tenant.encode()) % DERIVED_SPAN
 
@@ -84,8 +84,7 @@ class Fss(_Model):
     @field_validator("preparation_image")
     @classmethod
     def _pinned(cls, v: str) -> str:
-        if not re.match(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$", v) \
-                or v.endswith(":latest"):
+        if not _IMAGE_RE.match(v) or v.endswith(":latest"):
             raise ValueError(f"must be a fully qualified image pinned by tag or digest (registry/repository:tag, "
                              f"not latest), got {v!r}")
         return v
@@ -101,9 +100,11 @@ class Fss(_Model):
 
 
 class Storage(_Model):
-    """Shared storage settings."""
+    """Shared storage settings: File Storage (``fss``, on by default) and File Storage with Lustre (``lustre``, none
+    unless set; see :class:`oke_rdma.config.lustre.Lustre`)."""
 
     fss: Fss = Fss()
+    lustre: Optional[Lustre] = None
 
 
 class SharedStorage(_Model):
@@ -154,57 +155,3 @@ class SharedStorage(_Model):
         if not _QUANTITY_RE.match(v):
             raise ValueError(f"must be a Kubernetes quantity in Mi, Gi, Ti or Pi like 1Ti, got {v!r}")
         return v
-
-
-def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
-    """``(uid, gid)`` of tenant ``tenant``'s shared storage: the configured ones, else :func:`derived_id`."""
-    shared = cfg.tenants[tenant].shared_storage
-    default = derived_id(tenant)
-    if shared is None:
-        return default, default
-    return (shared.uid if shared.uid is not None else default, shared.gid if shared.gid is not None else default)
-
-
-def check_storage(cfg: StackConfig) -> list[str]:
-    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
-    domain of the file system must be one of ``availabilityDomains``; two tenants never share a UID or GID (each
-    owns its directory alone), and never the same ``subPath`` (nor one inside another's)."""
-    problems: list[str] = []
-    fss = cfg.storage.fss
-    sharing = sorted(n for n, t in cfg.tenants.items() if t.shared_storage is not None)
-    if fss.enabled and fss.identity_squash == "ALL" and sharing:
-        # FSS docs "Working with NFS Export Options": ALL maps every UID/GID to anonymousUid/anonymousGid (65534)
-        problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
-                        f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
-                        f"could not be told apart; use ROOT (the default)")
-    owners: dict[tuple[str, int], str] = {}
-    paths: dict[str, str] = {}
-    for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
-        if tenant.shared_storage is None:
-            continue
-        uid, gid = tenant_ids(cfg, name)
-        for kind, value in (("uid", uid), ("gid", gid)):
-            other = owners.setdefault((kind, value), name)
-            if other != name:
-                how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
-                problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
-                                f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
-                                f"{kind}")
-        if cfg.tenant_namespace(name) == PREPARATION_NAMESPACE:
-            problems.append(f"{_key(('tenants', name, 'namespace'))}: {PREPARATION_NAMESPACE!r} is the platform's "
-                            f"storage preparation namespace; give the tenant its own")
-        sub = tenant.shared_storage.sub_path
-        if sub is not None:
-            for other_path, other in paths.items():
-                if sub == other_path or sub.startswith(other_path + "/") or other_path.startswith(sub + "/"):
-                    problems.append(f"{_key(('tenants', name, 'sharedStorage', 'subPath'))}: {sub!r} is or contains "
-                                    f"tenant {other!r}'s directory {other_path!r}; give each tenant its own")
-            paths[sub] = name
-    for name, tenant in cfg.tenants.items():
-        if tenant.shared_storage is not None and not fss.enabled:
-            problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
-                            f"storage.fss.enabled is false; enable FSS or remove sharedStorage")
-    if fss.enabled and fss.availability_domain and fss.availability_domain not in cfg.availability_domains:
-        problems.append(f"{_key(('storage', 'fss', 'availabilityDomain'))}: {fss.availability_domain!r} is not in "
-                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
-    return problems

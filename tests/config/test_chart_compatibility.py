@@ -79,7 +79,7 @@ def test_kube_prometheus_stack_below_its_kube_version_is_refused():
 
 def test_a_version_that_is_not_semver_is_refused_not_passed():
     """'0.18' passes the exact-version pattern only if it looks exact; anything semver cannot read is refused."""
-    from oke_rdma.config.platform import check_chart_compatibility
+    from oke_rdma.config.checks.platform import check_chart_compatibility
     cfg = load_dev_config()
     cfg.platform.kueue.__dict__["version"] = "0.18"  # bypass the field validator: the check must still refuse
     [line] = check_chart_compatibility(cfg)
@@ -87,7 +87,7 @@ def test_a_version_that_is_not_semver_is_refused_not_passed():
 
 
 def test_dev_stack_fits():
-    from oke_rdma.config.platform import check_chart_compatibility
+    from oke_rdma.config.checks.platform import check_chart_compatibility
     assert check_chart_compatibility(load_dev_config()) == []
 
 

@@ -1,0 +1,99 @@
+"""Rules of the ``storage`` section that read other keys of the stack config, and values derived from the whole
+:class:`~oke_rdma.config.stack.StackConfig`. The section's models and single-key rules are in
+``oke_rdma.config.storage``, which imports nothing back."""
+
+from __future__ import annotations
+
+
+from .._base import _key
+from ..stack import StackConfig
+from ..storage import PREPARATION_NAMESPACE, derived_id
+
+
+def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
+    """``(uid, gid)`` of tenant ``tenant``'s shared storage: the configured ones, else
+    :func:`~oke_rdma.config.storage.derived_id` of the tenant name."""
+    shared = cfg.tenants[tenant].shared_storage
+    default = derived_id(tenant)
+    if shared is None:
+        return default, default
+    return (shared.uid if shared.uid is not None else default, shared.gid if shared.gid is not None else default)
+
+
+def check_storage(cfg: StackConfig) -> list[str]:
+    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
+    domain of the file system must be one of ``availabilityDomains``; ``identitySquash: ALL`` is refused while tenants
+    use the storage (every writer would be the anonymous 65534); two tenants never share a UID or GID (each owns its
+    directory alone), nor the same ``subPath`` (nor one inside another's); no tenant takes the preparation
+    namespace."""
+    problems: list[str] = []
+    fss = cfg.storage.fss
+    sharing = sorted(n for n, t in cfg.tenants.items() if t.shared_storage is not None)
+    if fss.enabled and fss.identity_squash == "ALL" and sharing:
+        # FSS docs "Working with NFS Export Options": ALL maps every UID/GID to anonymousUid/anonymousGid (65534)
+        problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
+                        f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
+                        f"could not be told apart; use ROOT (the default)")
+    owners: dict[tuple[str, int], str] = {}
+    paths: dict[str, str] = {}
+    for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
+        if tenant.shared_storage is None:
+            continue
+        uid, gid = tenant_ids(cfg, name)
+        for kind, value in (("uid", uid), ("gid", gid)):
+            other = owners.setdefault((kind, value), name)
+            if other != name:
+                how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
+                problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
+                                f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
+                                f"{kind}")
+        if cfg.tenant_namespace(name) == PREPARATION_NAMESPACE:
+            problems.append(f"{_key(('tenants', name, 'namespace'))}: {PREPARATION_NAMESPACE!r} is the platform's "
+                            f"storage preparation namespace; give the tenant its own")
+        sub = tenant.shared_storage.sub_path
+        if sub is not None:
+            for other_path, other in paths.items():
+                if sub == other_path or sub.startswith(other_path + "/") or other_path.startswith(sub + "/"):
+                    problems.append(f"{_key(('tenants', name, 'sharedStorage', 'subPath'))}: {sub!r} is or contains "
+                                    f"tenant {other!r}'s directory {other_path!r}; give each tenant its own")
+            paths[sub] = name
+    for name, tenant in cfg.tenants.items():
+        if tenant.shared_storage is not None and not fss.enabled:
+            problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
+                            f"storage.fss.enabled is false; enable FSS or remove sharedStorage")
+    if fss.enabled and fss.availability_domain and fss.availability_domain not in cfg.availability_domains:
+        problems.append(f"{_key(('storage', 'fss', 'availabilityDomain'))}: {fss.availability_domain!r} is not in "
+                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
+    problems += check_lustre(cfg)
+    return problems
+
+
+def lustre_availability_domain(cfg: StackConfig) -> str:
+    """The AD of the Lustre file system: ``storage.lustre.availabilityDomain``, else the Compute Cluster's (where the
+    RDMA nodes that read it run), else the first of ``availabilityDomains``."""
+    lustre = cfg.storage.lustre
+    if lustre is not None and lustre.availability_domain:
+        return lustre.availability_domain
+    if cfg.compute_cluster is not None:
+        return cfg.compute_cluster.availability_domain
+    return cfg.availability_domains[0]
+
+
+def check_lustre(cfg: StackConfig) -> list[str]:
+    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists; a brought network
+    provides the storage subnet the file system's addresses come from."""
+    lustre = cfg.storage.lustre
+    if lustre is None:
+        return []
+    problems = []
+    at = ("storage", "lustre")
+    if lustre.availability_domain and lustre.availability_domain not in cfg.availability_domains:
+        problems.append(f"{_key((*at, 'availabilityDomain'))}: {lustre.availability_domain!r} is not in "
+                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
+    for i, tenant in enumerate(lustre.tenants):
+        if tenant not in cfg.tenants:
+            problems.append(f"{_key((*at, 'tenants', i))}: no tenant named {tenant!r}; use one of "
+                            f"{', '.join(sorted(cfg.tenants)) or '(no tenants defined)'}, or remove it")
+    if len(set(lustre.tenants)) != len(lustre.tenants):
+        problems.append(f"{_key((*at, 'tenants'))}: lists a tenant twice; list each once")
+    return problems
