@@ -115,3 +115,13 @@ def test_probe_manifest_namespaces_only_namespaced_kinds():
     a, b = yaml.safe_load_all(text)
     assert a["metadata"] == {"generateName": "n-"} and a["spec"] == {"x": 1}
     assert b["metadata"] == {"generateName": "n-", "namespace": "ns"}
+
+
+def test_the_prod_stack_plan_has_no_ungated_custom_resource():
+    """The production stack (more add-ons on) keeps the class: every custom resource waits for a gate."""
+    from offline.stackfile import read_stack_file
+    from pathlib import Path
+    raw, secrets = read_stack_file(Path(__file__).resolve().parents[2] / "Pulumi.prod.yaml")
+    run = run_program(raw, secrets, "prod", unknowns=False)
+    assert [r for r in run.resources if r.type.startswith("kubernetes:kueue.x-k8s.io/")]
+    assert gate_problems(run.resources) == []
