@@ -105,7 +105,8 @@ class ApiGate(pulumi.ComponentResource):
     (type ``oke-rdma:readiness:ApiGate``). See the module docstring for why and how.
 
     Attributes: ``job`` (the ``batch/v1`` Job every custom resource must ``depends_on``), ``probes``,
-    ``manifest`` (the probe YAML, with ``__NAMESPACE__`` for the release namespace), ``service_account``, ``cluster_roles`` (``cluster``/``namespace`` →
+    ``manifest`` (the probe YAML, with ``__NAMESPACE__`` for the release namespace), ``service_account``,
+    ``cluster_roles`` (``cluster``/``namespace`` →
     ``ClusterRole``, the ones the probes need).
     Raises nothing.
     """
