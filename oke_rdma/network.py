@@ -54,7 +54,7 @@ def _pair(nsg: str, peer: str, name: str, why: str, protocol: str, **kw) -> list
 
 
 def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) -> list[Rule]:
-    """Every NSG rule of the platform (DESIGN.md §3), each named and explained.
+    """Every NSG rule of the platform, each named and explained.
 
     :param allowed_api_cidrs: client CIDRs that may reach the API endpoint on TCP 6443
         (``network.apiEndpoint.allowedCidrs``).

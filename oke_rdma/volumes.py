@@ -45,19 +45,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from oke_rdma.config import StackConfig
-from oke_rdma.config.checks.storage import tenant_ids
+from oke_rdma.config import Fss, SharedStorage
 from oke_rdma.config.storage import PREPARATION_NAMESPACE
 
 FSS_CSI_DRIVER = "fss.csi.oraclecloud.com"
 #: The claim every tenant that asked for shared storage gets in its namespace.
 CLAIM_NAME = "fss-shared"
+
+
 PREPARATION_CLAIM = "fss-prepare"
 PREPARE_SCRIPT = Path(__file__).resolve().parent / "files" / "fss_prepare.py"
 #: Tenant directories: owner rwx, group rwx + setgid (new files keep the tenant's group), others nothing.
@@ -65,27 +67,6 @@ TENANT_DIR_MODE = "2770"
 #: The top directory when tenants share it: writable by all, sticky (only an entry's owner may remove it).
 SHARED_TOP_MODE = "1777"
 ANNOTATION_PREFIX = "okerdma.io"
-
-
-def preparation_plan(cfg: StackConfig) -> list[dict[str, Any]]:
-    """What the preparation Job does: ``[{path, uid, gid, mode}]`` (``path`` relative to the file system's top
-    directory, ``""`` for the top itself), tenants in config order; the top directory first when some tenant with
-    shared storage has no ``subPath``."""
-    plan: list[dict[str, Any]] = []
-    tenants = {n: t for n, t in cfg.tenants.items() if t.shared_storage is not None}
-    if any(t.shared_storage.sub_path is None for t in tenants.values()):
-        plan.append({"path": "", "uid": 0, "gid": 0, "mode": SHARED_TOP_MODE})
-    for name, tenant in tenants.items():
-        if tenant.shared_storage.sub_path is not None:
-            uid, gid = tenant_ids(cfg, name)
-            plan.append({"path": tenant.shared_storage.sub_path, "uid": uid, "gid": gid, "mode": TENANT_DIR_MODE})
-    return plan
-
-
-def preparation_job_name(plan: list[dict[str, Any]], script: str) -> str:
-    """``fss-prepare-<10 hex>``: a digest of the plan and the script, so any change runs a new Job."""
-    digest = hashlib.sha256((json.dumps(plan, sort_keys=True) + script).encode()).hexdigest()[:10]
-    return f"fss-prepare-{digest}"
 
 
 def volume_handle(file_system_id: str, mount_target_ip: str, path: str) -> str:
@@ -99,29 +80,74 @@ def export_options_json(cidrs: Sequence[str], identity_squash: str, privileged_p
                         "identitySquash": identity_squash} for c in cidrs], separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class TenantShare:
+    """A tenant's share of the file system: its ``namespace`` (where the claim goes), its
+    :class:`oke_rdma.config.SharedStorage` (``subPath`` below the export, ``capacity`` like ``1Ti``) and the
+    non-root ``uid``/``gid`` its directory belongs to and its pods write as
+    (``oke_rdma.config.checks.storage.tenant_ids``)."""
+
+    namespace: str
+    storage: SharedStorage
+    uid: int
+    gid: int
+
+
+def preparation_plan(shares: Mapping[str, TenantShare]) -> list[dict[str, Any]]:
+    """What the preparation Job does: ``[{path, uid, gid, mode}]`` (``path`` relative to the file system's top
+    directory, ``""`` for the top itself), tenants in the given order; the top directory first when some tenant has
+    no ``subPath``."""
+    plan: list[dict[str, Any]] = []
+    if any(share.storage.sub_path is None for share in shares.values()):
+        plan.append({"path": "", "uid": 0, "gid": 0, "mode": SHARED_TOP_MODE})
+    for share in shares.values():
+        if share.storage.sub_path is not None:
+            plan.append({"path": share.storage.sub_path, "uid": share.uid, "gid": share.gid,
+                         "mode": TENANT_DIR_MODE})
+    return plan
+
+
+def preparation_job_name(plan: list[dict[str, Any]], script: str) -> str:
+    """``fss-prepare-<10 hex>``: a digest of the plan and the script, so any change runs a new Job."""
+    digest = hashlib.sha256((json.dumps(plan, sort_keys=True) + script).encode()).hexdigest()[:10]
+    return f"fss-prepare-{digest}"
+
+
 class SharedVolumesArgs:
     """Inputs of :class:`SharedVolumes`.
 
-    :param config: the stack config (reads ``storage.fss``, ``tenants``, ``namePrefix``, ``compartmentId``).
+    :param compartment_id: the compartment of file systems the StorageClass provisions.
+    :param fss: the file system's config (:class:`oke_rdma.config.Fss`: export options, ``inTransitTls``,
+        ``kmsKeyId``).
+    :param shares: tenant → :class:`TenantShare` (only tenants that asked for shared storage).
     :param provider: the explicit Kubernetes provider of the OKE cluster.
     :param namespaces: namespace name → the ``Namespace`` resource (``Platform.namespaces``); claims depend on theirs.
     :param file_system_id: / :param mount_target_id: / :param mount_target_ip: / :param export_path: the FSS
         outputs (``Storage`` attributes).
     :param availability_domain: the AD of the file system and mount target (full name).
     :param client_cidrs: the export's client CIDRs (workers, pods), for the StorageClass export options.
+    :param name_prefix: prefix of the StorageClass and volume names (default ``okerdma``).
     :param preparation_export_path: the preparation export's path (``Storage.preparation_export_path``), or None
         when directories are not prepared by the platform.
     :param preparation_depends_on: what the preparation volume waits for (the preparation ``Export``).
+    :raises ValueError: a share whose namespace is not in ``namespaces``, naming it.
     """
 
-    def __init__(self, config: StackConfig, provider: pulumi.ProviderResource,
-                 namespaces: dict[str, pulumi.Resource], file_system_id: pulumi.Input[str],
-                 mount_target_id: pulumi.Input[str], mount_target_ip: pulumi.Input[str],
-                 export_path: pulumi.Input[str], availability_domain: str,
-                 client_cidrs: Sequence[pulumi.Input[str]],
+    def __init__(self, compartment_id: str, fss: Fss, shares: Mapping[str, TenantShare],
+                 provider: pulumi.ProviderResource, namespaces: Mapping[str, pulumi.Resource],
+                 file_system_id: pulumi.Input[str], mount_target_id: pulumi.Input[str],
+                 mount_target_ip: pulumi.Input[str], export_path: pulumi.Input[str], availability_domain: str,
+                 client_cidrs: Sequence[pulumi.Input[str]], *, name_prefix: str = "okerdma",
                  preparation_export_path: Optional[pulumi.Input[str]] = None,
                  preparation_depends_on: Sequence[pulumi.Resource] = ()):
-        self.config = config
+        missing = [f"shares[{t!r}].namespace {s.namespace!r}" for t, s in shares.items() if s.namespace not in namespaces]
+        if missing:
+            raise ValueError(f"SharedVolumesArgs: {', '.join(missing)} not in namespaces; create the namespace first "
+                             f"(Platform.namespaces)")
+        self.compartment_id = compartment_id
+        self.fss = fss
+        self.shares = dict(shares)
+        self.name_prefix = name_prefix
         self.provider = provider
         self.namespaces = namespaces
         self.file_system_id = file_system_id
@@ -140,17 +166,15 @@ class SharedVolumes(pulumi.ComponentResource):
     See the module docstring for what is built and why. Attributes: ``storage_class`` (the ``StorageClass``),
     ``storage_class_name`` (str), ``volumes`` / ``claims`` (tenant → ``PersistentVolume`` /
     ``PersistentVolumeClaim``), ``claim_names`` (tenant → claim name), ``volume_handles`` (tenant →
-    ``Output[str]``), ``tenant_ids`` (tenant → ``(uid, gid)``), ``preparation_job`` (the ``Job`` or None),
-    ``preparation_plan`` (see :func:`preparation_plan`).
+    ``Output[str]``), ``preparation_job`` (the ``Job`` or None), ``preparation_plan`` (see
+    :func:`preparation_plan`).
 
-    :raises KeyError: if a tenant's namespace is missing from ``namespaces`` (a wiring bug).
     """
 
     def __init__(self, name: str, args: SharedVolumesArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:volumes:SharedVolumes", name, None, opts)
-        cfg = args.config
-        fss = cfg.storage.fss
-        prefix = cfg.name_prefix
+        fss = args.fss
+        prefix = args.name_prefix
         labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
 
         def k8s_opts(depends_on: Optional[list[pulumi.Resource]] = None) -> pulumi.ResourceOptions:
@@ -158,7 +182,7 @@ class SharedVolumes(pulumi.ComponentResource):
 
         parameters: dict[str, pulumi.Input[str]] = {
             "availabilityDomain": args.availability_domain,
-            "compartmentOcid": cfg.compartment_id,
+            "compartmentOcid": args.compartment_id,
             "mountTargetOcid": args.mount_target_id,
             "exportOptions": pulumi.Output.all(*args.client_cidrs).apply(
                 lambda cidrs: export_options_json(cidrs, fss.identity_squash, fss.require_privileged_source_port)),
@@ -172,27 +196,23 @@ class SharedVolumes(pulumi.ComponentResource):
             provisioner=FSS_CSI_DRIVER, parameters=parameters, reclaim_policy="Retain",
             volume_binding_mode="Immediate"), k8s_opts())
 
-        self.preparation_plan = preparation_plan(cfg)
+        self.preparation_plan = preparation_plan(args.shares)
         self.preparation_job: Optional[k8s.batch.v1.Job] = None
         if args.preparation_export_path is not None and self.preparation_plan:
-            self.preparation_job = self._preparation(cfg, args, labels)
+            self.preparation_job = self._preparation(args, labels)
         claim_deps: list[pulumi.Resource] = [self.preparation_job] if self.preparation_job else []
 
-        self.tenant_ids: dict[str, tuple[int, int]] = {}
         self.volumes: dict[str, k8s.core.v1.PersistentVolume] = {}
         self.claims: dict[str, k8s.core.v1.PersistentVolumeClaim] = {}
         self.claim_names: dict[str, str] = {}
         self.volume_handles: dict[str, pulumi.Output[str]] = {}
-        for tenant, spec in cfg.tenants.items():
-            if spec.shared_storage is None:
-                continue
-            ns = cfg.tenant_namespace(tenant)
+        for tenant, share in args.shares.items():
+            ns = share.namespace
             pv_name = f"{prefix}-{ns}-fss"
-            sub_path = spec.shared_storage.sub_path
-            uid, gid = self.tenant_ids[tenant] = tenant_ids(cfg, tenant)
+            sub_path = share.storage.sub_path
             handle = pulumi.Output.all(args.file_system_id, args.mount_target_ip, args.export_path).apply(
                 lambda v: volume_handle(v[0], v[1], v[2]))
-            capacity = spec.shared_storage.capacity
+            capacity = share.storage.capacity
             attributes = {"encryptInTransit": "true"} if fss.in_transit_tls else None
             volume = k8s.core.v1.PersistentVolume(pv_name, k8s.core.v1.PersistentVolumeInitArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=pv_name, labels={**labels, "okerdma.io/tenant": tenant}),
@@ -206,8 +226,8 @@ class SharedVolumes(pulumi.ComponentResource):
             claim = k8s.core.v1.PersistentVolumeClaim(f"{prefix}-{ns}-{CLAIM_NAME}",
                 k8s.core.v1.PersistentVolumeClaimInitArgs(
                     metadata=k8s.meta.v1.ObjectMetaArgs(name=CLAIM_NAME, namespace=ns, labels=labels, annotations={
-                        f"{ANNOTATION_PREFIX}/sub-path": sub_path or "", f"{ANNOTATION_PREFIX}/uid": str(uid),
-                        f"{ANNOTATION_PREFIX}/gid": str(gid)}),
+                        f"{ANNOTATION_PREFIX}/sub-path": sub_path or "", f"{ANNOTATION_PREFIX}/uid": str(share.uid),
+                        f"{ANNOTATION_PREFIX}/gid": str(share.gid)}),
                     spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
                         access_modes=["ReadWriteMany"], storage_class_name="", volume_name=pv_name,
                         resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests={"storage": capacity}))),
@@ -219,10 +239,10 @@ class SharedVolumes(pulumi.ComponentResource):
         self.register_outputs({"storageClass": self.storage_class_name, "claims": self.claim_names,
                                "volumeHandles": self.volume_handles})
 
-    def _preparation(self, cfg: StackConfig, args: SharedVolumesArgs, labels: dict[str, str]) -> k8s.batch.v1.Job:
+    def _preparation(self, args: SharedVolumesArgs, labels: dict[str, str]) -> k8s.batch.v1.Job:
         """The preparation namespace, volume, claim and one-off Job (see the module docstring)."""
-        prefix = cfg.name_prefix
-        fss = cfg.storage.fss
+        prefix = args.name_prefix
+        fss = args.fss
         opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
         level = "baseline"
         namespace = k8s.core.v1.Namespace(f"{prefix}-ns-{PREPARATION_NAMESPACE}", k8s.core.v1.NamespaceInitArgs(

@@ -107,10 +107,12 @@ def test_no_preparation_when_turned_off_or_nobody_asks():
 
 
 def test_a_new_tenant_gives_a_new_job_name():
+    from oke_rdma.adapter import tenant_shares
     cfg = load_dev_config()
     cfg2 = load_dev_config(tenants={"vision": {"sharedStorage": {"subPath": "vision"}}})
     script = PREPARE_SCRIPT.read_text()
-    assert preparation_job_name(preparation_plan(cfg), script) != preparation_job_name(preparation_plan(cfg2), script)
+    assert preparation_job_name(preparation_plan(tenant_shares(cfg)), script) != \
+        preparation_job_name(preparation_plan(tenant_shares(cfg2)), script)
 
 
 def _problems(**overrides) -> list[str]:
