@@ -53,7 +53,8 @@ platform = Platform(f"{prefix}-platform", adapter.platform_args(
     config, cluster.provider, depends_on=cpu_pools or list(compute.node_pools.values())))
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", adapter.shared_volumes_args(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
-    storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
+    storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs,
+    storage.preparation_export_path, [storage.preparation_export] if storage.preparation_export else []))
 lustre = None if config.storage.lustre is None else LustreStorage(f"{prefix}-lustre", adapter.lustre_args(
     config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.workload_identity_args(

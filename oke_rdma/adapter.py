@@ -17,7 +17,7 @@ from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
                              workload_bindings)
 from oke_rdma.config.checks.fleet import tenant_pools
-from oke_rdma.config.checks.storage import lustre_availability_domain
+from oke_rdma.config.checks.storage import lustre_availability_domain, tenant_ids
 from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
 from oke_rdma.health import GpuHealthArgs
@@ -27,7 +27,7 @@ from oke_rdma.monitoring.component import MonitoringArgs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.sharing import device_plugin_configs
-from oke_rdma.storage import StorageArgs, fss_availability_domain
+from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
 from oke_rdma.volumes import SharedVolumesArgs, TenantShare
 from oke_rdma.workload_identity import WorkloadIdentityArgs
 
@@ -138,24 +138,29 @@ def storage_args(cfg: StackConfig, subnet_ids: Mapping[str, pulumi.Input[str]],
     (:func:`~oke_rdma.storage.fss_availability_domain`), ``compartmentId``, ``namePrefix`` and ``freeformTags``."""
     return StorageArgs(cfg.compartment_id, cfg.storage.fss, fss_availability_domain(cfg), subnet_ids, subnet_cidrs,
                        nsg_ids, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
-                       file_system_depends_on=file_system_depends_on)
+                       file_system_depends_on=file_system_depends_on, prepare_directories=needs_preparation(cfg))
 
 
 def tenant_shares(cfg: StackConfig) -> dict[str, TenantShare]:
-    """Tenant → its namespace and ``sharedStorage``, for the tenants that asked for shared storage."""
-    return {name: TenantShare(cfg.tenant_namespace(name), t.shared_storage)
+    """Tenant → its namespace, ``sharedStorage`` and storage UID/GID (configured or derived:
+    :func:`~oke_rdma.config.checks.storage.tenant_ids`), for the tenants that asked for shared storage."""
+    return {name: TenantShare(cfg.tenant_namespace(name), t.shared_storage, *tenant_ids(cfg, name))
             for name, t in cfg.tenants.items() if t.shared_storage is not None}
 
 
 def shared_volumes_args(cfg: StackConfig, provider: pulumi.ProviderResource, namespaces: Mapping[str, pulumi.Resource],
                         file_system_id: pulumi.Input[str], mount_target_id: pulumi.Input[str],
                         mount_target_ip: pulumi.Input[str], export_path: pulumi.Input[str], availability_domain: str,
-                        client_cidrs: Sequence[pulumi.Input[str]]) -> SharedVolumesArgs:
+                        client_cidrs: Sequence[pulumi.Input[str]],
+                        preparation_export_path: Optional[pulumi.Input[str]] = None,
+                        preparation_depends_on: Sequence[pulumi.Resource] = ()) -> SharedVolumesArgs:
     """:class:`~oke_rdma.volumes.SharedVolumesArgs` from ``storage.fss``, the tenants' shares, ``compartmentId`` and
     ``namePrefix``, plus the storage outputs."""
     return SharedVolumesArgs(cfg.compartment_id, cfg.storage.fss, tenant_shares(cfg), provider, namespaces,
                              file_system_id, mount_target_id, mount_target_ip, export_path, availability_domain,
-                             client_cidrs, name_prefix=cfg.name_prefix)
+                             client_cidrs, name_prefix=cfg.name_prefix,
+                             preparation_export_path=preparation_export_path,
+                             preparation_depends_on=preparation_depends_on)
 
 
 def monitoring_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> Optional[MonitoringArgs]:

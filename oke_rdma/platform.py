@@ -33,6 +33,7 @@ from oke_rdma.addons import (PRIVILEGED, REGISTRY, RESTRICTED, Registry, ValuesC
                              merge_values, platform_model)
 from oke_rdma.addons import namespace_levels as addon_namespace_levels
 from oke_rdma.addons.gpu_operator import GPU_RESOURCE
+from oke_rdma.addons.kueue import TENANT_LABEL
 
 __all__ = ["PRIVILEGED", "RESTRICTED", "PSA_MODES", "GPU_RESOURCE", "TenantNamespace", "PlatformArgs", "Platform",
            "pod_security_labels", "namespace_levels", "merge_values"]
@@ -133,12 +134,15 @@ class Platform(pulumi.ComponentResource):
         self.pod_security = namespace_levels(args.platform, args.tenants, args.addons)
         extra_labels = {t.namespace: dict(t.labels) for t in args.tenants.values()}
         self.namespaces: dict[str, k8s.core.v1.Namespace] = {}
+        # Tenant namespaces carry their tenant's name: Kueue manages jobs only there (oke_rdma.addons.kueue).
+        tenant_of = {t.namespace: tenant for tenant, t in args.tenants.items()}
         for ns, level in self.pod_security.items():
+            tenant_label = {TENANT_LABEL: tenant_of[ns]} if ns in tenant_of else {}
             self.namespaces[ns] = k8s.core.v1.Namespace(f"{prefix}-ns-{ns}", k8s.core.v1.NamespaceInitArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(
                     name=ns, labels={**extra_labels.get(ns, {}), **pod_security_labels(level),
                                      "app.kubernetes.io/managed-by": "pulumi",
-                                     "app.kubernetes.io/part-of": prefix})), k8s_opts())
+                                     "app.kubernetes.io/part-of": prefix, **tenant_label})), k8s_opts())
         self.tenant_namespaces = {tenant: t.namespace for tenant, t in args.tenants.items()}
         self.resource_quotas: dict[str, k8s.core.v1.ResourceQuota] = {}
         for tenant, t in args.tenants.items():

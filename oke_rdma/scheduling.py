@@ -1,8 +1,12 @@
 """Kueue objects for topology-aware scheduling on OCI RDMA pools, and the optional RDMA topology labeler.
 
-Built only when the Kueue release is enabled; every custom resource here ``depends_on`` that release (it installs
-the ``kueue.x-k8s.io`` CRDs; a custom resource registered before its CRD exists fails to create). API version
-``kueue.x-k8s.io/v1beta2`` (the storage version of Kueue 0.18).
+Built only when the Kueue release is enabled. Every custom resource here ``depends_on`` a readiness gate
+(:class:`oke_rdma.readiness.ApiGate`, ``<prefix>-kueue-gate``): a Job in Kueue's namespace that completes only once
+a server-side dry run of every kind created here passes Kueue's CRDs and webhooks; the gate ``depends_on`` the
+Kueue release (which installs the ``kueue.x-k8s.io`` CRDs and webhooks). Kueue can report ready before its webhook
+serves, and pulumi-kubernetes does not retry a create refused by a webhook (see ``oke_rdma.readiness``). API
+version ``kueue.x-k8s.io/v1beta2``: served from Kueue 0.15.0 (``oke_rdma.facts.charts``; the config check refuses
+older versions).
 
 * ``Topology`` ``<prefix>-rdma``: ``platform.kueue.topologyLevels``, coarse to fine (default OCI's RDMA tiers
   ``oci.oraclecloud.com/rdma.hpc_island_id`` → ``rdma.network_block_id`` → ``rdma.local_block_id`` →
@@ -39,6 +43,7 @@ import pulumi_kubernetes as k8s
 from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 from oke_rdma.config import StackConfig
 from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
+from oke_rdma.readiness import ApiGate, ApiGateArgs, Probe
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 #: Kind → spec fields Kueue's CRD transition rules make immutable (``self == oldSelf``; a ResourceFlavor's when
@@ -51,6 +56,20 @@ KUEUE_IMMUTABLE = {"Topology": ["spec.levels"],
 POOL_LABEL = "okerdma.io/node-pool"
 COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE)
 LABELER_SCRIPT = Path(__file__).resolve().parent / "files" / "rdma_topology_labeler.py"
+
+
+def kueue_probes(cfg: StackConfig) -> list[Probe]:
+    """The Kueue kinds this component creates for ``cfg`` (Topology and ResourceFlavor with RDMA pools,
+    ClusterQueue and LocalQueue with tenants), each with a minimal valid object for the readiness gate's dry run."""
+    probes: list[Probe] = []
+    if cfg.rdma_pools:
+        probes += [Probe(KUEUE_API, "Topology", "topologies", False, {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}),
+                   Probe(KUEUE_API, "ResourceFlavor", "resourceflavors", False, {})]
+    if cfg.tenants:
+        probes += [Probe(KUEUE_API, "ClusterQueue", "clusterqueues", False, {}),
+                   Probe(KUEUE_API, "LocalQueue", "localqueues", True,
+                         {"clusterQueue": f"{cfg.name_prefix}-readiness-probe"})]
+    return probes
 
 
 def topology_name(cfg: StackConfig) -> str:
@@ -112,8 +131,9 @@ class SchedulingArgs:
 
     :param config: the stack config (reads ``platform.kueue``, ``nodePools``, ``tenants``, ``namePrefix``).
     :param provider: the explicit Kubernetes provider of the OKE cluster.
-    :param kueue_release: the Kueue Helm release; every custom resource here depends on it.
-    :param namespaces: namespace name → ``Namespace`` (``Platform.namespaces``): the tenants' and the labeler's.
+    :param kueue_release: the Kueue Helm release; the readiness gate depends on it, every custom resource on both.
+    :param namespaces: namespace name → ``Namespace`` (``Platform.namespaces``): Kueue's (the gate runs there), the
+        tenants' and the labeler's.
     """
 
     def __init__(self, config: StackConfig, provider: pulumi.ProviderResource, kueue_release: pulumi.Resource,
@@ -128,7 +148,8 @@ class Scheduling(pulumi.ComponentResource):
     """Kueue Topology, ResourceFlavors, ClusterQueues, LocalQueues and the optional topology labeler
     (type ``oke-rdma:scheduling:Scheduling``).
 
-    Attributes: ``topology`` (``CustomResource`` or None without RDMA pools), ``resource_flavors`` (pool →
+    Attributes: ``gate`` (the :class:`~oke_rdma.readiness.ApiGate`, or None when nothing is created),
+    ``topology`` (``CustomResource`` or None without RDMA pools), ``resource_flavors`` (pool →
     ``CustomResource``), ``cluster_queues`` / ``local_queues`` (tenant → ``CustomResource``), ``queues`` (tenant →
     ``{namespace, localQueue, clusterQueue}``: the contract jobs use), ``labeler`` (``DaemonSet`` or None).
     Raises nothing: the config model has checked levels, quotas and names.
@@ -140,11 +161,19 @@ class Scheduling(pulumi.ComponentResource):
         prefix = cfg.name_prefix
         kueue = cfg.platform.kueue
 
-        def k8s_opts(*deps: pulumi.Resource, immutable: Sequence[str] = ()) -> pulumi.ResourceOptions:
+        probes = kueue_probes(cfg)
+        self.gate: Optional[ApiGate] = None
+        if probes:
+            self.gate = ApiGate(f"{prefix}-kueue-gate", ApiGateArgs(
+                args.kueue_release, args.namespaces[kueue.namespace], probes, args.provider,
+                cfg.cluster.kubernetes_version, prefix), pulumi.ResourceOptions(parent=self))
+        gate_deps: list[pulumi.Resource] = [self.gate.job] if self.gate else []
+
+        def k8s_opts(*deps: Optional[pulumi.Resource], immutable: Sequence[str] = ()) -> pulumi.ResourceOptions:
             # ``immutable``: fields Kueue's CRDs refuse to change (x-kubernetes-validations, KUEUE_IMMUTABLE), which
             # pulumi-kubernetes does not know: replacing the object is how they change.
             return pulumi.ResourceOptions(parent=self, provider=args.provider, replace_on_changes=list(immutable),
-                                          depends_on=[args.kueue_release, *deps])
+                                          depends_on=[args.kueue_release, *gate_deps, *(d for d in deps if d)])
 
         def meta(name_: str, namespace: Optional[pulumi.Input[str]] = None) -> k8s.meta.v1.ObjectMetaArgs:
             return k8s.meta.v1.ObjectMetaArgs(name=name_, namespace=namespace,

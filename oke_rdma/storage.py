@@ -19,6 +19,22 @@ upgrades it. Every high tier carries a capacity entitlement (20/40/80 TB) billed
 and a high-performance mount target must be set back to 1 Gbps (and the downgrade take effect) before it can be
 deleted: the preview says so as a warning.
 
+Preparation export (squash-safe directories). With ``identitySquash: ROOT`` (the default) no client can create or
+chown anything in the file system's root-owned top directory: root is mapped to the anonymous UID 65534. So when a
+tenant asks for shared storage a second export of the same file system, ``<exportPath>-prepare``, is declared on the
+same mount target for the **workers subnet only**, ``identitySquash: NONE``, privileged source port. Only the
+platform's preparation Job mounts it (through a PersistentVolume bound to a claim in the platform's own
+``oke-rdma-storage`` namespace: ``oke_rdma.volumes``): it creates each tenant's directory owned by the tenant's UID/GID.
+Who else could reach it: a PersistentVolume is cluster-scoped (cluster administrators only); an inline ``nfs``
+volume is forbidden by Pod Security ``restricted`` (every tenant without RDMA); pods' own NFS traffic comes from the
+pods subnet, which this export does not list. Pods of ``privileged`` namespaces (RDMA tenants, the GPU Operator,
+monitoring) could mount it — they can already act as root on their node, and over NFS AUTH_SYS a client chooses its
+UID, so root squash never was a boundary against them. FSS allows several exports of one file system on a mount
+target (FSS docs "Managing Mount Targets": "create as many exports in a mount target for a single file system as you
+need"; checked 2026-11-30 — the OCI CLI's ``fs export`` reference still says one export set may not reference a
+file system twice: if ``CreateExport`` refuses, set ``storage.fss.prepareDirectories: false`` and prepare the
+directories as the docs page ``docs/operations.md`` shows).
+
 Sources: FSS docs "Managing File Systems", "Managing Mount Targets" and "Updating Mount Target Performance"
 (performance tiers, 30-day commitment, downgrade at the end of the cycle), "Working with NFS Export Options",
 "Security rules for File Storage"; terraform-provider-oci ``file_storage_mount_target_resource.go`` (Create/Update).
@@ -41,6 +57,22 @@ CLIENT_ROLES = ("workers", "pods")
 _GONE = ("DELETED", "DELETING", "FAILED")
 #: OCI accepts only this tier (Gbps) in CreateMountTarget.
 CREATE_THROUGHPUT_GBPS = 1
+#: The subnet whose clients (the nodes: the FSS CSI driver mounts on the node) may use the preparation export.
+PREPARATION_ROLE = "workers"
+PREPARATION_SUFFIX = "-prepare"
+
+
+def preparation_export_path(export_path: str) -> str:
+    """The preparation export's path: ``<export path>-prepare`` (never nested with ``<export path>``: FSS docs
+    "Paths in File Systems" — ``/shared`` and ``/shared-prepare`` are distinct element sequences)."""
+    return export_path + PREPARATION_SUFFIX
+
+
+def needs_preparation(config: StackConfig) -> bool:
+    """True when FSS is on, ``storage.fss.prepareDirectories`` is true and some tenant asks for shared storage."""
+    fss = config.storage.fss
+    return fss.enabled and fss.prepare_directories and any(
+        t.shared_storage is not None for t in config.tenants.values())
 
 
 def fss_availability_domain(config: StackConfig) -> str:
@@ -91,6 +123,8 @@ class StorageArgs:
     :param freeform_tags: free-form tags on every resource (default none).
     :param file_system_depends_on: what the file system waits for: the IAM policy and dynamic group that let FSS use
         ``kmsKeyId`` (creating an encrypted file system fails until they exist).
+    :param prepare_directories: declare the preparation export (the stack passes :func:`needs_preparation`: some
+        tenant uses the shared storage and ``fss.prepareDirectories`` is on); default False.
     :raises ValueError: (with ``fss.enabled``) a malformed availability domain or a missing role, naming it.
     """
 
@@ -98,7 +132,7 @@ class StorageArgs:
                  subnet_ids: Mapping[str, pulumi.Input[str]], subnet_cidrs: Mapping[str, pulumi.Input[str]],
                  nsg_ids: Mapping[str, pulumi.Input[str]], *, name_prefix: str = "okerdma",
                  freeform_tags: Optional[Mapping[str, str]] = None,
-                 file_system_depends_on: Sequence[pulumi.Resource] = ()):
+                 file_system_depends_on: Sequence[pulumi.Resource] = (), prepare_directories: bool = False):
         if not isinstance(fss, Fss):
             raise ValueError(f"StorageArgs.fss: expected an oke_rdma.config.Fss, got {type(fss).__name__}")
         if fss.enabled:
@@ -119,6 +153,7 @@ class StorageArgs:
         self.name_prefix = name_prefix
         self.freeform_tags = dict(freeform_tags or {})
         self.file_system_depends_on = list(file_system_depends_on)
+        self.prepare_directories = prepare_directories and fss.prepare_directories
 
 
 class Storage(pulumi.ComponentResource):
@@ -137,7 +172,12 @@ class Storage(pulumi.ComponentResource):
       ``requirePrivilegedSourcePort`` from config (FSS docs, "Working with NFS Export Options"; never 0.0.0.0/0,
       which is also what FSS applies to an export declared without options).
 
-    Attributes: ``file_system`` / ``mount_target`` / ``export`` (the resources), ``file_system_id``,
+    * with :func:`needs_preparation`: the preparation ``Export`` ``<prefix>-fss-prepare-export`` at
+      :func:`preparation_export_path`, one option for the workers subnet only, ``identitySquash: NONE`` (see the
+      module docstring).
+
+    Attributes: ``file_system`` / ``mount_target`` / ``export`` (the resources), ``preparation_export`` (or None),
+    ``preparation_export_path`` (``Output[str]`` or None), ``file_system_id``,
     ``mount_target_id``, ``mount_target_ip`` (``Output[str]``, the mount target's private IP, read with
     ``oci.core.get_private_ip_output``; unknown on a first preview, when the SDK skips the invoke),
     ``export_path`` (``Output[str]``), ``availability_domain`` (str), ``client_cidrs`` (the export's sources,
@@ -160,6 +200,8 @@ class Storage(pulumi.ComponentResource):
         self.availability_domain: Optional[str] = None
         self.client_cidrs: list[pulumi.Input[str]] = []
         self.requested_throughput: Optional[pulumi.Output[str]] = None
+        self.preparation_export: Optional[oci.filestorage.Export] = None
+        self.preparation_export_path: Optional[pulumi.Output[str]] = None
 
         if not fss.enabled:
             self.register_outputs({})
@@ -213,6 +255,15 @@ class Storage(pulumi.ComponentResource):
         self.export = oci.filestorage.Export(f"{prefix}-fss-export", oci.filestorage.ExportArgs(
             export_set_id=self.mount_target.export_set_id, file_system_id=self.file_system.id, path=fss.export_path,
             export_options=options), child)
+        if args.prepare_directories:
+            self.preparation_export = oci.filestorage.Export(f"{prefix}-fss-prepare-export", oci.filestorage.ExportArgs(
+                export_set_id=self.mount_target.export_set_id, file_system_id=self.file_system.id,
+                path=preparation_export_path(fss.export_path),
+                export_options=[oci.filestorage.ExportExportOptionArgs(
+                    source=args.subnet_cidrs[PREPARATION_ROLE], access="READ_WRITE", identity_squash="NONE",
+                    require_privileged_source_port=True)]),
+                pulumi.ResourceOptions(parent=self, depends_on=[self.export]))
+            self.preparation_export_path = self.preparation_export.path
 
         # private_ip_ids is unknown until the mount target exists; the SDK then skips the invoke (result unknown).
         private_ip = oci.core.get_private_ip_output(private_ip_id=self.mount_target.private_ip_ids[0],

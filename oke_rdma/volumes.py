@@ -11,13 +11,28 @@
   target must differ and not nest). ``reclaimPolicy: Retain`` so deleting a claim never deletes its file system.
 * Per tenant with ``sharedStorage``: a ``PersistentVolume`` ``<prefix>-<namespace>-fss`` (cluster-scoped, so the
   stack's prefix and the tenant's namespace — both unique — make the name unique and stable) with
-  ``csi.driver: fss.csi.oraclecloud.com`` and ``volumeHandle: <file system OCID>:<mount target IP>:<path>``, where
-  ``<path>`` is the export path, or ``<export path>/<subPath>`` for a tenant with a ``subPath`` (the driver mounts
-  ``<mount target IP>:<path>`` verbatim, so a sub-path is expressed in the handle; the directory must already exist
-  on the file system). ``ReadWriteMany``, ``Retain``, ``storageClassName: ""`` (a static volume, never matched to a
-  dynamic class), ``volumeAttributes.encryptInTransit: "true"`` with in-transit TLS, and a ``claimRef`` to its
-  claim; and a ``PersistentVolumeClaim`` ``fss-shared`` in the tenant's namespace with ``volumeName`` set to that
-  volume — bound both ways, so no other claim can take the volume and the claim takes no other volume.
+  ``csi.driver: fss.csi.oraclecloud.com`` and ``volumeHandle: <file system OCID>:<mount target IP>:<export path>``.
+  The handle always names the export path itself: the driver mounts ``<mount target IP>:<path>`` verbatim and its
+  controller looks an export up by exactly that path (``ValidateVolumeCapabilities``: "ExportPath mis-match"), and
+  FSS documents an export path as a name for the file system, "unrelated to any path within the file system" (FSS
+  docs "Paths in File Systems") — nowhere that a client may mount a directory below it. A tenant's ``subPath`` is
+  therefore a directory the tenant's pods mount with ``volumeMounts[].subPath`` (Kubernetes bind-mounts it from the
+  volume), named on the claim. ``ReadWriteMany``, ``Retain``, ``storageClassName: ""`` (a static volume, never
+  matched to a dynamic class), ``volumeAttributes.encryptInTransit: "true"`` with in-transit TLS, and a
+  ``claimRef`` to its claim; and a ``PersistentVolumeClaim`` ``fss-shared`` in the tenant's namespace with
+  ``volumeName`` set to that volume — bound both ways, so no other claim can take the volume and the claim takes
+  no other volume. The claim's annotations ``okerdma.io/sub-path``, ``okerdma.io/uid``, ``okerdma.io/gid`` say
+  which directory is the tenant's and which non-root IDs its pods run as (``securityContext.runAsUser`` /
+  ``runAsGroup``): root is squashed to 65534 on the export, so only the owner can write.
+* Squash-safe preparation (``storage.fss.prepareDirectories``, default on): a ``Namespace`` ``oke-rdma-storage``
+  (Pod Security ``baseline``: the Job runs as root with the CHOWN, DAC_OVERRIDE and FOWNER capabilities), a
+  ``PersistentVolume`` ``<prefix>-fss-prepare`` of the **preparation export** (``oke_rdma.storage``: workers subnet
+  only, ``identitySquash: NONE``) bound to a claim there, and a one-off ``Job`` ``fss-prepare-<hash>`` that runs
+  ``oke_rdma/files/fss_prepare.py``: each tenant's ``subPath`` directory owned by its UID:GID, mode ``2770``
+  (setgid: files keep the tenant's group), and, when a tenant shares the export's top directory, that directory
+  mode ``1777`` (every sharing tenant may create, only an owner may delete). ``<hash>`` is a digest of the plan and
+  the script, so a new tenant or ID gives a new Job; every tenant's claim waits for it, so no pod mounts a directory
+  before it exists with its owner.
 
 Every resource uses the explicit Kubernetes provider of the cluster and depends on what it needs (the claim on its
 namespace). Sources: OKE docs "Provisioning PVCs on the File Storage Service" (static PV volumeHandle, StorageClass
@@ -28,23 +43,30 @@ Volumes" (reserving a PersistentVolume with ``claimRef``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from oke_rdma.config import Fss, SharedStorage
+from oke_rdma.config.storage import PREPARATION_NAMESPACE
 
 FSS_CSI_DRIVER = "fss.csi.oraclecloud.com"
 #: The claim every tenant that asked for shared storage gets in its namespace.
 CLAIM_NAME = "fss-shared"
 
 
-def volume_path(export_path: str, sub_path: Optional[str]) -> str:
-    """The NFS path a tenant's volume mounts: the export path, or ``<export path>/<subPath>``."""
-    return f"{export_path}/{sub_path}" if sub_path else export_path
+PREPARATION_CLAIM = "fss-prepare"
+PREPARE_SCRIPT = Path(__file__).resolve().parent / "files" / "fss_prepare.py"
+#: Tenant directories: owner rwx, group rwx + setgid (new files keep the tenant's group), others nothing.
+TENANT_DIR_MODE = "2770"
+#: The top directory when tenants share it: writable by all, sticky (only an entry's owner may remove it).
+SHARED_TOP_MODE = "1777"
+ANNOTATION_PREFIX = "okerdma.io"
 
 
 def volume_handle(file_system_id: str, mount_target_ip: str, path: str) -> str:
@@ -60,11 +82,35 @@ def export_options_json(cidrs: Sequence[str], identity_squash: str, privileged_p
 
 @dataclass(frozen=True)
 class TenantShare:
-    """A tenant's share of the file system: its ``namespace`` (where the claim goes) and its
-    :class:`oke_rdma.config.SharedStorage` (``subPath`` below the export, ``capacity`` like ``1Ti``)."""
+    """A tenant's share of the file system: its ``namespace`` (where the claim goes), its
+    :class:`oke_rdma.config.SharedStorage` (``subPath`` below the export, ``capacity`` like ``1Ti``) and the
+    non-root ``uid``/``gid`` its directory belongs to and its pods write as
+    (``oke_rdma.config.checks.storage.tenant_ids``)."""
 
     namespace: str
     storage: SharedStorage
+    uid: int
+    gid: int
+
+
+def preparation_plan(shares: Mapping[str, TenantShare]) -> list[dict[str, Any]]:
+    """What the preparation Job does: ``[{path, uid, gid, mode}]`` (``path`` relative to the file system's top
+    directory, ``""`` for the top itself), tenants in the given order; the top directory first when some tenant has
+    no ``subPath``."""
+    plan: list[dict[str, Any]] = []
+    if any(share.storage.sub_path is None for share in shares.values()):
+        plan.append({"path": "", "uid": 0, "gid": 0, "mode": SHARED_TOP_MODE})
+    for share in shares.values():
+        if share.storage.sub_path is not None:
+            plan.append({"path": share.storage.sub_path, "uid": share.uid, "gid": share.gid,
+                         "mode": TENANT_DIR_MODE})
+    return plan
+
+
+def preparation_job_name(plan: list[dict[str, Any]], script: str) -> str:
+    """``fss-prepare-<10 hex>``: a digest of the plan and the script, so any change runs a new Job."""
+    digest = hashlib.sha256((json.dumps(plan, sort_keys=True) + script).encode()).hexdigest()[:10]
+    return f"fss-prepare-{digest}"
 
 
 class SharedVolumesArgs:
@@ -81,6 +127,9 @@ class SharedVolumesArgs:
     :param availability_domain: the AD of the file system and mount target (full name).
     :param client_cidrs: the export's client CIDRs (workers, pods), for the StorageClass export options.
     :param name_prefix: prefix of the StorageClass and volume names (default ``okerdma``).
+    :param preparation_export_path: the preparation export's path (``Storage.preparation_export_path``), or None
+        when directories are not prepared by the platform.
+    :param preparation_depends_on: what the preparation volume waits for (the preparation ``Export``).
     :raises ValueError: a share whose namespace is not in ``namespaces``, naming it.
     """
 
@@ -88,7 +137,9 @@ class SharedVolumesArgs:
                  provider: pulumi.ProviderResource, namespaces: Mapping[str, pulumi.Resource],
                  file_system_id: pulumi.Input[str], mount_target_id: pulumi.Input[str],
                  mount_target_ip: pulumi.Input[str], export_path: pulumi.Input[str], availability_domain: str,
-                 client_cidrs: Sequence[pulumi.Input[str]], *, name_prefix: str = "okerdma"):
+                 client_cidrs: Sequence[pulumi.Input[str]], *, name_prefix: str = "okerdma",
+                 preparation_export_path: Optional[pulumi.Input[str]] = None,
+                 preparation_depends_on: Sequence[pulumi.Resource] = ()):
         missing = [f"shares[{t!r}].namespace {s.namespace!r}" for t, s in shares.items() if s.namespace not in namespaces]
         if missing:
             raise ValueError(f"SharedVolumesArgs: {', '.join(missing)} not in namespaces; create the namespace first "
@@ -105,6 +156,8 @@ class SharedVolumesArgs:
         self.export_path = export_path
         self.availability_domain = availability_domain
         self.client_cidrs = list(client_cidrs)
+        self.preparation_export_path = preparation_export_path
+        self.preparation_depends_on = list(preparation_depends_on)
 
 
 class SharedVolumes(pulumi.ComponentResource):
@@ -113,7 +166,8 @@ class SharedVolumes(pulumi.ComponentResource):
     See the module docstring for what is built and why. Attributes: ``storage_class`` (the ``StorageClass``),
     ``storage_class_name`` (str), ``volumes`` / ``claims`` (tenant → ``PersistentVolume`` /
     ``PersistentVolumeClaim``), ``claim_names`` (tenant → claim name), ``volume_handles`` (tenant →
-    ``Output[str]``).
+    ``Output[str]``), ``preparation_job`` (the ``Job`` or None), ``preparation_plan`` (see
+    :func:`preparation_plan`).
 
     """
 
@@ -142,6 +196,12 @@ class SharedVolumes(pulumi.ComponentResource):
             provisioner=FSS_CSI_DRIVER, parameters=parameters, reclaim_policy="Retain",
             volume_binding_mode="Immediate"), k8s_opts())
 
+        self.preparation_plan = preparation_plan(args.shares)
+        self.preparation_job: Optional[k8s.batch.v1.Job] = None
+        if args.preparation_export_path is not None and self.preparation_plan:
+            self.preparation_job = self._preparation(args, labels)
+        claim_deps: list[pulumi.Resource] = [self.preparation_job] if self.preparation_job else []
+
         self.volumes: dict[str, k8s.core.v1.PersistentVolume] = {}
         self.claims: dict[str, k8s.core.v1.PersistentVolumeClaim] = {}
         self.claim_names: dict[str, str] = {}
@@ -151,7 +211,7 @@ class SharedVolumes(pulumi.ComponentResource):
             pv_name = f"{prefix}-{ns}-fss"
             sub_path = share.storage.sub_path
             handle = pulumi.Output.all(args.file_system_id, args.mount_target_ip, args.export_path).apply(
-                lambda v, sp=sub_path: volume_handle(v[0], v[1], volume_path(v[2], sp)))
+                lambda v: volume_handle(v[0], v[1], v[2]))
             capacity = share.storage.capacity
             attributes = {"encryptInTransit": "true"} if fss.in_transit_tls else None
             volume = k8s.core.v1.PersistentVolume(pv_name, k8s.core.v1.PersistentVolumeInitArgs(
@@ -165,14 +225,84 @@ class SharedVolumes(pulumi.ComponentResource):
                 k8s_opts())
             claim = k8s.core.v1.PersistentVolumeClaim(f"{prefix}-{ns}-{CLAIM_NAME}",
                 k8s.core.v1.PersistentVolumeClaimInitArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(name=CLAIM_NAME, namespace=ns, labels=labels),
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name=CLAIM_NAME, namespace=ns, labels=labels, annotations={
+                        f"{ANNOTATION_PREFIX}/sub-path": sub_path or "", f"{ANNOTATION_PREFIX}/uid": str(share.uid),
+                        f"{ANNOTATION_PREFIX}/gid": str(share.gid)}),
                     spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
                         access_modes=["ReadWriteMany"], storage_class_name="", volume_name=pv_name,
                         resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests={"storage": capacity}))),
-                k8s_opts([args.namespaces[ns], volume]))
+                k8s_opts([args.namespaces[ns], volume, *claim_deps]))
             self.volumes[tenant], self.claims[tenant] = volume, claim
             self.claim_names[tenant] = CLAIM_NAME
             self.volume_handles[tenant] = handle
 
         self.register_outputs({"storageClass": self.storage_class_name, "claims": self.claim_names,
                                "volumeHandles": self.volume_handles})
+
+    def _preparation(self, args: SharedVolumesArgs, labels: dict[str, str]) -> k8s.batch.v1.Job:
+        """The preparation namespace, volume, claim and one-off Job (see the module docstring)."""
+        prefix = args.name_prefix
+        fss = args.fss
+        opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        level = "baseline"
+        namespace = k8s.core.v1.Namespace(f"{prefix}-ns-{PREPARATION_NAMESPACE}", k8s.core.v1.NamespaceInitArgs(
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=PREPARATION_NAMESPACE, labels={
+                **labels, **{f"pod-security.kubernetes.io/{m}": level for m in ("enforce", "audit", "warn")}})),
+            opts)
+        pv_name = f"{prefix}-fss-prepare"
+        handle = pulumi.Output.all(args.file_system_id, args.mount_target_ip, args.preparation_export_path).apply(
+            lambda v: volume_handle(v[0], v[1], v[2]))
+        attributes = {"encryptInTransit": "true"} if fss.in_transit_tls else None
+        volume = k8s.core.v1.PersistentVolume(pv_name, k8s.core.v1.PersistentVolumeInitArgs(
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=pv_name, labels=labels),
+            spec=k8s.core.v1.PersistentVolumeSpecArgs(
+                capacity={"storage": "1Gi"}, access_modes=["ReadWriteMany"], volume_mode="Filesystem",
+                persistent_volume_reclaim_policy="Retain", storage_class_name="",
+                claim_ref=k8s.core.v1.ObjectReferenceArgs(namespace=PREPARATION_NAMESPACE, name=PREPARATION_CLAIM),
+                csi=k8s.core.v1.CSIPersistentVolumeSourceArgs(driver=FSS_CSI_DRIVER, volume_handle=handle,
+                                                               volume_attributes=attributes))),
+            pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=args.preparation_depends_on))
+        claim = k8s.core.v1.PersistentVolumeClaim(f"{prefix}-{PREPARATION_CLAIM}",
+            k8s.core.v1.PersistentVolumeClaimInitArgs(
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=PREPARATION_CLAIM, namespace=namespace.metadata.name,
+                                                    labels=labels),
+                spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
+                    access_modes=["ReadWriteMany"], storage_class_name="", volume_name=pv_name,
+                    resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests={"storage": "1Gi"}))),
+            pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[namespace, volume]))
+        script = PREPARE_SCRIPT.read_text()
+        job_name = preparation_job_name(self.preparation_plan, script)
+        script_cm = k8s.core.v1.ConfigMap(f"{prefix}-fss-prepare-script", k8s.core.v1.ConfigMapInitArgs(
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace.metadata.name, labels=labels),
+            data={"prepare.py": script}), opts)
+        container = k8s.core.v1.ContainerArgs(
+            name="prepare", image=fss.preparation_image, command=["python3", "/opt/prepare/prepare.py"],
+            env=[k8s.core.v1.EnvVarArgs(name="PREPARE_PLAN",
+                                        value=json.dumps(self.preparation_plan, separators=(",", ":")))],
+            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "10m", "memory": "32Mi"},
+                                                           limits={"cpu": "200m", "memory": "128Mi"}),
+            security_context=k8s.core.v1.SecurityContextArgs(
+                run_as_user=0, run_as_group=0, run_as_non_root=False, allow_privilege_escalation=False,
+                read_only_root_filesystem=True,
+                capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"], add=["CHOWN", "DAC_OVERRIDE", "FOWNER"])),
+            volume_mounts=[k8s.core.v1.VolumeMountArgs(name="fss", mount_path="/fss"),
+                           k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/prepare", read_only=True)])
+        return k8s.batch.v1.Job(f"{prefix}-fss-prepare-job", k8s.batch.v1.JobInitArgs(
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace.metadata.name, labels=labels),
+            spec=k8s.batch.v1.JobSpecArgs(
+                backoff_limit=6, active_deadline_seconds=1800,
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(labels=labels),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        restart_policy="Never", automount_service_account_token=False,
+                        security_context=k8s.core.v1.PodSecurityContextArgs(
+                            seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault")),
+                        containers=[container],
+                        volumes=[k8s.core.v1.VolumeArgs(
+                                     name="fss", persistent_volume_claim=k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(
+                                         claim_name=claim.metadata.name)),
+                                 k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(
+                                     name=script_cm.metadata.name))])))),
+            pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[claim, script_cm],
+                                   replace_on_changes=["spec.template"],  # force-new in pulumi-kubernetes too
+                                   custom_timeouts=pulumi.CustomTimeouts(create="40m", update="40m")))

@@ -13,6 +13,10 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
   ``/dev/infiniband``, IPC_LOCK to pin memory), a memory-backed ``/dev/shm``, the tenant's shared FSS claim at
   ``/shared`` (checkpoints in ``/shared/checkpoints/<job>``), and the tenant's ServiceAccount, so OCI SDK calls in
   the pod authenticate with OKE Workload Identity.
+* The pods run as the tenant's storage UID/GID (``runAsUser``/``runAsGroup``: the ``okerdma.io/uid`` and
+  ``okerdma.io/gid`` annotations of the tenant's claim, i.e. ``tenants.<tenant>.sharedStorage.uid/gid`` of the
+  platform): the export squashes root to the anonymous user, so only the owner of the tenant's directory can write
+  checkpoints. With ``subPath`` (the claim's ``okerdma.io/sub-path``) the volume mounts that directory only.
 
 Only core Kubernetes and Kueue are needed (no training operator). Every refusal is a ``pulumi.RunError`` naming the
 config key or the platform output at fault: an unsupported ``outputsVersion``, an unknown tenant, a tenant that is
@@ -58,6 +62,9 @@ image = config.get("image") or "nvcr.io/nvidia/pytorch:25.03-py3"
 cpu = config.get_int("cpu") or 96
 memory_gi = config.get_int("memoryGi") or 1000
 shm_gi = config.get_int("shmGi") or 64
+run_as_user = config.get_int("runAsUser")
+run_as_group = config.get_int("runAsGroup")
+sub_path = config.get("subPath") or None
 
 
 def refuse(key: str, problem: str, fix: str) -> None:
@@ -72,6 +79,16 @@ if topology_mode not in ("required", "preferred"):
 if min(cpu, memory_gi, shm_gi) < 1 or shm_gi >= memory_gi:
     refuse("training-job:shmGi", f"cpu, memoryGi and shmGi must be positive and shmGi below memoryGi "
            f"(got {cpu}, {memory_gi}, {shm_gi})", "correct the values")
+
+for key, value in (("runAsUser", run_as_user), ("runAsGroup", run_as_group)):
+    # root is squashed to 65534 by the platform's export: a root or anonymous writer cannot write checkpoints
+    if value is None or value < 1000 or value == 65534:
+        refuse(f"training-job:{key}", f"must be the tenant's non-root storage ID (the okerdma.io/"
+               f"{'uid' if key == 'runAsUser' else 'gid'} annotation of its claim), got {value}",
+               "read it with kubectl get pvc fss-shared -n <namespace> -o jsonpath='{.metadata.annotations}'")
+if sub_path is not None and (sub_path.startswith("/") or ".." in sub_path.split("/")):
+    refuse("training-job:subPath", f"must be the claim's relative okerdma.io/sub-path, got {sub_path!r}",
+           "copy it from the claim's annotation")
 
 platform = pulumi.StackReference("platform", stack_name=platform_stack)
 
@@ -280,6 +297,9 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
         subdomain=job_name,
         restart_policy="Never",
         service_account_name=p["serviceAccount"],
+        # the tenant's storage IDs: root would be squashed to 65534 on the shared export and could not write
+        security_context=k8s.core.v1.PodSecurityContextArgs(run_as_user=run_as_user, run_as_group=run_as_group,
+                                                            run_as_non_root=True),
         host_network=True,  # the node's RDMA NICs (no RDMA device plugin needed)
         dns_policy="ClusterFirstWithHostNet",
         containers=[k8s.core.v1.ContainerArgs(
@@ -294,7 +314,7 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                 k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train", read_only=True),
                 k8s.core.v1.VolumeMountArgs(name="infiniband", mount_path="/dev/infiniband"),
                 k8s.core.v1.VolumeMountArgs(name="shm", mount_path="/dev/shm"),
-                k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT)])],
+                k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path)])],
         volumes=[
             k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=job_name)),
             k8s.core.v1.VolumeArgs(name="infiniband",

@@ -8,6 +8,15 @@ a Kubernetes Secret the chart reads (``grafana.admin.existingSecret``) — never
 generates a random password instead of the chart's well-known default. Namespace Pod Security ``privileged``:
 node-exporter uses hostNetwork, hostPID and hostPath mounts of /proc, /sys and /.
 
+A managed control plane (:data:`MANAGED_CONTROL_PLANE`): OKE runs the API server, etcd, the scheduler and the
+controller manager in Oracle's control plane, outside the cluster, so the chart's scrapers for etcd, the scheduler
+and the controller manager find nothing, and its ``KubeSchedulerDown``/``KubeControllerManagerDown``/etcd alerts
+would fire forever; kube-proxy runs on the nodes but serves metrics on 127.0.0.1:10249 (kube-proxy's default
+``--metrics-bind-address``), which Prometheus cannot reach. Each is turned off with ``<component>.enabled: false``,
+which also drops its alert rules (templates/prometheus/rules-1.14/*.yaml@87.2.1 render only when the component is
+enabled). A user's ``<component>.enabled: true`` is refused with the reason. The API server (the ``kubernetes``
+Service), the kubelets, CoreDNS and kube-state-metrics stay scraped.
+
 Sources: kube-prometheus-stack chart README and values.yaml (prometheus-community/helm-charts, chart 87.2.1:
 ``prometheus.prometheusSpec.*SelectorNilUsesHelmValues``, ``storageSpec``, ``retentionSize``,
 ``grafana.admin.existingSecret``); Prometheus docs "Storage" (durations, the WAL beside the blocks); OCI Block
@@ -25,6 +34,16 @@ from pydantic import Field, field_validator
 
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 from oke_rdma.schema import _k8s_name, _key
+
+#: Chart components with no reachable target on OKE → why (each source in the module docstring).
+MANAGED_CONTROL_PLANE: dict[str, str] = {
+    "kubeEtcd": "OKE runs etcd in Oracle's managed control plane (OKE docs 'Overview of Kubernetes Engine': Oracle "
+                "manages the control plane nodes); no etcd endpoint is reachable from the cluster",
+    "kubeControllerManager": "OKE runs the controller manager in Oracle's managed control plane, outside the cluster",
+    "kubeScheduler": "OKE runs the scheduler in Oracle's managed control plane, outside the cluster",
+    "kubeProxy": "kube-proxy serves its metrics on 127.0.0.1:10249 by default (Kubernetes docs 'kube-proxy' "
+                 "reference, --metrics-bind-address) and OKE manages its configuration: Prometheus cannot reach it",
+}
 
 #: Smallest block volume OCI creates, in GB (OCI Block Volume docs) — the floor of Prometheus' volume.
 MIN_BLOCK_VOLUME_GB = 50
@@ -91,7 +110,8 @@ def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str,
     # metering rules join on (oke_rdma/monitoring/rules/gpu-metering.yaml; kube-state-metrics chart 7.5.1
     # values.yaml, metricLabelsAllowlist).
     ksm = {"metricLabelsAllowlist": ["nodes=[okerdma.io/node-pool]", "namespaces=[okerdma.io/tenant]"]}
-    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana, "kube-state-metrics": ksm}
+    off = {component: {"enabled": False} for component in MANAGED_CONTROL_PLANE}
+    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana, "kube-state-metrics": ksm, **off}
 
 
 def _password_paths(value: Any, at: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -119,6 +139,11 @@ def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
     if cfg.retention_size_gb is not None and cfg.retention_size_gb > cfg.storage_gb * 0.9:
         problems.append(f"{_key(at + ('retentionSizeGb',))}: {cfg.retention_size_gb} GB does not fit in the "
                         f"{cfg.storage_gb} GB volume with 10% headroom for the WAL; lower it or raise storageGb")
+    for component, why in MANAGED_CONTROL_PLANE.items():
+        section = cfg.values.get(component)
+        if isinstance(section, dict) and section.get("enabled") is True:
+            problems.append(f"{_key(at + ('values', component, 'enabled'))}: {why}, so the scrape finds no target and "
+                            f"its alerts fire forever; remove it (oke-rdma sets false)")
     return problems
 
 
@@ -147,6 +172,8 @@ ADDON = AddOn(
         (("prometheus",), "map"), (("prometheus", "prometheusSpec"), "map"),
         (("prometheus", "prometheusSpec", "storageSpec"), "map"), (("grafana",), "map"), (("grafana", "admin"), "map"),
         (("kube-state-metrics",), "map"), (("kube-state-metrics", "metricLabelsAllowlist"), "list"),
+        *(shape for component in MANAGED_CONTROL_PLANE
+          for shape in (((component,), "map"), ((component, "enabled"), "bool"))),
     ),
     checks=checks,
     prepare=prepare,

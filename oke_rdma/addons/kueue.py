@@ -11,6 +11,21 @@ Sources: Kueue docs "Installation" (Helm OCI chart), "Topology Aware Scheduling"
 (``enablePrometheus``); oracle-quickstart/oci-hpc-oke "Using RDMA Network Locality When Running Workloads on OKE"
 (the ``oci.oraclecloud.com/rdma.*`` labels); Kubernetes docs "Labels and Selectors" (label keys) — checked
 2026-11-30.
+
+Kueue manages only the tenants' jobs. Kueue's ``managedJobsNamespaceSelector`` decides which namespaces' jobs and
+pods it manages, and the chart builds the ``namespaceSelector`` of every job and pod mutating/validating webhook from
+it (charts/kueue/templates/webhook/manifests.yaml@v0.18.2: the selector when set, else "not kube-system and not the
+release namespace"). From 0.18 the chart's default configuration enables the ``pod``, ``deployment`` and
+``statefulset`` integrations, so with the default selector every Pod created in ``gpu-operator``, ``monitoring``,
+``keda``... — chart hook Jobs included — goes through Kueue's webhook and fails while Kueue is not serving. oke-rdma
+sets the selector to the namespaces carrying :data:`TENANT_LABEL` (the platform labels each tenant namespace with
+its tenant name; ``oke_rdma.platform``) and nothing else. The selector lives in the one YAML string
+``managerConfig.controllerManagerConfigYaml``: oke-rdma writes the chart's own default for the pinned version
+(``oke_rdma.facts.charts.kueue_manager_config``, sourced per version) with the selector added. A
+``values.managerConfig.controllerManagerConfigYaml`` of the user's replaces that string; it is refused unless it is a
+YAML map whose ``managedJobsNamespaceSelector`` is exactly oke-rdma's (naming both sides).
+Sources: kubernetes-sigs/kueue apis/config/v1beta2/configuration_types.go@v0.18.2 (ManagedJobsNamespaceSelector),
+defaults.go@v0.18.2 (the default selector), charts/kueue/values.yaml@v0.18.2 — checked 2026-11-30.
 """
 
 from __future__ import annotations
@@ -18,12 +33,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import yaml
 from pydantic import field_validator
 
 from oke_rdma.addons._registry import PRIVILEGED, RESTRICTED, AddOn, ExtraNamespace, HelmRelease, ValuesContext
-from oke_rdma.schema import StrList, _k8s_name, _Model
+from oke_rdma.schema import StrList, _k8s_name, _key, _Model
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+#: The label every tenant namespace carries (value: the tenant's name); Kueue manages jobs only where it is.
+TENANT_LABEL = "okerdma.io/tenant"
+#: Kueue's ``managedJobsNamespaceSelector``: the tenants' namespaces only.
+MANAGED_JOBS_NAMESPACE_SELECTOR: dict[str, Any] = {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
+CONFIG_YAML_PATH = ("managerConfig", "controllerManagerConfigYaml")
 #: OCI's RDMA network tiers, coarse to fine, as OKE labels nodes (oci-hpc-oke, "Using RDMA Network Locality").
 RDMA_TOPOLOGY_LEVELS = (
     "oci.oraclecloud.com/rdma.hpc_island_id",
@@ -85,9 +106,56 @@ class KueueRelease(HelmRelease):
         return v
 
 
+def manager_config_yaml(version: str) -> str:
+    """The manager configuration string for chart ``version``: the chart's default with
+    :data:`MANAGED_JOBS_NAMESPACE_SELECTOR` (the config check has refused a version with no recorded default).
+
+    :raises ValueError: when no default is recorded for ``version`` (a wiring bug: the config check refuses it).
+    """
+    from oke_rdma.facts.charts import kueue_manager_config
+
+    found = kueue_manager_config(version)
+    if found is None:
+        raise ValueError(f"no recorded Kueue manager configuration for chart {version}")
+    config, _source = found
+    config["managedJobsNamespaceSelector"] = MANAGED_JOBS_NAMESPACE_SELECTOR
+    return yaml.safe_dump(config, sort_keys=False)
+
+
 def values(cfg: KueueRelease, context: ValuesContext) -> dict[str, Any]:
-    """Kueue's metrics ServiceMonitor only with kube-prometheus-stack (its CRD)."""
-    return {"enablePrometheus": "kubePrometheusStack" in context.enabled}
+    """Kueue's metrics ServiceMonitor only with kube-prometheus-stack (its CRD); the manager configuration with
+    the tenants-only ``managedJobsNamespaceSelector`` (see the module docstring)."""
+    return {"enablePrometheus": "kubePrometheusStack" in context.enabled,
+            "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(cfg.version)}}
+
+
+def checks(cfg: KueueRelease, at: tuple[str, ...]) -> list[str]:
+    """A user's ``values.managerConfig.controllerManagerConfigYaml`` must be a YAML map (text) whose
+    ``managedJobsNamespaceSelector`` is oke-rdma's: any other selector makes Kueue's webhooks intercept the platform's
+    own namespaces (or miss the tenants')."""
+    section = cfg.values.get("managerConfig")
+    if not isinstance(section, dict) or CONFIG_YAML_PATH[1] not in section:
+        return []
+    key = _key(at + ("values", *CONFIG_YAML_PATH))
+    text = section[CONFIG_YAML_PATH[1]]
+    if not isinstance(text, str):
+        return [f"{key}: expected the manager configuration as YAML text (the chart reads a string), got "
+                f"{type(text).__name__}; write it as a block string or remove it"]
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        return [f"{key}: is not valid YAML ({str(err).splitlines()[0]}); fix it or remove it"]
+    if not isinstance(parsed, dict):
+        return [f"{key}: expected a YAML map (a Kueue Configuration), got {type(parsed).__name__}; fix it or remove it"]
+    theirs = parsed.get("managedJobsNamespaceSelector")
+    if theirs != MANAGED_JOBS_NAMESPACE_SELECTOR:
+        shown = "no managedJobsNamespaceSelector (Kueue then manages every namespace but kube-system and its own)" \
+            if theirs is None else f"managedJobsNamespaceSelector {theirs}"
+        return [f"{key}: replaces oke-rdma's manager configuration with {shown}, while oke-rdma restricts Kueue to "
+                f"the tenants' namespaces ({MANAGED_JOBS_NAMESPACE_SELECTOR}) so its job and pod webhooks never "
+                f"intercept the platform's namespaces (gpu-operator, monitoring, keda hook jobs); set "
+                f"managedJobsNamespaceSelector to exactly that or remove the value"]
+    return []
 
 
 def extra_namespaces(cfg: KueueRelease) -> list[ExtraNamespace]:
@@ -106,7 +174,8 @@ ADDON = AddOn(
     values=values,
     after=("kubePrometheusStack",),  # its metrics ServiceMonitor needs the monitoring.coreos.com CRD
     crds=("kueue.x-k8s.io",),
-    value_shapes=((("enablePrometheus",), "bool"),),
+    value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map")),
+    checks=checks,
     extra_namespaces=extra_namespaces,
     source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.18.2; checked 2026-11-30",
 )

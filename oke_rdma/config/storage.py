@@ -8,9 +8,10 @@ the File Storage Service".
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Literal, Optional
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from ..facts.storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS,  # noqa: F401
                              FSS_THROUGHPUT_TIERS)
@@ -23,6 +24,26 @@ from .lustre import Lustre
 _PATH_ELEMENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
 _SUB_PATH_RE = re.compile(rf"^{_PATH_ELEMENT}(/{_PATH_ELEMENT})*$")
 _QUANTITY_RE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti|Pi)$")
+#: POSIX IDs a tenant may own its directory as: not root (0), not below 1000 (system accounts on the nodes' and
+#: images' distributions), not the FSS anonymous ID 65534 (what squashed root becomes: FSS docs "Working with NFS
+#: Export Options", anonymousUid/anonymousGid default 65534), below 2^31 (Kubernetes runAsUser/runAsGroup are int64
+#: but NFSv3 AUTH_SYS carries 32-bit IDs; kept signed-safe).
+MIN_TENANT_ID, ANONYMOUS_ID, MAX_TENANT_ID = 1000, 65534, 2**31 - 1
+#: The platform namespace of the squash-safe preparation Job (``oke_rdma.volumes``); no tenant may use it.
+PREPARATION_NAMESPACE = "oke-rdma-storage"
+#: Derived default IDs fall in [DERIVED_BASE, DERIVED_BASE + DERIVED_SPAN): above the usual human ranges.
+DERIVED_BASE, DERIVED_SPAN = 100000, 900000
+_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
+
+
+def derived_id(tenant: str) -> int:
+    """The default UID (and GID) of tenant ``tenant``'s shared-storage directory: ``100000 + crc32(name) % 900000``.
+
+    Stable across runs and independent of the other tenants (adding a tenant never changes another's owner, which
+    would leave its files owned by a UID it no longer runs as). Two tenants whose IDs collide are refused by
+    ``oke_rdma.config.checks.storage.check_storage``, which names the fix (set ``uid``/``gid``).
+    """
+    return DERIVED_BASE + zlib.crc32(tenant.encode()) % DERIVED_SPAN
 
 
 class Fss(_Model):
@@ -31,6 +52,9 @@ class Fss(_Model):
     ``kmsKeyId``: the Vault key (``ocid1.key...``) that encrypts the file system; None = Oracle-managed keys.
     ``inTransitTls``: clients mount with in-transit TLS (the ``oci-fss-utils`` package on the nodes); opens TCP 2051
     from the workers and pods to the mount target and sets ``encryptInTransit`` on the PVs and the StorageClass.
+    ``prepareDirectories``: declare the workers-only, unsquashed preparation export and the Job that creates each
+    tenant's directory owned by its UID/GID (``oke_rdma.storage``, ``oke_rdma.volumes``); false = prepare them by
+    hand (docs/operations.md). ``preparationImage``: the pinned Python image that Job runs (tag or digest).
     """
 
     enabled: bool = True
@@ -42,6 +66,8 @@ class Fss(_Model):
     protect: bool = True
     kms_key_id: Optional[str] = None
     in_transit_tls: bool = False
+    prepare_directories: bool = True
+    preparation_image: str = "docker.io/library/python:3.12.10-slim-bookworm"
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
@@ -50,6 +76,14 @@ class Fss(_Model):
     def _tier(cls, v: int) -> int:
         if v not in FSS_THROUGHPUT_TIERS:
             raise ValueError(f"must be one of {', '.join(map(str, FSS_THROUGHPUT_TIERS))} (Gbps), got {v}")
+        return v
+
+    @field_validator("preparation_image")
+    @classmethod
+    def _pinned(cls, v: str) -> str:
+        if not _IMAGE_RE.match(v) or v.endswith(":latest"):
+            raise ValueError(f"must be a fully qualified image pinned by tag or digest (registry/repository:tag, "
+                             f"not latest), got {v!r}")
         return v
 
     @field_validator("export_path")
@@ -73,9 +107,15 @@ class Storage(_Model):
 class SharedStorage(_Model):
     """A tenant's request for the shared FSS volume (``tenants.<name>.sharedStorage``; its presence is the request).
 
-    ``subPath``: a directory below the export path (relative, like ``research`` or ``teams/nlp``); the tenant's
-    PersistentVolume then mounts ``<exportPath>/<subPath>`` instead of the whole export. The directory must exist on
-    the file system before a pod mounts the volume (NFS does not create it). None = the whole export.
+    ``subPath``: the tenant's own directory below the export path (relative, like ``research`` or ``teams/nlp``).
+    The platform's preparation Job (``oke_rdma.volumes``) creates it owned by ``uid``:``gid``, mode ``2770``; the
+    tenant's PersistentVolume mounts the whole export (a directory below an export path is not a mountable export:
+    FSS docs "Paths in File Systems") and the claim's ``okerdma.io/sub-path`` annotation names the directory pods
+    mount with ``volumeMounts[].subPath``. None = the tenant shares the export's top directory (made writable by every
+    such tenant, sticky like ``/tmp``).
+    ``uid`` / ``gid``: the non-root POSIX IDs the tenant's pods run as (``runAsUser``/``runAsGroup``) and that own
+    its directory; default :func:`derived_id` of the tenant name. Root in a pod is squashed to 65534 by the export
+    (``identitySquash: ROOT``), so only these IDs can write there.
     ``capacity``: the size written on the PersistentVolume and its claim (a Kubernetes quantity such as ``1Ti``).
     FSS grows without provisioning, so it limits nothing on its own; a ResourceQuota on ``requests.storage`` in the
     tenant's namespace counts it.
@@ -83,6 +123,17 @@ class SharedStorage(_Model):
 
     sub_path: Optional[str] = None
     capacity: str = "1Ti"
+    uid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID)
+    gid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID)
+
+    @field_validator("uid", "gid")
+    @classmethod
+    def _not_anonymous(cls, v: Optional[int]) -> Optional[int]:
+        if v == ANONYMOUS_ID:
+            raise ValueError(f"{ANONYMOUS_ID} is the anonymous ID squashed root becomes on the export (FSS "
+                             f"anonymousUid/anonymousGid); every root process would write as this tenant: choose "
+                             f"another ID")
+        return v
 
     @field_validator("sub_path")
     @classmethod

@@ -3,7 +3,9 @@
 One module per subject, each table with its source and the date it was checked: ``regions`` (realms, regions and
 availability-domain names, from the OCI Python SDK), ``shapes`` (GPU, RDMA and Flex shapes, their VNICs and NVMe
 drives, VCN-native pods per node), ``kubernetes`` (the Kubernetes versions OKE offers and the version skew rules),
-``iam`` (policy verbs, resource types and families), ``storage`` (File Storage mount target tiers).
+``iam`` (policy verbs, resource types and families), ``storage`` (File Storage mount target tiers), ``charts``
+(what each pinned Helm chart serves and supports; ``kueue_manager_config.json``, the Kueue chart's default manager
+configuration per version).
 
 Nothing here reads the stack config or imports the rest of ``oke_rdma``: the facts are data plus small pure
 functions, so the config checks, the pre-flight and the tests share one copy.

@@ -49,7 +49,8 @@ def test_storage_args_accept_a_valid_or_disabled_file_system():
 
 def test_shared_volumes_args_need_each_shares_namespace():
     """A share whose namespace the platform did not create is refused, naming the tenant and the namespace."""
-    share = {"research": TenantShare("research", SharedStorage.model_validate({"subPath": "r", "capacity": "1Ti"}))}
+    share = {"research": TenantShare("research", SharedStorage.model_validate({"subPath": "r", "capacity": "1Ti"}),
+                                     20001, 20001)}
     common = ("ocid1.filesystem.oc1..f", "ocid1.mounttarget.oc1..m", "10.0.3.10", "/shared", AD, ["10.0.16.0/20"])
     with pytest.raises(ValueError, match=r"shares\['research'\].namespace 'research' not in namespaces"):
         SharedVolumesArgs(COMPARTMENT, FSS, share, None, {}, *common)

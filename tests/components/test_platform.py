@@ -80,7 +80,7 @@ def test_release_values():
         "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"],
         "resources": {"requests": {"storage": "100Gi"}}}}}
     assert kps["grafana"] == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
-    assert releases["kueue"].inputs["values"] == {"enablePrometheus": True}
+    assert releases["kueue"].inputs["values"]["enablePrometheus"] is True
     gpu = releases["gpu-operator"].inputs["values"]
     assert gpu["driver"] == {"enabled": False}
     assert gpu["cdi"] == {"enabled": True}
@@ -139,7 +139,7 @@ def test_disabled_releases_are_skipped():
     run, platform = _run(platform={"keda": {"enabled": False}, "kubePrometheusStack": {"enabled": False}})
     releases = _releases(run)
     assert set(releases) == {"gpu-operator", "kueue"}
-    assert releases["kueue"].inputs["values"] == {"enablePrometheus": False}
+    assert releases["kueue"].inputs["values"]["enablePrometheus"] is False
     assert releases["kueue"].dependencies == [_namespaces(run)["kueue-system"].urn]
     assert set(_namespaces(run)) == {"gpu-operator", "kueue-system", "research", "analytics"}
     # Without kube-prometheus-stack there is no ServiceMonitor CRD: no dependency, no ServiceMonitor.

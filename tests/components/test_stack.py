@@ -31,7 +31,7 @@ def test_every_required_resource_is_declared(run):
                    "oci:Core/serviceGateway:ServiceGateway": 1, "oci:Core/networkSecurityGroup:NetworkSecurityGroup": 5,
                    "oci:ContainerEngine/cluster:Cluster": 1, "oci:Core/computeCluster:ComputeCluster": 1,
                    "oci:ContainerEngine/nodePool:NodePool": 2, "oci:FileStorage/fileSystem:FileSystem": 1,
-                   "oci:FileStorage/mountTarget:MountTarget": 1, "oci:FileStorage/export:Export": 1,
+                   "oci:FileStorage/mountTarget:MountTarget": 1, "oci:FileStorage/export:Export": 2,  # tenants and preparation
                    "kubernetes:helm.sh/v3:Release": 4, "pulumi:providers:kubernetes": 1}.items():
         assert counts.get(typ) == n, typ
     assert counts["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"] > 40

@@ -79,9 +79,10 @@ def test_export_options_are_exactly_workers_and_pods():
 
 
 def test_export_options_follow_config():
+    # ALL is refused while tenants use the shared storage (their directories would be unwritable): none here
     run, _, _ = _run(storage={"fss": {"identitySquash": "ALL", "requirePrivilegedSourcePort": False,
-                                      "exportPath": "/ckpt"}})
-    export = one(run.resources, EXPORT)
+                                      "exportPath": "/ckpt"}}, tenants=NO_SHARED_STORAGE)
+    export = one(run.resources, EXPORT, "okerdma-dev-fss-export")
     assert {o["identitySquash"] for o in export.inputs["exportOptions"]} == {"ALL"}
     assert {o["requirePrivilegedSourcePort"] for o in export.inputs["exportOptions"]} == {False}
     assert export.inputs["path"] == "/ckpt"
@@ -163,7 +164,7 @@ def test_children_parented_to_component():
     run, _, _ = _run()
     component = one(run.resources, "oke-rdma:storage:Storage")
     assert {r.parent for r in run.resources if r.type.startswith("oci:FileStorage/")} == {component.urn}
-    assert len([r for r in run.resources if r.type.startswith("oci:FileStorage/")]) == 3
+    assert len([r for r in run.resources if r.type.startswith("oci:FileStorage/")]) == 4  # file system, mount target, export, preparation export
 
 
 def test_disabled_builds_nothing():
@@ -198,7 +199,7 @@ def test_availability_domain_choice():
 def test_first_preview_registers_everything():
     run, _, _ = _run(unknowns=True)
     assert {r.type for r in run.resources} >= {FS, MT, EXPORT}
-    export = one(run.resources, EXPORT)
+    export = one(run.resources, EXPORT, "okerdma-dev-fss-export")
     assert export.inputs["exportSetId"] == UNKNOWN and export.inputs["fileSystemId"] == UNKNOWN
     assert [o["source"] for o in export.inputs["exportOptions"]] == ["10.0.16.0/20", "10.0.128.0/17"]
     assert one(run.resources, FS).protect is True
@@ -266,7 +267,7 @@ def test_export_accepts_output_cidrs_of_a_brought_network():
                                                     {"storage": STORAGE_NSG}))
 
     run = run_program(dev_raw_config(), [], "dev", program=program)
-    assert [o["source"] for o in one(run.resources, EXPORT).inputs["exportOptions"]] == ["10.9.16.0/20",
+    assert [o["source"] for o in one(run.resources, EXPORT, "okerdma-dev-fss-export").inputs["exportOptions"]] == ["10.9.16.0/20",
                                                                                         "10.9.128.0/17"]
 
 

@@ -15,7 +15,7 @@ from oke_rdma.config import ConfigError, subnet_plan
 from oke_rdma.adapter import platform_args, shared_volumes_args, storage_args
 from oke_rdma.platform import Platform
 from oke_rdma.storage import Storage
-from oke_rdma.volumes import SharedVolumes, export_options_json, volume_handle, volume_path
+from oke_rdma.volumes import SharedVolumes, export_options_json, volume_handle
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
@@ -48,6 +48,7 @@ def _run(unknowns: bool = False, **overrides):
 
 
 def test_volume_handle_is_file_system_ocid_mount_target_ip_and_export_path():
+    """Every tenant's handle is <file system OCID>:<mount target IP>:<export path>, with or without a subPath."""
     run, volumes = _run()
     fs = one(run.resources, FS, "okerdma-dev-fss")
     fs_id = run.ids[fs.urn]
@@ -58,8 +59,9 @@ def test_volume_handle_is_file_system_ocid_mount_target_ip_and_export_path():
     # the getPrivateIp mock answers the 10th host of the storage subnet (10.0.3.0/24); the export path is /shared
     assert csi["volumeHandle"] == f"{fs_id}:10.0.3.10:/shared"
     analytics = one(run.resources, PV, "okerdma-dev-analytics-fss")
-    assert analytics.inputs["spec"]["csi"]["volumeHandle"] == \
-        f"{fs_id}:10.0.3.10:/shared/analytics"  # subPath: analytics
+    # a subPath is a directory pods mount with volumeMounts[].subPath, never part of the handle: the handle names
+    # an export path, and FSS exports no directory below one
+    assert analytics.inputs["spec"]["csi"]["volumeHandle"] == f"{fs_id}:10.0.3.10:/shared"
     assert "volumeAttributes" not in csi  # no in-transit TLS in dev
 
 
@@ -109,11 +111,11 @@ def test_storage_class_references_our_mount_target():
 
 def test_in_transit_tls_and_kms_key_reach_the_kubernetes_side():
     key = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaafsskey"
-    run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "identitySquash": "ALL"}},
+    run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "identitySquash": "NONE"}},
                   iam={"tenancyId": "ocid1.tenancy.oc1..aaaaaaaatenancy2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4tenant"})  # the key's dynamic group lives in the tenancy
     params = one(run.resources, SC).inputs["parameters"]
     assert params["encryptInTransit"] == "true" and params["kmsKeyOcid"] == key
-    assert {o["identitySquash"] for o in json.loads(params["exportOptions"])} == {"ALL"}
+    assert {o["identitySquash"] for o in json.loads(params["exportOptions"])} == {"NONE"}
     for pv in of_type(run.resources, PV):
         assert pv.inputs["spec"]["csi"]["volumeAttributes"] == {"encryptInTransit": "true"}
 
@@ -125,7 +127,6 @@ def test_first_preview_declares_everything_with_an_unknown_handle():
 
 
 def test_helpers():
-    assert volume_path("/shared", None) == "/shared" and volume_path("/shared", "a/b") == "/shared/a/b"
     assert volume_handle("ocid1.filesystem.oc1..x", "10.0.3.10", "/shared") == "ocid1.filesystem.oc1..x:10.0.3.10:/shared"
     assert json.loads(export_options_json(["10.0.0.0/24"], "NONE", False)) == [
         {"source": "10.0.0.0/24", "requirePrivilegedSourcePort": False, "access": "READ_WRITE",

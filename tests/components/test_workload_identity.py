@@ -23,6 +23,13 @@ TENANCY = "ocid1.tenancy.oc1..aaaaaaaatenancy2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9
 GROUP = "ocid1.group.oc1..aaaaaaaa8k2j4h6g8f1d3s5a7p9o2i4u6y8t1r3e5w7q9z2x4c6v8platform"
 POLICY = "oci:Identity/policy:Policy"
 SA = "kubernetes:core/v1:ServiceAccount"
+
+
+def _tenant_accounts(run):
+    """The ServiceAccounts of the Workload Identity component (the platform has its own, e.g. readiness gates)."""
+    return [r for r in of_type(run, SA) if "oke-rdma:workload_identity:WorkloadIdentity" in r.urn]
+
+
 MAPPING = "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping"
 WORKLOAD_VARS = ("request.principal.type", "request.principal.namespace", "request.principal.service_account",
                  "request.principal.cluster_id")
@@ -233,8 +240,7 @@ def test_policies_are_attached_where_their_statements_point(dev_run):
 
 def test_service_accounts_live_in_the_tenant_namespaces_with_the_cluster_provider(dev_run):
     (provider,) = of_type(dev_run, "pulumi:providers:kubernetes")
-    accounts = {(r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"]): r for r in of_type(dev_run, SA)
-                if "-npd-" not in r.name}  # GPU health's node-problem-detector has its own account
+    accounts = {(r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"]): r for r in _tenant_accounts(dev_run)}
     assert set(accounts) == {("research", "trainer"), ("analytics", "gpu-metrics")}
     component = named(dev_run, "okerdma-dev-workload-identity")
     for (ns, _), sa in accounts.items():
@@ -275,8 +281,7 @@ def test_first_preview_keeps_known_statements_known():
     assert statements[0].startswith("Allow any-user to {COMPUTE_CLUSTER_LAUNCH_INSTANCE}")
     assert statements[1:6] == [unknown] * 5  # they embed the cluster OCID
     assert statements[6].startswith(f"Allow group id {GROUP} to manage cluster-workload-mappings")
-    tenant_accounts = [a for a in of_type(run, SA) if "-npd-" not in a.name]  # not GPU health's own account
-    assert len(tenant_accounts) == 2 and len(of_type(run, MAPPING)) == 1
+    assert len(_tenant_accounts(run)) == 2 and len(of_type(run, MAPPING)) == 1
 
 
 # --- createPolicies: false, through the CLI as a user runs it ---------------------------------------------------------

@@ -59,6 +59,8 @@ def test_consumer_previews_against_the_dev_plan_and_passes_the_policy_pack(plan,
         "kueue.x-k8s.io/podset-required-topology": "oci.oraclecloud.com/rdma.network_block_id"}
     pod = template["spec"]
     assert pod["hostNetwork"] is True and pod["serviceAccountName"] == "trainer" and pod["subdomain"] == "train"
+    # checkpoints are written as research's storage IDs: root would be squashed to 65534 on the export
+    assert pod["securityContext"] == {"runAsUser": 20001, "runAsGroup": 20001, "runAsNonRoot": True}
     (container,) = pod["containers"]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "8"
     assert container["securityContext"]["capabilities"]["add"] == ["IPC_LOCK"]
@@ -251,3 +253,41 @@ def test_a_platform_stack_in_a_region_with_several_words_is_read(plan, tmp_path,
     out = capsys.readouterr()
     assert code == 0, (out.err, out.out[-2000:])
     assert "no violations" in out.out
+
+
+@pytest.mark.parametrize("edit, key", [
+    ({"training-job:runAsUser": None}, "training-job:runAsUser"),
+    ({"training-job:runAsUser": 0}, "training-job:runAsUser"),
+    ({"training-job:runAsGroup": 65534}, "training-job:runAsGroup"),
+    ({"training-job:subPath": "../other"}, "training-job:subPath"),
+])
+def test_consumer_refuses_a_writer_the_squashed_export_would_reject(plan, tmp_path, edit, key):
+    import yaml
+    doc = yaml.safe_load((EXAMPLE / "Pulumi.dev.yaml").read_text())
+    for k, v in edit.items():
+        if v is None:
+            doc["config"].pop(k)
+        else:
+            doc["config"][k] = v
+    cfg = tmp_path / "Pulumi.dev.yaml"
+    cfg.write_text(yaml.safe_dump(doc))
+    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(cfg),
+                  "--stack-outputs", f"{PLATFORM}={plan}")
+    assert out.returncode != 0 and key in out.stdout + out.stderr and "Traceback" not in out.stdout + out.stderr
+
+
+def test_consumer_mounts_the_tenant_directory_with_sub_path(plan, tmp_path):
+    import yaml
+    doc = yaml.safe_load((EXAMPLE / "Pulumi.dev.yaml").read_text())
+    doc["config"]["training-job:subPath"] = "research"
+    cfg = tmp_path / "Pulumi.dev.yaml"
+    cfg.write_text(yaml.safe_dump(doc))
+    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(cfg),
+                  "--stack-outputs", f"{PLATFORM}={plan}", "--policy-pack", "policies/security",
+                  "--policy-config", str(EXAMPLE / "policy-config.json"), "--json", str(tmp_path / "c.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    job = next(r for r in json.loads((tmp_path / "c.json").read_text())["resources"]
+               if r["type"] == "kubernetes:batch/v1:Job")
+    (container,) = job["inputs"]["spec"]["template"]["spec"]["containers"]
+    shared = next(m for m in container["volumeMounts"] if m["name"] == "shared")
+    assert shared == {"name": "shared", "mountPath": "/shared", "subPath": "research"}

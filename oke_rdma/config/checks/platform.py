@@ -8,7 +8,7 @@ from typing import Any
 
 from oke_rdma.addons import AddOn, all_namespaces, REGISTRY, Registry
 from .._base import _key, RESERVED_NAMESPACES
-from ..platform import is_gpu_shape, OKE_DEVICE_PLUGIN_LABEL, values_problems
+from ..platform import _get, is_gpu_shape, OKE_DEVICE_PLUGIN_LABEL, Platform, values_problems
 from ..stack import StackConfig
 
 
@@ -72,3 +72,138 @@ def platform_namespaces(cfg: StackConfig, registry: Registry = REGISTRY) -> dict
     """Namespace → config key path of every add-on namespace (enabled or not) and every extra namespace an add-on's
     config asks for: the namespaces a tenant must not take."""
     return {ns: ("platform", *path) for ns, path in all_namespaces(cfg.platform, registry).items()}
+
+
+def check_chart_compatibility(cfg: StackConfig) -> list[str]:
+    """Each enabled release's chart version against what the program creates through it and against the cluster's
+    Kubernetes version, from the compatibility data of :mod:`oke_rdma.facts.charts` (each fact sourced there).
+
+    * a chart version below the first one serving an API or feature the program uses (Kueue below 0.15.0 serves no
+      ``kueue.x-k8s.io/v1beta2``: the first ``pulumi up`` fails with ``no matches for kind``) — one line naming the
+      version, what it lacks, and the first version that fits;
+    * ``cluster.kubernetesVersion`` outside the Kubernetes versions the chart version supports — one line naming both
+      versions, the supported range, and the recorded chart versions that support that Kubernetes version (if any);
+    * a version that is not a semantic version cannot be compared and is refused.
+    """
+    from oke_rdma.facts import charts as facts
+
+    problems: list[str] = []
+    kube = cfg.cluster.kubernetes_version
+    rdma = bool(cfg.rdma_pools)
+    for field, info in Platform.model_fields.items():
+        release = getattr(cfg.platform, field)
+        key = info.alias or field
+        if not release.enabled or key not in facts.CHARTS:
+            continue
+        at = _key(("platform", key, "version"))
+        chart = facts.CHARTS[key]
+        try:
+            missing = facts.unmet_requirements(key, release.version, rdma)
+            support = facts.kubernetes_support(key, release.version)
+        except ValueError:
+            problems.append(f"{at}: {release.version!r} is not a semantic version (like 1.2.3), so its compatibility "
+                            f"with the APIs oke-rdma uses cannot be checked; write the chart's exact version")
+            continue
+        if not missing and key == "kueue" and facts.kueue_manager_config(release.version) is None:
+            minors = facts.kueue_recorded_minors()
+            problems.append(f"{at}: oke-rdma sets Kueue's manager configuration (managedJobsNamespaceSelector) from the "
+                            f"chart's own default, recorded for Kueue {minors[0]}.x–{minors[-1]}.x only, not for "
+                            f"{release.version}; pin a recorded version (default "
+                            f"{type(release).model_fields['version'].default}) or add the chart's default to "
+                            f"oke_rdma/facts/kueue_manager_config.json with its source")
+            continue
+        if missing:
+            fits = facts.first_fitting(key, rdma)
+            lacks = "; ".join(f"{r.what} (needed for {r.used_for}; from {r.since}: {r.source})" for r in missing)
+            problems.append(f"{at}: {chart.name} {release.version} lacks {lacks}; set {fits} or newer (default "
+                            f"{type(release).model_fields['version'].default})")
+            continue
+        if support is not None and not facts.fits_kubernetes(support, kube):
+            span = f"{support.kube_min}–{support.kube_max}" if support.kube_max else f"{support.kube_min} or newer"
+            others = [e for e in facts.chart_versions_for_kubernetes(key, kube)
+                      if not facts.unmet_requirements(key, e.charts[0], rdma)]
+            fix = (f"use {chart.name} {others[0].charts[0]} or newer (supports Kubernetes {kube}), or a Kubernetes "
+                   f"version in {span}" if others else f"use a Kubernetes version in {span} (no recorded "
+                   f"{chart.name} version supports {kube})")
+            problems.append(f"{at}: {chart.name} {release.version} supports Kubernetes {span} but "
+                            f"cluster.kubernetesVersion is {kube} ({support.source}); {fix}")
+    return problems
+
+
+#: Prometheus selector flags of kube-prometheus-stack that, set true, make Prometheus ignore every monitor but the
+#: chart's own (chart values.yaml@87.2.1, ``prometheus.prometheusSpec.*SelectorNilUsesHelmValues``).
+_NIL_USES_HELM_VALUES = ("serviceMonitorSelectorNilUsesHelmValues", "podMonitorSelectorNilUsesHelmValues",
+                         "ruleSelectorNilUsesHelmValues", "probeSelectorNilUsesHelmValues")
+
+
+def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]:
+    """Values a user sets on one add-on that switch off what another part of the stack relies on, naming both sides.
+
+    * GPU Operator ``nfd.enabled: false`` with GPU pools: the operator finds GPU nodes by NFD's
+      ``feature.node.kubernetes.io/pci-10de.present`` label (controllers/state_manager.go@v25.10.1) and the pools'
+      OKE device plugin is disabled, so nothing would advertise ``nvidia.com/gpu``.
+    * Kueue ``enableCertManager: true``: the platform installs no cert-manager (charts/kueue/templates/certmanager/
+      @v0.18.2 creates cert-manager Certificates), so the webhook would get no certificate.
+
+    The ``monitoring.coreos.com`` ServiceMonitors of the GPU Operator (DCGM exporter) and Kueue (metrics) need
+    kube-prometheus-stack's CRDs (``crds.enabled``), its operator (``prometheusOperator.enabled``) and a Prometheus
+    that selects monitors of other releases (``*SelectorNilUsesHelmValues: false``); a ServiceMonitor turned on while
+    kube-prometheus-stack is disabled has no CRD and fails the release. Sources: kube-prometheus-stack
+    values.yaml@87.2.1 (``crds.enabled``, ``prometheusOperator.enabled``, the selector flags); gpu-operator
+    values.yaml@v25.10.1 (``dcgmExporter.serviceMonitor.enabled``); kueue values.yaml@v0.18.2
+    (``enablePrometheus``) — checked 2026-11-30.
+    """
+    from oke_rdma.addons import ValuesContext, enabled_releases
+
+    enabled = enabled_releases(cfg.platform, registry)
+    context = ValuesContext(enabled=frozenset(enabled))
+    problems: list[str] = []
+    gpu_values = cfg.platform.gpu_operator.values if "gpuOperator" in enabled else {}
+    if _get(gpu_values, "nfd", "enabled") is False and any(is_gpu_shape(p.shape) for p in cfg.node_pools.values()):
+        # gpu-operator controllers/state_manager.go@v25.10.1: GPU nodes are found by NFD's
+        # feature.node.kubernetes.io/pci-10de.present label; no NFD in the platform → no device plugin anywhere.
+        problems.append(f"{_key(('platform', 'gpuOperator', 'values', 'nfd', 'enabled'))}: the GPU Operator finds GPU "
+                        f"nodes by Node Feature Discovery's feature.node.kubernetes.io/pci-10de.present label, and the "
+                        f"platform runs no other NFD, so the GPU pools (whose OKE device plugin is disabled) would get "
+                        f"no device plugin and advertise no nvidia.com/gpu; remove it")
+    kueue_values = cfg.platform.kueue.values if "kueue" in enabled else {}
+    if _get(kueue_values, "enableCertManager") is True:
+        # kueue charts/kueue/templates/certmanager/*.yaml@v0.18.2: Certificates and an Issuer of cert-manager.io
+        problems.append(f"{_key(('platform', 'kueue', 'values', 'enableCertManager'))}: makes Kueue's webhook "
+                        f"certificates cert-manager Certificates, but the platform installs no cert-manager, so the "
+                        f"webhook never gets a certificate and every Kueue object (and the readiness gate) fails; "
+                        f"remove it (Kueue's built-in certificate rotation is used)")
+    final: dict[str, dict[str, Any]] = {}
+    for key, release in enabled.items():
+        try:
+            final[key] = registry[key].helm_values(release, context)
+        except ValueError:  # a version whose values cannot be built: check_chart_compatibility refuses it
+            final[key] = {}
+    monitors = []  # (who, the config key path that turns it on)
+    if "gpuOperator" in final and _get(final["gpuOperator"], "dcgmExporter", "serviceMonitor", "enabled") is True:
+        monitors.append(("the GPU Operator's DCGM exporter ServiceMonitor",
+                         "platform.gpuOperator.values.dcgmExporter.serviceMonitor.enabled"))
+    if "kueue" in final and _get(final["kueue"], "enablePrometheus") is True:
+        monitors.append(("Kueue's metrics ServiceMonitor", "platform.kueue.values.enablePrometheus"))
+    if not monitors:
+        return problems
+    who = " and ".join(m[0] for m in monitors)
+    if "kubePrometheusStack" not in final:
+        for name, at in monitors:
+            problems.append(f"oke-rdma:{at}: turns on {name}, but platform.kubePrometheusStack is disabled, so the "
+                            f"ServiceMonitor CRD (monitoring.coreos.com) does not exist and the release fails; "
+                            f"remove it or enable kube-prometheus-stack")
+        return problems
+    kps_values = cfg.platform.kube_prometheus_stack.values
+    base = ("platform", "kubePrometheusStack", "values")
+    for path, what in ((("crds", "enabled"), "installs no monitoring.coreos.com CRDs"),
+                       (("prometheusOperator", "enabled"), "runs no Prometheus operator to act on ServiceMonitors")):
+        if _get(kps_values, *path) is False:
+            problems.append(f"{_key(base + path)}: kube-prometheus-stack then {what}, while {who} rely on them; "
+                            f"remove it (the chart's default is true)")
+    for flag in _NIL_USES_HELM_VALUES:
+        if _get(kps_values, "prometheus", "prometheusSpec", flag) is True:
+            problems.append(f"{_key(base + ('prometheus', 'prometheusSpec', flag))}: Prometheus would then select "
+                            f"only kube-prometheus-stack's own monitors and rules, so {who} would never be scraped; "
+                            f"remove it (oke-rdma sets false)")
+    return problems

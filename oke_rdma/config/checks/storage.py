@@ -7,13 +7,56 @@ from __future__ import annotations
 
 from .._base import _key
 from ..stack import StackConfig
+from ..storage import PREPARATION_NAMESPACE, derived_id
+
+
+def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
+    """``(uid, gid)`` of tenant ``tenant``'s shared storage: the configured ones, else
+    :func:`~oke_rdma.config.storage.derived_id` of the tenant name."""
+    shared = cfg.tenants[tenant].shared_storage
+    default = derived_id(tenant)
+    if shared is None:
+        return default, default
+    return (shared.uid if shared.uid is not None else default, shared.gid if shared.gid is not None else default)
 
 
 def check_storage(cfg: StackConfig) -> list[str]:
-    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``, and the
-    availability domain of the file system must be one of ``availabilityDomains``."""
+    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
+    domain of the file system must be one of ``availabilityDomains``; ``identitySquash: ALL`` is refused while tenants
+    use the storage (every writer would be the anonymous 65534); two tenants never share a UID or GID (each owns its
+    directory alone), nor the same ``subPath`` (nor one inside another's); no tenant takes the preparation
+    namespace."""
     problems: list[str] = []
     fss = cfg.storage.fss
+    sharing = sorted(n for n, t in cfg.tenants.items() if t.shared_storage is not None)
+    if fss.enabled and fss.identity_squash == "ALL" and sharing:
+        # FSS docs "Working with NFS Export Options": ALL maps every UID/GID to anonymousUid/anonymousGid (65534)
+        problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
+                        f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
+                        f"could not be told apart; use ROOT (the default)")
+    owners: dict[tuple[str, int], str] = {}
+    paths: dict[str, str] = {}
+    for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
+        if tenant.shared_storage is None:
+            continue
+        uid, gid = tenant_ids(cfg, name)
+        for kind, value in (("uid", uid), ("gid", gid)):
+            other = owners.setdefault((kind, value), name)
+            if other != name:
+                how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
+                problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
+                                f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
+                                f"{kind}")
+        if cfg.tenant_namespace(name) == PREPARATION_NAMESPACE:
+            problems.append(f"{_key(('tenants', name, 'namespace'))}: {PREPARATION_NAMESPACE!r} is the platform's "
+                            f"storage preparation namespace; give the tenant its own")
+        sub = tenant.shared_storage.sub_path
+        if sub is not None:
+            for other_path, other in paths.items():
+                if sub == other_path or sub.startswith(other_path + "/") or other_path.startswith(sub + "/"):
+                    problems.append(f"{_key(('tenants', name, 'sharedStorage', 'subPath'))}: {sub!r} is or contains "
+                                    f"tenant {other!r}'s directory {other_path!r}; give each tenant its own")
+            paths[sub] = name
     for name, tenant in cfg.tenants.items():
         if tenant.shared_storage is not None and not fss.enabled:
             problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
