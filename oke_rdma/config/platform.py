@@ -159,10 +159,12 @@ class HelmRelease(_Model):
     value, lists included, replaces ours). Values that would break the platform are refused by ``check_platform``.
     """
 
-    enabled: bool = True
-    version: str
-    namespace: str
-    values: dict[str, Any] = Field(default_factory=dict)
+    enabled: bool = Field(True, description="Install the release.")
+    version: str = Field(description="Exact chart version (no ranges).")
+    namespace: str = Field(description="Namespace of the release (a Kubernetes name, never a reserved one).")
+    values: dict[str, Any] = Field(default_factory=dict, description=(
+        "Extra Helm values deep-merged over oke-rdma's (maps merge, lists replace); values that would break the "
+        "platform are refused."))
 
     @field_validator("version")
     @classmethod
@@ -184,13 +186,19 @@ class KubePrometheusStackRelease(HelmRelease):
     reads, never in Helm values. Without it Grafana generates a random one (never the chart's well-known default).
     """
 
-    version: str = "87.2.1"
-    namespace: str = "monitoring"
-    grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True})
-    retention: str = "15d"
-    retention_size_gb: Optional[int] = Field(default=None, gt=0)
-    storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768)
-    storage_class: str = "oci-bv"
+    version: str = Field("87.2.1", description="Exact kube-prometheus-stack chart version.")
+    namespace: str = Field("monitoring", description="Namespace of kube-prometheus-stack.")
+    grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True}, description=(
+        "Grafana's admin password, a Pulumi secret (`pulumi config set --path --secret`, at least 12 characters);"
+        " kept in a Kubernetes Secret, never in Helm values; absent: Grafana generates one."))
+    retention: str = Field("15d", description=(
+        "How long Prometheus keeps samples, a Prometheus duration like `15d` or `12h`."))
+    retention_size_gb: Optional[int] = Field(default=None, gt=0, description=(
+        "Size cap of Prometheus data in GB; must fit in `storageGb` with 10 % headroom."))
+    storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768, description=(
+        "Prometheus volume in GB (at least 50, OCI's smallest block volume)."))
+    storage_class: str = Field("oci-bv", description=(
+        "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
 
     @field_validator("retention")
     @classmethod
@@ -214,8 +222,8 @@ class KubePrometheusStackRelease(HelmRelease):
 class GpuOperatorRelease(HelmRelease):
     """NVIDIA GPU Operator, default v25.10.1 in ``gpu-operator``."""
 
-    version: str = "v25.10.1"
-    namespace: str = "gpu-operator"
+    version: str = Field("v25.10.1", description="Exact NVIDIA GPU Operator chart version.")
+    namespace: str = Field("gpu-operator", description="Namespace of the GPU Operator.")
 
     @property
     def device_plugin(self) -> bool:
@@ -230,9 +238,11 @@ class TopologyLabeler(_Model):
     Security ``privileged``: it uses hostNetwork to reach the node's instance metadata).
     """
 
-    enabled: bool = False
-    image: str = "docker.io/library/python:3.12.10-slim-bookworm"
-    namespace: str = "oke-rdma-topology"
+    enabled: bool = Field(False, description="Run the RDMA topology labeler DaemonSet (docs/scheduling.md).")
+    image: str = Field("docker.io/library/python:3.12.10-slim-bookworm", description=(
+        "The labeler's image, pinned by tag or digest."))
+    namespace: str = Field("oke-rdma-topology", description=(
+        "The labeler's namespace (Pod Security `privileged`: hostNetwork)."))
 
     _ns = field_validator("namespace")(lambda v: _k8s_name(v))
 
@@ -252,10 +262,12 @@ class KueueRelease(HelmRelease):
     ``kubernetes.io/hostname`` (which must be the lowest level). ``topologyLabeler``: see :class:`TopologyLabeler`.
     """
 
-    version: str = "0.18.2"
-    namespace: str = "kueue-system"
-    topology_levels: StrList = RDMA_TOPOLOGY_LEVELS
-    topology_labeler: TopologyLabeler = TopologyLabeler()
+    version: str = Field("0.18.2", description="Exact Kueue chart version.")
+    namespace: str = Field("kueue-system", description="Namespace of Kueue.")
+    topology_levels: StrList = Field(RDMA_TOPOLOGY_LEVELS, description=(
+        "Node labels of the Kueue Topology, coarse to fine; must end with `kubernetes.io/hostname`."))
+    topology_labeler: TopologyLabeler = Field(TopologyLabeler(), description=(
+        "The RDMA topology labeler, for nodes OKE did not label."))
 
     @field_validator("topology_levels")
     @classmethod
@@ -275,17 +287,20 @@ class KueueRelease(HelmRelease):
 class KedaRelease(HelmRelease):
     """KEDA (kedacore), default 2.20.2 in ``keda``."""
 
-    version: str = "2.20.2"
-    namespace: str = "keda"
+    version: str = Field("2.20.2", description="Exact KEDA chart version.")
+    namespace: str = Field("keda", description="Namespace of KEDA.")
 
 
 class Platform(_Model):
     """The in-cluster platform: the four pinned Helm releases (DESIGN.md §3 defaults)."""
 
-    kube_prometheus_stack: KubePrometheusStackRelease = KubePrometheusStackRelease()
-    gpu_operator: GpuOperatorRelease = GpuOperatorRelease()
-    kueue: KueueRelease = KueueRelease()
-    keda: KedaRelease = KedaRelease()
+    kube_prometheus_stack: KubePrometheusStackRelease = Field(KubePrometheusStackRelease(), description=(
+        "kube-prometheus-stack (prometheus-community)."))
+    gpu_operator: GpuOperatorRelease = Field(GpuOperatorRelease(), description=(
+        "NVIDIA GPU Operator (never installs a driver: OKE GPU images ship it)."))
+    kueue: KueueRelease = Field(KueueRelease(), description=(
+        "Kueue with topology-aware scheduling over the RDMA pools."))
+    keda: KedaRelease = Field(KedaRelease(), description="KEDA.")
 
     @property
     def operator_device_plugin(self) -> bool:

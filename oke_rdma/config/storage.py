@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Literal, Optional
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from ._base import _key, _Model, _ocid
 
@@ -37,15 +37,24 @@ class Fss(_Model):
     from the workers and pods to the mount target and sets ``encryptInTransit`` on the PVs and the StorageClass.
     """
 
-    enabled: bool = True
-    availability_domain: Optional[str] = None
-    throughput_gbps: int = 1
-    export_path: str = "/shared"
-    identity_squash: Literal["ROOT", "ALL", "NONE"] = "ROOT"
-    require_privileged_source_port: bool = True
-    protect: bool = True
-    kms_key_id: Optional[str] = None
-    in_transit_tls: bool = False
+    enabled: bool = Field(True, description="Create the file system, mount target and export.")
+    availability_domain: Optional[str] = Field(None, description=(
+        "AD of the file system and mount target (default: the Compute Cluster's); one of `availabilityDomains`."))
+    throughput_gbps: int = Field(1, description=(
+        "Mount target tier in Gbps: 1, 20, 40 or 80; 20-80 commit you to a 20-80 TB capacity entitlement billed "
+        "in 30-day cycles (docs/deploying.md)."))
+    export_path: str = Field("/shared", description=(
+        "Absolute export path below `/` (no trailing `/`, no `.` or `..`)."))
+    identity_squash: Literal["ROOT", "ALL", "NONE"] = Field("ROOT", description=(
+        "NFS identity squash of the export: `ROOT`, `ALL` or `NONE`."))
+    require_privileged_source_port: bool = Field(True, description="Clients must use a source port below 1024.")
+    protect: bool = Field(True, description="`protect` the file system against `pulumi destroy`.")
+    kms_key_id: Optional[str] = Field(None, description=(
+        "Vault key OCID encrypting the file system (and the StorageClass's file systems); its dynamic group and "
+        "statements (`<prefix>-fss-kms`) are generated."))
+    in_transit_tls: bool = Field(False, description=(
+        "Mount with in-transit TLS: opens TCP 2051 to the mount target, sets `encryptInTransit` on volumes and "
+        "the StorageClass (nodes need `oci-fss-utils`)."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
@@ -69,7 +78,7 @@ class Fss(_Model):
 class Storage(_Model):
     """Shared storage settings."""
 
-    fss: Fss = Fss()
+    fss: Fss = Field(Fss(), description="The shared file system, its mount target and export.")
 
 
 class SharedStorage(_Model):
@@ -83,8 +92,11 @@ class SharedStorage(_Model):
     tenant's namespace counts it.
     """
 
-    sub_path: Optional[str] = None
-    capacity: str = "1Ti"
+    sub_path: Optional[str] = Field(None, description=(
+        "Mount only `<exportPath>/<subPath>` (relative, e.g. `research`; the directory must exist)."))
+    capacity: str = Field("1Ti", description=(
+        "Size written on the volume and claim, a Kubernetes quantity (FSS is elastic; counts against a "
+        "`requests.storage` quota)."))
 
     @field_validator("sub_path")
     @classmethod
