@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test fuzz policy-docs bench clean consumer-preview outputs-docs
+.PHONY: setup preview test fuzz policy-docs bench clean consumer-preview outputs-docs docs
 
 setup: $(STAMP)
 
@@ -28,15 +28,22 @@ consumer-preview: $(STAMP)
 	  --stack-outputs organization/oke-rdma/dev=plan-dev.json \
 	  --policy-config examples/training-job/policy-config.json
 
-## make outputs-docs: check the output contract's versions and regenerate the README's outputs table
+## make outputs-docs: check the output contract's versions and regenerate the outputs table of docs/outputs.md
 outputs-docs: $(STAMP)
-	$(PY) -m oke_rdma.outputs --write-readme
+	$(PY) -m oke_rdma.outputs --write-docs
+
+## make docs: regenerate every generated part of the documentation: the config reference (docs/configuration.md)
+## and Pulumi.yaml's config schema from the config model, the NSG rules (docs/networking.md), the output contract
+## (docs/outputs.md) and the policy tables (docs/policies.md); tests/components/test_docs.py fails when one is stale
+docs: $(STAMP)
+	$(PY) -m oke_rdma.docs --write
+	$(PY) -m policies.doc --write
 
 ## make test: every test
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-## make policy-docs: regenerate the README's policy table from the pack
+## make policy-docs: regenerate the policy table of docs/policies.md from the pack
 policy-docs: $(STAMP)
 	$(PY) -m policies.doc --write
 ## make fuzz: the property-based config fuzz test with 1,000 random mutated stacks (FUZZ_EXAMPLES=N for more)
@@ -46,6 +53,6 @@ fuzz: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache
 
-## make bench: the offline preview's cost as the stack grows (see README, "Offline preview benchmark")
+## make bench: the offline preview's cost as the stack grows (docs/benchmark.md)
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)

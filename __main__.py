@@ -1,4 +1,4 @@
-"""oke-rdma: an OKE GPU training platform with RDMA node pools on OCI. Wiring only (DESIGN.md §2).
+"""oke-rdma: an OKE GPU training platform with RDMA node pools on OCI. Wiring only (docs/architecture.md, "Data flow").
 
 Config is parsed once (``oke_rdma.config``); each component gets its slice plus the outputs it needs; the
 stack outputs below are the contract other projects read through ``pulumi.StackReference``.
@@ -54,7 +54,7 @@ scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.
                                                                 platform.namespaces))
               if "kueue" in platform.releases else None)
 
-# The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
+# The output contract (outputs.contract.json, docs/outputs.md): other projects read these through
 # pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version
 # (oke_rdma/outputs.py; tests/components/test_outputs_contract.py enforces it).
 pulumi.export("outputsVersion", OUTPUTS_VERSION)

@@ -244,8 +244,9 @@ class NodePool(_Model):
         "Fault domains `FAULT-DOMAIN-1` to `-3` of a non-RDMA pool; must be empty for RDMA pools."))
     labels: dict[str, str] = Field(default_factory=dict, description=(
         "Initial Kubernetes node labels; not `okerdma.io/node-pool` (oke-rdma sets it to the pool name), nor "
-        "`kubernetes.io`/`k8s.io` labels a kubelet may not set or sets itself (`kubelet.kubernetes.io/*`, "
-        "`node.kubernetes.io/*` are fine)."))
+        "`kubernetes.io`/`k8s.io` labels a kubelet may not set (`node-role.kubernetes.io/*`, ...) or sets itself "
+        "(`kubernetes.io/hostname`, `topology.kubernetes.io/zone`, ...); `kubelet.kubernetes.io/*` and "
+        "`node.kubernetes.io/*` are fine."))
     rdma: bool = Field(False, description="Place the pool in the Compute Cluster (bare metal RDMA shapes only).")
     allow_unlisted_rdma_shape: bool = Field(False, description=(
         "Accept a bare metal shape not on Oracle's RDMA list for an RDMA pool (every preview warns; the policy "

@@ -106,7 +106,8 @@ class ExistingNetwork(_Model):
     vcn_id: str = Field(description="OCID of the brought VCN, in `oci:region`.")
     subnet_ids: SubnetIds = Field(description=(
         "Subnet OCID per role: `controlPlane`, `workers`, `internalLoadBalancers`, `pods` (VCN-native), `storage`"
-        " (FSS) required, `publicLoadBalancers` optional; one subnet may serve several roles."))
+        " (FSS) required, `publicLoadBalancers` optional; one subnet may serve several roles (same OCID and CIDR;"
+        " their IP demands add up)."))
     subnet_cidrs: SubnetCidrs = Field(SubnetCidrs(), description=(
         "The CIDR of each subnet in `subnetIds` (and of no other): the CIDR checks and the FSS export need them."))
     nsg_ids: Optional[NsgIds] = Field(None, description=(

@@ -1,4 +1,4 @@
-"""In-cluster platform config: the four pinned Helm releases (DESIGN.md §3 defaults), their extra Helm values,
+"""In-cluster platform config: the four pinned Helm releases (defaults: docs/architecture.md), their extra Helm values,
 Prometheus retention and storage, the Grafana admin password, Kueue's topology levels and the optional RDMA
 topology labeler, and the cross-field rules that keep the platform working (``check_platform``).
 
@@ -190,7 +190,8 @@ class KubePrometheusStackRelease(HelmRelease):
     namespace: str = Field("monitoring", description="Namespace of kube-prometheus-stack.")
     grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True}, description=(
         "Grafana's admin password, a Pulumi secret (`pulumi config set --path --secret`, at least 12 characters);"
-        " kept in a Kubernetes Secret, never in Helm values; absent: Grafana generates one."))
+        " kept in a Kubernetes Secret, never in Helm values; absent: Grafana generates a random one (read it with "
+        "`kubectl -n monitoring get secret kube-prometheus-stack-grafana -o jsonpath='{.data.admin-password}'`)."))
     retention: str = Field("15d", description=(
         "How long Prometheus keeps samples, a Prometheus duration like `15d` or `12h`."))
     retention_size_gb: Optional[int] = Field(default=None, gt=0, description=(
@@ -292,7 +293,7 @@ class KedaRelease(HelmRelease):
 
 
 class Platform(_Model):
-    """The in-cluster platform: the four pinned Helm releases (DESIGN.md §3 defaults)."""
+    """The in-cluster platform: the four pinned Helm releases (defaults in docs/configuration.md)."""
 
     kube_prometheus_stack: KubePrometheusStackRelease = Field(KubePrometheusStackRelease(), description=(
         "kube-prometheus-stack (prometheus-community)."))

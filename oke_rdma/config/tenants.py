@@ -69,7 +69,7 @@ class Iam(_Model):
         "(dynamic group)."))
     deployer_group_id: Optional[str] = Field(None, description=(
         "OCID of the IAM group that runs `pulumi up` (`oci iam group list`); required when a tenant's grants "
-        "reach another compartment."))
+        "reach another compartment (it must create the ClusterWorkloadMapping)."))
     vault_compartment_id: Optional[str] = Field(None, description=(
         "Compartment of the Vault keys (default: `compartmentId`); their policies are attached there."))
 
