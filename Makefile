@@ -20,13 +20,13 @@ preview: $(STAMP)
 	$(PY) -m offline.preview --stack dev
 
 ## make consumer-preview: the dev stack's plan, then the training-job example previewed against its outputs
-## (pulumi.StackReference answered from plan-dev.json) and checked with the same policy pack
+## (pulumi.StackReference answered from plan-dev.json) and checked with the organisation's security pack
 consumer-preview: $(STAMP)
 	$(PY) -m offline.preview --stack dev --json plan-dev.json > /dev/null
 	$(PY) -m offline.preview --program examples/training-job/__main__.py \
 	  --config-file examples/training-job/Pulumi.dev.yaml \
 	  --stack-outputs organization/oke-rdma/dev=plan-dev.json \
-	  --policy-config examples/training-job/policy-config.json
+	  --policy-pack policies/security --policy-config examples/training-job/policy-config.json
 
 ## make outputs-docs: check the output contract's versions and regenerate the outputs table of docs/outputs.md
 outputs-docs: $(STAMP)
@@ -34,7 +34,7 @@ outputs-docs: $(STAMP)
 
 ## make docs: regenerate every generated part of the documentation: the config reference (docs/configuration.md)
 ## and Pulumi.yaml's config schema from the config model, the NSG rules (docs/networking.md), the output contract
-## (docs/outputs.md) and the policy tables (docs/policies.md); tests/components/test_docs.py fails when one is stale
+## (docs/outputs.md) and the policy packs' tables (docs/policies.md); tests/components/test_docs.py fails when one is stale
 docs: $(STAMP)
 	$(PY) -m oke_rdma.docs --write
 	$(PY) -m policies.doc --write
@@ -43,7 +43,7 @@ docs: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-## make policy-docs: regenerate the policy table of docs/policies.md from the pack
+## make policy-docs: regenerate docs/policies.md's tables from both packs and refresh their vendored helper copies
 policy-docs: $(STAMP)
 	$(PY) -m policies.doc --write
 ## make fuzz: the property-based config fuzz test with 1,000 random mutated stacks (FUZZ_EXAMPLES=N for more)

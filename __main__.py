@@ -6,13 +6,14 @@ stack outputs below are the contract other projects read through ``pulumi.StackR
 
 import pulumi
 
+from oke_rdma import adapter
 from oke_rdma.cluster import Cluster, ClusterArgs
 from oke_rdma.compute import Compute, ComputeArgs, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
 from oke_rdma.iam import Iam, IamArgs
 from oke_rdma.network import Network, NetworkArgs
 from oke_rdma.outputs import OUTPUTS_VERSION
-from oke_rdma.platform import Platform, PlatformArgs
+from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
 from oke_rdma.storage import Storage, StorageArgs
 from oke_rdma.volumes import SharedVolumes, SharedVolumesArgs
@@ -43,8 +44,8 @@ storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, n
 # pool made the GPU pool a serial edge on `pulumi up`'s critical path (bench/critical_path.py).
 cpu_pools = [pool for name, pool in compute.node_pools.items()
              if not config.node_pools[name].rdma and not is_gpu_shape(config.node_pools[name].shape)]
-platform = Platform(f"{prefix}-platform", PlatformArgs(config, cluster.provider,
-                                                      depends_on=cpu_pools or list(compute.node_pools.values())))
+platform = Platform(f"{prefix}-platform", adapter.platform_args(
+    config, cluster.provider, depends_on=cpu_pools or list(compute.node_pools.values())))
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))

@@ -124,6 +124,10 @@ class PolicyReport:
     not_applicable: list[NotApplicable] = field(default_factory=list)
     #: Policy config the CLI accepts but that has no effect (see :func:`policy_config_warnings`).
     config_warnings: list[str] = field(default_factory=list)
+    #: The packs that were run, in order (filled by :func:`evaluate_packs`; empty for a single :func:`evaluate`).
+    packs: list[PackInfo] = field(default_factory=list)
+    #: ``config_warnings`` with the pack each came from (filled by :func:`evaluate_packs`).
+    config_warnings_by_pack: list[tuple[PackInfo, str]] = field(default_factory=list)
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -159,10 +163,14 @@ def load_policy_config(path: Union[str, Path]) -> dict[str, Any]:
 
 # --- config ----------------------------------------------------------------------------------------------------
 class PolicyConfigError(ValueError):
-    """Policy config the Pulumi CLI would refuse; ``problems`` holds one line per problem, in the CLI's order."""
+    """Policy config the Pulumi CLI would refuse; ``problems`` holds one line per problem, in the CLI's order.
 
-    def __init__(self, problems: Sequence[str]):
+    ``by_pack`` pairs each problem with the pack whose config it is (set by :func:`evaluate_packs`, for the CLI's
+    "validating policy config: <pack> <version>" prefix); None for a problem that concerns no single pack."""
+
+    def __init__(self, problems: Sequence[str], by_pack: Optional[Sequence[tuple[Optional["PackInfo"], str]]] = None):
         self.problems = list(problems)
+        self.by_pack = list(by_pack) if by_pack is not None else [(None, p) for p in self.problems]
         super().__init__("; ".join(self.problems))
 
 
@@ -451,3 +459,117 @@ def _stack_resources(resources: Sequence[EngineResource],
         res.property_dependencies = {k: [built[d] for d in v if d in built]
                                      for k, v in r.property_dependencies.items()}
     return list(built.values())
+
+
+# --- several packs, as `pulumi preview --policy-pack A --policy-pack B` runs them ------------------------------------
+@dataclass(frozen=True)
+class PackInfo:
+    """One policy pack as the CLI knows it: its name, the version from its ``PulumiPolicy.yaml``, its directory."""
+
+    name: str
+    version: str
+    path: Path
+
+
+def pack_version(path: Union[str, Path]) -> str:
+    """The ``version`` of ``<path>/PulumiPolicy.yaml`` (the CLI shows it; "0.0.1" when absent, as the pack reports).
+
+    :raises PolicyConfigError: the directory has no readable ``PulumiPolicy.yaml``.
+    """
+    import yaml  # only here: the preview imports this module on its critical path
+
+    meta_path = Path(path) / "PulumiPolicy.yaml"
+    try:
+        meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise PolicyConfigError([f"{meta_path}: not a policy pack ({e})"]) from None
+    return str(meta.get("version", SERVICER_PACK_VERSION)) if isinstance(meta, dict) else SERVICER_PACK_VERSION
+
+
+def pack_problem(path: Union[str, Path]) -> Optional[str]:
+    """Why ``path`` is not a Python policy pack directory the CLI could load (checked before the program runs), or
+    None. A pack directory holds ``PulumiPolicy.yaml`` with ``runtime: python`` and the ``__main__.py`` that
+    ``python -m pulumi.policy`` runs."""
+    path = Path(path)
+    if not path.is_dir():
+        return "is not a directory; give a policy pack directory such as policies/security"
+    if not (path / "PulumiPolicy.yaml").is_file():
+        return "has no PulumiPolicy.yaml; a policy pack directory holds one"
+    import yaml
+
+    try:
+        meta = yaml.safe_load((path / "PulumiPolicy.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        return f"PulumiPolicy.yaml cannot be read: {e}"
+    runtime = meta.get("runtime") if isinstance(meta, dict) else None
+    runtime = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if runtime != "python":
+        return f"PulumiPolicy.yaml runtime is {runtime!r}; the offline preview runs Python packs only"
+    if not (path / "__main__.py").is_file():
+        return "has no __main__.py (what `python -m pulumi.policy` runs in a Python pack)"
+    return None
+
+
+def check_pack_config_count(packs: Sequence[Any], configs: Sequence[Any],
+                            config_flag: str = "--policy-pack-config") -> Optional[str]:
+    """The CLI's rule for ``--policy-pack-config`` (``validatePolicyPackConfig``, pulumi
+    ``pkg/cmd/pulumi`` preview/up, checked 2026-11-30): config files are matched to packs by position, so there is
+    none or one per pack. Returns the CLI's message (naming ``config_flag``) when the counts differ, else None."""
+    if configs and not packs:
+        return f'"{config_flag}" must be specified with "--policy-pack"'
+    if configs and len(configs) != len(packs):
+        return (f'the number of "{config_flag}" flags must match the number of "--policy-pack" flags '
+                f'({len(configs)} for {len(packs)}: one config file per pack, in the same order)')
+    return None
+
+
+def _pack_module(path: Path) -> Any:
+    """The ``pack`` module of a pack directory (``PACK_NAME``, ``POLICIES``, ``PACK_ENFORCEMENT_LEVEL``)."""
+    import importlib
+
+    from policies import PACK_DIRS
+
+    resolved = path.resolve()
+    if resolved not in PACK_DIRS:
+        raise PolicyConfigError([f"--policy-pack {path}: not one of this repository's packs "
+                                 f"({', '.join(str(d.relative_to(Path.cwd()) if d.is_relative_to(Path.cwd()) else d) for d in PACK_DIRS)})"])
+    return importlib.import_module(f"policies.{resolved.name}.pack")
+
+
+def evaluate_packs(packs: Sequence[Union[str, Path]], resources: Sequence[EngineResource],
+                   policy_configs: Sequence[Optional[Mapping[str, Any]]] = (),
+                   stack_tags: Optional[Mapping[str, str]] = None) -> PolicyReport:
+    """Evaluate every pack on ``resources``, in the given order, as ``pulumi preview --policy-pack`` does.
+
+    :param packs: pack directories (each holds ``PulumiPolicy.yaml``).
+    :param policy_configs: none, or one ``--policy-pack-config`` content per pack (by position, like the CLI).
+    :returns: one report holding every pack's findings (``Violation.pack`` names the pack; ``packs`` lists them).
+    :raises PolicyConfigError: config counts differ, a directory is no pack, or a pack's config is invalid (the
+        error's ``pack`` names it). :raises PolicyRuntimeError: a rule crashed.
+    """
+    problem = check_pack_config_count(packs, policy_configs)
+    if problem:
+        raise PolicyConfigError([problem])
+    loaded, failures = [], []
+    for index, path in enumerate(packs):  # every pack's config is checked before any pack runs
+        module = _pack_module(Path(path))
+        info = PackInfo(module.PACK_NAME, pack_version(path), Path(path))
+        config = policy_configs[index] if policy_configs else None
+        try:
+            resolve_policy_config(module.POLICIES, config, module.PACK_ENFORCEMENT_LEVEL)
+        except PolicyConfigError as e:
+            failures += [(info, line) for line in e.problems]
+        loaded.append((module, info, config))
+    if failures:
+        raise PolicyConfigError([line for _, line in failures], failures)
+    merged = PolicyReport()
+    for module, info, config in loaded:
+        report = evaluate(module.POLICIES, resources, module.PACK_NAME, policy_config=config,
+                          pack_enforcement_level=module.PACK_ENFORCEMENT_LEVEL, stack_tags=stack_tags)
+        merged.packs.append(info)
+        merged.violations += report.violations
+        merged.not_run += report.not_run
+        merged.not_applicable += report.not_applicable
+        merged.config_warnings += report.config_warnings
+        merged.config_warnings_by_pack += [(info, w) for w in report.config_warnings]
+    return merged

@@ -50,7 +50,8 @@ import pulumi
 import yaml
 
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
-from offline.policy_eval import PolicyConfigError, evaluate, has_mandatory
+from offline.policy_eval import (PolicyConfigError, check_pack_config_count, evaluate_packs, has_mandatory,
+                                 pack_problem)
 from offline.replacement import Change, compare, summary
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
@@ -169,11 +170,6 @@ def secret_leaks(run: ProgramRun) -> list[str]:
         walk(r.inputs, "", f"{r.type} {r.name}")
     walk(run.outputs, "", "stack output")
     return found
-
-
-def _pack_version() -> str:
-    meta = yaml.safe_load((PROJECT_DIR / "policies" / "PulumiPolicy.yaml").read_text()) or {}
-    return str(meta.get("version", "0.0.1"))
 
 
 def _is_secret(value: Any) -> bool:
@@ -349,17 +345,21 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
         lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
         lines += [f"    {severity}: {_hide(message)}" for severity, message in run.diagnostics]
     lines += ["", "Policies:"]
-    icon = "❌" if has_mandatory(report) else ("⚠️" if report.violations else "✅")
-    lines.append(f"    {icon} oke-rdma-policies@v{_pack_version()} (local: policies)")
     names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
-    for v in report.violations:
-        where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
-        lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
-        lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
-    for n in report.not_run:
-        lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
-    if not report.violations and not report.not_run:
-        lines.append("        no violations")
+    for pack in report.packs:
+        violations = [v for v in report.violations if v.pack == pack.name]
+        not_run = [n for n in report.not_run if n.pack == pack.name]
+        mandatory = any(v.enforcement_level == "mandatory" for v in violations)
+        icon = "❌" if mandatory else ("⚠️" if violations else "✅")
+        lines.append(f"    {icon} {pack.name}@v{pack.version} (local: {pack.path})")
+        for v in violations:
+            where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
+            lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
+            lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
+        for n in not_run:
+            lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
+        if not violations and not not_run:
+            lines.append("        no violations")
     lines += iam_section(run)
     lines += ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
@@ -476,8 +476,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the plan as JSON to PATH")
     parser.add_argument("--unknowns", action="store_true",
                         help="simulate a stack's first preview: ids and computed outputs are unknown")
-    parser.add_argument("--policy-config", type=Path, metavar="PATH",
-                        help="policy pack config, as for pulumi preview --policy-pack-config")
+    parser.add_argument("--policy-pack", type=Path, action="append", default=[], metavar="DIR",
+                        help="a policy pack directory, as for pulumi preview --policy-pack; repeatable (default: "
+                             "policies/security and policies/placement)")
+    parser.add_argument("--policy-config", type=Path, action="append", default=[], metavar="PATH",
+                        help="policy pack config, as for pulumi preview --policy-pack-config: one per --policy-pack, "
+                             "in the same order")
     parser.add_argument("--program", type=Path, metavar="PATH",
                         help="a Pulumi program file to run instead of this project's __main__.py (e.g. another "
                              "team's stack, to check it with this policy pack)")
@@ -495,7 +499,18 @@ def main(argv: Optional[list[str]] = None) -> int:
             return EXIT_CONFIG
 
     from oke_rdma.config import ConfigError
-    from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
+    from policies import PACK_DIRS
+
+    packs = args.policy_pack or [d.relative_to(PROJECT_DIR) if Path.cwd() == PROJECT_DIR else d for d in PACK_DIRS]
+    problem = check_pack_config_count(packs, args.policy_config, "--policy-config")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
+    for pack_dir in args.policy_pack:
+        problem = pack_problem(pack_dir)
+        if problem:
+            print(f"error: --policy-pack {pack_dir}: {problem}", file=sys.stderr)
+            return EXIT_CONFIG
 
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
@@ -504,13 +519,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         config, secret_keys = _read_stack_file(path, project)
         stack_outputs = read_stack_outputs(args.stack_outputs)
-        policy_config = json.loads(args.policy_config.read_text()) if args.policy_config else None
     except StackFileError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_CONFIG
-    except (OSError, json.JSONDecodeError) as e:
-        print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
-        return EXIT_CONFIG
+    policy_configs = []
+    for config_path in args.policy_config:
+        try:
+            policy_configs.append(json.loads(config_path.read_text()))
+        except (OSError, json.JSONDecodeError) as e:
+            print(f"error: --policy-config {config_path}: {e}", file=sys.stderr)
+            return EXIT_CONFIG
     try:
         previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous else None
         if previous is not None:
@@ -540,18 +558,17 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     try:
-        report = evaluate(POLICIES, run.analyzed_resources(), PACK_NAME, policy_config=policy_config,
-                          pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+        report = evaluate_packs(packs, run.analyzed_resources(), policy_configs)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
-        for problem in e.problems:
-            print(f"error: validating policy config: {PACK_NAME} {_pack_version()}  {problem} "
-                  f"(--policy-config {args.policy_config})", file=sys.stderr)
+        for pack, problem in e.by_pack:
+            where = (f" (--policy-config {args.policy_config[packs.index(pack.path)]})"
+                     if pack is not None and args.policy_config else "")
+            head = f"validating policy config: {pack.name} {pack.version}  " if pack is not None else ""
+            print(f"error: {head}{problem}{where}", file=sys.stderr)
         return EXIT_CONFIG
-    except ValueError as e:
-        print(f"error: --policy-config {args.policy_config}: {e}", file=sys.stderr)
-        return EXIT_CONFIG
-    for warning in report.config_warnings:
-        print(f"warning: --policy-config {args.policy_config}: {warning}", file=sys.stderr)
+    for pack, warning in report.config_warnings_by_pack:
+        where = f"--policy-config {args.policy_config[packs.index(pack.path)]}" if args.policy_config else pack.name
+        print(f"warning: {where}: {warning}", file=sys.stderr)
     for leak in secret_leaks(run):
         print(f"warning: a secure: config value reaches {leak} as plain text, not as a Pulumi secret: pulumi up "
               "would store it unencrypted in the state (shown here as [secret]); wrap it with "

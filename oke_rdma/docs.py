@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PULUMI_YAML = ROOT / "Pulumi.yaml"
 #: Everything in Pulumi.yaml below this line is generated.
-PULUMI_YAML_MARKER = "# --- generated from oke_rdma/config by `python -m oke_rdma.docs --write` (make docs): do not edit below ---"
+PULUMI_YAML_MARKER = ("# --- generated from oke_rdma/config by `python -m oke_rdma.docs --write` (make docs): "
+                      "do not edit below ---")
 
 
 @dataclass(frozen=True)

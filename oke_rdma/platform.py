@@ -1,94 +1,64 @@
-"""The in-cluster platform: namespaces with Pod Security Admission labels and the pinned Helm releases.
+"""The in-cluster platform: namespaces with Pod Security Admission labels and the pinned Helm add-ons.
 
 Every Kubernetes resource here takes the explicit provider handed in (``PlatformArgs.provider``, built by the cluster
 component from the OKE kubeconfig) — nothing uses the ambient kubeconfig — and is parented to the component.
 
-Namespaces are our own resources (releases use ``create_namespace=False``), one per enabled release namespace and
-one per tenant, each labelled for Pod Security Admission (``enforce``, ``audit`` and ``warn`` at the same level):
+The add-ons come from a registry (:data:`oke_rdma.addons.REGISTRY`, one module per add-on): each enabled add-on gets
+its namespace and a ``helm.sh/v3:Release`` of its pinned chart with its values (``platform.<key>.values`` deep-merged
+over the ones the add-on sets), waiting for its namespace, for what the add-on prepares (e.g. the Secret Grafana
+reads), for the enabled add-ons it names in ``after`` and for ``PlatformArgs.depends_on``.
 
-=========================================  ============  ======================================================
-namespace                                  level         why
-=========================================  ============  ======================================================
-GPU Operator (``gpu-operator``)            privileged    device plugin, DCGM exporter, container toolkit and
-                                                         validator pods mount host paths, run privileged and
-                                                         use the host's devices
-kube-prometheus-stack (``monitoring``)     privileged    node-exporter uses hostNetwork, hostPID and hostPath
-                                                         mounts of /proc, /sys and /
-tenant with ``rdma: true``                 privileged    RDMA training pods use hostNetwork, the IPC_LOCK
-                                                         capability and the ``/dev/infiniband`` hostPath
-Kueue, KEDA, tenant with ``rdma: false``   restricted    their charts and ordinary workloads run as non-root
-                                                         with dropped capabilities and RuntimeDefault seccomp
-RDMA topology labeler (when enabled)       privileged    hostNetwork, to read this host's instance metadata
-=========================================  ============  ======================================================
+Namespaces are our own resources (releases use ``create_namespace=False``), one per enabled add-on namespace (and
+extra namespace its config asks for) and one per tenant, each labelled for Pod Security Admission (``enforce``,
+``audit`` and ``warn`` at the same level): the add-on's level (see each module of ``oke_rdma.addons``), ``privileged``
+for a tenant with ``rdma: true`` (RDMA training pods use hostNetwork, the IPC_LOCK capability and the
+``/dev/infiniband`` hostPath), ``restricted`` for other tenants. A namespace two add-ons share takes the laxer level.
 
 Each tenant namespace also gets a ``ResourceQuota`` capping ``requests.nvidia.com/gpu`` at the tenant's GPU quota
 plus its borrowing limit (zero without a quota), so pods that bypass Kueue cannot take GPUs either.
 
-``platform.<release>.values`` are deep-merged over the values below (:func:`merge_values`).
-
-Releases (exact chart versions from ``platform.*.version``; a disabled one is skipped):
-
-* ``kube-prometheus-stack`` (prometheus-community) — installed first: its CRDs (``ServiceMonitor``, ...) are used by
-  the others. ``*SelectorNilUsesHelmValues: false`` so Prometheus picks up every ServiceMonitor/PodMonitor/Probe/
-  PrometheusRule in the cluster, not only the chart's own. Prometheus keeps ``retention`` (and at most
-  ``retentionSizeGb``) on a ``storageGb`` block volume of ``storageClass``. Grafana's admin password, when given,
-  is a Pulumi secret written into a Kubernetes Secret the chart reads (``grafana.admin.existingSecret``) — it is
-  never in Helm values; without one, Grafana generates a random password instead of the chart's known default.
-* ``gpu-operator`` (NVIDIA NGC) — ``depends_on`` kube-prometheus-stack (its DCGM exporter ``ServiceMonitor``; the
-  ServiceMonitor is turned off when kube-prometheus-stack is disabled). ``driver.enabled: false`` because OKE GPU
-  images ship the NVIDIA driver (and OFED); CDI on; the device plugin on; daemon sets tolerate the
-  ``nvidia.com/gpu`` taint of GPU nodes. OKE runs its own NVIDIA device plugin on GPU nodes unless the node carries
-  the label ``oci.oraclecloud.com/disable-gpu-device-plugin=true``: the compute component labels GPU pools with it,
-  so only the operator's device plugin runs (two plugins would advertise ``nvidia.com/gpu`` twice).
-* ``kueue`` (``oci://registry.k8s.io/kueue/charts/kueue``, an OCI chart: no repository) — Kueue objects
-  (Topology, ResourceFlavor, ClusterQueue, LocalQueue) must ``depends_on`` :attr:`Platform.releases` ``["kueue"]``
-  (see ``oke_rdma.scheduling``). With kube-prometheus-stack, its metrics ``ServiceMonitor`` is on and the
-  release waits for kube-prometheus-stack (the CRD).
-* ``keda`` (kedacore). Its CRDs are too large for client-side ``kubectl apply`` (the last-applied annotation
-  exceeds 256 KiB); Helm creates them without that annotation, so the Helm release is safe.
-
-Sources: Kubernetes docs "Pod Security Standards" and "Pod Security Admission"; NVIDIA GPU Operator docs
-"Installing the NVIDIA GPU Operator" (pre-installed drivers, CDI); OKE docs "Running Applications on GPU-based
-Nodes" (disabling the OKE device plugin); Kueue and KEDA installation docs; kube-prometheus-stack chart README.
+Sources: Kubernetes docs "Pod Security Standards" and "Pod Security Admission", "Resource Quotas" (extended
+resources as ``requests.<name>``); pulumi_kubernetes 4.34 ``helm.sh/v3:Release`` — checked 2026-11-30.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from oke_rdma.config import StackConfig
+from oke_rdma.addons import (PRIVILEGED, REGISTRY, RESTRICTED, Registry, ValuesContext, enabled_releases,
+                             merge_values, platform_model)
+from oke_rdma.addons import namespace_levels as addon_namespace_levels
 
-PRIVILEGED, RESTRICTED = "privileged", "restricted"
+__all__ = ["PRIVILEGED", "RESTRICTED", "PSA_MODES", "GPU_RESOURCE", "TenantNamespace", "PlatformArgs", "Platform",
+           "pod_security_labels", "namespace_levels", "merge_values"]
+
 PSA_MODES = ("enforce", "audit", "warn")
-GPU_TAINT_KEY = "nvidia.com/gpu"
+#: The extended resource NVIDIA's device plugin advertises (NVIDIA k8s-device-plugin README).
 GPU_RESOURCE = "nvidia.com/gpu"
-GRAFANA_SECRET = "grafana-admin"
 
 
 @dataclass(frozen=True)
-class ReleaseSpec:
-    """How one platform release is installed: chart, repository (None for an OCI chart) and PSA level needed."""
+class TenantNamespace:
+    """A tenant's namespace as the platform creates it.
 
-    key: str  # the ``platform.<key>`` config key
-    release_name: str  # the Helm release name in the cluster
-    chart: str
-    repo: Optional[str]
-    pod_security: str
+    :param namespace: the Kubernetes namespace name.
+    :param rdma: True for RDMA training pods (Pod Security ``privileged``), else ``restricted``.
+    :param gpu_quota: the most ``nvidia.com/gpu`` its pods may request (count, >= 0): nominal quota plus borrowing
+        limit.
+    """
 
+    namespace: str
+    rdma: bool = False
+    gpu_quota: int = 0
 
-RELEASES = (
-    ReleaseSpec("kubePrometheusStack", "kube-prometheus-stack", "kube-prometheus-stack",
-                "https://prometheus-community.github.io/helm-charts", PRIVILEGED),
-    ReleaseSpec("gpuOperator", "gpu-operator", "gpu-operator", "https://helm.ngc.nvidia.com/nvidia", PRIVILEGED),
-    ReleaseSpec("kueue", "kueue", "oci://registry.k8s.io/kueue/charts/kueue", None, RESTRICTED),
-    ReleaseSpec("keda", "keda", "keda", "https://kedacore.github.io/charts", RESTRICTED),
-)
-_CONFIG_FIELD = {"kubePrometheusStack": "kube_prometheus_stack", "gpuOperator": "gpu_operator", "kueue": "kueue",
-                 "keda": "keda"}
+    def __post_init__(self) -> None:
+        if isinstance(self.gpu_quota, bool) or not isinstance(self.gpu_quota, int) or self.gpu_quota < 0:
+            raise ValueError(f"tenant namespace {self.namespace!r}: gpu_quota must be a count >= 0, "
+                             f"got {self.gpu_quota!r}")
 
 
 def pod_security_labels(level: str) -> dict[str, str]:
@@ -96,164 +66,105 @@ def pod_security_labels(level: str) -> dict[str, str]:
     return {f"pod-security.kubernetes.io/{mode}": level for mode in PSA_MODES}
 
 
-def namespace_levels(config: StackConfig) -> dict[str, str]:
-    """Namespace name → Pod Security level, for every enabled release namespace and every tenant namespace.
-
-    ``privileged`` for the GPU Operator and kube-prometheus-stack namespaces and for tenants with ``rdma: true``;
-    ``restricted`` elsewhere (see the module docstring). A namespace shared by two releases takes the laxer level
-    either needs.
-    """
-    levels: dict[str, str] = {}
-    for spec in RELEASES:
-        release = getattr(config.platform, _CONFIG_FIELD[spec.key])
-        if release.enabled and levels.get(release.namespace) != PRIVILEGED:
-            levels[release.namespace] = spec.pod_security
-    labeler = config.platform.kueue.topology_labeler
-    if config.platform.kueue.enabled and labeler.enabled:
-        levels[labeler.namespace] = PRIVILEGED
-    for tenant, t in config.tenants.items():
-        levels[config.tenant_namespace(tenant)] = PRIVILEGED if t.rdma else RESTRICTED
+def namespace_levels(platform: Any, tenants: Mapping[str, TenantNamespace],
+                     addons: Registry = REGISTRY) -> dict[str, str]:
+    """Namespace name → Pod Security level, for every enabled add-on namespace (and extra namespace its config asks
+    for) and every tenant namespace: the add-on's level, ``privileged`` for RDMA tenants, ``restricted`` for other
+    tenants."""
+    levels = addon_namespace_levels(platform, addons)
+    for t in tenants.values():
+        levels[t.namespace] = PRIVILEGED if t.rdma else RESTRICTED
     return levels
-
-
-def merge_values(ours: Any, theirs: Any) -> Any:
-    """Deep-merge Helm values: maps merge key by key, anything else in ``theirs`` (lists included) replaces ours."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        return {**ours, **{k: merge_values(ours.get(k), v) for k, v in theirs.items()}}
-    return theirs
-
-
-def release_values(key: str, config: StackConfig) -> dict[str, Any]:
-    """The Helm values oke-rdma sets for release ``key`` (everything else is the chart's default)."""
-    if key == "kubePrometheusStack":
-        kps = config.platform.kube_prometheus_stack
-        spec: dict[str, Any] = {
-            "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
-            "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False,
-            "retention": kps.retention,
-            "storageSpec": {"volumeClaimTemplate": {"spec": {
-                "storageClassName": kps.storage_class, "accessModes": ["ReadWriteOnce"],
-                "resources": {"requests": {"storage": f"{kps.storage_gb}Gi"}}}}}}
-        if kps.retention_size_gb is not None:
-            spec["retentionSize"] = f"{kps.retention_size_gb}GB"
-        grafana: dict[str, Any] = (
-            {"admin": {"existingSecret": GRAFANA_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"}}
-            if kps.grafana_admin_password is not None else {"adminPassword": ""})  # "": the chart generates one
-        return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana}
-    if key == "gpuOperator":
-        toleration = {"key": GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
-        monitoring = config.platform.kube_prometheus_stack.enabled
-        return {
-            "driver": {"enabled": False},  # OKE GPU images ship the NVIDIA driver
-            "cdi": {"enabled": True},
-            "devicePlugin": {"enabled": True},
-            "dcgmExporter": {"serviceMonitor": {"enabled": monitoring}},
-            "daemonsets": {"tolerations": [toleration]},
-            "node-feature-discovery": {"worker": {"tolerations": [toleration]}},
-        }
-    if key == "kueue":
-        return {"enablePrometheus": config.platform.kube_prometheus_stack.enabled}
-    return {}
-
-
-def helm_values(key: str, config: StackConfig) -> dict[str, Any]:
-    """The values a release is installed with: :func:`release_values` with ``platform.<key>.values`` merged over."""
-    return merge_values(release_values(key, config), getattr(config.platform, _CONFIG_FIELD[key]).values)
-
-
-def gpu_quota(config: StackConfig, tenant: str) -> int:
-    """The most GPUs tenant ``tenant``'s namespace may request: nominal quota plus borrowing limit."""
-    q = config.tenants[tenant].quota
-    return q.gpu + q.gpu_borrowing_limit
 
 
 class PlatformArgs:
     """Inputs of :class:`Platform`.
 
-    :param config: the stack config (reads ``platform``, ``tenants``, ``namePrefix``).
+    :param name_prefix: prefix of every logical name (``<prefix>-ns-<namespace>``, ``<prefix>-<release name>``).
+    :param platform: the add-ons' config: a model with one field per add-on of ``addons``
+        (:data:`oke_rdma.config.Platform`, or :func:`oke_rdma.addons.platform_model` of another registry); default
+        every add-on's defaults.
+    :param tenants: tenant name → :class:`TenantNamespace` (default none).
     :param provider: the explicit Kubernetes provider of the OKE cluster; every resource here uses it.
-    :param depends_on: what every Helm release waits for — the node pools: a release waits for its pods to be
-        ready, and they have no node to run on before the pools exist.
+    :param depends_on: what every Helm release waits for — the node pools its pods run on (a release waits for its
+        pods to be ready, and they have no node before the pools exist).
+    :param addons: the add-on registry (default :data:`oke_rdma.addons.REGISTRY`).
     """
 
-    def __init__(self, config: StackConfig, provider: pulumi.ProviderResource,
-                 depends_on: Sequence[pulumi.Resource] = ()):
-        self.config = config
+    def __init__(self, *, provider: pulumi.ProviderResource, name_prefix: str, platform: Optional[Any] = None,
+                 tenants: Optional[Mapping[str, TenantNamespace]] = None, depends_on: Sequence[pulumi.Resource] = (),
+                 addons: Registry = REGISTRY):
+        if platform is None:
+            platform = platform_model(addons)()
+        missing = [a.key for a in addons if not hasattr(platform, a.field)]
+        if missing:
+            raise ValueError(f"PlatformArgs: platform has no config for the add-ons {missing} of the registry; build "
+                             f"it with oke_rdma.addons.platform_model(addons)")
         self.provider = provider
+        self.name_prefix = name_prefix
+        self.platform = platform
+        self.tenants = dict(tenants or {})
         self.depends_on = list(depends_on)
+        self.addons = addons
 
 
 class Platform(pulumi.ComponentResource):
     """Namespaces and pinned Helm releases on the OKE cluster (type ``oke-rdma:platform:Platform``).
 
     Logical names are deterministic: ``<prefix>-ns-<namespace>`` and ``<prefix>-<release name>``; Helm release names
-    and namespace names are set explicitly (no auto-naming suffix). Each release ``depends_on`` its namespace and
-    uses ``create_namespace=False``; the GPU Operator also ``depends_on`` kube-prometheus-stack.
+    and namespace names are set explicitly (no auto-naming suffix).
 
-    Attributes: ``namespaces`` (namespace name → ``Namespace``), ``releases`` (``kubePrometheusStack``,
-    ``gpuOperator``, ``kueue``, ``keda`` → ``Release``, enabled ones only), ``tenant_namespaces`` (tenant →
-    namespace name), ``pod_security`` (namespace name → PSA level), ``resource_quotas`` (tenant →
-    ``ResourceQuota``), ``grafana_secret`` (the ``Secret`` holding Grafana's admin password, or None).
+    Attributes: ``namespaces`` (namespace name → ``Namespace``), ``releases`` (add-on key → ``Release``, enabled ones
+    only, in install order), ``tenant_namespaces`` (tenant → namespace name), ``pod_security`` (namespace name → PSA
+    level), ``resource_quotas`` (tenant → ``ResourceQuota``), ``prepared`` (add-on key → the resources it created
+    before its release, e.g. the Secret Grafana reads).
 
-    Raises nothing: the config model has already checked names, versions and tenant namespaces.
+    Raises nothing for a config the stack config accepted (names, versions and tenant namespaces are checked there).
     """
 
     def __init__(self, name: str, args: PlatformArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:platform:Platform", name, None, opts)
-        cfg = args.config
-        prefix = cfg.name_prefix
+        prefix = args.name_prefix
 
         def k8s_opts(depends_on: Optional[list[pulumi.Resource]] = None) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=depends_on)
 
-        self.pod_security = namespace_levels(cfg)
+        self.pod_security = namespace_levels(args.platform, args.tenants, args.addons)
         self.namespaces: dict[str, k8s.core.v1.Namespace] = {}
         for ns, level in self.pod_security.items():
             self.namespaces[ns] = k8s.core.v1.Namespace(f"{prefix}-ns-{ns}", k8s.core.v1.NamespaceInitArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(
                     name=ns, labels={**pod_security_labels(level), "app.kubernetes.io/managed-by": "pulumi",
                                      "app.kubernetes.io/part-of": prefix})), k8s_opts())
-        self.tenant_namespaces = {tenant: cfg.tenant_namespace(tenant) for tenant in cfg.tenants}
+        self.tenant_namespaces = {tenant: t.namespace for tenant, t in args.tenants.items()}
         self.resource_quotas: dict[str, k8s.core.v1.ResourceQuota] = {}
-        for tenant, ns_name in self.tenant_namespaces.items():
-            ns = self.namespaces[ns_name]
+        for tenant, t in args.tenants.items():
+            ns = self.namespaces[t.namespace]
             self.resource_quotas[tenant] = k8s.core.v1.ResourceQuota(
-                f"{prefix}-quota-{ns_name}", k8s.core.v1.ResourceQuotaInitArgs(
+                f"{prefix}-quota-{t.namespace}", k8s.core.v1.ResourceQuotaInitArgs(
                     metadata=k8s.meta.v1.ObjectMetaArgs(name="gpu", namespace=ns.metadata.name),
-                    spec=k8s.core.v1.ResourceQuotaSpecArgs(
-                        hard={f"requests.{GPU_RESOURCE}": str(gpu_quota(cfg, tenant))})),
+                    spec=k8s.core.v1.ResourceQuotaSpecArgs(hard={f"requests.{GPU_RESOURCE}": str(t.gpu_quota)})),
                 k8s_opts())
 
-        kps = cfg.platform.kube_prometheus_stack
-        self.grafana_secret: Optional[k8s.core.v1.Secret] = None
-        if kps.enabled and kps.grafana_admin_password is not None:
-            # A Pulumi secret end to end: the Secret's data is secret in state, and Helm values only name the Secret.
-            self.grafana_secret = k8s.core.v1.Secret(f"{prefix}-{GRAFANA_SECRET}", k8s.core.v1.SecretInitArgs(
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=GRAFANA_SECRET,
-                                                    namespace=self.namespaces[kps.namespace].metadata.name),
-                type="Opaque",
-                string_data=pulumi.Output.secret({"admin-user": "admin",
-                                                  "admin-password": kps.grafana_admin_password})),
-                k8s_opts())
-
+        enabled = enabled_releases(args.platform, args.addons)
+        context = ValuesContext(enabled=frozenset(enabled))
+        self.prepared: dict[str, list[pulumi.Resource]] = {}
         self.releases: dict[str, k8s.helm.v3.Release] = {}
-        for spec in RELEASES:
-            release = getattr(cfg.platform, _CONFIG_FIELD[spec.key])
-            if not release.enabled:
-                continue
+        for key, release in enabled.items():
+            addon = args.addons[key]
             ns = self.namespaces[release.namespace]
-            deps: list[pulumi.Resource] = [ns, *args.depends_on]
-            if spec.key in ("gpuOperator", "kueue") and "kubePrometheusStack" in self.releases:
-                deps.append(self.releases["kubePrometheusStack"])  # ServiceMonitor CRD
-            if spec.key == "kubePrometheusStack" and self.grafana_secret is not None:
-                deps.append(self.grafana_secret)
-            repo = k8s.helm.v3.RepositoryOptsArgs(repo=spec.repo) if spec.repo else None
-            self.releases[spec.key] = k8s.helm.v3.Release(f"{prefix}-{spec.release_name}", k8s.helm.v3.ReleaseArgs(
-                name=spec.release_name, chart=spec.chart, version=release.version, repository_opts=repo,
-                namespace=ns.metadata.name, create_namespace=False, values=helm_values(spec.key, cfg)),
+            prepared = list(addon.prepare(release, ns.metadata.name, prefix, k8s_opts()) if addon.prepare else ())
+            if prepared:
+                self.prepared[key] = prepared
+            deps: list[pulumi.Resource] = [ns, *args.depends_on, *prepared,
+                                           *(self.releases[k] for k in addon.after if k in self.releases)]
+            repo = k8s.helm.v3.RepositoryOptsArgs(repo=addon.repository) if addon.repository else None
+            self.releases[key] = k8s.helm.v3.Release(f"{prefix}-{addon.release_name}", k8s.helm.v3.ReleaseArgs(
+                name=addon.release_name, chart=addon.chart, version=release.version, repository_opts=repo,
+                namespace=ns.metadata.name, create_namespace=False, values=addon.helm_values(release, context)),
                 k8s_opts(deps))
 
         self.register_outputs({"namespaces": {n: ns.metadata.name for n, ns in self.namespaces.items()},
                                "releases": {k: r.version for k, r in self.releases.items()},
                                "tenantNamespaces": self.tenant_namespaces,
-                               "gpuQuotas": {t: gpu_quota(cfg, t) for t in self.tenant_namespaces}})
+                               "gpuQuotas": {t: v.gpu_quota for t, v in args.tenants.items()}})

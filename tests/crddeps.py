@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from oke_rdma.addons import REGISTRY
+
 RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
-#: API group of a custom resource → the Helm release (name in the cluster) that installs its CRD.
-CRD_RELEASES = {
-    "kueue.x-k8s.io": "kueue",
-    "monitoring.coreos.com": "kube-prometheus-stack",
-    "nvidia.com": "gpu-operator",
-    "keda.sh": "keda",
-}
+#: API group of a custom resource → the Helm release (name in the cluster) that installs its CRD (each add-on
+#: module's ``crds``).
+CRD_RELEASES = {group: addon.release_name for addon in REGISTRY for group in addon.crds}
 
 
 def crd_group(resource_type: str) -> str | None:

@@ -57,7 +57,8 @@ class StackConfig(_Model):
     node_pools: dict[str, NodePool] = Field(min_length=1, description=(
         "Node pools by name (a Kubernetes name); at least one."))
     storage: Storage = Field(Storage(), description="Shared File Storage (FSS) for weights and checkpoints.")
-    platform: Platform = Field(Platform(), description="The in-cluster platform: four pinned Helm releases.")
+    platform: Platform = Field(Platform(), description=(
+        "The in-cluster platform: one pinned Helm add-on per module of `oke_rdma/addons` (docs/addons.md)."))
     tenants: dict[str, Tenant] = Field(default_factory=dict, description=(
         "Tenants by name: a namespace each, with quotas, optional RDMA, shared storage and Workload Identity."))
     iam: Iam = Field(Iam(), description="IAM: whether policies are created, and the OCIDs some statements need.")

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from ._base import _K8S_NAME_RE, RESERVED_NAMESPACES, _k8s_name, _key, _Model, _ocid
 from .compute import RDMA_SHAPES
-from .platform import Platform
+from .platform import platform_namespaces
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
 
@@ -83,9 +83,7 @@ class Iam(_Model):
 def check_tenants(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     reserved = RESERVED_NAMESPACES
-    platform = {getattr(cfg.platform, f).namespace for f in Platform.model_fields}
-    if cfg.platform.kueue.topology_labeler.enabled:
-        platform.add(cfg.platform.kueue.topology_labeler.namespace)
+    platform = set(platform_namespaces(cfg))
     seen: dict[str, str] = {}
     for name in cfg.tenants:
         ns = cfg.tenant_namespace(name)

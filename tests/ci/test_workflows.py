@@ -71,17 +71,19 @@ def test_preview_job_uses_the_official_action_with_the_policy_pack():
     (step,) = [s for s in job["steps"] if str(s.get("uses", "")).startswith("pulumi/actions@")]
     args = step["with"]
     assert args["command"] == "preview"
-    assert args["policyPacks"] == "policies"
+    assert args["policyPacks"].split() == ["policies/security", "policies/placement"]
     assert args["comment-on-pr"] is True
     assert args["stack-name"] and "matrix.stack" in args["stack-name"]
     assert set(job["strategy"]["matrix"]["stack"]) == {p.name.split(".")[1] for p in ROOT.glob("Pulumi.*.yaml")}
     assert "github.event.pull_request.head.repo.full_name == github.repository" in job["if"]  # forks: no secrets
     assert job["env"]["PULUMI_ACCESS_TOKEN"] == "${{ secrets.PULUMI_ACCESS_TOKEN }}"
     assert {"OCI_TENANCY_OCID", "OCI_USER_OCID", "OCI_FINGERPRINT", "OCI_PRIVATE_KEY"} <= set(job["env"])
-    # the policy pack's virtualenv (policies/PulumiPolicy.yaml: venv) is built before the action runs
-    pack = yaml.safe_load((ROOT / "policies" / "PulumiPolicy.yaml").read_text())
-    venv = pack["runtime"]["options"]["virtualenv"]
-    assert any(f"policies/{venv}" in s.get("run", "") for s in job["steps"][:job["steps"].index(step)])
+    # each pack's virtualenv (its PulumiPolicy.yaml: venv) is built before the action runs
+    before = "".join(s.get("run", "") for s in job["steps"][:job["steps"].index(step)])
+    for pack_dir in ("policies/security", "policies/placement"):
+        pack = yaml.safe_load((ROOT / pack_dir / "PulumiPolicy.yaml").read_text())
+        assert pack["runtime"]["options"]["virtualenv"] == "venv" and pack_dir in before
+    assert '"$pack/venv"' in before and '-r "$pack/requirements.txt"' in before
 
 
 @pytest.mark.parametrize("path", [

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pulumi_kubernetes as k8s
 
-from oke_rdma.platform import Platform, PlatformArgs, namespace_levels
+from oke_rdma.adapter import platform_args, tenant_namespaces
+from oke_rdma.platform import Platform, namespace_levels
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import run_program
 
@@ -31,7 +32,7 @@ def _run(unknowns: bool = False, **overrides):
 
     def program():
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\nclusters: []\n")
-        built["p"] = Platform("platform", PlatformArgs(cfg, provider))
+        built["p"] = Platform("platform", platform_args(cfg, provider))
 
     run = run_program(raw, [], "dev", unknowns=unknowns, program=program)
     return run, built["p"]
@@ -128,7 +129,7 @@ def test_pod_security_labels_per_namespace():
 def test_tenant_namespace_override_and_rdma_level():
     cfg = load_dev_config(tenants={"research": {"namespace": "team-research", "rdma": False},
                                    "vision": {"rdma": True}})
-    levels = namespace_levels(cfg)
+    levels = namespace_levels(cfg.platform, tenant_namespaces(cfg))
     assert levels["team-research"] == "restricted"
     assert levels["vision"] == "privileged"
     assert "research" not in levels
@@ -189,8 +190,8 @@ PASSWORD = "s3cret-Grafana-admin-pw"
 
 def test_grafana_password_stays_secret_everywhere():
     from offline.preview import SECRET_SIG, mask, render, to_json
-    from offline.policy_eval import evaluate
-    from policies.pack import PACK_NAME, POLICIES
+    from offline.policy_eval import evaluate_packs
+    from policies import PACK_DIRS
 
     raw = dev_raw_config(platform={"kubePrometheusStack": {"grafanaAdminPassword": PASSWORD}})
     run = run_program(raw, ["oke-rdma:platform"], "dev")
@@ -204,7 +205,7 @@ def test_grafana_password_stays_secret_everywhere():
     # The plaintext appears in no recorded input outside a secret wrapper, nor in the report or the JSON plan.
     assert all(PASSWORD not in str(mask(r.inputs)) and PASSWORD not in str(mask(r.outputs)) for r in run.resources)
     assert PASSWORD not in str(run.outputs)
-    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    report = evaluate_packs(PACK_DIRS, run.resources)
     assert PASSWORD not in render("dev", run, report, False)
     assert PASSWORD not in str(to_json("dev", run, report))
     assert report.violations == []

@@ -17,8 +17,8 @@ from oke_rdma.scheduling import POOL_LABEL, flavor_quotas, local_queue_name
 from tests.crddeps import crd_dependency_problems
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import run_program
-from offline.policy_eval import evaluate
-from policies.pack import PACK_NAME, POLICIES
+from offline.policy_eval import evaluate_packs
+from policies import PACK_DIRS
 
 ROOT = Path(__file__).resolve().parents[2]
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
@@ -197,7 +197,7 @@ def test_labeler_daemonset_least_privilege():
     term = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert term == [{"matchExpressions": [{"key": POOL_LABEL, "operator": "In", "values": ["gpu"]}]}]
     assert ns.urn in ds.dependencies
-    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    report = evaluate_packs(PACK_DIRS, run.resources)
     assert report.violations == []  # hostNetwork in a privileged namespace passes the pack
 
 

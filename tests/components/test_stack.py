@@ -4,8 +4,8 @@ cluster, Compute Cluster and pools, IAM, storage, platform, ordering)."""
 import pytest
 
 from offline.engine import run_program
-from offline.policy_eval import evaluate, has_mandatory
-from policies.pack import PACK_NAME, POLICIES
+from offline.policy_eval import evaluate_packs, has_mandatory
+from policies import PACK_DIRS
 from tests.componenttest import named, of_type
 from tests.stackcfg import dev_config
 
@@ -93,7 +93,7 @@ def test_outputs_contract_and_secret_kubeconfig(run):
 
 
 def test_dev_stack_passes_every_policy(run):
-    report = evaluate(POLICIES, run.resources, PACK_NAME)
+    report = evaluate_packs(PACK_DIRS, run.resources)
     assert not has_mandatory(report) and report.violations == []
 
 
@@ -101,7 +101,7 @@ def test_first_preview_registers_every_resource_with_unknown_kubeconfig(run, fir
     assert sorted((r.type, r.name) for r in first_preview.resources) == sorted((r.type, r.name) for r in run.resources)
     (provider,) = of_type(first_preview, "pulumi:providers:kubernetes")
     assert provider.inputs["kubeconfig"]["value"] == "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-    report = evaluate(POLICIES, first_preview.resources, PACK_NAME)
+    report = evaluate_packs(PACK_DIRS, first_preview.resources)
     assert not has_mandatory(report)
 
 

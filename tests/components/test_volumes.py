@@ -12,7 +12,8 @@ import pulumi_oci as oci
 import pytest
 
 from oke_rdma.config import ConfigError, subnet_plan
-from oke_rdma.platform import Platform, PlatformArgs
+from oke_rdma.adapter import platform_args
+from oke_rdma.platform import Platform
 from oke_rdma.storage import Storage, StorageArgs
 from oke_rdma.volumes import SharedVolumes, SharedVolumesArgs, export_options_json, volume_handle, volume_path
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
@@ -38,7 +39,7 @@ def _run(unknowns: bool = False, **overrides):
         cidrs = {role: pulumi.Output.from_input(cidr) for role, cidr in plan.items()}  # as a brought network gives
         s = Storage("storage", StorageArgs(cfg, {"storage": subnet.id}, cidrs, {"storage": STORAGE_NSG}))
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\nclusters: []\n")
-        p = Platform("platform", PlatformArgs(cfg, provider))
+        p = Platform("platform", platform_args(cfg, provider))
         built["v"] = SharedVolumes("volumes", SharedVolumesArgs(
             cfg, provider, p.namespaces, s.file_system_id, s.mount_target_id, s.mount_target_ip, s.export_path,
             s.availability_domain, s.client_cidrs))

@@ -13,7 +13,7 @@ from oke_rdma.config import ConfigError, Grant, parse_grant, workload_bindings
 from oke_rdma.config.workload_identity import Condition
 from tests.stackcfg import ROOT, dev_raw_config, load_dev_config
 from offline.engine import run_program
-from policies.iam import Group, Leaf, parse_statement, restricts
+from policies.security.iam import Group, Leaf, parse_statement, restricts
 from tests.componenttest import named, of_type
 
 COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i5o7a2dfev"
@@ -302,8 +302,10 @@ def test_create_policies_false_shows_zero_policies_and_the_statements(tmp_path):
     assert out.returncode == 1 and "iam-compute-cluster-launch-statement" in out.stdout
     config = tmp_path / "policy.json"
     config.write_text('{"iam-compute-cluster-launch-statement": {"statementsManagedOutsideStack": true}}')
-    again = _preview(tmp_path, lambda c: c["oke-rdma:iam"].update(createPolicies=False), "--policy-config",
-                     str(config))
+    (tmp_path / "none.json").write_text("{}")
+    again = _preview(tmp_path, lambda c: c["oke-rdma:iam"].update(createPolicies=False),
+                     "--policy-pack", "policies/security", "--policy-config", str(config),
+                     "--policy-pack", "policies/placement", "--policy-config", str(tmp_path / "none.json"))
     assert again.returncode == 0, again.stdout[-2000:]
 
 

@@ -7,8 +7,8 @@ import pytest
 
 from oke_rdma.config import ConfigError, load_stack_config
 from offline.engine import StackOutputsMissing, run_program
-from offline.policy_eval import evaluate
-from policies.pack import PACK_NAME, POLICIES
+from offline.policy_eval import evaluate_packs
+from policies import PACK_DIRS
 from tests.stackcfg import dev_config, edited
 from tests.offline.test_cli import preview, stack_file
 
@@ -192,7 +192,7 @@ def test_existing_with_nsgs_creates_no_network_resource_and_wires_the_ocids():
     assert mt.inputs["subnetId"] == SUBNETS["storage"] and mt.inputs["nsgIds"] == [NSGS["storage"]]
     assert {o["source"] for o in export.inputs["exportOptions"]} == {CIDRS["workers"], CIDRS["pods"]}
     assert run.outputs["vcnId"] == VCN and run.outputs["subnetIds"] == SUBNETS and run.outputs["nsgIds"] == NSGS
-    assert evaluate(POLICIES, run.resources, PACK_NAME).violations == []
+    assert evaluate_packs(PACK_DIRS, run.resources).violations == []
 
 
 def test_existing_without_nsgs_creates_only_our_nsgs_in_the_given_vcn():
@@ -205,7 +205,7 @@ def test_existing_without_nsgs_creates_only_our_nsgs_in_the_given_vcn():
     cluster, _, _, _ = _wired(run, {})
     assert cluster.inputs["endpointConfig"]["nsgIds"][0].startswith("ocid1.networksecuritygroup.")
     assert cluster.inputs["endpointConfig"]["nsgIds"] != [NSGS["controlPlane"]]
-    assert evaluate(POLICIES, run.resources, PACK_NAME).violations == []
+    assert evaluate_packs(PACK_DIRS, run.resources).violations == []
 
 
 # --- network.fromStack ----------------------------------------------------------------------------------------

@@ -101,7 +101,9 @@ def test_unlisted_bare_metal_shape_with_the_override_previews_with_a_warning(tmp
     policy = tmp_path / "policy.json"
     allowed = ["BM.GPU.H100.8", "BM.GPU.L40S.4"]
     policy.write_text(json.dumps({"rdma-node-pool-placement": {"allowedShapes": allowed}}))
-    assert run_cli(tmp_path, edit, "--policy-config", str(policy)) == 0
+    (tmp_path / "none.json").write_text("{}")
+    assert run_cli(tmp_path, edit, "--policy-pack", "policies/security", "--policy-config", str(tmp_path / "none.json"),
+                   "--policy-pack", "policies/placement", "--policy-config", str(policy)) == 0
     out = capsys.readouterr().out
     assert "Diagnostics:" in out
     assert ("warning: oke-rdma:nodePools.gpu.allowUnlistedRdmaShape: BM.GPU.L40S.4 is not on Oracle's list of shapes "

@@ -40,7 +40,8 @@ def plan(tmp_path_factory) -> Path:
 
 
 def test_consumer_previews_against_the_dev_plan_and_passes_the_policy_pack(plan, tmp_path):
-    out = preview(*consumer_args(plan, "--policy-config", str(EXAMPLE / "policy-config.json"),
+    out = preview(*consumer_args(plan, "--policy-pack", "policies/security", "--policy-config",
+                                 str(EXAMPLE / "policy-config.json"),
                                  "--json", str(tmp_path / "consumer.json")))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "training-job-dev" in out.stdout and "no violations" in out.stdout

@@ -50,7 +50,10 @@ def test_public_api_endpoint_open_to_the_internet_exits_2_and_outside_the_policy
         cfg["oke-rdma:network"]["apiEndpoint"] = {"public": True, "allowedCidrs": ["203.0.113.0/24"]}
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"kubernetes-api-not-public": {"allowedApiCidrs": ["10.0.0.0/16"]}}))
-    out = preview("--config-file", str(stack_file(tmp_path, clients)), "--policy-config", str(policy))
+    (tmp_path / "none.json").write_text("{}")
+    out = preview("--config-file", str(stack_file(tmp_path, clients)), "--policy-pack", "policies/security",
+                  "--policy-config", str(policy), "--policy-pack", "policies/placement", "--policy-config",
+                  str(tmp_path / "none.json"))
     assert out.returncode == 1, out.stdout + out.stderr
     assert "[mandatory]  kubernetes-api-not-public" in out.stdout
     assert out.stdout.startswith("Previewing update (test)")  # the stack named by Pulumi.test.yaml

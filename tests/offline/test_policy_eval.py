@@ -21,7 +21,8 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from offline.policy_eval import (EngineResource, PolicyConfigError, PolicyRuntimeError, evaluate, has_mandatory,
                                  load_policy_config, resolve_policy_config)
-from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
+from policies.security.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME
+from tests.policies.test_policies import PACKS, POLICIES  # both packs' policies, evaluated here as one list
 
 ROOT = Path(__file__).resolve().parents[2]
 U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -392,13 +393,16 @@ def test_rules_read_the_property_names_the_oci_sdk_sends():
                      ("iam-compute-cluster-launch-statement", "gpu")}  # the pool has no launch policy
 
 
-def test_pack_imports_from_inside_the_pack_directory():
+@pytest.mark.parametrize("pack", PACKS, ids=lambda m: m.PACK_NAME)
+def test_pack_imports_from_inside_the_pack_directory(pack):
     out = subprocess.run([sys.executable, "-c", "import pack; print(pack.PACK_NAME, len(pack.POLICIES))"],
-                         cwd=ROOT / "policies", capture_output=True, text=True, check=True)
-    assert out.stdout.split() == [PACK_NAME, str(len(POLICIES))]
+                         cwd=ROOT / "policies" / pack.__name__.split(".")[1], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == [pack.PACK_NAME, str(len(pack.POLICIES))]
 
 
-def test_pack_main_builds_the_policy_pack_like_the_cli_runs_it():
+@pytest.mark.parametrize("pack", PACKS, ids=lambda m: m.PACK_NAME)
+def test_pack_main_builds_the_policy_pack_like_the_cli_runs_it(pack):
     """``python -m pulumi.policy <addr> .`` runs ``runpy.run_path(".")`` in the pack dir; stub the blocking server."""
     script = textwrap.dedent("""
         import json, runpy, pulumi_policy
@@ -410,10 +414,10 @@ def test_pack_main_builds_the_policy_pack_like_the_cli_runs_it():
         runpy.run_path(".", run_name="__main__")
         print(json.dumps(seen))
     """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "policies", capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "policies" / pack.__name__.split(".")[1],
+                         capture_output=True, text=True, check=True)
     seen = json.loads(out.stdout)
-    assert seen == {"name": PACK_NAME, "policies": [p.name for p in POLICIES], "level": "mandatory"}
+    assert seen == {"name": pack.PACK_NAME, "policies": [p.name for p in pack.POLICIES], "level": "mandatory"}
 
 
 @pytest.mark.parametrize("unknowns", [False, True])

@@ -1,4 +1,4 @@
-"""The OKE network policies (policies/oke_network.py): each passes, fails, and meets unknown values; a hand-written
+"""The OKE network policies (policies/security/oke_network.py): each passes, fails, and meets unknown values; a hand-written
 stack of raw pulumi_oci resources (no components) is caught by the pack."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import evaluate
-from policies import node_subnets, oke_network
-from policies.pack import PACK_NAME, POLICIES
+from policies.security import node_subnets, oke_network
+from policies.security.pack import PACK_NAME, POLICIES
 from tests.policies.test_policies import CLUSTER, NODE_POOL, NSG, NSG_RULE, SL, U, cluster, messages, pool, res, rule, run
 
 REQUIRED, INTERNET, PRIVATE = "oke-required-nsg-rules", "no-internet-ingress", "node-subnets-private"

@@ -13,10 +13,17 @@ from pulumi_policy import EnforcementLevel, ResourceValidationArgs, ResourceVali
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from offline.policy_eval import EngineResource, evaluate, has_mandatory
-from policies import network, placement
-from policies._rules import UNKNOWN, nsg_rule
-from policies.pack import PACK_NAME, POLICIES
+from offline.policy_eval import EngineResource, evaluate_packs, has_mandatory
+from policies import PACK_DIRS
+from policies.placement import placement
+from policies.security import network
+from policies.security._rules import UNKNOWN, nsg_rule
+from policies.placement import pack as placement_pack
+from policies.security import pack as security_pack
+
+#: Every policy of both packs (names are unique across packs: test_pack_metadata).
+POLICIES = [*security_pack.POLICIES, *placement_pack.POLICIES]
+PACKS = (security_pack, placement_pack)
 
 ROOT = Path(__file__).resolve().parents[2]
 U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's "unknown during preview" sentinel
@@ -43,10 +50,9 @@ def res(type_: str, name: str, inputs: dict | None = None, outputs: dict | None 
 
 
 def run(*resources: EngineResource, policy: str | None = None):
-    """Evaluate the pack (optionally only one policy: the others disabled)."""
+    """Evaluate both packs (optionally only one policy: every other disabled)."""
     config = {"all": "disabled", policy: "mandatory"} if policy else None
-    return evaluate(POLICIES, list(resources), PACK_NAME, policy_config=config,
-                    pack_enforcement_level=EnforcementLevel.MANDATORY)
+    return evaluate_packs(PACK_DIRS, list(resources), [config] * len(PACK_DIRS) if config else ())
 
 
 def messages(report, policy: str) -> list[str]:
@@ -133,7 +139,7 @@ def test_placement_whole_node_config_unknown_is_reported_as_not_run():
     assert report.violations == []
     [nr] = report.not_run
     assert nr.enforcement_level == "advisory" and nr.urn == urn(NODE_POOL, "gpu")
-    assert nr.message == (f"can't run policy '{PLACEMENT}' from policy pack '{PACK_NAME}@v0.0.1' during preview: "
+    assert nr.message == (f"can't run policy '{PLACEMENT}' from policy pack '{placement_pack.PACK_NAME}@v0.0.1' during preview: "
                           "string value at .nodeConfigDetails can't be known during preview")
 
 
@@ -375,11 +381,12 @@ def test_ssh_rule_function_called_directly():
 # --- the pack itself --------------------------------------------------------------------------------------------------
 def test_pack_metadata():
     names = [p.name for p in POLICIES]
-    assert PACK_NAME == "oke-rdma-policies" and len(names) == len(set(names))
+    assert (security_pack.PACK_NAME, placement_pack.PACK_NAME) == ("oke-rdma-security", "oke-rdma-placement")
+    assert len(names) == len(set(names))  # unique across packs too: one policy-config file can name any of them
     assert {"rdma-node-pool-placement", "rdma-cluster-enhanced", "kubernetes-api-not-public",
             "no-internet-ssh-or-all-ports"} <= set(names)
     advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",  # the issue makes these advisory
-                "fss-export-no-internet"}  # a deliberate, documented choice (policies/storage.py)
+                "fss-export-no-internet"}  # a deliberate, documented choice (policies/security/storage.py)
     for p in POLICIES:
         level = EnforcementLevel.ADVISORY if p.name in advisory else EnforcementLevel.MANDATORY
         assert p.enforcement_level == level and p.severity and p.remediation_steps
@@ -387,14 +394,20 @@ def test_pack_metadata():
         assert isinstance(p, (ResourceValidationPolicy, StackValidationPolicy))
 
 
-def test_pack_files():
+@pytest.mark.parametrize("pack", PACKS, ids=lambda m: m.PACK_NAME)
+def test_pack_files(pack):
+    """Each pack directory is a complete Python policy pack on its own: PulumiPolicy.yaml naming the pack, pinned
+    requirements, and no import of the program or of a file outside the directory."""
     import yaml
 
-    meta = yaml.safe_load((ROOT / "policies" / "PulumiPolicy.yaml").read_text())
+    directory = ROOT / "policies" / pack.__name__.split(".")[1]
+    meta = yaml.safe_load((directory / "PulumiPolicy.yaml").read_text())
     assert meta["runtime"]["name"] == "python" and meta["runtime"]["options"]["virtualenv"] == "venv"
-    assert meta["version"] == "0.1.0" and meta["description"] and meta["name"] == PACK_NAME
-    reqs = (ROOT / "policies" / "requirements.txt").read_text().split()
+    assert meta["version"] == "0.2.0" and meta["description"] and meta["name"] == pack.PACK_NAME
+    reqs = (directory / "requirements.txt").read_text().split()
     assert reqs == ["pulumi==3.272.0", "pulumi-policy==1.21.0"]
-    for path in (ROOT / "policies").glob("*.py"):
+    assert (directory / "__main__.py").is_file() and (directory / "__init__.py").is_file()
+    for path in directory.glob("*.py"):
         text = path.read_text()
         assert "import oke_rdma" not in text and "from oke_rdma" not in text, path
+        assert "from policies" not in text and "import policies" not in text and "from .." not in text, path

@@ -1,4 +1,4 @@
-"""The IAM rules of the policy pack (policies/iam.py): parser, pass / fail / unknown cases, a hand-written stack."""
+"""The IAM rules of the policy pack (policies/security/iam.py): parser, pass / fail / unknown cases, a hand-written stack."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import evaluate
-from policies import iam
-from policies.iam import Group, Leaf, StatementSyntaxError, parse_statement, restricts
-from policies.pack import PACK_NAME, POLICIES
+from policies.security import iam
+from policies.security.iam import Group, Leaf, StatementSyntaxError, parse_statement, restricts
+from policies.security.pack import PACK_NAME, POLICIES
 from pulumi_policy import EnforcementLevel
 from tests.policies.test_policies import NODE_POOL, U, call_resource_rule, messages, res, run
 

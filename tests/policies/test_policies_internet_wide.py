@@ -9,8 +9,8 @@ import pytest
 
 from offline import preview
 from offline.policy_eval import PolicyConfigError, resolve_policy_config
-from policies import _rules as R
-from policies.pack import POLICIES
+from policies.security import _rules as R
+from policies.security.pack import POLICIES
 from tests.offline.test_cli import stack_file
 from tests.policies.test_policies import NSG_RULE, SL, U, endpoint_stack, messages, proxied, res, rule, run
 from tests.policies.test_storage_policies import EXPORT, OPEN_RULE, ROOT_RULE, export, option
@@ -128,6 +128,6 @@ def test_in_range_policy_config_is_accepted(config):
 def test_out_of_range_listener_ports_exit_2(tmp_path, capsys):
     path = tmp_path / "policy.json"
     path.write_text(json.dumps({INGRESS: {"publicListenerPorts": [0, 70000, -1]}}))
-    assert preview.main(["--stack", "dev", "--policy-config", str(path)]) == 2
+    assert preview.main(["--stack", "dev", "--policy-pack", "policies/security", "--policy-config", str(path)]) == 2
     err = capsys.readouterr().err
     assert "publicListenerPorts.1: 70000 is greater than the maximum of 65535" in err and "Traceback" not in err

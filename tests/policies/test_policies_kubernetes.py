@@ -1,4 +1,4 @@
-"""The Kubernetes rules (policies/kubernetes.py): pinned Helm releases, Pod Security enforce labels, RDMA-style pods
+"""The Kubernetes rules (policies/security/kubernetes.py): pinned Helm releases, Pod Security enforce labels, RDMA-style pods
 only in privileged namespaces — passing, failing and unknown cases, and a hand-written stack caught by the pack."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import evaluate, has_mandatory
-from policies import kubernetes as kp
-from policies.pack import PACK_NAME, POLICIES
+from policies.security import kubernetes as kp
+from policies.security.pack import PACK_NAME, POLICIES
 from tests.policies.test_policies import U, messages, proxied, res, run
 
 RELEASE, NS = "kubernetes:helm.sh/v3:Release", "kubernetes:core/v1:Namespace"

@@ -6,9 +6,10 @@ import pulumi_oci as oci
 import pytest
 
 from offline.engine import run_program
-from offline.policy_eval import evaluate, has_mandatory
-from policies import node_pool, placement
-from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
+from offline.policy_eval import evaluate_packs, has_mandatory
+from policies.placement import placement
+from policies.security import node_pool
+from policies import PACK_DIRS
 from tests.policies.test_policies import NODE_POOL, U, call_resource_rule, messages, pool, res, run
 
 AD = "rdma-node-pool-compute-cluster-ad"
@@ -107,8 +108,7 @@ def test_hardening_rules_called_directly_and_only_on_node_pools():
 
 
 def test_advisory_findings_do_not_make_a_stack_fail():
-    report = evaluate(POLICIES, [res(NODE_POOL, "p", pool(None))], PACK_NAME,
-                      pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    report = evaluate_packs(PACK_DIRS, [res(NODE_POOL, "p", pool(None))])
     assert {v.policy for v in report.violations} == {IMDS, PV} and not has_mandatory(report)
 
 
@@ -131,7 +131,7 @@ def bad_stack():
 @pytest.mark.parametrize("unknowns", [False, True])
 def test_hand_written_bad_stack_is_caught(unknowns):
     stack = run_program({"oci:region": "sa-saopaulo-1"}, [], "bad", unknowns=unknowns, program=bad_stack)
-    report = evaluate(POLICIES, stack.resources, PACK_NAME, pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    report = evaluate_packs(PACK_DIRS, stack.resources)
     found = {(v.policy, v.enforcement_level) for v in report.violations}
     assert {("rdma-node-pool-placement", "mandatory"), ("rdma-cluster-enhanced", "mandatory"),
             (AD, "mandatory"), (IMDS, "advisory"), (PV, "advisory")} <= found

@@ -7,8 +7,8 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import evaluate
-from policies import _rules as R
-from policies.pack import PACK_NAME, POLICIES
+from policies.security import _rules as R
+from policies.security.pack import PACK_NAME, POLICIES
 from tests.policies.test_policies import NSG_RULE, SL, U, res, rule, run
 
 SSH, API, INTERNET = "no-internet-ssh-or-all-ports", "kubernetes-api-not-public", "no-internet-ingress"

@@ -6,18 +6,18 @@ import re
 import pytest
 from pulumi_policy import ResourceValidationArgs
 
-from offline.policy_eval import PolicyConfigError, evaluate, resolve_policy_config
-from policies import network, placement
-from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
-from tests.policies.test_policies import (API, API_STACK, CLUSTER, NODE_POOL, NSG_RULE, PLACEMENT, SL, U, cluster,
+from offline.policy_eval import PolicyConfigError, evaluate_packs, resolve_policy_config
+from policies.placement import placement
+from policies.security import network
+from policies import PACK_DIRS
+from tests.policies.test_policies import (POLICIES, API, API_STACK, CLUSTER, NODE_POOL, NSG_RULE, PLACEMENT, SL, U, cluster,
                                  endpoint_stack, pool, proxied, res, rule, urn)
 
 
 def run_with(*resources, policy: str, **props):
     """Only ``policy`` (mandatory), configured with ``props``."""
     config = {"all": "disabled", policy: {"enforcementLevel": "mandatory", **props}}
-    return evaluate(POLICIES, list(resources), PACK_NAME, policy_config=config,
-                    pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    return evaluate_packs(PACK_DIRS, list(resources), [config] * len(PACK_DIRS))
 
 
 def messages(report, policy):

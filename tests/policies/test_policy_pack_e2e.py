@@ -2,6 +2,7 @@
 that our components did not build (another team's hand-written pulumi_oci / pulumi_kubernetes resources)."""
 from __future__ import annotations
 
+import importlib
 import json
 import textwrap
 from pathlib import Path
@@ -14,9 +15,10 @@ import yaml
 from pulumi_policy import StackValidationPolicy
 
 from offline.engine import run_program
-from offline.policy_eval import evaluate, has_mandatory
+from offline.policy_eval import evaluate, evaluate_packs, has_mandatory
 from offline.preview import main
-from policies.pack import PACK_ENFORCEMENT_LEVEL, PACK_NAME, POLICIES
+from policies import PACK_DIRS
+from tests.policies.test_policies import POLICIES
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = [p.name for p in POLICIES]
@@ -54,6 +56,26 @@ def open_api_stack(tmp_path: Path) -> list[str]:
     return ["--config-file", str(path), "--program", str(program)]
 
 
+PACK_POLICIES = {d: {p.name for p in importlib.import_module(f"policies.{d.name}.pack").POLICIES} for d in PACK_DIRS}
+
+
+def pack_args(tmp_path: Path, config) -> list[str]:
+    """``--policy-pack``/``--policy-config`` pairs for both packs, as the CLI takes them: each pack's file holds the
+    entries naming its policies, plus ``all`` and names of no pack (``config`` is a dict or a JSON file)."""
+    if isinstance(config, Path):
+        config = json.loads(config.read_text())
+    args = []
+    for d, names in PACK_POLICIES.items():
+        own = {k: v for k, v in config.items() if k in names or not any(k in n for n in PACK_POLICIES.values())}
+        args += ["--policy-pack", str(d), "--policy-config", str(write(tmp_path / f"{d.name}.json", own))]
+    return args
+
+
+def same_file(path: Path) -> list[str]:
+    """The same ``--policy-config`` file for both packs."""
+    return [a for d in PACK_DIRS for a in ("--policy-pack", str(d), "--policy-config", str(path))]
+
+
 def preview(capsys, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     out = capsys.readouterr()
@@ -70,12 +92,12 @@ def test_policy_config_downgrades_mandatory_rules_to_advisory(tmp_path, capsys):
     every = {"kubernetes-api-not-public": "advisory", "kubernetes-api-endpoint-restricted": {
         "enforcementLevel": "advisory"}, "no-internet-ingress": "advisory"}
     for config in ({"all": "advisory"}, every):
-        code, out, _ = preview(capsys, *stack, "--policy-config", str(write(tmp_path / "c.json", config)))
+        code, out, _ = preview(capsys, *stack, *pack_args(tmp_path, config))
         assert code == 0, out
         assert "[advisory]  kubernetes-api-not-public" in out and "[mandatory]" not in out
         assert "[advisory]  no-internet-ingress" in out
     one = {"kubernetes-api-not-public": "advisory"}  # the stack rule still fails the preview
-    code, out, _ = preview(capsys, *stack, "--policy-config", str(write(tmp_path / "c.json", one)))
+    code, out, _ = preview(capsys, *stack, *pack_args(tmp_path, one))
     assert code == 1 and "[advisory]  kubernetes-api-not-public" in out
     assert "[mandatory]  kubernetes-api-endpoint-restricted" in out and "[mandatory]  no-internet-ingress" in out
 
@@ -86,7 +108,7 @@ def test_policy_config_raises_advisory_rules_to_mandatory(tmp_path, capsys):
                              ("no-internet-ingress", 1),
                              ("no-internet-ssh-or-all-ports", 0)):  # raising a rule that does not fire changes nothing
         config = write(tmp_path / "c.json", {"all": "advisory", raised: "mandatory"})
-        code, out, _ = preview(capsys, *stack, "--policy-config", str(config))
+        code, out, _ = preview(capsys, *stack, *pack_args(tmp_path, config))
         assert code == expected, (raised, out)
         if expected:
             assert f"[mandatory]  {raised}" in out and out.count("[mandatory]") == 1
@@ -96,13 +118,13 @@ def test_policy_config_disabled_rules_do_not_run(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-public": "disabled",
                                          "kubernetes-api-endpoint-restricted": "disabled",
                                          "no-internet-ingress": "disabled"})  # the three rules the open API meets
-    code, out, _ = preview(capsys, *open_api_stack(tmp_path), "--policy-config", str(config))
+    code, out, _ = preview(capsys, *open_api_stack(tmp_path), *pack_args(tmp_path, config))
     assert code == 0 and "no violations" in out
 
 
 def test_policy_config_parameters_change_the_dev_stack_verdict(tmp_path, capsys):
     def run(config):
-        return preview(capsys, "--stack", "dev", "--policy-config", str(write(tmp_path / "c.json", config)))
+        return preview(capsys, "--stack", "dev", *pack_args(tmp_path, config))
     assert run({"rdma-node-pool-placement": {"allowedShapes": ["BM.GPU.H100.8"]}})[0] == 0
     code, out, _ = run({"rdma-node-pool-placement": {"allowedShapes": ["BM.GPU4.8"]}})
     assert code == 1 and "nodeShape is 'BM.GPU.H100.8'" in out
@@ -114,20 +136,21 @@ def test_policy_config_parameters_change_the_dev_stack_verdict(tmp_path, capsys)
 def test_invalid_policy_config_exits_2_like_the_cli(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"rdma-node-pool-placement": {"allowedShapes": []},
                                          "kubernetes-api-not-public": {"allowedApiCidrs": ["banana"]}})
-    code, out, err = preview(capsys, "--stack", "dev", "--policy-config", str(config))
+    code, out, err = preview(capsys, "--stack", "dev", *pack_args(tmp_path, config))
     assert code == 2 and out == ""
     lines = err.splitlines()
-    assert len(lines) == 2 and all(line.startswith("error: validating policy config: oke-rdma-policies 0.1.0  ")
-                                   for line in lines)
-    assert "rdma-node-pool-placement: allowedShapes: [] should be non-empty" in err
+    assert len(lines) == 2  # every pack's config is checked before any pack runs: both problems, in pack order
+    assert lines[0].startswith("error: validating policy config: oke-rdma-security 0.2.0  kubernetes-api-not-public")
+    assert lines[1].startswith("error: validating policy config: oke-rdma-placement 0.2.0  rdma-node-pool-placement: "
+                               "allowedShapes: [] should be non-empty")
     for bad in ('{"x": ', '"advisory"', '{"all": "blocking"}'):
-        code, _, err = preview(capsys, "--stack", "dev", "--policy-config", str(write(tmp_path / "b.json", bad)))
+        code, _, err = preview(capsys, "--stack", "dev", *same_file(write(tmp_path / "b.json", bad)))
         assert code == 2 and err.startswith("error: ") and "Traceback" not in err
 
 
 def test_policy_config_the_cli_ignores_is_warned_about(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-pubilc": "disabled"})  # a typo: the CLI ignores it
-    code, out, err = preview(capsys, *open_api_stack(tmp_path), "--policy-config", str(config))
+    code, out, err = preview(capsys, *open_api_stack(tmp_path), *pack_args(tmp_path, config))
     assert code == 1 and "'kubernetes-api-not-pubilc', which is not a policy of this pack" in err
 
 
@@ -217,7 +240,7 @@ def test_the_hand_written_stack_without_a_flaw_is_clean_on_its_first_preview(tmp
 def test_every_placement_and_exposure_rule_still_fails_a_bad_first_preview(rule, tmp_path, capsys):
     """With every id unknown (--unknowns), the one rule left enabled still exits 1 on its flaw."""
     only = write(tmp_path / "only.json", {"all": "disabled", rule: "mandatory"})
-    code, out, _ = preview(capsys, *_team_stack(tmp_path, FLAWS[rule]), "--policy-config", str(only))
+    code, out, _ = preview(capsys, *_team_stack(tmp_path, FLAWS[rule]), *pack_args(tmp_path, only))
     assert code == 1, out
     assert f"[mandatory]  {rule}" in out and out.count("[mandatory]") >= 1
     assert "can't run policy" not in out
@@ -289,7 +312,7 @@ def _other_team(mistakes: bool):
 def test_the_pack_catches_another_teams_mistakes(unknowns):
     config = {"oci:region": "us-ashburn-1"}
     bad = run_program(config, [], "other", unknowns=unknowns, program=lambda: _other_team(True))
-    report = evaluate(POLICIES, bad.analyzed_resources(), PACK_NAME, pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    report = evaluate_packs(PACK_DIRS, bad.analyzed_resources())
     found = {(v.policy, v.urn.rsplit("::", 1)[-1]) for v in report.violations}
     assert found == {("no-internet-ssh-or-all-ports", "default"), ("no-internet-ssh-or-all-ports", "workers"),
                      ("kubernetes-api-not-public", "workers"), ("kubernetes-api-not-public", "oke"),
@@ -302,7 +325,7 @@ def test_the_pack_catches_another_teams_mistakes(unknowns):
                      ("oke-required-nsg-rules", "oke")}
     assert has_mandatory(report) and report.not_run == []
     good = run_program(config, [], "other", unknowns=unknowns, program=lambda: _other_team(False))
-    clean = evaluate(POLICIES, good.analyzed_resources(), PACK_NAME, pack_enforcement_level=PACK_ENFORCEMENT_LEVEL)
+    clean = evaluate_packs(PACK_DIRS, good.analyzed_resources())
     assert clean.violations == [] and clean.not_run == []
     assert {r.type for r in good.resources} >= {"kubernetes:apps/v1:Deployment", "kubernetes:core/v1:Namespace"}
 

@@ -1,4 +1,4 @@
-"""The File Storage rules of the pack (policies/storage.py): exports open to the internet and non-NFS ports on NFS
+"""The File Storage rules of the pack (policies/security/storage.py): exports open to the internet and non-NFS ports on NFS
 rules — passing, failing and unknown cases through the engine's proxy, and hand-written stacks caught by the pack."""
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import EngineResource, evaluate, has_mandatory
-from policies import storage
-from policies.pack import PACK_NAME, POLICIES
+from policies.security import storage
+from policies.security.pack import PACK_NAME, POLICIES
 from tests.policies.test_policies import NSG, NSG_RULE, U, call_resource_rule, messages, res, run
 
 EXPORT, MT, SC = storage.EXPORT, storage.MOUNT_TARGET, storage.STORAGE_CLASS

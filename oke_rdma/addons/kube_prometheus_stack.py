@@ -1,0 +1,157 @@
+"""kube-prometheus-stack (prometheus-community): Prometheus, Alertmanager, Grafana and node-exporter.
+
+Installed first among the add-ons that use its CRDs (``monitoring.coreos.com``: ``ServiceMonitor``, ``PodMonitor``,
+``PrometheusRule``, ``Probe``...). ``*SelectorNilUsesHelmValues: false`` so Prometheus picks up every monitor and
+rule in the cluster, not only the chart's own. Prometheus keeps ``retention`` (and at most ``retentionSizeGb``) on a
+``storageGb`` block volume of ``storageClass``. Grafana's admin password, when given, is a Pulumi secret written into
+a Kubernetes Secret the chart reads (``grafana.admin.existingSecret``) — never in Helm values; without one, Grafana
+generates a random password instead of the chart's well-known default. Namespace Pod Security ``privileged``:
+node-exporter uses hostNetwork, hostPID and hostPath mounts of /proc, /sys and /.
+
+Sources: kube-prometheus-stack chart README and values.yaml (prometheus-community/helm-charts, chart 87.2.1:
+``prometheus.prometheusSpec.*SelectorNilUsesHelmValues``, ``storageSpec``, ``retentionSize``,
+``grafana.admin.existingSecret``); Prometheus docs "Storage" (durations, the WAL beside the blocks); OCI Block
+Volume docs (50 GB minimum volume) — checked 2026-11-30.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import Field, field_validator
+
+from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
+from oke_rdma.schema import _k8s_name, _key
+
+#: Smallest block volume OCI creates, in GB (OCI Block Volume docs) — the floor of Prometheus' volume.
+MIN_BLOCK_VOLUME_GB = 50
+#: The Kubernetes Secret holding Grafana's admin user and password (when ``grafanaAdminPassword`` is set).
+GRAFANA_SECRET = "grafana-admin"
+_DURATION_RE = re.compile(r"^([0-9]+(y|w|d|h|m|s|ms))+$")  # Prometheus duration, e.g. 15d, 12h30m
+#: Keys under ``values.grafana`` that hold a password (``adminPassword``, ``grafana.ini.security.admin_password``,
+#: ``...password``, ``...passwd``); ``passwordKey`` names a Secret key and is fine.
+_PASSWORD_KEY_RE = re.compile(r"pass(word|wd)$", re.IGNORECASE)
+
+
+class KubePrometheusStackRelease(HelmRelease):
+    """kube-prometheus-stack, default 87.2.1 in ``monitoring``.
+
+    ``retention`` (Prometheus duration, ``15d``), ``retentionSizeGb`` (GB kept before the oldest blocks are
+    dropped; must leave 10 % of the volume for the WAL), ``storageGb`` (the Prometheus volume, GB, 50 to 32768:
+    OCI's block volume sizes), ``storageClass`` (``oci-bv``: OKE's CSI block volume class).
+    ``grafanaAdminPassword``: a **secret** (``pulumi config set --secret``), at least 12 characters; stored in a
+    Kubernetes Secret Grafana reads, never in Helm values. Without it Grafana generates a random one.
+    """
+
+    version: str = Field("87.2.1", description="Exact kube-prometheus-stack chart version.")
+    namespace: str = Field("monitoring", description="Namespace of kube-prometheus-stack.")
+    grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True}, description=(
+        "Grafana's admin password, a Pulumi secret (`pulumi config set --path --secret`, at least 12 characters);"
+        " kept in a Kubernetes Secret, never in Helm values; absent: Grafana generates a random one (read it with"
+        " `kubectl -n monitoring get secret kube-prometheus-stack-grafana -o jsonpath='{.data.admin-password}'`)."))
+    retention: str = Field("15d", description=(
+        "How long Prometheus keeps samples, a Prometheus duration like `15d` or `12h`."))
+    retention_size_gb: Optional[int] = Field(default=None, gt=0, description=(
+        "Size cap of Prometheus data in GB; must fit in `storageGb` with 10 % headroom."))
+    storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768, description=(
+        "Prometheus volume in GB (at least 50, OCI's smallest block volume)."))
+    storage_class: str = Field("oci-bv", description=(
+        "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
+
+    @field_validator("retention")
+    @classmethod
+    def _duration(cls, v: str) -> str:
+        if not _DURATION_RE.match(v):
+            raise ValueError(f"must be a Prometheus duration like 15d or 12h, got {v!r}")
+        return v
+
+    @field_validator("grafana_admin_password")
+    @classmethod
+    def _password(cls, v: Optional[str]) -> Optional[str]:
+        if v is not None and len(v) < 12:
+            # Never echo the value (nor its length): it is a secret.
+            raise ValueError("expected a password of at least 12 characters, got a shorter one (not shown); choose "
+                             "a longer one and set it with pulumi config set --path --secret")
+        return v
+
+    _sc = field_validator("storage_class")(lambda v: _k8s_name(v))
+
+
+def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str, Any]:
+    """Prometheus picks up every monitor and rule; its retention and volume; Grafana's password from the Secret."""
+    spec: dict[str, Any] = {
+        "serviceMonitorSelectorNilUsesHelmValues": False, "podMonitorSelectorNilUsesHelmValues": False,
+        "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False,
+        "retention": cfg.retention,
+        "storageSpec": {"volumeClaimTemplate": {"spec": {
+            "storageClassName": cfg.storage_class, "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": f"{cfg.storage_gb}Gi"}}}}}}
+    if cfg.retention_size_gb is not None:
+        spec["retentionSize"] = f"{cfg.retention_size_gb}GB"
+    grafana: dict[str, Any] = (
+        {"admin": {"existingSecret": GRAFANA_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"}}
+        if cfg.grafana_admin_password is not None else {"adminPassword": ""})  # "": the chart generates one
+    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana}
+
+
+def _password_paths(value: Any, at: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Key paths below ``at`` whose key names a password and whose value is not empty."""
+    found: list[tuple[str, ...]] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if _PASSWORD_KEY_RE.search(str(k)) and v not in (None, ""):
+                found.append(at + (str(k),))
+            else:
+                found += _password_paths(v, at + (str(k),))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found += _password_paths(v, at + (str(i),))
+    return found
+
+
+def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
+    """No Grafana password in plain-text values; ``retentionSizeGb`` fits the volume with 10 % left for the WAL."""
+    problems = [f"{_key(p)}: a password in plain-text Helm values (readable in the stack config and the Helm "
+                f"release); remove it and set the Grafana admin password as a Pulumi secret with pulumi config set "
+                f"--path --secret '{_key(at + ('grafanaAdminPassword',))}' <password> (other Grafana credentials: "
+                f"reference a Kubernetes Secret, e.g. grafana.envFromSecret)"
+                for p in _password_paths(cfg.values.get("grafana"), at + ("values", "grafana"))]
+    if cfg.retention_size_gb is not None and cfg.retention_size_gb > cfg.storage_gb * 0.9:
+        problems.append(f"{_key(at + ('retentionSizeGb',))}: {cfg.retention_size_gb} GB does not fit in the "
+                        f"{cfg.storage_gb} GB volume with 10% headroom for the WAL; lower it or raise storageGb")
+    return problems
+
+
+def prepare(cfg: KubePrometheusStackRelease, namespace: pulumi.Output, name_prefix: str,
+            opts: pulumi.ResourceOptions) -> list[pulumi.Resource]:
+    """The Secret holding Grafana's admin password (a Pulumi secret end to end), when one is set."""
+    if cfg.grafana_admin_password is None:
+        return []
+    return [k8s.core.v1.Secret(f"{name_prefix}-{GRAFANA_SECRET}", k8s.core.v1.SecretInitArgs(
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=GRAFANA_SECRET, namespace=namespace),
+        type="Opaque",
+        string_data=pulumi.Output.secret({"admin-user": "admin", "admin-password": cfg.grafana_admin_password})),
+        opts)]
+
+
+ADDON = AddOn(
+    key="kubePrometheusStack",
+    release_name="kube-prometheus-stack",
+    chart="kube-prometheus-stack",
+    repository="https://prometheus-community.github.io/helm-charts",
+    config=KubePrometheusStackRelease,
+    pod_security=PRIVILEGED,
+    values=values,
+    crds=("monitoring.coreos.com",),
+    value_shapes=(
+        (("prometheus",), "map"), (("prometheus", "prometheusSpec"), "map"),
+        (("prometheus", "prometheusSpec", "storageSpec"), "map"), (("grafana",), "map"), (("grafana", "admin"), "map"),
+    ),
+    checks=checks,
+    prepare=prepare,
+    source="kube-prometheus-stack chart 87.2.1 README/values.yaml (prometheus-community/helm-charts), checked "
+           "2026-11-30",
+)

@@ -1,0 +1,142 @@
+"""The strict base of every config model: the base model, field validators, key paths and :class:`ConfigError`.
+
+A leaf module (it imports nothing from ``oke_rdma``), so both the stack config package (``oke_rdma.config``) and the
+add-on registry (``oke_rdma.addons``), whose add-on modules hold their own config models, build on it without an
+import circle.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from typing import Annotated, Any
+
+import pulumi
+from pydantic import BaseModel, ConfigDict, Strict
+from pydantic.alias_generators import to_camel
+
+NAMESPACE = "oke-rdma"
+
+#: A YAML/JSON list of strings, held as an immutable tuple (lax only for list → tuple; items stay strict str).
+StrList = Annotated[tuple[Annotated[str, Strict()], ...], Strict(False)]
+
+#: ``ocid1.<type>.<realm>.[region][.future use].<unique>`` (OCI docs "Resource Identifiers"); Vault keys use the
+#: future-use part (``ocid1.key.oc1.iad.dvsi563naaa5c.abuw...``).
+_OCID_RE = r"^ocid1\.{kind}\.oc[0-9]+\.[a-z0-9-]*(?:\.[a-z0-9]+)?\.[a-z0-9]+$"
+_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+-[0-9]$")
+_AD_RE = re.compile(r"^[A-Za-z0-9]{4}:[A-Z]{2}-[A-Z]+-[0-9]-AD-[1-3]$")
+_FD_RE = re.compile(r"^FAULT-DOMAIN-[1-3]$")
+_K8S_VERSION_RE = re.compile(r"^v1\.[0-9]+\.[0-9]+$")
+_EXACT_VERSION_RE = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+$")
+_DNS_LABEL_RE = re.compile(r"^[a-z][a-z0-9]{0,14}$")
+_K8S_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_PREFIX_RE = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
+
+
+class ConfigError(pulumi.RunError):
+    """Invalid stack configuration: one line per problem, each ``<key path>: <what is wrong>; <fix>``.
+
+    A subclass of :class:`pulumi.RunError`, so ``pulumi preview`` prints it without a traceback; the offline
+    preview prints the same lines and exits 2.
+    """
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("invalid stack configuration:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+#: Any OCID: ``ocid1.<resource type>.<realm>.[region][.future use].<unique id>`` (OCI docs, "Resource Identifiers").
+_ANY_OCID_RE = re.compile(r"^ocid1\.(?P<kind>[a-z0-9]+)\.(?P<realm>oc[0-9]+)\.(?P<region>[a-z0-9-]*)\.(?:[a-z0-9-]*\.)?"
+                          r"[a-z0-9]+$")
+#: What the offline preview stands in for a ``secure:`` value it cannot decrypt (``offline.stackfile`` uses the same).
+SECRET_PLACEHOLDER = "offline-placeholder-secret"
+#: Namespaces Kubernetes creates and runs itself (Kubernetes docs "Namespaces": initial namespaces); neither a tenant
+#: nor a platform release may take one.
+RESERVED_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+
+
+def _ocid(kind: str, value: str, *also: str) -> str:
+    """Check ``value`` is the OCID of a ``kind`` (or of one of ``also``); a wrong kind is named in the error."""
+    kinds = (kind, *also)
+    m = _ANY_OCID_RE.match(value)
+    wanted = " or ".join(_a(k) for k in kinds)
+    if m and m["kind"] in kinds and re.match(_OCID_RE.format(kind=re.escape(m["kind"])), value):
+        return value
+    if m and m["kind"] not in kinds:
+        raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.…), got the OCID of {_a(m['kind'])}; "
+                         f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
+    raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.oc1..<unique id>), got {value!r}; "
+                     f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def ocid_region(value: str) -> str:
+    """The region part of an OCID (``sa-saopaulo-1``, an old-style region key like ``iad``, or ``""``)."""
+    m = _ANY_OCID_RE.match(value)
+    return m["region"] if m else ""
+
+
+def _cidr(value: str) -> str:
+    try:
+        net = ipaddress.IPv4Network(value, strict=True)
+    except ValueError as e:
+        raise ValueError(f"expected an IPv4 CIDR block with no host bits set like 10.0.0.0/16, got {value!r} ({e}); "
+                         f"write the network address and prefix length") from None
+    return str(net)
+
+
+def _k8s_name(v: str) -> str:
+    if not _K8S_NAME_RE.match(v):
+        raise ValueError(f"expected a Kubernetes name (lowercase letters, digits and '-', at most 63), got {v!r}; "
+                         f"rename it")
+    return v
+
+
+_LABEL_NAME_RE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+_DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _k8s_labels(labels: dict[str, str]) -> dict[str, str]:
+    """Kubernetes label syntax ("Labels and Selectors"): key ``[prefix/]name`` — prefix a DNS subdomain of at most
+    253 characters, name at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric; value empty or
+    the same form as a name."""
+    for key, value in labels.items():
+        prefix, _, name = key.rpartition("/")
+        if not name or not _LABEL_NAME_RE.match(name) or (
+                "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.match(prefix))):
+            raise ValueError(f"expected label keys like okerdma.io/role ([DNS subdomain/]name, name at most 63 "
+                             f"letters, digits, '-', '_' or '.'), got {key!r}; rename the label")
+        if not _LABEL_NAME_RE.match(value):
+            raise ValueError(f"expected label values of at most 63 letters, digits, '-', '_' or '.', starting and "
+                             f"ending with a letter or digit, got {value!r} for {key!r}; change the value")
+    return labels
+
+
+class _Model(BaseModel):
+    """Base of every config object: camelCase keys, strict types, unknown keys refused, immutable."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=False, extra="forbid", strict=True,
+                              frozen=True)
+
+
+def _key(loc: tuple[Any, ...]) -> str:
+    """``('nodePools', 'gpu', 'size')`` → ``oke-rdma:nodePools.gpu.size`` (``oci:region`` for the region)."""
+    if loc and loc[0] == "region":
+        return "oci:region"
+    path = ".".join(_part(p) for p in loc)
+    return f"{NAMESPACE}:{path}" if path else NAMESPACE
+
+
+def _part(part: Any) -> str:
+    """One key of a path as text; a key with spaces, dots or control characters is quoted (JSON-style)."""
+    text = str(part)
+    return text if re.fullmatch(r"[A-Za-z0-9_/-]+", text) else json.dumps(text)
+
+
+def shown_key(full_key: str) -> str:
+    """A raw ``ns:name`` config key as printed in a problem: quoted when it holds spaces or control characters."""
+    return full_key if full_key.isprintable() and not any(c.isspace() for c in full_key) else json.dumps(full_key)
