@@ -23,7 +23,7 @@ from oke_rdma.config import Platform, StackConfig
 from oke_rdma.config.platform import values_problems
 from oke_rdma.platform import Platform as PlatformComponent
 from oke_rdma.platform import PlatformArgs, TenantNamespace
-from policies.kubernetes import DEFAULT_ALLOWED_REPOSITORIES, chart_repository
+from policies.security.kubernetes import DEFAULT_ALLOWED_REPOSITORIES, chart_repository
 from tests.crddeps import CRD_RELEASES
 from tests.stackcfg import dev_raw_config, of_type, one
 
