@@ -52,7 +52,8 @@ _PLACEHOLDER_ID = "aaaaaaaareplacewith{what}000000000000000000000000000000000000
 FLAGS = {
     "oci:region": "--region", "oke-rdma:compartmentId": "--compartment-id", "oke-rdma:namePrefix": "--name-prefix",
     "oke-rdma:availabilityDomains": "--availability-domains", "oke-rdma:computeCluster": "--availability-domains",
-    "oke-rdma:nodePools.gpu.shape": "--shape", "oke-rdma:nodePools.gpu.size": "--nodes",
+    "oke-rdma:nodePools.gpu.shape": "--shape", "oke-rdma:nodePools.gpu.rdma": "--rdma",
+    "oke-rdma:nodePools.gpu.gpusPerNode": "--gpus-per-node", "oke-rdma:nodePools.gpu.size": "--nodes",
     "oke-rdma:nodePools.gpu.imageId": "--image-id", "oke-rdma:nodePools.gpu.ocpus": "--ocpus",
     "oke-rdma:nodePools.gpu.memoryGb": "--memory-gb", "oke-rdma:nodePools.system.imageId": "--system-image-id",
     "oke-rdma:cluster.kubernetesVersion": "--kubernetes-version", "oke-rdma:network.vcnCidr": "--vcn-cidr",
@@ -93,6 +94,8 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
     if flex:
         gpu_pool.update(ocpus=args.ocpus, memoryGb=args.memory_gb)
     gpu_pool.update(bootVolumeGb=500 if args.shape.startswith("BM.") else 100, maxPodsPerNode=64, rdma=rdma)
+    if args.allow_unlisted_rdma_shape:
+        gpu_pool["allowUnlistedRdmaShape"] = True
     if args.gpus_per_node is not None:
         gpu_pool["gpusPerNode"] = args.gpus_per_node
     gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
@@ -224,6 +227,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rdma", action=argparse.BooleanOptionalAction, default=None,
                    help="place the GPU pool in a Compute Cluster (default: when the shape is on Oracle's RDMA list)")
     p.add_argument("--gpus-per-node", type=int, help="GPUs per node, for a shape oke-rdma does not know")
+    p.add_argument("--allow-unlisted-rdma-shape", action="store_true",
+                   help="with --rdma: accept a bare metal shape not on Oracle's RDMA list (the previews warn)")
     p.add_argument("--ocpus", type=float, help="OCPUs per node (Flex shapes)")
     p.add_argument("--memory-gb", type=float, help="memory per node in GB (Flex shapes)")
     p.add_argument("--compartment-id", help="compartment OCID (default: a placeholder)")

@@ -143,6 +143,18 @@ def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, flags
     assert "Traceback" not in err
 
 
+def test_an_unlisted_bare_metal_shape_in_a_compute_cluster_needs_the_explicit_flag(tmp_path):
+    flags = ("--region", "eu-frankfurt-1", "--availability-domains", "Uocm:EU-FRANKFURT-1-AD-1",
+             "--shape", "BM.Standard.E5.192", "--rdma")
+    code, path, err = write(tmp_path, *flags)
+    assert code == 2 and not path.exists() and err.startswith("error: --shape (oke-rdma:nodePools.gpu.shape): ")
+    code, path, err = write(tmp_path, *flags, "--allow-unlisted-rdma-shape")
+    assert code == 0, err
+    cfg = load_stack_config(*read_stack_file(path))
+    assert cfg.node_pools["gpu"].rdma and cfg.node_pools["gpu"].allow_unlisted_rdma_shape
+    assert cfg.tenants["research"].quota.gpu == 0  # a CPU shape: no GPUs to queue
+
+
 def test_a_flex_gpu_shape_needs_its_size_flags(tmp_path):
     code, path, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
                             "Uocm:EU-FRANKFURT-1-AD-1", "--shape", "VM.Standard.E5.Flex")
