@@ -1,5 +1,5 @@
-"""Config limits OCI and Kubernetes document, and bypasses a breaker found: VCN and subnet sizes, worker-IP capacity,
-broad API client CIDRs, Helm values that undo the platform's settings, reserved namespaces, IAM-administration grants,
+"""Config limits OCI and Kubernetes document, and the ways around them that are closed: VCN and subnet sizes,
+worker-IP capacity, broad API client CIDRs, Helm values that undo the platform's settings, reserved namespaces, IAM-administration grants,
 node labels the program or the kubelet own, GPUs per known shape, OCIDs of another region, Flex bounds, tag lengths,
 brought subnets serving several roles, and the wording of secret and range messages.
 
