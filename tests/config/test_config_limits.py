@@ -1,6 +1,6 @@
 """Config limits OCI and Kubernetes document, and the ways around them that are closed: VCN and subnet sizes, worker-IP
-capacity, broad API client CIDRs, Helm values that undo the platform's settings, reserved namespaces, IAM-
-administration grants, node labels the program or the kubelet own, GPUs per known shape, OCIDs of another region,
+capacity, broad API client CIDRs, Helm values that undo the platform's settings, reserved namespaces,
+IAM-administration grants, node labels the program or the kubelet own, GPUs per known shape, OCIDs of another region,
 Flex bounds, tag lengths, brought subnets serving several roles, and the wording of secret and range messages.
 
 Each "must fail" input is also a row of the validation-rule table of docs/configuration.md
