@@ -7,33 +7,33 @@ stack outputs below are the contract other projects read through ``pulumi.StackR
 import pulumi
 
 from oke_rdma import adapter
-from oke_rdma.cluster import Cluster, ClusterArgs
-from oke_rdma.compute import Compute, ComputeArgs, is_gpu_shape
+from oke_rdma.cluster import Cluster
+from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
-from oke_rdma.iam import Iam, IamArgs
-from oke_rdma.network import Network, NetworkArgs
+from oke_rdma.iam import Iam
+from oke_rdma.network import Network
 from oke_rdma.outputs import OUTPUTS_VERSION
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
 from oke_rdma.storage import Storage, StorageArgs
 from oke_rdma.volumes import SharedVolumes, SharedVolumesArgs
-from oke_rdma.workload_identity import WorkloadIdentity, WorkloadIdentityArgs
+from oke_rdma.workload_identity import WorkloadIdentity
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
 prefix = config.name_prefix
 
-network = Network(f"{prefix}-network", NetworkArgs(config))
+network = Network(f"{prefix}-network", adapter.network_args(config))
 # IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the
 # cluster-principal statements name the cluster's OCID. A deferred output breaks the cycle (no resource waits on
 # another that waits on it: only the cluster-principal policy waits for the cluster).
 cluster_id, resolve_cluster_id = pulumi.deferred_output()
 compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
-iam = Iam(f"{prefix}-iam", IamArgs(config, cluster_id, compute_cluster_id))
+iam = Iam(f"{prefix}-iam", adapter.iam_args(config, cluster_id, compute_cluster_id))
 key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
-cluster = Cluster(f"{prefix}-cluster", ClusterArgs(config, network.vcn_id, network.subnet_ids, network.nsg_ids,
-                                                   depends_on=key_policies))
+cluster = Cluster(f"{prefix}-cluster", adapter.cluster_args(config, network.vcn_id, network.subnet_ids,
+                                                           network.nsg_ids, depends_on=key_policies))
 resolve_cluster_id(cluster.cluster_id)
-compute = Compute(f"{prefix}-compute", ComputeArgs(
+compute = Compute(f"{prefix}-compute", adapter.compute_args(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
     depends_on=([iam.launch_policy] if iam.launch_policy else []) + key_policies))
 # An encrypted file system fails to create until FSS may use storage.fss.kmsKeyId: it waits for that policy.
@@ -49,7 +49,7 @@ platform = Platform(f"{prefix}-platform", adapter.platform_args(
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
-workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", WorkloadIdentityArgs(
+workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.workload_identity_args(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
 scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],
                                                                 platform.namespaces))

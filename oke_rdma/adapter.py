@@ -7,12 +7,18 @@ the ``*Args`` themselves (see ``examples/compose/``).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 
-from oke_rdma.config import StackConfig
+from oke_rdma.cluster import ClusterArgs
+from oke_rdma.compute import ComputeArgs
+from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
+                             workload_bindings)
+from oke_rdma.iam import IamArgs, IamInputs
+from oke_rdma.network import NetworkArgs
 from oke_rdma.platform import PlatformArgs, TenantNamespace
+from oke_rdma.workload_identity import WorkloadIdentityArgs
 
 
 def tenant_namespaces(cfg: StackConfig) -> dict[str, TenantNamespace]:
@@ -27,3 +33,60 @@ def platform_args(cfg: StackConfig, provider: pulumi.ProviderResource,
     """:class:`~oke_rdma.platform.PlatformArgs` from ``platform``, ``tenants`` and ``namePrefix``."""
     return PlatformArgs(provider=provider, name_prefix=cfg.name_prefix, platform=cfg.platform,
                         tenants=tenant_namespaces(cfg), depends_on=depends_on)
+
+
+def network_args(cfg: StackConfig) -> NetworkArgs:
+    """:class:`~oke_rdma.network.NetworkArgs` from ``network``, ``compartmentId``, ``namePrefix``, ``freeformTags``,
+    ``storage.fss.inTransitTls``; the roles a brought network must provide and the CIDR-planning rules a
+    ``fromStack`` network's CIDRs must pass come from the whole config (``cluster.cniType``, ``storage.fss``,
+    ``nodePools``, ``cluster.servicesCidr``)."""
+    return NetworkArgs(cfg.compartment_id, cfg.network, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
+                       nfs_in_transit_tls=cfg.storage.fss.in_transit_tls, subnet_roles=required_subnet_roles(cfg),
+                       nsg_roles=required_nsg_roles(cfg),
+                       cidr_check=lambda nets, key: cidr_problems(cfg, nets, key))
+
+
+def cluster_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping[str, pulumi.Input[str]],
+                 nsg_ids: Mapping[str, pulumi.Input[str]], depends_on: Sequence[pulumi.Resource] = ()) -> ClusterArgs:
+    """:class:`~oke_rdma.cluster.ClusterArgs` from ``cluster``, ``network.apiEndpoint.public``, ``compartmentId``,
+    ``namePrefix`` and ``freeformTags``, plus the network's outputs."""
+    return ClusterArgs(cfg.compartment_id, cfg.cluster, vcn_id, subnet_ids, nsg_ids,
+                       public_endpoint=cfg.network.api_endpoint.public, name_prefix=cfg.name_prefix,
+                       freeform_tags=cfg.freeform_tags, depends_on=depends_on)
+
+
+def compute_args(cfg: StackConfig, cluster_id: pulumi.Input[str], kubernetes_version: pulumi.Input[str],
+                 subnet_ids: Mapping[str, pulumi.Input[str]], nsg_ids: Mapping[str, pulumi.Input[str]],
+                 depends_on: Sequence[pulumi.Resource] = ()) -> ComputeArgs:
+    """:class:`~oke_rdma.compute.ComputeArgs` from ``nodePools``, ``computeCluster``, ``availabilityDomains``,
+    ``cluster.cniType``, the GPU Operator's device plugin (``platform.gpuOperator``), the placement warnings,
+    ``compartmentId``, ``namePrefix`` and ``freeformTags``, plus the cluster's and network's outputs."""
+    return ComputeArgs(cfg.compartment_id, cluster_id, kubernetes_version, subnet_ids, nsg_ids, cfg.node_pools,
+                       availability_domains=cfg.availability_domains, compute_cluster=cfg.compute_cluster,
+                       cni_type=cfg.cluster.cni_type, disable_oke_device_plugin=cfg.platform.operator_device_plugin,
+                       name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
+                       warnings=placement_warnings(cfg), depends_on=depends_on)
+
+
+def iam_inputs(cfg: StackConfig) -> IamInputs:
+    """:class:`~oke_rdma.iam.IamInputs` from ``iam``, ``compartmentId``, ``namePrefix``, ``freeformTags``, the RDMA
+    pools, ``storage.fss``, the cluster's Vault keys and the tenants' Workload Identity bindings."""
+    return IamInputs(compartment_id=cfg.compartment_id, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
+                     iam=cfg.iam, rdma_pools=bool(cfg.rdma_pools), fss=cfg.storage.fss,
+                     cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)))
+
+
+def iam_args(cfg: StackConfig, cluster_id: pulumi.Input[str],
+             compute_cluster_id: Optional[pulumi.Input[str]] = None) -> IamArgs:
+    """:class:`~oke_rdma.iam.IamArgs` from :func:`iam_inputs`, plus the cluster's OCID."""
+    return IamArgs(iam_inputs(cfg), cluster_id, compute_cluster_id)
+
+
+def workload_identity_args(cfg: StackConfig, provider: pulumi.ProviderResource, cluster_id: pulumi.Input[str],
+                           namespaces: Mapping[str, pulumi.Resource],
+                           mapping_depends_on: Optional[Mapping[str, Sequence[pulumi.Resource]]] = None
+                           ) -> WorkloadIdentityArgs:
+    """:class:`~oke_rdma.workload_identity.WorkloadIdentityArgs` from the tenants' bindings, ``compartmentId``,
+    ``namePrefix`` and ``freeformTags``, plus the cluster, its provider, the namespaces and the IAM dependencies."""
+    return WorkloadIdentityArgs(workload_bindings(cfg), cfg.compartment_id, provider, cluster_id, namespaces,
+                                mapping_depends_on, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags)

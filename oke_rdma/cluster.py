@@ -22,13 +22,13 @@ Images from Registry"; pulumi-eks (one component hands out one explicit provider
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from oke_rdma.config import StackConfig
+from oke_rdma.config.compute import Cluster as ClusterConfig
 
 #: The defaults of ``cluster.type`` and ``cluster.cniType``.
 CLUSTER_TYPE = "ENHANCED_CLUSTER"
@@ -39,20 +39,41 @@ KUBECONFIG_TOKEN_VERSION = "2.0.0"
 class ClusterArgs:
     """Inputs of :class:`Cluster`.
 
-    :param config: the stack config (reads ``cluster``, ``network.apiEndpoint``, ``compartmentId``, ``namePrefix``).
+    :param compartment_id: OCID of the cluster's compartment.
+    :param cluster: the cluster's config (:class:`oke_rdma.config.Cluster`, the ``oke-rdma:cluster`` model:
+        ``kubernetesVersion`` (``v1.x.y``), ``type``, ``cniType``, ``servicesCidr``, ``kmsKeyId``,
+        ``imageVerificationKeyIds``, ``openIdConnectDiscovery``).
     :param vcn_id: the VCN OCID.
     :param subnet_ids: subnet OCID per role; uses ``controlPlane`` and ``internalLoadBalancers``.
     :param nsg_ids: NSG OCID per role; uses ``controlPlane``.
+    :param public_endpoint: give the API endpoint a public IP (default False: private only;
+        ``network.apiEndpoint.public`` in the stack config).
+    :param name_prefix: prefix of the logical and display names (default ``okerdma``).
+    :param freeform_tags: free-form tags on the cluster, its load balancers and volumes (default none).
     :param depends_on: resources the OKE cluster waits for (the IAM policy letting clusters use the Vault keys of
-        ``cluster.kmsKeyId`` / ``cluster.imageVerificationKeyIds``: OKE checks it when creating the cluster).
+        ``kmsKeyId`` / ``imageVerificationKeyIds``: OKE checks it when creating the cluster).
+    :raises ValueError: a missing subnet or NSG role, or a cluster config that is not a :class:`oke_rdma.config.Cluster`.
     """
 
-    def __init__(self, config: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: dict[str, pulumi.Input[str]],
-                 nsg_ids: dict[str, pulumi.Input[str]], depends_on: Sequence[pulumi.Resource] = ()):
-        self.config = config
+    def __init__(self, compartment_id: str, cluster: ClusterConfig, vcn_id: pulumi.Input[str],
+                 subnet_ids: Mapping[str, pulumi.Input[str]], nsg_ids: Mapping[str, pulumi.Input[str]], *,
+                 public_endpoint: bool = False, name_prefix: str = "okerdma",
+                 freeform_tags: Optional[Mapping[str, str]] = None, depends_on: Sequence[pulumi.Resource] = ()):
+        if not isinstance(cluster, ClusterConfig):
+            raise ValueError(f"ClusterArgs.cluster: expected an oke_rdma.config.Cluster (build it with "
+                             f"Cluster.model_validate({{'kubernetesVersion': 'v1.34.1'}})), got {type(cluster).__name__}")
+        missing = [f"subnet_ids[{r!r}]" for r in ("controlPlane", "internalLoadBalancers") if r not in subnet_ids]
+        missing += [f"nsg_ids[{r!r}]" for r in ("controlPlane",) if r not in nsg_ids]
+        if missing:
+            raise ValueError(f"ClusterArgs: {', '.join(missing)} missing; pass the network's subnet_ids and nsg_ids")
+        self.compartment_id = compartment_id
+        self.cluster = cluster
         self.vcn_id = vcn_id
-        self.subnet_ids = subnet_ids
-        self.nsg_ids = nsg_ids
+        self.subnet_ids = dict(subnet_ids)
+        self.nsg_ids = dict(nsg_ids)
+        self.public_endpoint = public_endpoint
+        self.name_prefix = name_prefix
+        self.freeform_tags = dict(freeform_tags or {})
         self.depends_on = list(depends_on)
 
 
@@ -70,38 +91,37 @@ class Cluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: ClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:cluster:Cluster", name, None, opts)
-        cfg = args.config
-        prefix = cfg.name_prefix
-        api = cfg.network.api_endpoint
+        cl = args.cluster
+        prefix, tags = args.name_prefix, args.freeform_tags
 
         image_policy = None
-        if cfg.cluster.image_verification_key_ids:
+        if cl.image_verification_key_ids:
             image_policy = oci.containerengine.ClusterImagePolicyConfigArgs(
                 is_policy_enabled=True,
                 key_details=[oci.containerengine.ClusterImagePolicyConfigKeyDetailArgs(kms_key_id=k)
-                             for k in cfg.cluster.image_verification_key_ids])
+                             for k in cl.image_verification_key_ids])
         oidc = (oci.containerengine.ClusterOptionsOpenIdConnectDiscoveryArgs(is_open_id_connect_discovery_enabled=True)
-                if cfg.cluster.open_id_connect_discovery else None)
+                if cl.open_id_connect_discovery else None)
 
         self.cluster = oci.containerengine.Cluster(f"{prefix}-oke", oci.containerengine.ClusterArgs(
-            compartment_id=cfg.compartment_id, name=f"{prefix}-oke", vcn_id=args.vcn_id,
-            kubernetes_version=cfg.cluster.kubernetes_version, type=cfg.cluster.type,
+            compartment_id=args.compartment_id, name=f"{prefix}-oke", vcn_id=args.vcn_id,
+            kubernetes_version=cl.kubernetes_version, type=cl.type,
             cluster_pod_network_options=[oci.containerengine.ClusterClusterPodNetworkOptionArgs(
-                cni_type=cfg.cluster.cni_type)],
-            kms_key_id=cfg.cluster.kms_key_id, image_policy_config=image_policy,
+                cni_type=cl.cni_type)],
+            kms_key_id=cl.kms_key_id, image_policy_config=image_policy,
             endpoint_config=oci.containerengine.ClusterEndpointConfigArgs(
-                subnet_id=args.subnet_ids["controlPlane"], is_public_ip_enabled=api.public,
+                subnet_id=args.subnet_ids["controlPlane"], is_public_ip_enabled=args.public_endpoint,
                 nsg_ids=[args.nsg_ids["controlPlane"]]),
             options=oci.containerengine.ClusterOptionsArgs(
                 service_lb_subnet_ids=[args.subnet_ids["internalLoadBalancers"]],
                 kubernetes_network_config=oci.containerengine.ClusterOptionsKubernetesNetworkConfigArgs(
-                    services_cidr=cfg.cluster.services_cidr),
+                    services_cidr=cl.services_cidr),
                 open_id_connect_discovery=oidc,
                 persistent_volume_config=oci.containerengine.ClusterOptionsPersistentVolumeConfigArgs(
-                    freeform_tags=cfg.freeform_tags),
+                    freeform_tags=tags),
                 service_lb_config=oci.containerengine.ClusterOptionsServiceLbConfigArgs(
-                    freeform_tags=cfg.freeform_tags)),
-            freeform_tags=cfg.freeform_tags),
+                    freeform_tags=tags)),
+            freeform_tags=tags),
             pulumi.ResourceOptions(parent=self, depends_on=args.depends_on,
                                    # OCI cannot change these in place: the cluster (and every pool) is recreated.
                                    replace_on_changes=["kmsKeyId", "clusterPodNetworkOptions[*].cniType"]))
@@ -110,7 +130,7 @@ class Cluster(pulumi.ComponentResource):
         self.kubernetes_version = self.cluster.kubernetes_version
         self.api_endpoint = self.cluster.endpoints.apply(lambda e: e[0].private_endpoint if e else None)
         self.oidc_discovery_endpoint: Optional[pulumi.Output[str]] = (
-            self.cluster.open_id_connect_discovery_endpoint if cfg.cluster.open_id_connect_discovery else None)
+            self.cluster.open_id_connect_discovery_endpoint if cl.open_id_connect_discovery else None)
         kubeconfig = oci.containerengine.get_cluster_kube_config_output(
             cluster_id=self.cluster.id, token_version=KUBECONFIG_TOKEN_VERSION,
             opts=pulumi.InvokeOutputOptions(parent=self))

@@ -25,12 +25,13 @@ boot volume size in GB and the pool's initial labels. GPU pools get
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_oci as oci
 
-from oke_rdma.config import NodePool, StackConfig, placement_warnings
+from oke_rdma.config.compute import ComputeCluster, NodePool
+from oke_rdma.config.platform import is_gpu_shape
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
 DISABLE_OKE_DEVICE_PLUGIN = ("oci.oraclecloud.com/disable-gpu-device-plugin", "true")
@@ -39,11 +40,6 @@ CNI_TYPE = "OCI_VCN_IP_NATIVE"
 IMDS_METADATA_KEY = "areLegacyImdsEndpointsDisabled"
 #: Properties whose change replaces a pool (every node destroyed): declared so every preview says "replace".
 POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]
-
-
-def is_gpu_shape(shape: str) -> bool:
-    """True for NVIDIA GPU shapes (``VM.GPU*``, ``BM.GPU*``)."""
-    return shape.split(".")[1].startswith("GPU")
 
 
 def node_labels(pool: NodePool, name: str, gpu_operator: bool) -> dict[str, str]:
@@ -57,22 +53,66 @@ def node_labels(pool: NodePool, name: str, gpu_operator: bool) -> dict[str, str]
 class ComputeArgs:
     """Inputs of :class:`Compute`.
 
-    :param config: the stack config (``nodePools``, ``computeCluster``, ``availabilityDomains``, ...).
+    :param compartment_id: OCID of the compartment of the pools and the Compute Cluster.
     :param cluster_id: the OKE cluster OCID.
-    :param kubernetes_version: the cluster's version: what a pool without ``kubernetesVersion`` runs.
-    :param subnet_ids: subnet OCID per role; uses ``workers`` and ``pods``.
-    :param nsg_ids: NSG OCID per role; uses ``workers`` and ``pods``.
+    :param kubernetes_version: the cluster's version (``v1.x.y``): what a pool without ``kubernetesVersion`` runs.
+    :param subnet_ids: subnet OCID per role; uses ``workers`` and (VCN-native pod networking) ``pods``.
+    :param nsg_ids: NSG OCID per role; uses ``workers`` and (VCN-native pod networking) ``pods``.
+    :param node_pools: pool name → :class:`oke_rdma.config.NodePool` (the ``oke-rdma:nodePools.<name>`` model:
+        shape, size, image, ``rdma``, ...); at least one.
+    :param availability_domains: ADs (``xxxx:REGION-AD-n``) of the pools that name none; not used by RDMA pools.
+    :param compute_cluster: the Compute Cluster of the RDMA pools (:class:`oke_rdma.config.ComputeCluster`: its
+        AD, or ``existingId``); required when a pool has ``rdma: true``.
+    :param cni_type: ``OCI_VCN_IP_NATIVE`` (default) or ``FLANNEL_OVERLAY``, as the cluster's.
+    :param disable_oke_device_plugin: label GPU pools so OKE's NVIDIA device plugin stays off (True when the GPU
+        Operator runs its own device plugin; default False).
+    :param name_prefix: prefix of logical and display names (default ``okerdma``).
+    :param freeform_tags: free-form tags on every pool, node and the Compute Cluster (default none).
+    :param warnings: pool name → a warning logged on the pool every run (the stack program passes the placement
+        warnings of its config, e.g. an unlisted RDMA shape allowed by override); default none.
     :param depends_on: resources every node pool waits for (the Compute Cluster launch policy, the KMS key policy).
+    :raises ValueError: no pools, an RDMA pool without ``compute_cluster``, a non-RDMA pool without an AD, or a
+        missing subnet/NSG role — each naming the pool or the role.
     """
 
-    def __init__(self, config: StackConfig, cluster_id: pulumi.Input[str], kubernetes_version: pulumi.Input[str],
-                 subnet_ids: dict[str, pulumi.Input[str]], nsg_ids: dict[str, pulumi.Input[str]],
+    def __init__(self, compartment_id: str, cluster_id: pulumi.Input[str], kubernetes_version: pulumi.Input[str],
+                 subnet_ids: Mapping[str, pulumi.Input[str]], nsg_ids: Mapping[str, pulumi.Input[str]],
+                 node_pools: Mapping[str, NodePool], *, availability_domains: Sequence[str] = (),
+                 compute_cluster: Optional[ComputeCluster] = None, cni_type: str = CNI_TYPE,
+                 disable_oke_device_plugin: bool = False, name_prefix: str = "okerdma",
+                 freeform_tags: Optional[Mapping[str, str]] = None, warnings: Optional[Mapping[str, str]] = None,
                  depends_on: Sequence[pulumi.Resource] = ()):
-        self.config = config
+        problems = []
+        if not node_pools:
+            problems.append("node_pools is empty; give at least one pool")
+        for name, pool in node_pools.items():
+            if not isinstance(pool, NodePool):
+                problems.append(f"node_pools[{name!r}] is a {type(pool).__name__}, not an oke_rdma.config.NodePool "
+                                f"(build it with NodePool.model_validate({{...}}))")
+            elif pool.rdma and compute_cluster is None:
+                problems.append(f"node_pools[{name!r}] has rdma: true but no compute_cluster is given; pass a "
+                                f"ComputeCluster (its availability domain, or existingId)")
+            elif not pool.rdma and not (pool.availability_domains or availability_domains):
+                problems.append(f"node_pools[{name!r}] names no availability domain and availability_domains is "
+                                f"empty; give one")
+        roles = ("workers", "pods") if cni_type == CNI_TYPE else ("workers",)
+        problems += [f"subnet_ids[{r!r}] missing" for r in roles if r not in subnet_ids]
+        problems += [f"nsg_ids[{r!r}] missing" for r in roles if r not in nsg_ids]
+        if problems:
+            raise ValueError("ComputeArgs: " + "; ".join(problems))
+        self.compartment_id = compartment_id
         self.cluster_id = cluster_id
         self.kubernetes_version = kubernetes_version
-        self.subnet_ids = subnet_ids
-        self.nsg_ids = nsg_ids
+        self.subnet_ids = dict(subnet_ids)
+        self.nsg_ids = dict(nsg_ids)
+        self.node_pools = dict(node_pools)
+        self.availability_domains = tuple(availability_domains)
+        self.compute_cluster = compute_cluster
+        self.cni_type = cni_type
+        self.disable_oke_device_plugin = disable_oke_device_plugin
+        self.name_prefix = name_prefix
+        self.freeform_tags = dict(freeform_tags or {})
+        self.warnings = dict(warnings or {})
         self.depends_on = list(depends_on)
 
 
@@ -85,9 +125,8 @@ class Compute(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: ComputeArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:compute:Compute", name, None, opts)
-        cfg = args.config
-        prefix = cfg.name_prefix
-        cc = cfg.compute_cluster
+        prefix, tags = args.name_prefix, args.freeform_tags
+        cc = args.compute_cluster
 
         self.compute_cluster_id: Optional[pulumi.Output[str]] = None
         self.compute_cluster_availability_domain = cc.availability_domain if cc else None
@@ -96,19 +135,19 @@ class Compute(pulumi.ComponentResource):
             self.compute_cluster_id = pulumi.Output.from_input(cc.existing_id)
         elif cc is not None:
             compute_cluster = oci.core.ComputeCluster(f"{prefix}-compute-cluster", oci.core.ComputeClusterArgs(
-                availability_domain=cc.availability_domain, compartment_id=cfg.compartment_id,
-                display_name=f"{prefix}-compute-cluster", freeform_tags=cfg.freeform_tags),
+                availability_domain=cc.availability_domain, compartment_id=args.compartment_id,
+                display_name=f"{prefix}-compute-cluster", freeform_tags=tags),
                 pulumi.ResourceOptions(parent=self))
             self.compute_cluster_id = compute_cluster.id
 
-        gpu_operator = cfg.platform.operator_device_plugin  # the operator's device plugin runs: OKE's must not
-        vcn_native = cfg.cluster.cni_type == CNI_TYPE
+        gpu_operator = args.disable_oke_device_plugin  # the operator's device plugin runs: OKE's must not
+        vcn_native = args.cni_type == CNI_TYPE
         self.node_pools: dict[str, oci.containerengine.NodePool] = {}
-        for pool_name, pool in cfg.node_pools.items():
+        for pool_name, pool in args.node_pools.items():
             if pool.rdma:
                 ads: tuple[str, ...] = (cc.availability_domain,)  # exactly one placement, no fault domains
             else:
-                ads = pool.availability_domains or cfg.availability_domains
+                ads = pool.availability_domains or args.availability_domains
             preemptible = None
             if pool.preemptible is not None:  # never on RDMA pools (refused by the config checks)
                 preemptible = oci.containerengine.NodePoolNodeConfigDetailsPlacementConfigPreemptibleNodeConfigArgs(
@@ -127,10 +166,10 @@ class Compute(pulumi.ComponentResource):
                     pod_subnet_ids=[args.subnet_ids["pods"]], pod_nsg_ids=[args.nsg_ids["pods"]])
             else:
                 pod_network = oci.containerengine.NodePoolNodeConfigDetailsNodePoolPodNetworkOptionDetailsArgs(
-                    cni_type=cfg.cluster.cni_type)
+                    cni_type=args.cni_type)
             self.node_pools[pool_name] = oci.containerengine.NodePool(
                 f"{prefix}-{pool_name}", oci.containerengine.NodePoolArgs(
-                    cluster_id=args.cluster_id, compartment_id=cfg.compartment_id, name=f"{prefix}-{pool_name}",
+                    cluster_id=args.cluster_id, compartment_id=args.compartment_id, name=f"{prefix}-{pool_name}",
                     kubernetes_version=pool.kubernetes_version or args.kubernetes_version,
                     node_shape=pool.shape, node_shape_config=shape_config,
                     node_source_details=oci.containerengine.NodePoolNodeSourceDetailsArgs(
@@ -141,7 +180,7 @@ class Compute(pulumi.ComponentResource):
                         compute_cluster_id=self.compute_cluster_id if pool.rdma else None,
                         nsg_ids=[args.nsg_ids["workers"]],
                         is_pv_encryption_in_transit_enabled=pool.is_pv_encryption_in_transit_enabled,
-                        freeform_tags=cfg.freeform_tags, node_pool_pod_network_option_details=pod_network),
+                        freeform_tags=tags, node_pool_pod_network_option_details=pod_network),
                     node_metadata={IMDS_METADATA_KEY: "true" if pool.are_legacy_imds_endpoints_disabled else "false"},
                     node_eviction_node_pool_settings=oci.containerengine.NodePoolNodeEvictionNodePoolSettingsArgs(
                         eviction_grace_duration=pool.eviction.grace_duration,
@@ -152,13 +191,13 @@ class Compute(pulumi.ComponentResource):
                         maximum_unavailable=pool.cycling.max_unavailable),
                     initial_node_labels=[oci.containerengine.NodePoolInitialNodeLabelArgs(key=k, value=v)
                                          for k, v in node_labels(pool, pool_name, gpu_operator).items()],
-                    freeform_tags=cfg.freeform_tags),
+                    freeform_tags=tags),
                 pulumi.ResourceOptions(parent=self, depends_on=args.depends_on,
                                        # Moving a pool in or out of a Compute Cluster recreates every node.
                                        replace_on_changes=POOL_REPLACE_ON_CHANGES))
 
-        for pool_name, warning in placement_warnings(cfg).items():
-            pulumi.log.warn(warning, resource=self.node_pools[pool_name])
+        for pool_name, warning in args.warnings.items():
+            pulumi.log.warn(warning, resource=self.node_pools.get(pool_name, self))
 
         self.register_outputs({"computeClusterId": self.compute_cluster_id,
                                "nodePoolIds": {k: p.id for k, p in self.node_pools.items()}})

@@ -44,12 +44,14 @@ workload mapping and its ``cluster-workload-mappings`` / ``CLUSTER_WORKLOAD_COMP
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Mapping, Optional
 
 import pulumi
 import pulumi_oci as oci
 
-from oke_rdma.config import StackConfig, WorkloadBinding, workload_bindings
+from oke_rdma.config.storage import Fss
+from oke_rdma.config.tenants import Iam as IamConfig
+from oke_rdma.config.workload_identity import WorkloadBinding
 
 #: The feature each statement serves (``PolicyStatement.feature``).
 FEATURE_RDMA_POOLS = "rdma-node-pools"
@@ -73,6 +75,39 @@ _DOC_FSS_KMS = ("OCI IAM docs, 'Common Policies': 'Let File Storage encrypt and 
 _DOC_WORKLOADS = "OKE docs, 'Granting Workloads Access to OCI Resources' (contenggrantingworkloadaccesstoresources.htm)"
 
 WORKLOAD_MAPPING_PERMISSIONS = "{CLUSTER_WORKLOAD_COMPARTMENT_BIND,CLUSTER_WORKLOAD_COMPARTMENT_UNBIND}"
+
+
+@dataclass(frozen=True)
+class IamInputs:
+    """What the IAM statements depend on.
+
+    :param compartment_id: the stack's compartment OCID (where the launch, cluster-principal and workload policies
+        are attached).
+    :param name_prefix: prefix of policy and dynamic group names (default ``okerdma``).
+    :param freeform_tags: free-form tags on every policy and dynamic group (default none).
+    :param iam: :class:`oke_rdma.config.Iam` (``createPolicies``, ``tenancyId``, ``deployerGroupId``,
+        ``vaultCompartmentId``); default: create policies, nothing else set.
+    :param rdma_pools: True when a node pool is placed in a Compute Cluster (the launch statement); default False.
+    :param fss: :class:`oke_rdma.config.Fss` of the shared file system (``enabled``, ``kmsKeyId``); default None: no
+        file system.
+    :param cluster_kms_key_ids: Vault key OCIDs the cluster principal uses (secrets encryption, then image
+        verification keys); default none.
+    :param workload_bindings: the Workload Identity bindings (tenant, namespace, service account, grants); default
+        none.
+    """
+
+    compartment_id: str
+    name_prefix: str = "okerdma"
+    freeform_tags: Mapping[str, str] = field(default_factory=dict)
+    iam: IamConfig = IamConfig()
+    rdma_pools: bool = False
+    fss: Optional[Fss] = None
+    cluster_kms_key_ids: tuple[str, ...] = ()
+    workload_bindings: tuple[WorkloadBinding, ...] = ()
+
+    @property
+    def fss_enabled(self) -> bool:
+        return self.fss is not None and self.fss.enabled
 
 
 @dataclass(frozen=True)
@@ -152,9 +187,10 @@ def workload_condition(binding: WorkloadBinding, cluster_id: pulumi.Input[str], 
     return _join(head, cluster_id, "'" + (f", {extra}" if extra else "") + "}")
 
 
-def _workload_statements(plan: IamPlan, config: StackConfig, cluster_id: pulumi.Input[str]) -> None:
+def _workload_statements(plan: IamPlan, config: IamInputs, cluster_id: pulumi.Input[str]) -> None:
     prefix = config.name_prefix
-    bindings = workload_bindings(config)
+    bindings = config.workload_bindings
+    namespaces = {b.tenant: b.namespace for b in bindings}
     mapped: dict[str, str] = {}  # tenant → mapped compartment
     for b in bindings:
         for i, grant in enumerate(b.grants):
@@ -190,12 +226,12 @@ def _workload_statements(plan: IamPlan, config: StackConfig, cluster_id: pulumi.
     for tenant, compartment in mapped.items():
         key = f"wi-{tenant}-bind"
         plan.add(PolicySpec(key, compartment, f"{prefix}: the deployer group maps namespace "
-                                              f"{config.tenant_namespace(tenant)} to this compartment"),
+                                              f"{namespaces[tenant]} to this compartment"),
                  PolicyStatement(f"wi-{tenant}-bind", f"Allow {group} to {WORKLOAD_MAPPING_PERMISSIONS} in "
                                  f"compartment id {compartment}", FEATURE_WORKLOAD_MAPPING, _DOC_WORKLOADS, key))
 
 
-def iam_plan(config: StackConfig, cluster_id: pulumi.Input[str]) -> IamPlan:
+def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
     """Every statement, policy and dynamic group the platform needs for ``config`` (a pure function).
 
     Statements that embed ``cluster_id`` are ``Output[str]`` when it is an Output (built with ``Output.concat``
@@ -215,10 +251,11 @@ def iam_plan(config: StackConfig, cluster_id: pulumi.Input[str]) -> IamPlan:
                                  f"where request.principal.type = 'nodepool'", FEATURE_RDMA_POOLS,
                                  _DOC_COMPUTE_CLUSTERS, "nodepool-launch"))
     principal = _join("where all {request.principal.type = 'cluster', request.principal.id = '", cluster_id, "'}")
-    fss = config.storage.fss
+    fss = config.fss
     cluster_spec = PolicySpec("cluster-principal", comp, f"{prefix}: the OKE cluster principal "
-                              + ("uses FSS (CSI driver) and " if fss.enabled else "uses ") + "the VCN (load balancers)")
-    if fss.enabled:
+                              + ("uses FSS (CSI driver) and " if config.fss_enabled else "uses ")
+                              + "the VCN (load balancers)")
+    if config.fss_enabled:
         # The FSS CSI driver runs as the cluster principal: it reads our file system and mount target for static
         # PVs and creates file systems/exports for dynamically provisioned ones. Only this cluster, only FSS.
         plan.add(cluster_spec, PolicyStatement("cluster-file-family",
@@ -230,7 +267,7 @@ def iam_plan(config: StackConfig, cluster_id: pulumi.Input[str]) -> IamPlan:
                                            _join(f"Allow any-user to use virtual-network-family {scope} ", principal),
                                            FEATURE_LOAD_BALANCERS, _DOC_LOAD_BALANCERS, "cluster-principal"))
     vault = config.iam.vault_compartment_id or comp
-    for n, key_id in enumerate(config.cluster.kms_key_ids):
+    for n, key_id in enumerate(config.cluster_kms_key_ids):
         # Kubernetes secrets encrypted at rest with our Vault key, and image signatures verified with the image
         # verification keys: the cluster principal uses each key. OKE checks it while creating the cluster, so the
         # statement cannot name the (future) cluster's OCID: it is pinned to the key and the 'cluster' principal
@@ -240,7 +277,7 @@ def iam_plan(config: StackConfig, cluster_id: pulumi.Input[str]) -> IamPlan:
                  PolicyStatement(f"cluster-kms-key-{n + 1}", f"Allow any-user to use keys in {_location(vault)} where "
                                  f"all {{request.principal.type = 'cluster', target.key.id = '{key_id}'}}",
                                  FEATURE_CLUSTER_KMS, _DOC_CLUSTER_KMS, "cluster-kms"))
-    if fss.enabled and fss.kms_key_id:
+    if fss is not None and config.fss_enabled and fss.kms_key_id:
         # File systems encrypt with our Vault key as a resource principal matched by a dynamic group of the file
         # systems in our compartment; pinned to the one key. The file system must wait for this policy.
         group = f"{prefix}-fss-file-systems"
@@ -262,7 +299,7 @@ def iam_plan(config: StackConfig, cluster_id: pulumi.Input[str]) -> IamPlan:
     return plan
 
 
-def policy_statements(config: StackConfig, cluster_id: pulumi.Input[str]) -> list[PolicyStatement]:
+def policy_statements(config: IamInputs, cluster_id: pulumi.Input[str]) -> list[PolicyStatement]:
     """Every IAM statement the platform needs for ``config``, in a stable order (see :func:`iam_plan`)."""
     return iam_plan(config, cluster_id).statements
 
@@ -270,16 +307,17 @@ def policy_statements(config: StackConfig, cluster_id: pulumi.Input[str]) -> lis
 class IamArgs:
     """Inputs of :class:`Iam`.
 
-    :param config: the stack config (reads ``iam``, ``compartmentId``, ``namePrefix``, ``freeformTags``,
-        ``nodePools``, ``storage.fss``, ``cluster.kmsKeyId``, ``tenants``).
+    :param config: :class:`IamInputs`, what the statements depend on.
     :param cluster_id: the OKE cluster OCID (the cluster principal's and the workloads' cluster in conditions).
     :param compute_cluster_id: the Compute Cluster OCID when known before the node pools (an existing one); only
         named in the launch policy's description — the statement keeps Oracle's documented form, which has no
         Compute Cluster condition (a created Compute Cluster's OCID would also make the policy wait for it).
     """
 
-    def __init__(self, config: StackConfig, cluster_id: pulumi.Input[str],
+    def __init__(self, config: IamInputs, cluster_id: pulumi.Input[str],
                  compute_cluster_id: Optional[pulumi.Input[str]] = None):
+        if not isinstance(config, IamInputs):
+            raise ValueError(f"IamArgs.config: expected oke_rdma.iam.IamInputs, got {type(config).__name__}")
         self.config = config
         self.cluster_id = cluster_id
         self.compute_cluster_id = compute_cluster_id
@@ -352,6 +390,6 @@ class Iam(pulumi.ComponentResource):
             [self.policies["fss-kms"], *self.dynamic_groups.values()] if "fss-kms" in self.policies else [])
         self.workload_mapping_dependencies: dict[str, list[pulumi.Resource]] = {
             tenant: [p for k, p in self.policies.items() if k in ("wi-mappings", f"wi-{tenant}-bind")]
-            for tenant in cfg.tenants}
+            for tenant in dict.fromkeys(b.tenant for b in cfg.workload_bindings)}
 
         self.register_outputs({"statements": self.statements})

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_oci as oci
 
-from oke_rdma.config import (FROM_STACK_OUTPUTS, NSG_ROLES, ConfigError, StackConfig, cidr_problems, required_nsg_roles,
-                               required_subnet_roles, subnet_plan)
-from oke_rdma.config._base import _key
+from oke_rdma.config.network import FROM_STACK_OUTPUTS, NSG_ROLES, SUBNET_ROLES
+from oke_rdma.config.network import Network as NetworkConfig
+from oke_rdma.config.network import subnet_plan
+from oke_rdma.schema import ConfigError, _key
 
 TCP, UDP, ICMP, ALL = "6", "17", "1", "all"
 ANYWHERE = "0.0.0.0/0"
@@ -146,18 +147,58 @@ def _range(args_type, ports: Optional[tuple[int, int]]):
     return args_type(min=ports[0], max=ports[1]) if ports else None
 
 
+#: The subnet and NSG roles a cluster with VCN-native pod networking and no FSS uses (the default of what a brought
+#: network must provide).
+DEFAULT_SUBNET_ROLES = ("controlPlane", "workers", "internalLoadBalancers", "pods")
+DEFAULT_NSG_ROLES = ("controlPlane", "workers", "pods")
+
+#: ``(subnet CIDRs by role, key of a role's output for messages) -> problems``: a check of a brought network's CIDRs.
+CidrCheck = Callable[[dict[str, ipaddress.IPv4Network], Callable[[str], str]], list[str]]
+
+
 class NetworkArgs:
-    """Inputs of :class:`Network`: the whole stack config (the network reads ``network``, ``cluster.cniType``,
-    ``cluster.servicesCidr``, ``nodePools``, ``storage.fss.enabled``, ``compartmentId``, ``namePrefix``,
-    ``freeformTags`` and ``region``)."""
+    """Inputs of :class:`Network`.
 
-    def __init__(self, config: StackConfig):
-        self.config = config
+    :param compartment_id: OCID of the compartment every resource goes into.
+    :param network: the network's config (:class:`oke_rdma.config.Network`, the ``oke-rdma:network`` model: VCN CIDR
+        and DNS label, per-role subnet CIDRs, API endpoint exposure, public load balancers; or ``existing`` /
+        ``fromStack``). Default: a new private 10.0.0.0/16 VCN with the default subnet plan.
+    :param name_prefix: prefix of every logical and display name (default ``okerdma``).
+    :param freeform_tags: free-form tags on every OCI resource (default none).
+    :param nfs_in_transit_tls: also open TCP 2051 (NFS over TLS) to the storage NSG (default False).
+    :param subnet_roles: the subnet roles a ``fromStack`` network must export (default :data:`DEFAULT_SUBNET_ROLES`).
+    :param nsg_roles: the NSG roles a ``fromStack`` network without ``createNsgs`` must export (default
+        :data:`DEFAULT_NSG_ROLES`).
+    :param cidr_check: more rules for a ``fromStack`` network's subnet CIDRs (the stack program passes its
+        CIDR-planning rules: capacity and overlaps with the services CIDR); default none.
+    :raises ValueError: a role no network has, or a network that is not a :class:`oke_rdma.config.Network`.
+    """
+
+    def __init__(self, compartment_id: str, network: Optional[NetworkConfig] = None, *, name_prefix: str = "okerdma",
+                 freeform_tags: Optional[Mapping[str, str]] = None, nfs_in_transit_tls: bool = False,
+                 subnet_roles: Sequence[str] = DEFAULT_SUBNET_ROLES, nsg_roles: Sequence[str] = DEFAULT_NSG_ROLES,
+                 cidr_check: Optional[CidrCheck] = None):
+        network = NetworkConfig() if network is None else network
+        if not isinstance(network, NetworkConfig):
+            raise ValueError(f"NetworkArgs.network: expected an oke_rdma.config.Network (build it with "
+                             f"Network.model_validate({{...}})), got {type(network).__name__}")
+        unknown = [r for r in subnet_roles if r not in SUBNET_ROLES] + [r for r in nsg_roles if r not in NSG_ROLES]
+        if unknown:
+            raise ValueError(f"NetworkArgs: unknown roles {unknown}; subnet roles are {list(SUBNET_ROLES)}, NSG roles "
+                             f"{list(NSG_ROLES)}")
+        self.compartment_id = compartment_id
+        self.network = network
+        self.name_prefix = name_prefix
+        self.freeform_tags = dict(freeform_tags or {})
+        self.nfs_in_transit_tls = nfs_in_transit_tls
+        self.subnet_roles = tuple(r for r in SUBNET_ROLES if r in subnet_roles)
+        self.nsg_roles = tuple(r for r in NSG_ROLES if r in nsg_roles)
+        self.cidr_check = cidr_check
 
 
-def checked_stack_outputs(config: StackConfig, outputs: Any) -> dict[str, Any]:
+def checked_stack_outputs(args: NetworkArgs, outputs: Any) -> dict[str, Any]:
     """Validate the outputs of the stack ``network.fromStack`` names (see :data:`FROM_STACK_OUTPUTS`) and run the
-    CIDR-planning rules on its ``subnetCidrs``.
+    CIDR rules of ``args.cidr_check`` on its ``subnetCidrs``.
 
     :param outputs: the referenced stack's outputs (``{"vcnId": str, "subnetIds": {role: OCID}, "subnetCidrs":
         {role: CIDR}, "nsgIds": {role: OCID}}``); ``nsgIds`` is read only without ``createNsgs``.
@@ -165,16 +206,16 @@ def checked_stack_outputs(config: StackConfig, outputs: Any) -> dict[str, Any]:
     :raises ConfigError: one line per missing or malformed output and per CIDR problem, each naming
         ``oke-rdma:network.fromStack.stack`` and the output.
     """
-    name = config.network.from_stack.stack
+    name = args.network.from_stack.stack
     where = f"{_key(('network', 'fromStack', 'stack'))}: stack {name!r}"
     outputs = outputs if isinstance(outputs, dict) else {}
     problems: list[str] = []
     if not isinstance(outputs.get("vcnId"), str) or not outputs["vcnId"].startswith("ocid1.vcn."):
         problems.append(f"{where} has no vcnId output holding a VCN OCID; export vcnId from it")
-    wanted = [("subnetIds", role) for role in required_subnet_roles(config)]
-    wanted += [("subnetCidrs", role) for role in required_subnet_roles(config)]
-    if not config.network.from_stack.create_nsgs:
-        wanted += [("nsgIds", role) for role in required_nsg_roles(config)]
+    wanted = [("subnetIds", role) for role in args.subnet_roles]
+    wanted += [("subnetCidrs", role) for role in args.subnet_roles]
+    if not args.network.from_stack.create_nsgs:
+        wanted += [("nsgIds", role) for role in args.nsg_roles]
     for output, role in wanted:
         value = (outputs.get(output) or {}).get(role) if isinstance(outputs.get(output), dict) else None
         if not isinstance(value, str) or not value:
@@ -189,8 +230,9 @@ def checked_stack_outputs(config: StackConfig, outputs: Any) -> dict[str, Any]:
             nets[role] = ipaddress.IPv4Network(cidr)
         except (ValueError, TypeError):
             problems.append(f"{where} output subnetCidrs.{role} is {cidr!r}, not an IPv4 CIDR block")
-    problems += cidr_problems(config, {r: n for r, n in nets.items() if r in required_subnet_roles(config)},
-                              lambda role: f"{where} output subnetCidrs.{role}")
+    if args.cidr_check is not None:
+        problems += args.cidr_check({r: n for r, n in nets.items() if r in args.subnet_roles},
+                                    lambda role: f"{where} output subnetCidrs.{role}")
     if problems:
         raise ConfigError(problems)
     return outputs
@@ -218,8 +260,7 @@ class Network(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: NetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:network:Network", name, None, opts)
-        cfg = args.config
-        net = cfg.network
+        net = args.network
         child = pulumi.ResourceOptions(parent=self)
         self.vcn: Optional[oci.core.Vcn] = None
         self.stack_reference: Optional[pulumi.StackReference] = None
@@ -238,22 +279,22 @@ class Network(pulumi.ComponentResource):
                 self.nsg_ids = {r: pulumi.Output.from_input(v)
                                 for r, v in ex.nsg_ids.model_dump(by_alias=True).items() if v is not None}
         elif net.from_stack is not None:
-            self.stack_reference = pulumi.StackReference(f"{cfg.name_prefix}-network-stack",
+            self.stack_reference = pulumi.StackReference(f"{args.name_prefix}-network-stack",
                                                          stack_name=net.from_stack.stack, opts=child)
             ref = self.stack_reference  # read output by output: only the ones the other stack marks secret stay secret
             outputs = pulumi.Output.all(**{k: ref.get_output(k) for k in FROM_STACK_OUTPUTS}).apply(
-                lambda o: checked_stack_outputs(cfg, o))
+                lambda o: checked_stack_outputs(args, o))
             self.vcn_id = outputs.apply(lambda o: o["vcnId"])
-            roles = required_subnet_roles(cfg)
+            roles = args.subnet_roles
             self.subnet_ids = {r: outputs.apply(lambda o, r=r: o["subnetIds"][r]) for r in roles}
             self.subnet_cidrs = {r: outputs.apply(lambda o, r=r: o["subnetCidrs"][r]) for r in roles}
             if not net.from_stack.create_nsgs:
-                self.nsg_ids = {r: outputs.apply(lambda o, r=r: o["nsgIds"][r]) for r in required_nsg_roles(cfg)}
+                self.nsg_ids = {r: outputs.apply(lambda o, r=r: o["nsgIds"][r]) for r in args.nsg_roles}
         else:
-            self._create(cfg, child)
+            self._create(args, child)
 
         if net.creates_nsgs:
-            self._nsgs(cfg, child)
+            self._nsgs(args, child)
 
         self.register_outputs({"vcnId": self.vcn_id, "subnetIds": self.subnet_ids, "subnetCidrs": self.subnet_cidrs,
                                "nsgIds": self.nsg_ids})
@@ -268,9 +309,9 @@ class Network(pulumi.ComponentResource):
             self.services_cidr_block = self._service.cidr_block
         return self._service
 
-    def _create(self, cfg: StackConfig, child: pulumi.ResourceOptions) -> None:
-        net = cfg.network
-        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
+    def _create(self, args: NetworkArgs, child: pulumi.ResourceOptions) -> None:
+        net = args.network
+        prefix, tags, comp = args.name_prefix, args.freeform_tags, args.compartment_id
         self.vcn = oci.core.Vcn(f"{prefix}-vcn", oci.core.VcnArgs(
             compartment_id=comp, cidr_blocks=[net.vcn_cidr], display_name=f"{prefix}-vcn",
             dns_label=net.dns_label, freeform_tags=tags), child)
@@ -328,16 +369,16 @@ class Network(pulumi.ComponentResource):
                 freeform_tags=tags), child)
             self.subnet_ids[role] = subnet.id
 
-    def _nsgs(self, cfg: StackConfig, child: pulumi.ResourceOptions) -> None:
+    def _nsgs(self, args: NetworkArgs, child: pulumi.ResourceOptions) -> None:
         """One stateful NSG per role in the VCN (created or brought) and every rule of :func:`oke_rules`."""
-        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
+        prefix, tags, comp = args.name_prefix, args.freeform_tags, args.compartment_id
         self._services()
         for role in NSG_ROLES:
             nsg = oci.core.NetworkSecurityGroup(f"{prefix}-{role}-nsg", oci.core.NetworkSecurityGroupArgs(
                 compartment_id=comp, vcn_id=self.vcn_id, display_name=f"{prefix}-{role}", freeform_tags=tags), child)
             self.nsg_ids[role] = nsg.id
 
-        self.rules = oke_rules(cfg.network.api_endpoint.allowed_cidrs, cfg.storage.fss.in_transit_tls)
+        self.rules = oke_rules(args.network.api_endpoint.allowed_cidrs, args.nfs_in_transit_tls)
         for rule in self.rules:
             self._rule(prefix, rule, child)
 

@@ -22,25 +22,33 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from oke_rdma.config import StackConfig, workload_bindings
+from oke_rdma.config.workload_identity import WorkloadBinding
 
 
 class WorkloadIdentityArgs:
     """Inputs of :class:`WorkloadIdentity`.
 
-    :param config: the stack config (reads ``tenants``, ``compartmentId``, ``namePrefix``, ``freeformTags``).
+    :param bindings: the :class:`oke_rdma.config.WorkloadBinding` list (tenant, namespace, service account, grants,
+        mapped compartment), e.g. :func:`oke_rdma.config.workload_bindings` of a stack config.
+    :param compartment_id: the compartment of the ClusterWorkloadMappings (the cluster's).
     :param provider: the explicit Kubernetes provider of the OKE cluster; every ServiceAccount uses it.
     :param cluster_id: the OKE cluster OCID (of the workload mappings).
     :param namespaces: namespace name → the ``Namespace`` resource (``Platform.namespaces``); each ServiceAccount
         waits for its namespace.
     :param mapping_depends_on: tenant → what its ClusterWorkloadMapping waits for (the IAM policies allowing it).
+    :param name_prefix: prefix of logical names (default ``okerdma``).
+    :param freeform_tags: free-form tags on the mappings (default none).
     :raises KeyError: (at construction of the component) when a tenant's namespace is missing from ``namespaces``.
     """
 
-    def __init__(self, config: StackConfig, provider: pulumi.ProviderResource, cluster_id: pulumi.Input[str],
-                 namespaces: Mapping[str, pulumi.Resource],
-                 mapping_depends_on: Optional[Mapping[str, Sequence[pulumi.Resource]]] = None):
-        self.config = config
+    def __init__(self, bindings: Sequence[WorkloadBinding], compartment_id: str, provider: pulumi.ProviderResource,
+                 cluster_id: pulumi.Input[str], namespaces: Mapping[str, pulumi.Resource],
+                 mapping_depends_on: Optional[Mapping[str, Sequence[pulumi.Resource]]] = None, *,
+                 name_prefix: str = "okerdma", freeform_tags: Optional[Mapping[str, str]] = None):
+        self.bindings = list(bindings)
+        self.compartment_id = compartment_id
+        self.name_prefix = name_prefix
+        self.freeform_tags = dict(freeform_tags or {})
         self.provider = provider
         self.cluster_id = cluster_id
         self.namespaces = namespaces
@@ -59,9 +67,8 @@ class WorkloadIdentity(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: WorkloadIdentityArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:workload_identity:WorkloadIdentity", name, None, opts)
-        cfg = args.config
-        prefix = cfg.name_prefix
-        self.bindings = workload_bindings(cfg)
+        prefix = args.name_prefix
+        self.bindings = args.bindings
         self.service_accounts: dict[tuple[str, str], k8s.core.v1.ServiceAccount] = {}
         self.workload_mappings: dict[str, oci.containerengine.ClusterWorkloadMapping] = {}
 
@@ -78,7 +85,7 @@ class WorkloadIdentity(pulumi.ComponentResource):
                 self.workload_mappings[b.tenant] = oci.containerengine.ClusterWorkloadMapping(
                     f"{prefix}-wi-mapping-{b.tenant}", oci.containerengine.ClusterWorkloadMappingArgs(
                         cluster_id=args.cluster_id, namespace=b.namespace,
-                        mapped_compartment_id=b.mapped_compartment_id, freeform_tags=cfg.freeform_tags),
+                        mapped_compartment_id=b.mapped_compartment_id, freeform_tags=args.freeform_tags),
                     pulumi.ResourceOptions(parent=self, depends_on=list(args.mapping_depends_on.get(b.tenant, []))))
 
         self.register_outputs({

@@ -8,14 +8,12 @@ the File Storage Service".
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _key, _Model, _ocid
+from ._base import _Model, _ocid
 
-if TYPE_CHECKING:
-    from .stack import StackConfig
 
 #: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
 FSS_THROUGHPUT_TIERS = (1, 20, 40, 80)
@@ -115,18 +113,3 @@ class SharedStorage(_Model):
         if not _QUANTITY_RE.match(v):
             raise ValueError(f"must be a Kubernetes quantity in Mi, Gi, Ti or Pi like 1Ti, got {v!r}")
         return v
-
-
-def check_storage(cfg: StackConfig) -> list[str]:
-    """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``, and the
-    availability domain of the file system must be one of ``availabilityDomains``."""
-    problems: list[str] = []
-    fss = cfg.storage.fss
-    for name, tenant in cfg.tenants.items():
-        if tenant.shared_storage is not None and not fss.enabled:
-            problems.append(f"{_key(('tenants', name, 'sharedStorage'))}: asks for the shared FSS volume but "
-                            f"storage.fss.enabled is false; enable FSS or remove sharedStorage")
-    if fss.enabled and fss.availability_domain and fss.availability_domain not in cfg.availability_domains:
-        problems.append(f"{_key(('storage', 'fss', 'availabilityDomain'))}: {fss.availability_domain!r} is not in "
-                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
-    return problems

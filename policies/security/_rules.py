@@ -30,6 +30,7 @@ from typing import Any
 from pulumi_policy import proxy as _proxy
 from pulumi_policy.proxy import UnknownValueError
 
+
 # --- resource type tokens (as the engine sees them) ---------------------------------------------------------------
 NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
 CLUSTER = "oci:ContainerEngine/cluster:Cluster"
@@ -156,6 +157,26 @@ def any3(*facts: Any) -> Any:
 INTERNET_WIDE_PREFIX = {4: 8, 6: 16}
 
 
+#: (IPv6 prefix, bit offset of the embedded IPv4 address) for the IPv6 prefixes that carry IPv4 addresses:
+#: IPv4-mapped ``::ffff:0:0/96`` (RFC 4291 §2.5.5.2), the NAT64 well-known prefix ``64:ff9b::/96`` (RFC 6052) and
+#: 6to4 ``2002::/16`` (RFC 3056).
+EMBEDDED_V4 = ((ipaddress.IPv6Network("::ffff:0:0/96"), 96), (ipaddress.IPv6Network("64:ff9b::/96"), 96),
+               (ipaddress.IPv6Network("2002::/16"), 16))
+
+
+def embedded_v4(net: ipaddress.IPv6Network) -> list[ipaddress.IPv4Network]:
+    """The IPv4 networks an IPv6 network carries through the IPv4-mapped, NAT64 and 6to4 prefixes."""
+    found = []
+    for prefix, offset in EMBEDDED_V4:
+        if not net.overlaps(prefix):
+            continue
+        inner = net if net.prefixlen >= prefix.prefixlen else prefix  # the smaller of two overlapping CIDRs
+        bits = max(0, min(32, inner.prefixlen - offset))
+        value = (int(inner.network_address) >> (128 - offset - 32)) & 0xFFFFFFFF
+        found.append(ipaddress.IPv4Network((value, bits), strict=False))
+    return found
+
+
 def _network(value: Any) -> Any:
     try:
         return ipaddress.ip_network(value.strip(), strict=False)
@@ -166,7 +187,8 @@ def _network(value: Any) -> Any:
 def internet_wide(value: Any) -> Any:
     """True for a source CIDR that is the internet or most of it: prefix /0, or shorter than
     :data:`INTERNET_WIDE_PREFIX` (IPv4 /7 and shorter, IPv6 /15 and shorter) and not wholly private, e.g.
-    ``0.0.0.0/1``, ``128.0.0.0/1``, ``2000::/3``. False for other CIDRs and for strings that are no CIDR (an NSG
+    ``0.0.0.0/1``, ``128.0.0.0/1``, ``2000::/3``, and an IPv6 range carrying an internet-wide IPv4 range
+    (``::ffff:0.0.0.0/96``, ``64:ff9b::/96``: :func:`embedded_v4`). False for other CIDRs and for strings that are no CIDR (an NSG
     OCID, a service CIDR label); UNKNOWN passes. The exposure rules use this, so splitting 0.0.0.0/0 into
     0.0.0.0/1 + 128.0.0.0/1 does not get past them."""
     if value is UNKNOWN:
@@ -176,6 +198,8 @@ def internet_wide(value: Any) -> Any:
     net = _network(value)
     if net is None:
         return False
+    if net.version == 6 and any(v4.prefixlen < INTERNET_WIDE_PREFIX[4] for v4 in embedded_v4(net)):
+        return True  # ::ffff:0.0.0.0/96, 64:ff9b::/96, 2002::/16 and their supersets carry all of IPv4
     return net.prefixlen == 0 or (net.prefixlen < INTERNET_WIDE_PREFIX[net.version] and not net.is_private)
 
 
@@ -226,7 +250,10 @@ def _port_range(lo: Any, hi: Any) -> Any:
         return UNKNOWN
     if lo is None and hi is None:
         return None
-    return (int(lo if lo is not None else MIN_PORT), int(hi if hi is not None else MAX_PORT))
+    try:
+        return (int(lo if lo is not None else MIN_PORT), int(hi if hi is not None else MAX_PORT))
+    except (TypeError, ValueError):  # not a number: no verdict can rest on it (network-rule-interpretable names it)
+        return UNKNOWN
 
 
 def _nsg_ports(options: Any) -> Any:

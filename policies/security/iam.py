@@ -33,6 +33,7 @@ statement ``{COMPUTE_CLUSTER_LAUNCH_INSTANCE}`` for ``request.principal.type = '
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
@@ -47,7 +48,6 @@ else:  # run by the Pulumi CLI from inside policies/
 POLICY = "oci:Identity/policy:Policy"
 LAUNCH_PERMISSION = "COMPUTE_CLUSTER_LAUNCH_INSTANCE"
 WORKLOAD_SCOPE = ("request.principal.cluster_id", "request.principal.namespace", "request.principal.service_account")
-_MANAGE_ALL = re.compile(r"\bto\s+manage\s+all-resources\b", re.IGNORECASE)
 _STATEMENT = re.compile(
     r"^(?P<action>allow|endorse|admit)\s+(?P<subject>.+?)\s+to\s+(?:\{(?P<perms>[^}]*)\}|(?P<verb>\S+)\s+"
     r"(?P<resource>\S+))\s+in\s+(?P<location>.+?)(?:\s+where\s+(?P<where>.+))?$", re.IGNORECASE | re.DOTALL)
@@ -125,6 +125,7 @@ def _parse_condition(text: str, pos: int = 0) -> tuple[Condition, int]:
     return Leaf(leaf.group("var").lower(), leaf.group("op"), value, leaf.group("pattern") is not None), leaf.end()
 
 
+@lru_cache(maxsize=4096)  # every IAM rule reads the same statements: each text is parsed once
 def parse_statement(text: str) -> Statement:
     """Parse one OCI policy statement (see the module docstring for the grammar).
 
@@ -185,22 +186,26 @@ def _leave_unknowns_to_engine(props: Any, unknown: list[int]) -> None:
 
 def _statement_problems(text: str) -> tuple[list[str], list[str], list[str]]:
     """(manage-all-resources, any-user, workload) problems of one known statement."""
-    manage_all = ["grants 'manage all-resources'"] if _MANAGE_ALL.search(text) else []
+    manage_all: list[str] = []  # an unparseable statement is refused by iam-no-identity-escalation
     try:
         st = parse_statement(text)
     except StatementSyntaxError as e:
         any_user = ([f"is an any-user statement this rule cannot parse ({e}), so its where clause cannot be "
-                     f"verified"] if re.match(r"\s*allow\s+any-user\b", text, re.IGNORECASE) else [])
+                     f"verified"] if re.match(r"\s*allow\s+any-(user|group)\b", text, re.IGNORECASE) else [])
         workload = ([f"mentions workload principals but cannot be parsed ({e})"]
                     if re.search(r"request\.principal\.(type\s*=\s*['\"/]?workload|namespace|service_account|"
                                  r"cluster_id)", text, re.IGNORECASE) else [])
         return manage_all, any_user, workload
+    if st.verb == "manage" and st.resource == "all-resources":
+        manage_all = ["grants 'manage all-resources'"]
     any_user = []
-    if "any-user" in (part.strip().lower() for part in st.subject.split(",")):  # also "group A, any-user"
+    broad = {"any-user", "any-group"} & {part.strip().lower() for part in st.subject.split(",")}
+    if broad:  # also "group A, any-user"; any-group (every user in any group) is as broad as any-user
+        who = sorted(broad)[-1]
         if st.condition is None:
-            any_user = ["lets any-user in with no where clause"]
+            any_user = [f"lets {who} in with no where clause"]
         elif not restricts(st.condition, "request.principal.type"):
-            any_user = ["lets any-user in with a where clause that does not restrict request.principal.type"]
+            any_user = [f"lets {who} in with a where clause that does not restrict request.principal.type"]
     workload = []
     if mentions(st.condition, "request.principal.type", "workload") or any(
             mentions(st.condition, v) for v in WORKLOAD_SCOPE):

@@ -33,9 +33,11 @@ from typing import Any, Optional
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
-if __package__:  # imported as the package `policies` (tests, offline/)
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._pss import BASELINE_CAPABILITIES, context_privileges
     from ._rules import UNKNOWN, elements, read
-else:  # run by the Pulumi CLI from inside policies/
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _pss import BASELINE_CAPABILITIES, context_privileges
     from _rules import UNKNOWN, elements, read
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -70,18 +72,24 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "oci://registry.k8s.io/kueue/charts",
     "https://kedacore.github.io/charts",
 ]
+#: A chart name (Helm docs "Chart Best Practices": lower case letters and numbers, words separated by dashes);
+#: anything else beside ``repositoryOpts.repo`` is a local path or an alias, which Helm resolves without the repo.
+_CHART_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 _EXACT_VERSION = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
 
 # --- helm-release-pinned ----------------------------------------------------------------------------------------
 def chart_repository(props: Any) -> Any:
     """Where a release's chart comes from: the OCI registry path of an ``oci://`` chart, the directory of a chart
-    URL, or ``repositoryOpts.repo``; None for a local chart or a repository alias; UNKNOWN if unknown."""
+    URL, or ``repositoryOpts.repo`` for a bare chart name; None for a local chart path or archive or a repository
+    alias, even beside an allowed ``repositoryOpts.repo``; UNKNOWN if unknown."""
     chart = read(props, "chart")
     if chart is UNKNOWN:
         return UNKNOWN
     if isinstance(chart, str) and "://" in chart:
         return chart.rsplit("/", 1)[0]
+    if not (isinstance(chart, str) and _CHART_NAME.match(chart)):
+        return None  # a local path (./c, /abs, c.tgz) or a repo/alias: the repository does not decide what installs
     repo = read(props, "repositoryOpts", "repo")
     return repo.rstrip("/") if isinstance(repo, str) else repo
 
@@ -148,16 +156,27 @@ def validate_namespace_pod_security(args: ResourceValidationArgs, report_violati
 
 # --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------
 def pod_privileges(pod_spec: Any) -> list[str]:
-    """What a pod spec asks for that only ``privileged`` namespaces allow: hostNetwork, privileged containers,
-    the IPC_LOCK capability — each as a short description; unknown fields are listed as "may ..." (fail closed)."""
+    """What a pod spec asks for that Pod Security baseline forbids, so only ``privileged`` namespaces allow:
+    host namespaces (hostNetwork, hostPID, hostIPC), privileged containers, capabilities beyond
+    :data:`BASELINE_CAPABILITIES` (IPC_LOCK among them), hostPath volumes, hostPorts and the security-context
+    controls of :func:`context_privileges` — each as a short description; unknown fields are listed as "may ..."
+    (fail closed)."""
     if pod_spec is UNKNOWN:
         return ["may use hostNetwork, privileged containers or IPC_LOCK (its pod spec is unknown during preview)"]
     found = []
-    host_network = read(pod_spec, "hostNetwork")
-    if host_network is True:
-        found.append("hostNetwork: true")
-    elif host_network is UNKNOWN:
-        found.append("may use hostNetwork (unknown during preview)")
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        value = read(pod_spec, key)
+        if value is True:
+            found.append(f"{key}: true")
+        elif value is UNKNOWN:
+            found.append(f"may use {key} (unknown during preview)")
+    found += context_privileges(read(pod_spec, "securityContext"), "")
+    volumes = elements(read(pod_spec, "volumes"))
+    if volumes is UNKNOWN:
+        found.append("may mount hostPath volumes (its volumes are unknown during preview)")
+    else:
+        found += [f"volumes[{i}] hostPath {read(v, 'hostPath', 'path')}" for i, v in enumerate(volumes)
+                  if v is UNKNOWN or read(v, "hostPath") is not None]
     for kind in ("initContainers", "containers", "ephemeralContainers"):
         containers = elements(read(pod_spec, kind))
         if containers is UNKNOWN:
@@ -169,6 +188,7 @@ def pod_privileges(pod_spec: Any) -> list[str]:
             if c is UNKNOWN:
                 found.append(f"{label} is unknown during preview")
                 continue
+            found += context_privileges(read(c, "securityContext"), f"{label} ")
             privileged = read(c, "securityContext", "privileged")
             if privileged is True:
                 found.append(f"{label} privileged: true")
@@ -178,9 +198,15 @@ def pod_privileges(pod_spec: Any) -> list[str]:
             if added is UNKNOWN or any(a is UNKNOWN for a in added):
                 found.append(f"{label} may add IPC_LOCK (its capabilities are unknown during preview)")
             else:
-                for cap in (a.upper().removeprefix("CAP_") for a in added if isinstance(a, str)):
-                    if cap in IPC_LOCK_CAPABILITIES:
+                for cap in (a.upper().removeprefix("CAP_") if isinstance(a, str) else repr(a) for a in added):
+                    if cap not in BASELINE_CAPABILITIES:
                         found.append(f"{label} adds {cap}" + (" (includes IPC_LOCK)" if cap == "ALL" else ""))
+            ports = elements(read(c, "ports"))
+            if ports is UNKNOWN:
+                found.append(f"{label} may use hostPort (its ports are unknown during preview)")
+            else:
+                found += [f"{label} hostPort {read(p, 'hostPort')}" for p in ports
+                          if p is UNKNOWN or read(p, "hostPort") not in (None, 0)]
     return found
 
 
@@ -317,7 +343,9 @@ namespace_pod_security_enforce = ResourceValidationPolicy(
 
 rdma_pods_in_privileged_namespaces = StackValidationPolicy(
     name="rdma-pods-in-privileged-namespaces",
-    description="Pods with hostNetwork, privileged containers or IPC_LOCK run only in namespaces labelled privileged.",
+    description=("Pods with what Pod Security baseline forbids (host namespaces, privileged containers, added "
+                 "capabilities such as IPC_LOCK, hostPath volumes, hostPorts) run only in namespaces labelled "
+                 "privileged."),
     validate=validate_rdma_pods_in_privileged_namespaces,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,

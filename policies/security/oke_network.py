@@ -67,7 +67,10 @@ def _pair(options: Any, *path: str) -> Any:
     if value is None or value is UNKNOWN:
         return value
     lo, hi = R.read(value, "min"), R.read(value, "max")
-    return UNKNOWN if UNKNOWN in (lo, hi) else (int(lo), int(hi))
+    try:
+        return UNKNOWN if UNKNOWN in (lo, hi) else (int(lo), int(hi))
+    except (TypeError, ValueError):  # not numbers: network-rule-interpretable names them; no verdict rests on them
+        return UNKNOWN
 
 
 def _icmp(options: Any) -> Any:
@@ -76,7 +79,10 @@ def _icmp(options: Any) -> Any:
     kind, code = R.read(options, "type"), R.read(options, "code")
     if kind is UNKNOWN or code is UNKNOWN:
         return UNKNOWN
-    return (int(kind), None if code is None else int(code))
+    try:
+        return (int(kind), None if code is None else int(code))
+    except (TypeError, ValueError):  # not numbers: network-rule-interpretable names them
+        return UNKNOWN
 
 
 def sec_rule(props: Any, label: str, resource: Any = None) -> SecRule:

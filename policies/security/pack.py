@@ -11,9 +11,12 @@ Imported two ways, and both must work:
 Every module therefore picks relative or top-level imports from ``__package__``. Nothing here starts the gRPC
 server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves and blocks).
 
-Which module is here and why: IAM grants (identity), Kubernetes API endpoint / internet SSH / NSG internet ingress /
-private node subnets (exposure), Kubernetes workloads and Helm releases (pod privilege), File Storage exports and
-NFS rules (data), node pool IMDSv2 and in-transit encryption (node escape and data in transit). ``oke_network``
+Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect), Kubernetes API
+endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
+values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
+``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``),
+File Storage exports and NFS rules, public buckets (data), node pool IMDSv2 and in-transit encryption (node escape
+and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
 ``no-internet-ingress`` in the same module, so it stays with it rather than being copied into the placement pack.
@@ -26,14 +29,20 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import iam, kubernetes, network, node_pool, node_subnets, oke_network, storage
+    from . import (iam, identity, kubernetes, network, node_pool, node_subnets, oke_network, pod_security,
+                   public_endpoints, rbac, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
     import iam
+    import identity
     import kubernetes
     import network
     import node_pool
     import node_subnets
     import oke_network
+    import pod_security
+    import public_endpoints
+    import rbac
+    import reachability
     import storage
 
 PACK_NAME = "oke-rdma-security"
@@ -41,8 +50,10 @@ PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privile
                     "pod privilege only where declared, protected data.")
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES,
-                          *storage.POLICIES, *iam.POLICIES, *kubernetes.POLICIES]
+POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
+                          *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
+                          *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
+                          *pod_security.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -3,8 +3,9 @@
 import pulumi
 import pytest
 
-from oke_rdma.cluster import Cluster, ClusterArgs
-from oke_rdma.compute import DISABLE_OKE_DEVICE_PLUGIN, Compute, ComputeArgs
+from oke_rdma.adapter import cluster_args, compute_args
+from oke_rdma.cluster import Cluster
+from oke_rdma.compute import DISABLE_OKE_DEVICE_PLUGIN, Compute
 from tests.componenttest import named, of_type, run_component
 from tests.stackcfg import dev_config, edited
 
@@ -16,13 +17,13 @@ NSGS = {r: f"ocid1.networksecuritygroup.oc1.sa-saopaulo-1.{r.lower()}" for r in 
 
 
 def build_cluster(cfg):
-    cluster = Cluster("cl", ClusterArgs(cfg, "ocid1.vcn.oc1.sa-saopaulo-1.vcn", SUBNETS, NSGS))
+    cluster = Cluster("cl", cluster_args(cfg, "ocid1.vcn.oc1.sa-saopaulo-1.vcn", SUBNETS, NSGS))
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("apiEndpoint", cluster.api_endpoint)
 
 
 def build_compute(cfg):
-    Compute("cmp", ComputeArgs(cfg, "ocid1.cluster.oc1.sa-saopaulo-1.c", "v1.34.1", SUBNETS, NSGS))
+    Compute("cmp", compute_args(cfg, "ocid1.cluster.oc1.sa-saopaulo-1.c", "v1.34.1", SUBNETS, NSGS))
 
 
 def test_cluster_is_enhanced_private_and_vcn_native():

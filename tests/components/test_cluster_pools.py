@@ -4,8 +4,9 @@ preview (unknown kubeconfig) that still registers every Kubernetes resource, und
 import pulumi
 import pytest
 
-from oke_rdma.cluster import Cluster, ClusterArgs
-from oke_rdma.compute import Compute, ComputeArgs
+from oke_rdma.adapter import cluster_args, compute_args
+from oke_rdma.cluster import Cluster
+from oke_rdma.compute import Compute
 from offline.engine import run_program
 from tests.componenttest import named, of_type, run_component
 from tests.stackcfg import dev_config, edited, without_tenant_keys
@@ -21,13 +22,13 @@ NSGS = {r: f"ocid1.networksecuritygroup.oc1.sa-saopaulo-1.{r.lower()}" for r in 
 
 
 def build_cluster(cfg):
-    cluster = Cluster("cl", ClusterArgs(cfg, "ocid1.vcn.oc1.sa-saopaulo-1.vcn", SUBNETS, NSGS))
+    cluster = Cluster("cl", cluster_args(cfg, "ocid1.vcn.oc1.sa-saopaulo-1.vcn", SUBNETS, NSGS))
     if cluster.oidc_discovery_endpoint is not None:
         pulumi.export("oidc", cluster.oidc_discovery_endpoint)
 
 
 def build_compute(cfg):
-    Compute("cmp", ComputeArgs(cfg, "ocid1.cluster.oc1.sa-saopaulo-1.c", "v1.34.1", SUBNETS, NSGS))
+    Compute("cmp", compute_args(cfg, "ocid1.cluster.oc1.sa-saopaulo-1.c", "v1.34.1", SUBNETS, NSGS))
 
 
 # --- cluster ------------------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ import pulumi
 import pulumi_oci as oci
 import pytest
 
-from oke_rdma.iam import Iam, IamArgs, iam_plan, policy_statements
+from oke_rdma.adapter import iam_args, iam_inputs
+from oke_rdma.iam import Iam, iam_plan, policy_statements
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
@@ -44,7 +45,7 @@ def _run(unknowns: bool = False, **overrides):
         # A real cluster resource stands in for the cluster component, so dependency edges are visible.
         cluster = oci.containerengine.Cluster("stub-cluster", oci.containerengine.ClusterArgs(
             compartment_id=cfg.compartment_id, kubernetes_version="v1.34.1", vcn_id="ocid1.vcn.oc1..stub"))
-        built["iam"] = Iam("iam", IamArgs(cfg, cluster.id, None))
+        built["iam"] = Iam("iam", iam_args(cfg, cluster.id, None))
         pulumi.export("statements", built["iam"].statements)
         pulumi.export("texts", built["iam"].statement_texts)
         pulumi.export("documents", built["iam"].policy_documents)
@@ -124,7 +125,7 @@ def test_never_manage_all_resources(overrides):
 
 def test_statement_records_name_feature_and_source():
     cfg = load_dev_config(**NO_TENANTS)
-    records = policy_statements(cfg, "ocid1.cluster.oc1.sa-saopaulo-1.aaaaaaaaplain")
+    records = policy_statements(iam_inputs(cfg), "ocid1.cluster.oc1.sa-saopaulo-1.aaaaaaaaplain")
     assert [(r.name, r.feature, r.policy) for r in records] == [
         ("nodepool-launch", "rdma-node-pools", "nodepool-launch"),
         ("cluster-file-family", "fss-csi", "cluster-principal"),
@@ -187,7 +188,7 @@ def test_keys_default_to_the_stack_compartment_and_need_no_resource_when_not_cre
 
 
 def test_key_in_the_root_compartment_uses_the_tenancy_location():
-    plan = iam_plan(load_dev_config(**NO_TENANTS, cluster={"kmsKeyId": CLUSTER_KEY},
-                                    iam={"vaultCompartmentId": TENANCY}), "ocid1.cluster.oc1..x")
+    plan = iam_plan(iam_inputs(load_dev_config(**NO_TENANTS, cluster={"kmsKeyId": CLUSTER_KEY},
+                                               iam={"vaultCompartmentId": TENANCY})), "ocid1.cluster.oc1..x")
     assert plan.policies["cluster-kms"].compartment_id == TENANCY
     assert plan.statements[-1].text.startswith("Allow any-user to use keys in tenancy where all {")

@@ -1,6 +1,7 @@
 """The network component under mocks (preview=False: every value asserted is a concrete recorded value)."""
 
-from oke_rdma.network import NSG_ROLES, Network, NetworkArgs, oke_rules
+from oke_rdma.adapter import network_args
+from oke_rdma.network import NSG_ROLES, Network, oke_rules
 from tests.componenttest import named, of_type, run_component
 from tests.stackcfg import dev_config, edited
 
@@ -9,7 +10,7 @@ NSG_RULE = "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecuri
 
 
 def build(cfg):
-    Network("net", NetworkArgs(cfg))
+    Network("net", network_args(cfg))
 
 
 

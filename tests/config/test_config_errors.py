@@ -94,7 +94,7 @@ def test_the_program_reads_secret_keys_from_the_pulumi_runtime():
 
 
 def test_the_secret_check_also_reads_pulumi_config_secret_keys(monkeypatch):
-    from oke_rdma.config.stack import pulumi_secret_keys
+    from oke_rdma.config.loader import pulumi_secret_keys
     monkeypatch.setenv("PULUMI_CONFIG_SECRET_KEYS", json.dumps(["oke-rdma:platform"]))
     assert pulumi_secret_keys([]) == {"oke-rdma:platform"}
 

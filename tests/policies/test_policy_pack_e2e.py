@@ -31,17 +31,17 @@ def write(path: Path, data) -> Path:
     return path
 
 
-#: This project's program with its ``allowedCidrs`` check relaxed: a program that lets an open API endpoint through
+#: This project's program with its ``allowedCidrs`` checks (per CIDR and union) relaxed: a program that lets an open API endpoint through
 #: (the config model refuses one broader than /8), which the pack must still catch.
 _RELAXED_PROGRAM = """
 import runpy
 from oke_rdma.config import network
-saved = network.MIN_API_CLIENT_PREFIX
-network.MIN_API_CLIENT_PREFIX = 0
+saved = network.MIN_API_CLIENT_PREFIX, network.MAX_API_CLIENT_PUBLIC_ADDRESSES
+network.MIN_API_CLIENT_PREFIX, network.MAX_API_CLIENT_PUBLIC_ADDRESSES = 0, 2 ** 32
 try:
     runpy.run_path({main!r}, run_name="__main__")
 finally:
-    network.MIN_API_CLIENT_PREFIX = saved
+    network.MIN_API_CLIENT_PREFIX, network.MAX_API_CLIENT_PUBLIC_ADDRESSES = saved
 """
 
 

@@ -1,0 +1,33 @@
+"""Every rule that reads more than one key of the stack config, in one place: one module per section, each reading
+the whole :class:`~oke_rdma.config.stack.StackConfig`. The section modules (``oke_rdma.config.network``, ...) hold
+their models and single-field rules only and import nothing from here or from ``stack``, so the config package has no
+import circle (``tests/config/test_import_graph.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..stack import StackConfig
+from .compute import check_image_regions, check_ocid_regions, check_pools
+from .network import check_network
+from .platform import check_platform
+from .storage import check_storage
+from .tenants import check_quotas, check_tenants
+from .workload_identity import check_workload_identity
+
+#: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
+CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
+    check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
+    check_platform, check_quotas, check_ocid_regions,
+)
+
+
+def cross_checks(cfg: StackConfig) -> list[str]:
+    """Rules spanning several keys: subnet plan and overlaps, pod-IP capacity, Compute Cluster placement
+    (enhanced-only features, AD, no fault domains, RDMA shapes), Flex sizing, tenant namespaces, Workload
+    Identity bindings and the platform's values and device plugins.
+
+    :returns: one message per problem, each starting with the config key path.
+    """
+    return [p for check in CROSS_CHECKS for p in check(cfg)]

@@ -1,0 +1,252 @@
+"""Rules of the ``compute`` section that read other keys of the stack config, and values derived from the whole
+:class:`~oke_rdma.config.stack.StackConfig`. The section's models and single-key rules are in
+``oke_rdma.config.compute``, which imports nothing back."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .._base import _K8S_NAME_RE, _key, ocid_region
+from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
+                       KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28,
+                       NodePool, PROGRAM_NODE_LABELS, RDMA_SHAPES)
+from ..stack import StackConfig
+
+
+def _check_cluster(cfg: StackConfig) -> list[str]:
+    problems: list[str] = []
+    cl = cfg.cluster
+    if cl.open_id_connect_discovery and not cl.is_enhanced:
+        problems.append(f"{_key(('cluster', 'openIdConnectDiscovery'))}: OIDC discovery needs an ENHANCED_CLUSTER "
+                        f"(OKE docs, OpenID Connect Discovery); set cluster.type: ENHANCED_CLUSTER or remove it")
+    return problems
+
+
+def _check_version(cfg: StackConfig, at: tuple[str, ...], version: str) -> list[str]:
+    """Worker version vs control plane (OKE "Kubernetes Versions and Kubernetes Engine": never newer; at most 3
+    minor versions older from v1.28 on, 2 before)."""
+    cluster_version = cfg.cluster.kubernetes_version
+    plane = tuple(int(x) for x in cluster_version[1:].split("."))
+    node = tuple(int(x) for x in version[1:].split("."))
+    skew = MAX_MINOR_SKEW if plane[1] >= 28 else MAX_MINOR_SKEW_BEFORE_1_28
+    if node > plane:
+        return [f"{_key(at)}: {version} is newer than the cluster's {cluster_version}; worker nodes must not run a "
+                f"newer Kubernetes than the control plane: use {cluster_version} or older, or remove it"]
+    if plane[1] - node[1] > skew:
+        return [f"{_key(at)}: {version} is more than {skew} minor versions older than the cluster's "
+                f"{cluster_version} (Kubernetes version skew policy); use v1.{plane[1] - skew}.x or newer"]
+    return []
+
+
+def _check_cycling(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
+    cyc = pool.cycling
+    if not cyc.enabled:
+        return []
+    problems: list[str] = []
+    if not cfg.cluster.is_enhanced:
+        problems.append(f"{_key(at + ('cycling', 'enabled'))}: node cycling needs an ENHANCED_CLUSTER; set "
+                        f"cluster.type: ENHANCED_CLUSTER or cycling.enabled: false")
+    if cyc.max_surge.rstrip("%") == "0" and cyc.max_unavailable.rstrip("%") == "0":
+        problems.append(f"{_key(at + ('cycling',))}: maxSurge and maxUnavailable are both 0, so no node could ever "
+                        f"be replaced; set maxSurge to at least 1 (or maxUnavailable, accepting fewer nodes)")
+    for field, value in (("maxSurge", cyc.max_surge), ("maxUnavailable", cyc.max_unavailable)):
+        if not value.endswith("%") and int(value) > pool.size:
+            problems.append(f"{_key(at + ('cycling', field))}: {value} nodes is more than the pool's size "
+                            f"{pool.size}; use at most {pool.size} or a percentage")
+    return problems
+
+
+def _check_flex(at: tuple[str, ...], pool: NodePool) -> list[str]:
+    """Flex sizing (Compute docs "Compute Shapes", Flexible Shapes): whole OCPUs from 1 to the shape's maximum;
+    memory from 1 GB per OCPU to 64 GB per OCPU and at most the shape's maximum."""
+    if pool.ocpus is None or pool.memory_gb is None:
+        return []  # "required for the Flex shape" is reported by check_pools
+    problems: list[str] = []
+    max_ocpus, max_gb = FLEX_SHAPE_LIMITS.get(pool.shape, FLEX_FALLBACK_LIMITS)
+    which = pool.shape if pool.shape in FLEX_SHAPE_LIMITS else "a Flex VM"
+    ocpus, gb = pool.ocpus, pool.memory_gb
+    if not ocpus.is_integer() or not 1 <= ocpus <= max_ocpus:
+        problems.append(f"{_key(at + ('ocpus',))}: expected a whole number of OCPUs from 1 to {max_ocpus} ({which}, "
+                        f"Compute docs Flexible Shapes), got {ocpus:g}; change the value")
+        return problems
+    low, high = FLEX_GB_PER_OCPU
+    most = min(high * ocpus, max_gb)
+    least = max(low * ocpus, 1)
+    if not least <= gb <= most:
+        problems.append(f"{_key(at + ('memoryGb',))}: expected from {least:g} to {most:g} GB for {ocpus:g} OCPUs "
+                        f"({low}-{high} GB per OCPU, at most {max_gb} GB for {which}; Compute docs Flexible Shapes), "
+                        f"got {gb:g}; change memoryGb or ocpus")
+    return problems
+
+
+def _label_problem(key: str) -> Optional[str]:
+    """Why a user label ``key`` cannot be an initial node label of a pool, or None."""
+    if key in PROGRAM_NODE_LABELS:
+        return ("is set by oke-rdma to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes "
+                "by it); remove it (use your own key, like okerdma.io/role)")
+    prefix = key.rpartition("/")[0]
+    k8s = any(prefix == d or prefix.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
+    if not k8s:
+        return None
+    if key in KUBELET_WELL_KNOWN_LABELS:
+        return ("is set by the kubelet or OCI's cloud controller from each node itself (Kueue's topology reads "
+                "kubernetes.io/hostname); a pool-wide value would be wrong: remove it")
+    if prefix in KUBELET_LABEL_PREFIXES:
+        return None
+    return ("is in the kubernetes.io/k8s.io namespace, which a kubelet may not set on its own Node (NodeRestriction "
+            "admission; kubelet --node-labels allows only kubelet.kubernetes.io/, node.kubernetes.io/ and a few "
+            "well-known labels), so the nodes would never register; set node-role and similar labels with kubectl "
+            "after the nodes join, or use your own prefix like okerdma.io/")
+
+
+def _check_labels(at: tuple[str, ...], pool: NodePool) -> list[str]:
+    return [f"{_key(at + ('labels', k))}: {why}" for k in pool.labels if (why := _label_problem(k)) is not None]
+
+
+def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[str]:
+    """OKE docs, "Using Compute Clusters to Provision Managed Nodes"; Compute docs, "Compute Clusters"."""
+    problems: list[str] = []
+    cc = cfg.compute_cluster
+    if not cfg.cluster.is_enhanced:
+        problems.append(f"{_key(at + ('rdma',))}: a node pool in a Compute Cluster needs an ENHANCED_CLUSTER, but "
+                        f"cluster.type is {cfg.cluster.type}; set cluster.type: ENHANCED_CLUSTER or rdma: false")
+    if pool.fault_domains:
+        problems.append(f"{_key(at + ('faultDomains',))}: must be empty for a node pool in a Compute Cluster "
+                        f"(OCI places nodes itself); remove it")
+    if pool.preemptible is not None:
+        problems.append(f"{_key(at + ('preemptible',))}: a node pool in a Compute Cluster cannot be preemptible "
+                        f"(RDMA nodes are reserved bare metal); remove preemptible or set rdma: false")
+    listed = ", ".join(sorted(RDMA_SHAPES))
+    if not pool.shape.startswith("BM."):
+        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
+                        f"instances only ({listed}); pick one of those or set rdma: false")
+    elif pool.shape not in RDMA_SHAPES and not pool.allow_unlisted_rdma_shape:
+        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
+                        f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
+                        f"set allowUnlistedRdmaShape: true")
+    if cc is None:
+        problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster; add it with "
+                        f"availabilityDomain (plus existingId to use an ACTIVE Compute Cluster in that AD)")
+    elif pool.availability_domains and tuple(pool.availability_domains) != (cc.availability_domain,):
+        got = ", ".join(pool.availability_domains)
+        problems.append(f"{_key(at + ('availabilityDomains',))}: an RDMA pool has exactly one placement, in the "
+                        f"Compute Cluster's availability domain {cc.availability_domain!r}, got [{got}]; set "
+                        f"[{cc.availability_domain!r}] or remove the key")
+    return problems
+
+
+def check_pools(cfg: StackConfig) -> list[str]:
+    """Cluster options and every node pool: names, ADs, Flex sizing, versions, cycling, placement in the Compute
+    Cluster (enhanced cluster, bare metal RDMA shape, the Compute Cluster's AD only, no fault domains, not
+    preemptible), and overrides that would have no effect.
+
+    :returns: one ``oke-rdma:<key path>: <problem>; <fix>`` line per problem.
+    """
+    problems: list[str] = _check_cluster(cfg)
+    ads = set(cfg.availability_domains)
+    cc = cfg.compute_cluster
+    if cc is not None and cc.availability_domain not in ads:
+        problems.append(f"{_key(('computeCluster', 'availabilityDomain'))}: {cc.availability_domain!r} is not in "
+                        f"oke-rdma:availabilityDomains; add it there or pick one of {sorted(ads)}")
+    for name, pool in cfg.node_pools.items():
+        at = ("nodePools", name)
+        if not _K8S_NAME_RE.match(name):
+            # The name becomes the value of the okerdma.io/node-pool node label and part of Kubernetes object names.
+            problems.append(f"{_key(at)}: the pool name {name!r} must be a valid Kubernetes label value and object "
+                            f"name (1-63 lowercase letters, digits and '-', starting and ending alphanumeric); "
+                            f"rename it")
+        for ad in pool.availability_domains:
+            if ad not in ads:
+                problems.append(f"{_key(at + ('availabilityDomains',))}: {ad!r} is not in "
+                                f"oke-rdma:availabilityDomains; add it there or remove it here")
+        if pool.is_flex and (pool.ocpus is None or pool.memory_gb is None):
+            problems.append(f"{_key(at + ('ocpus' if pool.ocpus is None else 'memoryGb',))}: required for the "
+                            f"Flex shape {pool.shape}; set ocpus and memoryGb")
+        if pool.is_flex:
+            problems += _check_flex(at, pool)
+        if not pool.is_flex and (pool.ocpus is not None or pool.memory_gb is not None):
+            problems.append(f"{_key(at + ('ocpus' if pool.ocpus is not None else 'memoryGb',))}: only Flex shapes "
+                            f"take ocpus/memoryGb; {pool.shape} has a fixed size, remove them")
+        if pool.kubernetes_version is not None:
+            problems += _check_version(cfg, at + ("kubernetesVersion",), pool.kubernetes_version)
+        if cfg.cluster.cni_type == "FLANNEL_OVERLAY" and "max_pods_per_node" in pool.model_fields_set:
+            problems.append(f"{_key(at + ('maxPodsPerNode',))}: applies only to VCN-native pod networking "
+                            f"(OCI_VCN_IP_NATIVE), but cluster.cniType is FLANNEL_OVERLAY; remove it")
+        problems += _check_cycling(cfg, at, pool)
+        problems += _check_labels(at, pool)
+        known = GPUS_PER_SHAPE.get(pool.shape)
+        if pool.gpus_per_node is not None and known is not None and pool.gpus_per_node != known:
+            problems.append(f"{_key(at + ('gpusPerNode',))}: {pool.shape} has {known} GPUs per node (OCI Compute "
+                            f"Shapes), got {pool.gpus_per_node}; remove gpusPerNode (it is only for shapes oke-rdma "
+                            f"does not know): the tenants' GPU quotas are checked against the real count")
+        if pool.allow_unlisted_rdma_shape and (not pool.rdma or pool.shape in RDMA_SHAPES):
+            why = "the pool is not an RDMA pool" if not pool.rdma else f"{pool.shape} is on Oracle's list"
+            problems.append(f"{_key(at + ('allowUnlistedRdmaShape',))}: has no effect because {why}; remove it")
+        if pool.rdma:
+            problems += _check_rdma(cfg, at, pool)
+    return problems
+
+
+def placement_warnings(cfg: StackConfig) -> dict[str, str]:
+    """Pool name → warning for what the config allows only by explicit override (``allowUnlistedRdmaShape``).
+
+    Call after :func:`check_pools` passed; the program logs each with ``pulumi.log.warn`` on every run.
+    """
+    return {name: (f"{_key(('nodePools', name, 'allowUnlistedRdmaShape'))}: {pool.shape} is not on Oracle's list of "
+                   f"shapes for RDMA in Compute Clusters ({', '.join(sorted(RDMA_SHAPES))}); OCI may refuse the "
+                   f"pool or its nodes may not join the RDMA fabric")
+            for name, pool in cfg.node_pools.items()
+            if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
+            and pool.shape not in RDMA_SHAPES}
+
+
+#: Old-style region keys that still appear in OCIDs (``ocid1.image.oc1.iad.…``) → region identifier.
+_OCID_REGION_KEYS = {"iad": "us-ashburn-1", "phx": "us-phoenix-1", "fra": "eu-frankfurt-1", "lhr": "uk-london-1",
+                     "gru": "sa-saopaulo-1", "nrt": "ap-tokyo-1", "yyz": "ca-toronto-1", "syd": "ap-sydney-1"}
+
+
+def _region_of(ocid: str) -> str:
+    """The region identifier in a regional OCID (old-style keys like ``iad`` mapped), or ``""`` when it has none."""
+    part = ocid_region(ocid)
+    region = _OCID_REGION_KEYS.get(part, part)
+    return region if re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) else ""
+
+
+def check_ocid_regions(cfg: StackConfig) -> list[str]:
+    """A brought VCN, subnets, NSGs and Compute Cluster are regional resources: their OCIDs' region part must be
+    ``oci:region`` (OCI docs "Resource Identifiers"; Networking and Compute resources are used only in their region).
+    """
+    found: list[tuple[tuple[str, ...], str, str]] = []  # (key path, OCID, "a/an <kind>")
+    existing = cfg.network.existing
+    if existing is not None:
+        found.append((("network", "existing", "vcnId"), existing.vcn_id, "a VCN"))
+        for role, ocid in existing.subnet_ids.model_dump(by_alias=True).items():
+            if ocid is not None:
+                found.append((("network", "existing", "subnetIds", role), ocid, "a subnet"))
+        for role, ocid in (existing.nsg_ids.model_dump(by_alias=True) if existing.nsg_ids else {}).items():
+            if ocid is not None:
+                found.append((("network", "existing", "nsgIds", role), ocid, "an NSG"))
+    if cfg.compute_cluster is not None and cfg.compute_cluster.existing_id is not None:
+        found.append((("computeCluster", "existingId"), cfg.compute_cluster.existing_id, "a Compute Cluster"))
+    problems = []
+    for at, ocid, what in found:
+        region = _region_of(ocid)
+        if region and region != cfg.region:
+            kind = what.split(" ", 1)[1]
+            problems.append(f"{_key(at)}: expected {what} in oci:region {cfg.region}, got the OCID of {what} in "
+                            f"{region}; use the {kind} of {cfg.region} (it is a regional resource), or set oci:region")
+    return problems
+
+
+def check_image_regions(cfg: StackConfig) -> list[str]:
+    """Images are regional: a pool's ``imageId`` must be an image of ``oci:region`` (OCI docs, "Managing Custom
+    Images": an image is used in the region it lives in; copy it with export/import otherwise)."""
+    problems: list[str] = []
+    for name, pool in cfg.node_pools.items():
+        region = _region_of(pool.image_id)
+        if region and region != cfg.region:
+            problems.append(f"{_key(('nodePools', name, 'imageId'))}: expected an image in oci:region {cfg.region}, "
+                            f"got an image of {region}; use the OCID of the same image in {cfg.region} "
+                            f"(images are regional)")
+    return problems

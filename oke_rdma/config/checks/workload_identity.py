@@ -1,0 +1,84 @@
+"""Rules of the ``workload_identity`` section that read other keys of the stack config, and values derived from the whole
+:class:`~oke_rdma.config.stack.StackConfig`. The section's models and single-key rules are in
+``oke_rdma.config.workload_identity``, which imports nothing back."""
+
+from __future__ import annotations
+
+
+from .._base import _key
+from ..stack import StackConfig
+from ..workload_identity import Grant, valid_service_account_name, WorkloadBinding
+
+
+def _other_compartments(cfg: StackConfig, grants: tuple[Grant, ...]) -> list[str]:
+    seen: list[str] = []
+    for g in grants:
+        if not g.in_root and g.compartment_id != cfg.compartment_id and g.compartment_id not in seen:
+            seen.append(g.compartment_id)  # type: ignore[arg-type]
+    return seen
+
+
+def workload_bindings(cfg: StackConfig) -> list[WorkloadBinding]:
+    """Every Workload Identity binding of the stack, tenant by tenant, service account by service account.
+
+    Call only on a checked config (:func:`check_workload_identity` guarantees at most one other compartment per
+    tenant namespace).
+    """
+    bindings = []
+    for tenant, t in cfg.tenants.items():
+        others = _other_compartments(cfg, tuple(g for sa in t.service_accounts.values() for g in sa.grants))
+        for name, sa in t.service_accounts.items():
+            mine = _other_compartments(cfg, sa.grants)
+            bindings.append(WorkloadBinding(tenant, cfg.tenant_namespace(tenant), name, sa.grants,
+                                            others[0] if mine else None))
+    return bindings
+
+
+def check_workload_identity(cfg: StackConfig) -> list[str]:
+    """Cross-field rules of Workload Identity and the IAM settings it and the KMS keys need.
+
+    * bindings need an ``ENHANCED_CLUSTER`` (OKE: workload identities only on enhanced clusters);
+    * service account names are Kubernetes names (DNS-1123 subdomains);
+    * a tenant's grants reach at most one compartment besides the stack's: OKE maps a namespace to one compartment
+      with a ``ClusterWorkloadMapping``;
+    * a workload mapping needs ``iam.deployerGroupId`` (the group that creates it must be allowed to ``manage
+      cluster-workload-mappings`` and to ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` in the mapped compartment);
+    * with ``iam.createPolicies``, a grant ``in tenancy`` and an FSS ``kmsKeyId`` (its dynamic group) need
+      ``iam.tenancyId`` (the policy or dynamic group is created in the root compartment).
+    """
+    problems: list[str] = []
+    create = cfg.iam.create_policies
+    tenancy_needed: list[str] = []
+    for tenant, t in cfg.tenants.items():
+        for name, sa in t.service_accounts.items():
+            at = ("tenants", tenant, "serviceAccounts", name)
+            if cfg.cluster.type != "ENHANCED_CLUSTER":
+                problems.append(f"{_key(at)}: Workload Identity needs an enhanced cluster, but cluster.type is "
+                                f"{cfg.cluster.type}; set oke-rdma:cluster.type to ENHANCED_CLUSTER or remove the "
+                                f"binding")
+            if not valid_service_account_name(name):
+                problems.append(f"{_key(at)}: {name!r} is not a Kubernetes ServiceAccount name (lowercase letters, "
+                                f"digits, '-' and '.', at most 253); rename it")
+            if any(g.compartment_id is None for g in sa.grants):
+                tenancy_needed.append(_key(at + ("allow",)))
+        others = _other_compartments(cfg, tuple(g for sa in t.service_accounts.values() for g in sa.grants))
+        at = ("tenants", tenant, "serviceAccounts")
+        if len(others) > 1:
+            problems.append(f"{_key(at)}: the grants of namespace {cfg.tenant_namespace(tenant)!r} reach "
+                            f"{len(others)} compartments besides oke-rdma:compartmentId ({', '.join(others)}); OKE "
+                            f"maps a namespace to one compartment (ClusterWorkloadMapping): keep one, or move the "
+                            f"others to another tenant")
+        elif others and cfg.iam.deployer_group_id is None:
+            problems.append(f"{_key(('iam', 'deployerGroupId'))}: required because tenant {tenant!r} reaches "
+                            f"compartment {others[0]} through a ClusterWorkloadMapping, which only a group allowed "
+                            f"to bind workloads to that compartment may create; set the OCID of the group that runs "
+                            f"pulumi up")
+    if create and cfg.iam.tenancy_id is None:
+        fss = cfg.storage.fss
+        if fss.enabled and fss.kms_key_id:
+            tenancy_needed.append(_key(("storage", "fss", "kmsKeyId")))
+        if tenancy_needed:
+            problems.append(f"{_key(('iam', 'tenancyId'))}: required with iam.createPolicies because "
+                            f"{', '.join(tenancy_needed)} need a policy or dynamic group in the root compartment; "
+                            f"set the tenancy OCID, or set iam.createPolicies: false")
+    return problems

@@ -1,0 +1,491 @@
+"""Loading the stack config from raw Pulumi config: decode, validate (:class:`~oke_rdma.config.stack.StackConfig`),
+run every cross-field rule (:data:`oke_rdma.config.checks.CROSS_CHECKS`) and raise one :class:`ConfigError` naming
+each problem's key path."""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Optional
+
+from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic.alias_generators import to_camel
+from pydantic.fields import FieldInfo
+
+from ._base import NAMESPACE, SECRET_PLACEHOLDER, ConfigError, _key, shown_key
+from .checks import CROSS_CHECKS
+from .stack import StackConfig
+
+_TOP_LEVEL_FIELDS = {f.alias or name: name for name, f in StackConfig.model_fields.items()}
+
+
+def _unwrap(ann: Any) -> tuple[Any, bool]:
+    """``Optional[X]``/``dict[str, X]``/``Annotated`` → ``(X, is_map)``: the model (or type) a key path walks into."""
+    origin = getattr(ann, "__origin__", None)
+    args = getattr(ann, "__args__", ())
+    if origin is dict:
+        return args[1], True
+    for a in (ann, *args):
+        if isinstance(a, type) and issubclass(a, BaseModel):
+            return a, False
+    return ann, False
+
+
+def _field_for(path: tuple[Any, ...]) -> Optional[FieldInfo]:
+    """The model field a key path (aliases, map keys and list indexes) ends at, or ``None``."""
+    model: Any = StackConfig
+    field: Optional[FieldInfo] = None
+    in_map = False
+    for part in path:
+        if in_map or isinstance(part, int):  # a map key (pool or tenant name) or a list index
+            in_map = False
+            continue
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return None
+        model, in_map = _unwrap(field.annotation)
+    return field
+
+
+def _model_for(path: tuple[Any, ...]) -> Optional[type[BaseModel]]:
+    """The model class whose keys live at ``path`` (used to suggest the nearest valid key for a typo)."""
+    model: Any = StackConfig
+    in_map = False
+    for part in path:
+        if in_map or isinstance(part, int):  # a map key (a pool or tenant name) or a list index
+            in_map = False
+            continue
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return None
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return None
+        model, in_map = _unwrap(field.annotation)
+    if in_map or not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return None
+    return model
+
+
+def _keys_of(model: type[BaseModel]) -> list[str]:
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+def _describe(value: Any) -> str:
+    """A YAML-minded description of a value the user wrote."""
+    if value is None:
+        return "null (an empty value)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value:g}" if isinstance(value, float) and math.isfinite(value) else f"the number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 60 else value[:57] + "..."
+        return f"the text {shown!r}"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)} item" + ("s" if len(value) != 1 else "")
+    if isinstance(value, dict):
+        return "a map" + (f" with keys {', '.join(_shown_name(k) for k in list(value)[:4])}" if value
+                          else " with no keys")
+    return f"a {type(value).__name__}"
+
+
+def _shown_name(name: Any) -> str:
+    text = str(name)
+    return text if text.isprintable() and text.strip() == text and text else repr(text)
+
+
+def _bounds(field: Optional[FieldInfo], ctx: Mapping[str, Any]) -> str:
+    lo = hi = None
+    lo_strict = hi_strict = False
+    for m in (field.metadata if field else []):
+        lo = getattr(m, "ge", lo)
+        hi = getattr(m, "le", hi)
+        if getattr(m, "gt", None) is not None:
+            lo, lo_strict = m.gt, True
+        if getattr(m, "lt", None) is not None:
+            hi, hi_strict = m.lt, True
+    if lo is None and hi is None:
+        lo = ctx.get("ge", ctx.get("gt"))
+        lo_strict = "gt" in ctx
+        hi = ctx.get("le", ctx.get("lt"))
+        hi_strict = "lt" in ctx
+    if lo is not None and hi is not None and not lo_strict and not hi_strict:
+        return f"from {lo} to {hi}"
+    parts = ([f"above {lo}" if lo_strict else f"at least {lo}"] if lo is not None else []) + \
+            ([f"below {hi}" if hi_strict else f"at most {hi}"] if hi is not None else [])
+    return " and ".join(parts)
+
+
+def _number_text(value: Any) -> bool:
+    return isinstance(value, str) and re.fullmatch(r"[-+]?[0-9]+(\.[0-9]+)?", value.strip()) is not None
+
+
+#: pydantic error type → the accepted form, in the words of a stack config file.
+_TYPE_FORMS = {
+    "int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+    "float_type": "a number", "float_parsing": "a number", "bool_type": "true or false",
+    "bool_parsing": "true or false", "string_type": "text", "dict_type": "a map of key: value",
+    "model_type": "a map of key: value", "model_attributes_type": "a map of key: value", "tuple_type": "a list",
+    "list_type": "a list", "finite_number": "a finite number",
+}
+
+
+def _format_error(err: Mapping[str, Any]) -> str:
+    """One pydantic error → ``<key>: <what is wrong>; <fix>`` (type errors: ``expected <form>, got <what>; <fix>``)."""
+    loc = tuple(err["loc"])
+    key = _key(loc)
+    kind = err["type"]
+    value = err.get("input")
+    field = _field_for(loc)
+    if kind == "extra_forbidden":
+        model = _model_for(loc[:-1])
+        valid = _keys_of(model) if model else []
+        close = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.6)
+        if not close:
+            close = [v for v in valid if v.lower() == str(loc[-1]).lower()]
+        hint = f"did you mean {close[0]}?" if close else f"valid keys here: {', '.join(valid)}"
+        return f"{key}: unknown key; {hint}"
+    if kind == "missing":
+        why = ((field.json_schema_extra or {}) if field and isinstance(field.json_schema_extra, dict) else {}).get(
+            "required_because")
+        return f"{key}: required" + (f" ({why})" if why else "") + \
+            "; set it in the stack config (Pulumi.yaml describes its type)"
+    if value == SECRET_PLACEHOLDER:
+        form = _TYPE_FORMS.get(kind, "a value that can be checked")
+        return (f"{key}: expected {form}, got a secret (secure:) that the offline preview cannot decrypt; this key "
+                f"must not be a secret: store it in plain text with pulumi config set --path '{_pulumi_path(loc)}' "
+                f"<value>")
+    if kind in _TYPE_FORMS:
+        form = _TYPE_FORMS[kind]
+        model = _model_for(loc)
+        if model is not None and kind in ("dict_type", "model_type", "model_attributes_type"):
+            form += f" with keys {', '.join(_keys_of(model))}"
+        if kind in ("int_type", "float_type", "int_parsing", "float_parsing") and _number_text(value):
+            fix = "write the number without quotes"
+        elif kind in ("bool_type", "bool_parsing") and isinstance(value, str):
+            fix = "write true or false without quotes (YAML 1.2: yes/no/on/off are text)"
+        elif form == "a whole number" and isinstance(value, float) and math.isfinite(value) and \
+                value.is_integer() and _bounds(field, {}):
+            # A whole number too large for an integer (JSON hands it over as a float, 1e+30): say the range.
+            return f"{key}: expected a whole number {_bounds(field, {})}, got {_describe(value)}; change the value"
+        elif kind == "int_from_float" or (form == "a whole number" and isinstance(value, float)):
+            fix = "use a whole number"
+        elif form.startswith("a map") and not isinstance(value, dict):
+            fix = "write it as an indented YAML map below the key"
+        elif form == "a list":
+            fix = "write it as a YAML list (- item per line, or [a, b])"
+        elif form == "text" and isinstance(value, (int, float, bool)):
+            fix = "quote it if it is meant as text"
+        else:
+            fix = "see Pulumi.yaml for this key's type"
+        return f"{key}: expected {form}, got {_describe(value)}; {fix}"
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return f"{key}: expected a number {_bounds(field, err.get('ctx') or {})}, got {_describe(value)}; " \
+               f"change the value"
+    if kind == "too_short":
+        need = (err.get("ctx") or {}).get("min_length", 1)
+        return f"{key}: expected at least {need} entr" + ("y" if need == 1 else "ies") + \
+            f", got {_describe(value)}; add one"
+    if kind == "too_long":
+        most = (err.get("ctx") or {}).get("max_length")
+        return f"{key}: expected at most {most} entries, got {_describe(value)}; remove some"
+    if kind == "literal_error":
+        expected = (err.get("ctx") or {}).get("expected", "")
+        return f"{key}: expected one of {expected}, got {_describe(value)}; pick one of them"
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+        return f"{key}: {msg}" if ";" in msg else f"{key}: {msg}; correct the value (Pulumi.yaml describes the key)"
+    return f"{key}: {msg} (got {_describe(value)}); see Pulumi.yaml for this key's type"
+
+
+def _top(key: str) -> str:
+    """``oke-rdma:nodePools.gpu.size`` → ``oke-rdma:nodePools`` (the key Pulumi stores and marks secret)."""
+    return key.split(".", 1)[0]
+
+
+def _pulumi_path(loc: tuple[Any, ...]) -> str:
+    """A key path in ``pulumi config set --path`` syntax: ``oke-rdma:nodePools.gpu.size``, list items ``[0]``, keys
+    with dots or other special characters ``["a.b"]`` (Pulumi docs, "Configuration": structured configuration)."""
+    if loc and loc[0] == "region":
+        return "oci:region"
+    text = f"{NAMESPACE}:{loc[0]}" if loc else NAMESPACE
+    for part in loc[1:]:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+", str(part)):
+            text += f".{part}"
+        else:
+            text += f"[{json.dumps(str(part))}]"
+    return text
+
+
+def _hide_placeholder(problem: str) -> str:
+    """A problem with the offline preview's stand-in for a ``secure:`` value replaced by "a secret value"."""
+    for shown in (repr(SECRET_PLACEHOLDER), json.dumps(SECRET_PLACEHOLDER), SECRET_PLACEHOLDER):
+        problem = problem.replace(shown, "a secret value")
+    return problem
+
+
+def _decode_raw(raw: Mapping[str, str]) -> dict[str, Any]:
+    """Pulumi hands config to programs as strings (structured values as JSON): decode them per key."""
+    data: dict[str, Any] = {}
+    for full_key, value in raw.items():
+        ns, _, name = full_key.partition(":")
+        if full_key == "oci:region":
+            data["region"] = value
+            continue
+        if ns != NAMESPACE:
+            continue
+        field_name = _TOP_LEVEL_FIELDS.get(name)
+        if field_name is not None and StackConfig.model_fields[field_name].annotation is str:
+            data[name] = value
+            continue
+        try:
+            data[name] = json.loads(value) if isinstance(value, str) else value
+        except json.JSONDecodeError:
+            # A plain string where an object, list, number or boolean is expected: let pydantic name the type.
+            data[name] = value
+    return data
+
+
+def _oci_provider_keys() -> list[str]:
+    """The OCI provider's config keys (``oci:region``, ``oci:tenancyOcid``, ...), from pulumi_oci's config module."""
+    try:
+        from pulumi_oci.config import vars as oci_vars
+    except ImportError:  # pragma: no cover - pulumi_oci is a dependency of the program
+        return ["region"]
+    cls = next((c for c in vars(oci_vars).values() if isinstance(c, type) and c.__module__ == oci_vars.__name__),
+               None)
+    names = [to_camel(n) for n, v in vars(cls).items() if isinstance(v, property)] if cls else []
+    return names or ["region"]
+
+
+def _normal(ns: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", ns.lower())
+
+
+def _namespace_problems(raw: Mapping[str, Any]) -> list[str]:
+    """Keys in a namespace that looks like ours (``okerdma:``, ``oke_rdma:``, ``OKE-RDMA:``), and ``oci:`` keys the
+    OCI provider does not know (``oci:regoin``), each with the key it probably meant."""
+    problems: list[str] = []
+    for full_key in raw:
+        ns, sep, name = full_key.partition(":")
+        if not sep or ns == NAMESPACE:
+            continue
+        if ns == "oci":
+            known = _oci_provider_keys()
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                if close:  # an unknown oci: key with no near match may be a newer provider setting: leave it
+                    problems.append(f"{shown_key(full_key)}: not a setting of the OCI provider; did you mean "
+                                    f"oci:{close[0]}?")
+            continue
+        if _normal(ns) == _normal(NAMESPACE) or difflib.SequenceMatcher(None, ns.lower(), NAMESPACE).ratio() >= 0.8:
+            top = name.split(".", 1)[0]
+            keys = list(_TOP_LEVEL_FIELDS) + ["region"]
+            match = top if top in keys else next(iter(difflib.get_close_matches(top, keys, n=1, cutoff=0.6)), None)
+            target = "oci:region" if match == "region" else (f"{NAMESPACE}:{match}" if match else f"{NAMESPACE}:…")
+            problems.append(f"{shown_key(full_key)}: the namespace {ns!r} is not this project's ({NAMESPACE}), so "
+                            f"the key would be ignored; did you mean {target}?")
+        elif _normal(ns) == "oci":
+            problems.append(f"{shown_key(full_key)}: the namespace {ns!r} is not the OCI provider's; did you mean "
+                            f"oci:{name}?")
+    return problems
+
+
+def _secret_paths(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Key paths (``*`` for a map key) of the fields marked ``json_schema_extra={"secret": True}``."""
+    paths: list[tuple[str, ...]] = []
+    for name, field in model.model_fields.items():
+        path = prefix + (field.alias or name,)
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        if extra.get("secret"):
+            paths.append(path)
+        inner, in_map = _unwrap(field.annotation)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            paths += _secret_paths(inner, path + (("*",) if in_map else ()))
+    return paths
+
+
+def _values_at(data: Any, path: tuple[str, ...], at: tuple[str, ...] = ()) -> Iterable[tuple[tuple[str, ...], Any]]:
+    if not path:
+        yield at, data
+        return
+    if not isinstance(data, dict):
+        return
+    head, rest = path[0], path[1:]
+    for k in (list(data) if head == "*" else [head]):
+        if k in data:
+            yield from _values_at(data[k], rest, at + (k,))
+
+
+def _plain_text_secrets(data: Mapping[str, Any], secret_keys: set[str]) -> list[tuple[str, ...]]:
+    """Key paths of the fields marked secret whose value sits in plain text (its key is not a Pulumi secret)."""
+    return [at for path in _secret_paths(StackConfig) for at, value in _values_at(data, path)
+            if value is not None and f"{NAMESPACE}:{at[0]}" not in secret_keys and _malformed_secure(value) is None]
+
+
+def _malformed_secure(value: Any) -> Optional[Any]:
+    """The inner value of a ``{secure: <not text>}`` map (a ``secure:`` value Pulumi did not write), else None."""
+    if isinstance(value, dict) and list(value) == ["secure"] and not isinstance(value["secure"], str):
+        return value["secure"]
+    return None
+
+
+def _malformed_secure_paths(data: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if _malformed_secure(data) is not None:
+        return [at]
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in _malformed_secure_paths(v, at + (k,))]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in _malformed_secure_paths(v, at + (i,))]
+    return []
+
+
+def _malformed_secure_problems(data: Mapping[str, Any], paths: list[tuple[Any, ...]]) -> list[str]:
+    """``{secure: {...}}``-style values: ``secure:`` holds the ciphertext text ``pulumi config set --secret`` wrote."""
+    secret_fields = _secret_paths(StackConfig)
+    problems = []
+    for at in paths:
+        inner = _malformed_secure(functools.reduce(lambda d, k: d[k], at, data))
+        secret = any(len(s) == len(at) and all(a == "*" or a == b for a, b in zip(s, at)) for s in secret_fields)
+        how = f"pulumi config set --path --secret '{_pulumi_path(at)}' <value>" if secret else \
+            f"pulumi config set --path '{_pulumi_path(at)}' <value> (this key is not a secret)"
+        problems.append(f"{_key(at)}: expected a secure: value holding the ciphertext Pulumi writes, got "
+                        f"secure: with {_describe(inner)}; set it again with {how}")
+    return problems
+
+
+def _secret_problems(data: Mapping[str, Any], secret_keys: set[str]) -> list[str]:
+    """Fields marked secret whose value sits in plain text in the stack config (its key is not a Pulumi secret)."""
+    problems: list[str] = []
+    for at in _plain_text_secrets(data, secret_keys):
+        key = _key(at)
+        problems.append(f"{key}: is a secret but is stored in plain text in the stack config; encrypt it with "
+                        f"pulumi config set --path --secret '{key}' <value>")
+    return problems
+
+
+class _Deferred(Exception):
+    """A cross-field rule read a top-level key whose value has an error: the rule waits until it is fixed."""
+
+
+class _Invalid:
+    """Stands in for a top-level key whose value failed validation; any use of it defers the rule reading it."""
+
+    def __init__(self, key: str):
+        object.__setattr__(self, "_key", key)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise _Deferred(self._key)
+
+    def _defer(self, *_: Any) -> Any:
+        raise _Deferred(object.__getattribute__(self, "_key"))
+
+    __iter__ = __len__ = __bool__ = __contains__ = __getitem__ = __eq__ = __ne__ = __hash__ = _defer
+    __lt__ = __le__ = __gt__ = __ge__ = __str__ = __format__ = __int__ = __float__ = __index__ = _defer
+
+    def __repr__(self) -> str:
+        return f"<invalid {object.__getattribute__(self, '_key')}>"
+
+
+def _partial_config(data: Mapping[str, Any], invalid: set[str]) -> Optional[StackConfig]:
+    """A :class:`StackConfig` of the valid top-level keys, with :class:`_Invalid` in place of the others."""
+    alias_of = {n: f.alias or n for n, f in StackConfig.model_fields.items()}
+    field_of = {a: n for n, a in alias_of.items()}
+    bad = {field_of[a] for a in invalid if a in field_of}
+    overrides: dict[str, Any] = {
+        n: (Any, Field(default_factory=functools.partial(_Invalid, _key((alias_of[n],))))) for n in bad}
+    model = create_model("PartialStackConfig", __base__=StackConfig, **overrides)
+    try:
+        return model.model_validate({k: v for k, v in data.items() if k in field_of and field_of[k] not in bad})
+    except ValidationError:
+        return None
+
+
+def _run_cross_checks(cfg: Optional[StackConfig], partial: bool) -> list[str]:
+    """Every rule of :data:`CROSS_CHECKS`; on a partial config, a rule that reads an invalid key is deferred."""
+    if cfg is None:
+        return []
+    problems: list[str] = []
+    for check in CROSS_CHECKS:
+        try:
+            problems += check(cfg)
+        except _Deferred:
+            continue
+        except Exception:  # noqa: BLE001 - on a partial config only: a rule tripped over a stand-in value
+            if not partial:
+                raise
+    return problems
+
+
+def load_stack_config(raw: Mapping[str, str], secret_keys: Optional[Iterable[str]] = None) -> StackConfig:
+    """Parse and check the stack's raw Pulumi config (``{"oke-rdma:network": "<json>", ...}``).
+
+    :param secret_keys: the config keys Pulumi holds as secrets; when given, a field marked secret
+        (``json_schema_extra={"secret": True}``) whose key is not among them is refused (it sits in plain text).
+    :returns: the frozen :class:`StackConfig`.
+    :raises ConfigError: with one line per problem, all at once: keys in a look-alike namespace, type and range
+        errors and unknown keys (with the nearest valid key), plain-text secrets, and every cross-field rule of
+        :data:`CROSS_CHECKS` that reads only valid top-level keys (a rule reading a key with an error is deferred
+        until that key is fixed).
+    """
+    data = _decode_raw(raw)
+    secret = None if secret_keys is None else set(secret_keys)
+    problems = _namespace_problems(raw)
+    # A secret in plain text is exposed and must be replaced: that is its one problem (checks of the exposed value,
+    # like a minimum length, would only describe a value that is going away), and it comes first.
+    exposed = _plain_text_secrets(data, secret) if secret is not None else []
+    malformed = _malformed_secure_paths(data)
+    problems += _malformed_secure_problems(data, malformed)
+    exposed += malformed
+    if secret is not None:
+        problems += _secret_problems(data, secret)
+    try:
+        cfg: Optional[StackConfig] = StackConfig.model_validate(data)
+        partial = False
+    except ValidationError as e:
+        errors = e.errors()
+        # A list whose items were refused is also "too short" after validation: report only the items.
+        item_locs = {tuple(err["loc"][:-1]) for err in errors if err["loc"] and isinstance(err["loc"][-1], int)}
+        problems += [_format_error(err) for err in errors
+                     if not (err["type"] == "too_short" and tuple(err["loc"]) in item_locs)
+                     and not any(tuple(err["loc"])[:len(at)] == at for at in exposed)]
+        cfg = _partial_config(data, {str(err["loc"][0]) for err in errors if err["loc"]})
+        partial = True
+    problems += _run_cross_checks(cfg, partial)
+    if problems:
+        raise ConfigError([_hide_placeholder(p) for p in problems])
+    assert cfg is not None
+    return cfg
+
+
+def raw_pulumi_config() -> dict[str, str]:
+    """Every config key the Pulumi runtime holds (set explicitly or handed over in ``PULUMI_CONFIG``)."""
+    from pulumi.runtime import config as runtime_config
+
+    merged = dict(runtime_config.get_config_env())
+    merged.update(runtime_config.CONFIG.get())
+    return merged
+
+
+def pulumi_secret_keys(raw: Iterable[str]) -> set[str]:
+    """The config keys the Pulumi runtime marks secret (``is_config_secret``, or ``PULUMI_CONFIG_SECRET_KEYS``)."""
+    from pulumi.runtime import config as runtime_config
+
+    return {k for k in raw if runtime_config.is_config_secret(k)} | set(runtime_config.get_config_secret_keys_env())
+
+
+def load_from_pulumi() -> StackConfig:
+    """Load the running stack's config with its secret keys (see :func:`load_stack_config`)."""
+    raw = raw_pulumi_config()
+    return load_stack_config(raw, secret_keys=pulumi_secret_keys(raw))

@@ -1,0 +1,211 @@
+"""Resources that face the internet: load balancers, network load balancers, the Kubernetes objects that create them,
+bastions, public IPs and VNICs that get one.
+
+``no-public-endpoints`` (resource) refuses:
+
+| resource type (engine token)                             | public when                                            |
+|----------------------------------------------------------|--------------------------------------------------------|
+| ``oci:LoadBalancer/loadBalancer:LoadBalancer``           | ``isPrivate`` is not literally true (OCI's default is  |
+| ``oci:NetworkLoadBalancer/networkLoadBalancer:...``      | public)                                                |
+| ``kubernetes:core/v1:Service`` ``type: LoadBalancer``    | the OCI cloud controller's internal annotation for its |
+|                                                          | load-balancer type is not true (see below)             |
+| ``kubernetes:core/v1:Service`` with ``externalIPs``      | always (the node answers for addresses it does not own;|
+|                                                          | Kubernetes CVE-2020-8554)                              |
+| ``kubernetes:networking.k8s.io/v1:Ingress``,             | its class is not listed in ``internalIngressClasses``  |
+| ``kubernetes:gateway.networking.k8s.io/v1:Gateway``      | (the controller's Service decides the exposure)        |
+| ``oci:Core/publicIp:PublicIp``                           | always (a reserved or ephemeral public IP)             |
+| ``oci:Core/instance:Instance``, ``oci:Core/vnicAttach..``| ``createVnicDetails.assignPublicIp`` is not literally  |
+| ``oci:Core/instanceConfiguration:InstanceConfiguration`` | false (OCI assigns one in a public subnet when unset)  |
+| ``oci:Bastion/bastion:Bastion``                          | its ``clientCidrBlockAllowLists`` is internet-wide or  |
+|                                                          | their union is internet-scale (``_addresses``)         |
+| ``oci:ObjectStorage/bucket:Bucket``                      | ``accessType`` is not ``NoPublicAccess`` (the default) |
+| ``oci:ObjectStorage/preauthrequest:Preauthrequest``      | always (a bearer URL usable from the internet)         |
+
+Kubernetes Services: OCI's cloud controller manager provisions a load balancer, or a network load balancer when
+``oci.oraclecloud.com/load-balancer-type: "nlb"``; it is internal only when
+``service.beta.kubernetes.io/oci-load-balancer-internal`` (load balancer) or
+``oci-network-load-balancer.oraclecloud.com/internal`` (network load balancer) parses as true with Go's
+``strconv.ParseBool`` (1, t, T, TRUE, true, True). The other type's annotation does nothing. Any other
+load-balancer type is refused (its exposure cannot be judged). The public API endpoint is judged by
+``kubernetes-api-not-public``; node subnets by ``node-subnets-private``.
+
+Config: ``allowPublicLoadBalancers`` (a stack that serves the internet through load balancers on purpose; their
+listener ports are then ``no-internet-ingress``'s ``publicListenerPorts``), ``internalIngressClasses``.
+
+Sources (checked 2026-11-30): oracle/oci-cloud-controller-manager ``docs/load-balancer-annotations.md`` and
+``pkg/cloudprovider/providers/oci/load_balancer_util.go`` (annotation names, ParseBool); OKE docs "Configuring Load
+Balancers and Network Load Balancers" ("Creating Internal Load Balancers"); OCI API reference "CreateLoadBalancerDetails"
+/ "CreateNetworkLoadBalancerDetails" (``isPrivate`` defaults to false), "CreateVnicDetails" (``assignPublicIp``),
+"Bastion" (``clientCidrBlockAllowList``); Object Storage docs "Public Buckets" (``accessType`` NoPublicAccess,
+ObjectRead, ObjectReadWithoutList) and "Pre-Authenticated Requests"; Kubernetes docs "Service" (externalIPs), "Ingress", Gateway API;
+pulumi_oci 5.5.0 (property names; ``Instance`` takes ``assignPublicIp`` as a string).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity)
+
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from . import _addresses as A
+    from . import _rules as R
+else:  # run by the Pulumi CLI from inside policies/security/
+    import _addresses as A
+    import _rules as R
+
+UNKNOWN = R.UNKNOWN
+LOAD_BALANCER = "oci:LoadBalancer/loadBalancer:LoadBalancer"
+NETWORK_LOAD_BALANCER = "oci:NetworkLoadBalancer/networkLoadBalancer:NetworkLoadBalancer"
+SERVICE = "kubernetes:core/v1:Service"
+INGRESS_TYPES = ("kubernetes:networking.k8s.io/v1:Ingress", "kubernetes:networking.k8s.io/v1beta1:Ingress",
+                 "kubernetes:extensions/v1beta1:Ingress")
+GATEWAY_TYPES = ("kubernetes:gateway.networking.k8s.io/v1:Gateway",
+                 "kubernetes:gateway.networking.k8s.io/v1beta1:Gateway")
+PUBLIC_IP = "oci:Core/publicIp:PublicIp"
+BUCKET = "oci:ObjectStorage/bucket:Bucket"
+PREAUTH_REQUEST = "oci:ObjectStorage/preauthrequest:Preauthrequest"
+BASTION = "oci:Bastion/bastion:Bastion"
+#: Resource type → path of its CreateVnicDetails.
+VNIC_DETAILS = {
+    "oci:Core/instance:Instance": ("createVnicDetails",),
+    "oci:Core/vnicAttachment:VnicAttachment": ("createVnicDetails",),
+    "oci:Core/instanceConfiguration:InstanceConfiguration": ("instanceDetails", "launchDetails", "createVnicDetails"),
+}
+LB_TYPE_ANNOTATION = "oci.oraclecloud.com/load-balancer-type"
+INTERNAL_ANNOTATION = {"lb": "service.beta.kubernetes.io/oci-load-balancer-internal",
+                       "nlb": "oci-network-load-balancer.oraclecloud.com/internal"}
+#: Go strconv.ParseBool's true spellings (the cloud controller parses the internal annotations with it).
+PARSEBOOL_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+
+
+def service_problems(props: Any, allow_public_lbs: bool) -> list[str]:
+    """Why a Service faces the internet (or may), [] when it does not."""
+    problems = []
+    external_ips = R.elements(R.read(props, "spec", "externalIPs"))
+    if external_ips is UNKNOWN or external_ips:
+        problems.append("sets spec.externalIPs: nodes then accept traffic for addresses they do not own "
+                        "(CVE-2020-8554); use a Service of type ClusterIP or an internal load balancer")
+    kind = R.read(props, "spec", "type")
+    if kind is UNKNOWN:
+        return problems + ["its spec.type is unknown during preview; set it literally"]
+    if kind != "LoadBalancer" or allow_public_lbs:
+        return problems
+    annotations = R.read(props, "metadata", "annotations", default={})
+    if annotations is UNKNOWN:
+        return problems + ["is type LoadBalancer and its annotations are unknown during preview, so it may be public"]
+    lb_type = R.read(annotations, LB_TYPE_ANNOTATION, default="lb")
+    if lb_type is UNKNOWN or lb_type not in INTERNAL_ANNOTATION:
+        return problems + [f"is type LoadBalancer with {LB_TYPE_ANNOTATION}: {lb_type!r}, which is not 'lb' or "
+                           "'nlb', so whether it is internal cannot be judged"]
+    key = INTERNAL_ANNOTATION[lb_type]
+    value = R.read(annotations, key)
+    if value is UNKNOWN:
+        return problems + [f"is type LoadBalancer and its {key} annotation is unknown during preview"]
+    if not (isinstance(value, str) and value in PARSEBOOL_TRUE):
+        shown = "missing" if value is None else repr(value)
+        problems.append(f"is type LoadBalancer ({'network load balancer' if lb_type == 'nlb' else 'load balancer'})"
+                        f" and its {key} annotation is {shown}, so OCI provisions a public one; annotate it "
+                        f"{key}: \"true\"")
+    return problems
+
+
+def _public_vnic(details: Any) -> Any:
+    """True / UNKNOWN when the VNIC gets (or may get) a public IP; False only for a literal false."""
+    value = R.read(details, "assignPublicIp")
+    if value is UNKNOWN:
+        return UNKNOWN
+    return not (value is False or (isinstance(value, str) and value.strip().lower() == "false"))
+
+
+def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
+    """Why one resource faces the internet (see the module table)."""
+    allow_lbs = bool(config.get("allowPublicLoadBalancers"))
+    if resource_type in (LOAD_BALANCER, NETWORK_LOAD_BALANCER):
+        private = R.read(props, "isPrivate")
+        if private is UNKNOWN:
+            yield "its isPrivate is unknown during preview; set it to the literal true"
+        elif private is not True and not allow_lbs:
+            yield "is public (isPrivate is not true; OCI's default is a public IP); set isPrivate: true"
+    elif resource_type == SERVICE:
+        yield from service_problems(props, allow_lbs)
+    elif resource_type in INGRESS_TYPES or resource_type in GATEWAY_TYPES:
+        key = "ingressClassName" if resource_type in INGRESS_TYPES else "gatewayClassName"
+        cls = R.read(props, "spec", key)
+        internal = config.get("internalIngressClasses") or []
+        if cls is UNKNOWN or cls not in internal:
+            shown = "unknown" if cls is UNKNOWN else repr(cls)
+            yield (f"uses class {shown} (spec.{key}), which is not listed in internalIngressClasses, so the load "
+                   "balancer its controller exposes cannot be verified internal; use an internal class or list it")
+    elif resource_type == BUCKET:
+        access = R.read(props, "accessType", default="NoPublicAccess")
+        if access != "NoPublicAccess":
+            shown = "unknown during preview" if access is UNKNOWN else repr(access)
+            yield (f"has accessType {shown}: anyone on the internet may read (ObjectRead: and list) its objects; set "
+                   "accessType: NoPublicAccess")
+    elif resource_type == PREAUTH_REQUEST:
+        yield ("is a pre-authenticated request: a bearer URL that lets anyone holding it reach the bucket's data from "
+               "the internet; grant access through IAM (Workload Identity) instead")
+    elif resource_type == PUBLIC_IP:
+        yield "is a public IP address; reach private resources through the OCI Bastion service or a VPN instead"
+    elif resource_type in VNIC_DETAILS:
+        public = _public_vnic(R.read(props, *VNIC_DETAILS[resource_type], default={}))
+        if public is UNKNOWN:
+            yield "createVnicDetails.assignPublicIp is unknown during preview; set it to the literal false"
+        elif public:
+            yield ("may get a public IP: createVnicDetails.assignPublicIp is not false (OCI assigns one in a public "
+                   "subnet when it is unset); set assignPublicIp to false")
+    elif resource_type == BASTION:
+        cidrs = R.elements(R.read(props, "clientCidrBlockAllowLists"))
+        if cidrs is UNKNOWN or any(c is UNKNOWN for c in cidrs):
+            yield "its clientCidrBlockAllowLists is unknown during preview; list the client CIDRs literally"
+            return
+        nets = [A.parse_cidr(c) for c in cidrs]
+        bad = [c for c, n in zip(cidrs, nets) if n is None]
+        if bad:
+            yield f"clientCidrBlockAllowLists entries {bad} are not CIDRs"
+        wide = [c for c in cidrs if R.internet_wide(c) is True]
+        scale = A.internet_scale(n for n in nets if n is not None)
+        if wide or scale:
+            yield (f"admits the internet to its sessions (clientCidrBlockAllowLists {', '.join(wide) if wide else ''}"
+                   f"{'' if wide else 'together cover ' + str(scale)}); list only the administrators' networks")
+
+
+def validate_no_public_endpoints(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``no-public-endpoints``: see the module docstring. Unknowns fail closed."""
+    kind = args.resource_type.split(":")[-1]
+    for problem in problems_of(args.resource_type, args.props, args.get_config() or {}):
+        report_violation(f"{kind} '{args.name}' {problem}.", None)
+
+
+no_public_endpoints = ResourceValidationPolicy(
+    name="no-public-endpoints",
+    description=("Nothing faces the internet: load balancers and network load balancers are private, Kubernetes "
+                 "Services of type LoadBalancer carry OCI's internal annotation, Ingresses/Gateways use an internal "
+                 "class, no public IPs or VNICs with one, no Service externalIPs, bastions admit only known "
+                 "networks, no public buckets or pre-authenticated requests."),
+    validate=validate_no_public_endpoints,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.CRITICAL,
+    remediation_steps=("Set isPrivate: true; annotate LoadBalancer Services service.beta.kubernetes.io/"
+                       "oci-load-balancer-internal: \"true\" (or oci-network-load-balancer.oraclecloud.com/internal: "
+                       "\"true\" with load-balancer-type nlb); set assignPublicIp: false; reach nodes through the "
+                       "OCI Bastion service with a narrow client list. A stack that serves the internet on purpose "
+                       "sets allowPublicLoadBalancers. Source: oracle/oci-cloud-controller-manager "
+                       "docs/load-balancer-annotations.md; OKE docs: Configuring Load Balancers and Network Load "
+                       "Balancers; OCI API: CreateVnicDetails."),
+    tags=["network", "security", "exposure"],
+    config_schema=PolicyConfigSchema(properties={
+        "allowPublicLoadBalancers": {"type": "boolean", "default": False,
+                                     "description": "this stack serves the internet through load balancers"},
+        "internalIngressClasses": {"type": "array", "uniqueItems": True, "default": [],
+                                   "items": {"type": "string", "maxLength": 253},
+                                   "description": "Ingress / Gateway classes whose controller is internal"}}),
+)
+
+POLICIES = [no_public_endpoints]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "no-public-endpoints": ("fails closed: an unknown isPrivate, Service type or annotation, ingress class, "
+                            "assignPublicIp, bastion client list or bucket accessType is a violation"),
+}

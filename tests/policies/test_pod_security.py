@@ -1,0 +1,163 @@
+"""Pod privilege through every path: Helm values, workload pod specs, node escape, undeclared namespaces."""
+from __future__ import annotations
+
+import pytest
+
+from policies.security.pod_security import node_escape_path, values_findings
+from tests.policies.test_policies import U, messages, res, run
+
+HELM = "kubernetes:helm.sh/v3:Release"
+NS = "kubernetes:core/v1:Namespace"
+POD = "kubernetes:core/v1:Pod"
+VALUES, ESCAPE, DECLARED = ("helm-values-pod-security", "node-escape-only-in-node-agent-namespaces",
+                            "workload-namespace-declared")
+RDMA_LEVEL = "rdma-pods-in-privileged-namespaces"
+
+
+def namespace(name, level):
+    return res(NS, f"ns-{name}", {"metadata": {"name": name, "labels": {"pod-security.kubernetes.io/enforce": level}}})
+
+
+def release(values, ns="apps"):
+    return res(HELM, "rel", {"chart": "keda", "version": "2.20.2", "namespace": ns,
+                             "repositoryOpts": {"repo": "https://kedacore.github.io/charts"}, "values": values})
+
+
+def pod(spec, ns="apps"):
+    return res(POD, "p", {"metadata": {"name": "p", "namespace": ns}, "spec": spec})
+
+
+def found(policy, *resources):
+    return messages(run(*resources, policy=policy), policy)
+
+
+@pytest.mark.parametrize("values, policy", [
+    ({"hostNetwork": True}, VALUES), ({"controller": {"hostNetwork": "true"}}, VALUES),
+    ({"containerSecurityContext": {"privileged": True}}, VALUES),
+    ({"a": {"b": [{"securityContext": {"capabilities": {"add": ["NET_RAW"]}}}]}}, VALUES),
+    ({"extraVolumes": [{"name": "d", "hostPath": {"path": "/data"}}]}, VALUES),
+    ({"ports": {"hostPort": 8080}}, VALUES),
+    ({"securityContext": {"allowPrivilegeEscalation": True}}, VALUES),
+    ({"securityContext": {"runAsUser": 0}}, VALUES),
+    ({"service": {"type": "LoadBalancer"}}, VALUES),
+    ({"hostPID": True}, ESCAPE), ({"x": {"hostIPC": True}}, ESCAPE),
+    ({"securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}, ESCAPE),
+    ({"securityContext": {"capabilities": {"add": ["CAP_ALL"]}}}, ESCAPE),
+    ({"volumes": [{"hostPath": {"path": "/"}}]}, ESCAPE), ({"hostPath": "/var/run/docker.sock"}, ESCAPE),
+    ({"v": {"hostPath": {"path": "/etc/../"}}}, ESCAPE),
+    (U, ESCAPE),
+])
+def test_privilege_settings_anywhere_in_helm_values_are_refused_in_a_restricted_namespace(values, policy):
+    assert len(found(policy, namespace("apps", "restricted"), release(values))) == 1
+
+
+def test_the_issue_example_release_is_refused_by_both_rules():
+    values = {"hostNetwork": True, "hostPID": True, "containerSecurityContext": {"privileged": True}}
+    resources = (namespace("apps", "restricted"), release(values))
+    assert found(VALUES, *resources) and found(ESCAPE, *resources)
+
+
+def test_values_fit_the_namespace_level():
+    baseline = namespace("apps", "baseline")
+    assert found(VALUES, baseline, release({"securityContext": {"runAsUser": 0}})) == []
+    assert found(VALUES, baseline, release({"hostNetwork": True}))
+    privileged = namespace("apps", "privileged")
+    assert found(VALUES, privileged, release({"hostNetwork": True, "privileged": True})) == []
+    assert found(ESCAPE, privileged, release({"hostPID": True}))  # privileged is not enough for node escape
+    agents = namespace("gpu-operator", "privileged")
+    assert found(ESCAPE, agents, release({"hostPID": True, "hostPath": {"path": "/"}}, ns="gpu-operator")) == []
+    assert found(VALUES, namespace("apps", "restricted"), release({"replicas": 2, "privileged": False,
+                                                                   "securityContext": {"runAsNonRoot": True,
+                                                                                       "allowPrivilegeEscalation": False}})) == []
+    internal = {"service": {"type": "LoadBalancer", "annotations": {
+        "service.beta.kubernetes.io/oci-load-balancer-internal": "true"}}}
+    assert found(VALUES, namespace("apps", "restricted"), release(internal)) == []
+
+
+def test_the_issue_example_pod_is_refused_in_a_privileged_non_rdma_namespace():
+    spec = {"hostPID": True, "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+            "containers": [{"name": "c", "image": "i", "securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}]}
+    [message] = found(ESCAPE, namespace("tools", "privileged"), pod(spec, "tools"))
+    assert "hostPID" in message and "SYS_ADMIN" in message and "host path /" in message
+
+
+def test_rdma_pods_need_no_node_escape():
+    spec = {"hostNetwork": True, "volumes": [{"name": "ib", "hostPath": {"path": "/dev/infiniband"}}],
+            "containers": [{"name": "c", "image": "i", "securityContext": {
+                "privileged": True, "capabilities": {"add": ["IPC_LOCK"]}}}]}
+    resources = (namespace("research", "privileged"), pod(spec, "research"))
+    assert found(ESCAPE, *resources) == [] and found(RDMA_LEVEL, *resources) == []
+
+
+@pytest.mark.parametrize("spec, what", [
+    ({"hostPID": True, "containers": []}, "hostPID"), ({"hostIPC": True, "containers": []}, "hostIPC"),
+    ({"volumes": [{"hostPath": {"path": "/data"}}], "containers": []}, "hostPath"),
+    ({"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 80}]}]}, "hostPort"),
+    ({"containers": [{"name": "c", "securityContext": {"capabilities": {"add": ["NET_RAW"]}}}]}, "NET_RAW"),
+])
+def test_every_baseline_control_needs_a_privileged_namespace(spec, what):
+    [message] = found(RDMA_LEVEL, namespace("apps", "baseline"), pod(spec))
+    assert what in message
+
+
+@pytest.mark.parametrize("path, escape", [("/", True), ("/etc", True), ("/etc/kubernetes", True), ("/var", True),
+                                          ("/var/lib/kubelet/pods", True), ("/dev", True), ("//", True),
+                                          ("/dev/infiniband", False), ("/data", False), ("/mnt/nvme", False),
+                                          ("/opt/../proc", True)])
+def test_node_escape_paths(path, escape):
+    assert node_escape_path(path) is escape
+
+
+def test_workloads_and_releases_go_to_declared_namespaces():
+    assert found(DECLARED, pod({"containers": []}, "default"))
+    assert found(DECLARED, release({}, ns="elsewhere"))
+    assert found(DECLARED, namespace("apps", "restricted"), pod({"containers": []}), release({})) == []
+
+
+def test_values_findings_paths_name_where_the_setting_sits():
+    [(kind, text)] = values_findings({"node-exporter": {"hostPID": True}})
+    assert kind == "escape" and text == "values.node-exporter.hostPID: true"
+
+
+@pytest.mark.parametrize("spec, what", [
+    ({"securityContext": {"seccompProfile": {"type": "Unconfined"}}, "containers": []}, "seccompProfile"),
+    ({"securityContext": {"sysctls": [{"name": "kernel.core_pattern", "value": "|/x"}]}, "containers": []},
+     "kernel.core_pattern"),
+    ({"containers": [{"name": "c", "securityContext": {"procMount": "Unmasked"}}]}, "procMount"),
+    ({"containers": [{"name": "c", "securityContext": {"seLinuxOptions": {"type": "spc_t"}}}]}, "seLinuxOptions"),
+    ({"containers": [{"name": "c", "securityContext": {"appArmorProfile": {"type": "Unconfined"}}}]}, "appArmor"),
+    ({"containers": [{"name": "c", "securityContext": {"windowsOptions": {"hostProcess": True}}}]}, "hostProcess"),
+])
+def test_security_context_controls_of_baseline_need_a_privileged_namespace(spec, what):
+    [message] = found(RDMA_LEVEL, namespace("apps", "restricted"), pod(spec))
+    assert what in message
+
+
+def test_baseline_security_contexts_pass():
+    spec = {"securityContext": {"seccompProfile": {"type": "RuntimeDefault"}, "sysctls": [
+        {"name": "net.ipv4.tcp_keepalive_time", "value": "60"}]},
+            "containers": [{"name": "c", "securityContext": {"procMount": "Default", "seLinuxOptions": {
+                "type": "container_t"}}}]}
+    assert found(RDMA_LEVEL, namespace("apps", "restricted"), pod(spec)) == []
+
+
+@pytest.mark.parametrize("path, bad", [("/", True), ("/etc/kubernetes", True), ("/mnt/datasets", False)])
+def test_persistent_volumes_with_node_host_paths_are_refused(path, bad):
+    pv = res("kubernetes:core/v1:PersistentVolume", "pv", {"spec": {"hostPath": {"path": path},
+                                                                  "capacity": {"storage": "1Gi"}}})
+    assert bool(found(ESCAPE, pv)) is bad
+
+
+@pytest.mark.parametrize("values, policy", [
+    ({"hostNetwork": "yes"}, VALUES), ({"privileged": 1}, VALUES),
+    ({"securityContext": {"capabilities": {"add": "SYS_ADMIN"}}}, ESCAPE),
+    ({"podSecurityContext": {"seccompProfile": {"type": "Unconfined"}}}, VALUES),
+])
+def test_helm_values_spellings_fail_closed(values, policy):
+    assert found(policy, namespace("apps", "restricted"), release(values))
+
+
+def test_helm_values_false_spellings_pass():
+    values = {"hostNetwork": "false", "privileged": 0, "hostPID": None, "x": {"hostIPC": "no"}}
+    resources = (namespace("apps", "restricted"), release(values))
+    assert found(VALUES, *resources) == [] and found(ESCAPE, *resources) == []
