@@ -11,6 +11,7 @@ from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
 from oke_rdma.iam import Iam
+from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
 from oke_rdma.outputs import OUTPUTS_VERSION
 from oke_rdma.platform import Platform
@@ -49,6 +50,8 @@ platform = Platform(f"{prefix}-platform", adapter.platform_args(
 volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
+lustre = None if config.storage.lustre is None else LustreStorage(f"{prefix}-lustre", adapter.lustre_args(
+    config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.workload_identity_args(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
 scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],

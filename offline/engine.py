@@ -203,6 +203,11 @@ class OciMocks(pulumi_mocks.Mocks):
                     "exportSetId": fake_ocid("exportset", self.region, rid)}
         elif typ == "oci:Core/computeCluster:ComputeCluster":
             out["state"] = "ACTIVE"
+        elif typ == "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem":
+            subnet = inputs.get("subnetId", "")
+            subnet = subnet.get("value", "") if isinstance(subnet, dict) else subnet  # a secret
+            out |= {"state": "ACTIVE", "lnet": "tcp",
+                    "managementServiceAddress": host_address(self.subnet_cidrs.get(subnet, "10.0.0.0/24"), 5)}
         return out
 
     # -- invokes -----------------------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
                              workload_bindings)
+from oke_rdma.config.checks.storage import lustre_availability_domain
 from oke_rdma.iam import IamArgs, IamInputs
+from oke_rdma.lustre import LustreArgs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.platform import PlatformArgs, TenantNamespace
 from oke_rdma.workload_identity import WorkloadIdentityArgs
@@ -90,3 +92,18 @@ def workload_identity_args(cfg: StackConfig, provider: pulumi.ProviderResource, 
     ``namePrefix`` and ``freeformTags``, plus the cluster, its provider, the namespaces and the IAM dependencies."""
     return WorkloadIdentityArgs(workload_bindings(cfg), cfg.compartment_id, provider, cluster_id, namespaces,
                                 mapping_depends_on, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags)
+
+
+def lustre_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping[str, pulumi.Input[str]],
+                nsg_ids: Mapping[str, pulumi.Input[str]], provider: Optional[pulumi.ProviderResource],
+                namespaces: Mapping[str, pulumi.Resource]) -> LustreArgs:
+    """:class:`~oke_rdma.lustre.LustreArgs` from ``storage.lustre`` (which must be set), ``compartmentId``,
+    ``namePrefix``, ``freeformTags`` and the tenants' namespaces, plus the network's outputs (the storage subnet,
+    the workers' NSG) and the platform's namespaces."""
+    lustre = cfg.storage.lustre
+    assert lustre is not None, "lustre_args needs storage.lustre"
+    return LustreArgs(config=lustre, name_prefix=cfg.name_prefix, compartment_id=cfg.compartment_id,
+                      availability_domain=lustre_availability_domain(cfg), vcn_id=vcn_id,
+                      subnet_id=subnet_ids["storage"], client_nsg_id=nsg_ids["workers"],
+                      freeform_tags=cfg.freeform_tags, provider=provider,
+                      tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces)

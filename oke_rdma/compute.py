@@ -30,7 +30,8 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_oci as oci
 
-from oke_rdma.config.compute import ComputeCluster, NodePool
+from oke_rdma import node_init
+from oke_rdma.config.compute import PROGRAM_NODE_LABELS, ComputeCluster, NodePool
 from oke_rdma.config.platform import is_gpu_shape
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
@@ -38,6 +39,21 @@ DISABLE_OKE_DEVICE_PLUGIN = ("oci.oraclecloud.com/disable-gpu-device-plugin", "t
 CNI_TYPE = "OCI_VCN_IP_NATIVE"
 #: Node metadata key OKE reads to disable the legacy IMDSv1 endpoints of the pool's instances.
 IMDS_METADATA_KEY = "areLegacyImdsEndpointsDisabled"
+#: Node metadata key OKE hands to cloud-init as user data (OKE docs, "Using Custom Cloud-init Initialization Scripts
+#: to Set Up Managed Nodes"); base64 of the script.
+USER_DATA_KEY = "user_data"
+#: Label on the nodes of a pool with ``localNvme`` (jobs that need the scratch file system select it).
+LOCAL_NVME_LABEL = PROGRAM_NODE_LABELS[1]
+
+
+def node_metadata(pool: NodePool) -> dict[str, str]:
+    """The pool's node metadata: IMDSv2 only (or not), and the cloud-init user data when ``localNvme`` is on (a pool
+    without it keeps OKE's default initialisation)."""
+    metadata = {IMDS_METADATA_KEY: "true" if pool.are_legacy_imds_endpoints_disabled else "false"}
+    if pool.local_nvme.enabled:
+        metadata[USER_DATA_KEY] = node_init.user_data(nvme=True, mount_path=pool.local_nvme.mount_path,
+                                                      filesystem=pool.local_nvme.filesystem)
+    return metadata
 #: Properties whose change replaces a pool (every node destroyed): declared so every preview says "replace".
 POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]
 
@@ -45,6 +61,8 @@ POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]
 def node_labels(pool: NodePool, name: str, gpu_operator: bool) -> dict[str, str]:
     """The initial Kubernetes labels of pool ``name``: its own, the pool name, and the device-plugin switch."""
     labels = {"okerdma.io/node-pool": name, **pool.labels}
+    if pool.local_nvme.enabled:
+        labels[LOCAL_NVME_LABEL] = "true"
     if gpu_operator and is_gpu_shape(pool.shape):
         labels[DISABLE_OKE_DEVICE_PLUGIN[0]] = DISABLE_OKE_DEVICE_PLUGIN[1]
     return labels
@@ -181,7 +199,7 @@ class Compute(pulumi.ComponentResource):
                         nsg_ids=[args.nsg_ids["workers"]],
                         is_pv_encryption_in_transit_enabled=pool.is_pv_encryption_in_transit_enabled,
                         freeform_tags=tags, node_pool_pod_network_option_details=pod_network),
-                    node_metadata={IMDS_METADATA_KEY: "true" if pool.are_legacy_imds_endpoints_disabled else "false"},
+                    node_metadata=node_metadata(pool),
                     node_eviction_node_pool_settings=oci.containerengine.NodePoolNodeEvictionNodePoolSettingsArgs(
                         eviction_grace_duration=pool.eviction.grace_duration,
                         is_force_action_after_grace_duration=pool.eviction.force_action_after_grace_duration,

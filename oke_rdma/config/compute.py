@@ -54,7 +54,7 @@ FLEX_FALLBACK_LIMITS = (256, 4096)
 FLEX_GB_PER_OCPU = (1, 64)
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
-PROGRAM_NODE_LABELS = ("okerdma.io/node-pool",)
+PROGRAM_NODE_LABELS = ("okerdma.io/node-pool", "okerdma.io/local-nvme")
 #: Labels in the kubernetes.io / k8s.io namespaces a kubelet may set on its own Node (Kubernetes docs, kubelet
 #: ``--node-labels`` and "NodeRestriction"): these, plus any under ``kubelet.kubernetes.io/`` or
 #: ``node.kubernetes.io/``. The kubelet and OCI's cloud controller set these from the node itself, so a pool-wide
@@ -210,6 +210,34 @@ class Preemptible(_Model):
         "Keep the boot volume of a reclaimed node (billed until deleted)."))
 
 
+class LocalNvme(_Model):
+    """The pool's local NVMe drives as one RAID 0 file system on every node (``nodePools.<p>.localNvme``).
+
+    ``mountPath``: an absolute path on the node (default ``/mnt/nvme``); ``filesystem``: ``ext4`` or ``xfs``. Built by
+    the node's cloud-init before OKE's bootstrap (``oke_rdma.node_init``); a shape without NVMe drives is refused.
+    """
+
+    enabled: bool = Field(False, description="RAID 0 the pool's local NVMe drives and mount them on every node.")
+    mount_path: str = Field("/mnt/nvme", description=(
+        "Absolute mount path on the node, outside the system directories (`/etc`, `/var`, `/usr`, ...)."))
+    filesystem: Literal["ext4", "xfs"] = Field("ext4", description="File system of the RAID volume.")
+
+    @field_validator("mount_path")
+    @classmethod
+    def _path(cls, v: str) -> str:
+        parts = v.split("/")
+        if not re.match(r"^/[A-Za-z0-9._/-]+$", v) or v.endswith("/") or "//" in v or \
+                any(p in (".", "..") for p in parts) or parts[1] in _SYSTEM_DIRS:
+            raise ValueError(f"must be an absolute path like /mnt/nvme outside the system directories "
+                             f"({', '.join('/' + d for d in sorted(_SYSTEM_DIRS))}), got {v!r}")
+        return v
+
+
+#: Top-level directories a RAID mount must not cover (the node's OS, kubelet and container runtime live there).
+_SYSTEM_DIRS = frozenset({"bin", "boot", "dev", "etc", "lib", "lib64", "proc", "root", "run", "sbin", "sys", "usr",
+                          "var"})
+
+
 class NodePool(_Model):
     """One OKE managed node pool. Sizes: ``ocpus`` (count), ``memoryGb`` and ``bootVolumeGb`` in GB.
 
@@ -265,6 +293,9 @@ class NodePool(_Model):
     is_pv_encryption_in_transit_enabled: bool = Field(True, description=(
         "Encrypt paravirtualized boot and block volume traffic in transit."))
     preemptible: Optional[Preemptible] = Field(None, description="Preemptible capacity (not for RDMA pools).")
+    local_nvme: LocalNvme = Field(LocalNvme(), description=(
+        "The pool's local NVMe drives as one RAID 0 file system on every node, built by cloud-init before OKE's "
+        "bootstrap; a shape without NVMe drives is refused."))
 
     _image = field_validator("image_id")(lambda v: _ocid("image", v))
     _labels = field_validator("labels")(lambda v: _k8s_labels(v))

@@ -13,6 +13,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator
 
 from ._base import _Model, _ocid
+from .lustre import Lustre
 
 
 #: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
@@ -74,9 +75,12 @@ class Fss(_Model):
 
 
 class Storage(_Model):
-    """Shared storage settings."""
+    """Shared storage settings: File Storage (``fss``, on by default) and File Storage with Lustre (``lustre``, none
+    unless set; see :class:`oke_rdma.config.lustre.Lustre`)."""
 
     fss: Fss = Field(Fss(), description="The shared file system, its mount target and export.")
+    lustre: Optional[Lustre] = Field(None, description=(
+        "File Storage with Lustre: a high-throughput file system with a static volume per tenant (docs/storage.md)."))
 
 
 class SharedStorage(_Model):

@@ -71,6 +71,9 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "https://helm.ngc.nvidia.com/nvidia",
     "oci://registry.k8s.io/kueue/charts",
     "https://kedacore.github.io/charts",
+    "oci://registry.k8s.io/jobset/charts",
+    "oci://ghcr.io/kubeflow/charts",
+    "https://ray-project.github.io/kuberay-helm",
 ]
 #: A chart name (Helm docs "Chart Best Practices": lower case letters and numbers, words separated by dashes);
 #: anything else beside ``repositoryOpts.repo`` is a local path or an alias, which Helm resolves without the repo.

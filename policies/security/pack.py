@@ -29,12 +29,13 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import (iam, identity, kubernetes, network, node_pool, node_subnets, oke_network, pod_security,
+    from . import (iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network, pod_security,
                    public_endpoints, rbac, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
     import iam
     import identity
     import kubernetes
+    import lustre
     import network
     import node_pool
     import node_subnets
@@ -51,7 +52,7 @@ PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privile
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
-                          *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
+                          *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES, *lustre.POLICIES,
                           *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES]
 

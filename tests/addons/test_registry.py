@@ -28,6 +28,8 @@ from tests.crddeps import CRD_RELEASES
 from tests.stackcfg import dev_raw_config, of_type, one
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
+#: The add-ons every stack gets unless it turns them off.
+CORE_ADDONS = {"kubePrometheusStack", "gpuOperator", "kueue", "keda"}
 NS = "kubernetes:core/v1:Namespace"
 
 THROWAWAY = textwrap.dedent('''
@@ -103,7 +105,7 @@ def test_a_new_addon_module_is_planned_with_its_namespace_values_and_dependencie
     labels = namespaces["throwaway-system"].inputs["metadata"]["labels"]
     assert labels["pod-security.kubernetes.io/enforce"] == "baseline"
     assert component.pod_security["throwaway-system"] == "baseline"
-    assert set(component.releases) == set(temp_registry.keys())
+    assert set(component.releases) == {a.key for a in temp_registry if a.defaults.enabled}
     # The config checks read the new module's value shapes.
     addon = temp_registry["throwawayThing"]
     assert values_problems(addon, {"metrics": {"enabled": "yes"}}) == [
@@ -183,9 +185,10 @@ def test_value_shapes_match_the_values_the_addon_sets(addon: AddOn):
 
 @pytest.mark.parametrize("addon", list(REGISTRY), ids=lambda a: a.key)
 def test_each_addon_pins_an_exact_version_and_names_its_source(addon: AddOn):
-    """Defaults validate, the level is a Pod Security level, the module says where its facts come from and when."""
+    """Defaults validate, the level is a Pod Security level, the module says where its facts come from and when;
+    the platform's core add-ons are on by default, the optional ones (training operators) off."""
     assert addon.pod_security in POD_SECURITY_LEVELS
-    assert addon.defaults.enabled is True
+    assert addon.defaults.enabled is (addon.key in CORE_ADDONS)
     HelmRelease.model_validate({"version": addon.defaults.version, "namespace": addon.defaults.namespace})
     assert "checked 20" in addon.source
     module = importlib.import_module(type(addon.defaults).__module__)

@@ -83,8 +83,9 @@ def _check_flex(at: tuple[str, ...], pool: NodePool) -> list[str]:
 def _label_problem(key: str) -> Optional[str]:
     """Why a user label ``key`` cannot be an initial node label of a pool, or None."""
     if key in PROGRAM_NODE_LABELS:
-        return ("is set by oke-rdma to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes "
-                "by it); remove it (use your own key, like okerdma.io/role)")
+        what = ("to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes by it)"
+                if key == PROGRAM_NODE_LABELS[0] else "from the pool's localNvme setting")
+        return f"is set by oke-rdma {what}; remove it (use your own key, like okerdma.io/role)"
     prefix = key.rpartition("/")[0]
     k8s = any(prefix == d or prefix.endswith("." + d) for d in ("kubernetes.io", "k8s.io"))
     if not k8s:

@@ -22,11 +22,11 @@ def vcn_native(cfg: StackConfig) -> bool:
 
 def required_subnet_roles(cfg: StackConfig) -> tuple[str, ...]:
     """The subnet roles the stack uses: control plane, workers, internal load balancers, pods (VCN-native pod
-    networking) and storage (FSS enabled). ``publicLoadBalancers`` is never required."""
+    networking) and storage (FSS enabled, or a Lustre file system). ``publicLoadBalancers`` is never required."""
     roles = ["controlPlane", "workers", "internalLoadBalancers"]
     if vcn_native(cfg):
         roles.append("pods")
-    if cfg.storage.fss.enabled:
+    if cfg.storage.fss.enabled or cfg.storage.lustre is not None:
         roles.append("storage")
     return tuple(r for r in SUBNET_ROLES if r in roles)
 
@@ -193,7 +193,8 @@ def _brought_problems(cfg: StackConfig) -> list[str]:
     for role in required_subnet_roles(cfg):
         if ids.get(role) is None:
             why = {"pods": "VCN-native pod networking gives every pod an IP of the pod subnet",
-                   "storage": "the FSS mount target lives there (storage.fss.enabled)"}.get(role, "OKE needs it")
+                   "storage": "the FSS mount target (storage.fss.enabled) and the Lustre file system "
+                              "(storage.lustre) live there"}.get(role, "OKE needs it")
             problems.append(f"{_key(at + ('subnetIds', role))}: required ({why}); give the subnet OCID")
     first_role: dict[str, str] = {}
     for role in SUBNET_ROLES:

@@ -21,4 +21,36 @@ def check_storage(cfg: StackConfig) -> list[str]:
     if fss.enabled and fss.availability_domain and fss.availability_domain not in cfg.availability_domains:
         problems.append(f"{_key(('storage', 'fss', 'availabilityDomain'))}: {fss.availability_domain!r} is not in "
                         f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
+    problems += check_lustre(cfg)
+    return problems
+
+
+def lustre_availability_domain(cfg: StackConfig) -> str:
+    """The AD of the Lustre file system: ``storage.lustre.availabilityDomain``, else the Compute Cluster's (where the
+    RDMA nodes that read it run), else the first of ``availabilityDomains``."""
+    lustre = cfg.storage.lustre
+    if lustre is not None and lustre.availability_domain:
+        return lustre.availability_domain
+    if cfg.compute_cluster is not None:
+        return cfg.compute_cluster.availability_domain
+    return cfg.availability_domains[0]
+
+
+def check_lustre(cfg: StackConfig) -> list[str]:
+    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists; a brought network
+    provides the storage subnet the file system's addresses come from."""
+    lustre = cfg.storage.lustre
+    if lustre is None:
+        return []
+    problems = []
+    at = ("storage", "lustre")
+    if lustre.availability_domain and lustre.availability_domain not in cfg.availability_domains:
+        problems.append(f"{_key((*at, 'availabilityDomain'))}: {lustre.availability_domain!r} is not in "
+                        f"availabilityDomains; use one of {', '.join(cfg.availability_domains)}")
+    for i, tenant in enumerate(lustre.tenants):
+        if tenant not in cfg.tenants:
+            problems.append(f"{_key((*at, 'tenants', i))}: no tenant named {tenant!r}; use one of "
+                            f"{', '.join(sorted(cfg.tenants)) or '(no tenants defined)'}, or remove it")
+    if len(set(lustre.tenants)) != len(lustre.tenants):
+        problems.append(f"{_key((*at, 'tenants'))}: lists a tenant twice; list each once")
     return problems
