@@ -30,7 +30,8 @@ consumer-preview: $(STAMP)
 
 ## make outputs-docs: check the output contract's versions and regenerate the outputs table of docs/outputs.md
 outputs-docs: $(STAMP)
-	$(PY) -m oke_rdma.outputs --write-docs
+	$(PY) -m oke_rdma.outputs
+	$(PY) -m oke_rdma.docs --write
 
 ## make docs: regenerate every generated part of the documentation: the config reference (docs/configuration.md)
 ## and Pulumi.yaml's config schema from the config model, the NSG rules (docs/networking.md), the output contract

@@ -17,7 +17,7 @@ the latest version of ``outputs.versions.json`` and the ``x-outputsVersion`` of 
 
 How to change the outputs: edit ``__main__.py`` and ``outputs.contract.json``, set ``x-outputsVersion`` and
 :data:`OUTPUTS_VERSION` to the next integer, run ``python -m oke_rdma.outputs --bump`` (appends the new digest)
-and ``python -m oke_rdma.outputs --write-docs`` (regenerates the outputs table of ``docs/outputs.md``).
+and ``make docs`` (``python -m oke_rdma.docs --write`` regenerates the outputs table of ``docs/outputs.md``).
 
 Source: JSON Schema 2020-12 (json-schema.org, "Core" and "Validation"); Pulumi docs "Stack outputs" and
 "Stack references" (``secretOutputNames``).
@@ -234,7 +234,6 @@ def main(argv: Optional[list[str]] = None) -> int:
                                      description="Check, version and document the stack output contract.")
     parser.add_argument("--bump", action="store_true",
                         help="append the contract's digest to outputs.versions.json as its x-outputsVersion")
-    parser.add_argument("--write-docs", action="store_true", help="regenerate the outputs table of docs/outputs.md")
     args = parser.parse_args(argv)
     contract = load_contract()
     if args.bump:
@@ -246,14 +245,6 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 2
         doc["versions"][version] = contract_digest(contract)
         VERSIONS_PATH.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    if args.write_docs:
-        from .docs import PARTS
-        part = next(p for p in PARTS if p.path == DOC_PATH)
-        try:
-            DOC_PATH.write_text(part.replaced(DOC_PATH.read_text(encoding="utf-8")), encoding="utf-8")
-        except ValueError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
     problems = check_contract(contract, load_versions())
     for p in problems:
         print(f"error: {p}", file=sys.stderr)
