@@ -1,7 +1,7 @@
 """oke-rdma: an OKE GPU training platform with RDMA node pools on OCI. Wiring only (docs/architecture.md, "Data flow").
 
-Config is parsed once (``oke_rdma.config``); each component gets its slice plus the outputs it needs; the
-stack outputs below are the contract other projects read through ``pulumi.StackReference``.
+Config is parsed once (``oke_rdma.config``); ``oke_rdma.adapter`` turns it into each component's Args (its slice plus
+the outputs it needs); the stack outputs below are the contract other projects read through ``pulumi.StackReference``.
 """
 
 import pulumi

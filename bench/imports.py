@@ -2,7 +2,7 @@
 nothing else.
 
 It imports what the preview imports (pulumi, pulumi_oci, pulumi_kubernetes, pulumi_policy, the components, the
-policy evaluation, the offline engine) and resolves every SDK class the components name (``oci.core.Vcn``,
+policy evaluation and its analyzer driver, the offline engine) and resolves every SDK class the components name (``oci.core.Vcn``,
 ``k8s.helm.v3.Release``, ...): the SDKs load their submodules lazily, on first attribute access, so importing the
 top-level packages alone would miss most of the cost. The class names are read from the component sources, so a
 component that starts using a new SDK module is measured without editing this file. The garbage collector is set
@@ -52,6 +52,7 @@ def main() -> int:
         if path.parent.name == "oke_rdma" and path.stem != "__init__":
             importlib.import_module(f"oke_rdma.{path.stem}")
     importlib.import_module("offline.policy_eval")
+    importlib.import_module("offline.analyzer")  # the gRPC driver of the packs' analyzer servers
     importlib.import_module("offline.preview")
     for module, attr in sorted(sdk_names(sources)):
         getattr(importlib.import_module(module), attr)

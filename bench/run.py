@@ -44,6 +44,9 @@ PACKAGES = ("pulumi", "pulumi_oci", "pulumi_kubernetes", "pulumi_policy", "pydan
 
 #: The issue's targets on a 2-core machine.
 DEV_MAX_S, DEV_MAX_MB, BIG_MAX_S, GROWTH_SLACK = 2.0, 600.0, 15.0, 1.1
+#: The dev preview, both policy packs judged by their own analyzer servers included, against the fixed cost of
+#: starting Python and importing what the preview imports (python -m bench.imports).
+DEV_OVER_FLOOR_MAX = 1.15
 
 
 @dataclass
@@ -188,9 +191,15 @@ def environment() -> dict[str, Any]:
             "loadAverageAtStart": [round(x, 2) for x in os.getloadavg()]}
 
 
-def targets(rows: list[Row], growth_rows: list[dict[str, Any]], dev_cp: Optional[dict[str, Any]]) -> list[dict]:
+def targets(rows: list[Row], growth_rows: list[dict[str, Any]], dev_cp: Optional[dict[str, Any]],
+            fixed_s: Optional[float] = None) -> list[dict]:
     out = []
     dev = next((r for r in rows if r.stack == "dev"), None)
+    if dev and fixed_s:
+        ratio = dev.median_s / fixed_s
+        out.append({"target": f"dev stack ≤ {DEV_OVER_FLOOR_MAX:g} × the import floor (analyzer servers included)",
+                    "value": f"{ratio:.2f}× ({dev.median_s:.2f} s / {fixed_s:.2f} s)",
+                    "met": ratio <= DEV_OVER_FLOOR_MAX})
     if dev:
         out.append({"target": f"dev stack ≤ {DEV_MAX_S:g} s median", "value": round(dev.median_s, 2),
                     "met": dev.median_s <= DEV_MAX_S})
@@ -332,7 +341,7 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
                                                    "extraSerialEdges", "typesWithoutDuration")}
                           for k, v in paths.items()},
     }
-    result["targets"] = targets(rows, growth_rows, dev_cp)
+    result["targets"] = targets(rows, growth_rows, dev_cp, fixed.median_s)
     result["environment"]["loadAverageAtEnd"] = [round(x, 2) for x in os.getloadavg()]
     result["elapsedS"] = round(time.perf_counter() - t0, 1)
     return result

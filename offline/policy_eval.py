@@ -1,6 +1,13 @@
-"""Evaluate a CrossGuard policy pack offline, the way the Pulumi engine's analyzer calls would.
+"""Evaluate CrossGuard policy packs offline, the way the Pulumi engine's analyzer calls do.
 
-This mirrors ``pulumi_policy.policy._PolicyAnalyzerServicer`` (pulumi-policy 1.21) without gRPC:
+Two paths, kept in agreement by ``tests/offline/test_policy_conformance.py``:
+
+* :func:`evaluate_packs` — what the preview reports: every ``--policy-pack`` directory is judged by its own
+  ``pulumi_policy`` analyzer server, started and called over gRPC exactly as the CLI does (:mod:`offline.analyzer`;
+  start the servers early with :func:`start_analyzers`). Public and stable: the preview calls only this, the
+  two helpers below it, and the report types.
+* :func:`evaluate` — the in-process harness of the rule tests (hundreds of cases, no process per case). It mirrors
+  ``pulumi_policy.policy._PolicyAnalyzerServicer`` (pulumi-policy 1.21) without gRPC:
 
 * ``Analyze`` — every resource policy runs once per registered resource (components, providers and the root
   ``pulumi:pulumi:Stack`` too: the engine's step generator analyses every registration) on the resource's *inputs*,
@@ -28,7 +35,6 @@ default_...``) are not registered under mocks, so they are neither analysed nor 
 from __future__ import annotations
 
 import asyncio
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from inspect import isawaitable
@@ -36,7 +42,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence, Union
 
-import jsonschema
 from google.protobuf import json_format, struct_pb2
 from pulumi_policy import (EnforcementLevel, Policy, PolicyCustomTimeouts, PolicyProviderResource, PolicyResource,
                            PolicyResourceOptions, ResourceValidationArgs, ResourceValidationPolicy,
@@ -45,12 +50,13 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
+from offline.policy_config import (PolicyConfigError, ResolvedPolicyConfig, check_pack_config_count,  # noqa: F401
+                                   load_policy_config, parse_policy_config, policy_config_warnings,
+                                   resolve_policy_config)
+
 STACK_TYPE = "pulumi:pulumi:Stack"
 #: The version a Python PolicyPack reports to the engine (``PolicyPack.__init__`` hard-codes it).
 SERVICER_PACK_VERSION = "0.0.1"
-_LEVELS = {level.value: level for level in EnforcementLevel}
-#: The schema the CLI injects into every policy's config schema when the pack supports config (Python packs do).
-_ENFORCEMENT_LEVEL_SCHEMA = {"type": "string", "enum": [level.value for level in EnforcementLevel]}
 
 
 @dataclass
@@ -138,14 +144,6 @@ class PolicyReport:
         return [v for v in self.violations if v.enforcement_level == EnforcementLevel.ADVISORY.value]
 
 
-@dataclass(frozen=True)
-class ResolvedPolicyConfig:
-    """A policy's effective enforcement level and config properties (what the engine's Configure call carries)."""
-
-    enforcement_level: EnforcementLevel
-    properties: Optional[dict[str, Any]]
-
-
 class PolicyRuntimeError(RuntimeError):
     """A rule raised something other than UnknownValueError / not-applicable: a bug in the policy pack."""
 
@@ -153,159 +151,6 @@ class PolicyRuntimeError(RuntimeError):
 def has_mandatory(report: PolicyReport) -> bool:
     """True if any violation is mandatory (the engine then fails the preview/update)."""
     return bool(report.mandatory)
-
-
-def load_policy_config(path: Union[str, Path]) -> dict[str, Any]:
-    """Read a ``--policy-pack-config`` JSON file (empty file = no config)."""
-    text = Path(path).read_text()
-    return json.loads(text) if text.strip() else {}
-
-
-# --- config ----------------------------------------------------------------------------------------------------
-class PolicyConfigError(ValueError):
-    """Policy config the Pulumi CLI would refuse; ``problems`` holds one line per problem, in the CLI's order.
-
-    ``by_pack`` pairs each problem with the pack whose config it is (set by :func:`evaluate_packs`, for the CLI's
-    "validating policy config: <pack> <version>" prefix); None for a problem that concerns no single pack."""
-
-    def __init__(self, problems: Sequence[str], by_pack: Optional[Sequence[tuple[Optional["PackInfo"], str]]] = None):
-        self.problems = list(problems)
-        self.by_pack = list(by_pack) if by_pack is not None else [(None, p) for p in self.problems]
-        super().__init__("; ".join(self.problems))
-
-
-@dataclass(frozen=True)
-class _Entry:
-    level: Optional[EnforcementLevel]
-    properties: dict[str, Any]
-
-
-def _level_of(key: str, value: Any, in_object: bool) -> EnforcementLevel:
-    if in_object and not isinstance(value, str):
-        raise PolicyConfigError([f"parsing enforcement level for {key!r}: {value!r} is not a valid enforcement "
-                                 f"level; must be a string (one of {', '.join(_LEVELS)})"])
-    if value not in _LEVELS:
-        raise PolicyConfigError([f"parsing enforcement level for {key!r}: {value!r} is not a valid enforcement "
-                                 f"level; use one of {', '.join(_LEVELS)}"])
-    return _LEVELS[value]
-
-
-def parse_policy_config(config: Any) -> tuple[dict[str, _Entry], list[str]]:
-    """Parse ``--policy-pack-config`` content like the CLI's ``parsePolicyPackConfig``.
-
-    A value is an enforcement level string, or an object with an optional ``enforcementLevel`` and properties;
-    entries with neither are dropped; a top-level ``environments`` list names Pulumi ESC environments.
-
-    :returns: ``(entries, environments)``.
-    :raises PolicyConfigError: not an object, an invalid level, a value that is neither string nor object.
-    """
-    if config is None:
-        return {}, []
-    if not isinstance(config, Mapping):
-        raise PolicyConfigError([f"policy config must be a JSON object of policy name: config, not {config!r}"])
-    config = dict(config)
-    environments = config.pop("environments", [])
-    if not isinstance(environments, list) or not all(isinstance(e, str) for e in environments):
-        raise PolicyConfigError([f'"environments" must be an array of strings, got {environments!r}'])
-    entries: dict[str, _Entry] = {}
-    for key, value in config.items():
-        if isinstance(value, EnforcementLevel):
-            value = value.value
-        if isinstance(value, str):
-            entry = _Entry(_level_of(key, value, False), {})
-        elif isinstance(value, Mapping):
-            props = {k: v for k, v in value.items() if k != "enforcementLevel"}
-            level = _level_of(key, value["enforcementLevel"], True) if "enforcementLevel" in value else None
-            entry = _Entry(level, props)
-        else:
-            raise PolicyConfigError([f"parsing {key!r}: {value!r} is not a valid value; must be a string or object"])
-        if entry.level is not None or entry.properties:  # the CLI drops empty entries
-            entries[key] = entry
-    return entries, environments
-
-
-def _schema_errors(policy: Policy, props: Mapping[str, Any]) -> list[str]:
-    """Validate ``props`` like the CLI (gojsonschema on ``{"type": "object", properties, required}``, with
-    ``enforcementLevel`` injected); messages are jsonschema's (Draft 7), prefixed with the property path."""
-    schema = policy.config_schema
-    properties = {**((schema.properties if schema else None) or {}), "enforcementLevel": _ENFORCEMENT_LEVEL_SCHEMA}
-    document: dict[str, Any] = {"type": "object", "properties": properties}
-    if schema is not None and schema.required:
-        document["required"] = list(schema.required)
-    validator = jsonschema.Draft7Validator(document)
-    errors = sorted(validator.iter_errors(dict(props)), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    out = []
-    for error in errors:
-        path = ".".join(str(p) for p in error.absolute_path)
-        out.append(f"{policy.name}: {path}: {error.message}" if path else f"{policy.name}: {error.message}")
-    return out
-
-
-def policy_config_warnings(policies: Sequence[Policy], policy_config: Optional[Mapping[str, Any]]) -> list[str]:
-    """Config the CLI accepts silently but that changes nothing: worth a warning offline.
-
-    Names that are no policy of the pack (with an enforcement level), properties on ``"all"`` (only its level is
-    applied), properties a policy's config schema does not declare, and ESC ``environments`` (not opened offline).
-    :raises PolicyConfigError: as :func:`parse_policy_config`.
-    """
-    entries, environments = parse_policy_config(policy_config)
-    by_name = {p.name: p for p in policies}
-    warnings = []
-    for key, entry in entries.items():
-        if key == "all":
-            if entry.properties:
-                warnings.append(f"policy config 'all': properties {sorted(entry.properties)} are ignored; "
-                                "'all' sets only the enforcement level")
-        elif key not in by_name:
-            warnings.append(f"policy config names {key!r}, which is not a policy of this pack (ignored); the "
-                            f"pack has: {', '.join(by_name)}")
-        else:
-            declared = set((by_name[key].config_schema.properties if by_name[key].config_schema else {}) or {})
-            extra = sorted(set(entry.properties) - declared)
-            if extra:
-                warnings.append(f"policy config {key!r}: {', '.join(map(repr, extra))} not declared in the "
-                                "policy's config schema (passed to the rule, which does not read it)")
-    if environments:
-        warnings.append(f"policy config environments {environments} are Pulumi ESC environments; the offline "
-                        "preview does not open them")
-    return warnings
-
-
-def resolve_policy_config(policies: Sequence[Policy], policy_config: Optional[Mapping[str, Any]] = None,
-                          pack_enforcement_level: EnforcementLevel = EnforcementLevel.ADVISORY,
-                          ) -> dict[str, ResolvedPolicyConfig]:
-    """Each policy's effective level and properties, as the CLI reconciles them before calling ``Configure``.
-
-    Mirrors ``ReconcilePolicyPackConfig``: start from each policy's level (its ``enforcement_level``, else the pack
-    default) and its schema's ``default`` values; apply ``"all"``'s level to every policy; then each entry's level
-    and properties (merged over the defaults). Validate every policy's properties against its schema (all errors
-    are collected); finally ``Configure`` refuses an entry that ends with no enforcement level (an unknown name or
-    ``"all"`` given only properties).
-
-    :raises PolicyConfigError: parse errors, schema violations (``"<policy>: <path>: <what>"``), or an entry
-        without an enforcement level.
-    """
-    entries, _ = parse_policy_config(policy_config)
-    result: dict[str, _Entry] = {}
-    for p in policies:
-        defaults = {k: v["default"] for k, v in ((p.config_schema.properties if p.config_schema else None) or {}
-                                                 ).items() if isinstance(v, dict) and "default" in v}
-        result[p.name] = _Entry(p.enforcement_level or pack_enforcement_level, defaults)
-    if "all" in entries and entries["all"].level is not None:
-        result = {name: _Entry(entries["all"].level, e.properties) for name, e in result.items()}
-    for key, entry in entries.items():  # "all" and unknown names too: the CLI keeps them in the result
-        current = result.get(key, _Entry(None, {}))
-        result[key] = _Entry(entry.level or current.level, {**current.properties, **entry.properties})
-    problems = [line for p in policies for line in _schema_errors(p, result[p.name].properties)]
-    if problems:
-        raise PolicyConfigError(problems)
-    levelless = sorted(k for k, e in result.items() if e.level is None)
-    if levelless:
-        raise PolicyConfigError([f"configuring policy pack: entry {k!r} has properties but no enforcementLevel, "
-                                 "and it is not a policy of this pack (invalid enforcement level \"\")"
-                                 for k in levelless])
-    return {p.name: ResolvedPolicyConfig(result[p.name].level, dict(result[p.name].properties) or None)
-            for p in policies}
 
 
 def _wire_config(props: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
@@ -318,9 +163,22 @@ def _wire_config(props: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
 
 
 # --- the analyzer calls ------------------------------------------------------------------------------------------
+def _wire(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` as a pack receives them: through a serialized and parsed protobuf ``Struct`` (numbers become
+    doubles; keys come back in the order protobuf's map yields them, not the program's), exactly as on the gRPC
+    path (:mod:`offline.analyzer`)."""
+    struct = struct_pb2.Struct()
+    struct.update(dict(values))
+    parsed = struct_pb2.Struct()
+    parsed.ParseFromString(struct.SerializeToString())
+    return json_format.MessageToDict(parsed)
+
+
 def _props(wire: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Engine props: top-level internal (``__``) keys dropped, deserialized, behind the unknown-checking proxy."""
-    return unknown_checking_proxy(deserialize_properties({k: v for k, v in wire.items() if not k.startswith("__")}))
+    """Engine props: top-level internal (``__``) keys dropped, carried as on the wire (:func:`_wire`),
+    deserialized, behind the unknown-checking proxy."""
+    return unknown_checking_proxy(deserialize_properties(_wire({k: v for k, v in wire.items()
+                                                                 if not k.startswith("__")})))
 
 
 def _options(r: EngineResource) -> PolicyResourceOptions:
@@ -510,66 +368,73 @@ def pack_problem(path: Union[str, Path]) -> Optional[str]:
     return None
 
 
-def check_pack_config_count(packs: Sequence[Any], configs: Sequence[Any],
-                            config_flag: str = "--policy-pack-config") -> Optional[str]:
-    """The CLI's rule for ``--policy-pack-config`` (``validatePolicyPackConfig``, pulumi
-    ``pkg/cmd/pulumi`` preview/up, checked 2026-11-30): config files are matched to packs by position, so there is
-    none or one per pack. Returns the CLI's message (naming ``config_flag``) when the counts differ, else None."""
-    if configs and not packs:
-        return f'"{config_flag}" must be specified with "--policy-pack"'
-    if configs and len(configs) != len(packs):
-        return (f'the number of "{config_flag}" flags must match the number of "--policy-pack" flags '
-                f'({len(configs)} for {len(packs)}: one config file per pack, in the same order)')
-    return None
+def start_analyzers(packs: Sequence[Union[str, Path]]) -> Any:
+    """Start every pack's analyzer server now (non-blocking; see :func:`offline.analyzer.start_analyzers`). Pass the
+    result to :func:`evaluate_packs` and close it (``.close()`` or ``with``) when done."""
+    from offline.analyzer import start_analyzers as start
 
-
-def _pack_module(path: Path) -> Any:
-    """The ``pack`` module of a pack directory (``PACK_NAME``, ``POLICIES``, ``PACK_ENFORCEMENT_LEVEL``)."""
-    import importlib
-
-    from policies import PACK_DIRS
-
-    resolved = path.resolve()
-    if resolved not in PACK_DIRS:
-        raise PolicyConfigError([f"--policy-pack {path}: not one of this repository's packs "
-                                 f"({', '.join(str(d.relative_to(Path.cwd()) if d.is_relative_to(Path.cwd()) else d) for d in PACK_DIRS)})"])
-    return importlib.import_module(f"policies.{resolved.name}.pack")
+    return start(packs)
 
 
 def evaluate_packs(packs: Sequence[Union[str, Path]], resources: Sequence[EngineResource],
                    policy_configs: Sequence[Optional[Mapping[str, Any]]] = (),
-                   stack_tags: Optional[Mapping[str, str]] = None) -> PolicyReport:
-    """Evaluate every pack on ``resources``, in the given order, as ``pulumi preview --policy-pack`` does.
+                   stack_tags: Optional[Mapping[str, str]] = None, analyzers: Any = None,
+                   project: str = "", stack: str = "") -> PolicyReport:
+    """Evaluate every pack on ``resources`` through the pack's own analyzer server, as ``pulumi preview
+    --policy-pack A --policy-pack B`` does (:mod:`offline.analyzer`): packs in the given order, each judged by
+    ``pulumi_policy`` itself over gRPC.
 
-    :param packs: pack directories (each holds ``PulumiPolicy.yaml``).
+    :param packs: pack directories (each holds ``PulumiPolicy.yaml`` and ``__main__.py``).
+    :param resources: the registrations in registration order, root stack first
+        (:meth:`offline.engine.ProgramRun.analyzed_resources`).
     :param policy_configs: none, or one ``--policy-pack-config`` content per pack (by position, like the CLI).
+    :param analyzers: servers already started by :func:`start_analyzers` for these packs (the caller closes them);
+        None starts and closes them here.
     :returns: one report holding every pack's findings (``Violation.pack`` names the pack; ``packs`` lists them).
-    :raises PolicyConfigError: config counts differ, a directory is no pack, or a pack's config is invalid (the
-        error's ``pack`` names it). :raises PolicyRuntimeError: a rule crashed.
+    :raises PolicyConfigError: config counts differ, or a pack's config is invalid (``by_pack`` names the pack;
+        every pack's config is checked before any pack analyses). :raises PolicyRuntimeError: a pack failed to
+        start or a rule crashed (``offline.analyzer.PolicyPackError``).
     """
+    from offline.analyzer import analyze, describe
+    from offline.policy_config import policy_config_warnings
+
     problem = check_pack_config_count(packs, policy_configs)
     if problem:
         raise PolicyConfigError([problem])
-    loaded, failures = [], []
-    for index, path in enumerate(packs):  # every pack's config is checked before any pack runs
-        module = _pack_module(Path(path))
-        info = PackInfo(module.PACK_NAME, pack_version(path), Path(path))
-        config = policy_configs[index] if policy_configs else None
-        try:
-            resolve_policy_config(module.POLICIES, config, module.PACK_ENFORCEMENT_LEVEL)
-        except PolicyConfigError as e:
-            failures += [(info, line) for line in e.problems]
-        loaded.append((module, info, config))
-    if failures:
-        raise PolicyConfigError([line for _, line in failures], failures)
-    merged = PolicyReport()
-    for module, info, config in loaded:
-        report = evaluate(module.POLICIES, resources, module.PACK_NAME, policy_config=config,
-                          pack_enforcement_level=module.PACK_ENFORCEMENT_LEVEL, stack_tags=stack_tags)
-        merged.packs.append(info)
-        merged.violations += report.violations
-        merged.not_run += report.not_run
-        merged.not_applicable += report.not_applicable
-        merged.config_warnings += report.config_warnings
-        merged.config_warnings_by_pack += [(info, w) for w in report.config_warnings]
-    return merged
+    owned = analyzers is None
+    analyzers = start_analyzers(packs) if owned else analyzers
+    try:
+        if len(analyzers.processes) != len(packs):
+            raise ValueError(f"{len(analyzers.processes)} analyzers started for {len(packs)} packs")
+        sessions, failures, resolved = [], [], []
+        for index, (path, process) in enumerate(zip(packs, analyzers.processes)):
+            session = describe(process)
+            info = PackInfo(session.name, pack_version(path), Path(path))
+            config = policy_configs[index] if policy_configs else None
+            try:  # the CLI reconciles and validates against what GetAnalyzerInfo reported
+                resolved.append(resolve_policy_config(session.specs, config))
+            except PolicyConfigError as e:
+                failures += [(info, line) for line in e.problems]
+                resolved.append({})
+            sessions.append((session, info, config))
+        if failures:
+            raise PolicyConfigError([line for _, line in failures], failures)
+        # One thread per pack: each pack's calls stay in order on its own server (as the engine sends them), and
+        # the servers, separate processes, work at the same time.
+        with ThreadPoolExecutor(max_workers=len(sessions) or 1) as pool:
+            reports = list(pool.map(lambda item: analyze(item[0][0], resources, item[1], stack=stack,
+                                                         project=project, stack_tags=stack_tags),
+                                    zip(sessions, resolved)))
+        merged = PolicyReport()
+        for (session, info, config), report in zip(sessions, reports):
+            warnings = policy_config_warnings(session.specs, config)
+            merged.packs.append(info)
+            merged.violations += report.violations
+            merged.not_run += report.not_run
+            merged.not_applicable += report.not_applicable
+            merged.config_warnings += warnings
+            merged.config_warnings_by_pack += [(info, w) for w in warnings]
+        return merged
+    finally:
+        if owned:
+            analyzers.close()

@@ -1,7 +1,9 @@
-"""``python -m offline.preview``: what ``pulumi preview --policy-pack policies`` would show, with no cloud.
+"""``python -m offline.preview``: what ``pulumi preview --policy-pack policies/security --policy-pack
+policies/placement`` would show, with no cloud.
 
-Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, evaluates the policy
-pack on what it declared (:mod:`offline.policy_eval`) and prints a report shaped like ``pulumi preview``: the resource
+Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, has each policy pack
+(``--policy-pack DIR``, repeatable; default both) judge what it declared through the pack's own analyzer server
+(:mod:`offline.policy_eval`, :mod:`offline.analyzer`) and prints a report shaped like ``pulumi preview``: the resource
 tree, a count by type, the policy findings, the IAM statements (when the stack exports ``policyStatements``) and the
 stack outputs (secrets shown as ``[secret]``).
 
@@ -16,9 +18,10 @@ Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy
 (one line per problem naming the config key path; no traceback), a referenced stack's outputs missing or unreadable
 (``--stack-outputs``), a program that stopped itself with ``pulumi.RunError`` (its message is printed, as the Pulumi
 CLI prints it: a program refusing its input, like our ``ConfigError``), or an unusable argument (``--json`` not
-writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed), 3 the program failed (any other
-exception, a syntax error, ``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the
-program's own frames. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
+writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed, a ``--policy-pack`` that is no pack,
+a ``--policy-config`` count that is not one per pack), 3 the program failed (any other exception, a syntax error,
+``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the program's own frames; or a
+policy pack failed (it did not start, or a rule raised): one line ``error: policy pack <dir>: ...``. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
 error; 3 keeps the cases apart. A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught
 in-process): the preview then prints nothing and exits ``n``.
 """
@@ -33,6 +36,11 @@ if __name__ == "__main__":  # the command-line process only; importing this modu
     # (docs/benchmark.md, "The preview's own process"). Reference counting still frees all acyclic garbage; the
     # benchmark keeps the peak memory in view.
     gc.disable()
+    import sys
+
+    from offline import prestart  # the standard library only
+
+    prestart.spawn(sys.argv[1:])  # the packs' analyzer servers import on the other core while this process does
 
 import argparse
 import asyncio
@@ -50,8 +58,8 @@ import pulumi
 import yaml
 
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
-from offline.policy_eval import (PolicyConfigError, check_pack_config_count, evaluate_packs, has_mandatory,
-                                 pack_problem)
+from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
+                                 has_mandatory, pack_problem, start_analyzers)
 from offline.replacement import Change, compare, summary
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
@@ -516,6 +524,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
     stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
     project = program_project(args.program)
+    with start_analyzers(packs) as analyzers:  # the packs start (or were started) while the program runs
+        return _preview(args, packs, analyzers, path, stack, project)
+
+
+def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: Path, stack: str,
+             project: str) -> int:
+    """The preview after argument checks, with the packs' analyzer servers already starting."""
+    from oke_rdma.config import ConfigError
+
     try:
         config, secret_keys = _read_stack_file(path, project)
         stack_outputs = read_stack_outputs(args.stack_outputs)
@@ -558,7 +575,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     try:
-        report = evaluate_packs(packs, run.analyzed_resources(), policy_configs)
+        report = evaluate_packs(packs, run.analyzed_resources(), policy_configs, analyzers=analyzers,
+                                project=project, stack=stack)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
         for pack, problem in e.by_pack:
             where = (f" (--policy-config {args.policy_config[packs.index(pack.path)]})"
@@ -566,6 +584,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             head = f"validating policy config: {pack.name} {pack.version}  " if pack is not None else ""
             print(f"error: {head}{problem}{where}", file=sys.stderr)
         return EXIT_CONFIG
+    except PolicyRuntimeError as e:  # a pack that does not start, or a rule that raised: the engine fails too
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_PROGRAM
     for pack, warning in report.config_warnings_by_pack:
         where = f"--policy-config {args.policy_config[packs.index(pack.path)]}" if args.policy_config else pack.name
         print(f"warning: {where}: {warning}", file=sys.stderr)
@@ -589,4 +610,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    finally:
+        prestart.release()  # servers spawned for a command line that never reached the policy evaluation

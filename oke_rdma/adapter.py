@@ -20,6 +20,8 @@ from oke_rdma.iam import IamArgs, IamInputs
 from oke_rdma.lustre import LustreArgs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.platform import PlatformArgs, TenantNamespace
+from oke_rdma.storage import StorageArgs, fss_availability_domain
+from oke_rdma.volumes import SharedVolumesArgs, TenantShare
 from oke_rdma.workload_identity import WorkloadIdentityArgs
 
 
@@ -107,3 +109,30 @@ def lustre_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping
                       subnet_id=subnet_ids["storage"], client_nsg_id=nsg_ids["workers"],
                       freeform_tags=cfg.freeform_tags, provider=provider,
                       tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces)
+
+
+def storage_args(cfg: StackConfig, subnet_ids: Mapping[str, pulumi.Input[str]],
+                 subnet_cidrs: Mapping[str, pulumi.Input[str]], nsg_ids: Mapping[str, pulumi.Input[str]],
+                 file_system_depends_on: Sequence[pulumi.Resource] = ()) -> StorageArgs:
+    """:class:`~oke_rdma.storage.StorageArgs` from ``storage.fss``, its availability domain
+    (:func:`~oke_rdma.storage.fss_availability_domain`), ``compartmentId``, ``namePrefix`` and ``freeformTags``."""
+    return StorageArgs(cfg.compartment_id, cfg.storage.fss, fss_availability_domain(cfg), subnet_ids, subnet_cidrs,
+                       nsg_ids, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
+                       file_system_depends_on=file_system_depends_on)
+
+
+def tenant_shares(cfg: StackConfig) -> dict[str, TenantShare]:
+    """Tenant → its namespace and ``sharedStorage``, for the tenants that asked for shared storage."""
+    return {name: TenantShare(cfg.tenant_namespace(name), t.shared_storage)
+            for name, t in cfg.tenants.items() if t.shared_storage is not None}
+
+
+def shared_volumes_args(cfg: StackConfig, provider: pulumi.ProviderResource, namespaces: Mapping[str, pulumi.Resource],
+                        file_system_id: pulumi.Input[str], mount_target_id: pulumi.Input[str],
+                        mount_target_ip: pulumi.Input[str], export_path: pulumi.Input[str], availability_domain: str,
+                        client_cidrs: Sequence[pulumi.Input[str]]) -> SharedVolumesArgs:
+    """:class:`~oke_rdma.volumes.SharedVolumesArgs` from ``storage.fss``, the tenants' shares, ``compartmentId`` and
+    ``namePrefix``, plus the storage outputs."""
+    return SharedVolumesArgs(cfg.compartment_id, cfg.storage.fss, tenant_shares(cfg), provider, namespaces,
+                             file_system_id, mount_target_id, mount_target_ip, export_path, availability_domain,
+                             client_cidrs, name_prefix=cfg.name_prefix)

@@ -31,11 +31,13 @@ import pulumi
 import pulumi_oci as oci
 
 from oke_rdma import node_init
+from oke_rdma.config.checks.compute import rdma_pool_problems
 from oke_rdma.config.compute import PROGRAM_NODE_LABELS, ComputeCluster, NodePool
-from oke_rdma.config.platform import is_gpu_shape
+from oke_rdma.config.platform import OKE_DEVICE_PLUGIN_LABEL, is_gpu_shape
+from oke_rdma.schema import _AD_RE
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
-DISABLE_OKE_DEVICE_PLUGIN = ("oci.oraclecloud.com/disable-gpu-device-plugin", "true")
+DISABLE_OKE_DEVICE_PLUGIN = (OKE_DEVICE_PLUGIN_LABEL, "true")
 CNI_TYPE = "OCI_VCN_IP_NATIVE"
 #: Node metadata key OKE reads to disable the legacy IMDSv1 endpoints of the pool's instances.
 IMDS_METADATA_KEY = "areLegacyImdsEndpointsDisabled"
@@ -89,8 +91,9 @@ class ComputeArgs:
     :param warnings: pool name → a warning logged on the pool every run (the stack program passes the placement
         warnings of its config, e.g. an unlisted RDMA shape allowed by override); default none.
     :param depends_on: resources every node pool waits for (the Compute Cluster launch policy, the KMS key policy).
-    :raises ValueError: no pools, an RDMA pool without ``compute_cluster``, a non-RDMA pool without an AD, or a
-        missing subnet/NSG role — each naming the pool or the role.
+    :raises ValueError: no pools, an RDMA pool without ``compute_cluster`` or breaking a placement rule
+        (:func:`oke_rdma.config.checks.compute.rdma_pool_problems`: fault domains, preemptible, shape, AD), a
+        non-RDMA pool without an AD, or a missing subnet/NSG role — each naming the pool or the role.
     """
 
     def __init__(self, compartment_id: str, cluster_id: pulumi.Input[str], kubernetes_version: pulumi.Input[str],
@@ -110,9 +113,19 @@ class ComputeArgs:
             elif pool.rdma and compute_cluster is None:
                 problems.append(f"node_pools[{name!r}] has rdma: true but no compute_cluster is given; pass a "
                                 f"ComputeCluster (its availability domain, or existingId)")
+            elif pool.rdma:
+                problems += rdma_pool_problems(pool, compute_cluster,
+                                               lambda field, n=name: f"node_pools[{n!r}].{field}")
             elif not pool.rdma and not (pool.availability_domains or availability_domains):
                 problems.append(f"node_pools[{name!r}] names no availability domain and availability_domains is "
                                 f"empty; give one")
+        ads = [("availability_domains", ad) for ad in availability_domains]
+        ads += [(f"node_pools[{n!r}].availabilityDomains", ad) for n, p in node_pools.items()
+                if isinstance(p, NodePool) for ad in p.availability_domains]
+        if compute_cluster is not None:
+            ads.append(("compute_cluster.availabilityDomain", compute_cluster.availability_domain))
+        problems += [f"{where}: {ad!r} is not an availability domain name like 'bxtG:SA-SAOPAULO-1-AD-1' (see oci iam "
+                     f"availability-domain list)" for where, ad in ads if not _AD_RE.match(ad)]
         roles = ("workers", "pods") if cni_type == CNI_TYPE else ("workers",)
         problems += [f"subnet_ids[{r!r}] missing" for r in roles if r not in subnet_ids]
         problems += [f"nsg_ids[{r!r}] missing" for r in roles if r not in nsg_ids]

@@ -32,13 +32,12 @@ import pulumi_kubernetes as k8s
 from oke_rdma.addons import (PRIVILEGED, REGISTRY, RESTRICTED, Registry, ValuesContext, enabled_releases,
                              merge_values, platform_model)
 from oke_rdma.addons import namespace_levels as addon_namespace_levels
+from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 
 __all__ = ["PRIVILEGED", "RESTRICTED", "PSA_MODES", "GPU_RESOURCE", "TenantNamespace", "PlatformArgs", "Platform",
            "pod_security_labels", "namespace_levels", "merge_values"]
 
 PSA_MODES = ("enforce", "audit", "warn")
-#: The extended resource NVIDIA's device plugin advertises (NVIDIA k8s-device-plugin README).
-GPU_RESOURCE = "nvidia.com/gpu"
 
 
 @dataclass(frozen=True)

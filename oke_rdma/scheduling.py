@@ -34,12 +34,12 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 from oke_rdma.config import StackConfig
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 #: The initial node label every pool carries (set by ``oke_rdma.compute.node_labels``): pool name.
 POOL_LABEL = "okerdma.io/node-pool"
-GPU_RESOURCE = "nvidia.com/gpu"
 COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE)
 LABELER_SCRIPT = Path(__file__).resolve().parent / "files" / "rdma_topology_labeler.py"
 

@@ -27,12 +27,13 @@ Sources: FSS docs "Managing File Systems", "Managing Mount Targets" and "Updatin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import pulumi
 import pulumi_oci as oci
 
-from oke_rdma.config import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, StackConfig
+from oke_rdma.config import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, Fss, StackConfig
+from oke_rdma.schema import _AD_RE
 
 #: The subnets whose clients may mount the export (nodes, and pods with VCN-native pod networking).
 CLIENT_ROLES = ("workers", "pods")
@@ -76,23 +77,47 @@ def requested_throughput(tier: int, existing: list[Any]) -> str:
 class StorageArgs:
     """Inputs of :class:`Storage`.
 
-    :param config: the stack config (reads ``storage.fss``, ``compartmentId``, ``namePrefix``, ``freeformTags``,
-        ``availabilityDomains``, ``computeCluster``).
+    :param compartment_id: OCID of the compartment of the file system and mount target.
+    :param fss: the file system's config (:class:`oke_rdma.config.Fss`, the ``oke-rdma:storage.fss`` model:
+        ``enabled``, ``exportPath``, ``throughputGbps``, ``kmsKeyId``, ``protect``, export options); with
+        ``enabled: false`` nothing is created.
+    :param availability_domain: the AD of the file system and mount target (``xxxx:REGION-AD-n``); the stack program
+        passes :func:`fss_availability_domain`.
     :param subnet_ids: subnet OCID per role; uses ``storage``.
     :param subnet_cidrs: subnet CIDR per role (a string, or an output when the network is brought); uses
         ``workers`` and ``pods`` (the export's only clients).
     :param nsg_ids: NSG OCID per role; uses ``storage`` (holds the NFS rules, see ``oke_rdma.network``).
+    :param name_prefix: prefix of logical and display names (default ``okerdma``).
+    :param freeform_tags: free-form tags on every resource (default none).
     :param file_system_depends_on: what the file system waits for: the IAM policy and dynamic group that let FSS use
-        ``storage.fss.kmsKeyId`` (creating an encrypted file system fails until they exist).
+        ``kmsKeyId`` (creating an encrypted file system fails until they exist).
+    :raises ValueError: (with ``fss.enabled``) a malformed availability domain or a missing role, naming it.
     """
 
-    def __init__(self, config: StackConfig, subnet_ids: dict[str, pulumi.Input[str]],
-                 subnet_cidrs: dict[str, pulumi.Input[str]], nsg_ids: dict[str, pulumi.Input[str]],
+    def __init__(self, compartment_id: str, fss: Fss, availability_domain: str,
+                 subnet_ids: Mapping[str, pulumi.Input[str]], subnet_cidrs: Mapping[str, pulumi.Input[str]],
+                 nsg_ids: Mapping[str, pulumi.Input[str]], *, name_prefix: str = "okerdma",
+                 freeform_tags: Optional[Mapping[str, str]] = None,
                  file_system_depends_on: Sequence[pulumi.Resource] = ()):
-        self.config = config
-        self.subnet_ids = subnet_ids
-        self.subnet_cidrs = subnet_cidrs
-        self.nsg_ids = nsg_ids
+        if not isinstance(fss, Fss):
+            raise ValueError(f"StorageArgs.fss: expected an oke_rdma.config.Fss, got {type(fss).__name__}")
+        if fss.enabled:
+            problems = [] if _AD_RE.match(availability_domain) else [
+                f"availability_domain {availability_domain!r} is not an availability domain name like "
+                f"'bxtG:SA-SAOPAULO-1-AD-1'"]
+            problems += [f"subnet_ids[{'storage'!r}] missing"] if "storage" not in subnet_ids else []
+            problems += [f"nsg_ids[{'storage'!r}] missing"] if "storage" not in nsg_ids else []
+            problems += [f"subnet_cidrs[{r!r}] missing" for r in CLIENT_ROLES if r not in subnet_cidrs]
+            if problems:
+                raise ValueError("StorageArgs: " + "; ".join(problems))
+        self.compartment_id = compartment_id
+        self.fss = fss
+        self.availability_domain = availability_domain
+        self.subnet_ids = dict(subnet_ids)
+        self.subnet_cidrs = dict(subnet_cidrs)
+        self.nsg_ids = dict(nsg_ids)
+        self.name_prefix = name_prefix
+        self.freeform_tags = dict(freeform_tags or {})
         self.file_system_depends_on = list(file_system_depends_on)
 
 
@@ -118,15 +143,12 @@ class Storage(pulumi.ComponentResource):
     ``export_path`` (``Output[str]``), ``availability_domain`` (str), ``client_cidrs`` (the export's sources,
     workers then pods), ``requested_throughput`` (``Output[str]``, Gbps).
 
-    :raises KeyError: if ``subnet_ids``/``nsg_ids`` lack ``storage`` or ``subnet_cidrs`` lacks ``workers``/``pods``
-        (a wiring bug, not a config error).
     """
 
     def __init__(self, name: str, args: StorageArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:storage:Storage", name, None, opts)
-        cfg = args.config
-        fss = cfg.storage.fss
-        prefix, tags, comp = cfg.name_prefix, cfg.freeform_tags, cfg.compartment_id
+        fss = args.fss
+        prefix, tags, comp = args.name_prefix, args.freeform_tags, args.compartment_id
 
         self.file_system: Optional[oci.filestorage.FileSystem] = None
         self.mount_target: Optional[oci.filestorage.MountTarget] = None
@@ -144,7 +166,7 @@ class Storage(pulumi.ComponentResource):
             return
 
         child = pulumi.ResourceOptions(parent=self)
-        ad = self.availability_domain = fss_availability_domain(cfg)
+        ad = self.availability_domain = args.availability_domain
         fs_name, mt_name = f"{prefix}-fss", f"{prefix}-fss-mt"
 
         self.file_system = oci.filestorage.FileSystem(fs_name, oci.filestorage.FileSystemArgs(

@@ -29,12 +29,13 @@ Volumes" (reserving a PersistentVolume with ``claimRef``).
 from __future__ import annotations
 
 import json
-from typing import Optional, Sequence
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from oke_rdma.config import StackConfig
+from oke_rdma.config import Fss, SharedStorage
 
 FSS_CSI_DRIVER = "fss.csi.oraclecloud.com"
 #: The claim every tenant that asked for shared storage gets in its namespace.
@@ -57,24 +58,45 @@ def export_options_json(cidrs: Sequence[str], identity_squash: str, privileged_p
                         "identitySquash": identity_squash} for c in cidrs], separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class TenantShare:
+    """A tenant's share of the file system: its ``namespace`` (where the claim goes) and its
+    :class:`oke_rdma.config.SharedStorage` (``subPath`` below the export, ``capacity`` like ``1Ti``)."""
+
+    namespace: str
+    storage: SharedStorage
+
+
 class SharedVolumesArgs:
     """Inputs of :class:`SharedVolumes`.
 
-    :param config: the stack config (reads ``storage.fss``, ``tenants``, ``namePrefix``, ``compartmentId``).
+    :param compartment_id: the compartment of file systems the StorageClass provisions.
+    :param fss: the file system's config (:class:`oke_rdma.config.Fss`: export options, ``inTransitTls``,
+        ``kmsKeyId``).
+    :param shares: tenant → :class:`TenantShare` (only tenants that asked for shared storage).
     :param provider: the explicit Kubernetes provider of the OKE cluster.
     :param namespaces: namespace name → the ``Namespace`` resource (``Platform.namespaces``); claims depend on theirs.
     :param file_system_id: / :param mount_target_id: / :param mount_target_ip: / :param export_path: the FSS
         outputs (``Storage`` attributes).
     :param availability_domain: the AD of the file system and mount target (full name).
     :param client_cidrs: the export's client CIDRs (workers, pods), for the StorageClass export options.
+    :param name_prefix: prefix of the StorageClass and volume names (default ``okerdma``).
+    :raises ValueError: a share whose namespace is not in ``namespaces``, naming it.
     """
 
-    def __init__(self, config: StackConfig, provider: pulumi.ProviderResource,
-                 namespaces: dict[str, pulumi.Resource], file_system_id: pulumi.Input[str],
-                 mount_target_id: pulumi.Input[str], mount_target_ip: pulumi.Input[str],
-                 export_path: pulumi.Input[str], availability_domain: str,
-                 client_cidrs: Sequence[pulumi.Input[str]]):
-        self.config = config
+    def __init__(self, compartment_id: str, fss: Fss, shares: Mapping[str, TenantShare],
+                 provider: pulumi.ProviderResource, namespaces: Mapping[str, pulumi.Resource],
+                 file_system_id: pulumi.Input[str], mount_target_id: pulumi.Input[str],
+                 mount_target_ip: pulumi.Input[str], export_path: pulumi.Input[str], availability_domain: str,
+                 client_cidrs: Sequence[pulumi.Input[str]], *, name_prefix: str = "okerdma"):
+        missing = [f"shares[{t!r}].namespace {s.namespace!r}" for t, s in shares.items() if s.namespace not in namespaces]
+        if missing:
+            raise ValueError(f"SharedVolumesArgs: {', '.join(missing)} not in namespaces; create the namespace first "
+                             f"(Platform.namespaces)")
+        self.compartment_id = compartment_id
+        self.fss = fss
+        self.shares = dict(shares)
+        self.name_prefix = name_prefix
         self.provider = provider
         self.namespaces = namespaces
         self.file_system_id = file_system_id
@@ -93,14 +115,12 @@ class SharedVolumes(pulumi.ComponentResource):
     ``PersistentVolumeClaim``), ``claim_names`` (tenant → claim name), ``volume_handles`` (tenant →
     ``Output[str]``).
 
-    :raises KeyError: if a tenant's namespace is missing from ``namespaces`` (a wiring bug).
     """
 
     def __init__(self, name: str, args: SharedVolumesArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:volumes:SharedVolumes", name, None, opts)
-        cfg = args.config
-        fss = cfg.storage.fss
-        prefix = cfg.name_prefix
+        fss = args.fss
+        prefix = args.name_prefix
         labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
 
         def k8s_opts(depends_on: Optional[list[pulumi.Resource]] = None) -> pulumi.ResourceOptions:
@@ -108,7 +128,7 @@ class SharedVolumes(pulumi.ComponentResource):
 
         parameters: dict[str, pulumi.Input[str]] = {
             "availabilityDomain": args.availability_domain,
-            "compartmentOcid": cfg.compartment_id,
+            "compartmentOcid": args.compartment_id,
             "mountTargetOcid": args.mount_target_id,
             "exportOptions": pulumi.Output.all(*args.client_cidrs).apply(
                 lambda cidrs: export_options_json(cidrs, fss.identity_squash, fss.require_privileged_source_port)),
@@ -126,15 +146,13 @@ class SharedVolumes(pulumi.ComponentResource):
         self.claims: dict[str, k8s.core.v1.PersistentVolumeClaim] = {}
         self.claim_names: dict[str, str] = {}
         self.volume_handles: dict[str, pulumi.Output[str]] = {}
-        for tenant, spec in cfg.tenants.items():
-            if spec.shared_storage is None:
-                continue
-            ns = cfg.tenant_namespace(tenant)
+        for tenant, share in args.shares.items():
+            ns = share.namespace
             pv_name = f"{prefix}-{ns}-fss"
-            sub_path = spec.shared_storage.sub_path
+            sub_path = share.storage.sub_path
             handle = pulumi.Output.all(args.file_system_id, args.mount_target_ip, args.export_path).apply(
                 lambda v, sp=sub_path: volume_handle(v[0], v[1], volume_path(v[2], sp)))
-            capacity = spec.shared_storage.capacity
+            capacity = share.storage.capacity
             attributes = {"encryptInTransit": "true"} if fss.in_transit_tls else None
             volume = k8s.core.v1.PersistentVolume(pv_name, k8s.core.v1.PersistentVolumeInitArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=pv_name, labels={**labels, "okerdma.io/tenant": tenant}),

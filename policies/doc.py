@@ -169,7 +169,7 @@ def _pack_version(pack_dir: Path) -> str:
 
 def render_packs(pack_dirs: Sequence[Path] = PACK_DIRS) -> tuple[str, list[str]]:
     """The generated block of ``docs/policies.md``: one section per pack. Returns ``(markdown, problems)``."""
-    sections, problems = [], []
+    sections, problems = [], list(stray_modules())
     for pack_dir in pack_dirs:
         pack, modules = pack_module(pack_dir), rule_modules(pack_dir)
         problems += [f"{pack.PACK_NAME}: {p}" for p in
@@ -180,6 +180,15 @@ def render_packs(pack_dirs: Sequence[Path] = PACK_DIRS) -> tuple[str, list[str]]
             _cell(pack.PACK_DESCRIPTION) + f" Pack default level: {level}; {len(pack.POLICIES)} policies.", "",
             render_table(pack.POLICIES, unknown_behaviour(modules))]))
     return "\n\n".join(sections), problems
+
+
+def stray_modules(policies_dir: Path = POLICIES_DIR, pack_dirs: Sequence[Path] = PACK_DIRS) -> list[str]:
+    """Python files and directories in ``policies/`` that belong to no pack: a rule module left there (e.g. by a
+    branch written before the split) would be in neither pack, so it would guard nothing."""
+    allowed = {"__init__.py", "doc.py", "__pycache__"} | {d.name for d in pack_dirs}
+    return [f"policies/{p.name} is in no pack; move it into one of {', '.join(f'policies/{d.name}' for d in pack_dirs)}"
+            " (with its tests' imports)" for p in sorted(policies_dir.iterdir())
+            if p.name not in allowed and (p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").exists()))]
 
 
 def vendored_problems(pack_dirs: Sequence[Path] = PACK_DIRS) -> list[str]:

@@ -1,13 +1,15 @@
 """A network, an enhanced OKE cluster and one RDMA node pool, composed from the ``oke_rdma`` components with typed
-arguments and this program's own config (``rdma-compose:*``): no ``oke-rdma:`` key is read.
+arguments and this program's own config (``rdma-compose:*``); it reads none of the oke-rdma project's stack config.
 
 Each component takes the slice of config it uses as a small pydantic model (the same models the oke-rdma stack
 config uses, built here with ``model_validate`` from camelCase keys) plus the outputs of the others. A value the
-models refuse stops the program with one line per problem naming this program's config key (``pulumi.RunError``,
-printed without a traceback).
+models refuse stops the program with one line per problem naming this program's config key, and arguments a
+component cannot use with the ``*Args`` line naming the argument (``pulumi.RunError``, printed without a
+traceback).
 
-Not included: the IAM policy that lets OKE launch nodes into the Compute Cluster (``oke_rdma.iam``), which a real
-``pulumi up`` needs before the pool; the in-cluster platform (``oke_rdma.platform``).
+The IAM component adds the statements the cluster and the RDMA pool need (OKE launching the pool's instances into
+the Compute Cluster; the cluster principal using the VCN for load balancers); the pool waits for the launch policy.
+Not included: the in-cluster platform (``oke_rdma.platform``), shared storage and Workload Identity.
 """
 
 import pulumi
@@ -18,6 +20,7 @@ from oke_rdma.compute import Compute, ComputeArgs
 from oke_rdma.config import Cluster as ClusterConfig
 from oke_rdma.config import ComputeCluster, NodePool
 from oke_rdma.config import Network as NetworkConfig
+from oke_rdma.iam import Iam, IamArgs, IamInputs
 from oke_rdma.network import Network, NetworkArgs
 
 PREFIX = "compose"
@@ -48,12 +51,18 @@ cluster = Cluster(f"{PREFIX}-cluster", ClusterArgs(
 pool = model(NodePool, {"shape": config.get("shape") or "BM.GPU.H100.8", "size": config.get_int("nodes") or 2,
                         "imageId": config.require("imageId"), "rdma": True},
              {"shape": "shape", "size": "nodes", "imageId": "imageId"})
-compute = Compute(f"{PREFIX}-compute", ComputeArgs(
-    compartment_id, cluster.cluster_id, cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
-    {"gpu": pool},
-    compute_cluster=model(ComputeCluster, {"availabilityDomain": config.require("availabilityDomain")},
-                          {"availabilityDomain": "availabilityDomain"}),
-    name_prefix=PREFIX))
+iam = Iam(f"{PREFIX}-iam", IamArgs(IamInputs(compartment_id, name_prefix=PREFIX, rdma_pools=True),
+                                   cluster.cluster_id))
+try:
+    compute_args = ComputeArgs(
+        compartment_id, cluster.cluster_id, cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
+        {"gpu": pool},
+        compute_cluster=model(ComputeCluster, {"availabilityDomain": config.require("availabilityDomain")},
+                              {"availabilityDomain": "availabilityDomain"}),
+        name_prefix=PREFIX, depends_on=[iam.launch_policy])
+except ValueError as e:  # an argument the component cannot use (e.g. a malformed availability domain)
+    raise pulumi.RunError(str(e)) from None
+compute = Compute(f"{PREFIX}-compute", compute_args)
 
 pulumi.export("vcnId", network.vcn_id)
 pulumi.export("clusterId", cluster.cluster_id)

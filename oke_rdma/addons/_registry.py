@@ -28,7 +28,7 @@ from pydantic.alias_generators import to_snake
 
 from oke_rdma.schema import _EXACT_VERSION_RE, _k8s_name, _Model
 
-#: Pod Security Standards levels (Kubernetes docs "Pod Security Standards"), laxest first.
+#: Pod Security Standards levels (Kubernetes docs "Pod Security Standards"; checked 2026-11-30), laxest first.
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
 POD_SECURITY_LEVELS = (PRIVILEGED, BASELINE, RESTRICTED)
 #: Value shapes a user's ``values`` must keep where oke-rdma sets or reads a value (see :data:`AddOn.value_shapes`).
@@ -140,7 +140,7 @@ class AddOn:
             problems.append(f"pod_security {self.pod_security!r} is not one of {POD_SECURITY_LEVELS}")
         if (self.repository is None) != self.chart.startswith("oci://"):
             problems.append("an oci:// chart takes no repository, any other chart needs one")
-        if not issubclass(self.config, HelmRelease):
+        if not (isinstance(self.config, type) and issubclass(self.config, HelmRelease)):
             problems.append("config must be a HelmRelease subclass")
         for path, shape in self.value_shapes:
             if shape not in VALUE_SHAPE_KINDS or not path:
@@ -187,7 +187,6 @@ class Registry:
     addons: tuple[AddOn, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        by_key: dict[str, AddOn] = {}
         for attr in ("key", "release_name", "field"):
             seen = [getattr(a, attr) for a in self.addons]
             twice = sorted({v for v in seen if seen.count(v) > 1})

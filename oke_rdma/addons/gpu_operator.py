@@ -22,8 +22,11 @@ from pydantic import Field
 
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 
-#: The taint of GPU nodes and the extended resource the device plugin advertises.
+#: The taint key of GPU nodes (OKE docs, "Running Applications on GPU-based Nodes"; checked 2026-11-30).
 GPU_TAINT_KEY = "nvidia.com/gpu"
+#: The extended resource NVIDIA's device plugin advertises (NVIDIA k8s-device-plugin README; checked 2026-11-30);
+#: the platform's ResourceQuotas and Kueue's ClusterQueues count it.
+GPU_RESOURCE = "nvidia.com/gpu"
 
 
 def _get(values: dict[str, Any], *path: str) -> Any:

@@ -11,8 +11,8 @@ Layout, each layer importing only the ones before it (``tests/config/test_import
 ``_base`` (re-exports :mod:`oke_rdma.schema`: strict base model, validators, :class:`ConfigError`); one module per
 section (``network``, ``compute``, ``storage``, ``workload_identity``, ``tenants``, ``platform``) holding its models
 and single-key rules; ``stack`` (:class:`StackConfig`); ``checks`` (every rule reading several keys, one module per
-section, and :data:`CROSS_CHECKS`); ``loader`` (:func:`load_stack_config`). Import from this package, not from the
-modules.
+section, and :data:`CROSS_CHECKS`); ``errors`` (a validation error as one line naming the key path); ``loader``
+(:func:`load_stack_config`). Import from this package, not from the modules.
 """
 
 from ._base import NAMESPACE, ConfigError, StrList

@@ -1,10 +1,12 @@
-"""Pod Security Standards facts shared by the pod-privilege rules: what the *baseline* level allows.
+"""Pod Security Standards facts shared by the pod-privilege rules: what the *baseline* level allows, and which
+settings hand a container its node (node escape), with the helpers that classify them.
 
 Source: Kubernetes docs "Pod Security Standards" (baseline controls "Capabilities", "Seccomp", "AppArmor", "SELinux",
 "/proc Mount Type", "Sysctls", "HostProcess"; checked 2026-11-30).
 """
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
@@ -46,3 +48,62 @@ def context_privileges(ctx: Any, label: str) -> list[str]:
         read(x, "name") for x in sysctls if x is UNKNOWN or read(x, "name") not in BASELINE_SYSCTLS]
     found += [f"{label}securityContext.sysctls {n if isinstance(n, str) else 'unknown'}" for n in names]
     return found
+
+
+#: Capabilities that hand a container the node (capabilities(7): mount, ptrace other processes, load kernel
+#: modules, raw I/O, bypass file read checks, load BPF programs, reconfigure the host network; ALL includes them).
+NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "SYS_BOOT",
+                                      "DAC_READ_SEARCH", "BPF", "NET_ADMIN", "SYSLOG", "SYS_TIME", "MAC_ADMIN"})
+#: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
+#: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
+NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
+                     "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib")
+_FALSE_TEXT = ("false", "0", "no", "off", "")
+
+
+def _cap(name: Any) -> Any:
+    return name.upper().removeprefix("CAP_") if isinstance(name, str) else name
+
+
+def node_escape_path(path: Any) -> Any:
+    """True when mounting host ``path`` controls the node; UNKNOWN for an unknown or non-string path."""
+    if path is UNKNOWN or not isinstance(path, str) or not path.startswith("/"):
+        return UNKNOWN
+    p = posixpath.normpath("/" + path.strip().lstrip("/"))
+    if p in ("/", "/dev", "/var", "/var/lib"):
+        return True
+    return any(p == s or p.startswith(s + "/") or s.startswith(p + "/") for s in NODE_ESCAPE_PATHS)
+
+
+# --- findings: (severity class, text) where class is "escape", "baseline" or "restricted" --------------------------
+Finding = tuple[str, str]
+
+
+def _flag(value: Any) -> Any:
+    """A Helm value read as a flag, failing closed: only false, 0, null and the usual "false" spellings are off."""
+    if value is UNKNOWN:
+        return UNKNOWN
+    if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                           and value == 0):
+        return False
+    return not (isinstance(value, str) and value.strip().lower() in _FALSE_TEXT)
+
+
+def _capability_findings(added: Any, where: str) -> list[Finding]:
+    caps = [added] if isinstance(added, str) else elements(added)
+    if caps is UNKNOWN or any(c is UNKNOWN for c in caps):
+        return [("escape", f"{where} may add capabilities (unknown during preview)")]
+    found = []
+    for cap in (_cap(c) for c in caps):
+        if cap in NODE_ESCAPE_CAPABILITIES:
+            found.append(("escape", f"{where} adds {cap}"))
+        elif cap not in BASELINE_CAPABILITIES:
+            found.append(("baseline", f"{where} adds {cap}"))
+    return found
+
+
+def _host_path_finding(path: Any, where: str) -> Finding:
+    escape = node_escape_path(path)
+    if escape is UNKNOWN:
+        return ("escape", f"{where} mounts host path {path!r}, which cannot be judged")
+    return ("escape" if escape else "baseline", f"{where} mounts host path {path}")

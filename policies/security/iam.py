@@ -19,6 +19,9 @@ A condition *restricts* a variable when every request it admits has that variabl
 |                                        |          | service_account (and the type to 'workload')                  |
 | iam-compute-cluster-launch-statement   | stack    | a node pool in a Compute Cluster has the launch statement     |
 
+The same parser (cached: each statement text is parsed once) serves ``identity.py``, which judges what a statement
+lets a principal do to IAM itself (``iam-no-identity-escalation``, ``iam-no-admin-group-membership``).
+
 Unknown values. A statement that embeds an OCID not yet known (e.g. the cluster's, in a workload condition) is
 unknown *as a whole* during preview: Pulumi resolves an ``Output.concat`` of known text and an unknown id to one
 unknown string. The resource rules therefore check every known statement of the policy first, then let the engine

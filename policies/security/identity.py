@@ -14,7 +14,8 @@ so ``use``/``manage all-resources`` is an escalation too.
 |                                 |          | an IAM type or all-resources, no IAM-changing permission in a            |
 |                                 |          | ``{PERMISSION}`` list, no verb outside inspect/read/use/manage, no       |
 |                                 |          | cross-tenancy Endorse/Admit/Define, every statement parseable            |
-| iam-no-admin-group-membership   | stack    | user-group memberships and identity-domain group members: the group is   |
+| iam-no-admin-group-membership   | stack    | user-group memberships, identity-provider group mappings and             |
+|                                 |          | identity-domain group members: the group is                              |
 |                                 |          | in this stack, is not an administrators group and is granted nothing     |
 |                                 |          | that escalates; identity-domain app-role grants are refused              |
 
@@ -26,7 +27,7 @@ Identity Domains" and "Details for IAM with Identity Domains" (IAM resource type
 groups, dynamic-groups, users, credentials, identity-providers, network-sources, compartments, tenancies,
 tag-namespaces, tag-defaults, domains, ...), "Managing Administrators" / "The Administrators Group" (members of
 Administrators manage every resource of the tenancy), "Cross-Tenancy Access Policies" (Endorse, Admit, Define);
-pulumi_oci 5.5.0 ``identity/user_group_membership.py``, ``identity/domains_group.py``, ``identity/domains_grant.py``.
+pulumi_oci 5.5.0 ``identity/user_group_membership.py``, ``identity/idp_group_mapping.py``, ``identity/domains_group.py``, ``identity/domains_grant.py``.
 """
 from __future__ import annotations
 
@@ -126,6 +127,8 @@ def validate_no_identity_escalation(args: ResourceValidationArgs, report_violati
 
 # --- iam-no-admin-group-membership (stack) ---------------------------------------------------------------------------
 USER_GROUP_MEMBERSHIP = "oci:Identity/userGroupMembership:UserGroupMembership"
+#: Maps an identity provider's group onto an IAM group: everyone the IdP puts in that group becomes a member.
+IDP_GROUP_MAPPING = "oci:Identity/idpGroupMapping:IdpGroupMapping"
 GROUP = "oci:Identity/group:Group"
 DOMAINS_GROUP = "oci:Identity/domainsGroup:DomainsGroup"
 DOMAINS_GRANT = "oci:Identity/domainsGrant:DomainsGrant"
@@ -166,26 +169,26 @@ def membership_findings(resources: list[Any], external_ok: Iterable[str]) -> Ite
     groups = [r for r in resources if r.resource_type == GROUP]
     policies = [r for r in resources if r.resource_type == POLICY]
     for r in resources:
-        if r.resource_type == USER_GROUP_MEMBERSHIP:
+        if r.resource_type in (USER_GROUP_MEMBERSHIP, IDP_GROUP_MAPPING):
             group = _group_of(r, groups)
             gid = read(r.props, "groupId")
             if group is None:
                 if isinstance(gid, str) and gid in external_ok:
                     continue
                 shown = "unknown during preview" if gid is UNKNOWN else repr(gid)
-                yield r, (f"adds a user to group {shown}, which is not a Group of this stack, so it cannot be "
+                yield r, (f"adds members to group {shown}, which is not a Group of this stack, so it cannot be "
                           "verified not to be an administrators group; manage the group here, or list its OCID in "
                           "this policy's nonAdminGroupIds")
                 continue
             name = read(group.props, "name")
             if name is UNKNOWN or not isinstance(name, str):
-                yield r, f"adds a user to group '{group.name}' whose name is unknown during preview"
+                yield r, f"adds members to group '{group.name}' whose name is unknown during preview"
             elif name.lower() in ADMIN_GROUP_NAMES:
-                yield r, f"adds a user to the administrators group {name!r}, which manages every resource"
+                yield r, f"adds members to the administrators group {name!r}, which manages every resource"
             else:
                 granted = _granted_escalations(group, policies)
                 if granted:
-                    yield r, (f"adds a user to group {name!r}, which this stack grants IAM administration "
+                    yield r, (f"adds members to group {name!r}, which this stack grants IAM administration "
                               f"({'; '.join(granted)})")
         elif r.resource_type == DOMAINS_GROUP:
             members = elements(read(r.props, "members"))
@@ -231,7 +234,8 @@ iam_no_identity_escalation = ResourceValidationPolicy(
 
 iam_no_admin_group_membership = StackValidationPolicy(
     name="iam-no-admin-group-membership",
-    description=("No user is added to an administrators group, or to a group this stack grants IAM administration; "
+    description=("No user or identity-provider group is added to an administrators group, or to a group this stack "
+                 "grants IAM administration; "
                  "memberships into groups the pack cannot see, and identity-domain app-role grants, are refused."),
     validate=validate_no_admin_group_membership,
     enforcement_level=EnforcementLevel.MANDATORY,

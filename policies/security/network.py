@@ -182,8 +182,11 @@ def endpoint_problem(props: Any) -> str | None:
     if config is UNKNOWN or public is UNKNOWN:
         return ("endpointConfig.isPublicIpEnabled is unknown during preview, so the endpoint may be public; "
                 "set it to the literal false")
-    if public is not True:
+    if public is False:
         return None
+    if public is not True:  # "true", 1, ...: a bridged provider may coerce them to true, so never read them as private
+        return (f"endpointConfig.isPublicIpEnabled is {public!r}, not a boolean, so whether the endpoint is public "
+                "cannot be judged; set it to the literal false")
     nsg_ids = R.elements(R.read(config, "nsgIds"))
     if nsg_ids is UNKNOWN:
         return ("its API endpoint is public and endpointConfig.nsgIds is unknown during preview, so nothing is "

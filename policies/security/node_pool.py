@@ -92,6 +92,39 @@ node_pool_imds_v2_only = ResourceValidationPolicy(
     tags=["oke", "node-pool", "hardening"],
 )
 
+#: Resource type → path of its ``instanceOptions`` (OCI API "InstanceOptions": ``areLegacyImdsEndpointsDisabled``,
+#: default false; checked 2026-11-30).
+INSTANCE_OPTIONS = {"oci:Core/instance:Instance": ("instanceOptions",),
+                    "oci:Core/instanceConfiguration:InstanceConfiguration": ("instanceDetails", "launchDetails",
+                                                                             "instanceOptions")}
+
+
+def validate_instance_imds_v2_only(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``instance-imds-v2-only``: an instance (or instance configuration) has
+    ``instanceOptions.areLegacyImdsEndpointsDisabled: true``. Unknown values fail closed."""
+    path = INSTANCE_OPTIONS.get(args.resource_type)
+    if path is None:
+        return
+    value = read(args.props, *path, IMDS_KEY)
+    if value is UNKNOWN:
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}': {'.'.join(path)}.{IMDS_KEY} is unknown "
+                         "during preview, so IMDSv2-only cannot be verified.", None)
+    elif value is not True:
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}': {'.'.join(path)}.{IMDS_KEY} is not "
+                         "true (OCI's default is false), so the legacy IMDSv1 endpoints stay open.", None)
+
+
+instance_imds_v2_only = ResourceValidationPolicy(
+    name="instance-imds-v2-only",
+    description="A plain instance or instance configuration serves instance metadata over IMDSv2 only.",
+    validate=validate_instance_imds_v2_only,
+    enforcement_level=EnforcementLevel.ADVISORY,
+    severity=Severity.MEDIUM,
+    remediation_steps=(f"Set instance_options={{'{IMDS_KEY}': True}}. Source: OCI Compute docs, Upgrading to the "
+                       "Instance Metadata Service v2; API reference: InstanceOptions."),
+    tags=["compute", "hardening"],
+)
+
 node_pool_pv_encryption_in_transit = ResourceValidationPolicy(
     name="node-pool-pv-encryption-in-transit",
     description="A node pool encrypts its paravirtualized boot and block volume traffic in transit.",
@@ -103,11 +136,12 @@ node_pool_pv_encryption_in_transit = ResourceValidationPolicy(
     tags=["oke", "node-pool", "encryption"],
 )
 
-POLICIES = [node_pool_imds_v2_only, node_pool_pv_encryption_in_transit]
+POLICIES = [node_pool_imds_v2_only, instance_imds_v2_only, node_pool_pv_encryption_in_transit]
 
 #: How each rule behaves when a value it reads is unknown during preview.
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "node-pool-imds-v2-only": "fails closed: an unknown nodeMetadata or IMDS key is an (advisory) violation",
+    "instance-imds-v2-only": "fails closed: an unknown areLegacyImdsEndpointsDisabled is an (advisory) violation",
     "node-pool-pv-encryption-in-transit": ("fails closed: an unknown nodeConfigDetails or flag is an (advisory) "
                                            "violation"),
 }

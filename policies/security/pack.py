@@ -30,7 +30,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import (iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network, pod_security,
-                   public_endpoints, rbac, reachability, storage)
+                   privileged_namespaces, public_endpoints, rbac, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
     import iam
     import identity
@@ -41,6 +41,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import node_subnets
     import oke_network
     import pod_security
+    import privileged_namespaces
     import public_endpoints
     import rbac
     import reachability
@@ -52,9 +53,9 @@ PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privile
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
-                          *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES, *lustre.POLICIES,
-                          *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
-                          *pod_security.POLICIES]
+                          *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
+                          *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
+                          *pod_security.POLICIES, *privileged_namespaces.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

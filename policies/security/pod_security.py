@@ -2,11 +2,11 @@
 
 The Pod Security Standards (Kubernetes docs "Pod Security Standards", checked 2026-11-30) define what each level
 forbids. *Baseline* forbids host namespaces (``hostNetwork``, ``hostPID``, ``hostIPC``), ``privileged``
-containers, capabilities beyond :data:`BASELINE_CAPABILITIES`, ``hostPath`` volumes and ``hostPort``s; *restricted*
+containers, capabilities beyond ``_pss.BASELINE_CAPABILITIES``, ``hostPath`` volumes and ``hostPort``s; *restricted*
 further forbids ``allowPrivilegeEscalation: true`` and running as UID 0. A subset of these is *node escape*: a
-container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities (:data:`NODE_ESCAPE_CAPABILITIES`,
+container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities (``_pss.NODE_ESCAPE_CAPABILITIES``,
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
-directories mounted (:data:`NODE_ESCAPE_PATHS`) controls the node. RDMA training pods need ``privileged``,
+directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
 the Prometheus node exporter) need node escape and run in their own namespaces (``nodeAgentNamespaces``).
 
@@ -21,7 +21,8 @@ the Prometheus node exporter) need node escape and run in their own namespaces (
 |                                        |       | (whose Pod Security level the stack declares) or to                  |
 |                                        |       | ``externalNamespaces``                                               |
 
-A Helm chart is a template: the pack cannot render it, so it judges the values a release passes (a chart's own
+A Helm chart is a template: the pack cannot render it, so it judges the values a release passes (values files and
+post renderers, which change the manifests where the pack cannot see, are refused by ``helm-values-pod-security``) (a chart's own
 defaults are the chart's, pinned by ``helm-release-pinned``). Keys are matched wherever they sit in the values tree
 (``controller.hostNetwork``, ``node-exporter.hostPID``, ``containerSecurityContext.privileged``,
 ``daemonsets.securityContext.capabilities.add``, ``extraVolumes[].hostPath.path`` ...).
@@ -36,7 +37,6 @@ capability list), "Pod Security Admission", "Volumes" (hostPath: "presents many 
 """
 from __future__ import annotations
 
-import posixpath
 from typing import Any, Iterable
 
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
@@ -44,73 +44,18 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
-    from ._pss import BASELINE_CAPABILITIES
+    from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
+                       node_escape_path)
     from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from .public_endpoints import service_problems
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
-    from _pss import BASELINE_CAPABILITIES
+    from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
+                      node_escape_path)
     from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, pod_specs
     from public_endpoints import service_problems
 
-#: Capabilities that hand a container the node (capabilities(7): mount, ptrace other processes, load kernel
-#: modules, raw I/O, bypass file read checks, load BPF programs, reconfigure the host network; ALL includes them).
-NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "SYS_BOOT",
-                                      "DAC_READ_SEARCH", "BPF", "NET_ADMIN", "SYSLOG", "SYS_TIME", "MAC_ADMIN"})
-#: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
-#: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
-NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
-                     "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib")
 DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring"]
-_FALSE_TEXT = ("false", "0", "no", "off", "")
-
-
-def _cap(name: Any) -> Any:
-    return name.upper().removeprefix("CAP_") if isinstance(name, str) else name
-
-
-def node_escape_path(path: Any) -> Any:
-    """True when mounting host ``path`` controls the node; UNKNOWN for an unknown or non-string path."""
-    if path is UNKNOWN or not isinstance(path, str) or not path.startswith("/"):
-        return UNKNOWN
-    p = posixpath.normpath("/" + path.strip().lstrip("/"))
-    if p in ("/", "/dev", "/var", "/var/lib"):
-        return True
-    return any(p == s or p.startswith(s + "/") or s.startswith(p + "/") for s in NODE_ESCAPE_PATHS)
-
-
-# --- findings: (severity class, text) where class is "escape", "baseline" or "restricted" --------------------------
-Finding = tuple[str, str]
-
-
-def _flag(value: Any) -> Any:
-    """A Helm value read as a flag, failing closed: only false, 0, null and the usual "false" spellings are off."""
-    if value is UNKNOWN:
-        return UNKNOWN
-    if value is None or value is False or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                           and value == 0):
-        return False
-    return not (isinstance(value, str) and value.strip().lower() in _FALSE_TEXT)
-
-
-def _capability_findings(added: Any, where: str) -> list[Finding]:
-    caps = [added] if isinstance(added, str) else elements(added)
-    if caps is UNKNOWN or any(c is UNKNOWN for c in caps):
-        return [("escape", f"{where} may add capabilities (unknown during preview)")]
-    found = []
-    for cap in (_cap(c) for c in caps):
-        if cap in NODE_ESCAPE_CAPABILITIES:
-            found.append(("escape", f"{where} adds {cap}"))
-        elif cap not in BASELINE_CAPABILITIES:
-            found.append(("baseline", f"{where} adds {cap}"))
-    return found
-
-
-def _host_path_finding(path: Any, where: str) -> Finding:
-    escape = node_escape_path(path)
-    if escape is UNKNOWN:
-        return ("escape", f"{where} mounts host path {path!r}, which cannot be judged")
-    return ("escape" if escape else "baseline", f"{where} mounts host path {path}")
 
 
 def values_findings(values: Any, path: str = "values") -> list[Finding]:
@@ -148,6 +93,11 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
             found.append(("baseline", f"{where}: {value!r}"))
         elif key == "hostProcess" and _flag(value) is not False:
             found.append(("baseline", f"{where}: {value!r}"))
+        elif key == "sysctls" and path.endswith("ecurityContext"):
+            items = elements(value)
+            names = ["unknown"] if items is UNKNOWN else [read(x, "name") for x in items]
+            found += [("baseline", f"{where} {n}") for n in names if n not in BASELINE_SYSCTLS]
+            continue
         elif key == "add" and path.endswith(".capabilities"):
             found += _capability_findings(value, where)
             continue
@@ -213,15 +163,33 @@ def namespace_level(resource: Any, namespaces: list[Any]) -> tuple[Any, str]:
     :data:`NOT_DECLARED` when it is not a Namespace of the stack —, the namespace name)."""
     name, deps = target_namespace(resource)
     if name is UNKNOWN:
-        if deps:
+        if deps:  # the unknown name can only be one of these Namespaces' names
             levels = {read(d.props, "metadata", "labels", ENFORCE_LABEL) for d in deps}
-            return (levels.pop() if len(levels) == 1 else UNKNOWN), "<unknown>"
+            names = {read(d.props, "metadata", "name") for d in deps}
+            only = next(iter(names)) if len(names) == 1 else None
+            shown = only if isinstance(only, str) else "<unknown>"
+            return (levels.pop() if len(levels) == 1 else UNKNOWN), shown
         return UNKNOWN, "<unknown>"
     matches = [n for n in namespaces if read(n.props, "metadata", "name") == name]
     if not matches:
         return NOT_DECLARED, str(name)
     levels = {read(n.props, "metadata", "labels", ENFORCE_LABEL) for n in matches}
     return (levels.pop() if len(levels) == 1 else UNKNOWN), str(name)
+
+
+def hidden_inputs(props: Any) -> list[str]:
+    """Inputs of a Helm release/chart that change its manifests where the pack cannot see: values files (assets;
+    ``valueYamlFiles``) and post renderers (``postrender`` of helm.sh/v3 Release, ``postRenderer`` of helm.sh/v4
+    Chart: a program that rewrites the rendered manifests)."""
+    found = []
+    files = elements(read(props, "valueYamlFiles"))
+    if files is UNKNOWN or files:
+        found.append("takes values from valueYamlFiles")
+    for key in ("postrender", "postRenderer"):
+        value = read(props, key)
+        if value is UNKNOWN or value not in (None, "", {}):
+            found.append(f"sets {key}")
+    return found
 
 
 _ALLOWED_BY_LEVEL = {"privileged": {"baseline", "restricted"}, "baseline": {"restricted"}, "restricted": set()}
@@ -239,6 +207,11 @@ def validate_helm_values(args: StackValidationArgs, report_violation: ReportViol
     external = set(config.get("privilegedNamespaces") or [])
     namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
     for release in _releases(args.resources):
+        hidden = hidden_inputs(release.props)
+        if hidden:
+            report_violation(f"Helm release '{release.name}' {'; '.join(hidden)}, which the pack cannot read, so "
+                             "its pod settings cannot be judged. Pass the values inline (values) and drop the post "
+                             "renderer.", release.urn)
         findings = [f for f in values_findings(read(release.props, "values", default={})) if f[0] != "escape"]
         if not findings:
             continue

@@ -20,13 +20,17 @@ bastions, public IPs and VNICs that get one.
 |                                                          | their union is internet-scale (``_addresses``)         |
 | ``oci:ObjectStorage/bucket:Bucket``                      | ``accessType`` is not ``NoPublicAccess`` (the default) |
 | ``oci:ObjectStorage/preauthrequest:Preauthrequest``      | always (a bearer URL usable from the internet)         |
+| ``oci:ApiGateway/gateway:Gateway``                       | ``endpointType`` is not ``PRIVATE``                    |
+| ``oci:Database/autonomousDatabase:AutonomousDatabase``   | no ``subnetId`` (public endpoint) and no access control|
+|                                                          | list, or one that is internet-wide / internet-scale    |
 
 Kubernetes Services: OCI's cloud controller manager provisions a load balancer, or a network load balancer when
 ``oci.oraclecloud.com/load-balancer-type: "nlb"``; it is internal only when
 ``service.beta.kubernetes.io/oci-load-balancer-internal`` (load balancer) or
 ``oci-network-load-balancer.oraclecloud.com/internal`` (network load balancer) parses as true with Go's
 ``strconv.ParseBool`` (1, t, T, TRUE, true, True). The other type's annotation does nothing. Any other
-load-balancer type is refused (its exposure cannot be judged). The public API endpoint is judged by
+load-balancer type is refused (its exposure cannot be judged), and so is a ``spec.loadBalancerClass`` (another
+controller provisions the load balancer) not listed in ``internalIngressClasses``. The public API endpoint is judged by
 ``kubernetes-api-not-public``; node subnets by ``node-subnets-private``.
 
 Config: ``allowPublicLoadBalancers`` (a stack that serves the internet through load balancers on purpose; their
@@ -37,7 +41,9 @@ Sources (checked 2026-11-30): oracle/oci-cloud-controller-manager ``docs/load-ba
 Balancers and Network Load Balancers" ("Creating Internal Load Balancers"); OCI API reference "CreateLoadBalancerDetails"
 / "CreateNetworkLoadBalancerDetails" (``isPrivate`` defaults to false), "CreateVnicDetails" (``assignPublicIp``),
 "Bastion" (``clientCidrBlockAllowList``); Object Storage docs "Public Buckets" (``accessType`` NoPublicAccess,
-ObjectRead, ObjectReadWithoutList) and "Pre-Authenticated Requests"; Kubernetes docs "Service" (externalIPs), "Ingress", Gateway API;
+ObjectRead, ObjectReadWithoutList) and "Pre-Authenticated Requests"; API Gateway docs "Creating an API Gateway"
+(``endpointType`` PUBLIC/PRIVATE); Autonomous Database docs "Configure Network Access with Private Endpoints" and
+"... with Access Control Rules (ACLs)" (``subnetId``, ``isAccessControlEnabled``, ``whitelistedIps``); Kubernetes docs "Service" (externalIPs), "Ingress", Gateway API;
 pulumi_oci 5.5.0 (property names; ``Instance`` takes ``assignPublicIp`` as a string).
 """
 from __future__ import annotations
@@ -64,6 +70,8 @@ GATEWAY_TYPES = ("kubernetes:gateway.networking.k8s.io/v1:Gateway",
                  "kubernetes:gateway.networking.k8s.io/v1beta1:Gateway")
 PUBLIC_IP = "oci:Core/publicIp:PublicIp"
 BUCKET = "oci:ObjectStorage/bucket:Bucket"
+API_GATEWAY = "oci:ApiGateway/gateway:Gateway"
+AUTONOMOUS_DB = "oci:Database/autonomousDatabase:AutonomousDatabase"
 PREAUTH_REQUEST = "oci:ObjectStorage/preauthrequest:Preauthrequest"
 BASTION = "oci:Bastion/bastion:Bastion"
 #: Resource type → path of its CreateVnicDetails.
@@ -79,8 +87,15 @@ INTERNAL_ANNOTATION = {"lb": "service.beta.kubernetes.io/oci-load-balancer-inter
 PARSEBOOL_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 
 
-def service_problems(props: Any, allow_public_lbs: bool) -> list[str]:
-    """Why a Service faces the internet (or may), [] when it does not."""
+def read_class(props: Any) -> Any:
+    """A Service's ``spec.loadBalancerClass`` (None when unset)."""
+    return R.read(props, "spec", "loadBalancerClass")
+
+
+def service_problems(props: Any, allow_public_lbs: bool, internal_classes: Iterable[str] = ()) -> list[str]:
+    """Why a Service faces the internet (or may), [] when it does not. ``internal_classes``: load balancer classes
+    whose controllers provision internal load balancers only."""
+    internal_classes = set(internal_classes)
     problems = []
     external_ips = R.elements(R.read(props, "spec", "externalIPs"))
     if external_ips is UNKNOWN or external_ips:
@@ -90,6 +105,13 @@ def service_problems(props: Any, allow_public_lbs: bool) -> list[str]:
     if kind is UNKNOWN:
         return problems + ["its spec.type is unknown during preview; set it literally"]
     if kind != "LoadBalancer" or allow_public_lbs:
+        return problems
+    lb_class = read_class(props)
+    if lb_class is not None:  # another controller than OCI's provisions it (Kubernetes docs "Service": loadBalancerClass)
+        if lb_class is UNKNOWN or lb_class not in internal_classes:
+            return problems + [f"is type LoadBalancer with spec.loadBalancerClass {lb_class!r}: another controller "
+                               "than OCI's cloud controller provisions it, so whether it is internal cannot be judged; "
+                               "list the class in internalIngressClasses if its load balancers are internal"]
         return problems
     annotations = R.read(props, "metadata", "annotations", default={})
     if annotations is UNKNOWN:
@@ -118,6 +140,29 @@ def _public_vnic(details: Any) -> Any:
     return not (value is False or (isinstance(value, str) and value.strip().lower() == "false"))
 
 
+def _autonomous_db_problems(props: Any) -> Iterable[str]:
+    """An Autonomous Database without a private endpoint (``subnetId``) listens on a public endpoint; only an
+    access control list (``isAccessControlEnabled`` with ``whitelistedIps``) narrower than internet-scale limits it."""
+    subnet = R.read(props, "subnetId")
+    if subnet is UNKNOWN or (isinstance(subnet, str) and subnet):
+        return  # a private endpoint in the VCN (an unknown subnet OCID still means one)
+    acl_on = R.read(props, "isAccessControlEnabled")
+    entries = R.elements(R.read(props, "whitelistedIps"))
+    if acl_on is UNKNOWN or entries is UNKNOWN or any(e is UNKNOWN for e in entries):
+        yield "has a public endpoint whose access control list is unknown during preview"
+        return
+    if acl_on is not True or not entries:
+        yield ("has a public endpoint open to every IP address (no subnetId, no access control list); give it a "
+               "private endpoint (subnetId) or an access control list of client networks")
+        return
+    nets = [A.parse_cidr(e) for e in entries if isinstance(e, str) and not e.startswith("ocid1.")]
+    wide = [str(n) for n in nets if n is not None and R.internet_wide(str(n)) is True]
+    scale = A.internet_scale(n for n in nets if n is not None)
+    if wide or scale:
+        yield (f"has a public endpoint whose access control list admits the internet "
+               f"({', '.join(wide) if wide else scale}); list only client networks or VCNs")
+
+
 def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
     """Why one resource faces the internet (see the module table)."""
     allow_lbs = bool(config.get("allowPublicLoadBalancers"))
@@ -128,7 +173,7 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
         elif private is not True and not allow_lbs:
             yield "is public (isPrivate is not true; OCI's default is a public IP); set isPrivate: true"
     elif resource_type == SERVICE:
-        yield from service_problems(props, allow_lbs)
+        yield from service_problems(props, allow_lbs, config.get("internalIngressClasses") or [])
     elif resource_type in INGRESS_TYPES or resource_type in GATEWAY_TYPES:
         key = "ingressClassName" if resource_type in INGRESS_TYPES else "gatewayClassName"
         cls = R.read(props, "spec", key)
@@ -143,6 +188,13 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
             shown = "unknown during preview" if access is UNKNOWN else repr(access)
             yield (f"has accessType {shown}: anyone on the internet may read (ObjectRead: and list) its objects; set "
                    "accessType: NoPublicAccess")
+    elif resource_type == API_GATEWAY:
+        kind = R.read(props, "endpointType")
+        if kind != "PRIVATE":
+            yield (f"has endpointType {'unknown during preview' if kind is UNKNOWN else repr(kind)}: a PUBLIC gateway "
+                   "gets a public IP; set endpointType: PRIVATE")
+    elif resource_type == AUTONOMOUS_DB:
+        yield from _autonomous_db_problems(props)
     elif resource_type == PREAUTH_REQUEST:
         yield ("is a pre-authenticated request: a bearer URL that lets anyone holding it reach the bucket's data from "
                "the internet; grant access through IAM (Workload Identity) instead")
@@ -183,7 +235,8 @@ no_public_endpoints = ResourceValidationPolicy(
     description=("Nothing faces the internet: load balancers and network load balancers are private, Kubernetes "
                  "Services of type LoadBalancer carry OCI's internal annotation, Ingresses/Gateways use an internal "
                  "class, no public IPs or VNICs with one, no Service externalIPs, bastions admit only known "
-                 "networks, no public buckets or pre-authenticated requests."),
+                 "networks, no public buckets or pre-authenticated requests, no public API gateways or open Autonomous "
+                 "Database endpoints."),
     validate=validate_no_public_endpoints,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -200,7 +253,8 @@ no_public_endpoints = ResourceValidationPolicy(
                                      "description": "this stack serves the internet through load balancers"},
         "internalIngressClasses": {"type": "array", "uniqueItems": True, "default": [],
                                    "items": {"type": "string", "maxLength": 253},
-                                   "description": "Ingress / Gateway classes whose controller is internal"}}),
+                                   "description": ("Ingress, Gateway and Service loadBalancerClass classes whose "
+                                                   "controller provisions internal load balancers only")}}),
 )
 
 POLICIES = [no_public_endpoints]

@@ -6,7 +6,9 @@ Two rules:
   has a value the exposure rules cannot read the way OCI does: a direction other than ``INGRESS``/``EGRESS`` (OCI
   takes them in upper case only), a protocol that is neither ``all`` nor an IANA protocol number 0-255 (names such as
   ``TCP`` are read as their numbers), a ``sourceType``/``destinationType`` outside ``CIDR_BLOCK``,
-  ``SERVICE_CIDR_BLOCK``, ``NETWORK_SECURITY_GROUP`` (NSG rules only), a CIDR-typed peer that is not a CIDR,
+  ``SERVICE_CIDR_BLOCK``, ``NETWORK_SECURITY_GROUP`` (NSG rules only), a CIDR-typed peer that is not a CIDR (or an
+  NSG- or service-typed peer that is not an NSG OCID or service label: a ``0.0.0.0/0`` typed as a service would
+  otherwise read as "not the internet"),
   ``stateless``/``isStateless`` that is not a boolean, a port outside 1-65535 or ``min > max``, an ICMP type or
   code outside 0-255. Every property that decides whether traffic flows is judged; anything else is a violation, so
   a value no other rule understands never passes silently.
@@ -30,6 +32,7 @@ pulumi_oci 5.5.0 ``core/_inputs.py`` (property names); IANA "Protocol Numbers".
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable
 
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
@@ -48,6 +51,13 @@ UNKNOWN = R.UNKNOWN
 DIRECTIONS = ("INGRESS", "EGRESS")
 PEER_TYPES = {"nsg": ("CIDR_BLOCK", "SERVICE_CIDR_BLOCK", "NETWORK_SECURITY_GROUP"),
               "list": ("CIDR_BLOCK", "SERVICE_CIDR_BLOCK")}
+#: What a peer of each non-CIDR type looks like: an NSG OCID, or a service CIDR label of the Oracle Services Network
+#: (OCI docs "Service Gateway": ``all-<region>-services-in-oracle-services-network``, ``oci-<region>-objectstorage``).
+PEER_FORMS = {"NETWORK_SECURITY_GROUP": re.compile(r"^ocid1\.networksecuritygroup\.[a-z0-9]+\.[a-z0-9-]*\.[a-z0-9]+$"),
+              "SERVICE_CIDR_BLOCK": re.compile(r"^(all-[a-z0-9-]+-services-in-oracle-services-network|"
+                                               r"oci-[a-z0-9-]+-objectstorage)$")}
+PEER_FORM_NAMES = {"NETWORK_SECURITY_GROUP": "network security group OCID",
+                   "SERVICE_CIDR_BLOCK": "service CIDR label (all-<region>-services-in-oracle-services-network)"}
 _DOC = "OCI docs: Security Rules; API reference: AddSecurityRuleDetails, IngressSecurityRule, EgressSecurityRule"
 
 
@@ -71,7 +81,7 @@ def _range_problems(rng: Any, where: str) -> list[str]:
     bad = [f"{where}.{k} {v!r} is not a port 1-65535" for k, v in (("min", lo), ("max", hi))
            if not _int_in(v, R.MIN_PORT, R.MAX_PORT)]
     if not bad and lo > hi:
-        bad.append(f"{where} has min {lo} > max {hi}")
+        bad.append(f"{where} has min {int(lo)} > max {int(hi)}")  # integers (checked above); the engine sends doubles
     return bad
 
 
@@ -97,6 +107,9 @@ def entry_problems(entry: Any, kind: str, direction: Any) -> list[str]:
         problems.append(f"{peer_key}Type {peer_type!r} is not one of {', '.join(PEER_TYPES[kind])}")
     if peer_type in (None, "CIDR_BLOCK") and _known(peer) and A.parse_cidr(peer) is None:
         problems.append(f"{peer_key} {peer!r} is not a CIDR although {peer_key}Type is CIDR_BLOCK")
+    elif peer_type in PEER_FORMS and _known(peer) and not (isinstance(peer, str) and PEER_FORMS[peer_type].match(peer)):
+        problems.append(f"{peer_key} {peer!r} is not a {PEER_FORM_NAMES[peer_type]} although {peer_key}Type is "
+                        f"{peer_type}")
     if peer is None and direction in DIRECTIONS:
         problems.append(f"has no {peer_key}")
     for key in ("stateless", "isStateless"):

@@ -10,9 +10,12 @@ import sys
 import textwrap
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pulumi_kubernetes as k8s
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import oke_rdma.addons as addons_pkg
@@ -20,10 +23,11 @@ from offline.engine import run_program
 from oke_rdma.addons import (POD_SECURITY_LEVELS, REGISTRY, AddOn, HelmRelease, Registry, ValuesContext, discover,
                              platform_model)
 from oke_rdma.config import Platform, StackConfig
+from oke_rdma.config.checks.platform import check_platform
 from oke_rdma.config.platform import values_problems
 from oke_rdma.platform import Platform as PlatformComponent
 from oke_rdma.platform import PlatformArgs, TenantNamespace
-from policies.security.kubernetes import DEFAULT_ALLOWED_REPOSITORIES, chart_repository
+from policies.security.kubernetes import DEFAULT_ALLOWED_REPOSITORIES, PSA_LEVELS, chart_repository
 from tests.crddeps import CRD_RELEASES
 from tests.stackcfg import dev_raw_config, of_type, one
 
@@ -127,8 +131,19 @@ def test_a_new_addon_waits_for_nothing_disabled_and_is_skipped_when_disabled(tem
 
 
 def test_a_new_addons_config_is_checked_like_the_others(temp_registry):
-    """The new section refuses unknown keys, ranges of versions and wrong types, like every add-on's."""
+    """The new section refuses unknown keys, ranges of versions and wrong types, like every add-on's; the platform
+    checks read its value shapes and refuse a reserved namespace for it."""
     model = platform_model(temp_registry)
+    bad = SimpleNamespace(node_pools={}, platform=model.model_validate(
+        {"throwawayThing": {"namespace": "kube-system", "values": {"metrics": ["on"]}}}))
+    problems = check_platform(bad, temp_registry)
+    assert problems == [
+        "oke-rdma:platform.throwawayThing.values.metrics: expected a map (like metrics: {key: value}), got a list; "
+        "anything but a map replaces every value oke-rdma sets there (Helm merges maps only): write it as a map or "
+        "remove it",
+        "oke-rdma:platform.throwawayThing.namespace: 'kube-system' is a namespace Kubernetes reserves for itself "
+        "(Kubernetes docs, Namespaces); install the release in its own, like the default 'throwaway-system'"]
+    assert check_platform(SimpleNamespace(node_pools={}, platform=model()), temp_registry) == []
     for bad in ({"throwawayThing": {"version": "^1.2"}}, {"throwawayThing": {"replicas": "3"}},
                 {"throwawayThing": {"replica": 3}}):
         with pytest.raises(ValidationError) as e:
@@ -152,6 +167,11 @@ def test_the_packs_repository_allow_list_is_the_registrys_repositories():
              for a in REGISTRY}
     assert repos == {r.rstrip("/") for r in DEFAULT_ALLOWED_REPOSITORIES}
     assert len(DEFAULT_ALLOWED_REPOSITORIES) == len(repos)
+
+
+def test_the_packs_pod_security_levels_are_the_registrys():
+    """The pack's copy of the Pod Security Standards levels (it imports nothing from oke_rdma) is the registry's."""
+    assert tuple(PSA_LEVELS) == POD_SECURITY_LEVELS
 
 
 def test_the_crd_table_of_the_tests_is_the_registrys():
@@ -212,6 +232,8 @@ def _addon(name: str, **kw) -> AddOn:
     (dict(chart="oci://example.com/charts/a"), "an oci:// chart takes no repository"),
     (dict(repository=None), "an oci:// chart takes no repository, any other chart needs one"),
     (dict(value_shapes=((("a",), "dict"),)), "is not one of ('map', 'list', 'bool', 'false')"),
+    (dict(config=dict), "config must be a HelmRelease subclass"),
+    (dict(config="HelmRelease"), "config must be a HelmRelease subclass"),
 ])
 def test_a_malformed_addon_is_refused(kw, message):
     """An add-on declaration that cannot be planned is refused when its module is imported, naming it."""
@@ -260,3 +282,39 @@ def test_tenant_namespace_refuses_a_negative_quota():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="gpu_quota must be a count"):
             TenantNamespace(namespace="a", gpu_quota=bad)
+
+
+def test_the_addons_page_lists_every_addon_as_the_registry_declares_it():
+    """docs/addons.md has one table row per add-on with its chart, pinned version, namespace, Pod Security level,
+    what it waits for and the CRDs it brings — the registry's values, so the page cannot drift from the code."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "addons.md").read_text()
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[0].startswith("`") and cells[0] != "`key`":
+            rows[cells[0].strip("`")] = cells
+    assert set(rows) == set(REGISTRY.keys())
+    for addon in REGISTRY:
+        _, chart, version, namespace, level, after, crds = rows[addon.key]
+        assert f"`{addon.chart}`" in chart, addon.key
+        assert version == addon.defaults.version and namespace == f"`{addon.defaults.namespace}`", addon.key
+        assert level == addon.pod_security, addon.key
+        assert after == (", ".join(f"`{k}`" for k in addon.after) or "—"), addon.key
+        assert crds == (", ".join(f"`{g}`" for g in addon.crds) or "—"), addon.key
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 7), max_size=3), min_size=1, max_size=8), st.randoms(use_true_random=False))
+def test_any_acyclic_set_of_addons_is_ordered_after_what_each_waits_for(deps, rnd):
+    """For any add-ons whose after-edges only point to earlier-numbered add-ons (so acyclic), declared in any order,
+    the registry puts every add-on after each one it waits for, and the order does not depend on declaration."""
+    n = len(deps)
+    keys = [f"addon{chr(ord('a') + i)}" for i in range(n)]
+    addons = [_addon(keys[i], after=tuple(keys[j] for j in sorted(deps[i]) if j < i)) for i in range(n)]
+    shuffled = addons[:]
+    rnd.shuffle(shuffled)
+    order = Registry(tuple(shuffled)).keys()
+    assert sorted(order) == sorted(keys)
+    for a in addons:
+        assert all(order.index(dep) < order.index(a.key) for dep in a.after)
+    assert order == Registry(tuple(addons)).keys()

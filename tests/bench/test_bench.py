@@ -267,3 +267,19 @@ def test_importing_the_probe_module_leaves_the_garbage_collector_alone():
     import bench.imports  # noqa: F401
 
     assert gc.isenabled()
+
+
+def test_the_dev_stack_is_measured_against_the_import_floor():
+    """The floor target compares the dev preview (analyzer servers included) with the fixed-cost probe."""
+    dev = bench_run.Row("dev", None, None, 120, 2.2, 2.1, 2.3, 2.2, 300.0, 40.0, 30.0, [2.2])
+    [met] = [t for t in bench_run.targets([dev], [], None, 2.0) if "import floor" in t["target"]]
+    assert met["met"] and met["value"].startswith("1.10×")
+    slow = bench_run.Row("dev", None, None, 120, 2.5, 2.4, 2.6, 2.5, 300.0, 40.0, 30.0, [2.5])
+    [missed] = [t for t in bench_run.targets([slow], [], None, 2.0) if "import floor" in t["target"]]
+    assert not missed["met"] and missed["value"].startswith("1.25×")
+    assert not [t for t in bench_run.targets([dev], [], None) if "import floor" in t["target"]]  # no probe, no row
+
+
+def test_the_floor_probe_imports_the_analyzer_driver():
+    text = (ROOT / "bench" / "imports.py").read_text()
+    assert 'import_module("offline.analyzer")' in text and 'import_module("offline.preview")' in text

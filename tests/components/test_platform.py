@@ -209,3 +209,24 @@ def test_grafana_password_stays_secret_everywhere():
     assert PASSWORD not in render("dev", run, report, False)
     assert PASSWORD not in str(to_json("dev", run, report))
     assert report.violations == []
+
+
+def test_two_addons_sharing_a_namespace_get_one_namespace_at_the_laxer_level():
+    """KEDA moved into kube-prometheus-stack's namespace: one Namespace, labelled privileged (the laxer of the two
+    levels), and both releases wait for it."""
+    run, platform = _run(platform={"keda": {"namespace": "monitoring"}})
+    namespaces, releases = _namespaces(run), _releases(run)
+    assert "keda" not in namespaces
+    assert namespaces["monitoring"].inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert releases["keda"].inputs["namespace"] == "monitoring"
+    assert namespaces["monitoring"].urn in releases["keda"].dependencies
+    assert platform.pod_security["monitoring"] == "privileged"
+
+
+def test_the_topology_labelers_namespace_comes_from_the_kueue_addon():
+    """With the labeler enabled, Kueue's add-on asks for its privileged namespace; without Kueue it is not created."""
+    run, platform = _run(platform={"kueue": {"topologyLabeler": {"enabled": True}}})
+    assert platform.pod_security["oke-rdma-topology"] == "privileged"
+    assert "oke-rdma-topology" in _namespaces(run)
+    run, platform = _run(platform={"kueue": {"enabled": False, "topologyLabeler": {"enabled": True}}})
+    assert "oke-rdma-topology" not in platform.pod_security

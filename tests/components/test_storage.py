@@ -9,7 +9,8 @@ import pulumi_oci as oci
 import pytest
 
 from oke_rdma.config import subnet_plan
-from oke_rdma.storage import (Storage, StorageArgs, fss_availability_domain, high_performance_notice,
+from oke_rdma.adapter import storage_args
+from oke_rdma.storage import (Storage, fss_availability_domain, high_performance_notice,
                                 requested_throughput)
 from offline.engine import OciMocks, fake_ocid, run_program
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
@@ -37,7 +38,7 @@ def _run(unknowns: bool = False, **overrides):
         subnet = oci.core.Subnet("stub-storage-subnet", oci.core.SubnetArgs(
             compartment_id=cfg.compartment_id, vcn_id="ocid1.vcn.oc1..stub", cidr_block=plan["storage"]))
         nsgs = {"storage": pulumi.Output.from_input(STORAGE_NSG), "workers": pulumi.Output.from_input(WORKERS_NSG)}
-        built["s"] = s = Storage("storage", StorageArgs(cfg, {"storage": subnet.id}, plan, nsgs))
+        built["s"] = s = Storage("storage", storage_args(cfg, {"storage": subnet.id}, plan, nsgs))
         if s.file_system_id is not None:
             pulumi.export("fss", {"fileSystemId": s.file_system_id, "mountTargetId": s.mount_target_id,
                                   "mountTargetIp": s.mount_target_ip, "exportPath": s.export_path})
@@ -255,7 +256,7 @@ def test_export_accepts_output_cidrs_of_a_brought_network():
 
     def program():
         cidrs = {"workers": pulumi.Output.from_input("10.9.16.0/20"), "pods": pulumi.Output.from_input("10.9.128.0/17")}
-        built["s"] = Storage("storage", StorageArgs(cfg, {"storage": "ocid1.subnet.oc1..s"}, cidrs,
+        built["s"] = Storage("storage", storage_args(cfg, {"storage": "ocid1.subnet.oc1..s"}, cidrs,
                                                     {"storage": STORAGE_NSG}))
 
     run = run_program(dev_raw_config(), [], "dev", program=program)

@@ -12,10 +12,10 @@ import pulumi_oci as oci
 import pytest
 
 from oke_rdma.config import ConfigError, subnet_plan
-from oke_rdma.adapter import platform_args
+from oke_rdma.adapter import platform_args, shared_volumes_args, storage_args
 from oke_rdma.platform import Platform
-from oke_rdma.storage import Storage, StorageArgs
-from oke_rdma.volumes import SharedVolumes, SharedVolumesArgs, export_options_json, volume_handle, volume_path
+from oke_rdma.storage import Storage
+from oke_rdma.volumes import SharedVolumes, export_options_json, volume_handle, volume_path
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import fake_ocid, run_program
 
@@ -37,10 +37,10 @@ def _run(unknowns: bool = False, **overrides):
         subnet = oci.core.Subnet("stub-storage-subnet", oci.core.SubnetArgs(
             compartment_id=cfg.compartment_id, vcn_id="ocid1.vcn.oc1..stub", cidr_block=plan["storage"]))
         cidrs = {role: pulumi.Output.from_input(cidr) for role, cidr in plan.items()}  # as a brought network gives
-        s = Storage("storage", StorageArgs(cfg, {"storage": subnet.id}, cidrs, {"storage": STORAGE_NSG}))
+        s = Storage("storage", storage_args(cfg, {"storage": subnet.id}, cidrs, {"storage": STORAGE_NSG}))
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\nclusters: []\n")
         p = Platform("platform", platform_args(cfg, provider))
-        built["v"] = SharedVolumes("volumes", SharedVolumesArgs(
+        built["v"] = SharedVolumes("volumes", shared_volumes_args(
             cfg, provider, p.namespaces, s.file_system_id, s.mount_target_id, s.mount_target_ip, s.export_path,
             s.availability_domain, s.client_cidrs))
 

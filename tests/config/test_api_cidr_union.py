@@ -63,3 +63,12 @@ def test_public_count_matches_address_by_address_subtraction(pairs):
             remaining = nxt
         expected += sum(r.num_addresses for r in remaining)
     assert public_ipv4_addresses(nets) == expected
+
+
+def test_the_config_and_the_pack_count_the_same_space_as_public():
+    """The program cannot import the pack (it is published on its own), so the two copies are kept equal here."""
+    from policies.security import _addresses
+    assert NON_PUBLIC_V4 == _addresses.NON_PUBLIC_V4
+    cidrs = [f"{i}.0.0.0/8" for i in range(1, 121) if i != 10]
+    assert public_ipv4_addresses(cidrs) == _addresses.public_addresses(
+        ipaddress.IPv4Network(c) for c in cidrs)[4]

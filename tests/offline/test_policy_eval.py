@@ -54,7 +54,8 @@ def test_resource_violation_shape_and_urn_pinning():
     [v] = report.violations
     assert (v.policy, v.pack, v.enforcement_level, v.severity, v.policy_type) == ("res", "pk", "advisory", "low",
                                                                                  "resource")
-    assert v.message == "Resource rule.\nvalue=1" and v.description == "Resource rule."
+    # 1.0: a number reaches a pack as a double (through a protobuf Struct), in-process as over gRPC
+    assert v.message == "Resource rule.\nvalue=1.0" and v.description == "Resource rule."
     assert v.urn == "urn:pulumi:dev::proj::test:index:Thing::a"  # the URN a resource rule passes is ignored
     assert not has_mandatory(report)
 
@@ -136,7 +137,7 @@ def test_async_rules_run_also_inside_a_running_event_loop():
     pols = [ResourceValidationPolicy(name="a", description="A", validate=[res_rule, reads_value]),
             StackValidationPolicy(name="s", description="S", validate=stack_rule)]
     # sync validations report while the servicer collects the awaitables; async ones when they are awaited
-    expected = ["A\nvalue=1", "A\nasync resource", "S\nasync stack"]
+    expected = ["A\nvalue=1.0", "A\nasync resource", "S\nasync stack"]
     assert [v.message for v in evaluate(pols, [thing("t", {"value": 1})], "pk").violations] == expected
 
     async def inside_loop():

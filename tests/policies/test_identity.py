@@ -157,3 +157,24 @@ def test_the_program_and_the_pack_parse_a_grant_alike_and_agree_on_escalation(gr
     assert identity.escalations(statement) == []
     assert (statement.verb, statement.resource) == (parsed.verb, parsed.resource)
     assert statement.location.lower() == parsed.location.lower()
+
+
+def test_external_groups_listed_as_harmless_pass():
+    from policies.security.identity import membership_findings
+    from tests.policies.test_policies import proxied
+
+    class R:  # the shape of a pulumi_policy PolicyResource that membership_findings reads
+        resource_type, name, urn, property_dependencies = MEMBERSHIP_TYPE, "m", "urn:m", {}
+        props = proxied({"groupId": "ocid1.group.oc1..aaaaext", "userId": "ocid1.user.oc1..u"})
+
+    assert list(membership_findings([R()], ["ocid1.group.oc1..aaaaext"])) == []
+    assert len(list(membership_findings([R()], []))) == 1
+
+
+def test_mapping_an_identity_provider_group_onto_administrators_is_refused():
+    group = res(GROUP, "g", {"name": "Administrators", "description": "d", "compartmentId": "ocid1.tenancy.oc1..t"})
+    mapping = res("oci:Identity/idpGroupMapping:IdpGroupMapping", "map", {
+        "groupId": U, "identityProviderId": "ocid1.saml2idp.oc1..i", "idpGroupName": "everyone"},
+        deps={"groupId": [group]})
+    [message] = messages(run(group, mapping, policy=MEMBERSHIP), MEMBERSHIP)
+    assert "administrators group" in message

@@ -152,6 +152,7 @@ def test_persistent_volumes_with_node_host_paths_are_refused(path, bad):
     ({"hostNetwork": "yes"}, VALUES), ({"privileged": 1}, VALUES),
     ({"securityContext": {"capabilities": {"add": "SYS_ADMIN"}}}, ESCAPE),
     ({"podSecurityContext": {"seccompProfile": {"type": "Unconfined"}}}, VALUES),
+    ({"podSecurityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]}}, VALUES),
 ])
 def test_helm_values_spellings_fail_closed(values, policy):
     assert found(policy, namespace("apps", "restricted"), release(values))
@@ -161,3 +162,58 @@ def test_helm_values_false_spellings_pass():
     values = {"hostNetwork": "false", "privileged": 0, "hostPID": None, "x": {"hostIPC": "no"}}
     resources = (namespace("apps", "restricted"), release(values))
     assert found(VALUES, *resources) == [] and found(ESCAPE, *resources) == []
+
+
+@pytest.mark.parametrize("extra", [{"valueYamlFiles": [{"4dabf18193072939515e22adb298388d":
+                                                        "c44067f5952c0a294b673a41bacd8c17", "path": "v.yaml"}]},
+                                   {"postrender": "/usr/local/bin/kustomize-wrap"}])
+def test_values_files_and_post_renderers_cannot_be_judged_and_are_refused(extra):
+    rel = release({})
+    rel.inputs.update(extra)
+    assert found(VALUES, namespace("apps", "restricted"), rel)
+
+
+PURPOSE = "privileged-namespace-purpose"
+
+
+def gpu_quota(ns: str, deps=None):
+    return res("kubernetes:core/v1:ResourceQuota", f"q-{ns}", {"metadata": {"name": "gpu", "namespace": ns},
+                                                               "spec": {"hard": {"requests.nvidia.com/gpu": "8"}}},
+               deps=deps)
+
+
+def test_privileged_namespaces_need_a_purpose():
+    assert found(PURPOSE, namespace("tools", "privileged"))
+    assert found(PURPOSE, res(NS, "u", {"metadata": {"name": "tools", "labels": {
+        "pod-security.kubernetes.io/enforce": U}}}))
+    cpu_quota = res("kubernetes:core/v1:ResourceQuota", "q", {"metadata": {"namespace": "tools"},
+                                                              "spec": {"hard": {"requests.cpu": "8"}}})
+    assert found(PURPOSE, namespace("tools", "privileged"), cpu_quota)
+
+
+def test_gpu_tenants_and_node_agents_may_be_privileged():
+    tenant = namespace("research", "privileged")
+    assert found(PURPOSE, tenant, gpu_quota("research")) == []
+    assert found(PURPOSE, tenant, gpu_quota(U, deps={"metadata": [tenant]})) == []
+    assert found(PURPOSE, namespace("gpu-operator", "privileged"), namespace("monitoring", "privileged"),
+                 namespace("apps", "restricted")) == []
+
+
+def test_an_unknown_release_namespace_is_followed_to_the_namespace_it_depends_on():
+    agents = namespace("gpu-operator", "privileged")
+    rel = res(HELM, "rel", {"chart": "gpu-operator", "version": "v25.10.1", "namespace": U,
+                            "repositoryOpts": {"repo": "https://helm.ngc.nvidia.com/nvidia"},
+                            "values": {"hostPID": True}}, deps={"namespace": [agents]})
+    assert found(ESCAPE, agents, rel) == [] and found(DECLARED, agents, rel) == []
+    stray = res(HELM, "rel", {"chart": "keda", "version": "2.20.2", "namespace": U, "values": {"hostPID": True},
+                              "repositoryOpts": {"repo": "https://kedacore.github.io/charts"}})
+    assert found(ESCAPE, agents, stray) and found(DECLARED, agents, stray)
+
+
+@pytest.mark.parametrize("chart, refused", [("./charts/keda", True), ("/opt/charts/keda", True),
+                                            ("keda-2.20.2.tgz", True), ("kedacore/keda", True), ("keda", False),
+                                            ("https://kedacore.github.io/charts/keda", False)])
+def test_a_chart_path_beside_an_allowed_repository_is_refused(chart, refused):
+    rel = release({})
+    rel.inputs["chart"] = chart
+    assert bool(found("helm-release-pinned", namespace("apps", "restricted"), rel)) is refused

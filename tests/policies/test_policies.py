@@ -385,7 +385,7 @@ def test_pack_metadata():
     assert len(names) == len(set(names))  # unique across packs too: one policy-config file can name any of them
     assert {"rdma-node-pool-placement", "rdma-cluster-enhanced", "kubernetes-api-not-public",
             "no-internet-ssh-or-all-ports"} <= set(names)
-    advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",  # the issue makes these advisory
+    advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit", "instance-imds-v2-only",  # hardening
                 "fss-export-no-internet"}  # a deliberate, documented choice (policies/security/storage.py)
     for p in POLICIES:
         level = EnforcementLevel.ADVISORY if p.name in advisory else EnforcementLevel.MANDATORY
@@ -406,6 +406,9 @@ def test_pack_files(pack):
     assert meta["version"] == "0.2.0" and meta["description"] and meta["name"] == pack.PACK_NAME
     reqs = (directory / "requirements.txt").read_text().split()
     assert reqs == ["pulumi==3.272.0", "pulumi-policy==1.21.0"]
+    # the offline preview runs a pack without a venv/ with the project's interpreter: the pins must agree
+    project = [line for line in (ROOT / "requirements.txt").read_text().split() if "==" in line]
+    assert set(reqs) <= set(project)
     assert (directory / "__main__.py").is_file() and (directory / "__init__.py").is_file()
     for path in directory.glob("*.py"):
         text = path.read_text()

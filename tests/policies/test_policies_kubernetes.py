@@ -194,6 +194,8 @@ def _hand_written(level: str, host_network: bool = True, pin: str = "2.20.2", un
         opts = pulumi.ResourceOptions(provider=provider)
         ns = k8s.core.v1.Namespace("team", metadata=k8s.meta.v1.ObjectMetaArgs(
             name="team", labels={kp.ENFORCE_LABEL: level}), opts=opts)
+        k8s.core.v1.ResourceQuota("gpu", metadata=k8s.meta.v1.ObjectMetaArgs(name="gpu", namespace=ns.metadata.name),
+                                  spec={"hard": {"requests.nvidia.com/gpu": "8"}}, opts=opts)  # a GPU tenant
         k8s.helm.v3.Release("keda", k8s.helm.v3.ReleaseArgs(
             chart="keda", version=pin, namespace=ns.metadata.name,
             repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://kedacore.github.io/charts")), opts)

@@ -157,3 +157,13 @@ def test_doc_module_imports_nothing_from_the_program_or_offline():
     text = (ROOT / "policies" / "doc.py").read_text()
     for banned in ("oke_rdma", "components", "offline"):
         assert f"import {banned}" not in text and f"from {banned}" not in text
+
+
+def test_a_rule_module_outside_both_packs_is_reported(tmp_path):
+    """A module in policies/ itself would be loaded by neither pack: the docs check names it."""
+    for name in ("__init__.py", "doc.py", "exposure.py"):
+        (tmp_path / name).write_text("")
+    (tmp_path / "security").mkdir()
+    assert doc.stray_modules(tmp_path, [tmp_path / "security"]) == [
+        "policies/exposure.py is in no pack; move it into one of policies/security (with its tests' imports)"]
+    assert doc.stray_modules() == []

@@ -51,6 +51,14 @@ def test_values_oci_does_not_define_are_refused(extra, expected):
     assert len(found) == 1 and expected in found[0], found
 
 
+@pytest.mark.parametrize("source, source_type", [("0.0.0.0/0", "SERVICE_CIDR_BLOCK"),
+                                                 ("0.0.0.0/0", "NETWORK_SECURITY_GROUP"),
+                                                 ("ocid1.vcn.oc1..v", "NETWORK_SECURITY_GROUP")])
+def test_a_peer_that_does_not_match_its_type_is_refused(source, source_type):
+    [message] = findings(INTERPRETABLE, nsg_rule(source=source, source_type=source_type))
+    assert f"although sourceType is {source_type}" in message
+
+
 def test_security_list_entries_ingress_and_egress_are_interpreted():
     sl = res(SL, "sl", {"ingressSecurityRules": [{"protocol": "6", "source": "10.0.0.0/16"},
                                                  {"protocol": "TCPX", "source": "10.0.0.0/16"}],
@@ -132,3 +140,12 @@ def test_ipv6_ranges_carrying_all_of_ipv4_are_internet_wide(cidr):
 def test_embedded_ipv4_is_counted_as_ipv4():
     assert A.public_addresses([ipaddress.ip_network("::ffff:8.0.0.0/104")]) == {4: 2 ** 24, 6: 0}
     assert A.internet_scale([ipaddress.ip_network("::ffff:8.0.0.0/104"), ipaddress.ip_network("9.0.0.0/8")])
+
+
+@pytest.mark.parametrize("value", ["true", "True", 1])
+def test_an_api_endpoint_flag_that_is_not_a_boolean_is_not_read_as_private(value):
+    from policies.security.network import endpoint_problem
+    from tests.policies.test_policies import proxied
+    props = proxied({"endpointConfig": {"subnetId": "s", "isPublicIpEnabled": value, "nsgIds": []}})
+    assert "not a boolean" in endpoint_problem(props)
+    assert endpoint_problem(proxied({"endpointConfig": {"subnetId": "s", "isPublicIpEnabled": False}})) is None

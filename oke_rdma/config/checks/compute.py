@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from .._base import _K8S_NAME_RE, _key, ocid_region
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
                        KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28,
-                       NodePool, PROGRAM_NODE_LABELS, RDMA_SHAPES)
+                       ComputeCluster, NodePool, PROGRAM_NODE_LABELS, RDMA_SHAPES)
 from ..stack import StackConfig
 
 
@@ -112,28 +112,44 @@ def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[s
     if not cfg.cluster.is_enhanced:
         problems.append(f"{_key(at + ('rdma',))}: a node pool in a Compute Cluster needs an ENHANCED_CLUSTER, but "
                         f"cluster.type is {cfg.cluster.type}; set cluster.type: ENHANCED_CLUSTER or rdma: false")
-    if pool.fault_domains:
-        problems.append(f"{_key(at + ('faultDomains',))}: must be empty for a node pool in a Compute Cluster "
-                        f"(OCI places nodes itself); remove it")
-    if pool.preemptible is not None:
-        problems.append(f"{_key(at + ('preemptible',))}: a node pool in a Compute Cluster cannot be preemptible "
-                        f"(RDMA nodes are reserved bare metal); remove preemptible or set rdma: false")
-    listed = ", ".join(sorted(RDMA_SHAPES))
-    if not pool.shape.startswith("BM."):
-        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
-                        f"instances only ({listed}); pick one of those or set rdma: false")
-    elif pool.shape not in RDMA_SHAPES and not pool.allow_unlisted_rdma_shape:
-        problems.append(f"{_key(at + ('shape',))}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
-                        f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
-                        f"set allowUnlistedRdmaShape: true")
+    problems += rdma_pool_problems(pool, cc, lambda field: _key(at + (field,)))
     if cc is None:
         problems.append(f"{_key(at + ('rdma',))}: an RDMA pool needs oke-rdma:computeCluster; add it with "
                         f"availabilityDomain (plus existingId to use an ACTIVE Compute Cluster in that AD)")
-    elif pool.availability_domains and tuple(pool.availability_domains) != (cc.availability_domain,):
+    return problems
+
+
+def rdma_pool_problems(pool: NodePool, compute_cluster: Optional[ComputeCluster],
+                       key: Callable[[str], str]) -> list[str]:
+    """The placement rules of one pool in a Compute Cluster (OKE docs, "Using Compute Clusters to Provision Managed
+    Nodes"; Compute docs, "Compute Clusters"): no fault domains, not preemptible, a bare metal shape Oracle lists
+    (or ``allowUnlistedRdmaShape``), and at most the Compute Cluster's availability domain.
+
+    :param key: field name (``faultDomains``, ``shape``...) → how a problem names it (a config key path, or an
+        argument like ``node_pools['gpu'].shape``).
+    :returns: one line per problem, starting with ``key(field)``.
+    """
+    problems: list[str] = []
+    if pool.fault_domains:
+        problems.append(f"{key('faultDomains')}: must be empty for a node pool in a Compute Cluster "
+                        f"(OCI places nodes itself); remove it")
+    if pool.preemptible is not None:
+        problems.append(f"{key('preemptible')}: a node pool in a Compute Cluster cannot be preemptible "
+                        f"(RDMA nodes are reserved bare metal); remove preemptible or set rdma: false")
+    listed = ", ".join(sorted(RDMA_SHAPES))
+    if not pool.shape.startswith("BM."):
+        problems.append(f"{key('shape')}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
+                        f"instances only ({listed}); pick one of those or set rdma: false")
+    elif pool.shape not in RDMA_SHAPES and not pool.allow_unlisted_rdma_shape:
+        problems.append(f"{key('shape')}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
+                        f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
+                        f"set allowUnlistedRdmaShape: true")
+    if compute_cluster is not None and pool.availability_domains and \
+            tuple(pool.availability_domains) != (compute_cluster.availability_domain,):
+        ad = compute_cluster.availability_domain
         got = ", ".join(pool.availability_domains)
-        problems.append(f"{_key(at + ('availabilityDomains',))}: an RDMA pool has exactly one placement, in the "
-                        f"Compute Cluster's availability domain {cc.availability_domain!r}, got [{got}]; set "
-                        f"[{cc.availability_domain!r}] or remove the key")
+        problems.append(f"{key('availabilityDomains')}: an RDMA pool has exactly one placement, in the "
+                        f"Compute Cluster's availability domain {ad!r}, got [{got}]; set [{ad!r}] or remove the key")
     return problems
 
 

@@ -6,6 +6,7 @@ expected to refuse it, the function). The test runs each through ``python -m off
 """
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 import pulumi_kubernetes as k8s
@@ -38,7 +39,12 @@ def nsg_rule(name: str = "r", **props) -> None:
 
 
 def namespace(name: str, level: str) -> k8s.core.v1.Namespace:
-    return k8s.core.v1.Namespace(f"ns-{name}", metadata={"name": name, "labels": {PSA: level}})
+    """A namespace; ``research`` is a GPU tenant (a ResourceQuota on GPUs, as the platform gives every tenant)."""
+    ns = k8s.core.v1.Namespace(f"ns-{name}", metadata={"name": name, "labels": {PSA: level}})
+    if name == "research":
+        k8s.core.v1.ResourceQuota("gpu-quota", metadata={"name": "gpu", "namespace": ns.metadata["name"]},
+                                  spec={"hard": {"requests.nvidia.com/gpu": "16"}})
+    return ns
 
 
 def release(values: dict, ns: str = "apps", level: str = "restricted", **props) -> None:
@@ -271,7 +277,12 @@ def host_root_hostpid_sys_admin_in_privileged_non_rdma_namespace(bad):
     else:  # an RDMA pod: what the platform needs, and nothing that takes the node
         spec = {"hostNetwork": True, "volumes": [{"name": "ib", "hostPath": {"path": "/dev/infiniband"}}],
                 "containers": [container(privileged=True, capabilities={"add": ["IPC_LOCK"]})]}
-    pod(spec, ns="tools", level="privileged")
+    pod(spec, ns="tools" if bad else "research", level="privileged")
+
+
+@case("pod", "privileged-namespace-purpose")
+def privileged_namespace_that_is_no_tenant(bad):
+    namespace("tools" if bad else "research", "privileged")
 
 
 @case("pod", "helm-release-pinned")
@@ -341,6 +352,33 @@ def fss_export_open_without_root_squash(bad):
                                             "identity_squash": "NONE" if bad else "ROOT"}])
 
 
+@case("data", "fss-export-no-internet-root")
+def fss_storage_class_exports_to_everyone(bad):
+    options = [{"source": "0.0.0.0/0" if bad else "10.0.0.0/16", "requirePrivilegedSourcePort": True,
+                "access": "READ_WRITE", "identitySquash": "NONE" if bad else "ROOT"}]
+    k8s.storage.v1.StorageClass("fss", metadata={"name": "fss-dyn"}, provisioner="fss.csi.oraclecloud.com",
+                                parameters={"availabilityDomain": "AD-1", "mountTargetOcid": "ocid1.mounttarget.oc1..m",
+                                            "exportOptions": json.dumps(options)})
+
+
+@case("data", "lustre-root-squash")
+def lustre_file_system_without_root_squash(bad):
+    oci.lustre.FileStorageLustreFileSystem(
+        "lustre", availability_domain="Uocm:US-ASHBURN-AD-1", compartment_id=C, capacity_in_gbs=31200,
+        file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+        root_squash_configuration={"identity_squash": "NONE" if bad else "ROOT", "squash_uid": "65534",
+                                   "squash_gid": "65534"})
+
+
+@case("data", "lustre-root-squash")
+def lustre_root_squash_exempting_the_internet(bad):
+    oci.lustre.FileStorageLustreFileSystem(
+        "lustre", availability_domain="Uocm:US-ASHBURN-AD-1", compartment_id=C, capacity_in_gbs=31200,
+        file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+        root_squash_configuration={"identity_squash": "ROOT", "squash_uid": "65534", "squash_gid": "65534",
+                                   "client_exceptions": ["0.0.0.0/1", "128.0.0.0/1"] if bad else ["10.0.5.10/32"]})
+
+
 @case("data", "no-public-endpoints")
 def public_bucket(bad):
     oci.objectstorage.Bucket("b", compartment_id=C, name="weights", namespace="ns",
@@ -353,6 +391,12 @@ def pre_authenticated_request(bad):
     if bad:
         oci.objectstorage.Preauthrequest("par", access_type="AnyObjectRead", bucket="weights", namespace="ns",
                                          name="share", time_expires="2030-01-01T00:00:00Z")
+
+
+@case("data", "no-public-endpoints")
+def autonomous_database_open_to_everyone(bad):
+    oci.database.AutonomousDatabase("adb", compartment_id=C, db_name="features", admin_password="x" * 16,
+                                    **({} if bad else {"subnet_id": "ocid1.subnet.oc1..aaaaaaaadata"}))
 
 
 @case("data", "helm-values-pod-security")
@@ -373,6 +417,37 @@ def node_pool(**details) -> None:
                                  node_shape=details.pop("shape", "BM.GPU.H100.8"),
                                  node_metadata={"areLegacyImdsEndpointsDisabled": "true"},
                                  node_config_details={**base, **details})
+
+
+def cluster_with_pool(cluster_type: str, compute_cluster_ad: str) -> None:
+    """A whole OKE stack: VCN, the NSGs and rules OKE needs, a private enhanced-or-not cluster, a Compute Cluster and
+    an RDMA node pool in it (launch statement, IMDSv2, in-transit encryption)."""
+    from tests.policies.test_policy_pack_e2e import _oke_nsgs
+    vcn = oci.core.Vcn("vcn", compartment_id=C, cidr_blocks=["10.2.0.0/16"])
+    cp, workers = _oke_nsgs(C, vcn)
+    cluster = oci.containerengine.Cluster("oke", compartment_id=C, vcn_id=vcn.id, kubernetes_version="v1.34.1",
+                                          type=cluster_type, endpoint_config={
+                                              "subnet_id": "ocid1.subnet.oc1..aaaacp", "is_public_ip_enabled": False,
+                                              "nsg_ids": [cp.id]})
+    cc = oci.core.ComputeCluster("cc", availability_domain=compute_cluster_ad, compartment_id=C)
+    statements(f"Allow any-user to {{COMPUTE_CLUSTER_LAUNCH_INSTANCE}} in compartment id {C} where "
+               "request.principal.type = 'nodepool'")
+    oci.containerengine.NodePool("gpu", cluster_id=cluster.id, compartment_id=C, node_shape="BM.GPU.H100.8",
+                                 node_metadata={"areLegacyImdsEndpointsDisabled": "true"},
+                                 node_config_details={"size": 2, "compute_cluster_id": cc.id, "nsg_ids": [workers.id],
+                                                      "is_pv_encryption_in_transit_enabled": True,
+                                                      "placement_configs": [{"availability_domain": "AD-1",
+                                                                             "subnet_id": "ocid1.subnet.oc1..aaaaw"}]})
+
+
+@case("placement", "rdma-cluster-enhanced")
+def compute_cluster_pool_on_a_basic_cluster(bad):
+    cluster_with_pool("BASIC_CLUSTER" if bad else "ENHANCED_CLUSTER", "AD-1")
+
+
+@case("placement", "rdma-node-pool-compute-cluster-ad")
+def pool_in_another_ad_than_its_compute_cluster(bad):
+    cluster_with_pool("ENHANCED_CLUSTER", "AD-2" if bad else "AD-1")
 
 
 @case("placement", "rdma-node-pool-placement")

@@ -1,0 +1,103 @@
+"""Start the policy packs' analyzer servers at the very start of ``python -m offline.preview``.
+
+A Python pack's server is a separate ``python -m pulumi.policy`` process that imports ``pulumi`` and
+``pulumi_policy`` before it prints its port (:mod:`offline.analyzer`): about as long as the preview's own imports.
+Spawned before those imports, on the machine's other core, it is ready when the program has run, so policy
+evaluation adds only the gRPC calls to the preview's wall time (``make bench``: the dev preview against the import
+floor). This module imports only the standard library, so spawning costs a few milliseconds.
+
+:func:`spawn` reads ``--policy-pack`` from the command line the way ``argparse`` will (``--policy-pack DIR`` and
+``--policy-pack=DIR``, repeatable; default both packs of this repository) and starts nothing for an invalid or
+help-only command line: the preview then reports the problem itself. :func:`claim` hands the processes to
+:func:`offline.analyzer.start_analyzers` when its pack list is the same; otherwise they are stopped and new ones
+started. :func:`release` stops whatever was not claimed (the preview calls it when it exits).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional, Sequence
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+#: The packs the preview runs without ``--policy-pack`` (``policies.PACK_DIRS``, without importing ``policies``).
+DEFAULT_PACKS = (PROJECT_DIR / "policies" / "security", PROJECT_DIR / "policies" / "placement")
+
+_spawned: Optional[tuple[list[Path], str, list[tuple[subprocess.Popen, object]]]] = None
+
+
+def pack_dirs(argv: Sequence[str]) -> Optional[list[Path]]:
+    """The ``--policy-pack`` directories of a command line (default: both packs), resolved; None for ``-h``."""
+    found: list[Path] = []
+    args = list(argv)
+    for i, arg in enumerate(args):
+        if arg in ("-h", "--help"):
+            return None
+        if arg == "--policy-pack" and i + 1 < len(args):
+            found.append(Path(args[i + 1]))
+        elif arg.startswith("--policy-pack="):
+            found.append(Path(arg.split("=", 1)[1]))
+    return [p.resolve() for p in found] if found else list(DEFAULT_PACKS)
+
+
+def free_address() -> str:
+    """A ``127.0.0.1:<port>`` no one listens on now: the engine address packs are given (served later by
+    :class:`offline.analyzer.EngineLog`; a Python pack does not dial it, see :mod:`offline.analyzer`)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"
+
+
+def pack_python(pack_dir: Path) -> str:
+    """The interpreter the CLI would use: the pack's ``venv/bin/python`` if present (``PulumiPolicy.yaml``
+    ``runtime.options.virtualenv: venv``), else this interpreter."""
+    venv = pack_dir / "venv" / "bin" / "python"
+    return str(venv) if venv.is_file() else sys.executable
+
+
+def popen(pack_dir: Path, engine_address: str, env: Optional[dict[str, str]] = None):
+    """``python -u -m pulumi.policy <engine address> .`` in ``pack_dir``: (process, stderr file)."""
+    stderr = tempfile.TemporaryFile()
+    process = subprocess.Popen([pack_python(pack_dir), "-u", "-m", "pulumi.policy", engine_address, "."],
+                               cwd=pack_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                               env={**os.environ, **(env or {})})
+    # No preexec_fn (e.g. prctl PR_SET_PDEATHSIG): it forces fork() in a process whose gRPC threads are running, and
+    # gRPC's fork handlers then break the child ("epoll_wait error: Bad file descriptor"); without it CPython spawns
+    # with vfork. Servers are stopped by Analyzers.close, analyzer.shutdown (atexit) and release.
+    return process, stderr
+
+
+def spawn(argv: Sequence[str]) -> None:
+    """Start a server for every pack of the command line now (nothing if a directory is not a pack)."""
+    global _spawned
+    dirs = pack_dirs(argv)
+    if not dirs or not all((d / "__main__.py").is_file() and (d / "PulumiPolicy.yaml").is_file() for d in dirs):
+        return
+    address = free_address()
+    env = {"PULUMI_DRY_RUN": "true"}
+    _spawned = (dirs, address, [popen(d, address, env) for d in dirs])
+
+
+def claim(dirs: Sequence[Path]) -> Optional[tuple[str, list]]:
+    """The spawned ``(engine address, [(process, stderr)])`` if they serve exactly ``dirs`` (in order); else stop
+    them and return None."""
+    global _spawned
+    spawned, _spawned = _spawned, None
+    if spawned is None:
+        return None
+    wanted = [Path(d).resolve() for d in dirs]
+    if spawned[0] == wanted:
+        return spawned[1], spawned[2]
+    for process, stderr in spawned[2]:
+        process.kill()
+        process.wait()
+        stderr.close()
+    return None
+
+
+def release() -> None:
+    """Stop servers that were spawned but never claimed (idempotent)."""
+    claim([])

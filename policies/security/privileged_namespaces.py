@@ -1,0 +1,95 @@
+"""Privileged namespaces only where the platform needs them: node agents and GPU tenants.
+
+``privileged-namespace-purpose`` (stack) refuses a ``Namespace`` whose ``pod-security.kubernetes.io/enforce`` label
+is ``privileged`` (or unknown) unless it is
+
+* a node-agent namespace (config ``nodeAgentNamespaces``: the GPU Operator's and the Prometheus node exporter's,
+  plus the RDMA topology labeler's, which reads instance metadata over hostNetwork), or
+* a GPU tenant namespace: the stack puts a ``ResourceQuota`` in it that caps ``requests.nvidia.com/gpu`` (how an
+  OKE platform admits tenants to GPUs; RDMA training pods need hostNetwork, privileged and IPC_LOCK, which only
+  ``privileged`` allows).
+
+A privileged namespace with neither purpose lets any pod in it run privileged: label it ``restricted``. Node escape
+inside a privileged tenant is still refused by ``node-escape-only-in-node-agent-namespaces``.
+
+Sources (checked 2026-11-30): Kubernetes docs "Pod Security Admission" (the enforce label), "Pod Security Standards"
+(privileged is unrestricted), "Resource Quotas" (extended resources quota as ``requests.<resource>``); NVIDIA GPU
+Operator docs (the operator's pods run privileged); pulumi_kubernetes 4.34.2 ``core/v1:ResourceQuota``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
+                           StackValidationPolicy)
+
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._rules import UNKNOWN, read
+    from .kubernetes import ENFORCE_LABEL, NAMESPACE
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _rules import UNKNOWN, read
+    from kubernetes import ENFORCE_LABEL, NAMESPACE
+
+RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
+DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring", "oke-rdma-topology"]
+
+
+def gpu_tenant_namespaces(resources: list[Any]) -> tuple[set[str], set[str]]:
+    """(names, URNs) of the Namespaces a ResourceQuota capping ``requests.nvidia.com/gpu`` lives in (by its
+    ``metadata.namespace`` or its ``metadata`` dependency on a Namespace)."""
+    names: set[str] = set()
+    urns: set[str] = set()
+    for quota in (r for r in resources if r.resource_type == RESOURCE_QUOTA):
+        hard = read(quota.props, "spec", "hard")
+        if hard is UNKNOWN or not hasattr(hard, "keys") or GPU_QUOTA_KEY not in list(hard.keys()):
+            continue
+        ns = read(quota.props, "metadata", "namespace")
+        if isinstance(ns, str):
+            names.add(ns)
+        urns.update(d.urn for d in quota.property_dependencies.get("metadata", []) if d.resource_type == NAMESPACE)
+    return names, urns
+
+
+def validate_privileged_namespace_purpose(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``privileged-namespace-purpose``: see the module docstring."""
+    agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
+    tenant_names, tenant_urns = gpu_tenant_namespaces(args.resources)
+    for ns in (r for r in args.resources if r.resource_type == NAMESPACE):
+        level = read(ns.props, "metadata", "labels", ENFORCE_LABEL)
+        if level != "privileged" and level is not UNKNOWN:
+            continue
+        name = read(ns.props, "metadata", "name")
+        if name in agents or name in tenant_names or ns.urn in tenant_urns:
+            continue
+        shown = name if isinstance(name, str) else ns.name
+        why = "may be labelled privileged (its label is unknown during preview)" if level is UNKNOWN else \
+            "is labelled privileged"
+        report_violation(f"Namespace '{shown}' {why}, but it is neither a node-agent namespace "
+                         f"({', '.join(sorted(agents))}) nor a GPU tenant (a ResourceQuota on {GPU_QUOTA_KEY} in it), "
+                         "so any pod there may run privileged. Label it restricted.", ns.urn)
+
+
+privileged_namespace_purpose = StackValidationPolicy(
+    name="privileged-namespace-purpose",
+    description=("A namespace labelled privileged is a node-agent namespace or a GPU tenant namespace (one with a "
+                 "ResourceQuota on requests.nvidia.com/gpu)."),
+    validate=validate_privileged_namespace_purpose,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Label the namespace pod-security.kubernetes.io/enforce: restricted; privileged is for RDMA "
+                       "tenants (which get a GPU ResourceQuota) and node agents (nodeAgentNamespaces). Source: "
+                       "Kubernetes docs: Pod Security Admission; Pod Security Standards; Resource Quotas."),
+    tags=["kubernetes", "pod-security"],
+    config_schema=PolicyConfigSchema({"nodeAgentNamespaces": {
+        "type": "array", "uniqueItems": True, "default": DEFAULT_NODE_AGENT_NAMESPACES,
+        "items": {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+        "description": "Namespaces of node agents that may be labelled privileged"}}),
+)
+
+POLICIES = [privileged_namespace_purpose]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "privileged-namespace-purpose": ("fails closed: a namespace whose enforce label is unknown is judged as "
+                                     "privileged"),
+}

@@ -1,0 +1,237 @@
+"""The analyzer driver (offline/analyzer.py, offline.policy_eval.evaluate_packs): a policy pack judged by its own
+pulumi_policy server over gRPC — levels, unknowns, secrets, options, providers, attribution, config, failures —
+and the preview's --policy-pack / --policy-config handling, with a small pack written into a temporary directory."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from offline import analyzer, prestart
+from offline.policy_eval import (EngineResource, PolicyConfigError, PolicyRuntimeError, evaluate_packs,
+                                 has_mandatory, start_analyzers)
+from offline.preview import main
+
+ROOT = Path(__file__).resolve().parents[2]
+U = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+SECRET = "4dabf18193072939515e22adb298388d"
+THING = "test:index:Thing"
+
+PACK_MAIN = '''
+import json
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, PolicyPack, ResourceValidationPolicy, Severity,
+                           StackValidationPolicy)
+
+def reads_value(args, report):
+    if args.resource_type == "test:index:Thing" and "value" in args.props:
+        report(f"value={args.props['value']}", "urn:ignored")
+
+def look(args, report):
+    if args.resource_type == "test:index:Thing" and args.name == "seen":
+        report(json.dumps({"value": args.props["value"], "protect": args.opts.protect, "parent": args.opts.parent,
+                           "ignore": list(args.opts.ignore_changes), "dbr": args.opts.delete_before_replace,
+                           "provider": [args.provider.resource_type, args.provider.name, dict(args.provider.props)]
+                           if args.provider else None,
+                           "config": dict(args.get_config()), "tags": dict(args.stack_tags)}, sort_keys=True))
+
+def crash(args, report):
+    if args.resource_type == "test:index:Thing" and args.name == "boom":
+        raise KeyError("no such key")
+
+def stack_rule(args, report):
+    for r in args.resources:
+        if r.resource_type == "test:index:Thing":
+            report(f"saw {r.name} parent={r.parent.name if r.parent else None} deps={[d.name for d in r.dependencies]}",
+                   r.urn if r.name != "elsewhere" else "urn:pulumi:dev::proj::test:index:Thing::not-in-stack")
+
+PolicyPack(name="toy-pack", enforcement_level=EnforcementLevel.ADVISORY, policies=[
+    ResourceValidationPolicy(name="res", description="Resource rule.", validate=reads_value, severity=Severity.LOW),
+    ResourceValidationPolicy(name="look", description="Look.", validate=look, config_schema=PolicyConfigSchema({
+        "names": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "default": ["a"]}})),
+    ResourceValidationPolicy(name="crash", description="Crash.", validate=crash),
+    ResourceValidationPolicy(name="na", description="NA.", validate=lambda a, r: a.not_applicable("no things")),
+    StackValidationPolicy(name="stk", description="Stack rule.", validate=stack_rule,
+                          enforcement_level=EnforcementLevel.MANDATORY),
+])
+'''
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory) -> Path:
+    pack = tmp_path_factory.mktemp("toy-pack")
+    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 1.2.3\ndescription: toy\n")
+    (pack / "__main__.py").write_text(PACK_MAIN)
+    return pack
+
+
+def thing(name: str, inputs: dict | None = None, **kw) -> EngineResource:
+    return EngineResource(urn=f"urn:pulumi:dev::proj::{THING}::{name}", type=THING, name=name,
+                          inputs=inputs or {}, outputs=kw.pop("outputs", inputs or {}), **kw)
+
+
+def run(toy: Path, *resources: EngineResource, config: dict | None = None, **kw):
+    return evaluate_packs([toy], list(resources), [config] if config is not None else (), **kw)
+
+
+def test_levels_messages_and_attribution_come_from_the_server(toy):
+    report = run(toy, thing("a", {"value": 1}))
+    assert [(p.name, p.version) for p in report.packs] == [("toy-pack", "1.2.3")]  # version: PulumiPolicy.yaml
+    res = [v for v in report.violations if v.policy == "res"]
+    assert [(v.pack, v.enforcement_level, v.severity, v.policy_type, v.message, v.urn) for v in res] == [
+        ("toy-pack", "advisory", "low", "resource", "Resource rule.\nvalue=1.0", thing("a").urn)]  # URN pinned;
+    # 1.0: numbers reach a pack through a protobuf Struct, as doubles
+    [stk] = [v for v in report.violations if v.policy == "stk"]
+    assert (stk.enforcement_level, stk.policy_type, stk.urn) == ("mandatory", "stack", thing("a").urn)
+    assert has_mandatory(report)
+    assert ("na", thing("a").urn, "no things") in {(n.policy, n.urn, n.reason) for n in report.not_applicable}
+
+
+def test_a_stack_violation_naming_a_resource_outside_the_stack_is_stack_wide(toy):
+    [v] = [v for v in run(toy, thing("elsewhere")).violations if v.policy == "stk"]
+    assert v.urn == ""
+
+
+def test_unknown_values_are_advisory_not_run_entries(toy):
+    report = run(toy, thing("a", {"value": U}), config={"all": "mandatory"})
+    assert not [v for v in report.violations if v.policy == "res"]
+    [nr] = [n for n in report.not_run if n.policy == "res"]
+    assert (nr.pack, nr.urn, nr.enforcement_level) == ("toy-pack", thing("a").urn, "advisory")
+    assert nr.reason == "string value at .value can't be known during preview"
+    assert nr.message == "can't run policy 'res' from policy pack 'toy-pack@v0.0.1' during preview: " + nr.reason
+
+
+def test_secrets_options_provider_config_and_tags_reach_the_rule(toy):
+    prov = EngineResource(urn="urn:pulumi:dev::proj::pulumi:providers:oci::oci", type="pulumi:providers:oci",
+                          name="oci", inputs={"region": "sa-saopaulo-1"})
+    seen = thing("seen", {"value": {SECRET: "1b47061264138c4ac30d75fd1eb44270", "value": "s3cret"}, "__x": 1},
+                 protect=True, parent=prov.urn, ignore_changes=["x"], delete_before_replace=True,
+                 provider=f"{prov.urn}::id-1")
+    report = run(toy, prov, seen, config={"look": {"enforcementLevel": "mandatory", "names": ["b"]}},
+                 stack_tags={"team": "ml"})
+    [v] = [v for v in report.violations if v.policy == "look"]
+    assert json.loads(v.message.split("\n", 1)[1]) == {
+        "value": "s3cret", "protect": True, "parent": prov.urn, "ignore": ["x"], "dbr": True,
+        "provider": ["pulumi:providers:oci", "oci", {"region": "sa-saopaulo-1"}], "config": {"names": ["b"]},
+        "tags": {"team": "ml"}}
+
+
+def test_disabled_and_remediate_levels(toy):
+    report = run(toy, thing("a", {"value": 1}), config={"res": "disabled", "stk": "remediate"})
+    assert not [v for v in report.violations if v.policy == "res"]
+    assert {v.enforcement_level for v in report.violations if v.policy == "stk"} == {"mandatory"}
+
+
+def test_config_is_validated_against_what_the_server_reports(toy):
+    with pytest.raises(PolicyConfigError) as err:
+        run(toy, thing("a"), config={"look": {"names": ["ok", "bad\n"]}})
+    assert [(p.name, line) for p, line in err.value.by_pack] == [
+        ("toy-pack", "look: names.1: 'bad\\n' does not match '^[a-z]+$' (Go regexp: $ is the end of the text)")]
+    with pytest.raises(PolicyConfigError) as err:
+        run(toy, thing("a"), config={"ghost": {"x": 1}})
+    assert err.value.problems == ["configuring policy pack: entry 'ghost' has properties but no enforcementLevel, and "
+                                  "it is not a policy of this pack (invalid enforcement level \"\")"]
+
+
+def test_config_that_changes_nothing_is_warned_about(toy):
+    report = run(toy, thing("a"), config={"all": {"enforcementLevel": "advisory", "names": ["a"]}, "typo": "advisory",
+                                         "look": {"nmaes": ["a"]}})
+    assert [w.split(":")[0] for w in report.config_warnings] == [
+        "policy config 'all'", "policy config names 'typo', which is not a policy of this pack (ignored); the pack has",
+        "policy config 'look'"]
+    assert [p.name for p, _ in report.config_warnings_by_pack] == ["toy-pack"] * 3
+
+
+def test_a_rule_that_raises_fails_the_evaluation_naming_the_pack_and_resource(toy):
+    with pytest.raises(PolicyRuntimeError, match=r"Analyze of urn:pulumi:dev::proj::test:index:Thing::boom failed"):
+        run(toy, thing("boom"))
+
+
+def test_a_pack_that_does_not_start_is_an_error_with_its_stderr(tmp_path):
+    (tmp_path / "PulumiPolicy.yaml").write_text("runtime: python\n")
+    (tmp_path / "__main__.py").write_text("raise SystemExit('this pack refuses to start')\n")
+    with pytest.raises(analyzer.PolicyPackError, match="failed to start .*this pack refuses to start"):
+        evaluate_packs([tmp_path], [thing("a")])
+
+
+def test_servers_are_reused_only_when_healthy_and_stopped_at_shutdown(toy):
+    with start_analyzers([toy]) as first:
+        evaluate_packs([toy], [thing("a")], analyzers=first)
+        process = first.processes[0]
+    with start_analyzers([toy]) as second:
+        assert second.processes[0] is process  # reused: Configure resets its state on every use
+        process.failed = True
+    assert process.process.poll() is not None  # a failed server is stopped, never pooled
+    with start_analyzers([toy]) as third:
+        evaluate_packs([toy], [thing("a")], analyzers=third)
+        pid = third.processes[0].process
+    analyzer.shutdown()
+    assert pid.poll() is not None
+
+
+def test_prestart_reads_the_packs_like_argparse_and_hands_them_over(toy):
+    assert prestart.pack_dirs(["--stack", "dev"]) == list(prestart.DEFAULT_PACKS)
+    assert prestart.pack_dirs(["--policy-pack", str(toy), f"--policy-pack={toy}"]) == [toy.resolve()] * 2
+    assert prestart.pack_dirs(["-h"]) is None
+    prestart.spawn(["--policy-pack", str(toy)])
+    spawned = prestart._spawned[2][0][0]
+    assert prestart.claim([ROOT / "policies" / "security"]) is None and spawned.wait(10) is not None  # not ours
+    prestart.spawn(["--policy-pack", str(toy)])
+    with start_analyzers([toy]) as adopted:
+        assert adopted.processes[0].process is prestart_process(adopted)
+        assert evaluate_packs([toy], [thing("a", {"value": 2})], analyzers=adopted).violations
+    prestart.spawn(["--policy-pack", str(toy / "missing")])
+    assert prestart._spawned is None  # nothing spawned for a directory that is no pack
+
+
+def prestart_process(analyzers):
+    return analyzers.processes[0].process
+
+
+# --- the preview's flags ------------------------------------------------------------------------------------------
+def test_preview_refuses_a_directory_that_is_no_pack_before_the_program_runs(tmp_path, capsys):
+    assert main(["--stack", "dev", "--policy-pack", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"error: --policy-pack {tmp_path}: has no PulumiPolicy.yaml; a policy pack "
+                                       "directory holds one\n")
+
+
+def test_preview_wants_one_policy_config_per_pack(tmp_path, capsys):
+    config = tmp_path / "c.json"
+    config.write_text("{}")
+    assert main(["--stack", "dev", "--policy-config", str(config)]) == 2
+    assert capsys.readouterr().err == ('error: the number of "--policy-config" flags must match the number of '
+                                       '"--policy-pack" flags (1 for 2: one config file per pack, in the same '
+                                       'order)\n')
+
+
+def test_preview_runs_only_the_packs_it_is_given(toy, capsys):
+    assert main(["--stack", "dev", "--policy-pack", str(toy)]) == 0  # the toy rules look at test:index:Thing only
+    out = capsys.readouterr().out
+    assert f"✅ toy-pack@v1.2.3 (local: {toy})" in out and "oke-rdma-security" not in out
+
+
+def test_preview_reports_a_crashing_rule_in_one_line_with_exit_3(tmp_path, capsys):
+    (tmp_path / "PulumiPolicy.yaml").write_text("runtime: python\n")
+    (tmp_path / "__main__.py").write_text(textwrap.dedent('''
+        from pulumi_policy import PolicyPack, ResourceValidationPolicy
+        def boom(args, report):
+            raise ValueError("broken rule")
+        PolicyPack(name="broken", policies=[ResourceValidationPolicy(name="b", description="d", validate=boom)])
+    '''))
+    assert main(["--stack", "dev", "--policy-pack", str(tmp_path)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: policy pack {tmp_path}: Analyze of urn:pulumi:dev::oke-rdma::pulumi:pulumi:Stack")
+    assert "broken rule" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_go_pattern_semantics_refuse_a_trailing_newline_in_the_real_packs_config(tmp_path, capsys):
+    security, placement = tmp_path / "security.json", tmp_path / "placement.json"
+    security.write_text(json.dumps({"helm-release-pinned": {"allowedRepositories": [
+        "https://kedacore.github.io/charts\n"]}}))
+    placement.write_text("{}")
+    code = main(["--stack", "dev", "--policy-pack", "policies/security", "--policy-config", str(security),
+                 "--policy-pack", "policies/placement", "--policy-config", str(placement)])
+    err = capsys.readouterr().err
+    assert code == 2 and "helm-release-pinned: allowedRepositories.0: 'https://kedacore.github.io/charts\\n' does " \
+                         "not match" in err and err.startswith("error: validating policy config: oke-rdma-security")

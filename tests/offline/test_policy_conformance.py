@@ -1,0 +1,183 @@
+"""Conformance: both packs judged by pulumi_policy's own analyzer servers over gRPC (what the preview reports) agree
+finding for finding with the in-process evaluation (offline.policy_eval.evaluate), on the dev and prod stacks (known
+values and first previews), on the hand-written stacks of the test suite (other teams' programs, no components) and
+on every red-team program with its safe control."""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from offline.engine import run_program
+from offline.policy_eval import evaluate, evaluate_packs
+from offline.preview import _read_stack_file, main
+from policies import PACK_DIRS
+
+ROOT = Path(__file__).resolve().parents[2]
+PACK_MODULES = [importlib.import_module(f"policies.{d.name}.pack") for d in PACK_DIRS]
+
+
+def _stack(name: str, unknowns: bool):
+    config, secrets = _read_stack_file(ROOT / f"Pulumi.{name}.yaml", "oke-rdma")
+    return run_program(config, secrets, name, unknowns=unknowns)
+
+
+def _other_team(bad: bool, unknowns: bool):
+    from tests.policies.test_policy_pack_e2e import _other_team as program
+    return run_program({"oci:region": "us-ashburn-1"}, [], "other", unknowns=unknowns, program=lambda: program(bad))
+
+
+def _node_pools(unknowns: bool):
+    from tests.policies.test_policies_node_pool import bad_stack
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "bad", unknowns=unknowns, program=bad_stack)
+
+
+def _oke_network(unknowns: bool, **flaws):
+    from tests.policies.test_oke_network_policies import hand_written
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "hand", unknowns=unknowns, program=hand_written(**flaws))
+
+
+def _kubernetes(unknowns: bool, **kw):
+    from tests.policies.test_policies_kubernetes import _hand_written
+    return _hand_written(unknowns=unknowns, **kw)
+
+
+def _storage(unknowns: bool):
+    from tests.policies.test_storage_policies import _raw_stack
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "raw", unknowns=unknowns,
+                       program=_raw_stack(nfs_ports=False, export_source="0.0.0.0/0", squash="NONE"))
+
+
+def _identity_and_endpoint(unknowns: bool):
+    """IAM grants and a public API endpoint written by hand: escalation-shaped statements, an unrestricted any-user
+    grant, an unscoped workload grant, and an endpoint whose NSG is not managed here (it cannot be traced)."""
+    import pulumi_oci as oci
+
+    def program():
+        c = "ocid1.compartment.oc1..aaaaaaaaconformance"
+        oci.identity.Policy("too-broad", compartment_id=c, description="d",
+                            statements=["Allow group ml-admins to manage all-resources in tenancy"])
+        oci.identity.Policy("open-any-user", compartment_id=c, description="d",
+                            statements=[f"Allow any-user to read objects in compartment id {c}"])
+        oci.identity.Policy("unpinned-workload", compartment_id=c, description="d", statements=[
+            f"Allow any-user to read objects in compartment id {c} where all {{request.principal.type = 'workload', "
+            "request.principal.namespace = 'ml', request.principal.service_account = 'trainer'}"])
+        oci.containerengine.Cluster("oke", compartment_id=c, kubernetes_version="v1.34.1", name="oke",
+                                    vcn_id="ocid1.vcn.oc1..v", type="ENHANCED_CLUSTER",
+                                    endpoint_config=oci.containerengine.ClusterEndpointConfigArgs(
+                                        subnet_id="ocid1.subnet.oc1..s", is_public_ip_enabled=True,
+                                        nsg_ids=["ocid1.networksecuritygroup.oc1..elsewhere"]))
+
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "hand", unknowns=unknowns, program=program)
+
+
+def _storage_squashed(unknowns: bool):
+    from tests.policies.test_storage_policies import _raw_stack
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "raw", unknowns=unknowns,
+                       program=_raw_stack(nfs_ports=True, export_source="0.0.0.0/0", squash="ROOT"))
+
+
+STACKS = {
+    "dev": lambda u: _stack("dev", u),
+    "prod": lambda u: _stack("prod", u),
+    "other-team-flawed": lambda u: _other_team(True, u),
+    "other-team-clean": lambda u: _other_team(False, u),
+    "node-pools-flawed": _node_pools,
+    "oke-network-clean": lambda u: _oke_network(u),
+    "oke-network-no-12250-public-workers": lambda u: _oke_network(u, proxymux=False, public_workers=True),
+    "kubernetes-privileged": lambda u: _kubernetes(u, level="privileged"),
+    "kubernetes-restricted-host-network": lambda u: _kubernetes(u, level="restricted"),
+    "kubernetes-unpinned": lambda u: _kubernetes(u, level="privileged", pin="^2.20"),
+    "storage-open-export": _storage,
+    "storage-open-export-root-squashed": _storage_squashed,
+    "identity-and-public-endpoint": _identity_and_endpoint,
+}
+
+
+def _red_team(name: str, bad: bool):
+    from tests.policies.redteam.programs import CASES
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "redteam", program=lambda: CASES[name][2](bad))
+
+
+def _red_team_names() -> list[str]:
+    from tests.policies.redteam.programs import CASES
+    return sorted(CASES)
+
+
+def _in_process(resources, configs=None):
+    """Both packs through offline.policy_eval.evaluate, the harness of the rule tests."""
+    found = []
+    for index, module in enumerate(PACK_MODULES):
+        found.append(evaluate(module.POLICIES, resources, module.PACK_NAME,
+                              policy_config=configs[index] if configs else None,
+                              pack_enforcement_level=module.PACK_ENFORCEMENT_LEVEL))
+    return found
+
+
+def _facts(reports):
+    violations, not_run, not_applicable = [], [], []
+    for report in reports:
+        violations += [(v.policy, v.pack, v.enforcement_level, v.urn, v.message, v.severity, v.description,
+                        v.policy_type) for v in report.violations]
+        not_run += [(n.policy, n.pack, n.urn, n.reason, n.message) for n in report.not_run]
+        not_applicable += [(n.policy, n.urn, n.reason) for n in report.not_applicable]
+    return sorted(violations), sorted(not_run), sorted(not_applicable)
+
+
+@pytest.mark.parametrize("unknowns", [False, True], ids=["known", "first-preview"])
+@pytest.mark.parametrize("name", list(STACKS))
+def test_the_analyzer_servers_agree_with_the_in_process_evaluation(name, unknowns):
+    run = STACKS[name](unknowns)
+    resources = run.analyzed_resources()
+    served = evaluate_packs(PACK_DIRS, resources)
+    assert [p.name for p in served.packs] == [m.PACK_NAME for m in PACK_MODULES]
+    assert _facts([served]) == _facts(_in_process(resources))
+
+
+@pytest.mark.parametrize("name", _red_team_names())
+def test_the_servers_agree_on_every_red_team_program_and_its_safe_control(name):
+    """The red-team suite's hand-written programs (tests/policies/redteam), unsafe and safe."""
+    for bad in (True, False):
+        resources = _red_team(name, bad).analyzed_resources()
+        assert _facts([evaluate_packs(PACK_DIRS, resources)]) == _facts(_in_process(resources)), (name, bad)
+
+
+def test_the_conformance_stacks_make_every_policy_fire():
+    """The conformance set is not vacuous: across it, every policy of both packs reports a violation somewhere."""
+    fired = set()
+    for build in STACKS.values():
+        for unknowns in (False, True):
+            fired |= {v.policy for v in evaluate_packs(PACK_DIRS, build(unknowns).analyzed_resources()).violations}
+    for name in _red_team_names():
+        fired |= {v.policy for v in evaluate_packs(PACK_DIRS, _red_team(name, True).analyzed_resources()).violations}
+    every = {p.name for m in PACK_MODULES for p in m.POLICIES}
+    assert every - fired == set(), sorted(every - fired)
+
+
+def test_policy_config_is_applied_the_same_way():
+    """A config that raises, downgrades, disables and parameterises rules gives the same findings both ways."""
+    security = {"all": "advisory", "no-internet-ingress": "mandatory", "namespace-pod-security-enforce": "disabled",
+                "kubernetes-api-not-public": {"allowedApiCidrs": ["10.2.0.0/16"]}}
+    placement = {"rdma-node-pool-placement": {"enforcementLevel": "advisory", "allowedShapes": ["BM.GPU4.8"]}}
+    resources = _other_team(True, False).analyzed_resources()
+    served = evaluate_packs(PACK_DIRS, resources, [security, placement])
+    assert _facts([served]) == _facts(_in_process(resources, [security, placement]))
+    levels = {(v.policy, v.enforcement_level) for v in served.violations}
+    assert ("no-internet-ingress", "mandatory") in levels and ("rdma-node-pool-placement", "advisory") in levels
+    assert not any(v.policy == "namespace-pod-security-enforce" for v in served.violations)
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_what_the_preview_reports_is_what_the_packs_find(stack, tmp_path, capsys):
+    """The preview's --json plan lists exactly the in-process evaluation's violations of the same stack."""
+    plan = tmp_path / "plan.json"
+    assert main(["--stack", stack, "--json", str(plan)]) in (0, 1)
+    capsys.readouterr()
+    reported = sorted((v["policy"], v["enforcementLevel"], v["urn"]) for v in json.loads(plan.read_text())[
+        "policyViolations"])
+    resources = _stack(stack, False).analyzed_resources()
+    expected = sorted((v[0], v[2], v[3]) for v in _facts(_in_process(resources))[0])
+    assert reported == expected
+
