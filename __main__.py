@@ -16,8 +16,8 @@ from oke_rdma.network import Network
 from oke_rdma.outputs import OUTPUTS_VERSION
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
-from oke_rdma.storage import Storage, StorageArgs
-from oke_rdma.volumes import SharedVolumes, SharedVolumesArgs
+from oke_rdma.storage import Storage
+from oke_rdma.volumes import SharedVolumes
 from oke_rdma.workload_identity import WorkloadIdentity
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
@@ -38,8 +38,9 @@ compute = Compute(f"{prefix}-compute", adapter.compute_args(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
     depends_on=([iam.launch_policy] if iam.launch_policy else []) + key_policies))
 # An encrypted file system fails to create until FSS may use storage.fss.kmsKeyId: it waits for that policy.
-storage = Storage(f"{prefix}-storage", StorageArgs(config, network.subnet_ids, network.subnet_cidrs, network.nsg_ids,
-                                                   file_system_depends_on=iam.fss_kms_dependencies))
+storage = Storage(f"{prefix}-storage", adapter.storage_args(config, network.subnet_ids, network.subnet_cidrs,
+                                                           network.nsg_ids,
+                                                           file_system_depends_on=iam.fss_kms_dependencies))
 # The add-ons run on the CPU pools, so they wait for those only — not for bare-metal GPU pools (tens of minutes to
 # create), whose nodes join later and are set up by the GPU Operator's DaemonSets as they arrive. Waiting for every
 # pool made the GPU pool a serial edge on `pulumi up`'s critical path (bench/critical_path.py).
@@ -47,7 +48,7 @@ cpu_pools = [pool for name, pool in compute.node_pools.items()
              if not config.node_pools[name].rdma and not is_gpu_shape(config.node_pools[name].shape)]
 platform = Platform(f"{prefix}-platform", adapter.platform_args(
     config, cluster.provider, depends_on=cpu_pools or list(compute.node_pools.values())))
-volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", SharedVolumesArgs(
+volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-volumes", adapter.shared_volumes_args(
     config, cluster.provider, platform.namespaces, storage.file_system_id, storage.mount_target_id,
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs))
 lustre = None if config.storage.lustre is None else LustreStorage(f"{prefix}-lustre", adapter.lustre_args(
