@@ -1,29 +1,21 @@
 """``python -m offline.preview``: what ``pulumi preview --policy-pack policies/security --policy-pack
 policies/placement`` would show, with no cloud.
 
-Runs ``__main__.py`` under the OCI mocks of :mod:`offline.engine` with a stack's config file, has each policy pack
-(``--policy-pack DIR``, repeatable; default both) judge what it declared through the pack's own analyzer server
-(:mod:`offline.policy_eval`, :mod:`offline.analyzer`) and prints a report shaped like ``pulumi preview``: the resource
-tree, a count by type, the policy findings, the IAM statements (when the stack exports ``policyStatements``) and the
-stack outputs (secrets shown as ``[secret]``).
+Runs ``__main__.py`` (or ``--program``) under the OCI mocks of :mod:`offline.engine` with a stack's config (a stack
+file, or ``--config-json`` for a stack using Pulumi ESC), has each policy pack (``--policy-pack DIR``, repeatable;
+default both) judge what it declared through the pack's own analyzer server (:func:`evaluate_policies`, the one call
+into :mod:`offline.policy_eval` / :mod:`offline.analyzer`), prints the report (:mod:`offline.report`: a summary, or
+the whole tree with ``--details``) and writes the plan (:mod:`offline.plan`, ``--json``).
 
-With ``--previous PATH`` (a ``--json`` file of an earlier run) the plan column compares with it: create, update,
-**replace** (naming the immutable property that changed, see :mod:`offline.replacement`), delete.
+With ``--previous PATH`` (an earlier ``--json`` plan) every registration is planned against that state as the
+engine would (:mod:`offline.replacement`): create, update, **replace** with its cause (cascades included), delete.
 
-With ``--stack-outputs NAME=PATH`` (repeatable) a program's ``pulumi.StackReference("NAME")`` is answered from PATH: a
-``--json`` plan of another preview (its ``outputs``; ``[secret]`` values come back as secret outputs) or a JSON object
-of outputs. With ``--program`` beside a ``Pulumi.yaml``, the program runs as that project (its config namespace).
-
-Exit codes: 0 clean (advisory findings allowed), 1 at least one mandatory policy violation, 2 invalid configuration
-(one line per problem naming the config key path; no traceback), a referenced stack's outputs missing or unreadable
-(``--stack-outputs``), a program that stopped itself with ``pulumi.RunError`` (its message is printed, as the Pulumi
-CLI prints it: a program refusing its input, like our ``ConfigError``), or an unusable argument (``--json`` not
-writable, ``--program`` missing, ``--previous`` or ``--policy-config`` malformed, a ``--policy-pack`` that is no pack,
-a ``--policy-config`` count that is not one per pack), 3 the program failed (any other exception, a syntax error,
-``sys.exit``): ``error: the program failed: <Type>: <message>`` and the traceback of the program's own frames; or a
-policy pack failed (it did not start, or a rule raised): one line ``error: policy pack <dir>: ...``. ``pulumi preview`` reports a failed program with exit 255, the same code it uses for every other
-error; 3 keeps the cases apart. A program that calls ``os._exit(n)`` ends this process at once (it cannot be caught
-in-process): the preview then prints nothing and exits ``n``.
+Exit codes (docs/preview.md): 0 clean, 1 a mandatory policy violation, 2 invalid configuration or an unusable
+argument (one line per problem, before anything is declared; no traceback; a ``--policy-pack`` that is no pack, a
+``--policy-config`` count that is not one per pack), 3 the program failed (``pulumi preview`` reports that with 255)
+or a policy pack failed (it did not start, or a rule raised: one line ``error: policy pack <dir>: ...``), 4 the plan cannot be applied (a protected resource replaced or deleted, a
+Kubernetes change the API server refuses), 5 ``--fail-on-replace`` and a stateful resource replaced or deleted.
+A program that calls ``os._exit(n)`` ends this process at once: the preview then prints nothing and exits ``n``.
 """
 
 from __future__ import annotations
@@ -50,25 +42,32 @@ import re
 import runpy
 import sys
 import traceback
-from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 
 import pulumi
 import yaml
 
+from offline.configjson import read_config_json
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
+from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
-from offline.replacement import Change, compare, summary
+from offline.replacement import check_plan, protected_destroyed, stateful_destroyed
+from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
+from offline.values import SECRET_SIG, UNKNOWN, mask, unmask  # noqa: F401 (re-exported)
+from offline.values import unmask as _unmask  # noqa: F401 (the name earlier callers import)
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
 #: The program raised (not a ``ConfigError``), did not compile, raised ``pulumi.RunError`` or called ``sys.exit``.
 EXIT_PROGRAM = 3
-UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
-SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+#: The plan cannot be applied: a protected resource would be replaced or deleted, or a Kubernetes change the API
+#: server refuses in place (``pulumi preview`` fails on the first; ``pulumi up`` on the second).
+EXIT_PLAN = 4
+#: ``--fail-on-replace``: a resource holding state would be replaced or deleted.
+EXIT_DESTROYS = 5
 
 
 def read_stack_file(path: Path) -> tuple[dict[str, str], list[str]]:
@@ -106,19 +105,8 @@ def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
             doc = doc["outputs"]  # a whole plan written by --json
         if not isinstance(doc, dict):
             raise StackFileError(f"--stack-outputs {name}={path}: expected a JSON object of stack outputs")
-        found[name] = _unmask(doc)
+        found[name] = unmask(doc)
     return found
-
-
-def _unmask(value: Any) -> Any:
-    """A plan's display values back to wire form: ``[unknown]`` → the unknown sentinel, ``[secret]`` → a secret."""
-    if isinstance(value, dict):
-        return {k: _unmask(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unmask(v) for v in value]
-    if value == "[secret]":
-        return {SECRET_SIG[0]: SECRET_SIG[1], "value": "[secret]"}
-    return UNKNOWN if value == "[unknown]" else value
 
 
 def program_project(program: Optional[Path]) -> str:
@@ -129,30 +117,6 @@ def program_project(program: Optional[Path]) -> str:
         if isinstance(doc, dict) and isinstance(doc.get("name"), str):
             return doc["name"]
     return PROJECT
-
-
-def mask(value: Any) -> Any:
-    """Wire-form value → display value: secrets become ``[secret]``, unknowns ``[unknown]``.
-
-    A plain string that holds the stand-in for a ``secure:`` config value (:data:`SECRET_PLACEHOLDER`) is shown as
-    ``[secret]`` too: the program passed a secret config value on without ``pulumi.Output.secret`` (see
-    :func:`secret_leaks`), and the plan must not show it as if it were plain data."""
-    if isinstance(value, str) and SECRET_PLACEHOLDER in value:
-        return "[secret]"
-    if isinstance(value, dict):
-        if value.get(SECRET_SIG[0]) == SECRET_SIG[1]:
-            return "[secret]"
-        return {k: mask(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)  # the wire has one number type; show 3, not 3.0
-    return "[unknown]" if value == UNKNOWN else value
-
-
-def _hide(text: str) -> str:
-    """Free text (a diagnostic, a policy message, a tree summary) with any secure: stand-in shown as ``[secret]``."""
-    return text.replace(SECRET_PLACEHOLDER, "[secret]")
 
 
 def secret_leaks(run: ProgramRun) -> list[str]:
@@ -179,222 +143,6 @@ def secret_leaks(run: ProgramRun) -> list[str]:
     walk(run.outputs, "", "stack output")
     return found
 
-
-def _is_secret(value: Any) -> bool:
-    return isinstance(value, dict) and value.get(SECRET_SIG[0]) == SECRET_SIG[1]
-
-
-def _at(value: Any, *keys: str) -> Any:
-    """``value[k1][k2]...`` for display, assuming no shape: :data:`UNKNOWN` when a level on the way is unknown (a
-    whole object built in ``.apply()`` at a first preview), the secret itself when a level is a secret (never
-    looked into), None when a level is missing or not an object."""
-    for key in keys:
-        if value == UNKNOWN or _is_secret(value):
-            return value
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value
-
-
-def _show(value: Any) -> str:
-    """One value in a one-line summary: ``[unknown]``, ``[secret]``, a list joined with commas, else its text."""
-    shown = mask(value)
-    if isinstance(shown, list):
-        return ",".join(_show(v) for v in value)
-    if isinstance(shown, dict):
-        return json.dumps(shown, sort_keys=True)
-    return str(shown)
-
-
-def _flag(value: Any, yes: str, no: str) -> str:
-    """A yes/no property in a summary: ``?`` when unknown or secret (the plan cannot tell)."""
-    if value == UNKNOWN or _is_secret(value):
-        return "?"
-    return yes if value else no
-
-
-def _count(value: Any, noun: str) -> str:
-    """``N <noun>s`` of a list property; ``? <noun>s`` when the list itself is unknown or secret."""
-    if isinstance(value, list):
-        n = len(value)
-        return f"{n} {noun}" + ("s" if n != 1 else "")
-    if value is None:
-        return f"0 {noun}s"
-    return f"? {noun}s"
-
-
-def _summary(res) -> str:
-    """A few identifying properties per resource, for the tree. Any value, a whole input object included, may be
-    unknown (``[unknown]``, or ``?`` for a yes/no) or secret (``[secret]``): nothing here assumes a known shape."""
-    p = res.inputs
-    if res.type == "oci:ContainerEngine/cluster:Cluster":
-        public = _flag(_at(p, "endpointConfig", "isPublicIpEnabled"), "public", "private")
-        return f"type={_show(_at(p, 'type'))} {_show(_at(p, 'kubernetesVersion'))} endpoint={public}"
-    if res.type == "oci:ContainerEngine/nodePool:NodePool":
-        cc = _at(p, "nodeConfigDetails", "computeClusterId")
-        rdma = {"set": " computeClusterId=set", "?": " computeClusterId=?"}.get(_flag(cc, "set", ""), "")
-        return f"{_show(_at(p, 'nodeShape'))} ×{_show(_at(p, 'nodeConfigDetails', 'size'))}{rdma}"
-    if res.type in ("oci:Core/subnet:Subnet", "oci:Core/vcn:Vcn"):
-        block = _at(p, "cidrBlock")
-        return _show(block) if block is not None else _show(_at(p, "cidrBlocks") or [])
-    if res.type == "kubernetes:helm.sh/v3:Release":
-        return f"{_show(_at(p, 'chart'))}@{_show(_at(p, 'version'))} in {_show(_at(p, 'namespace'))}"
-    if res.type == "oci:Identity/policy:Policy":
-        return _count(_at(p, "statements"), "statement")
-    if res.type == "oci:FileStorage/mountTarget:MountTarget":
-        throughput = _at(p, "requestedThroughput")
-        return f"{_show(1 if throughput is None else throughput)} Gbps"
-    if res.type == "kubernetes:core/v1:PersistentVolume":
-        return f"{_show(_at(p, 'spec', 'csi', 'driver'))} {_show(_at(p, 'spec', 'csi', 'volumeHandle'))}"
-    if res.type == "kubernetes:core/v1:PersistentVolumeClaim":
-        return (f"{_show(_at(p, 'metadata', 'namespace'))}/{_show(_at(p, 'metadata', 'name'))} → volume "
-                f"{_show(_at(p, 'spec', 'volumeName'))}")
-    if res.type == "kubernetes:storage.k8s.io/v1:StorageClass":
-        mount_target = _flag(_at(p, "parameters", "mountTargetOcid"), "set", "none")
-        return f"{_show(_at(p, 'provisioner'))} mountTargetOcid={mount_target}"
-    return ""
-
-
-def iam_section(run: ProgramRun) -> list[str]:
-    """The IAM statements of a stack that exports ``policyStatements``, policy by policy when it also exports
-    ``iamPolicies`` (name → ``{compartmentId, description, statements}``) and its dynamic groups
-    (``iamDynamicGroups``): what an administrator applies when the stack creates no policies. Empty otherwise."""
-    outputs = run.outputs
-    if "policyStatements" not in outputs:
-        return []
-    statements = mask(outputs["policyStatements"])
-    policies = mask(outputs.get("iamPolicies"))
-    created = {r.name for r in run.resources if r.type == "oci:Identity/policy:Policy"}
-    count = len(statements) if isinstance(statements, list) else "?"
-    lines = ["", f"IAM statements ({count}):"]
-    if not created:
-        lines.append("    no policy is created by this stack: an administrator creates these policies "
-                     "(iam.createPolicies: false)")
-    if isinstance(policies, dict):  # masked already: any level may be "[unknown]" or "[secret]" instead of its shape
-        for name, doc in sorted(policies.items()):
-            state = "created" if name in created else "not created"
-            where = doc.get("compartmentId") if isinstance(doc, dict) else doc
-            lines.append(f"    {name} ({state}; attach to {where or 'the root compartment (set iam.tenancyId)'})")
-            texts = doc.get("statements") if isinstance(doc, dict) else doc
-            lines += [f"      {text}" for text in (texts if isinstance(texts, list) else [texts or "[unknown]"])]
-    elif isinstance(statements, list):
-        lines += [f"    {text}" for text in statements]
-    else:
-        lines.append(f"    {statements}")
-    groups = mask(outputs.get("iamDynamicGroups"))
-    for name, doc in sorted(groups.items()) if isinstance(groups, dict) else []:
-        lines.append(f"    dynamic group {name}: {doc.get('matchingRule') if isinstance(doc, dict) else doc}")
-    if groups is not None and not isinstance(groups, dict):
-        lines.append(f"    dynamic groups: {groups}")
-    return lines
-
-
-#: Plan operation → the symbol ``pulumi preview`` prints for it.
-OP_SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
-
-
-def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
-           previous: Optional[str] = None) -> str:
-    """The human report: tree, counts, policy findings, warnings and outputs; with ``changes`` (from
-    :func:`offline.replacement.compare`), the plan against ``previous`` instead of "create" everywhere."""
-    by_urn = {c.urn: c for c in changes or []}
-    lines = [f"Previewing update ({stack}) — offline: Pulumi mocks, no cloud, no credentials"
-             + (" [first preview: computed values unknown]" if unknowns else "")
-             + (f" [compared with {previous}]" if previous else ""), ""]
-    children: dict[Optional[str], list] = {}
-    for r in run.resources:
-        children.setdefault(r.parent if r.parent != run.stack_urn else None, []).append(r)
-    width = max((len(r.type) for r in run.resources), default=30) + 8
-    lines.append(f"     {'Type':<{width}} {'Name':<42} Plan")
-    stack_op = "create" if changes is None else "same"
-    project = run.stack_urn.split("::")[1]
-    lines.append(f" {OP_SYMBOLS[stack_op]}  {'pulumi:pulumi:Stack':<{width}} {project + '-' + stack:<42} {stack_op}")
-
-    def walk(parent: Optional[str], indent: str) -> None:
-        kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
-        for i, r in enumerate(kids):
-            last = i == len(kids) - 1
-            label = indent + ("└─ " if last else "├─ ") + r.type
-            extra = ("[protect] " if r.protect else "") + _summary(r)
-            change = by_urn.get(r.urn)
-            op = change.op if change else "create"
-            if change and change.op == "replace":
-                extra = f"[diff: {', '.join('~' + p for p in change.replace_because)}] " + extra
-            elif change and change.op == "update":
-                extra = f"[diff: {', '.join('~' + p for p in change.changed)}] " + extra
-            lines.append(f" {OP_SYMBOLS[op]}  {label:<{width}} {r.name:<42} {op:<7} {_hide(extra)}".rstrip())
-            walk(r.urn, indent + ("   " if last else "│  "))
-
-    walk(None, "")
-    deleted = [c for c in changes or [] if c.op == "delete"]
-    for c in deleted:
-        lines.append(f" -   {c.type:<{width}} {c.name:<42} delete")
-    if changes is None:
-        lines += ["", "Resources:", f"    + {len(run.resources) + 1} to create"]
-    else:
-        counts = summary(changes)
-        counts["same"] = counts.get("same", 0) + 1  # the root stack
-        lines += ["", "Resources:"] + [f"    {OP_SYMBOLS[op].strip() or ' '} {counts[op]} to {op}" if op != "same"
-                                      else f"      {counts[op]} unchanged" for op in OP_SYMBOLS if counts.get(op)]
-        replaced = [c for c in changes if c.op == "replace"]
-        if replaced:
-            lines += ["", f"Replacements ({len(replaced)}): each resource below is DESTROYED and CREATED AGAIN "
-                          "because a property OCI cannot change in place changed:"]
-            for c in replaced:
-                lines.append(f"    +- {c.type}: {c.name}  (changed: {', '.join(c.replace_because)})")
-            if any(c.type == "oci:ContainerEngine/nodePool:NodePool" for c in replaced):
-                lines.append("       a replaced node pool loses every node (and every GPU job running on it)")
-        lines.append("")
-        lines.append("Types:")
-    for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):
-        lines.append(f"      {n:>4}  {typ}")
-    if run.diagnostics:
-        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
-        lines += [f"    {severity}: {_hide(message)}" for severity, message in run.diagnostics]
-    lines += ["", "Policies:"]
-    names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
-    for pack in report.packs:
-        violations = [v for v in report.violations if v.pack == pack.name]
-        not_run = [n for n in report.not_run if n.pack == pack.name]
-        mandatory = any(v.enforcement_level == "mandatory" for v in violations)
-        icon = "❌" if mandatory else ("⚠️" if violations else "✅")
-        lines.append(f"    {icon} {pack.name}@v{pack.version} (local: {pack.path})")
-        for v in violations:
-            where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
-            lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
-            lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
-        for n in not_run:
-            lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
-        if not violations and not not_run:
-            lines.append("        no violations")
-    lines += iam_section(run)
-    lines += ["", "Outputs:"]
-    for key, value in sorted(run.outputs.items()):
-        shown = mask(value)
-        text = shown if isinstance(shown, str) else json.dumps(shown, indent=2, sort_keys=True)
-        lines.append(f"    {key}: " + text.replace("\n", "\n    "))
-    return "\n".join(lines)
-
-
-def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]] = None) -> dict:
-    """The machine-readable plan (secrets masked). ``replaceOnChanges`` per resource lets a later run's
-    ``--previous`` compare with it; ``changes`` is present only when this run was compared with a previous one."""
-    doc = {
-        "stack": stack,
-        "resources": [{"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "inputs": mask(r.inputs),
-                       "dependencies": r.dependencies, "protect": r.protect, "custom": r.custom,
-                       "provider": r.provider, "replaceOnChanges": run.replace_on_changes.get(r.urn, [])}
-                      for r in run.resources],
-        "outputs": mask(run.outputs),
-        "policyViolations": [{"policy": v.policy, "enforcementLevel": v.enforcement_level, "urn": v.urn,
-                              "message": _hide(v.message)} for v in report.violations],
-        "diagnostics": [{"severity": severity, "message": _hide(message)} for severity, message in run.diagnostics],
-    }
-    if changes is not None:
-        doc["changes"] = [{"urn": c.urn, "type": c.type, "name": c.name, "op": c.op,
-                           "replaceBecause": list(c.replace_because), "changed": list(c.changed)} for c in changes]
-    return doc
 
 
 def json_target_problem(path: Path) -> Optional[str]:
@@ -477,10 +225,24 @@ def program_failure(error: BaseException) -> str:
     return head + "\n" + "".join(te.format()).rstrip("\n")
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any], analyzers: Any, project: str,
+                      stack: str):
+    """The policy packs' verdict on ``run``: the one place the preview calls policy evaluation (its seam).
+
+    :raises PolicyConfigError: when a policy config is invalid (printed like the CLI does).
+    :raises PolicyRuntimeError: when a pack does not start or a rule raised.
+    """
+    return evaluate_packs(packs, run.analyzed_resources(), policy_configs, analyzers=analyzers, project=project,
+                          stack=stack)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m offline.preview", description=__doc__.splitlines()[0])
     parser.add_argument("--stack", default="dev", help="stack name; reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--config-file", type=Path, help="a stack config file in Pulumi's format (any path)")
+    parser.add_argument("--config-json", type=Path, metavar="PATH",
+                        help="the stack's config as written by `pulumi config --json` (or `esc open` of an ESC "
+                             "environment) instead of a stack file: how to preview a stack using ESC")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the plan as JSON to PATH")
     parser.add_argument("--unknowns", action="store_true",
                         help="simulate a stack's first preview: ids and computed outputs are unknown")
@@ -494,11 +256,20 @@ def main(argv: Optional[list[str]] = None) -> int:
                         help="a Pulumi program file to run instead of this project's __main__.py (e.g. another "
                              "team's stack, to check it with this policy pack)")
     parser.add_argument("--previous", type=Path, metavar="PATH",
-                        help="a --json file of an earlier run: show update/replace/delete against it")
+                        help="a --json file of an earlier run: the state to plan against (update/replace/delete)")
+    parser.add_argument("--fail-on-replace", action="store_true",
+                        help="exit 5 when a resource holding state (cluster, node pool, file system...) would be "
+                             "replaced or deleted")
+    parser.add_argument("--details", action="store_true",
+                        help="show the whole resource tree and every output in full instead of the summary")
     parser.add_argument("--stack-outputs", action="append", default=[], metavar="NAME=PATH",
                         help="outputs of a stack the program reads through pulumi.StackReference(NAME): another "
                              "preview's --json plan or a JSON object of outputs; repeatable")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
     for flag, value, check in (("--json", args.json, json_target_problem), ("--program", args.program,
                                                                              program_problem)):
         problem = check(value) if value is not None else None
@@ -506,7 +277,6 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"error: {flag} {value}: {problem}", file=sys.stderr)
             return EXIT_CONFIG
 
-    from oke_rdma.config import ConfigError
     from policies import PACK_DIRS
 
     packs = args.policy_pack or [d.relative_to(PROJECT_DIR) if Path.cwd() == PROJECT_DIR else d for d in PACK_DIRS]
@@ -534,7 +304,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     from oke_rdma.config import ConfigError
 
     try:
-        config, secret_keys = _read_stack_file(path, project)
+        if args.config_json:
+            config, secret_keys = read_config_json(args.config_json, project)
+            path = args.config_json
+        else:
+            config, secret_keys = _read_stack_file(path, project)
         stack_outputs = read_stack_outputs(args.stack_outputs)
     except StackFileError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -549,14 +323,14 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     try:
         previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous else None
         if previous is not None:
-            compare(previous, {"resources": []})  # validates its shape before the program runs
+            check_plan(previous)  # its shape, before the program runs
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
         print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
     try:
         program = {"program": args.program.resolve()} if args.program else {}
         run = run_program(config, secret_keys, stack, unknowns=args.unknowns, stack_outputs=stack_outputs,
-                          project=project, **program)
+                          project=project, previous=previous, **program)
     except KeyboardInterrupt:
         raise
     except StackOutputsMissing as e:
@@ -575,8 +349,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     try:
-        report = evaluate_packs(packs, run.analyzed_resources(), policy_configs, analyzers=analyzers,
-                                project=project, stack=stack)
+        report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
         for pack, problem in e.by_pack:
             where = (f" (--policy-config {args.policy_config[packs.index(pack.path)]})"
@@ -598,15 +371,39 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         from oke_rdma.outputs import check_outputs
         for problem in check_outputs(run.outputs):
             print(f"warning: stack outputs do not honour outputs.contract.json: {problem}", file=sys.stderr)
-    changes = compare(previous, to_json(stack, run, report)) if previous is not None else None
-    print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None))
+    changes = run.changes
+    print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
+                 details=args.details))
     if args.json:
         try:
-            args.json.write_text(json.dumps(to_json(stack, run, report, changes), indent=2) + "\n")
+            args.json.write_text(dumps(to_json(stack, run, report, changes)), encoding="utf-8")
         except OSError as e:  # checked before the run; this is a race (the directory went away, the disk is full)
             print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
             return EXIT_CONFIG
-    return EXIT_POLICY if has_mandatory(report) else EXIT_OK
+    return exit_code(run, report, args.fail_on_replace)
+
+
+def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
+    """The preview's exit code once the plan is printed: :data:`EXIT_PLAN` when it cannot be applied (a protected
+    resource replaced or deleted, a change the API server refuses), else :data:`EXIT_POLICY` on a mandatory policy
+    violation, else :data:`EXIT_DESTROYS` with ``fail_on_replace`` when a stateful resource is replaced or deleted,
+    else :data:`EXIT_OK`. Each cause is also printed to stderr."""
+    changes = run.changes or []
+    blocked = protected_destroyed(changes)
+    refused = [c for c in changes if c.refused]
+    for c in blocked:
+        print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, remove protect from it "
+              f"in the program and run pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
+    for c in refused:
+        print(f"error: {c.type} {c.name}: {'; '.join(c.refused)}", file=sys.stderr)
+    if blocked or refused:
+        return EXIT_PLAN
+    if has_mandatory(report):
+        return EXIT_POLICY
+    destroyed = stateful_destroyed(changes) if fail_on_replace else []
+    for c, reason in destroyed:
+        print(f"error: --fail-on-replace: {c.type} {c.name} would be {c.op}d: it loses {reason}", file=sys.stderr)
+    return EXIT_DESTROYS if destroyed else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -317,6 +317,13 @@ def _compose(path: Path) -> Optional[Node]:
         loader.dispose()
 
 
+#: Why a stack file importing Pulumi ESC environments is refused, and how to preview it offline.
+ESC_MESSAGE = ("'environment:' imports Pulumi ESC environments, whose values only Pulumi Cloud can resolve; the "
+               "offline preview would lose them. Resolve the config first and pass it with --config-json: "
+               "`pulumi config --json --show-secrets --open > config.json` (or `esc open <org>/<project>/<env> "
+               "--format json > config.json`), then `python -m offline.preview --config-json config.json`")
+
+
 def read_stack_file(path: Path, project: str = "oke-rdma") -> tuple[dict[str, str], list[str]]:
     """Read a ``Pulumi.<stack>.yaml`` file into raw config the way the Pulumi CLI hands it to a program.
 
@@ -341,6 +348,9 @@ def _read(root: Optional[Node], project: str) -> tuple[dict[str, str], list[str]
     if not isinstance(root, MappingNode):
         raise _Fail(root, "expected a mapping with a 'config:' mapping of key: value")
     check_unique(root)
+    env_node = next((v for k, v in root.value if isinstance(k, ScalarNode) and k.value == "environment"), None)
+    if env_node is not None and not (isinstance(env_node, ScalarNode) and env_node.value in _NULLS):
+        raise _Fail(env_node, ESC_MESSAGE)
     config_node = next((v for k, v in root.value if isinstance(k, ScalarNode) and k.value == "config"), None)
     if config_node is None or (isinstance(config_node, ScalarNode) and config_node.tag == _PLAIN
                                and config_node.value in _NULLS):

@@ -135,8 +135,11 @@ class Cluster(pulumi.ComponentResource):
             cluster_id=self.cluster.id, token_version=KUBECONFIG_TOKEN_VERSION,
             opts=pulumi.InvokeOutputOptions(parent=self))
         self.kubeconfig = pulumi.Output.secret(kubeconfig.content)
+        # clusterIdentifier: pulumi-kubernetes replaces the provider (and every object it manages) only when it
+        # changes, so a refreshed kubeconfig of the same cluster is an update and a new cluster a replacement
+        # (provider.go DiffConfig, pulumi-kubernetes v4.32.0-27-g9497796, checked 2026-11-30).
         self.provider = k8s.Provider(f"{prefix}-k8s", k8s.ProviderArgs(
-            kubeconfig=self.kubeconfig, enable_server_side_apply=True,
+            kubeconfig=self.kubeconfig, cluster_identifier=self.cluster.id, enable_server_side_apply=True,
             delete_unreachable=False), pulumi.ResourceOptions(parent=self))
 
         self.register_outputs({"clusterId": self.cluster_id, "kubeconfig": self.kubeconfig})

@@ -29,7 +29,7 @@ Network Locality When Running Workloads on OKE".
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -38,6 +38,12 @@ from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 from oke_rdma.config import StackConfig
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
+#: Kind → spec fields Kueue's CRD transition rules make immutable (``self == oldSelf``; a ResourceFlavor's when
+#: topologyName is set, as here). Source: Kueue v0.18.2 config/components/crd/bases/kueue.x-k8s.io_{topologies,
+#: resourceflavors,localqueues}.yaml x-kubernetes-validations, checked 2026-11-30.
+KUEUE_IMMUTABLE = {"Topology": ["spec.levels"],
+                   "ResourceFlavor": ["spec.nodeLabels", "spec.tolerations", "spec.topologyName"],
+                   "LocalQueue": ["spec.clusterQueue"]}
 #: The initial node label every pool carries (set by ``oke_rdma.compute.node_labels``): pool name.
 POOL_LABEL = "okerdma.io/node-pool"
 COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE)
@@ -129,8 +135,10 @@ class Scheduling(pulumi.ComponentResource):
         prefix = cfg.name_prefix
         kueue = cfg.platform.kueue
 
-        def k8s_opts(*deps: pulumi.Resource) -> pulumi.ResourceOptions:
-            return pulumi.ResourceOptions(parent=self, provider=args.provider,
+        def k8s_opts(*deps: pulumi.Resource, immutable: Sequence[str] = ()) -> pulumi.ResourceOptions:
+            # ``immutable``: fields Kueue's CRDs refuse to change (x-kubernetes-validations, KUEUE_IMMUTABLE), which
+            # pulumi-kubernetes does not know: replacing the object is how they change.
+            return pulumi.ResourceOptions(parent=self, provider=args.provider, replace_on_changes=list(immutable),
                                           depends_on=[args.kueue_release, *deps])
 
         def meta(name_: str, namespace: Optional[pulumi.Input[str]] = None) -> k8s.meta.v1.ObjectMetaArgs:
@@ -144,14 +152,16 @@ class Scheduling(pulumi.ComponentResource):
         if rdma_pools:
             self.topology = k8s.apiextensions.CustomResource(
                 f"{prefix}-topology", api_version=KUEUE_API, kind="Topology", metadata=meta(topology_name(cfg)),
-                spec={"levels": [{"nodeLabel": level} for level in kueue.topology_levels]}, opts=k8s_opts())
+                spec={"levels": [{"nodeLabel": level} for level in kueue.topology_levels]},
+                opts=k8s_opts(immutable=KUEUE_IMMUTABLE["Topology"]))
         for pool in rdma_pools:
             spec: dict = {"nodeLabels": {POOL_LABEL: pool}, "topologyName": topology_name(cfg)}
             if cfg.node_pools[pool].gpus:
                 spec["tolerations"] = [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
             self.resource_flavors[pool] = k8s.apiextensions.CustomResource(
                 f"{prefix}-flavor-{pool}", api_version=KUEUE_API, kind="ResourceFlavor",
-                metadata=meta(flavor_name(cfg, pool)), spec=spec, opts=k8s_opts(self.topology))
+                metadata=meta(flavor_name(cfg, pool)), spec=spec,
+                opts=k8s_opts(self.topology, immutable=KUEUE_IMMUTABLE["ResourceFlavor"]))
 
         self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}
@@ -181,7 +191,7 @@ class Scheduling(pulumi.ComponentResource):
                 f"{prefix}-lq-{tenant}", api_version=KUEUE_API, kind="LocalQueue",
                 metadata=meta(local_queue_name(tenant), namespace.metadata.name),
                 spec={"clusterQueue": cluster_queue_name(cfg, tenant)},
-                opts=k8s_opts(self.cluster_queues[tenant], namespace))
+                opts=k8s_opts(self.cluster_queues[tenant], namespace, immutable=KUEUE_IMMUTABLE["LocalQueue"]))
             self.queues[tenant] = {"namespace": ns_name, "localQueue": local_queue_name(tenant),
                                    "clusterQueue": cluster_queue_name(cfg, tenant)}
 

@@ -109,3 +109,21 @@ def test_consumer_project_declares_its_config_and_pins_its_sdks():
             name, version = line.split("==")
             assert ours[name] == version, name  # the same SDK versions as oke-rdma
     assert json.loads((ROOT / "examples" / "training-job" / "policy-config.json").read_text())
+
+
+def test_offline_job_previews_each_stack_against_the_base_branch_plan_and_gates_destruction():
+    offline = load(PREVIEW)["jobs"]["offline-preview"]
+    steps = offline["steps"]
+    names = [s.get("name", s.get("uses")) for s in steps]
+    base = next(s for s in steps if s.get("with", {}).get("path") == "base")
+    assert base["uses"].startswith("actions/checkout@") and base["with"]["ref"] == \
+        "${{ github.event.pull_request.base.sha }}"
+    assert names.index("test") < steps.index(base)  # the tests never collect the base checkout
+    plans = next(s for s in steps if "plan-base-" in s.get("run", "") and "cd base" in s["run"])
+    preview = next(s for s in steps if "--previous" in s.get("run", ""))
+    assert steps.index(base) < steps.index(plans) < steps.index(preview)
+    assert '--previous "plan-base-${stack}.json"' in preview["run"] and "${FAIL_ON_REPLACE}" in preview["run"]
+    assert "--fail-on-replace" in offline["env"]["FAIL_ON_REPLACE"] and "allow-destroy" in offline["env"][
+        "FAIL_ON_REPLACE"]
+    assert "GITHUB_STEP_SUMMARY" in preview["run"] and "^Replacements (" in preview["run"]
+    assert "pipefail" in preview["run"] and "status=1" in preview["run"]

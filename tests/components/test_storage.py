@@ -277,7 +277,7 @@ def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):
     doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 40
     path = tmp_path / "Pulumi.hpmt.yaml"
     path.write_text(yaml.safe_dump(doc))
-    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--json",
+    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--details", "--json",
                           str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     diagnostics = out.stdout.split("\nDiagnostics:\n", 1)[1].split("\nOutputs:", 1)[0]

@@ -24,7 +24,7 @@ def stack_file(tmp_path: Path, edit) -> Path:
 
 
 def test_dev_stack_previews_clean_and_writes_json(tmp_path):
-    out = preview("--stack", "dev", "--json", str(tmp_path / "plan.json"))
+    out = preview("--stack", "dev", "--details", "--json", str(tmp_path / "plan.json"))
     assert out.returncode == 0, out.stderr
     assert "oci:ContainerEngine/cluster:Cluster" in out.stdout and "type=ENHANCED_CLUSTER" in out.stdout
     assert "kubeconfig: [secret]" in out.stdout

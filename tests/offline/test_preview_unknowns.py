@@ -50,8 +50,8 @@ def test_a_whole_object_input_unknown_at_a_first_preview_is_shown_not_a_tracebac
     program.write_text(source)
     (tmp_path / "Pulumi.t.yaml").write_text("config:\n  oci:region: us-ashburn-1\n")
     plan = tmp_path / "plan.json"
-    code = preview.main(["--unknowns", "--program", str(program), "--config-file", str(tmp_path / "Pulumi.t.yaml"),
-                         "--json", str(plan)])
+    code = preview.main(["--unknowns", "--details", "--program", str(program), "--config-file",
+                         str(tmp_path / "Pulumi.t.yaml"), "--json", str(plan)])
     out = capsys.readouterr()
     assert code in (0, 1), out.err  # policy findings allowed; never 3 (a traceback of the preview itself)
     assert "Traceback" not in out.err and UNKNOWN not in out.out

@@ -36,13 +36,13 @@ def test_compute_cluster_change_is_a_loud_replace(tmp_path, capsys):
 
     def existing(cfg):
         cfg["oke-rdma:computeCluster"]["existingId"] = EXISTING
-    code, new = plan(tmp_path, "new.json", existing, "--previous", str(tmp_path / "old.json"))
+    code, new = plan(tmp_path, "new.json", existing, "--previous", str(tmp_path / "old.json"), "--details")
     assert code == 0
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if "okerdma-dev-gpu" in ln and POOL in ln)
     assert line.startswith(" +-") and "replace [diff: ~nodeConfigDetails.computeClusterId]" in line
     assert "Replacements (1): each resource below is DESTROYED and CREATED AGAIN" in out
-    assert f"+- {POOL}: okerdma-dev-gpu  (changed: nodeConfigDetails.computeClusterId)" in out
+    assert "  changed: nodeConfigDetails.computeClusterId (1):" in out and f"    +- {POOL}: okerdma-dev-gpu" in out
     assert "a replaced node pool loses every node" in out
     assert re.search(r"- +oci:Core/computeCluster:ComputeCluster +okerdma-dev-compute-cluster +delete", out)
     ops = {c["name"]: c for c in new["changes"]}
@@ -115,7 +115,58 @@ def _param_doc(args_cls, camel_path: str) -> str:
 @pytest.mark.parametrize("rtype, path", [(t, p) for t, paths in FORCE_NEW.items() for p in paths])
 def test_every_force_new_entry_is_documented_as_not_updatable_by_pulumi_oci(rtype, path):
     module = {"ContainerEngine": oci.containerengine, "Core": oci.core, "FileStorage": oci.filestorage,
-              "Identity": oci.identity}[rtype.split(":")[1].split("/")[0]]
+              "Identity": oci.identity, "Lustre": oci.lustre}[rtype.split(":")[1].split("/")[0]]
     args_cls = getattr(module, rtype.rsplit(":", 1)[1] + "Args")
     line = _param_doc(args_cls, path)
     assert line and "(Updatable)" not in line, (rtype, path, line)
+
+
+def _top_level_docs(rtype: str) -> dict[str, str]:
+    """camelCase input → its pulumi_oci 5.5.0 docstring text, for the top-level Args of ``rtype``."""
+    module = getattr(oci, rtype.split(":")[1].split("/")[0].lower())
+    args_cls = getattr(module, rtype.rsplit(":", 1)[1] + "Args")
+    docs = {}
+    for line in (args_cls.__init__.__doc__ or "").splitlines():
+        m = re.match(r"\s*:param pulumi\.Input\[.*?\] (\w+): (.*)", line)
+        if m:
+            docs[re.sub(r"_([a-z])", lambda g: g.group(1).upper(), m.group(1))] = m.group(2)
+    return docs
+
+
+@pytest.fixture(scope="module")
+def stack_plans(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("plans")
+    docs = []
+    for stack in ("dev", "prod"):
+        assert preview.main(["--stack", stack, "--json", str(tmp / f"{stack}.json")]) == 0
+        docs.append(json.loads((tmp / f"{stack}.json").read_text()))
+    return docs
+
+
+def test_every_oci_input_a_stack_sets_that_pulumi_oci_cannot_update_is_force_new(stack_plans, capsys):
+    """The class check behind FORCE_NEW: for every OCI resource the dev and prod stacks declare, each top-level input
+    it sets that pulumi_oci documents without "(Updatable)" is listed, so a change to it previews as a replacement."""
+    missing = set()
+    for doc in stack_plans:
+        for res in doc["resources"]:
+            if not res["type"].startswith("oci:") or not res["custom"]:
+                continue
+            documented = _top_level_docs(res["type"])
+            for key in res["inputs"]:
+                text = documented.get(key)
+                if text is not None and "(Updatable)" not in text and key not in FORCE_NEW.get(res["type"], ()) \
+                        and key not in NOT_FORCE_NEW.get(res["type"], ()):
+                    missing.add((res["type"], key))
+    assert not missing, sorted(missing)
+
+
+#: Inputs pulumi_oci documents without "(Updatable)" that OCI does update in place. An NSG security rule is updated
+#: in place by UpdateNetworkSecurityGroupSecurityRules (OCI API reference, Core Services, "UpdateSecurityRuleDetails",
+#: checked 2026-11-30); a cluster's endpointConfig and clusterPodNetworkOptions are objects whose immutable fields are
+#: listed one by one in FORCE_NEW (the rest is updated through UpdateClusterEndpointConfig / UpdateCluster).
+NOT_FORCE_NEW: dict[str, tuple[str, ...]] = {
+    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": (
+        "description", "destination", "destinationType", "direction", "icmpOptions", "protocol", "source",
+        "sourceType", "stateless", "tcpOptions", "udpOptions"),
+    "oci:ContainerEngine/cluster:Cluster": ("clusterPodNetworkOptions", "endpointConfig"),
+}

@@ -96,3 +96,19 @@ def test_empty_files_and_empty_config_are_empty(tmp_path):
     assert read(tmp_path, "") == ({}, [])
     assert read(tmp_path, "config:\n") == ({}, [])
     assert read(tmp_path, "secretsprovider: passphrase\n") == ({}, [])
+
+
+@pytest.mark.parametrize("text", ["environment:\n  - team/dev\nconfig:\n  a: b\n",
+                                  "config:\n  a: b\nenvironment: [team/dev, team/shared]\n"])
+def test_a_stack_file_importing_esc_environments_is_refused_naming_the_offline_way(tmp_path, text):
+    path = tmp_path / "Pulumi.esc.yaml"
+    path.write_text(text)
+    with pytest.raises(StackFileError) as err:
+        read_stack_file(path)
+    assert "Pulumi ESC" in str(err.value) and "--config-json" in str(err.value) and "line " in str(err.value)
+
+
+def test_an_empty_environment_key_is_no_esc_import(tmp_path):
+    path = tmp_path / "Pulumi.x.yaml"
+    path.write_text("environment:\nconfig:\n  a: b\n")
+    assert read_stack_file(path)[0] == {"oke-rdma:a": "b"}

@@ -1,0 +1,146 @@
+"""Remote (multi-language) components under mocks: what the Kubernetes provider would register inside them.
+
+``kubernetes:yaml/v2:ConfigGroup``, ``kubernetes:yaml/v2:ConfigFile``, ``kubernetes:helm.sh/v4:Chart`` and
+``kubernetes:kustomize/v2:Directory`` are components the Kubernetes provider constructs (``Construct``): the program
+registers the component only, and the provider registers its objects as children. Under mocks no provider runs, so
+no child is registered and the policy pack would never see them. :func:`expand_remote` closes that gap:
+
+* Where the objects are known offline — a ConfigGroup's ``objs`` and ``yaml``, its ``files`` and a ConfigFile's
+  ``file`` when they are local files — they are recorded as the children the engine would analyse, named and typed
+  the way pulumi-kubernetes registers them (``provider/pkg/provider/yaml/v2/yaml.go`` ``register``,
+  v4.32.0-27-g9497796, checked 2026-11-30): type ``kubernetes:<group>/<version>:<Kind>`` (``core`` for the core
+  group), name ``<resourcePrefix>:<namespace>/<name>`` (prefix: the component's name unless ``resourcePrefix`` is
+  given; namespace only when set), parent the component. A namespaced kind without a namespace gets ``default``
+  (``Normalize`` applies the provider's default namespace; the offline run assumes the default one).
+* Where they cannot be known (a chart rendered by Helm, a kustomization, a URL, a value unknown in this preview),
+  one advisory per resource says what was not checked. Never a silent pass.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import os
+from typing import Any, Optional
+
+import yaml
+
+from offline.policy_eval import EngineResource
+from offline.values import UNKNOWN, is_secret
+
+CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
+#: Remote components whose objects only a live tool renders (type → what renders them).
+OPAQUE = {"kubernetes:helm.sh/v4:Chart": "the Helm chart's rendered objects",
+          "kubernetes:kustomize/v2:Directory": "the kustomization's rendered objects"}
+#: Kinds that are cluster-scoped (no namespace applied). Source: ``kubectl api-resources --namespaced=false`` of
+#: Kubernetes v1.34 (core and common CRD kinds used here), checked 2026-11-30.
+CLUSTER_SCOPED = {"Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass",
+                  "CustomResourceDefinition", "PriorityClass", "CSIDriver", "CSINode", "VolumeAttachment",
+                  "IngressClass", "RuntimeClass", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
+                  "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "APIService",
+                  "ClusterQueue", "ResourceFlavor", "Topology", "Cohort"}
+
+
+def _known(value: Any) -> bool:
+    if value == UNKNOWN or is_secret(value):
+        return False
+    if isinstance(value, dict):
+        return all(_known(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_known(v) for v in value)
+    return True
+
+
+def _type_token(obj: dict) -> Optional[str]:
+    api, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api, str) or not isinstance(kind, str) or not api or not kind:
+        return None
+    return f"kubernetes:{api if '/' in api else 'core/' + api}:{kind}"
+
+
+def _child(parent: EngineResource, prefix: str, obj: dict, provider: Optional[str]) -> EngineResource:
+    meta = obj.setdefault("metadata", {})
+    if obj.get("kind") not in CLUSTER_SCOPED and not meta.get("namespace"):
+        meta["namespace"] = "default"
+    name = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else str(meta["name"])
+    name = f"{prefix}:{name}" if prefix else name
+    typ = _type_token(obj) or "kubernetes:unknown"
+    qualified = parent.urn.split("::")[2]
+    urn = "::".join([*parent.urn.split("::")[:2], f"{qualified}${typ}", name])
+    return EngineResource(urn=urn, type=typ, name=name, custom=True, inputs=obj, parent=parent.urn,
+                          provider=provider)
+
+
+def _documents(text: str, where: str) -> tuple[list[dict], list[str]]:
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as e:
+        return [], [f"{where}: not valid YAML ({e.__class__.__name__}); its objects were not checked"]
+    objs, problems = [], []
+    for d in docs:
+        items = d.get("items") if isinstance(d, dict) and str(d.get("kind", "")).endswith("List") else [d]
+        for item in items or []:
+            if isinstance(item, dict) and _type_token(item) and isinstance((item.get("metadata") or {}).get("name"),
+                                                                           str):
+                objs.append(item)
+            else:
+                problems.append(f"{where}: an object without apiVersion, kind and metadata.name was not checked")
+    return objs, problems
+
+
+def expand_remote(res: EngineResource, provider: Optional[str] = None,
+                  cwd: Optional[str] = None) -> tuple[list[EngineResource], list[str]]:
+    """The children a remote component ``res`` would register that are known offline (managed by ``provider``, the
+    component's Kubernetes provider reference), and one advisory per thing that is not (empty lists for any other
+    resource). Relative file paths are read from ``cwd`` (default: the working directory, as Pulumi runs a program
+    in its project directory)."""
+    what = f"{res.type} {res.name}"
+    if res.type in OPAQUE:
+        return [], [f"{what}: {OPAQUE[res.type]} are not known offline; the policy pack did not check them "
+                    "(pulumi preview with the real provider renders them)"]
+    if res.type not in (CONFIG_GROUP, CONFIG_FILE):
+        return [], []
+    inputs = res.inputs
+    prefix = inputs.get("resourcePrefix") if isinstance(inputs.get("resourcePrefix"), str) else res.name
+    objs: list[dict] = []
+    advisories: list[str] = []
+    sources: list[tuple[str, Any]] = []
+    if res.type == CONFIG_FILE:
+        sources.append(("file", inputs.get("file")))
+    else:
+        files = inputs.get("files")
+        sources += [("files", f) for f in (files if isinstance(files, list) else [files] if files else [])]
+        text = inputs.get("yaml")
+        sources += [("yaml", t) for t in (text if isinstance(text, list) else [text] if text else [])]
+        given = inputs.get("objs")
+        for i, obj in enumerate(given if isinstance(given, list) else [given] if given else []):
+            if not _known(obj) or not isinstance(obj, dict):
+                advisories.append(f"{what}: objs[{i}] is not known in this preview; it was not checked")
+            elif not _type_token(obj) or not isinstance((obj.get("metadata") or {}).get("name"), str):
+                advisories.append(f"{what}: objs[{i}] has no apiVersion, kind and metadata.name; it was not checked")
+            else:
+                objs.append(obj)
+    for key, value in sources:
+        if not isinstance(value, str) or not _known(value):
+            advisories.append(f"{what}: {key} is not known in this preview; its objects were not checked")
+        elif key == "yaml":
+            found, problems = _documents(value, f"{what}: yaml")
+            objs += found
+            advisories += problems
+        elif value.startswith(("http://", "https://")):
+            advisories.append(f"{what}: {key} {value} is a URL, not fetched offline; its objects were not checked")
+        else:
+            paths = sorted(glob.glob(os.path.join(cwd or os.getcwd(), value)))
+            if not paths:
+                advisories.append(f"{what}: {key} {value}: no such local file; its objects were not checked")
+            for path in paths:
+                try:
+                    text = open(path, encoding="utf-8").read()
+                except (OSError, UnicodeDecodeError) as e:
+                    advisories.append(f"{what}: {key} {value}: cannot read {path} ({e}); not checked")
+                    continue
+                found, problems = _documents(text, f"{what}: {path}")
+                objs += found
+                advisories += problems
+    return [_child(res, prefix, copy.deepcopy(o), provider) for o in objs], advisories

@@ -1,0 +1,383 @@
+"""The offline preview's text report: what ``pulumi preview`` would print, for a reviewer.
+
+Two views of one run (:func:`render`):
+
+* the default **summary**: one line per component with its resources counted by type (NSG rules counted per NSG),
+  only the changed resources when compared with a previous plan (plus the count of unchanged ones), the counts, the
+  Replacements block grouped by cause, the errors, diagnostics, policy findings, what was not checked, the IAM
+  statements once and one line per stack output; every line cut to the terminal width (100 columns when the output
+  is not a terminal);
+* ``--details``: the whole resource tree with each resource's plan and summary, the count by type and every output
+  in full.
+
+The JSON plan (:mod:`offline.plan`) keeps everything.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections import Counter
+from typing import Any, Optional
+
+from offline.engine import ProgramRun, topological
+from offline.plan import ordered_violations
+from offline.replacement import Change, protected_destroyed, stateful_destroyed, summary
+from offline.values import UNKNOWN, hide, mask
+from offline.values import is_secret as _is_secret
+
+_hide = hide
+
+
+
+def _at(value: Any, *keys: str) -> Any:
+    """``value[k1][k2]...`` for display, assuming no shape: :data:`UNKNOWN` when a level on the way is unknown (a
+    whole object built in ``.apply()`` at a first preview), the secret itself when a level is a secret (never
+    looked into), None when a level is missing or not an object."""
+    for key in keys:
+        if value == UNKNOWN or _is_secret(value):
+            return value
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _show(value: Any) -> str:
+    """One value in a one-line summary: ``[unknown]``, ``[secret]``, a list joined with commas, else its text."""
+    shown = mask(value)
+    if isinstance(shown, list):
+        return ",".join(_show(v) for v in value)
+    if isinstance(shown, dict):
+        return json.dumps(shown, sort_keys=True)
+    return str(shown)
+
+
+def _flag(value: Any, yes: str, no: str) -> str:
+    """A yes/no property in a summary: ``?`` when unknown or secret (the plan cannot tell)."""
+    if value == UNKNOWN or _is_secret(value):
+        return "?"
+    return yes if value else no
+
+
+def _count(value: Any, noun: str) -> str:
+    """``N <noun>s`` of a list property; ``? <noun>s`` when the list itself is unknown or secret."""
+    if isinstance(value, list):
+        n = len(value)
+        return f"{n} {noun}" + ("s" if n != 1 else "")
+    if value is None:
+        return f"0 {noun}s"
+    return f"? {noun}s"
+
+
+def _summary(res) -> str:
+    """A few identifying properties per resource, for the tree. Any value, a whole input object included, may be
+    unknown (``[unknown]``, or ``?`` for a yes/no) or secret (``[secret]``): nothing here assumes a known shape."""
+    p = res.inputs
+    if res.type == "oci:ContainerEngine/cluster:Cluster":
+        public = _flag(_at(p, "endpointConfig", "isPublicIpEnabled"), "public", "private")
+        return f"type={_show(_at(p, 'type'))} {_show(_at(p, 'kubernetesVersion'))} endpoint={public}"
+    if res.type == "oci:ContainerEngine/nodePool:NodePool":
+        cc = _at(p, "nodeConfigDetails", "computeClusterId")
+        rdma = {"set": " computeClusterId=set", "?": " computeClusterId=?"}.get(_flag(cc, "set", ""), "")
+        return f"{_show(_at(p, 'nodeShape'))} ×{_show(_at(p, 'nodeConfigDetails', 'size'))}{rdma}"
+    if res.type in ("oci:Core/subnet:Subnet", "oci:Core/vcn:Vcn"):
+        block = _at(p, "cidrBlock")
+        return _show(block) if block is not None else _show(_at(p, "cidrBlocks") or [])
+    if res.type == "kubernetes:helm.sh/v3:Release":
+        return f"{_show(_at(p, 'chart'))}@{_show(_at(p, 'version'))} in {_show(_at(p, 'namespace'))}"
+    if res.type == "oci:Identity/policy:Policy":
+        return _count(_at(p, "statements"), "statement")
+    if res.type == "oci:FileStorage/mountTarget:MountTarget":
+        throughput = _at(p, "requestedThroughput")
+        return f"{_show(1 if throughput is None else throughput)} Gbps"
+    if res.type == "kubernetes:core/v1:PersistentVolume":
+        return f"{_show(_at(p, 'spec', 'csi', 'driver'))} {_show(_at(p, 'spec', 'csi', 'volumeHandle'))}"
+    if res.type == "kubernetes:core/v1:PersistentVolumeClaim":
+        return (f"{_show(_at(p, 'metadata', 'namespace'))}/{_show(_at(p, 'metadata', 'name'))} → volume "
+                f"{_show(_at(p, 'spec', 'volumeName'))}")
+    if res.type == "kubernetes:storage.k8s.io/v1:StorageClass":
+        mount_target = _flag(_at(p, "parameters", "mountTargetOcid"), "set", "none")
+        return f"{_show(_at(p, 'provisioner'))} mountTargetOcid={mount_target}"
+    return ""
+
+
+def iam_section(run: ProgramRun) -> list[str]:
+    """The IAM statements of a stack that exports ``policyStatements``, policy by policy when it also exports
+    ``iamPolicies`` (name → ``{compartmentId, description, statements}``) and its dynamic groups
+    (``iamDynamicGroups``): what an administrator applies when the stack creates no policies. Empty otherwise."""
+    outputs = run.outputs
+    if "policyStatements" not in outputs:
+        return []
+    statements = mask(outputs["policyStatements"])
+    policies = mask(outputs.get("iamPolicies"))
+    created = {r.name for r in run.resources if r.type == "oci:Identity/policy:Policy"}
+    count = len(statements) if isinstance(statements, list) else "?"
+    lines = ["", f"IAM statements ({count}):"]
+    if not created:
+        lines.append("    no policy is created by this stack: an administrator creates these policies "
+                     "(iam.createPolicies: false)")
+    if isinstance(policies, dict):  # masked already: any level may be "[unknown]" or "[secret]" instead of its shape
+        for name, doc in sorted(policies.items()):
+            state = "created" if name in created else "not created"
+            where = doc.get("compartmentId") if isinstance(doc, dict) else doc
+            lines.append(f"    {name} ({state}; attach to {where or 'the root compartment (set iam.tenancyId)'})")
+            texts = doc.get("statements") if isinstance(doc, dict) else doc
+            lines += [f"      {text}" for text in (texts if isinstance(texts, list) else [texts or "[unknown]"])]
+    elif isinstance(statements, list):
+        lines += [f"    {text}" for text in statements]
+    else:
+        lines.append(f"    {statements}")
+    groups = mask(outputs.get("iamDynamicGroups"))
+    for name, doc in sorted(groups.items()) if isinstance(groups, dict) else []:
+        lines.append(f"    dynamic group {name}: {doc.get('matchingRule') if isinstance(doc, dict) else doc}")
+    if groups is not None and not isinstance(groups, dict):
+        lines.append(f"    dynamic groups: {groups}")
+    return lines
+
+
+#: Plan operation → the symbol ``pulumi preview`` prints for it.
+#: Plan operation → the symbol ``pulumi preview`` prints for it.
+OP_SYMBOLS = {"create": "+ ", "update": "~ ", "replace": "+-", "delete": "- ", "same": "  "}
+#: The summary's width when the output is not a terminal.
+DEFAULT_WIDTH = 100
+NSG_RULE = "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"
+NSG = "oci:Core/networkSecurityGroup:NetworkSecurityGroup"
+#: Stack outputs the summary does not repeat: the IAM block shows them.
+IAM_OUTPUTS = ("iamPolicies", "policyStatements", "iamDynamicGroups")
+
+
+def terminal_width() -> int:
+    """The terminal's width, or :data:`DEFAULT_WIDTH` when stdout is not a terminal (a file, a pipe, CI)."""
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns if sys.stdout.isatty() else DEFAULT_WIDTH
+
+
+def _cut(line: str, width: int) -> str:
+    return line if len(line) <= width else line[:max(width - 1, 1)] + "…"
+
+
+def _header(stack: str, unknowns: bool, previous: Optional[str]) -> list[str]:
+    return [f"Previewing update ({stack}) — offline: Pulumi mocks, no cloud, no credentials"
+            + (" [first preview: computed values unknown]" if unknowns else "")
+            + (f" [compared with {previous}]" if previous else ""), ""]
+
+
+def _diff_note(change: Optional[Change]) -> str:
+    if change and change.op == "replace":
+        note = f"[diff: {', '.join('~' + p for p in change.replace_because)}] "
+        return note + ("[delete before replace] " if change.delete_before_replace else "")
+    if change and change.op == "update":
+        return f"[diff: {', '.join('~' + p for p in change.changed)}] "
+    return ""
+
+
+def _counts(run: ProgramRun, changes: Optional[list[Change]]) -> list[str]:
+    if changes is None:
+        return ["", "Resources:", f"    + {len(run.resources) + 1} to create"]
+    counts = summary(changes)
+    counts["same"] = counts.get("same", 0) + 1  # the root stack
+    return ["", "Resources:"] + [f"    {OP_SYMBOLS[op].strip() or ' '} {counts[op]} to {op}" if op != "same"
+                                 else f"      {counts[op]} unchanged" for op in OP_SYMBOLS if counts.get(op)]
+
+
+def replacements_block(changes: Optional[list[Change]]) -> list[str]:
+    """The Replacements block: every replaced resource, grouped by cause (a changed immutable property, or the
+    replaced resource or provider it follows from), causes in plan order."""
+    replaced = [c for c in changes or [] if c.op == "replace"]
+    if not replaced:
+        return []
+    lines = ["", f"Replacements ({len(replaced)}): each resource below is DESTROYED and CREATED AGAIN:"]
+    groups: dict[str, list[Change]] = {}
+    for c in replaced:
+        groups.setdefault(c.cause, []).append(c)
+    for cause, members in groups.items():
+        lines.append(f"  {cause} ({len(members)}):")
+        for c in members:
+            dbr = "  [delete before replace: gone until it is created again]" if c.delete_before_replace else ""
+            why = f"  (changed: {', '.join(c.replace_because)})" if c.caused_by else ""
+            lines.append(f"    +- {c.type}: {c.name}{why}{dbr}")
+    if any(c.type == "oci:ContainerEngine/nodePool:NodePool" for c in replaced):
+        lines.append("  a replaced node pool loses every node (and every GPU job running on it)")
+    return lines
+
+
+def errors_block(changes: Optional[list[Change]]) -> list[str]:
+    """The plan's errors: protected resources replaced or deleted, Kubernetes changes the API server refuses."""
+    lines: list[str] = []
+    for c in protected_destroyed(changes or []):
+        verb = "replace" if c.op == "replace" else "delete"
+        lines.append(f"error: unable to {verb} {c.type} {c.name} ({c.urn}): it is protected. To proceed, remove "
+                     f"`protect` from it in the program and run pulumi up, or run pulumi state unprotect '{c.urn}'; "
+                     f"first make sure its data may be lost")
+    for c in changes or []:
+        for refused in c.refused:
+            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update. Declare the "
+                         f"field in replaceOnChanges (the object is then replaced) or keep its old value")
+    return [""] + lines if lines else []
+
+
+def stateful_block(changes: Optional[list[Change]]) -> list[str]:
+    """What ``--fail-on-replace`` refuses: replaced or deleted resources holding state, with the reason."""
+    found = stateful_destroyed(changes or [])
+    if not found:
+        return []
+    lines = ["", f"Stateful resources destroyed ({len(found)}):"]
+    lines += [f"    {OP_SYMBOLS[c.op]} {c.type}: {c.name} ({c.op}): loses {reason}" for c, reason in found]
+    return lines
+
+
+def _policy_lines(run: ProgramRun, report) -> list[str]:
+    lines = ["", "Policies:"]
+    names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
+    ordered = ordered_violations(report.violations, topological(run.resources))
+    position = {r.urn: i for i, r in enumerate(topological(run.resources))}
+    for pack in report.packs:
+        violations = [v for v in ordered if v.pack == pack.name]
+        not_run = sorted((n for n in report.not_run if n.pack == pack.name),
+                         key=lambda n: (n.policy, position.get(n.urn, -1), n.reason))
+        mandatory = any(v.enforcement_level == "mandatory" for v in violations)
+        icon = "❌" if mandatory else ("⚠️" if violations else "✅")
+        lines.append(f"    {icon} {pack.name}@v{pack.version} (local: {pack.path})")
+        for v in violations:
+            where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
+            lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
+            lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
+        for n in not_run:
+            lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
+        if not violations and not not_run:
+            lines.append("        no violations")
+    if run.advisories:
+        lines += ["", f"Not checked offline ({len(run.advisories)}):"]
+        lines += [f"    - [advisory]  {_hide(a)}" for a in run.advisories]
+    return lines
+
+
+def _diagnostics(run: ProgramRun, stack: str) -> list[str]:
+    if not run.diagnostics:
+        return []
+    project = run.stack_urn.split("::")[1]
+    return ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"] + [
+        f"    {severity}: {_hide(message)}" for severity, message in run.diagnostics]
+
+
+def _short(typ: str) -> str:
+    return typ.rsplit(":", 1)[-1]
+
+
+def _component_lines(members: list, nsg_names: dict[str, str], by_urn: dict[str, Change]) -> tuple[str, str]:
+    """A component's resources counted by type (with their plan), and its NSG rules counted per NSG ("" if none)."""
+    counts = Counter(_short(r.type) for r in members if r.type != NSG_RULE)
+    ops = Counter(by_urn[r.urn].op for r in members if r.urn in by_urn)
+    plan = ", ".join(f"{n} {op}" for op, n in sorted(ops.items())) if by_urn else ""
+    line = (f"[{plan}] " if plan else "") + ", ".join(f"{n} {t}" for t, n in sorted(counts.items()))
+    rules = Counter(nsg_names.get(str(mask(r.inputs.get("networkSecurityGroupId"))), "?") for r in members
+                    if r.type == NSG_RULE)
+    nsg = (f"NSG rules: {sum(rules.values())} NSG rules (" + ", ".join(f"{k} {n}" for k, n in sorted(rules.items()))
+           + ")") if rules else ""
+    return line, nsg
+
+
+def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
+                   previous: Optional[str] = None, width: int = DEFAULT_WIDTH) -> str:
+    """The default view (see the module docstring); every line at most ``width`` characters."""
+    by_urn = {c.urn: c for c in changes or []}
+    lines = _header(stack, unknowns, previous)
+    top = {r.urn: r for r in run.resources if not r.parent or r.parent == run.stack_urn}
+    owner: dict[str, str] = {}
+    parents = {r.urn: r.parent for r in run.resources}
+    for r in run.resources:
+        up = r.urn
+        while parents.get(up) and parents[up] != run.stack_urn:
+            up = parents[up]
+        owner[r.urn] = up
+    nsg_names = {str(mask(run.ids.get(r.urn, ""))): r.name.removesuffix("-nsg").rsplit("-", 1)[-1]
+                 for r in run.resources if r.type == NSG}
+    project = run.stack_urn.split("::")[1]
+    lines.append(f"Components and top-level resources ({len(top)}) of pulumi:pulumi:Stack {project}-{stack}:")
+    for urn, comp in sorted(top.items(), key=lambda kv: kv[1].name):
+        members = [r for r in run.resources if owner[r.urn] == urn and r.urn != urn]
+        op = by_urn[urn].op if urn in by_urn else ("create" if changes is None else "same")
+        detail, nsg = _component_lines(members, nsg_names, by_urn) if members else (_summary(comp), "")
+        kind = comp.type if comp.custom else _short(comp.type)  # a resource outside any component: its full type
+        lines.append(f" {OP_SYMBOLS.get(op, '  ')} {comp.name} ({kind}): {detail}".rstrip(": "))
+        if nsg:
+            lines.append(f"      {nsg}")
+    if changes is not None:
+        changed = [c for c in changes if c.op != "same"]
+        lines += ["", f"Changes ({len(changed)}; {len(changes) - len(changed) + 1} unchanged not listed):"]
+        by_res = {r.urn: r for r in run.resources}
+        for c in changed:
+            res = by_res.get(c.urn)
+            extra = _diff_note(c) + (_summary(res) if res is not None else "")
+            lines.append(f" {OP_SYMBOLS[c.op]}  {c.type} {c.name} {c.op} {_hide(extra)}".rstrip())
+    lines = lines[:2] + [_cut(line, width) for line in lines[2:]]  # the header is never cut
+    # What a reviewer must read whole is never cut (a terminal wraps it): the counts, every replacement and its
+    # cause, the errors, the diagnostics, the policy findings and the IAM statements.
+    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
+    lines += _diagnostics(run, stack) + _policy_lines(run, report) + iam_section(run)
+    tail = ["", "Outputs:"]
+    for key, value in sorted(run.outputs.items()):
+        if key in IAM_OUTPUTS and "policyStatements" in run.outputs:
+            tail.append(f"    {key}: (see IAM statements)")
+            continue
+        shown = mask(value)
+        text = shown if isinstance(shown, str) else json.dumps(shown, sort_keys=True, separators=(", ", ": "))
+        tail.append(f"    {key}: {_hide(str(text))}")
+    return "\n".join(lines + [_cut(line, width) for line in tail])
+
+
+def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
+                   previous: Optional[str] = None) -> str:
+    """The ``--details`` view: the whole resource tree with each resource's plan, counts by type, every finding and
+    every output in full (no line is cut)."""
+    by_urn = {c.urn: c for c in changes or []}
+    lines = _header(stack, unknowns, previous)
+    children: dict[Optional[str], list] = {}
+    for r in run.resources:
+        children.setdefault(r.parent if r.parent != run.stack_urn else None, []).append(r)
+    width = max((len(r.type) for r in run.resources), default=30) + 8
+    lines.append(f"     {'Type':<{width}} {'Name':<42} Plan")
+    stack_op = "create" if changes is None else "same"
+    project = run.stack_urn.split("::")[1]
+    lines.append(f" {OP_SYMBOLS[stack_op]}  {'pulumi:pulumi:Stack':<{width}} {project + '-' + stack:<42} {stack_op}")
+
+    def walk(parent: Optional[str], indent: str) -> None:
+        kids = sorted(children.get(parent, []), key=lambda r: (r.type, r.name))
+        for i, r in enumerate(kids):
+            last = i == len(kids) - 1
+            label = indent + ("└─ " if last else "├─ ") + r.type
+            change = by_urn.get(r.urn)
+            op = change.op if change else "create"
+            extra = _diff_note(change) + ("[protect] " if r.protect else "") + _summary(r)
+            lines.append(f" {OP_SYMBOLS[op]}  {label:<{width}} {r.name:<42} {op:<7} {_hide(extra)}".rstrip())
+            walk(r.urn, indent + ("   " if last else "│  "))
+
+    walk(None, "")
+    for c in changes or []:
+        if c.op == "delete":
+            lines.append(f" -   {c.type:<{width}} {c.name:<42} delete")
+    lines += _counts(run, changes)
+    lines += replacements_block(changes)
+    lines += stateful_block(changes)
+    lines += errors_block(changes)
+    lines += ["", "Types:"]
+    for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):
+        lines.append(f"      {n:>4}  {typ}")
+    lines += _diagnostics(run, stack)
+    lines += _policy_lines(run, report)
+    lines += iam_section(run)
+    lines += ["", "Outputs:"]
+    for key, value in sorted(run.outputs.items()):
+        shown = mask(value)
+        text = shown if isinstance(shown, str) else json.dumps(shown, indent=2, sort_keys=True)
+        lines.append(f"    {key}: " + _hide(str(text)).replace("\n", "\n    "))
+    return "\n".join(lines)
+
+
+def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
+           previous: Optional[str] = None, details: bool = False, width: Optional[int] = None) -> str:
+    """The human report: the summary view, or the full tree with ``details``."""
+    if details:
+        return render_details(stack, run, report, unknowns, changes, previous)
+    return render_summary(stack, run, report, unknowns, changes, previous, width or terminal_width())

@@ -1,0 +1,76 @@
+"""The plan is deterministic: the same program and config give byte-identical text and JSON whatever the Python
+hash seed, with resources in topological order (ties by URN)."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from offline.engine import OciMocks, topological
+from offline.policy_eval import EngineResource
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _preview(tmp_path: Path, seed: str, previous: Path | None = None) -> tuple[str, bytes]:
+    out = tmp_path / f"plan-{seed}.json"
+    args = ["--stack", "dev", "--json", str(out)] + (["--previous", str(previous)] if previous else [])
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    env.pop("COLUMNS", None)
+    done = subprocess.run([sys.executable, "-m", "offline.preview", *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, out.read_bytes()
+
+
+def test_two_runs_with_different_hash_seeds_give_identical_bytes(tmp_path):
+    text_a, json_a = _preview(tmp_path, "1")
+    text_b, json_b = _preview(tmp_path, "4242")
+    assert text_a == text_b and json_a == json_b
+    text_c, json_c = _preview(tmp_path, "7", previous=tmp_path / "plan-1.json")
+    text_d, json_d = _preview(tmp_path, "99", previous=tmp_path / "plan-1.json")
+    assert text_c == text_d and json_c == json_d
+    doc = json.loads(json_a)
+    position = {r["urn"]: i for i, r in enumerate(doc["resources"])}
+    for r in doc["resources"]:  # every resource after what it needs
+        needs = [r["parent"], *r["dependencies"], *(u for us in r["propertyDependencies"].values() for u in us)]
+        assert all(position[n] < position[r["urn"]] for n in needs if n in position), r["urn"]
+        assert "outputs" in r and "propertyDependencies" in r
+    cluster = next(r for r in doc["resources"] if r["type"] == "oci:ContainerEngine/cluster:Cluster")
+    assert cluster["outputs"]["endpoints"] and cluster["propertyDependencies"]["vcnId"]
+
+
+def test_topological_order_breaks_ties_by_urn_and_keeps_a_cycle_whole():
+    a, b, c = (EngineResource(urn=f"urn:{n}", type="t", name=n) for n in "abc")
+    c.dependencies = ["urn:b"]
+    assert [r.name for r in topological([c, b, a])] == ["a", "b", "c"]
+    a.dependencies, b.dependencies = ["urn:b"], ["urn:a"]
+    assert sorted(r.name for r in topological([c, b, a])) == ["a", "b", "c"]
+
+
+def test_the_planned_operation_is_per_thread():
+    """Registrations arrive from the SDK's thread pool: one thread's planned operation never answers another's."""
+    mocks = OciMocks("us-ashburn-1")
+    mocks._pending.value = ("create", None)
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(getattr(mocks._pending, "value", None)))
+    thread.start()
+    thread.join()
+    assert seen == [None]
+
+
+def test_policy_findings_are_ordered_by_pack_policy_and_plan_position_not_by_analysis_order():
+    from types import SimpleNamespace
+
+    from offline.plan import ordered_violations
+
+    a, b = (EngineResource(urn=f"urn:{n}", type="t", name=n) for n in "ab")
+    b.dependencies = ["urn:a"]
+    found = [SimpleNamespace(pack="p", policy="x", urn="urn:b", message="m"),
+             SimpleNamespace(pack="p", policy="x", urn="urn:a", message="m"),
+             SimpleNamespace(pack="p", policy="x", urn="", message="stack-wide"),
+             SimpleNamespace(pack="o", policy="z", urn="urn:b", message="m")]
+    shown = ordered_violations(found, topological([b, a]))
+    assert [(v.pack, v.urn) for v in shown] == [("o", "urn:b"), ("p", ""), ("p", "urn:a"), ("p", "urn:b")]

@@ -1,0 +1,110 @@
+"""Remote Kubernetes components (ConfigGroup, ConfigFile, Helm v4 Chart, Kustomize) are no blind spot: objects known
+offline are judged by the pack as the engine's children, the rest is reported as not checked."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from offline import preview
+from offline.policy_eval import EngineResource
+from offline.remote import expand_remote
+
+PROGRAM = '''
+import pulumi
+import pulumi_kubernetes as k8s
+
+p = k8s.Provider("k", kubeconfig="apiVersion: v1")
+ns = k8s.core.v1.Namespace("apps", metadata={{"name": "apps", "labels": {{
+    "pod-security.kubernetes.io/enforce": "restricted"}}}}, opts=pulumi.ResourceOptions(provider=p))
+{body}
+'''
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer", "namespace": "apps"},
+       "spec": {"containers": [{"name": "c", "image": "busybox:1.36", "securityContext": {"privileged": True}}]}}
+PLAIN = {**POD, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+OPTS = "opts=pulumi.ResourceOptions(provider=p, depends_on=[ns])"
+
+
+def run(tmp_path, capsys, body):
+    program = tmp_path / "__main__.py"
+    program.write_text(PROGRAM.format(body=body))
+    (tmp_path / "Pulumi.t.yaml").write_text("config:\n  oci:region: us-ashburn-1\n")
+    plan = tmp_path / "plan.json"
+    code = preview.main(["--program", str(program), "--config-file", str(tmp_path / "Pulumi.t.yaml"), "--json",
+                         str(plan)])
+    return code, capsys.readouterr(), json.loads(plan.read_text()) if plan.exists() else None
+
+
+@pytest.mark.parametrize("source", ["objs", "yaml"])
+def test_a_config_group_with_a_privileged_pod_in_a_restricted_namespace_exits_1(tmp_path, capsys, source):
+    arg = f"objs=[{POD!r}]" if source == "objs" else f"yaml={json.dumps(json.dumps(POD))}"
+    code, out, plan = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('cg', {arg}, {OPTS})")
+    assert code == 1, out.out + out.err
+    assert "[mandatory]  rdma-pods-in-privileged-namespaces (kubernetes:core/v1:Pod: cg:apps/trainer)" in out.out
+    child = next(r for r in plan["resources"] if r["type"] == "kubernetes:core/v1:Pod")
+    assert child["name"] == "cg:apps/trainer" and child["parent"].endswith("kubernetes:yaml/v2:ConfigGroup::cg")
+
+
+def test_a_config_group_with_a_plain_pod_is_clean(tmp_path, capsys):
+    code, out, plan = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('cg', objs=[{PLAIN!r}], {OPTS})")
+    assert code == 0, out.out
+    assert any(r["type"] == "kubernetes:core/v1:Pod" for r in plan["resources"])
+
+
+def test_a_config_file_is_read_from_its_local_path_relative_to_the_program(tmp_path, capsys):
+    (tmp_path / "pod.yaml").write_text(json.dumps(POD))
+    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigFile('cf', file='pod.yaml', {OPTS})")
+    assert code == 1 and "kubernetes:core/v1:Pod: cf:apps/trainer" in out.out
+    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('g', files=['*.yaml'], {OPTS})")
+    assert code == 1 and "kubernetes:core/v1:Pod: g:apps/trainer" in out.out
+
+
+@pytest.mark.parametrize("body, said", [
+    ("k8s.helm.v4.Chart('c', chart='oci://registry.example/chart', version='1.0.0', " + OPTS + ")",
+     "kubernetes:helm.sh/v4:Chart c: the Helm chart's rendered objects are not known offline"),
+    ("k8s.kustomize.v2.Directory('d', directory='./overlay', " + OPTS + ")",
+     "kubernetes:kustomize/v2:Directory d: the kustomization's rendered objects are not known offline"),
+    ("k8s.yaml.v2.ConfigFile('u', file='https://example.com/pod.yaml', " + OPTS + ")",
+     "kubernetes:yaml/v2:ConfigFile u: file https://example.com/pod.yaml is a URL"),
+])
+def test_objects_that_cannot_be_known_offline_are_reported_as_not_checked(tmp_path, capsys, body, said):
+    code, out, plan = run(tmp_path, capsys, body)
+    assert code in (0, 1), out.err  # the pack may still judge the component's own inputs (a chart's repository)
+    assert "Not checked offline (1):" in out.out and said in " ".join(out.out.split())
+    assert plan["notChecked"] and said in plan["notChecked"][0]
+
+
+def test_objects_without_identity_or_unknown_are_reported_not_dropped():
+    parent = EngineResource(urn="urn:pulumi:s::p::kubernetes:yaml/v2:ConfigGroup::g",
+                            type="kubernetes:yaml/v2:ConfigGroup", name="g",
+                            inputs={"objs": [{"kind": "Pod"}, "04da6b54-80e4-46f7-96ec-b56ff0331ba9"],
+                                    "yaml": "a: [unclosed"})
+    children, notes = expand_remote(parent)
+    assert children == [] and len(notes) == 3
+    assert any("objs[0] has no apiVersion" in n for n in notes) and any("not valid YAML" in n for n in notes)
+
+
+def test_children_get_the_default_namespace_unless_cluster_scoped_and_honour_the_resource_prefix():
+    parent = EngineResource(urn="urn:pulumi:s::p::kubernetes:yaml/v2:ConfigGroup::g",
+                            type="kubernetes:yaml/v2:ConfigGroup", name="g", inputs={"resourcePrefix": "x", "objs": [
+                                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}},
+                                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b"}}]})
+    children, notes = expand_remote(parent, "urn:pulumi:s::p::pulumi:providers:kubernetes::k::id")
+    assert [c.name for c in children] == ["x:default/a", "x:b"] and notes == []
+    assert children[0].urn == "urn:pulumi:s::p::kubernetes:yaml/v2:ConfigGroup$kubernetes:core/v1:ConfigMap::x:default/a"
+    assert children[0].provider.endswith("::k::id")
+
+
+def test_python_side_config_files_are_parsed_and_judged(tmp_path, capsys):
+    """pulumi_kubernetes.yaml.ConfigGroup (v1) parses its YAML through the provider's decode invoke."""
+    code, out, plan = run(tmp_path, capsys, f"k8s.yaml.ConfigGroup('v1', yaml=[{json.dumps(json.dumps(POD))}], {OPTS})")
+    assert code == 1, out.err
+    assert any(r["type"] == "kubernetes:core/v1:Pod" for r in plan["resources"])
+
+
+def test_a_python_side_helm_chart_is_reported_as_not_checked(tmp_path, capsys):
+    code, out, plan = run(tmp_path, capsys, "k8s.helm.v3.Chart('c', k8s.helm.v3.ChartOpts(chart='nginx', version="
+                                            "'1.0.0', fetch_opts=k8s.helm.v3.FetchOpts(repo='https://charts.example"
+                                            "')), " + OPTS + ")")
+    assert code in (0, 1), out.err
+    assert any("helm template" in n and "nginx 1.0.0" in n for n in plan["notChecked"]), plan["notChecked"]

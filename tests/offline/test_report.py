@@ -1,0 +1,119 @@
+"""The report a reviewer reads: a summary that fits a screen, --details for the whole tree, only the changes when
+compared with a previous plan, and a JSON plan that keeps everything; stacks using ESC are previewed from resolved
+config JSON."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from offline import preview
+from offline.report import DEFAULT_WIDTH
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dev")
+    return tmp
+
+
+def _run(capsys, *args):
+    code = preview.main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_dev_summary_fits_80_lines_of_100_columns_and_counts_nsg_rules_per_nsg(tmp_path, capsys):
+    code, out, _ = _run(capsys, "--stack", "dev", "--json", str(tmp_path / "p.json"))
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) <= 80, len(lines)
+    tables = out.split("\nResources:")[0].splitlines()[2:] + out.split("\nOutputs:\n")[1].splitlines()
+    assert max(len(line) for line in tables) <= DEFAULT_WIDTH  # messages and IAM statements are never cut
+    assert "Components and top-level resources (9) of pulumi:pulumi:Stack oke-rdma-dev:" in out
+    network = next(line for line in lines if line.startswith(" +  okerdma-dev-network "))
+    rules = next(line for line in lines if line.strip().startswith("NSG rules:"))
+    assert "5 NetworkSecurityGroup" in network and "57 NSG rules" in rules and "controlPlane" in rules
+    assert out.count("Allow any-user to manage file-family") == 1  # IAM shown once
+    assert "    policyStatements: (see IAM statements)" in out
+    doc = json.loads((tmp_path / "p.json").read_text())
+    assert len(doc["resources"]) == 121 and len(doc["outputs"]["policyStatements"]) == 8  # the JSON keeps all
+
+
+def test_details_show_the_whole_tree_and_every_output(capsys):
+    code, out, _ = _run(capsys, "--stack", "dev", "--details")
+    assert code == 0
+    assert sum("NetworkSecurityGroupSecurityRule" in line for line in out.splitlines()) >= 57
+    assert "Types:" in out and '"okerdma-dev-cluster-principal": {' in out
+
+
+def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_path, capsys):
+    _run(capsys, "--stack", "dev", "--json", str(tmp_path / "old.json"))
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    doc["config"]["oke-rdma:nodePools"]["gpu"]["size"] = 4
+    (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(doc))
+    code, out, _ = _run(capsys, "--config-file", str(tmp_path / "Pulumi.dev.yaml"), "--previous",
+                        str(tmp_path / "old.json"))
+    assert code == 0
+    assert "Changes (1; 121 unchanged not listed):" in out
+    assert " ~   oci:ContainerEngine/nodePool:NodePool okerdma-dev-gpu update [diff: ~nodeConfigDetails.size]" in out
+    assert "okerdma-dev-system" not in out.split("Changes (")[1].split("Resources:")[0]
+
+
+def test_an_esc_stack_file_exits_2_naming_config_json(tmp_path, capsys):
+    stack = tmp_path / "Pulumi.esc.yaml"
+    stack.write_text("environment:\n  - oke-rdma/dev\nconfig:\n  oke-rdma:namePrefix: x\n")
+    code, out, err = _run(capsys, "--config-file", str(stack))
+    assert code == 2 and out == ""
+    assert "environment:' imports Pulumi ESC environments" in err and "--config-json" in err
+    assert "pulumi config --json --show-secrets --open" in err and "Traceback" not in err
+
+
+def _config_json(secret_blinded: bool) -> dict:
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]
+    out = {}
+    for key, value in doc.items():
+        full = key if ":" in key else f"oke-rdma:{key}"
+        text = value if isinstance(value, str) else json.dumps(value)
+        out[full] = {"value": text, "secret": False, **({} if isinstance(value, str) else {"objectValue": value})}
+    out["oke-rdma:freeformTags"] = {"value": "[secret]" if secret_blinded else json.dumps(doc["oke-rdma:freeformTags"]),
+                                    "secret": True}
+    return out
+
+
+def test_the_output_of_pulumi_config_json_previews_like_the_stack_file(tmp_path, capsys):
+    _run(capsys, "--stack", "dev", "--json", str(tmp_path / "file.json"))
+    (tmp_path / "config.json").write_text(json.dumps(_config_json(False)))
+    code, _, err = _run(capsys, "--stack", "dev", "--config-json", str(tmp_path / "config.json"), "--json",
+                        str(tmp_path / "cj.json"))
+    assert code == 0, err
+    a, b = (json.loads((tmp_path / n).read_text()) for n in ("file.json", "cj.json"))
+    assert [r["urn"] for r in a["resources"]] == [r["urn"] for r in b["resources"]]
+    assert b["outputs"]["vcnId"] == a["outputs"]["vcnId"]
+
+
+def test_an_esc_open_document_is_read_from_its_pulumi_config(tmp_path, capsys):
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]
+    (tmp_path / "esc.json").write_text(json.dumps({"pulumiConfig": doc, "environmentVariables": {}}))
+    code, _, err = _run(capsys, "--config-json", str(tmp_path / "esc.json"), "--json", str(tmp_path / "p.json"))
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("content, said", [
+    ("[]", "expected a JSON object"),
+    ('{"oke-rdma:namePrefix": 3}', "oke-rdma:namePrefix: expected"),
+    ("nope", "not a JSON file"),
+])
+def test_a_malformed_config_json_exits_2_naming_the_entry(tmp_path, capsys, content, said):
+    (tmp_path / "c.json").write_text(content)
+    code, out, err = _run(capsys, "--config-json", str(tmp_path / "c.json"))
+    assert code == 2 and said in err and "Traceback" not in err
+
+
+def test_a_blinded_secret_in_config_json_stays_a_secret(tmp_path, capsys):
+    (tmp_path / "config.json").write_text(json.dumps(_config_json(True)))
+    code, out, err = _run(capsys, "--config-json", str(tmp_path / "config.json"))
+    assert code == 2 and "oke-rdma:freeformTags" in err  # a blinded value cannot be read as tags: said, not passed

@@ -1,0 +1,153 @@
+"""With --previous the run starts from the previous plan's state: lookups find what it holds, resources keep their
+ids, and replacing or deleting a protected resource is an error as in pulumi preview."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from offline import preview
+
+ROOT = Path(__file__).resolve().parents[2]
+FS = "oci:FileStorage/fileSystem:FileSystem"
+MT = "oci:FileStorage/mountTarget:MountTarget"
+
+
+def run(tmp_path, name, edit=None, *extra):
+    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    if edit:
+        edit(doc["config"])
+    cfg = tmp_path / "Pulumi.dev.yaml"
+    cfg.write_text(yaml.safe_dump(doc))
+    out = tmp_path / name
+    code = preview.main(["--config-file", str(cfg), "--json", str(out), *extra])
+    return code, json.loads(out.read_text()) if out.exists() else None
+
+
+@pytest.fixture(scope="module")
+def dev_plan(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dev")
+    code, doc = run(tmp, "old.json")
+    assert code == 0
+    return tmp / "old.json", doc
+
+
+def test_a_throughput_upgrade_of_an_existing_mount_target_is_an_update_with_the_commitment_warning(
+        tmp_path, capsys, dev_plan):
+    old_path, old = dev_plan
+    capsys.readouterr()
+
+    def faster(cfg):
+        cfg["oke-rdma:storage"]["fss"]["throughputGbps"] = 20
+    code, new = run(tmp_path, "new.json", faster, "--previous", str(old_path))
+    out = capsys.readouterr().out
+    assert code == 0
+    mt = next(c for c in new["changes"] if c["type"] == MT)
+    assert (mt["op"], mt["changed"]) == ("update", ["requestedThroughput"])
+    res = next(r for r in new["resources"] if r["type"] == MT)
+    assert res["inputs"]["requestedThroughput"] == "20"
+    assert res["id"] == next(r for r in old["resources"] if r["type"] == MT)["id"]  # it keeps its id
+    assert "does not exist yet" not in out
+    assert "20 Gbps is a high-performance tier" in out and "billed in 30-day cycles" in out
+
+
+def test_without_a_previous_plan_the_mount_target_is_created_at_1_gbps_first(tmp_path, capsys):
+    def faster(cfg):
+        cfg["oke-rdma:storage"]["fss"]["throughputGbps"] = 20
+    code, new = run(tmp_path, "new.json", faster)
+    assert code == 0 and "does not exist yet" in capsys.readouterr().out
+    assert next(r for r in new["resources"] if r["type"] == MT)["inputs"]["requestedThroughput"] == "1"
+
+
+def test_existing_resources_keep_their_previous_ids(tmp_path, capsys, dev_plan):
+    old_path, old = dev_plan
+    doc = json.loads(old_path.read_text())
+    for r in doc["resources"]:
+        if r["type"] == "oci:Core/vcn:Vcn":
+            r["id"] = "ocid1.vcn.oc1.sa-saopaulo-1.aaaaaaaareallyimportedvcn"
+    (tmp_path / "prev.json").write_text(json.dumps(doc))
+    code, new = run(tmp_path, "new.json", None, "--previous", str(tmp_path / "prev.json"))
+    assert code == 0
+    assert new["outputs"]["vcnId"] == "ocid1.vcn.oc1.sa-saopaulo-1.aaaaaaaareallyimportedvcn"
+    vcn = next(c for c in new["changes"] if c["type"] == "oci:Core/vcn:Vcn")
+    assert vcn["op"] == "same"
+    assert next(r for r in new["resources"] if r["type"] == "oci:Core/vcn:Vcn")["id"] == new["outputs"]["vcnId"]
+
+
+def test_a_protected_file_system_that_would_be_replaced_fails_the_preview(tmp_path, capsys, dev_plan):
+    old_path, _ = dev_plan
+    doc = json.loads(old_path.read_text())
+    fs = next(r for r in doc["resources"] if r["type"] == FS)
+    assert fs["protect"] is True
+    fs["inputs"]["availabilityDomain"] = "bxtG:SA-SAOPAULO-1-AD-2"  # the state holds it in another AD
+    (tmp_path / "prev.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    code, new = run(tmp_path, "new.json", None, "--previous", str(tmp_path / "prev.json"))
+    out = capsys.readouterr()
+    assert code == preview.EXIT_PLAN == 4
+    change = next(c for c in new["changes"] if c["type"] == FS)
+    assert change["op"] == "replace" and change["protect"] is True
+    assert f"error: unable to replace {FS} okerdma-dev-fss" in out.out
+    assert f"pulumi state unprotect '{fs['urn']}'" in " ".join(out.out.split())
+    assert f"error: {FS} okerdma-dev-fss is protected and would be replaced" in out.err
+    assert f"pulumi state unprotect '{fs['urn']}'" in out.err
+
+
+def test_deleting_a_protected_file_system_fails_the_preview_and_an_unprotected_one_passes(tmp_path, capsys,
+                                                                                          dev_plan):
+    old_path, _ = dev_plan
+
+    def no_fss(cfg):
+        cfg["oke-rdma:storage"]["fss"]["enabled"] = False
+        for tenant in cfg["oke-rdma:tenants"].values():
+            tenant.pop("sharedStorage", None)
+    code, new = run(tmp_path, "new.json", no_fss, "--previous", str(old_path))
+    assert code == 4
+    assert next(c for c in new["changes"] if c["type"] == FS)["op"] == "delete"
+    doc = json.loads(old_path.read_text())
+    for r in doc["resources"]:
+        r["protect"] = False
+    (tmp_path / "prev.json").write_text(json.dumps(doc))
+    code, _ = run(tmp_path, "new2.json", no_fss, "--previous", str(tmp_path / "prev.json"))
+    assert code == 0
+    code, _ = run(tmp_path, "new3.json", no_fss, "--previous", str(tmp_path / "prev.json"), "--fail-on-replace")
+    assert code == 5 and "the file system: all data stored on it" in capsys.readouterr().err
+
+
+def test_a_kueue_topology_change_replaces_the_topology_delete_before_replace(tmp_path, capsys, dev_plan):
+    old_path, _ = dev_plan
+
+    def levels(cfg):
+        cfg["oke-rdma:platform"].setdefault("kueue", {})["topologyLevels"] = [
+            "oci.oraclecloud.com/rdma.hpc_island_id", "kubernetes.io/hostname"]
+    code, new = run(tmp_path, "new.json", levels, "--previous", str(old_path))
+    assert code == 0, capsys.readouterr().err
+    topo = next(c for c in new["changes"] if c["type"] == "kubernetes:kueue.x-k8s.io/v1beta2:Topology")
+    assert topo["op"] == "replace" and topo["deleteBeforeReplace"] and topo["replaceBecause"][0].startswith(
+        "spec.levels")
+
+
+def test_unprotecting_and_replacing_in_one_update_is_allowed_as_the_engine_allows_it():
+    from offline.replacement import Planner
+
+    res = {"urn": "urn:pulumi:s::p::oci:FileStorage/fileSystem:FileSystem::fs", "type": FS, "name": "fs",
+           "inputs": {"availabilityDomain": "AD-1"}, "protect": True}
+    for program_protects, blocked in ((True, True), (False, False)):
+        change = Planner({"resources": [res]}).decide(res["urn"], FS, True, {"availabilityDomain": "AD-2"},
+                                                      property_dependencies={}, provider=None,
+                                                      protect=program_protects)
+        assert change.op == "replace" and change.protect is blocked
+
+
+def test_the_stateful_class_covers_every_kind_of_resource_that_holds_data_or_nodes():
+    from offline.immutable import STATEFUL
+
+    named = {"oci:ContainerEngine/cluster:Cluster", "oci:ContainerEngine/nodePool:NodePool",
+             "oci:Core/computeCluster:ComputeCluster", "oci:FileStorage/fileSystem:FileSystem",
+             "oci:FileStorage/mountTarget:MountTarget", "oci:Core/vcn:Vcn", "oci:Core/subnet:Subnet"}
+    assert named <= set(STATEFUL)
+    # members the list above did not name: other data stores and what a replacement of them takes along
+    assert {"oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem",
+            "kubernetes:core/v1:PersistentVolumeClaim", "kubernetes:core/v1:Namespace"} <= set(STATEFUL)
+    assert all(reason.strip() for reason in STATEFUL.values())
