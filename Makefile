@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview test fuzz policy-docs bench clean consumer-preview outputs-docs docs
+.PHONY: setup preview preflight test fuzz policy-docs bench clean consumer-preview outputs-docs docs
 
 setup: $(STAMP)
 
@@ -18,6 +18,12 @@ $(STAMP): requirements.txt requirements-dev.txt
 ## make preview: the offline preview of the dev stack (no cloud, no credentials)
 preview: $(STAMP)
 	$(PY) -m offline.preview --stack dev
+
+## make preflight [STACK=dev]: check the stack against the real tenancy with your OCI credentials before
+## pulumi up (docs/preflight.md; exit 0 ok, 1 problems, 2 config/credentials/usage)
+STACK ?= dev
+preflight: $(STAMP)
+	$(PY) -m oke_rdma.preflight --stack $(STACK)
 
 ## make consumer-preview: the dev stack's plan, then the training-job example previewed against its outputs
 ## (pulumi.StackReference answered from plan-dev.json) and checked with the organisation's security pack

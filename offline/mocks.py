@@ -20,13 +20,11 @@ import yaml
 from pulumi.runtime import mocks as pulumi_mocks
 
 from offline.values import UNKNOWN
+from oke_rdma.facts import regions
 
-#: Region identifier → the region key OCI uses in service names ("All GRU Services In Oracle Services Network").
-REGION_KEYS = {
-    "sa-saopaulo-1": "GRU", "sa-vinhedo-1": "VCP", "us-ashburn-1": "IAD", "us-phoenix-1": "PHX",
-    "us-chicago-1": "ORD", "us-sanjose-1": "SJC", "eu-frankfurt-1": "FRA", "uk-london-1": "LHR",
-    "ap-tokyo-1": "NRT", "ap-osaka-1": "KIX", "ap-sydney-1": "SYD", "ca-toronto-1": "YYZ",
-}
+#: Region identifier → the region key OCI uses in service names ("All GRU Services In Oracle Services Network"): every
+#: region of the OCI SDK's table (``oke_rdma.facts.regions.region_key``).
+REGION_KEYS = {r: k for r in regions.regions() if (k := regions.region_key(r)) is not None}
 
 #: Invokes through which pulumi_kubernetes' Python-side components render objects only a live tool can render.
 KUBERNETES_RENDERERS = {"kubernetes:helm:template": "kubernetes:helm.sh/v3:Chart (helm template)",
@@ -93,8 +91,9 @@ def _digest(*parts: str, n: int = 20) -> str:
 
 
 def fake_ocid(kind: str, region: str, *seed: str) -> str:
-    """A deterministic OCID-shaped id: the same resource gets the same id on every run."""
-    return f"ocid1.{kind}.oc1.{region}.aaaaaaaa{_digest(kind, *seed, n=52)}"
+    """A deterministic OCID-shaped id: the same resource gets the same id on every run, in the realm of ``region``
+    (``oke_rdma.facts.regions``: ``oc3`` for ``us-gov-ashburn-1``; ``oc1`` for a region the SDK does not know)."""
+    return f"ocid1.{kind}.{regions.realm_of(region) or 'oc1'}.{region}.aaaaaaaa{_digest(kind, *seed, n=52)}"
 
 
 def host_address(cidr: Any, index: int = 0) -> str:

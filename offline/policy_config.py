@@ -248,7 +248,11 @@ def policy_specs(info: Any) -> list[PolicySpec]:
         schema = None
         if p.HasField("configSchema"):
             properties = json_format.MessageToDict(p.configSchema.properties)
-            schema = PolicyConfigSchema(properties, list(p.configSchema.required) or None)
+            try:
+                schema = PolicyConfigSchema(properties, list(p.configSchema.required) or None)
+            except TypeError as e:  # e.g. a property named enforcementLevel, or one that is not an object
+                raise PolicyConfigError([f"policy {p.name!r} reports a config schema the CLI cannot use: {e}"]) \
+                    from None
         kind = analyzer_pb2.PolicyType.Name(p.policy_type).removeprefix("POLICY_TYPE_").lower()
         specs.append(PolicySpec(p.name, _LEVELS[level_name], schema, kind, p.description))
     return specs

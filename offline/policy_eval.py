@@ -340,7 +340,7 @@ def pack_version(path: Union[str, Path]) -> str:
     try:
         meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as e:
-        raise PolicyConfigError([f"{meta_path}: not a policy pack ({e})"]) from None
+        raise PolicyConfigError([f"{meta_path}: not a policy pack ({' '.join(str(e).split())})"]) from None
     return str(meta.get("version", SERVICER_PACK_VERSION)) if isinstance(meta, dict) else SERVICER_PACK_VERSION
 
 
@@ -358,7 +358,7 @@ def pack_problem(path: Union[str, Path]) -> Optional[str]:
     try:
         meta = yaml.safe_load((path / "PulumiPolicy.yaml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        return f"PulumiPolicy.yaml cannot be read: {e}"
+        return f"PulumiPolicy.yaml cannot be read: {' '.join(str(e).split())}"  # one line
     runtime = meta.get("runtime") if isinstance(meta, dict) else None
     runtime = runtime.get("name") if isinstance(runtime, dict) else runtime
     if runtime != "python":

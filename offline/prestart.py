@@ -63,11 +63,27 @@ def popen(pack_dir: Path, engine_address: str, env: Optional[dict[str, str]] = N
     stderr = tempfile.TemporaryFile()
     process = subprocess.Popen([pack_python(pack_dir), "-u", "-m", "pulumi.policy", engine_address, "."],
                                cwd=pack_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
-                               env={**os.environ, **(env or {})})
-    # No preexec_fn (e.g. prctl PR_SET_PDEATHSIG): it forces fork() in a process whose gRPC threads are running, and
-    # gRPC's fork handlers then break the child ("epoll_wait error: Bad file descriptor"); without it CPython spawns
-    # with vfork. Servers are stopped by Analyzers.close, analyzer.shutdown (atexit) and release.
+                               env={**os.environ, **(env or {})}, preexec_fn=_die_with_parent())
     return process, stderr
+
+
+def _die_with_parent():
+    """A ``preexec_fn`` setting Linux ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: the server stops when the preview
+    process dies, even by ``os._exit`` (a program may call it) or SIGKILL, where neither ``close()`` nor ``atexit``
+    runs. Only before gRPC is loaded (as in :func:`spawn`, the first thing ``python -m offline.preview`` does): a
+    ``preexec_fn`` forces ``fork()``, and in a process whose gRPC threads run, gRPC's fork handlers break the child
+    ("epoll_wait error: Bad file descriptor"). ``prctl`` is looked up here, in the parent; the child only calls it."""
+    if "grpc" in sys.modules or not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    sigterm = int(signal.SIGTERM)
+    return lambda: prctl(1, sigterm)  # 1 = PR_SET_PDEATHSIG
 
 
 def spawn(argv: Sequence[str]) -> None:

@@ -34,7 +34,7 @@ from oke_rdma import node_init
 from oke_rdma.config.checks.compute import rdma_pool_problems
 from oke_rdma.config.compute import PROGRAM_NODE_LABELS, ComputeCluster, NodePool
 from oke_rdma.config.platform import OKE_DEVICE_PLUGIN_LABEL, is_gpu_shape
-from oke_rdma.schema import _AD_RE
+from oke_rdma.facts.regions import parse_ad
 
 #: OKE's own NVIDIA device plugin stays off on nodes with this label (the GPU Operator brings its own).
 DISABLE_OKE_DEVICE_PLUGIN = (OKE_DEVICE_PLUGIN_LABEL, "true")
@@ -124,8 +124,9 @@ class ComputeArgs:
                 if isinstance(p, NodePool) for ad in p.availability_domains]
         if compute_cluster is not None:
             ads.append(("compute_cluster.availabilityDomain", compute_cluster.availability_domain))
-        problems += [f"{where}: {ad!r} is not an availability domain name like 'bxtG:SA-SAOPAULO-1-AD-1' (see oci iam "
-                     f"availability-domain list)" for where, ad in ads if not _AD_RE.match(ad)]
+        problems += [f"{where}: {ad!r} is not an availability domain name like 'bxtG:SA-SAOPAULO-1-AD-1' or "
+                     f"'Uocm:US-ASHBURN-AD-1' (see oci iam availability-domain list)" for where, ad in ads
+                     if parse_ad(ad) is None]
         roles = ("workers", "pods") if cni_type == CNI_TYPE else ("workers",)
         problems += [f"subnet_ids[{r!r}] missing" for r in roles if r not in subnet_ids]
         problems += [f"nsg_ids[{r!r}] missing" for r in roles if r not in nsg_ids]

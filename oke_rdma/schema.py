@@ -24,8 +24,6 @@ StrList = Annotated[tuple[Annotated[str, Strict()], ...], Strict(False)]
 #: ``ocid1.<type>.<realm>.[region][.future use].<unique>`` (OCI docs "Resource Identifiers"); Vault keys use the
 #: future-use part (``ocid1.key.oc1.iad.dvsi563naaa5c.abuw...``).
 _OCID_RE = r"^ocid1\.{kind}\.oc[0-9]+\.[a-z0-9-]*(?:\.[a-z0-9]+)?\.[a-z0-9]+$"
-_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+-[0-9]$")
-_AD_RE = re.compile(r"^[A-Za-z0-9]{4}:[A-Z]{2}-[A-Z]+-[0-9]-AD-[1-3]$")
 _FD_RE = re.compile(r"^FAULT-DOMAIN-[1-3]$")
 _K8S_VERSION_RE = re.compile(r"^v1\.[0-9]+\.[0-9]+$")
 _EXACT_VERSION_RE = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+$")

@@ -33,7 +33,7 @@ import pulumi
 import pulumi_oci as oci
 
 from oke_rdma.config import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, Fss, StackConfig
-from oke_rdma.schema import _AD_RE
+from oke_rdma.facts.regions import parse_ad
 
 #: The subnets whose clients may mount the export (nodes, and pods with VCN-native pod networking).
 CLIENT_ROLES = ("workers", "pods")
@@ -102,9 +102,9 @@ class StorageArgs:
         if not isinstance(fss, Fss):
             raise ValueError(f"StorageArgs.fss: expected an oke_rdma.config.Fss, got {type(fss).__name__}")
         if fss.enabled:
-            problems = [] if _AD_RE.match(availability_domain) else [
+            problems = [] if parse_ad(availability_domain) is not None else [
                 f"availability_domain {availability_domain!r} is not an availability domain name like "
-                f"'bxtG:SA-SAOPAULO-1-AD-1'"]
+                f"'bxtG:SA-SAOPAULO-1-AD-1' or 'Uocm:US-ASHBURN-AD-1' (oke_rdma.facts.regions)"]
             problems += [f"subnet_ids[{'storage'!r}] missing"] if "storage" not in subnet_ids else []
             problems += [f"nsg_ids[{'storage'!r}] missing"] if "storage" not in nsg_ids else []
             problems += [f"subnet_cidrs[{r!r}] missing" for r in CLIENT_ROLES if r not in subnet_cidrs]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -68,6 +69,29 @@ def dev_raw_config(**overrides: Any) -> dict[str, str]:
         else:
             values[full] = _merge(values.get(full), override)
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v in values.items()}
+
+
+_OCID_PARTS_RE = re.compile(r"ocid1\.([a-z0-9]+)\.oc[0-9]+\.([a-z0-9-]*)\.")
+_DEV_AD_RE = re.compile(r"bxtG:SA-SAOPAULO-1-AD-([0-9])")
+
+
+def in_region(raw: dict[str, str], region: str, *, realm: Optional[str] = None, key: Optional[str] = None,
+              prefix: str = "Uocm") -> dict[str, str]:
+    """``raw`` (a dev-stack raw config) moved to ``region``: every OCID in ``realm`` (default: the region's, from
+    the OCI SDK table) with regional ones in ``key`` (default the region identifier), every São Paulo AD name
+    ``bxtG:SA-SAOPAULO-1-AD-n`` renamed to the region's AD n with tenancy ``prefix``."""
+    from oke_rdma.facts import regions
+
+    realm = realm or regions.realm_of(region)
+    key = key or region
+
+    def move(text: str) -> str:
+        text = _OCID_PARTS_RE.sub(lambda m: f"ocid1.{m[1]}.{realm}.{key if m[2] else ''}.", text)
+        return _DEV_AD_RE.sub(lambda m: f"{prefix}:{regions.ad_stem(region)}-AD-{m[1]}", text)
+
+    out = {k: move(v) for k, v in raw.items()}
+    out["oci:region"] = region
+    return out
 
 
 def load_dev_config(**overrides: Any):

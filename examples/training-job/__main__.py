@@ -32,7 +32,7 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 #: The oke-rdma output contract versions this program reads.
-SUPPORTED_OUTPUTS_VERSIONS = (1,)
+SUPPORTED_OUTPUTS_VERSIONS = (1, 2)  # 2 widens the region pattern (us-gov-ashburn-1); same shape otherwise
 RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
 #: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in
@@ -134,7 +134,7 @@ class TopologyOutput(_Output):
 class PlatformOutputs(_Output):
     """The subset of oke-rdma's output contract (``outputs.contract.json``, version 1) this program reads, besides
     ``outputsVersion`` (checked first) and ``kubeconfig`` (a secret, checked on its own so the rest stays plain)."""
-    region: Annotated[StrictStr, Field(pattern=r"^[a-z]+-[a-z]+-[0-9]+$")]
+    region: Annotated[StrictStr, Field(pattern=r"^[a-z]+(-[a-z]+)+-[0-9]+$")]
     tenants: dict[str, TenantOutput]
     nodePools: dict[str, NodePoolOutput]
     topology: Optional[TopologyOutput] = None

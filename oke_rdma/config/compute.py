@@ -17,41 +17,21 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field, field_validator
 
+from ..facts.shapes import (COMPUTE_CLUSTER_SHAPES, FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU,  # noqa: F401 - re-exported
+                            FLEX_SHAPE_LIMITS, NVIDIA_GPUS_PER_SHAPE)
 from ._base import _FD_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _Model, _ocid
 
 
-#: NVIDIA GPUs per node of the bare metal shapes OKE can place in a Compute Cluster (OCI Compute docs, "Compute
-#: Shapes", bare metal GPU shapes). CPU-only RDMA shapes offer none.
-GPUS_PER_SHAPE = {
-    "BM.GPU.H100.8": 8, "BM.GPU.H200.8": 8, "BM.GPU.B200.8": 8, "BM.GPU.A100-v2.8": 8, "BM.GPU4.8": 8,
-    "BM.GPU.B4.8": 8, "BM.GPU.GB200.4": 4, "BM.GPU.GB200-v2.4": 4, "BM.GPU.GB200-v3.4": 4, "BM.GPU.GB300.4": 4,
-    "BM.HPC2.36": 0, "BM.Optimized3.36": 0,
-}
-#: Shapes Oracle lists as supporting RDMA cluster networking in Compute Clusters (Compute docs, "Compute Clusters").
-RDMA_SHAPES = frozenset({
-    "BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.GB200.4", "BM.HPC2.36", "BM.Optimized3.36",
-})
+#: NVIDIA GPUs per node (``oke_rdma.facts.shapes``: the Compute Shapes tables); CPU-only RDMA shapes offer none.
+GPUS_PER_SHAPE = NVIDIA_GPUS_PER_SHAPE
+#: Shapes a Compute Cluster holds (``oke_rdma.facts.shapes``: Compute docs "Compute Clusters" and Oracle's OKE RDMA
+#: quickstart).
+RDMA_SHAPES = COMPUTE_CLUSTER_SHAPES
 #: Smallest boot volume OCI accepts, in GB (Block Volume docs, "Boot Volumes").
 MIN_BOOT_VOLUME_GB = 50
-#: How many minor versions worker nodes may lag the control plane (OKE "Kubernetes Versions": 3 from v1.28, else 2).
-MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28 = 3, 2
 #: Longest eviction grace OKE accepts, in minutes (``PT0M`` to ``PT60M``; OCI API ``NodeEvictionNodePoolSettings``).
 MAX_EVICTION_GRACE_MINUTES = 60
 
-#: Flex shape → (most OCPUs, most memory in GB) (Compute docs "Compute Shapes", Flexible Shapes and the VM standard
-#: shape tables). Every Flex VM takes whole OCPUs from 1, and from 1 GB (at least 1 GB per OCPU) to 64 GB per OCPU.
-#: E3/E4: older pages say 64 OCPUs / 1024 GB, later ones larger VMs (114 OCPUs); the larger bound is used so that a
-#: valid pool is never refused here (OCI itself refuses what the region's hosts cannot give).
-FLEX_SHAPE_LIMITS = {
-    "VM.Standard.E3.Flex": (114, 1776), "VM.Standard.E4.Flex": (114, 1776), "VM.Standard.E5.Flex": (94, 1049),
-    "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
-}
-#: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a
-#: typo (``memoryGb: 1e308``) is caught while a newer shape still works.
-FLEX_FALLBACK_LIMITS = (256, 4096)
-#: Memory per OCPU of every Flex VM, in GB (Compute docs "Flexible Shapes": 1 GB, or the OCPU count, at least; up
-#: to 64 GB per OCPU).
-FLEX_GB_PER_OCPU = (1, 64)
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
 PROGRAM_NODE_LABELS = ("okerdma.io/node-pool", "okerdma.io/local-nvme")
@@ -81,7 +61,8 @@ class Cluster(_Model):
     """
 
     kubernetes_version: str = Field(description=(
-        "OKE Kubernetes version `vX.Y.Z`, e.g. `v1.34.1` (`oci ce cluster-options get --cluster-option-id all`)."))
+        "A Kubernetes version OKE offers, `vX.Y.Z`, e.g. `v1.34.1` (`oke_rdma/facts/kubernetes.py`; `oci ce "
+        "cluster-options get --cluster-option-id all`)."))
     services_cidr: str = Field("10.96.0.0/16", description="Kubernetes service CIDR; must not overlap the VCN.")
     type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = Field("ENHANCED_CLUSTER", description=(
         "`BASIC_CLUSTER` has no RDMA pools, Workload Identity, node cycling or OIDC discovery."))
@@ -262,7 +243,8 @@ class NodePool(_Model):
     boot_volume_gb: int = Field(default=100, ge=MIN_BOOT_VOLUME_GB, le=32768, description=(
         "Boot volume size in GB (OCI's minimum is 50; Block Volume docs \"Boot Volumes\")."))
     max_pods_per_node: int = Field(default=31, ge=1, le=110, description=(
-        "Pods per node with VCN-native pod networking (each takes a pod-subnet IP)."))
+        "Pods per node with VCN-native pod networking (each takes a pod-subnet IP): at most "
+        "`min(110, (VNICs − 1) × 31)` of the shape."))
     availability_domains: StrList = Field((), description=(
         "ADs of a non-RDMA pool (default: every one of `availabilityDomains`); an RDMA pool has only the Compute "
         "Cluster's."))

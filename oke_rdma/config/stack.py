@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _AD_RE, _PREFIX_RE, _REGION_RE, StrList, _Model, _ocid
+from ..facts import regions
+from ._base import _PREFIX_RE, StrList, _Model, _ocid
 from .compute import Cluster, ComputeCluster, NodePool
 from .network import Network
 from .platform import Platform
@@ -18,6 +20,29 @@ from .tenants import Iam, Tenant
 MAX_TAG_KEY_CHARS, MAX_TAG_VALUE_CHARS = 100, 256
 
 
+def region_problem(region: str) -> Optional[str]:
+    """Why ``region`` is not an OCI region identifier of the OCI SDK's region table (``oke_rdma.facts.regions``),
+    with the closest ones, or None."""
+    if regions.realm_of(region) is not None:
+        return None
+    named = regions.region_of_key(region.lower())
+    close = [named] if named else difflib.get_close_matches(region, regions.regions(), n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}?" if close else "see `oci iam region list`."
+    return (f"expected an OCI region identifier (one of the {len(regions.regions())} regions of the OCI SDK's region "
+            f"table, like us-ashburn-1 or sa-saopaulo-1), got {region!r}; {hint} Set it with pulumi config set "
+            f"oci:region <region>")
+
+
+def ad_name_problem(name: str) -> Optional[str]:
+    """Why ``name`` is not written like an availability domain name (``oke_rdma.facts.regions``), or None; whether
+    it is one of ``oci:region`` is a cross-key rule (``checks.oci_facts``)."""
+    if regions.parse_ad(name) is None:
+        return (f"expected availability domain names like 'Uocm:US-ASHBURN-AD-1', 'Uocm:PHX-AD-1' or "
+                f"'bxtG:SA-SAOPAULO-1-AD-1' (<tenancy prefix>:<REGION>-AD-<n>), got {name!r}; copy the names from "
+                f"`oci iam availability-domain list`")
+    return None
+
+
 class StackConfig(_Model):
     """The whole stack's configuration (every ``oke-rdma:`` key plus ``oci:region``).
 
@@ -25,8 +50,9 @@ class StackConfig(_Model):
     """
 
     region: str = Field(description=(
-        "OCI region identifier, e.g. `us-ashburn-1` (`oci iam region list`); every regional OCID given must be of"
-        " this region."))
+        "OCI region identifier of the OCI SDK's region table, e.g. `us-ashburn-1`, `us-gov-ashburn-1` (`oci iam "
+        "region-subscription list`); every regional OCID given must be of this region, and every OCID of its realm "
+        "(docs/facts.md)."))
     compartment_id: str = Field(description=(
         "OCID of the compartment that holds every resource and IAM policy (`oci iam compartment list`)."))
     name_prefix: str = Field("okerdma", description=(
@@ -36,7 +62,8 @@ class StackConfig(_Model):
         "Free-form tags put on every OCI resource; keys of 1-100 characters, values of at most 256 (OCI Tagging "
         "limits)."))
     availability_domains: StrList = Field(min_length=1, description=(
-        "Availability domains node pools and FSS may use, full names like `Uocm:US-ASHBURN-AD-1` (`oci iam "
+        "Availability domains of `oci:region` node pools and FSS may use, full names like "
+        "`bxtG:SA-SAOPAULO-1-AD-1` or the legacy `Uocm:US-ASHBURN-AD-2`, `Uocm:PHX-AD-3` (`oci iam "
         "availability-domain list`)."))
     network: Network = Field(Network(), description=(
         "The VCN this stack creates (CIDR, subnet plan, API endpoint exposure), or a network brought with "
@@ -60,9 +87,9 @@ class StackConfig(_Model):
     @field_validator("region")
     @classmethod
     def _region(cls, v: str) -> str:
-        if not _REGION_RE.match(v):
-            raise ValueError(f"expected an OCI region identifier like sa-saopaulo-1, got {v!r}; "
-                             f"set it with pulumi config set oci:region <region>")
+        problem = region_problem(v)
+        if problem is not None:
+            raise ValueError(problem)
         return v
 
     @field_validator("freeform_tags")
@@ -90,9 +117,9 @@ class StackConfig(_Model):
     @classmethod
     def _ads(cls, v: StrList) -> StrList:
         for ad in v:
-            if not _AD_RE.match(ad):
-                raise ValueError(f"expected availability domain names like 'bxtG:SA-SAOPAULO-1-AD-1', got {ad!r}; "
-                                 f"copy the names from `oci iam availability-domain list`")
+            problem = ad_name_problem(ad)
+            if problem is not None:
+                raise ValueError(problem)
         if len(set(v)) != len(v):
             raise ValueError("lists an availability domain twice; remove the duplicate")
         return v

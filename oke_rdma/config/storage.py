@@ -12,16 +12,13 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
+from ..facts.storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS,  # noqa: F401
+                             FSS_THROUGHPUT_TIERS)
 from ._base import _Model, _ocid
 from .lustre import Lustre
 
 
-#: Mount target throughput tiers in Gbps (FSS docs, "Managing Mount Targets": 1 is the default tier).
-FSS_THROUGHPUT_TIERS = (1, 20, 40, 80)
-#: Capacity entitlement (TB) that comes with each high-performance tier (FSS docs, "Mount Target Performance").
-FSS_CAPACITY_ENTITLEMENT_TB = {20: 20, 40: 40, 80: 80}
-#: Minimum billing commitment of a high-performance mount target, in days ("Updating Mount Target Performance").
-FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS = 30
+# Mount target tiers (Gbps), their capacity entitlement (TB) and billing commitment (days): ``oke_rdma.facts.storage``.
 
 _PATH_ELEMENT = r"[A-Za-z0-9_][A-Za-z0-9._-]*"
 _SUB_PATH_RE = re.compile(rf"^{_PATH_ELEMENT}(/{_PATH_ELEMENT})*$")

@@ -40,25 +40,22 @@ IAM's types too) and "Details for IAM with/without Identity Domains" (IAM's reso
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from ..facts.iam import ALL_RESOURCE_TYPES, IAM_RESOURCE_TYPES, VERBS  # noqa: F401 - VERBS re-exported
 from ._base import StrList, _Model
 
 
-VERBS = ("inspect", "read", "use", "manage")
-#: IAM's own resource types (IAM docs "Details for IAM with Identity Domains" and "... without Identity Domains",
-#: lowercased as grants are): ``use``/``manage`` of any of them lets the holder change who may do what (write
-#: policies, join groups or dynamic groups, create users, credentials or identity providers, apply the tags that
-#: tag-based policies test, move compartments), so a workload could grant itself anything.
-IAM_ADMIN_RESOURCE_TYPES = frozenset({
-    "policies", "dynamic-groups", "groups", "group-memberships", "users", "credentials", "domains", "domain",
-    "identity-providers", "network-sources", "authentication-policies", "oauth2-clients", "compartments",
-    "tenancies", "tag-namespaces", "tag-defaults", "tagnamespaces", "tagrules", "service-principal",
-})
+#: IAM's own resource types (``oke_rdma.facts.iam``; work requests excepted): ``use``/``manage`` of any of them lets
+#: the holder change who may do what (write policies, join groups or dynamic groups, create users, credentials or
+#: identity providers, apply the tags that tag-based policies test, move compartments), so a workload could grant
+#: itself anything.
+IAM_ADMIN_RESOURCE_TYPES = IAM_RESOURCE_TYPES - {"work-requests"}
 #: Kubernetes ServiceAccount names are DNS-1123 subdomains (at most 253 characters).
 _SA_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _RESOURCE_RE = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -157,6 +154,12 @@ def parse_grant(text: str) -> Grant:
     if not _RESOURCE_RE.match(resource):
         raise ValueError(f"{resource!r} is not an OCI resource-type name (lowercase words joined by '-', like "
                          f"objects or object-family)")
+    if resource not in ALL_RESOURCE_TYPES:
+        close = difflib.get_close_matches(resource, sorted(ALL_RESOURCE_TYPES), n=2, cutoff=0.75)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise ValueError(f"{resource!r} is not an OCI resource type or family oke-rdma knows (IAM Policy Reference; "
+                         f"oke_rdma/facts/iam.py); {hint}use the name from the service's 'Details for <service>' "
+                         f"policy reference page, like objects, buckets or object-family")
     if verb == "manage" and resource == "all-resources":
         raise ValueError("'manage all-resources' gives the workload full control of everything in the location; "
                          "name the resource types it needs (e.g. 'manage objects')")

@@ -41,10 +41,14 @@ COMPUTE_CLUSTER = "oci:Core/computeCluster:ComputeCluster"
 ENHANCED = "ENHANCED_CLUSTER"
 _DOC = "OKE docs: Using Compute Clusters to Provision Managed Nodes"
 
-#: Shapes Oracle lists as supporting RDMA and Compute Clusters for OKE managed nodes (OKE docs: Using Compute
-#: Clusters to Provision Managed Nodes; Compute docs: Compute Clusters). Other shapes only through policy config.
-ORACLE_RDMA_SHAPES = ("BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.GB200.4", "BM.HPC2.36",
-                      "BM.Optimized3.36")
+#: Shapes that support RDMA and Compute Clusters for OKE managed nodes (OKE docs: Using Compute Clusters to
+#: Provision Managed Nodes; Compute docs: Compute Clusters and Creating GPU Memory Clusters; Oracle's OKE RDMA
+#: quickstart oracle-quickstart/oci-hpc-oke@61d210a; checked 2026-11-30). Other shapes only through policy config.
+#: The pack is published alone and keeps its own copy: a test ties it to the program's table
+#: (``oke_rdma.facts.shapes.COMPUTE_CLUSTER_SHAPES``).
+ORACLE_RDMA_SHAPES = ("BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.B200.8", "BM.GPU.A100-v2.8", "BM.GPU4.8",
+                      "BM.GPU.B4.8", "BM.GPU.GB200.4", "BM.GPU.GB200-v2.4", "BM.GPU.GB200-v3.4", "BM.GPU.GB300.4",
+                      "BM.GPU.MI300X.8", "BM.HPC2.36", "BM.Optimized3.36")
 
 
 def shape_problem(props: Any, allowed_shapes: Sequence[str]) -> Optional[str]:

@@ -64,6 +64,18 @@ def test_offline_job_needs_no_secret_and_runs_make_preview():
     assert "pipefail" in loop["run"] or loop.get("shell") == "bash"  # `| tee` must not hide a failing preview
 
 
+def test_preview_job_runs_the_preflight_before_the_preview():
+    """With the runner's OCI credentials (the OCI CLI's variables), the pre-flight asks the tenancy first."""
+    jobs = load(ROOT / ".github" / "workflows" / "preview.yml")["jobs"]
+    (job,) = [j for j in jobs.values() if any(str(s.get("uses", "")).startswith("pulumi/actions@")
+                                            for s in j["steps"])]
+    (pre,) = steps_running(job, ".venv/bin/python -m oke_rdma.preflight")
+    assert "--auth env" in pre["run"] and "${{ matrix.stack }}" in pre["run"]
+    action = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("pulumi/actions@"))
+    assert job["steps"].index(pre) < job["steps"].index(action)
+    assert {"OCI_CLI_USER", "OCI_CLI_TENANCY", "OCI_CLI_FINGERPRINT", "OCI_CLI_KEY_CONTENT"} <= set(job["env"])
+
+
 def test_preview_job_uses_the_official_action_with_the_policy_pack():
     jobs = load(PREVIEW)["jobs"]
     (job,) = [j for j in jobs.values() if any(str(s.get("uses", "")).startswith("pulumi/actions@")

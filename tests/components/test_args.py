@@ -38,8 +38,11 @@ def test_storage_args_refuse_what_the_file_system_cannot_use(kw, message):
 
 
 def test_storage_args_accept_a_valid_or_disabled_file_system():
-    """The valid inputs pass; a disabled file system needs no subnet, NSG or AD."""
+    """The valid inputs pass (the legacy Ashburn and Phoenix AD names too); a disabled file system needs no subnet,
+    NSG or AD."""
     assert StorageArgs(COMPARTMENT, FSS, AD, SUBNETS, CIDRS, NSGS).availability_domain == AD
+    for legacy in ("Uocm:US-ASHBURN-AD-2", "Uocm:PHX-AD-3", "abCD:US-GOV-ASHBURN-1-AD-1"):
+        assert StorageArgs(COMPARTMENT, FSS, legacy, SUBNETS, CIDRS, NSGS).availability_domain == legacy
     off = Fss.model_validate({"enabled": False})
     assert StorageArgs(COMPARTMENT, off, "", {}, {}, {}).fss.enabled is False
 

@@ -62,3 +62,30 @@ def test_a_user_label_cannot_take_the_local_nvme_label(tmp_path):
         pool.setdefault("labels", {})[LOCAL_NVME_LABEL] = "true"
     out = preview("--config-file", str(stack_file(tmp_path, edit)))
     assert out.returncode == 2 and "localNvme" in out.stderr and LOCAL_NVME_LABEL in out.stderr
+
+
+@pytest.mark.parametrize("pool,shape,needle", [
+    ("system", None, "has no local NVMe drives"),                       # the dev stack's E5.Flex system pool
+    ("gpu", "BM.Standard.E5.192", "not in oke-rdma's shape table"),      # a bare metal shape the table lacks
+])
+def test_local_nvme_on_a_shape_without_known_drives_is_refused(pool, shape, needle):
+    from oke_rdma.config import ConfigError, load_stack_config
+    from tests.stackcfg import dev_raw_config, edited
+    raw = edited(dev_raw_config(), "nodePools", (pool, "localNvme"), {"enabled": True})
+    if shape:
+        raw = edited(raw, "nodePools", (pool, "shape"), shape)
+    with pytest.raises(ConfigError) as e:
+        load_stack_config(raw)
+    line = next(p for p in e.value.problems if "localNvme" in p)
+    assert line.startswith(f"oke-rdma:nodePools.{pool}.localNvme:") and needle in line
+
+
+@pytest.mark.parametrize("shape", ["BM.GPU.H100.8", "BM.GPU.A100-v2.8", "BM.GPU.H200.8", "BM.GPU.B200.8"])
+def test_local_nvme_is_accepted_on_gpu_shapes_with_drives(shape):
+    from oke_rdma.config import load_stack_config
+    from oke_rdma.facts.shapes import nvme_drives
+    from tests.stackcfg import dev_raw_config, edited
+    assert nvme_drives(shape) > 0
+    raw = edited(edited(dev_raw_config(), "nodePools", ("gpu", "localNvme"), {"enabled": True}),
+                 "nodePools", ("gpu", "shape"), shape)
+    assert load_stack_config(raw).node_pools["gpu"].local_nvme.enabled

@@ -37,9 +37,8 @@ def preview(path: Path, tmp_path: Path) -> dict:
 @pytest.mark.parametrize("region, ad", [
     ("eu-frankfurt-1", "Uocm:EU-FRANKFURT-1-AD-1"),
     ("ap-tokyo-1", "Uocm:AP-TOKYO-1-AD-1"),
-    # Strict: this fails loudly once legacy AD names are accepted, so the mark is removed then.
-    pytest.param("us-ashburn-1", "Uocm:US-ASHBURN-AD-1", marks=pytest.mark.xfail(
-        strict=True, reason="the AD format check does not yet accept the legacy stem US-ASHBURN (no -1)")),
+    ("us-ashburn-1", "Uocm:US-ASHBURN-AD-1"),  # the legacy AD stem (no -1)
+    ("us-phoenix-1", "Uocm:PHX-AD-1"),
 ])
 def test_written_stack_previews_clean_in_its_region(tmp_path, region, ad):
     code, path, err = write(tmp_path, "--region", region, "--availability-domains", ad, "--nodes", "3")

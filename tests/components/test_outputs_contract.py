@@ -65,20 +65,22 @@ def test_documentation_edits_need_no_new_version():
 
 
 def test_a_new_version_needs_its_digest_the_contract_and_the_exported_version():
+    current, new = OUTPUTS_VERSION, OUTPUTS_VERSION + 1
     changed = _edited(lambda c: (c["properties"].setdefault("ingressIp", {"type": "string"}),
-                                 c.__setitem__("x-outputsVersion", 2)))
+                                 c.__setitem__("x-outputsVersion", new)))
     # bumped, but no entry appended
-    assert any("latest version in outputs.versions.json is 1" in p for p in check_contract(changed, VERSIONS, 2))
-    appended = {**VERSIONS, 2: contract_digest(changed)}
-    assert check_contract(changed, appended, 2) == []
-    # the program still exports version 1
-    assert any("OUTPUTS_VERSION is 1" in p for p in check_contract(changed, appended, 1))
+    assert any(f"latest version in outputs.versions.json is {current}" in p
+               for p in check_contract(changed, VERSIONS, new))
+    appended = {**VERSIONS, new: contract_digest(changed)}
+    assert check_contract(changed, appended, new) == []
+    # the program still exports the current version
+    assert any(f"OUTPUTS_VERSION is {current}" in p for p in check_contract(changed, appended, current))
     # an entry appended for an unchanged contract (same digest twice)
-    same = {**VERSIONS, 2: VERSIONS[1]}
-    assert any("same digest" in p for p in check_contract(_edited(lambda c: c.__setitem__("x-outputsVersion", 2)),
-                                                             same, 2))
+    same = {**VERSIONS, new: VERSIONS[current]}
+    assert any("same digest" in p for p in check_contract(_edited(lambda c: c.__setitem__("x-outputsVersion", new)),
+                                                             same, new))
     # an old entry rewritten to match an edited contract breaks the newest one instead
-    rewritten = {1: contract_digest(changed)}
+    rewritten = {**VERSIONS, current: contract_digest(changed)}
     assert check_contract(CONTRACT, rewritten) != []
 
 
@@ -111,7 +113,7 @@ def test_dev_stack_outputs_honour_the_contract(dev):
     ("secret in plain text", lambda o: o.__setitem__("kubeconfig", "apiVersion: v1"), "must be a Pulumi secret"),
     ("plain output made secret", lambda o: o.__setitem__("region", {SECRET_SIG[0]: SECRET_SIG[1],
                                                                     "value": "sa-saopaulo-1"}), "exported as a secret"),
-    ("wrong version", lambda o: o.__setitem__("outputsVersion", 2), "1 was expected"),
+    ("wrong version", lambda o: o.__setitem__("outputsVersion", OUTPUTS_VERSION + 1), f"{OUTPUTS_VERSION} was expected"),
 ])
 def test_outputs_that_break_the_contract_are_reported(dev, what, change, expected):
     outputs = copy.deepcopy(dev.outputs)
@@ -166,4 +168,4 @@ def test_make_preview_prints_every_contract_output_with_secrets_masked():
     keys = re.findall(r"^    ([A-Za-z]+): ", shown, re.M)
     assert keys == sorted(CONTRACT["properties"])
     assert "    kubeconfig: [secret]" in shown and "generate-token" not in out.stdout
-    assert "    outputsVersion: 1" in shown
+    assert f"    outputsVersion: {OUTPUTS_VERSION}" in shown

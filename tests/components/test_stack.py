@@ -4,6 +4,7 @@ cluster, Compute Cluster and pools, IAM, storage, platform, ordering)."""
 import pytest
 
 from offline.engine import run_program
+from oke_rdma.outputs import OUTPUTS_VERSION
 from offline.policy_eval import evaluate_packs, has_mandatory
 from policies import PACK_DIRS
 from tests.componenttest import named, of_type
@@ -75,7 +76,7 @@ def test_outputs_contract_and_secret_kubeconfig(run):
         "kubernetesVersion",
         "apiEndpoint", "kubeconfig", "computeClusterId", "computeClusterAvailabilityDomain", "nodePools", "fss",
         "topology", "tenants", "policyStatements", "iamPolicies", "iamDynamicGroups"}
-    assert run.outputs["outputsVersion"] == 1
+    assert run.outputs["outputsVersion"] == OUTPUTS_VERSION
     assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
     assert run.outputs["nodePools"]["gpu"] == {"id": run.ids[named(run, "okerdma-dev-gpu").urn],
                                                "shape": "BM.GPU.H100.8", "size": 2, "rdma": True, "gpusPerNode": 8}

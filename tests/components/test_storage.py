@@ -13,7 +13,8 @@ from oke_rdma.adapter import storage_args
 from oke_rdma.storage import (Storage, fss_availability_domain, high_performance_notice,
                                 requested_throughput)
 from offline.engine import OciMocks, fake_ocid, run_program
-from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
+from oke_rdma.config import load_stack_config
+from tests.stackcfg import dev_raw_config, in_region, load_dev_config, of_type, one
 
 # The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).
 NO_SHARED_STORAGE = {"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}}
@@ -174,19 +175,24 @@ def test_disabled_builds_nothing():
 
 
 def test_availability_domain_choice():
-    cfg = load_dev_config(availabilityDomains=["bxtG:SA-SAOPAULO-1-AD-1", "bxtG:SA-SAOPAULO-1-AD-2"],
-                          computeCluster={"availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-2"},
-                          nodePools={"gpu": {"availabilityDomains": ["bxtG:SA-SAOPAULO-1-AD-2"]}})
-    assert fss_availability_domain(cfg) == "bxtG:SA-SAOPAULO-1-AD-2"  # the Compute Cluster's AD
-    cfg = load_dev_config(storage={"fss": {"availabilityDomain": AD1}},
-                          availabilityDomains=["bxtG:SA-SAOPAULO-1-AD-1", "bxtG:SA-SAOPAULO-1-AD-2"],
-                          computeCluster={"availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-2"},
-                          nodePools={"gpu": {"availabilityDomains": ["bxtG:SA-SAOPAULO-1-AD-2"]}})
-    assert fss_availability_domain(cfg) == AD1  # explicit wins
-    cfg = load_dev_config(computeCluster=None, nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}},
-                          tenants={"research": {"quota": None}, "analytics": {"quota": None}},  # no RDMA pool
-                          availabilityDomains=["bxtG:SA-SAOPAULO-1-AD-3", AD1])
-    assert fss_availability_domain(cfg) == "bxtG:SA-SAOPAULO-1-AD-3"  # first of availabilityDomains
+    """In a three-AD region (Chicago): the Compute Cluster's AD, an explicit one, or the first listed."""
+    def chicago(**overrides):
+        return load_stack_config(in_region(dev_raw_config(**overrides), "us-chicago-1"))
+
+    ad1, ad2, ad3 = (f"Uocm:US-CHICAGO-1-AD-{n}" for n in (1, 2, 3))
+    cfg = chicago(availabilityDomains=[AD1, "bxtG:SA-SAOPAULO-1-AD-2"],
+                  computeCluster={"availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-2"},
+                  nodePools={"gpu": {"availabilityDomains": ["bxtG:SA-SAOPAULO-1-AD-2"]}})
+    assert fss_availability_domain(cfg) == ad2  # the Compute Cluster's AD
+    cfg = chicago(storage={"fss": {"availabilityDomain": AD1}},
+                  availabilityDomains=[AD1, "bxtG:SA-SAOPAULO-1-AD-2"],
+                  computeCluster={"availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-2"},
+                  nodePools={"gpu": {"availabilityDomains": ["bxtG:SA-SAOPAULO-1-AD-2"]}})
+    assert fss_availability_domain(cfg) == ad1  # explicit wins
+    cfg = chicago(computeCluster=None, nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}},
+                  tenants={"research": {"quota": None}, "analytics": {"quota": None}},  # no RDMA pool
+                  availabilityDomains=["bxtG:SA-SAOPAULO-1-AD-3", AD1])
+    assert fss_availability_domain(cfg) == ad3  # first of availabilityDomains
 
 
 def test_first_preview_registers_everything():

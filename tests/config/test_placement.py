@@ -84,11 +84,12 @@ def test_each_placement_mistake_is_exactly_one_problem():
 
 
 def test_a_vm_shape_is_refused_even_with_the_override():
-    raw = gpu(gpu(RAW, "shape", "VM.GPU.A10.1"), "allowUnlistedRdmaShape", True)
+    raw = gpu(gpu(gpu(RAW, "shape", "VM.GPU.A10.1"), "allowUnlistedRdmaShape", True), "maxPodsPerNode", 31)
     assert problems(raw) == [
         "oke-rdma:nodePools.gpu.shape: VM.GPU.A10.1 is a VM shape; Compute Clusters hold bare metal instances only "
-        "(BM.GPU.A100-v2.8, BM.GPU.GB200.4, BM.GPU.H100.8, BM.GPU4.8, BM.HPC2.36, BM.Optimized3.36); pick one of "
-        "those or set rdma: false"]
+        "(BM.GPU.A100-v2.8, BM.GPU.B200.8, BM.GPU.B4.8, BM.GPU.GB200-v2.4, BM.GPU.GB200-v3.4, BM.GPU.GB200.4, "
+        "BM.GPU.GB300.4, BM.GPU.H100.8, BM.GPU.H200.8, BM.GPU.MI300X.8, BM.GPU4.8, BM.HPC2.36, BM.Optimized3.36); "
+        "pick one of those or set rdma: false"]
 
 
 def test_unlisted_bare_metal_shape_with_the_override_previews_with_a_warning(tmp_path, capsys):
@@ -151,9 +152,9 @@ def test_a_pool_name_given_twice_exits_2(tmp_path, capsys):
 # --- versions, eviction, cycling, IMDS, CNI, cluster options --------------------------------------------------------
 def test_pool_version_defaults_to_the_cluster_and_respects_the_skew_policy():
     assert load_stack_config(RAW).node_pools["gpu"].kubernetes_version is None
-    assert load_stack_config(gpu(RAW, "kubernetesVersion", "v1.31.1")).node_pools["gpu"].kubernetes_version
-    assert problems(gpu(RAW, "kubernetesVersion", "v1.35.0")) == [
-        "oke-rdma:nodePools.gpu.kubernetesVersion: v1.35.0 is newer than the cluster's v1.34.1; worker nodes must "
+    assert load_stack_config(gpu(RAW, "kubernetesVersion", "v1.33.1")).node_pools["gpu"].kubernetes_version
+    assert problems(gpu(RAW, "kubernetesVersion", "v1.35.2")) == [
+        "oke-rdma:nodePools.gpu.kubernetesVersion: v1.35.2 is newer than the cluster's v1.34.1; worker nodes must "
         "not run a newer Kubernetes than the control plane: use v1.34.1 or older, or remove it"]
     assert "more than 3 minor versions older" in problems(gpu(RAW, "kubernetesVersion", "v1.30.9"))[0]
     assert "must be an OKE Kubernetes version" in problems(gpu(RAW, "kubernetesVersion", "1.34"))[0]

@@ -153,6 +153,16 @@ CASES: dict[str, Case] = {
     "topology-hostname-last": _set("oke-rdma:platform", "kueue", "topologyLevels",
                                    ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]),
     "range-size-huge": _pool("gpu", size=10**30),
+    # facts: regions, ADs, realms, versions, VNICs, IAM names
+    "ad-region": _set("oci:region", "us-ashburn-1"),
+    "ad-exists": lambda c: c["oke-rdma:availabilityDomains"].append("bxtG:SA-SAOPAULO-1-AD-2"),
+    "ocid-realm": _set("oci:region", "us-gov-ashburn-1"),
+    "k8s-offered": _set("oke-rdma:cluster", "kubernetesVersion", "v1.99.1"),
+    "pods-per-node": _pool("system", ocpus=2, memoryGb=16, maxPodsPerNode=64),
+    "grant-resource-type": _set("oke-rdma:tenants", "research", "serviceAccounts", "trainer", "allow",
+                                ["read object in tenancy"]),
+    "gpu-vendor": _pool("gpu", shape="BM.GPU.MI300X.8"),
+    "local-nvme-shape": _pool("system", localNvme={"enabled": True}),
 }
 
 

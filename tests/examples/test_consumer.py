@@ -131,8 +131,9 @@ def _edit(outputs: dict, edit) -> dict:
 
 
 @pytest.mark.parametrize("edit, overrides, message", [
-    (lambda o: o.__setitem__("outputsVersion", 2), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
-                                                       "have output contract version 2, this program reads versions 1"),
+    (lambda o: o.__setitem__("outputsVersion", 3), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                       "have output contract version 3, this program reads versions 1, "
+                                                       "2"),
     (lambda o: o.pop("outputsVersion"), {}, "have output contract version None"),
     (lambda o: None, {"tenant": "nobody"}, "training-job:tenant: the outputs of organization/oke-rdma/dev have no "
                                             "tenant 'nobody' (tenants: analytics, research); pick one of them"),
@@ -197,8 +198,8 @@ BROKEN_OUTPUTS = {
     "size_two": (_set("two", "nodePools", "gpu", "size"),
                  "error: nodePools.gpu.size: must be a whole number, got a string 'two'"),
     "no_region": (_drop("region"), "error: region: missing"),
-    "version_string": (_set("1", "outputsVersion"), "error: outputsVersion: the outputs of organization/oke-rdma/dev "
-                                                    "have an outputsVersion that is a string '1', not a number"),
+    "version_string": (_set("2", "outputsVersion"), "error: outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                    "have an outputsVersion that is a string '2', not a number"),
     "rdma_string": (_set("true", "nodePools", "gpu", "rdma"),
                     "error: nodePools.gpu.rdma: must be true or false, got a string 'true'"),
 }
@@ -218,7 +219,7 @@ def test_incomplete_or_malformed_outputs_are_refused_naming_the_output(plan, tmp
     assert out.err.startswith(first) and len(out.err.splitlines()) == 1, out.err
     assert "Traceback" not in out.err and out.out == ""
     if name not in ("version_string",):
-        assert "do not honour the oke-rdma output contract version 1" in out.err
+        assert "do not honour the oke-rdma output contract version 2" in out.err
 
 
 def test_the_outputs_model_reads_only_what_the_contract_defines():
@@ -236,3 +237,17 @@ def test_the_outputs_model_reads_only_what_the_contract_defines():
     for model, key in (("NodePoolOutput", "nodePools"), ("TenantOutput", "tenants")):
         assert set(fields[model]) <= set(props[key]["additionalProperties"]["required"]), model
     assert set(fields["TopologyOutput"]) <= set(props["topology"]["required"])
+
+
+def test_a_platform_stack_in_a_region_with_several_words_is_read(plan, tmp_path, capsys):
+    """Contract version 2 accepts region identifiers like us-gov-ashburn-1 (version 1's pattern refused them)."""
+    from offline import preview as preview_module
+    doc = json.loads(plan.read_text())
+    doc["outputs"]["region"] = "us-gov-ashburn-1"
+    moved = tmp_path / "gov.json"
+    moved.write_text(json.dumps(doc))
+    code = preview_module.main(consumer_args(moved, "--policy-pack", "policies/security", "--policy-config",
+                                             str(EXAMPLE / "policy-config.json")))
+    out = capsys.readouterr()
+    assert code == 0, (out.err, out.out[-2000:])
+    assert "no violations" in out.out

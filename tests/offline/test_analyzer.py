@@ -235,3 +235,63 @@ def test_go_pattern_semantics_refuse_a_trailing_newline_in_the_real_packs_config
     err = capsys.readouterr().err
     assert code == 2 and "helm-release-pinned: allowedRepositories.0: 'https://kedacore.github.io/charts\\n' does " \
                          "not match" in err and err.startswith("error: validating policy config: oke-rdma-security")
+
+
+def _processes_marked(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+def test_no_server_outlives_a_preview_whose_program_calls_os_exit(tmp_path):
+    """os._exit ends the preview without atexit: the servers it spawned at start stop with it (PR_SET_PDEATHSIG)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    marker = f"OKE_RDMA_ANALYZER_TEST={uuid.uuid4()}"
+    program = tmp_path / "exits.py"
+    program.write_text("import os\nos._exit(7)\n")
+    done = subprocess.run([sys.executable, "-m", "offline.preview", "--program", str(program)], cwd=ROOT,
+                          env={**os.environ, marker.split("=")[0]: marker.split("=")[1]}, capture_output=True,
+                          timeout=300)
+    assert done.returncode == 7
+    deadline = time.monotonic() + 20
+    while _processes_marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_marked(marker) == []
+
+
+@pytest.mark.parametrize("yaml_text, main_py, expected", [
+    ("runtime: nodejs\n", True, "PulumiPolicy.yaml runtime is 'nodejs'; the offline preview runs Python packs only"),
+    ("runtime:\n  name: python\n", False, "has no __main__.py (what `python -m pulumi.policy` runs in a Python pack)"),
+    ("runtime: [\n", True, "PulumiPolicy.yaml cannot be read"),
+])
+def test_preview_refuses_a_pack_it_cannot_run_like_the_cli(tmp_path, capsys, yaml_text, main_py, expected):
+    (tmp_path / "PulumiPolicy.yaml").write_text(yaml_text)
+    if main_py:
+        (tmp_path / "__main__.py").write_text("")
+    assert main(["--stack", "dev", "--policy-pack", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --policy-pack {tmp_path}: {expected}") and len(err.splitlines()) == 1
+
+
+def test_a_config_schema_the_cli_cannot_use_is_refused_in_one_line():
+    from pulumi.runtime.proto import analyzer_pb2
+
+    from offline.policy_config import policy_specs
+
+    info = analyzer_pb2.AnalyzerInfo(name="p", policies=[analyzer_pb2.PolicyInfo(
+        name="x", enforcementLevel=analyzer_pb2.MANDATORY,
+        configSchema=analyzer_pb2.PolicyConfigSchema(properties=analyzer._struct({"enforcementLevel": {}})))])
+    with pytest.raises(PolicyConfigError, match="policy 'x' reports a config schema the CLI cannot use"):
+        policy_specs(info)

@@ -73,6 +73,19 @@ def _identity_and_endpoint(unknowns: bool):
     return run_program({"oci:region": "sa-saopaulo-1"}, [], "hand", unknowns=unknowns, program=program)
 
 
+def _lustre(unknowns: bool):
+    """A Lustre file system written by hand that does not squash root and exempts every client."""
+    import pulumi_oci as oci
+
+    def program():
+        oci.lustre.FileStorageLustreFileSystem(
+            "lustre", availability_domain="AD-1", capacity_in_gbs=31200, compartment_id="ocid1.compartment.oc1..c",
+            file_system_name="lfs", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+            root_squash_configuration={"identity_squash": "NONE", "client_exceptions": ["0.0.0.0/0"]})
+
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "hand", unknowns=unknowns, program=program)
+
+
 def _storage_squashed(unknowns: bool):
     from tests.policies.test_storage_policies import _raw_stack
     return run_program({"oci:region": "sa-saopaulo-1"}, [], "raw", unknowns=unknowns,
@@ -93,6 +106,7 @@ STACKS = {
     "storage-open-export": _storage,
     "storage-open-export-root-squashed": _storage_squashed,
     "identity-and-public-endpoint": _identity_and_endpoint,
+    "lustre-unsquashed": _lustre,
 }
 
 

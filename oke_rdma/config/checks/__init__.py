@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..stack import StackConfig
-from .compute import check_image_regions, check_ocid_regions, check_pools
+from .compute import check_pools
 from .network import check_network
+from .oci_facts import check_image_regions, check_oci_facts, check_ocid_regions
 from .platform import check_platform
 from .storage import check_storage
 from .tenants import check_quotas, check_tenants
@@ -19,7 +20,7 @@ from .workload_identity import check_workload_identity
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
-    check_platform, check_quotas, check_ocid_regions,
+    check_platform, check_quotas, check_ocid_regions, check_oci_facts,
 )
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional
 
-from .._base import _K8S_NAME_RE, _key, ocid_region
+from ...facts.kubernetes import max_skew, skew_problem
+from ...facts.shapes import SHAPES, nvme_drives
+from .._base import _K8S_NAME_RE, _key
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
-                       KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, MAX_MINOR_SKEW, MAX_MINOR_SKEW_BEFORE_1_28,
-                       ComputeCluster, NodePool, PROGRAM_NODE_LABELS, RDMA_SHAPES)
+                       KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, ComputeCluster, NodePool, PROGRAM_NODE_LABELS,
+                       RDMA_SHAPES)
 from ..stack import StackConfig
 
 
@@ -24,18 +26,18 @@ def _check_cluster(cfg: StackConfig) -> list[str]:
 
 
 def _check_version(cfg: StackConfig, at: tuple[str, ...], version: str) -> list[str]:
-    """Worker version vs control plane (OKE "Kubernetes Versions and Kubernetes Engine": never newer; at most 3
-    minor versions older from v1.28 on, 2 before)."""
+    """Worker version vs control plane (``oke_rdma.facts.kubernetes``: never newer; at most 3 minor versions older
+    from v1.28 on, 2 before)."""
     cluster_version = cfg.cluster.kubernetes_version
-    plane = tuple(int(x) for x in cluster_version[1:].split("."))
-    node = tuple(int(x) for x in version[1:].split("."))
-    skew = MAX_MINOR_SKEW if plane[1] >= 28 else MAX_MINOR_SKEW_BEFORE_1_28
-    if node > plane:
+    why = skew_problem(cluster_version, version)
+    if why == "newer":
         return [f"{_key(at)}: {version} is newer than the cluster's {cluster_version}; worker nodes must not run a "
                 f"newer Kubernetes than the control plane: use {cluster_version} or older, or remove it"]
-    if plane[1] - node[1] > skew:
-        return [f"{_key(at)}: {version} is more than {skew} minor versions older than the cluster's "
-                f"{cluster_version} (Kubernetes version skew policy); use v1.{plane[1] - skew}.x or newer"]
+    if why is not None:
+        skew = max_skew(cluster_version)
+        minor = int(cluster_version[1:].split(".")[1])
+        return [f"{_key(at)}: {version} is {why} than the cluster's {cluster_version} (Kubernetes version skew "
+                f"policy); use v1.{minor - skew}.x or newer"]
     return []
 
 
@@ -153,6 +155,21 @@ def rdma_pool_problems(pool: NodePool, compute_cluster: Optional[ComputeCluster]
     return problems
 
 
+def _check_local_nvme(at: tuple, pool) -> list[str]:
+    """``localNvme`` needs a shape with local NVMe drives (OCI Compute Shapes tables, via
+    :func:`oke_rdma.facts.shapes.nvme_drives`); a shape whose drive count is not known is refused rather than
+    trusted, since the RAID would silently not exist on its nodes."""
+    drives = nvme_drives(pool.shape)
+    if drives is None:
+        known = sorted(n for n in SHAPES if (nvme_drives(n) or 0) > 0)
+        return [f"{_key(at)}: the local NVMe drives of {pool.shape} are not in oke-rdma's shape table, so the RAID "
+                f"cannot be promised; use a shape with known drives ({', '.join(known)}) or turn localNvme off"]
+    if drives == 0:
+        return [f"{_key(at)}: {pool.shape} has no local NVMe drives (OCI Compute Shapes); turn localNvme off or use "
+                f"a shape with NVMe (a bare metal GPU shape, or a DenseIO shape)"]
+    return []
+
+
 def check_pools(cfg: StackConfig) -> list[str]:
     """Cluster options and every node pool: names, ADs, Flex sizing, versions, cycling, placement in the Compute
     Cluster (enhanced cluster, bare metal RDMA shape, the Compute Cluster's AD only, no fault domains, not
@@ -202,6 +219,9 @@ def check_pools(cfg: StackConfig) -> list[str]:
             problems.append(f"{_key(at + ('allowUnlistedRdmaShape',))}: has no effect because {why}; remove it")
         if pool.rdma:
             problems += _check_rdma(cfg, at, pool)
+    for name, pool in cfg.node_pools.items():
+        if pool.local_nvme.enabled:
+            problems += _check_local_nvme(("nodePools", name, "localNvme"), pool)
     return problems
 
 
@@ -216,54 +236,3 @@ def placement_warnings(cfg: StackConfig) -> dict[str, str]:
             for name, pool in cfg.node_pools.items()
             if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
             and pool.shape not in RDMA_SHAPES}
-
-
-#: Old-style region keys that still appear in OCIDs (``ocid1.image.oc1.iad.…``) → region identifier.
-_OCID_REGION_KEYS = {"iad": "us-ashburn-1", "phx": "us-phoenix-1", "fra": "eu-frankfurt-1", "lhr": "uk-london-1",
-                     "gru": "sa-saopaulo-1", "nrt": "ap-tokyo-1", "yyz": "ca-toronto-1", "syd": "ap-sydney-1"}
-
-
-def _region_of(ocid: str) -> str:
-    """The region identifier in a regional OCID (old-style keys like ``iad`` mapped), or ``""`` when it has none."""
-    part = ocid_region(ocid)
-    region = _OCID_REGION_KEYS.get(part, part)
-    return region if re.match(r"^[a-z]+-[a-z]+-[0-9]+$", region) else ""
-
-
-def check_ocid_regions(cfg: StackConfig) -> list[str]:
-    """A brought VCN, subnets, NSGs and Compute Cluster are regional resources: their OCIDs' region part must be
-    ``oci:region`` (OCI docs "Resource Identifiers"; Networking and Compute resources are used only in their region).
-    """
-    found: list[tuple[tuple[str, ...], str, str]] = []  # (key path, OCID, "a/an <kind>")
-    existing = cfg.network.existing
-    if existing is not None:
-        found.append((("network", "existing", "vcnId"), existing.vcn_id, "a VCN"))
-        for role, ocid in existing.subnet_ids.model_dump(by_alias=True).items():
-            if ocid is not None:
-                found.append((("network", "existing", "subnetIds", role), ocid, "a subnet"))
-        for role, ocid in (existing.nsg_ids.model_dump(by_alias=True) if existing.nsg_ids else {}).items():
-            if ocid is not None:
-                found.append((("network", "existing", "nsgIds", role), ocid, "an NSG"))
-    if cfg.compute_cluster is not None and cfg.compute_cluster.existing_id is not None:
-        found.append((("computeCluster", "existingId"), cfg.compute_cluster.existing_id, "a Compute Cluster"))
-    problems = []
-    for at, ocid, what in found:
-        region = _region_of(ocid)
-        if region and region != cfg.region:
-            kind = what.split(" ", 1)[1]
-            problems.append(f"{_key(at)}: expected {what} in oci:region {cfg.region}, got the OCID of {what} in "
-                            f"{region}; use the {kind} of {cfg.region} (it is a regional resource), or set oci:region")
-    return problems
-
-
-def check_image_regions(cfg: StackConfig) -> list[str]:
-    """Images are regional: a pool's ``imageId`` must be an image of ``oci:region`` (OCI docs, "Managing Custom
-    Images": an image is used in the region it lives in; copy it with export/import otherwise)."""
-    problems: list[str] = []
-    for name, pool in cfg.node_pools.items():
-        region = _region_of(pool.image_id)
-        if region and region != cfg.region:
-            problems.append(f"{_key(('nodePools', name, 'imageId'))}: expected an image in oci:region {cfg.region}, "
-                            f"got an image of {region}; use the OCID of the same image in {cfg.region} "
-                            f"(images are regional)")
-    return problems

@@ -1,0 +1,86 @@
+"""IAM policy vocabulary: verbs, aggregate resource types (families) and individual resource types.
+
+Sources (checked 2026-11-30): IAM docs "Policy Syntax" and "Verbs" (the four verbs), "Resource-Types" (the
+aggregate types: ``all-resources`` and the ``*-family`` types), and each service's "Details for <service>" page
+of the IAM "Policy Reference" for the individual types: Core Services (Compute, Compute Management, Block Volume,
+Networking), Kubernetes Engine, Object Storage, File Storage, Vault/Key Management and Secrets, Logging,
+Monitoring, Notifications, Streaming, Queue, Functions, Container Registry and Artifacts, Data Science,
+Generative AI, Database, Load Balancer, Certificates, and IAM itself (with and without Identity Domains).
+
+Scope: the services a workload on a GPU training cluster reaches. A grant naming a resource type of another
+service is refused by the config check (it cannot tell a typo, ``object`` for ``objects``, from a real type it
+does not list); the message says to check the service's policy reference page and add the type here.
+"""
+
+#: The policy verbs, least to most access (IAM docs "Verbs").
+VERBS = ("inspect", "read", "use", "manage")
+
+#: Aggregate resource types (IAM docs "Resource-Types").
+FAMILIES = frozenset({
+    "all-resources", "cluster-family", "compute-management-family", "instance-family", "object-family",
+    "virtual-network-family", "volume-family", "file-family", "database-family", "autonomous-database-family",
+    "dns", "email-family", "functions-family", "stream-family", "secret-family", "logging-family", "ons-family",
+    "repos", "generic-artifacts", "data-science-family", "generative-ai-family", "certificate-authority-family",
+    "leaf-certificate-family", "nosql-family", "mysql-family", "bastion-family", "queue-family",
+    "data-catalog-family", "data-flow-family", "ai-service-language-family", "ai-service-vision-family",
+    "ai-service-speech-family", "ai-service-document-family", "data-labeling-family", "devops-family",
+    "apm-domains", "cloud-guard-family", "opensearch-family", "log-analytics-family",
+})
+
+#: IAM's own resource types (IAM docs "Details for IAM with Identity Domains" and "... without Identity Domains").
+IAM_RESOURCE_TYPES = frozenset({
+    "policies", "dynamic-groups", "groups", "group-memberships", "users", "credentials", "domains", "domain",
+    "identity-providers", "network-sources", "authentication-policies", "oauth2-clients", "compartments",
+    "tenancies", "tag-namespaces", "tag-defaults", "tagnamespaces", "tagrules", "service-principal",
+    "work-requests",
+})
+
+#: Individual resource types of the services listed in the module docstring (Policy Reference).
+RESOURCE_TYPES = frozenset({
+    # Compute, Compute Management
+    "instances", "instance-images", "instance-console-connection", "console-histories", "app-catalog-listing",
+    "instance-agent-plugins", "instance-agent-command-family", "instance-agent-commands", "dedicated-vm-hosts",
+    "compute-clusters", "compute-capacity-reports", "compute-capacity-reservations", "compute-image-capability-schema",
+    "compute-global-image-capability-schema", "compute-gpu-memory-clusters", "compute-gpu-memory-fabrics",
+    "compute-capacity-topologies",
+    "instance-configurations", "instance-pools", "cluster-networks",
+    # Block Volume
+    "volumes", "volume-attachments", "volume-backups", "boot-volume-backups", "backup-policies",
+    "backup-policy-assignments", "volume-groups", "volume-group-backups",
+    # Networking
+    "vcns", "subnets", "route-tables", "network-security-groups", "security-lists", "dhcp-options", "private-ips",
+    "public-ips", "ipv6s", "internet-gateways", "nat-gateways", "service-gateways", "local-peering-gateways",
+    "remote-peering-connections", "drgs", "drg-attachments", "vnics", "vnic-attachments", "vlans", "byoip-ranges",
+    "public-ip-pools", "vtaps", "capture-filters", "load-balancers", "network-load-balancers", "network-firewalls",
+    "network-firewall-policies",
+    # Kubernetes Engine
+    "clusters", "cluster-node-pools", "cluster-virtualnode-pools", "cluster-workload-mappings",
+    "cluster-work-requests",
+    # Object Storage, File Storage
+    "objectstorage-namespaces", "buckets", "objects", "file-systems", "mount-targets", "export-sets",
+    "outbound-connectors", "replications", "filesystem-snapshot-policies",
+    # Vault, Key Management, Secrets, Certificates
+    "vaults", "keys", "key-delegate", "hsm-clusters", "secrets", "secret-bundles", "certificates",
+    "certificate-authorities", "certificate-bundles", "certificate-authority-bundles", "certificate-associations",
+    # Logging, Monitoring, Notifications, Streaming, Queue, Functions, Events, Tagging use
+    "log-groups", "log-content", "unified-configuration", "metrics", "alarms", "ons-topics", "ons-subscriptions",
+    "streams", "stream-push", "stream-pull", "stream-pools", "connect-harnesses", "queues", "queue-push",
+    "queue-pull", "fn-app", "fn-function", "fn-invocation", "cloudevents-rules",
+    # Container Registry, Artifacts, DevOps
+    "repos", "generic-artifacts", "artifact-repositories", "devops-projects", "devops-repositories",
+    "devops-build-pipelines", "devops-deploy-pipelines", "devops-connections",
+    # Data Science, Generative AI
+    "data-science-projects", "data-science-models", "data-science-model-deployments", "data-science-jobs",
+    "data-science-job-runs", "data-science-notebook-sessions", "data-science-pipelines",
+    "data-science-pipeline-runs", "data-science-model-version-sets", "data-science-private-endpoint",
+    "generative-ai-model", "generative-ai-endpoint", "generative-ai-dedicated-ai-cluster",
+    "generative-ai-work-request", "generative-ai-chat", "generative-ai-text-generate", "generative-ai-text-embed",
+    "generative-ai-text-summarize", "generative-ai-agent",
+    # Database
+    "autonomous-databases", "autonomous-backups", "databases", "db-systems", "db-nodes", "db-homes", "backups",
+    "mysql-instances", "mysql-backups", "nosql-tables", "nosql-rows", "nosql-indexes", "postgres-db-systems",
+    "opensearch-clusters",
+})
+
+#: Every resource-type name a grant may use: families, IAM's types and the individual types above.
+ALL_RESOURCE_TYPES = FAMILIES | IAM_RESOURCE_TYPES | RESOURCE_TYPES
