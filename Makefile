@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview preflight test fuzz policy-docs bench clean consumer-preview outputs-docs
+.PHONY: setup preview preflight test fuzz policy-docs bench clean consumer-preview outputs-docs docs
 
 setup: $(STAMP)
 
@@ -34,9 +34,17 @@ consumer-preview: $(STAMP)
 	  --stack-outputs organization/oke-rdma/dev=plan-dev.json \
 	  --policy-pack policies/security --policy-config examples/training-job/policy-config.json
 
-## make outputs-docs: check the output contract's versions and regenerate the README's outputs table
+## make outputs-docs: check the output contract's versions and regenerate the outputs table of docs/outputs.md
 outputs-docs: $(STAMP)
-	$(PY) -m oke_rdma.outputs --write-readme
+	$(PY) -m oke_rdma.outputs
+	$(PY) -m oke_rdma.docs --write
+
+## make docs: regenerate every generated part of the documentation: the config reference (docs/configuration.md)
+## and Pulumi.yaml's config schema from the config model, the NSG rules (docs/networking.md), the output contract
+## (docs/outputs.md) and the policy packs' tables (docs/policies.md); tests/components/test_docs.py fails when one is stale
+docs: $(STAMP)
+	$(PY) -m oke_rdma.docs --write
+	$(PY) -m policies.doc --write
 
 ## make test: every test
 test: $(STAMP)
@@ -52,6 +60,6 @@ fuzz: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache
 
-## make bench: the offline preview's cost as the stack grows (see README, "Offline preview benchmark")
+## make bench: the offline preview's cost as the stack grows (docs/benchmark.md)
 bench: $(STAMP)
 	$(PY) -m bench.run $(BENCH_ARGS)

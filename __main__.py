@@ -1,4 +1,4 @@
-"""oke-rdma: an OKE GPU training platform with RDMA node pools on OCI. Wiring only.
+"""oke-rdma: an OKE GPU training platform with RDMA node pools on OCI. Wiring only (docs/architecture.md, "Data flow").
 
 Config is parsed once (``oke_rdma.config``); ``oke_rdma.adapter`` turns it into each component's Args (its slice plus
 the outputs it needs); the stack outputs below are the contract other projects read through ``pulumi.StackReference``.
@@ -70,7 +70,7 @@ guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, pl
 gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
 gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 
-# The output contract (outputs.contract.json, README "Stack outputs"): other projects read these through
+# The output contract (outputs.contract.json, docs/outputs.md): other projects read these through
 # pulumi.StackReference. Adding, renaming or removing an output, or changing its shape, needs a new contract version
 # (oke_rdma/outputs.py; tests/components/test_outputs_contract.py enforces it).
 pulumi.export("outputsVersion", OUTPUTS_VERSION)

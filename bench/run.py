@@ -12,8 +12,8 @@ dependencies it estimates the ``pulumi up`` duration and its critical path (:mod
 compares it with the unavoidable chain network → cluster → node pool → platform.
 
 Prints a table and the dev stack's critical path, writes everything as JSON (``--json``, with the machine, its core
-count, Python and package versions and the date) and, with ``--readme``, replaces the README's table between the
-``<!-- bench:begin -->`` and ``<!-- bench:end -->`` markers. Exit code 0 even when a target is missed (the table
+count, Python and package versions and the date) and, with ``--docs``, replaces the table of docs/benchmark.md
+between the ``<!-- bench:begin -->`` and ``<!-- bench:end -->`` markers. Exit code 0 even when a target is missed (the table
 says which); 2 when a generated stack is invalid or a preview fails.
 """
 
@@ -38,7 +38,7 @@ from bench import critical_path, stacks
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "bench" / "results.json"
-README = ROOT / "README.md"
+README = ROOT / "docs" / "benchmark.md"  # the page holding the results (--docs)
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 PACKAGES = ("pulumi", "pulumi_oci", "pulumi_kubernetes", "pulumi_policy", "pydantic", "protobuf", "grpcio", "PyYAML")
 
@@ -355,7 +355,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--no-dev", action="store_true", help="skip the dev stack itself")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="PATH",
                         help=f"where to write the results (default {DEFAULT_JSON.relative_to(ROOT)})")
-    parser.add_argument("--readme", action="store_true", help="also put the report in README.md between markers")
+    parser.add_argument("--docs", "--readme", dest="readme", action="store_true",
+                        help="also put the report in docs/benchmark.md between markers")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the generated stacks and plans in DIR")
     args = parser.parse_args(argv)
     if args.runs < 1 or 0 in args.pools:
@@ -381,7 +382,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"\nwrote {args.json}", file=sys.stderr)
     if args.readme:
         update_readme(text)
-        print(f"updated {README.name}", file=sys.stderr)
+        print(f"updated {README.relative_to(ROOT)}", file=sys.stderr)
     return 0
 
 

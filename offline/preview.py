@@ -25,7 +25,7 @@ import gc
 if __name__ == "__main__":  # the command-line process only; importing this module changes nothing
     # A preview is one short-lived run whose objects live until it exits; the cyclic garbage collector would only
     # re-walk the tens of thousands of classes the Pulumi SDKs define at import, about a quarter of the CPU time
-    # (bench/README section "Offline preview benchmark"). Reference counting still frees all acyclic garbage; the
+    # (docs/benchmark.md, "The preview's own process"). Reference counting still frees all acyclic garbage; the
     # benchmark keeps the peak memory in view.
     gc.disable()
     import sys

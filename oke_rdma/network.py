@@ -54,7 +54,7 @@ def _pair(nsg: str, peer: str, name: str, why: str, protocol: str, **kw) -> list
 
 
 def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) -> list[Rule]:
-    """Every NSG rule of the platform, each named and explained.
+    """Every NSG rule of the platform (docs/architecture.md, "What OCI and Kubernetes require"), named, explained.
 
     :param allowed_api_cidrs: client CIDRs that may reach the API endpoint on TCP 6443
         (``network.apiEndpoint.allowedCidrs``).
@@ -112,13 +112,14 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) 
     return rules
 
 
-CLIENTS = "allowed-client-cidr"  # stands for each allowedCidrs entry in the README table
+CLIENTS = "allowed-client-cidr"  # stands for each allowedCidrs entry in the docs/networking.md table
 
 
 def rule_table_markdown() -> str:
-    """The NSG rule table of the README (one Markdown row per rule of :func:`oke_rules`), ending with a newline.
+    """The NSG rule table of docs/networking.md (one Markdown row per rule of :func:`oke_rules`), ending with a newline.
 
-    ``tests/components/test_network_rules.py`` fails when the README's copy differs from this.
+    ``python -m oke_rdma.docs --write`` (``make docs``) writes it there; ``tests/components/test_docs.py`` fails when
+    the page's copy differs from this.
     """
     names = {TCP: "TCP", UDP: "UDP", ICMP: "ICMP", ALL: "all"}
     lines = ["| NSG | direction | protocol | ports | peer | rule | why |", "|---|---|---|---|---|---|---|"]

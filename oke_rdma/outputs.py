@@ -17,7 +17,7 @@ the latest version of ``outputs.versions.json`` and the ``x-outputsVersion`` of 
 
 How to change the outputs: edit ``__main__.py`` and ``outputs.contract.json``, set ``x-outputsVersion`` and
 :data:`OUTPUTS_VERSION` to the next integer, run ``python -m oke_rdma.outputs --bump`` (appends the new digest)
-and ``python -m oke_rdma.outputs --write-readme`` (regenerates the README's outputs table).
+and ``make docs`` (``python -m oke_rdma.docs --write`` regenerates the outputs table of ``docs/outputs.md``).
 
 Source: JSON Schema 2020-12 (json-schema.org, "Core" and "Validation"); Pulumi docs "Stack outputs" and
 "Stack references" (``secretOutputNames``).
@@ -39,8 +39,8 @@ OUTPUTS_VERSION = 2
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT_PATH = ROOT / "outputs.contract.json"
 VERSIONS_PATH = ROOT / "outputs.versions.json"
-README_PATH = ROOT / "README.md"
-README_BEGIN, README_END = "<!-- outputs-table:begin -->", "<!-- outputs-table:end -->"
+#: The page whose ``outputs-table`` block :func:`render_table` fills (``python -m oke_rdma.docs`` writes it).
+DOC_PATH = ROOT / "docs" / "outputs.md"
 
 #: Schema keywords that document without constraining: left out of the digest.
 ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "x-key"})
@@ -213,11 +213,11 @@ def shape(schema: dict, contract: dict) -> str:
 
 
 def render_table(contract: Optional[dict] = None) -> str:
-    """The README's outputs table (between the ``outputs-table`` markers), generated from the contract."""
+    """The outputs table of ``docs/outputs.md`` (the text between its ``outputs-table`` markers, without them),
+    generated from the contract: one row per output with its shape, secret flag, presence and meaning."""
     contract = contract or load_contract()
     required = set(contract.get("required", []))
-    lines = [README_BEGIN,
-             f"Contract version **{contract['x-outputsVersion']}** (`outputsVersion`); "
+    lines = [f"Contract version **{contract['x-outputsVersion']}** (`outputsVersion`); "
              f"`{CONTRACT_PATH.name}` digest `{contract_digest(contract)}`.",
              "",
              "| output | shape | secret | always | meaning |",
@@ -226,14 +226,7 @@ def render_table(contract: Optional[dict] = None) -> str:
         text = shape(schema, contract).replace("|", "\\|")
         lines.append(f"| `{name}` | `{text}` | {'**yes**' if schema.get('x-secret') else 'no'} | "
                      f"{'yes' if name in required else 'no'} | {schema.get('description', '')} |")
-    lines.append(README_END)
     return "\n".join(lines)
-
-
-def readme_table(text: str) -> Optional[str]:
-    """The generated block of a README text, markers included, or None."""
-    match = re.search(re.escape(README_BEGIN) + r".*?" + re.escape(README_END), text, re.S)
-    return match.group(0) if match else None
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -241,7 +234,6 @@ def main(argv: Optional[list[str]] = None) -> int:
                                      description="Check, version and document the stack output contract.")
     parser.add_argument("--bump", action="store_true",
                         help="append the contract's digest to outputs.versions.json as its x-outputsVersion")
-    parser.add_argument("--write-readme", action="store_true", help="regenerate the README's outputs table")
     args = parser.parse_args(argv)
     contract = load_contract()
     if args.bump:
@@ -253,13 +245,6 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 2
         doc["versions"][version] = contract_digest(contract)
         VERSIONS_PATH.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    if args.write_readme:
-        text = README_PATH.read_text(encoding="utf-8")
-        old = readme_table(text)
-        if old is None:
-            print(f"error: README.md has no {README_BEGIN} ... {README_END} block", file=sys.stderr)
-            return 2
-        README_PATH.write_text(text.replace(old, render_table(contract)), encoding="utf-8")
     problems = check_contract(contract, load_versions())
     for p in problems:
         print(f"error: {p}", file=sys.stderr)

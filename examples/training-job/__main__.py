@@ -211,7 +211,7 @@ def plan(values: list[Any]) -> dict[str, Any]:
     if version not in SUPPORTED_OUTPUTS_VERSIONS:
         refuse("outputsVersion", f"{where} have output contract version {version!r}, this program reads versions "
                f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))}",
-               "update this program for the new contract (oke-rdma README, 'Stack outputs') or point "
+               "update this program for the new contract (oke-rdma docs/outputs.md) or point "
                "training-job:platformStack at a stack of a supported version")
     outputs = check_outputs({"tenants": tenants, "nodePools": pools, "topology": topology, "region": region})
     tenants = {name: t.model_dump() for name, t in outputs.tenants.items()}

@@ -46,10 +46,12 @@ class HelmRelease(_Model):
     ``version`` and ``namespace``.
     """
 
-    enabled: bool = True
-    version: str
-    namespace: str
-    values: dict[str, Any] = Field(default_factory=dict)
+    enabled: bool = Field(True, description="Install the release.")
+    version: str = Field(description="Exact chart version (no ranges).")
+    namespace: str = Field(description="Namespace of the release (a Kubernetes name, never a reserved one).")
+    values: dict[str, Any] = Field(default_factory=dict, description=(
+        "Extra Helm values deep-merged over oke-rdma's (maps merge, lists replace); values that would break the "
+        "platform are refused."))
 
     @field_validator("version")
     @classmethod
@@ -150,6 +152,12 @@ class AddOn:
     def field(self) -> str:
         """The attribute name of its config on the platform model (``gpuOperator`` → ``gpu_operator``)."""
         return to_snake(self.key)
+
+    @property
+    def summary(self) -> str:
+        """One line on the add-on, the description of ``platform.<key>`` in the config reference: the first line of
+        its config model's docstring, with reStructuredText literals written as Markdown code."""
+        return (self.config.__doc__ or self.key).strip().splitlines()[0].replace("``", "`")
 
     @property
     def defaults(self) -> HelmRelease:
@@ -299,5 +307,5 @@ class _PlatformBase(_Model):
 def platform_model(registry: Registry) -> type[_PlatformBase]:
     """The ``platform`` config model of ``registry``: a field per add-on (``platform.<key>``, its config model with
     every default), in install order."""
-    fields: dict[str, Any] = {a.field: (a.config, a.defaults) for a in registry}
+    fields: dict[str, Any] = {a.field: (a.config, Field(a.defaults, description=a.summary)) for a in registry}
     return create_model("Platform", __base__=_PlatformBase, **fields)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
+from pydantic import Field
 
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 from oke_rdma.monitoring.facts import DCGM_METRICS_CSV
@@ -58,8 +59,8 @@ def _get(values: dict[str, Any], *path: str) -> Any:
 class GpuOperatorRelease(HelmRelease):
     """NVIDIA GPU Operator, default v25.10.1 in ``gpu-operator``."""
 
-    version: str = "v25.10.1"
-    namespace: str = "gpu-operator"
+    version: str = Field("v25.10.1", description="Exact NVIDIA GPU Operator chart version.")
+    namespace: str = Field("gpu-operator", description="Namespace of the GPU Operator.")
 
     @property
     def device_plugin(self) -> bool:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from oke_rdma.addons._registry import BASELINE, AddOn, HelmRelease, ValuesContext
 
 #: The Kueue integrations this add-on's kinds need (Kueue's ``integrations.frameworks`` names).
@@ -25,9 +27,9 @@ KUEUE_FRAMEWORKS = ("jobset.x-k8s.io/jobset",)
 class JobSetRelease(HelmRelease):
     """JobSet, default 0.12.0 in ``jobset-system``; off unless enabled."""
 
-    enabled: bool = False
-    version: str = "0.12.0"
-    namespace: str = "jobset-system"
+    enabled: bool = Field(False, description="Install the release (off by default).")
+    version: str = Field("0.12.0", description="Exact JobSet chart version.")
+    namespace: str = Field("jobset-system", description="Namespace of the JobSet.")
 
 
 def values(cfg: JobSetRelease, context: ValuesContext) -> dict[str, Any]:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from oke_rdma.addons._registry import RESTRICTED, AddOn, HelmRelease, ValuesContext
 
 
 class KedaRelease(HelmRelease):
     """KEDA, default 2.20.2 in ``keda``."""
 
-    version: str = "2.20.2"
-    namespace: str = "keda"
+    version: str = Field("2.20.2", description="Exact KEDA chart version.")
+    namespace: str = Field("keda", description="Namespace of KEDA.")
 
 
 def values(cfg: KedaRelease, context: ValuesContext) -> dict[str, Any]:

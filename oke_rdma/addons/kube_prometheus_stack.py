@@ -65,13 +65,20 @@ class KubePrometheusStackRelease(HelmRelease):
     Kubernetes Secret Grafana reads, never in Helm values. Without it Grafana generates a random one.
     """
 
-    version: str = "87.2.1"
-    namespace: str = "monitoring"
-    grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True})
-    retention: str = "15d"
-    retention_size_gb: Optional[int] = Field(default=None, gt=0)
-    storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768)
-    storage_class: str = "oci-bv"
+    version: str = Field("87.2.1", description="Exact kube-prometheus-stack chart version.")
+    namespace: str = Field("monitoring", description="Namespace of kube-prometheus-stack.")
+    grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True}, description=(
+        "Grafana's admin password, a Pulumi secret (`pulumi config set --path --secret`, at least 12 characters);"
+        " kept in a Kubernetes Secret, never in Helm values; absent: Grafana generates a random one (read it with"
+        " `kubectl -n monitoring get secret kube-prometheus-stack-grafana -o jsonpath='{.data.admin-password}'`)."))
+    retention: str = Field("15d", description=(
+        "How long Prometheus keeps samples, a Prometheus duration like `15d` or `12h`."))
+    retention_size_gb: Optional[int] = Field(default=None, gt=0, description=(
+        "Size cap of Prometheus data in GB; must fit in `storageGb` with 10 % headroom."))
+    storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768, description=(
+        "Prometheus volume in GB (at least 50, OCI's smallest block volume)."))
+    storage_class: str = Field("oci-bv", description=(
+        "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
 
     @field_validator("retention")
     @classmethod

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from oke_rdma.addons._registry import BASELINE, AddOn, HelmRelease, ValuesContext
 
 #: The Kueue integrations this add-on's kinds need (Kueue's ``integrations.frameworks`` names).
@@ -24,9 +26,9 @@ KUEUE_FRAMEWORKS = ("ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice")
 class KubeRayRelease(HelmRelease):
     """KubeRay operator, default 1.7.0 in ``ray-system``; off unless enabled."""
 
-    enabled: bool = False
-    version: str = "1.7.0"
-    namespace: str = "ray-system"
+    enabled: bool = Field(False, description="Install the release (off by default).")
+    version: str = Field("1.7.0", description="Exact KubeRay operator chart version.")
+    namespace: str = Field("ray-system", description="Namespace of the KubeRay operator.")
 
 
 def values(cfg: KubeRayRelease, context: ValuesContext) -> dict[str, Any]:

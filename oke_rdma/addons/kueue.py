@@ -34,7 +34,7 @@ import re
 from typing import Any
 
 import yaml
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from oke_rdma.addons._registry import PRIVILEGED, RESTRICTED, AddOn, ExtraNamespace, HelmRelease, ValuesContext
 from oke_rdma.schema import StrList, _k8s_name, _key, _Model
@@ -64,9 +64,11 @@ class TopologyLabeler(_Model):
     Security ``privileged``: it uses hostNetwork to reach the node's instance metadata).
     """
 
-    enabled: bool = False
-    image: str = "docker.io/library/python:3.12.10-slim-bookworm"
-    namespace: str = "oke-rdma-topology"
+    enabled: bool = Field(False, description="Run the RDMA topology labeler DaemonSet (docs/scheduling.md).")
+    image: str = Field("docker.io/library/python:3.12.10-slim-bookworm", description=(
+        "The labeler's image, pinned by tag or digest."))
+    namespace: str = Field("oke-rdma-topology", description=(
+        "The labeler's namespace (Pod Security `privileged`: hostNetwork)."))
 
     _ns = field_validator("namespace")(lambda v: _k8s_name(v))
 
@@ -86,10 +88,12 @@ class KueueRelease(HelmRelease):
     ``kubernetes.io/hostname`` (which must be the lowest level). ``topologyLabeler``: see :class:`TopologyLabeler`.
     """
 
-    version: str = "0.18.2"
-    namespace: str = "kueue-system"
-    topology_levels: StrList = RDMA_TOPOLOGY_LEVELS
-    topology_labeler: TopologyLabeler = TopologyLabeler()
+    version: str = Field("0.18.2", description="Exact Kueue chart version.")
+    namespace: str = Field("kueue-system", description="Namespace of Kueue.")
+    topology_levels: StrList = Field(RDMA_TOPOLOGY_LEVELS, description=(
+        "Node labels of the Kueue Topology, coarse to fine; must end with `kubernetes.io/hostname`."))
+    topology_labeler: TopologyLabeler = Field(TopologyLabeler(), description=(
+        "The RDMA topology labeler, for nodes OKE did not label."))
 
     @field_validator("topology_levels")
     @classmethod

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from oke_rdma.addons._registry import RESTRICTED, AddOn, HelmRelease, ValuesContext
 
 #: The Kueue integrations this add-on's kinds need (Kueue's ``integrations.frameworks`` names); the JobSets a
@@ -29,9 +31,9 @@ KUEUE_FRAMEWORKS = ("trainer.kubeflow.org/trainjob",)
 class TrainerRelease(HelmRelease):
     """Kubeflow Trainer, default 2.3.0 in ``kubeflow-system``; off unless enabled."""
 
-    enabled: bool = False
-    version: str = "2.3.0"
-    namespace: str = "kubeflow-system"
+    enabled: bool = Field(False, description="Install the release (off by default).")
+    version: str = Field("2.3.0", description="Exact Kubeflow Trainer chart version.")
+    namespace: str = Field("kubeflow-system", description="Namespace of the Kubeflow Trainer.")
 
 
 def values(cfg: TrainerRelease, context: ValuesContext) -> dict[str, Any]:

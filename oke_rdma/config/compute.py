@@ -64,13 +64,21 @@ class Cluster(_Model):
     ``openIdConnectDiscovery`` publishes the cluster's OIDC issuer (enhanced clusters only).
     """
 
-    kubernetes_version: str
-    services_cidr: str = "10.96.0.0/16"
-    type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = "ENHANCED_CLUSTER"
-    cni_type: Literal["OCI_VCN_IP_NATIVE", "FLANNEL_OVERLAY"] = "OCI_VCN_IP_NATIVE"
-    kms_key_id: Optional[str] = None
-    open_id_connect_discovery: bool = False
-    image_verification_key_ids: StrList = ()
+    kubernetes_version: str = Field(description=(
+        "A Kubernetes version OKE offers, `vX.Y.Z`, e.g. `v1.34.1` (`oke_rdma/facts/kubernetes.py`; `oci ce "
+        "cluster-options get --cluster-option-id all`)."))
+    services_cidr: str = Field("10.96.0.0/16", description="Kubernetes service CIDR; must not overlap the VCN.")
+    type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = Field("ENHANCED_CLUSTER", description=(
+        "`BASIC_CLUSTER` has no RDMA pools, Workload Identity, node cycling or OIDC discovery."))
+    cni_type: Literal["OCI_VCN_IP_NATIVE", "FLANNEL_OVERLAY"] = Field("OCI_VCN_IP_NATIVE", description=(
+        "Pod networking (`FLANNEL_OVERLAY`: no `maxPodsPerNode`); changing it replaces the cluster."))
+    kms_key_id: Optional[str] = Field(None, description=(
+        "Vault key OCID encrypting Kubernetes secrets in etcd; set at creation (a change replaces the cluster); "
+        "its IAM statement (`<prefix>-cluster-kms`) is generated and the cluster waits for it."))
+    open_id_connect_discovery: bool = Field(False, description=(
+        "Publish the cluster's OIDC issuer (enhanced clusters)."))
+    image_verification_key_ids: StrList = Field((), description=(
+        "Vault key OCIDs; non-empty: only images signed with these keys run."))
 
     _svc = field_validator("services_cidr")(lambda v: _cidr(v))
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
@@ -111,8 +119,11 @@ class ComputeCluster(_Model):
 
     availability_domain: str = Field(json_schema_extra={
         "required_because": "the Compute Cluster's AD (for existingId, the AD it was created in): every RDMA pool "
-                            "is placed there"})
-    existing_id: Optional[str] = None
+                            "is placed there"}, description=(
+        "AD of the Compute Cluster and of every RDMA pool (for `existingId`, the AD it was created in); one of "
+        "`availabilityDomains`."))
+    existing_id: Optional[str] = Field(None, description=(
+        "OCID of an existing, ACTIVE Compute Cluster of `oci:region` to use instead of creating one."))
 
     _ocid = field_validator("existing_id")(lambda v: None if v is None else _ocid("computecluster", v))
 
@@ -125,9 +136,12 @@ class Eviction(_Model):
     ``forceDeleteAfterGraceDuration``: delete the instance when pods could not all be evicted.
     """
 
-    grace_duration: str = "PT60M"
-    force_action_after_grace_duration: bool = False
-    force_delete_after_grace_duration: bool = False
+    grace_duration: str = Field("PT60M", description=(
+        "How long OKE waits for pods to drain, ISO 8601 minutes: `PT0M` (no cordon and drain) to `PT60M`."))
+    force_action_after_grace_duration: bool = Field(False, description=(
+        "Go on with the node action when pods are still running after the grace duration."))
+    force_delete_after_grace_duration: bool = Field(False, description=(
+        "Delete the instance when its pods could not all be evicted."))
 
     @field_validator("grace_duration")
     @classmethod
@@ -149,9 +163,13 @@ class Cycling(_Model):
     must be above 0. For RDMA pools, surge nodes need free capacity in the Compute Cluster's fabric.
     """
 
-    enabled: bool = False
-    max_surge: str = "1"
-    max_unavailable: str = "0"
+    enabled: bool = Field(False, description=(
+        "Replace the nodes when the pool's node properties change (version, image, shape, ...); enhanced "
+        "clusters only."))
+    max_surge: str = Field("1", description=(
+        "Extra nodes during a cycle: a count (`2` or `\"2\"`) or `\"N%\"`; not 0 together with `maxUnavailable`."))
+    max_unavailable: str = Field("0", description=(
+        "Nodes that may be unavailable during a cycle: a count or `\"N%\"`."))
 
     @field_validator("max_surge", "max_unavailable", mode="before")
     @classmethod
@@ -173,7 +191,8 @@ class Preemptible(_Model):
     ``preserveBootVolume``: keep the boot volume of a reclaimed node (billed until deleted).
     """
 
-    preserve_boot_volume: bool = False
+    preserve_boot_volume: bool = Field(False, description=(
+        "Keep the boot volume of a reclaimed node (billed until deleted)."))
 
 
 class LocalNvme(_Model):
@@ -183,9 +202,10 @@ class LocalNvme(_Model):
     the node's cloud-init before OKE's bootstrap (``oke_rdma.node_init``); a shape without NVMe drives is refused.
     """
 
-    enabled: bool = False
-    mount_path: str = "/mnt/nvme"
-    filesystem: Literal["ext4", "xfs"] = "ext4"
+    enabled: bool = Field(False, description="RAID 0 the pool's local NVMe drives and mount them on every node.")
+    mount_path: str = Field("/mnt/nvme", description=(
+        "Absolute mount path on the node, outside the system directories (`/etc`, `/var`, `/usr`, ...)."))
+    filesystem: Literal["ext4", "xfs"] = Field("ext4", description="File system of the RAID volume.")
 
     @field_validator("mount_path")
     @classmethod
@@ -212,30 +232,59 @@ class NodePool(_Model):
     warning on every preview.
     """
 
-    shape: str
-    size: int = Field(ge=0, le=1000)
-    image_id: str
-    ocpus: Optional[float] = Field(default=None, gt=0)
-    memory_gb: Optional[float] = Field(default=None, gt=0)
-    boot_volume_gb: int = Field(default=100, ge=MIN_BOOT_VOLUME_GB, le=32768)
-    max_pods_per_node: int = Field(default=31, ge=1, le=110)
-    availability_domains: StrList = ()
-    fault_domains: StrList = ()
-    labels: dict[str, str] = Field(default_factory=dict)
-    rdma: bool = False
-    allow_unlisted_rdma_shape: bool = False
+    shape: str = Field(description=(
+        "Compute shape, e.g. `VM.Standard.E5.Flex`, `BM.GPU.H100.8` (`oci ce node-pool-options get --node-pool-"
+        "option-id all`)."))
+    size: int = Field(ge=0, le=1000, description="Number of nodes.")
+    image_id: str = Field(description=(
+        "Node image OCID in `oci:region` (GPU pools: an OKE GPU image with the driver and OFED; `oci ce node-"
+        "pool-options get --node-pool-option-id all`)."))
+    ocpus: Optional[float] = Field(default=None, gt=0, description=(
+        "OCPUs per node, Flex shapes only (required there): whole, from 1 to the shape's maximum (Compute docs "
+        "\"Flexible Shapes\")."))
+    memory_gb: Optional[float] = Field(default=None, gt=0, description=(
+        "Memory per node in GB, Flex shapes only (required there): 1-64 GB per OCPU up to the shape's maximum."))
+    boot_volume_gb: int = Field(default=100, ge=MIN_BOOT_VOLUME_GB, le=32768, description=(
+        "Boot volume size in GB (OCI's minimum is 50; Block Volume docs \"Boot Volumes\")."))
+    max_pods_per_node: int = Field(default=31, ge=1, le=110, description=(
+        "Pods per node with VCN-native pod networking (each takes a pod-subnet IP): at most "
+        "`min(110, (VNICs − 1) × 31)` of the shape."))
+    availability_domains: StrList = Field((), description=(
+        "ADs of a non-RDMA pool (default: every one of `availabilityDomains`); an RDMA pool has only the Compute "
+        "Cluster's."))
+    fault_domains: StrList = Field((), description=(
+        "Fault domains `FAULT-DOMAIN-1` to `-3` of a non-RDMA pool; must be empty for RDMA pools."))
+    labels: dict[str, str] = Field(default_factory=dict, description=(
+        "Initial Kubernetes node labels; not `okerdma.io/node-pool` (oke-rdma sets it to the pool name), nor "
+        "`kubernetes.io`/`k8s.io` labels a kubelet may not set (`node-role.kubernetes.io/*`, ...) or sets itself "
+        "(`kubernetes.io/hostname`, `topology.kubernetes.io/zone`, ...); `kubelet.kubernetes.io/*` and "
+        "`node.kubernetes.io/*` are fine."))
+    rdma: bool = Field(False, description="Place the pool in the Compute Cluster (bare metal RDMA shapes only).")
+    allow_unlisted_rdma_shape: bool = Field(False, description=(
+        "Accept a bare metal shape not on Oracle's RDMA list for an RDMA pool (every preview warns; the policy "
+        "pack's `allowedShapes` must list it too)."))
     #: GPUs per node, for a shape not in :data:`GPUS_PER_SHAPE` (Kueue quotas and flavors need it); for a shape in
     #: it, only the same count is accepted.
-    gpus_per_node: Optional[int] = Field(default=None, ge=0, le=16)
-    kubernetes_version: Optional[str] = None
-    eviction: Eviction = Eviction()
-    cycling: Cycling = Cycling()
-    are_legacy_imds_endpoints_disabled: bool = True
-    is_pv_encryption_in_transit_enabled: bool = True
-    #: How the pool's GPUs are shared (``oke_rdma.config.fleet``): exclusive by default.
-    gpu_sharing: GpuSharing = GpuSharing()
-    preemptible: Optional[Preemptible] = None
-    local_nvme: LocalNvme = LocalNvme()
+    gpus_per_node: Optional[int] = Field(default=None, ge=0, le=16, description=(
+        "GPUs per node, for a shape oke-rdma does not know (`GPUS_PER_SHAPE`); for a known shape only its real "
+        "count is accepted."))
+    kubernetes_version: Optional[str] = Field(None, description=(
+        "The pool's Kubernetes version (default: the cluster's): not newer than the cluster, at most 3 minor "
+        "versions older (2 before v1.28)."))
+    eviction: Eviction = Field(Eviction(), description="How OKE drains a node it deletes or cycles.")
+    cycling: Cycling = Field(Cycling(), description="Node cycling (rolling replacement on change).")
+    are_legacy_imds_endpoints_disabled: bool = Field(True, description=(
+        "IMDSv2 only on the pool's instances (set through node metadata: OKE docs \"Configuring IMDS for "
+        "Kubernetes Clusters\")."))
+    is_pv_encryption_in_transit_enabled: bool = Field(True, description=(
+        "Encrypt paravirtualized boot and block volume traffic in transit."))
+    gpu_sharing: GpuSharing = Field(GpuSharing(), description=(
+        "How the pool's GPUs are shared: `exclusive` (default), time-slicing with `replicas`, or MIG with a "
+        "`profile` (docs/sharing.md); RDMA pools stay exclusive."))
+    preemptible: Optional[Preemptible] = Field(None, description="Preemptible capacity (not for RDMA pools).")
+    local_nvme: LocalNvme = Field(LocalNvme(), description=(
+        "The pool's local NVMe drives as one RAID 0 file system on every node, built by cloud-init before OKE's "
+        "bootstrap; a shape without NVMe drives is refused."))
 
     _image = field_validator("image_id")(lambda v: _ocid("image", v))
     _labels = field_validator("labels")(lambda v: _k8s_labels(v))

@@ -55,9 +55,13 @@ class GpuSharing(_Model):
     """How a pool's GPUs are shared: ``mode`` exclusive | timeSlicing (with ``replicas``, 2..64) | mig (with
     ``profile``, a MIG profile of the pool's GPU such as ``3g.40gb``)."""
 
-    mode: Literal["exclusive", "timeSlicing", "mig"] = EXCLUSIVE
-    replicas: Optional[int] = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS)
-    profile: Optional[str] = None
+    mode: Literal["exclusive", "timeSlicing", "mig"] = Field(EXCLUSIVE, description=(
+        "`exclusive` (one pod per GPU), `timeSlicing` (GPUs shared in time, `replicas` pods each) or `mig` "
+        "(GPUs partitioned by the MIG `profile`)."))
+    replicas: Optional[int] = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS, description=(
+        "Pods per GPU with `timeSlicing` (the device plugin advertises each GPU this many times)."))
+    profile: Optional[str] = Field(None, description=(
+        "The MIG profile with `mig`, one the shape's GPU supports (e.g. `all-1g.10gb` on H100)."))
 
     @property
     def shared(self) -> bool:
@@ -74,9 +78,11 @@ class Metering(_Model):
     """The tariff of the usage report: ``pricePerGpuHour`` (≥ 0, per allocated GPU-hour), ``poolPrices`` (node pool
     → its price per GPU-hour), ``currency`` (ISO 4217 code, default USD)."""
 
-    price_per_gpu_hour: float = Field(default=0.0, ge=0, le=1_000_000)
-    pool_prices: dict[str, float] = Field(default_factory=dict)
-    currency: str = "USD"
+    price_per_gpu_hour: float = Field(default=0.0, ge=0, le=1_000_000, description=(
+        "Price of one GPU-hour in the usage report (`currency`)."))
+    pool_prices: dict[str, float] = Field(default_factory=dict, description=(
+        "Price per GPU-hour by node pool name, overriding `pricePerGpuHour` for that pool."))
+    currency: str = Field("USD", description="ISO 4217 currency code of the prices.")
 
     @field_validator("currency")
     @classmethod

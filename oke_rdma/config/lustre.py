@@ -53,17 +53,27 @@ class Lustre(_Model):
     ``tenants``: the tenants that get a static PersistentVolume and claim of it (``lustre-shared``).
     """
 
-    capacity_gb: int
-    performance_tier: int = 125
-    file_system_name: str = "okerdma"
-    availability_domain: Optional[str] = None
-    root_squash: Literal["ROOT", "NONE"] = "ROOT"
-    squash_uid: int = Field(default=65534, ge=0, le=4294967294)
-    squash_gid: int = Field(default=65534, ge=0, le=4294967294)
-    client_exceptions: StrList = ()
-    kms_key_id: Optional[str] = None
-    protect: bool = True
-    tenants: StrList = ()
+    capacity_gb: int = Field(description=(
+        "Capacity in GB, one the service accepts: 31200, 41600, ... 124800, then steps of 41600 (File Storage "
+        "with Lustre docs, \"Increasing File System Capacity\"); it never shrinks."))
+    performance_tier: int = Field(125, description=(
+        "Throughput tier in MB/s per TB of capacity: 125, 250, 500 or 1000 (throughput = capacity × tier; both "
+        "billed)."))
+    file_system_name: str = Field("okerdma", description="The Lustre name clients mount: 1-8 letters, digits or `_`.")
+    availability_domain: Optional[str] = Field(None, description=(
+        "AD of the file system (default: the Compute Cluster's; Lustre is zonal); one of `availabilityDomains`."))
+    root_squash: Literal["ROOT", "NONE"] = Field("ROOT", description=(
+        "`ROOT` maps root on clients to `squashUid`/`squashGid`; `NONE` keeps root."))
+    squash_uid: int = Field(default=65534, ge=0, le=4294967294, description=(
+        "UID root is squashed to (65534: nobody)."))
+    squash_gid: int = Field(default=65534, ge=0, le=4294967294, description=(
+        "GID root is squashed to (65534: nobody)."))
+    client_exceptions: StrList = Field((), description="Client CIDRs exempt from root squash.")
+    kms_key_id: Optional[str] = Field(None, description=(
+        "Vault key OCID encrypting the file system (absent: Oracle-managed keys)."))
+    protect: bool = Field(True, description="`protect` the file system against `pulumi destroy` (it holds data).")
+    tenants: StrList = Field((), description=(
+        "Tenants that get a static PersistentVolume and the claim `lustre-shared` of it."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 

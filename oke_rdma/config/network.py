@@ -76,12 +76,14 @@ def _oci_cidr(value: str, what: str) -> str:
 class _SubnetRoles(_Model):
     """One optional value per subnet role (the keys of ``SUBNET_ROLES``); subclasses say what the value is."""
 
-    control_plane: Optional[str] = None
-    workers: Optional[str] = None
-    pods: Optional[str] = None
-    internal_load_balancers: Optional[str] = None
-    public_load_balancers: Optional[str] = None
-    storage: Optional[str] = None
+    control_plane: Optional[str] = Field(None, description=(
+        "control-plane subnet (Kubernetes API endpoint); /29 or larger."))
+    workers: Optional[str] = Field(None, description="worker node subnet.")
+    pods: Optional[str] = Field(None, description="pod subnet (VCN-native pod networking).")
+    internal_load_balancers: Optional[str] = Field(None, description="internal load balancer subnet.")
+    public_load_balancers: Optional[str] = Field(None, description=(
+        "public load balancer subnet (only with `network.publicLoadBalancers`)."))
+    storage: Optional[str] = Field(None, description="storage subnet (FSS mount target).")
 
 
 class SubnetCidrs(_SubnetRoles):
@@ -99,11 +101,12 @@ class SubnetIds(_SubnetRoles):
 class NsgIds(_Model):
     """Per-role NSG OCIDs of a brought network."""
 
-    control_plane: Optional[str] = None
-    workers: Optional[str] = None
-    pods: Optional[str] = None
-    load_balancers: Optional[str] = None
-    storage: Optional[str] = None
+    control_plane: Optional[str] = Field(None, description="NSG of the Kubernetes API endpoint.")
+    workers: Optional[str] = Field(None, description="NSG of the worker nodes.")
+    pods: Optional[str] = Field(None, description="NSG of the pods (VCN-native pod networking).")
+    load_balancers: Optional[str] = Field(None, description=(
+        "NSG of the internal and public load balancers (optional)."))
+    storage: Optional[str] = Field(None, description="NSG of the FSS mount target.")
 
     _check = field_validator("*")(lambda v: None if v is None else _ocid("networksecuritygroup", v))
 
@@ -115,10 +118,16 @@ class ExistingNetwork(_Model):
     module does; with ``nsgIds`` it creates no network resource at all.
     """
 
-    vcn_id: str
-    subnet_ids: SubnetIds
-    subnet_cidrs: SubnetCidrs = SubnetCidrs()
-    nsg_ids: Optional[NsgIds] = None
+    vcn_id: str = Field(description="OCID of the brought VCN, in `oci:region`.")
+    subnet_ids: SubnetIds = Field(description=(
+        "Subnet OCID per role: `controlPlane`, `workers`, `internalLoadBalancers`, `pods` (VCN-native), `storage`"
+        " (FSS) required, `publicLoadBalancers` optional; one subnet may serve several roles (same OCID and CIDR;"
+        " their IP demands add up)."))
+    subnet_cidrs: SubnetCidrs = Field(SubnetCidrs(), description=(
+        "The CIDR of each subnet in `subnetIds` (and of no other): the CIDR checks and the FSS export need them."))
+    nsg_ids: Optional[NsgIds] = Field(None, description=(
+        "NSG OCID per role (`controlPlane`, `workers`, `pods`, `storage`; `loadBalancers` optional); omit to "
+        "create this stack's NSGs in the VCN."))
 
     _vcn = field_validator("vcn_id")(lambda v: _ocid("vcn", v))
 
@@ -128,8 +137,11 @@ class FromStack(_Model):
     ``pulumi.StackReference``; ``createNsgs: true`` creates this stack's NSGs in that VCN instead of using
     ``nsgIds``."""
 
-    stack: str
-    create_nsgs: bool = False
+    stack: str = Field(description=(
+        "Stack whose outputs `vcnId`, `subnetIds`, `subnetCidrs`, `nsgIds` give the network "
+        "(`org/project/stack`)."))
+    create_nsgs: bool = Field(False, description=(
+        "Create this stack's NSGs in that VCN instead of using its `nsgIds`."))
 
     @field_validator("stack")
     @classmethod
@@ -145,8 +157,10 @@ class ApiEndpoint(_Model):
     with no host bits, listed once, no broader than /8: see :data:`MIN_API_CLIENT_PREFIX`; together no more than
     one /8 of public addresses: :data:`MAX_API_CLIENT_PUBLIC_ADDRESSES`)."""
 
-    public: bool = False
-    allowed_cidrs: StrList = Field(default=())
+    public: bool = Field(False, description="Give the Kubernetes API endpoint a public IP (in a public subnet).")
+    allowed_cidrs: StrList = Field(default=(), description=(
+        "Client CIDRs allowed to reach TCP 6443; required when public; networks with no host bits, none broader "
+        "than /8 (the largest block IANA allocates to one registry)."))
 
     @field_validator("allowed_cidrs")
     @classmethod
@@ -174,13 +188,22 @@ class Network(_Model):
     """The VCN (``vcnCidr``, an IPv4 CIDR from /16 to /30 — OCI's VCN sizes —, /20 or larger for the default plan)
     and its exposure choices, or a brought network (``existing`` or ``fromStack``)."""
 
-    vcn_cidr: str = "10.0.0.0/16"
-    dns_label: str = "okerdma"
-    subnets: SubnetCidrs = SubnetCidrs()
-    api_endpoint: ApiEndpoint = ApiEndpoint()
-    public_load_balancers: bool = False
-    existing: Optional[ExistingNetwork] = None
-    from_stack: Optional[FromStack] = None
+    vcn_cidr: str = Field("10.0.0.0/16", description=(
+        "VCN CIDR, /16 to /30 (OCI Networking docs \"VCNs and Subnets\"); the default subnet plan needs a /20 or "
+        "larger (a smaller VCN needs every used subnet in `subnets`)."))
+    dns_label: str = Field("okerdma", description=(
+        "VCN DNS label: 1-15 lowercase letters or digits, starting with a letter."))
+    subnets: SubnetCidrs = Field(SubnetCidrs(), description=(
+        "Per-role subnet CIDR overrides of the default plan (each /16 to /30, inside the VCN, not overlapping)."))
+    api_endpoint: ApiEndpoint = Field(ApiEndpoint(), description=(
+        "Kubernetes API endpoint exposure (private by default)."))
+    public_load_balancers: bool = Field(False, description=(
+        "Create the public load balancer subnet (and an internet gateway)."))
+    existing: Optional[ExistingNetwork] = Field(None, description=(
+        "Bring an existing VCN of `oci:region` (with its subnets and optionally NSGs); excludes `fromStack`, "
+        "`vcnCidr`, `dnsLabel`, `subnets`, `publicLoadBalancers`."))
+    from_stack: Optional[FromStack] = Field(None, description=(
+        "Read the network from another stack's outputs through `pulumi.StackReference`."))
 
     _vcn = field_validator("vcn_cidr")(lambda v: _oci_cidr(v, "VCN"))
 

@@ -50,20 +50,41 @@ class StackConfig(_Model):
     Build it with :func:`oke_rdma.config.load_stack_config`; constructing it directly skips the cross-field rules.
     """
 
-    region: str
-    compartment_id: str
-    name_prefix: str = "okerdma"
-    freeform_tags: dict[str, str] = Field(default_factory=dict)
-    availability_domains: StrList = Field(min_length=1)
-    network: Network = Network()
-    cluster: Cluster
-    compute_cluster: Optional[ComputeCluster] = None
-    node_pools: dict[str, NodePool] = Field(min_length=1)
-    storage: Storage = Storage()
-    platform: Platform = Platform()
-    tenants: dict[str, Tenant] = Field(default_factory=dict)
-    iam: Iam = Iam()
-    metering: Metering = Metering()
+    region: str = Field(description=(
+        "OCI region identifier of the OCI SDK's region table, e.g. `us-ashburn-1`, `us-gov-ashburn-1` (`oci iam "
+        "region-subscription list`); every regional OCID given must be of this region, and every OCID of its realm "
+        "(docs/facts.md)."))
+    compartment_id: str = Field(description=(
+        "OCID of the compartment that holds every resource and IAM policy (`oci iam compartment list`)."))
+    name_prefix: str = Field("okerdma", description=(
+        "Prefix of every resource name (1-24 lowercase letters, digits or '-', starting with a letter); names are"
+        " deterministic."))
+    freeform_tags: dict[str, str] = Field(default_factory=dict, description=(
+        "Free-form tags put on every OCI resource; keys of 1-100 characters, values of at most 256 (OCI Tagging "
+        "limits)."))
+    availability_domains: StrList = Field(min_length=1, description=(
+        "Availability domains of `oci:region` node pools and FSS may use, full names like "
+        "`bxtG:SA-SAOPAULO-1-AD-1` or the legacy `Uocm:US-ASHBURN-AD-2`, `Uocm:PHX-AD-3` (`oci iam "
+        "availability-domain list`)."))
+    network: Network = Field(Network(), description=(
+        "The VCN this stack creates (CIDR, subnet plan, API endpoint exposure), or a network brought with "
+        "`existing` or `fromStack`."))
+    cluster: Cluster = Field(description=(
+        "The OKE cluster: Kubernetes version, type, pod networking and security options."))
+    compute_cluster: Optional[ComputeCluster] = Field(None, description=(
+        "The OCI Compute Cluster RDMA pools join (required when a pool has `rdma: true`)."))
+    node_pools: dict[str, NodePool] = Field(min_length=1, description=(
+        "Node pools by name (a Kubernetes name); at least one."))
+    storage: Storage = Field(Storage(), description=(
+        "Shared storage for weights and checkpoints: File Storage (FSS) and File Storage with Lustre "
+        "(docs/storage.md)."))
+    platform: Platform = Field(Platform(), description=(
+        "The in-cluster platform: one pinned Helm add-on per module of `oke_rdma/addons` (docs/addons.md)."))
+    tenants: dict[str, Tenant] = Field(default_factory=dict, description=(
+        "Tenants by name: a namespace each, with quotas, optional RDMA, shared storage and Workload Identity."))
+    iam: Iam = Field(Iam(), description="IAM: whether policies are created, and the OCIDs some statements need.")
+    metering: Metering = Field(Metering(), description=(
+        "GPU-hour prices for the usage report (`python -m oke_rdma.usage`, docs/metering.md)."))
 
     # The tenancy is the root compartment, so its OCID is a valid compartmentId too.
     _compartment = field_validator("compartment_id")(lambda v: _ocid("compartment", v, "tenancy"))

@@ -57,17 +57,29 @@ class Fss(_Model):
     hand (docs/operations.md). ``preparationImage``: the pinned Python image that Job runs (tag or digest).
     """
 
-    enabled: bool = True
-    availability_domain: Optional[str] = None
-    throughput_gbps: int = 1
-    export_path: str = "/shared"
-    identity_squash: Literal["ROOT", "ALL", "NONE"] = "ROOT"
-    require_privileged_source_port: bool = True
-    protect: bool = True
-    kms_key_id: Optional[str] = None
-    in_transit_tls: bool = False
-    prepare_directories: bool = True
-    preparation_image: str = "docker.io/library/python:3.12.10-slim-bookworm"
+    enabled: bool = Field(True, description="Create the file system, mount target and export.")
+    availability_domain: Optional[str] = Field(None, description=(
+        "AD of the file system and mount target (default: the Compute Cluster's); one of `availabilityDomains`."))
+    throughput_gbps: int = Field(1, description=(
+        "Mount target tier in Gbps: 1, 20, 40 or 80; 20-80 commit you to a 20-80 TB capacity entitlement billed "
+        "in 30-day cycles (docs/deploying.md)."))
+    export_path: str = Field("/shared", description=(
+        "Absolute export path below `/` (no trailing `/`, no `.` or `..`)."))
+    identity_squash: Literal["ROOT", "ALL", "NONE"] = Field("ROOT", description=(
+        "NFS identity squash of the export: `ROOT`, `ALL` or `NONE`."))
+    require_privileged_source_port: bool = Field(True, description="Clients must use a source port below 1024.")
+    protect: bool = Field(True, description="`protect` the file system against `pulumi destroy`.")
+    kms_key_id: Optional[str] = Field(None, description=(
+        "Vault key OCID encrypting the file system (and the StorageClass's file systems); its dynamic group and "
+        "statements (`<prefix>-fss-kms`) are generated."))
+    in_transit_tls: bool = Field(False, description=(
+        "Mount with in-transit TLS: opens TCP 2051 to the mount target, sets `encryptInTransit` on volumes and "
+        "the StorageClass (nodes need `oci-fss-utils`)."))
+    prepare_directories: bool = Field(True, description=(
+        "Create each tenant's directory owned by its UID/GID through a workers-only unsquashed preparation export "
+        "and a one-off Job (docs/operations.md)."))
+    preparation_image: str = Field("docker.io/library/python:3.12.10-slim-bookworm", description=(
+        "Pinned image of the directory preparation Job."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 
@@ -100,8 +112,9 @@ class Storage(_Model):
     """Shared storage settings: File Storage (``fss``, on by default) and File Storage with Lustre (``lustre``, none
     unless set; see :class:`oke_rdma.config.lustre.Lustre`)."""
 
-    fss: Fss = Fss()
-    lustre: Optional[Lustre] = None
+    fss: Fss = Field(Fss(), description="The shared file system, its mount target and export.")
+    lustre: Optional[Lustre] = Field(None, description=(
+        "File Storage with Lustre: a high-throughput file system with a static volume per tenant (docs/storage.md)."))
 
 
 class SharedStorage(_Model):
@@ -121,10 +134,15 @@ class SharedStorage(_Model):
     tenant's namespace counts it.
     """
 
-    sub_path: Optional[str] = None
-    capacity: str = "1Ti"
-    uid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID)
-    gid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID)
+    sub_path: Optional[str] = Field(None, description=(
+        "Mount only `<exportPath>/<subPath>` (relative, e.g. `research`; the directory must exist)."))
+    capacity: str = Field("1Ti", description=(
+        "Size written on the volume and claim, a Kubernetes quantity (FSS is elastic; counts against a "
+        "`requests.storage` quota)."))
+    uid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID, description=(
+        "UID the tenant's pods write as and its directory is owned by (default: derived from the tenant name)."))
+    gid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID, description=(
+        "GID of the tenant's directory (default: derived from the tenant name)."))
 
     @field_validator("uid", "gid")
     @classmethod

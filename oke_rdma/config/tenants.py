@@ -18,10 +18,12 @@ class TenantQuota(_Model):
     The namespace's ResourceQuota caps ``requests.nvidia.com/gpu`` at ``gpu + gpuBorrowingLimit``.
     """
 
-    gpu: int = Field(default=0, ge=0)
-    cpu: int = Field(default=0, ge=0)
-    memory_gb: int = Field(default=0, ge=0)
-    gpu_borrowing_limit: int = Field(default=0, ge=0)
+    gpu: int = Field(default=0, ge=0, description="Nominal `nvidia.com/gpu` quota of the tenant's ClusterQueue.")
+    cpu: int = Field(default=0, ge=0, description="Nominal CPU quota, cores.")
+    memory_gb: int = Field(default=0, ge=0, description="Nominal memory quota, GiB.")
+    gpu_borrowing_limit: int = Field(default=0, ge=0, description=(
+        "GPUs the tenant may borrow from idle quota in the cohort; the namespace's ResourceQuota allows `gpu + "
+        "gpuBorrowingLimit`."))
 
 
 class Tenant(_Model):
@@ -33,14 +35,19 @@ class Tenant(_Model):
     and its namespace may request no GPU.
     """
 
-    namespace: Optional[str] = None
-    rdma: bool = False
-    shared_storage: Optional[SharedStorage] = None
+    namespace: Optional[str] = Field(None, description=(
+        "The tenant's namespace (default: the tenant's name); not a system or platform namespace, not shared."))
+    rdma: bool = Field(False, description="Allow RDMA pods (Pod Security `privileged`); otherwise `restricted`.")
+    shared_storage: Optional[SharedStorage] = Field(None, description=(
+        "Present (even `{}`): the tenant gets the claim `fss-shared` on the shared FSS volume; needs "
+        "`storage.fss.enabled`."))
     #: Workload Identity: service account name → its grants (see ``oke_rdma.config.workload_identity``).
-    service_accounts: dict[str, ServiceAccount] = Field(default_factory=dict)
-    quota: TenantQuota = TenantQuota()
-    #: ``dedicated`` (default): never scheduled on a shared (time-sliced or MIG) pool; ``shared``: may be.
-    isolation: Literal["dedicated", "shared"] = "dedicated"
+    service_accounts: dict[str, ServiceAccount] = Field(default_factory=dict, description=(
+        "Workload Identity ServiceAccounts in the tenant's namespace, by name."))
+    quota: TenantQuota = Field(TenantQuota(), description="Kueue quotas of the tenant's ClusterQueue.")
+    isolation: Literal["dedicated", "shared"] = Field("dedicated", description=(
+        "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool; `shared`: may be "
+        "(docs/sharing.md)."))
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
@@ -54,10 +61,16 @@ class Iam(_Model):
     and ``storage.fss.kmsKeyId`` (default: ``compartmentId``); their policies are attached there.
     """
 
-    create_policies: bool = True
-    tenancy_id: Optional[str] = None
-    deployer_group_id: Optional[str] = None
-    vault_compartment_id: Optional[str] = None
+    create_policies: bool = Field(True, description=(
+        "`false`: create no IAM resource, output the statements for an administrator instead."))
+    tenancy_id: Optional[str] = Field(None, description=(
+        "Tenancy OCID; required (with `createPolicies`) by grants `in tenancy` and by `storage.fss.kmsKeyId` "
+        "(dynamic group)."))
+    deployer_group_id: Optional[str] = Field(None, description=(
+        "OCID of the IAM group that runs `pulumi up` (`oci iam group list`); required when a tenant's grants "
+        "reach another compartment (it must create the ClusterWorkloadMapping)."))
+    vault_compartment_id: Optional[str] = Field(None, description=(
+        "Compartment of the Vault keys (default: `compartmentId`); their policies are attached there."))
 
     _tenancy = field_validator("tenancy_id")(lambda v: None if v is None else _ocid("tenancy", v))
     _group = field_validator("deployer_group_id")(lambda v: None if v is None else _ocid("group", v))

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from pydantic import field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from ..facts.iam import ALL_RESOURCE_TYPES, IAM_RESOURCE_TYPES, VERBS  # noqa: F401 - VERBS re-exported
 from ._base import StrList, _Model
@@ -193,7 +193,9 @@ def parse_grant(text: str) -> Grant:
 class ServiceAccount(_Model):
     """A Kubernetes ServiceAccount in its tenant's namespace and the OCI access its pods get (``allow``: grants)."""
 
-    allow: StrList = ()
+    allow: StrList = Field((), description=(
+        "Grants `<verb> <resource-type> in <tenancy | compartment id OCID> [where ...]`, each a statement pinned "
+        "to this cluster, namespace and service account; no `use`/`manage` of IAM's resource types."))
 
     @model_validator(mode="before")
     @classmethod

@@ -1,5 +1,5 @@
-"""Issue 9's CI: the pull-request workflows parse as YAML and have the expected jobs and steps; every YAML and JSON
-file the issue added parses too."""
+"""The pull-request CI: the workflows parse as YAML and have the expected jobs and steps; the stack and project files
+CI previews parse too."""
 
 import json
 import re
@@ -101,7 +101,7 @@ def test_preview_job_uses_the_official_action_with_the_policy_pack():
 @pytest.mark.parametrize("path", [
     ROOT / "Pulumi.prod.yaml", ROOT / "examples" / "training-job" / "Pulumi.yaml",
     ROOT / "examples" / "training-job" / "Pulumi.dev.yaml"], ids=lambda p: str(p.relative_to(ROOT)))
-def test_added_yaml_parses(path):
+def test_previewed_stack_and_project_files_parse(path):
     assert isinstance(load(path), dict)
 
 

@@ -1,5 +1,5 @@
-"""Issue 4 under mocks: the cluster's options, the node pools' upgrade/hardening settings, the Vault key policy
-ordering, and a first preview (unknown kubeconfig) that still registers every Kubernetes resource."""
+"""The cluster's options, the node pools' upgrade and hardening settings, the Vault key policy ordering, and a first
+preview (unknown kubeconfig) that still registers every Kubernetes resource, under mocks."""
 
 import pulumi
 import pytest

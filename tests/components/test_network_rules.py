@@ -1,6 +1,7 @@
-"""The NSG rule set of the dev stack against DESIGN.md §3's table: every row present, each rule exactly once.
+"""The NSG rule set of the dev stack against OKE's required-traffic table: every row present, each rule exactly once.
 
-``DESIGN_TABLE`` is a literal transcription of the table in DESIGN.md §3 ("Required traffic"), one entry per
+``DESIGN_TABLE`` is a literal transcription of the required-traffic table in docs/architecture.md ("What OCI and
+Kubernetes require", from OKE docs "Network Resource Configuration" and FSS "Security rules"), one entry per
 (from, to, protocol, ports) cell — written by hand from the document, not derived from ``oke_rdma/network.py``.
 ``BEYOND_THE_TABLE`` lists, with the reason for each, the few rules the platform needs that the table does not name.
 The test expands each flow into the NSG rules it needs (an egress rule on the sending NSG and an ingress rule on the
@@ -26,7 +27,7 @@ NSG = "oci:Core/networkSecurityGroup:NetworkSecurityGroup"
 NSG_RULE = "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"
 ALL_PORTS = None
 
-# DESIGN.md §3, "Required traffic" — (from, to, protocol, destination ports | ICMP (type, code)).
+# docs/architecture.md, "What OCI and Kubernetes require" — (from, to, protocol, destination ports | ICMP (type, code)).
 # Role names: controlPlane = "API endpoint", services = "Oracle Services Network", loadBalancers = "load balancers",
 # storage = "FSS mount target", anywhere = 0.0.0.0/0. "↔" rows are written out in both directions.
 DESIGN_TABLE = [
@@ -148,7 +149,7 @@ def test_every_row_of_the_design_table_is_an_nsg_rule_exactly_once(dev_run):
     expected = Counter(expand(DESIGN_TABLE) + expand(BEYOND_THE_TABLE))
     assert {k: n for k, n in found.items() if n != 1} == {}, "a rule registered more than once"
     assert sorted(expected - found) == [], "missing from the preview"
-    assert sorted(found - expected) == [], "in the preview but neither in DESIGN.md §3 nor justified here"
+    assert sorted(found - expected) == [], "in the preview but neither in the required-traffic table nor justified here"
 
 
 def test_the_proxymux_rule_is_the_one_that_matters(dev_run):
@@ -162,9 +163,8 @@ def test_the_proxymux_rule_is_the_one_that_matters(dev_run):
         ("controlPlane", "INGRESS", "TCP", (12250, 12250), "pods"): 1})
 
 
-def test_in_transit_tls_row():
-    if "in_transit_tls" not in Fss.model_fields:
-        pytest.skip("storage.fss.inTransitTls is issue 6's; this row is checked once it exists")
+def test_in_transit_tls_opens_tcp_2051_between_clients_and_mount_target():
+    assert "in_transit_tls" in Fss.model_fields
     raw, secrets = dev_config()
     from tests.stackcfg import edited
     run = run_program(edited(raw, "storage", ("fss", "inTransitTls"), True), secrets, "dev")
@@ -173,12 +173,10 @@ def test_in_transit_tls_row():
         assert found[rule] == 1, rule
 
 
-def test_readme_rule_table_is_generated_from_oke_rules():
-    readme = (ROOT / "README.md").read_text()
+def test_networking_page_rule_table_is_generated_from_oke_rules():
+    page = (ROOT / "docs" / "networking.md").read_text()
     begin, end = "<!-- nsg-rules:begin -->\n", "<!-- nsg-rules:end -->"
-    assert begin in readme and end in readme
-    table = readme.split(begin, 1)[1].split(end, 1)[0]
-    assert table == rule_table_markdown(), ("README's NSG rule table is stale; regenerate it with "
-                                            "python -c 'from oke_rdma.network import rule_table_markdown as t; "
-                                            "print(t(), end=\"\")'")
+    assert begin in page and end in page
+    table = page.split(begin, 1)[1].split(end, 1)[0]
+    assert table == rule_table_markdown(), "docs/networking.md's NSG rule table is stale; run make docs"
     assert table.count("\n") == len(oke_rules(("x",))) + 2  # header, separator, one line per rule

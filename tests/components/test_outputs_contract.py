@@ -1,5 +1,5 @@
-"""The stack output contract (issue 9): outputs.contract.json, its append-only versions, the exported outputsVersion,
-and the README table — a change to the outputs without a new contract version fails here."""
+"""The stack output contract: outputs.contract.json, its append-only versions, the exported outputsVersion, and the
+table of docs/outputs.md — a change to the outputs without a new contract version fails here."""
 
 import copy
 import re
@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from oke_rdma.outputs import (CONTRACT_PATH, OUTPUTS_VERSION, README_PATH, SECRET_SIG, VERSIONS_PATH,
-                                check_contract, check_outputs, contract_digest, load_contract, load_versions,
-                                readme_table, render_table, unwrap)
+from oke_rdma.docs import PARTS
+from oke_rdma.outputs import (CONTRACT_PATH, DOC_PATH, OUTPUTS_VERSION, SECRET_SIG, VERSIONS_PATH, check_contract,
+                              check_outputs, contract_digest, load_contract, load_versions, render_table, unwrap)
 from offline.engine import run_program
 from tests.stackcfg import ROOT, dev_config, dev_raw_config
 
@@ -141,10 +141,10 @@ def test_stack_variants_honour_the_contract(overrides):
         assert "publicLoadBalancers" in values["subnetIds"]
 
 
-def test_readme_lists_exactly_the_contract_outputs():
-    text = README_PATH.read_text(encoding="utf-8")
-    block = readme_table(text)
-    assert block == render_table(CONTRACT), "README outputs table is stale: python -m oke_rdma.outputs --write-readme"
+def test_outputs_page_lists_exactly_the_contract_outputs():
+    text = DOC_PATH.read_text(encoding="utf-8")
+    block = next(p for p in PARTS if p.path == DOC_PATH).current(text)
+    assert block == render_table(CONTRACT) + "\n", "docs/outputs.md's table is stale: make docs"
     rows = [line.split("|")[1].strip().strip("`") for line in block.splitlines() if line.startswith("| `")]
     assert rows == list(CONTRACT["properties"])
     assert f"Contract version **{OUTPUTS_VERSION}**" in block

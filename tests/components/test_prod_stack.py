@@ -1,4 +1,4 @@
-"""Pulumi.prod.yaml (issue 9): a production-sized stack that previews offline cleanly, as CI previews it."""
+"""Pulumi.prod.yaml, the production-sized example stack, previews offline cleanly, as CI previews it."""
 
 import json
 import subprocess

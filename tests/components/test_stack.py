@@ -1,4 +1,5 @@
-"""The whole dev stack under mocks: the Done-when of the skeleton, asserted on recorded values."""
+"""The whole dev stack under mocks: every component registers what it should, asserted on recorded values (network,
+cluster, Compute Cluster and pools, IAM, storage, platform, ordering)."""
 
 import pytest
 
@@ -107,7 +108,7 @@ def test_first_preview_registers_every_resource_with_unknown_kubeconfig(run, fir
 
 def test_the_platform_waits_for_the_cpu_pools_only():
     """The Helm releases need nodes to run on — the CPU pools — but not the bare-metal GPU pools, which take tens of
-    minutes and would otherwise sit on `pulumi up`'s critical path (issue 11's finding)."""
+    minutes and would otherwise sit on `pulumi up`'s critical path (bench/critical_path.py measures it)."""
     run = run_program(*dev_config(), "dev")
     urns = {r.name: r.urn for r in run.resources}
     releases = [r for r in run.resources if r.type == "kubernetes:helm.sh/v3:Release"]

@@ -208,7 +208,7 @@ def test_first_preview_registers_everything():
 
 # --- config: the inputs that must fail ---------------------------------------------------------------------------
 def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
-    """Must-fail input of issue 6: throughputGbps 10 → the offline preview exits 2 and lists 1, 20, 40, 80."""
+    """An unknown mount target tier (throughputGbps 10) → the offline preview exits 2 and lists 1, 20, 40, 80."""
     import subprocess
     import sys
 

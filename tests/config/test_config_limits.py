@@ -1,10 +1,10 @@
-"""Config limits OCI and Kubernetes document, and bypasses a breaker found: VCN and subnet sizes, worker-IP capacity,
-broad API client CIDRs, Helm values that undo the platform's settings, reserved namespaces, IAM-administration grants,
-node labels the program or the kubelet own, GPUs per known shape, OCIDs of another region, Flex bounds, tag lengths,
-brought subnets serving several roles, and the wording of secret and range messages.
+"""Config limits OCI and Kubernetes document, and the ways around them that are closed: VCN and subnet sizes, worker-IP
+capacity, broad API client CIDRs, Helm values that undo the platform's settings, reserved namespaces,
+IAM-administration grants, node labels the program or the kubelet own, GPUs per known shape, OCIDs of another region,
+Flex bounds, tag lengths, brought subnets serving several roles, and the wording of secret and range messages.
 
-Each "must fail" input is also a row of the README's validation-rule table (``tests/config/test_validation_rules.py``);
-this file adds the inputs that must pass, the variants of each rule and the cases the table cannot hold.
+Each "must fail" input is also a row of the validation-rule table of docs/configuration.md
+(``tests/config/test_validation_rules.py``); this file adds the inputs that must pass, the variants of each rule and the cases the table cannot hold.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 4: every placement mistake OCI would reject (or silently accept) is refused offline, exit 2 — plus the node
-pool and cluster options around them, and the Done-when variant (three GPU pools, one CPU pool) previewing clean."""
+"""Every placement mistake OCI would reject (or silently accept) is refused offline, exit 2 — plus the node pool and
+cluster options around them, and a variant with three GPU pools and one CPU pool that previews clean."""
 
 import json
 from pathlib import Path
@@ -214,7 +214,7 @@ def test_cluster_keys_must_be_vault_key_ocids():
         "oke-rdma:cluster.type: expected one of 'ENHANCED_CLUSTER' or 'BASIC_CLUSTER', got the text 'enhanced'")
 
 
-# --- Done when: three GPU pools (two RDMA, one plain GPU) and one CPU pool preview cleanly ---------------------------
+# --- three GPU pools (two RDMA, one plain GPU) and one CPU pool preview cleanly ---------------------------------------
 def test_dev_variant_with_three_gpu_pools_and_one_cpu_pool_previews_clean(tmp_path, capsys):
     raw, _ = preview.read_stack_file(VARIANT)
     cfg = load_stack_config(raw)

@@ -1,8 +1,9 @@
-"""Every row of the README's validation-rule table has a case here that produces its message, and vice versa.
+"""Every row of the validation-rule table in docs/configuration.md has a case here that produces its message, and
+vice versa.
 
 A case edits ``Pulumi.dev.yaml`` the way a user would (a text substitution, a change to the parsed config, or a
 whole file), reads it like the Pulumi CLI (:func:`offline.preview.read_stack_file`) and loads it with its secret
-keys; the README's example message must be among the problems reported.
+keys; the table's example message must be among the problems reported.
 """
 
 from __future__ import annotations
@@ -191,10 +192,11 @@ def messages(case: Case, tmp_path: Path) -> list[str]:
     return []
 
 
-def readme_rules() -> dict[str, str]:
-    """``id → message`` from the README's "Validation rules" table (the message column, without backticks)."""
-    text = (ROOT / "README.md").read_text()
-    section = text.partition("### Validation rules")[2].split("\n#", 1)[0]
+def documented_rules() -> dict[str, str]:
+    """``id → message`` from the "Validation rules" table of docs/configuration.md (the message column, without
+    backticks)."""
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    section = text.partition("\n## Validation rules\n")[2].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
         m = re.match(r"^\| `([a-z0-9-]+)` \|.*\| (`+) ?(.+?) ?\2 \|$", line)
@@ -203,16 +205,16 @@ def readme_rules() -> dict[str, str]:
     return rows
 
 
-RULES = readme_rules()
+RULES = documented_rules()
 
 
-def test_every_readme_rule_has_a_case_and_every_case_a_row():
-    assert RULES, "the README has no validation-rule table"
+def test_every_documented_rule_has_a_case_and_every_case_a_row():
+    assert RULES, "docs/configuration.md has no validation-rule table"
     assert set(RULES) == set(CASES)
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
-def test_readme_rule_message(rule, tmp_path):
+def test_documented_rule_message(rule, tmp_path):
     found = messages(CASES[rule], tmp_path)
     assert any(RULES[rule] in m for m in found), (RULES[rule], found)
     assert all(m.startswith(("oke-rdma:", "oci:", "okerdma:", str(tmp_path))) for m in found), found

@@ -1,4 +1,4 @@
-"""Issue 9 end to end: the dev stack's offline plan answers the training-job example's StackReference, and the example's
+"""A consumer project end to end: the dev stack's offline plan answers the training-job example's StackReference, and the example's
 preview passes the policy pack; the example refuses tenants and outputs it cannot use."""
 
 import copy

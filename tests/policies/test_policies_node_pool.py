@@ -1,4 +1,4 @@
-"""Issue 4's rules: a Compute Cluster pool's AD equals the Compute Cluster's (stack, mandatory), IMDSv2 only and PV
+"""Node pool rules: a Compute Cluster pool's AD equals the Compute Cluster's (stack, mandatory), IMDSv2 only and PV
 in-transit encryption (advisory) — pass, fail, unknown, and a hand-written stack that bypasses our config."""
 
 import pulumi

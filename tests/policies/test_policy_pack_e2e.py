@@ -87,7 +87,7 @@ def test_policy_config_downgrades_mandatory_rules_to_advisory(tmp_path, capsys):
     stack = open_api_stack(tmp_path)
     code, out, _ = preview(capsys, *stack)
     assert code == 1 and "[mandatory]  kubernetes-api-not-public" in out
-    # the API NSG rule admitting 0.0.0.0/0 on TCP 6443 is also caught by no-internet-ingress (issue 3)
+    # the API NSG rule admitting 0.0.0.0/0 on TCP 6443 is also caught by no-internet-ingress
     assert "[mandatory]  no-internet-ingress" in out and out.count("[mandatory]") == 3
     every = {"kubernetes-api-not-public": "advisory", "kubernetes-api-endpoint-restricted": {
         "enforcementLevel": "advisory"}, "no-internet-ingress": "advisory"}
@@ -320,7 +320,7 @@ def test_the_pack_catches_another_teams_mistakes(unknowns):
                      ("node-pool-imds-v2-only", "h100"), ("node-pool-pv-encryption-in-transit", "h100"),
                      ("iam-compute-cluster-launch-statement", "h100"),
                      ("namespace-pod-security-enforce", "training"),
-                     # issue 3: the same internet-open lists, and no NSG to hold the rules OKE needs
+                     # the same internet-open lists, and no NSG to hold the rules OKE needs
                      ("no-internet-ingress", "default"), ("no-internet-ingress", "workers"),
                      ("oke-required-nsg-rules", "oke")}
     assert has_mandatory(report) and report.not_run == []

@@ -154,7 +154,7 @@ def test_nfs_rules_pass_for_the_nfs_ports():
 
 
 def test_storage_nsg_with_nodeports_instead_of_nfs_names_the_nfs_ports():
-    """Must-fail input of issue 6: TCP 30000-32767 from workers on the storage NSG."""
+    """The NodePort range (TCP 30000-32767) from the workers on the storage NSG is refused: NFS ports only."""
     report = run(*nfs_stack(nsg_rule(dest=(30000, 32767), source=U, sourceType="NETWORK_SECURITY_GROUP")),
                  policy=PORTS_RULE)
     [violation] = [v for v in report.violations if v.policy == PORTS_RULE]

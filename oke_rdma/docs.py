@@ -1,0 +1,141 @@
+"""The generated parts of the documentation: ``python -m oke_rdma.docs --write`` rewrites them, ``--check`` lists the
+stale ones (exit 1).
+
+Each part sits in a page between ``<!-- <name>:begin -->`` and ``<!-- <name>:end -->`` lines (in Pulumi.yaml: below
+the line :data:`PULUMI_YAML_MARKER`) and is rendered from the code it documents:
+
+- ``docs/configuration.md`` ``config-table``: every config key (:mod:`oke_rdma.config.reference`);
+- ``Pulumi.yaml``: the ``config:`` schema and the list of map-valued keys (same source);
+- ``docs/networking.md`` ``nsg-rules``: every NSG rule (:func:`oke_rdma.network.rule_table_markdown`);
+- ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`).
+
+``make docs`` runs this and ``python -m policies.doc --write`` (the policy packs document themselves, without
+importing this package); ``tests/components/test_docs.py`` fails when any generated part is stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PULUMI_YAML = ROOT / "Pulumi.yaml"
+#: Everything in Pulumi.yaml below this line is generated.
+PULUMI_YAML_MARKER = ("# --- generated from oke_rdma/config by `python -m oke_rdma.docs --write` (make docs): "
+                      "do not edit below ---")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One generated part: the file it lives in, its marker name (None: the tail of Pulumi.yaml) and its renderer."""
+
+    path: Path
+    name: Optional[str]
+    render: Callable[[], str]
+
+    def markers(self) -> tuple[str, str]:
+        return f"<!-- {self.name}:begin -->\n", f"<!-- {self.name}:end -->"
+
+    def current(self, text: str) -> Optional[str]:
+        """The part as it stands in ``text``, or None when its markers are missing."""
+        if self.name is None:
+            head, sep, tail = text.partition(PULUMI_YAML_MARKER + "\n")
+            return tail if sep else None
+        begin, end = self.markers()
+        m = re.search(re.escape(begin) + r"(.*?)" + re.escape(end), text, re.S)
+        return m.group(1) if m else None
+
+    def replaced(self, text: str) -> str:
+        """``text`` with the part regenerated; ``ValueError`` when its markers are missing."""
+        old = self.current(text)
+        if old is None:
+            where = PULUMI_YAML_MARKER if self.name is None else "{} ... {}".format(*self.markers())
+            raise ValueError(f"{self.path.relative_to(ROOT)} lacks the marker(s) {where!r}")
+        new = self.render()
+        if self.name is None:
+            return text.partition(PULUMI_YAML_MARKER + "\n")[0] + PULUMI_YAML_MARKER + "\n" + new
+        begin, end = self.markers()
+        return text.replace(begin + old + end, begin + new + end, 1)
+
+
+def _config_table() -> str:
+    from .config.reference import render_table
+    return render_table()
+
+
+def _pulumi_schema() -> str:
+    from .config.reference import pulumi_config_schema
+    return pulumi_config_schema()
+
+
+def _nsg_rules() -> str:
+    from .network import rule_table_markdown
+    return rule_table_markdown()
+
+
+def _outputs_table() -> str:
+    from .outputs import render_table
+    return render_table() + "\n"
+
+
+PARTS = (
+    Part(DOCS / "configuration.md", "config-table", _config_table),
+    Part(PULUMI_YAML, None, _pulumi_schema),
+    Part(DOCS / "networking.md", "nsg-rules", _nsg_rules),
+    Part(DOCS / "outputs.md", "outputs-table", _outputs_table),
+)
+
+
+def stale_parts() -> list[str]:
+    """One line per generated part that differs from what the code renders (or whose markers are missing)."""
+    stale = []
+    for part in PARTS:
+        text = part.path.read_text(encoding="utf-8") if part.path.exists() else ""
+        current = part.current(text)
+        label = f"{part.path.relative_to(ROOT)}" + (f" ({part.name})" if part.name else " (config schema)")
+        if current is None:
+            stale.append(f"{label}: markers missing")
+        elif current != part.render():
+            stale.append(f"{label}: stale")
+    return stale
+
+
+def write_all() -> list[Path]:
+    """Regenerate every part in place; returns the files that changed."""
+    changed = []
+    for part in PARTS:
+        text = part.path.read_text(encoding="utf-8")
+        new = part.replaced(text)
+        if new != text:
+            part.path.write_text(new, encoding="utf-8")
+            changed.append(part.path)
+    return changed
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m oke_rdma.docs", description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--write", action="store_true", help="regenerate every generated part in place")
+    mode.add_argument("--check", action="store_true", help="exit 1 when a generated part is stale")
+    args = parser.parse_args(argv)
+    if args.write:
+        try:
+            for path in write_all():
+                print(f"updated {path.relative_to(ROOT)}")
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        return 0
+    stale = stale_parts()
+    for line in stale:
+        print(f"error: {line}; run `make docs` (python -m oke_rdma.docs --write)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

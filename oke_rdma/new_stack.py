@@ -1,0 +1,281 @@
+"""Write a starting ``Pulumi.<stack>.yaml`` for a region, a GPU shape and a node count, every value commented.
+
+    python -m oke_rdma.new_stack --stack gpu-ash --region us-ashburn-1 \\
+        --availability-domains Uocm:US-ASHBURN-AD-1 --shape BM.GPU.H100.8 --nodes 2
+
+The file holds a complete stack: the network (a /16 VCN with the default subnet plan, private API endpoint), the
+cluster, a CPU ``system`` pool for the platform add-ons, a ``gpu`` pool of the given shape and size (in an OCI
+Compute Cluster when the shape is one Oracle lists for RDMA), shared File Storage, the pinned platform releases
+(their defaults) and one tenant whose GPU quota is the pool's capacity. Every key carries a comment saying what it
+is, its unit and where the value comes from (the ``oci`` CLI command); the full reference is
+``docs/configuration.md``.
+
+OCIDs not given (compartment, images, deployer group) are written as placeholders of the right kind and region,
+spelled ``...replacewith...`` so they are plainly fake: the offline preview is clean at once, and each must be replaced
+before ``pulumi up`` (the command lists them on stderr). Before anything is written the stack is checked with the
+config model (:func:`oke_rdma.config.load_stack_config`): a bad flag is one line naming the flag, the config key and
+the fix, exit 2; an existing file is never overwritten (exit 2) unless ``--force``.
+
+Why a command rather than a Pulumi template (``template:`` in Pulumi.yaml, prompted by ``pulumi new``): a template
+prompts for flat strings only (Pulumi project schema, ``template.config``: ``description``, ``default``,
+``secret``), while this stack's keys are nested maps (node pools, tenants), and ``pulumi new`` copies the whole
+project rather than adding a stack to an existing clone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import textwrap
+import typing
+from types import UnionType
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import yaml
+from pydantic import BaseModel
+
+from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The Kubernetes version written unless ``--kubernetes-version`` is given: the one Pulumi.dev.yaml and
+#: Pulumi.prod.yaml use (a test keeps them equal). ``oci ce cluster-options get --cluster-option-id all`` lists what
+#: OKE offers now.
+DEFAULT_KUBERNETES_VERSION = "v1.34.1"
+#: The CPU pool every stack gets for the platform add-ons (the dev stack's system pool).
+SYSTEM_SHAPE, SYSTEM_OCPUS, SYSTEM_MEMORY_GB, SYSTEM_NODES = "VM.Standard.E5.Flex", 8, 64, 3
+_PLACEHOLDER_ID = "aaaaaaaareplacewith{what}0000000000000000000000000000000000000000"
+
+#: Config key path → the flag that sets it (so a refused value names the flag the user typed).
+FLAGS = {
+    "oci:region": "--region", "oke-rdma:compartmentId": "--compartment-id", "oke-rdma:namePrefix": "--name-prefix",
+    "oke-rdma:availabilityDomains": "--availability-domains", "oke-rdma:computeCluster": "--availability-domains",
+    "oke-rdma:nodePools.gpu.shape": "--shape", "oke-rdma:nodePools.gpu.rdma": "--rdma",
+    "oke-rdma:nodePools.gpu.gpusPerNode": "--gpus-per-node", "oke-rdma:nodePools.gpu.size": "--nodes",
+    "oke-rdma:nodePools.gpu.imageId": "--image-id", "oke-rdma:nodePools.gpu.ocpus": "--ocpus",
+    "oke-rdma:nodePools.gpu.memoryGb": "--memory-gb", "oke-rdma:nodePools.system.imageId": "--system-image-id",
+    "oke-rdma:cluster.kubernetesVersion": "--kubernetes-version", "oke-rdma:network.vcnCidr": "--vcn-cidr",
+    "oke-rdma:network.apiEndpoint.allowedCidrs": "--api-client-cidr", "oke-rdma:iam": "--deployer-group-id",
+    "oke-rdma:tenants": "--tenant",
+}
+
+
+def placeholder(kind: str, region: Optional[str] = None, what: Optional[str] = None) -> str:
+    """A plainly fake OCID of ``kind`` (``compartment``, ``image``, ``group``) that passes the format check: regional
+    kinds carry ``region``. Shape: ``ocid1.<kind>.oc1.<region or empty>.aaaaaaaareplacewith<what>0...``."""
+    unique = _PLACEHOLDER_ID.format(what=re.sub(r"[^a-z0-9]", "", (what or kind).lower()))
+    return f"ocid1.{kind}.oc1.{region or ''}.{unique}"
+
+
+def _sanitize(text: str, allowed: str, limit: int) -> str:
+    return re.sub(f"[^{allowed}]", "", text.lower())[:limit]
+
+
+def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[str]]:
+    """The stack as ``(key, value, comment)`` entries in file order, and the keys holding placeholders."""
+    region = args.region
+    ads = [a.strip() for a in args.availability_domains.split(",") if a.strip()]
+    rdma = args.shape in RDMA_SHAPES if args.rdma is None else args.rdma
+    flex = args.shape.endswith(".Flex")
+    gpus = GPUS_PER_SHAPE.get(args.shape, args.gpus_per_node or 0)
+    placeholders = []
+
+    def ocid(value: Optional[str], kind: str, key: str, regional: bool = False) -> str:
+        if value:
+            return value
+        placeholders.append(key)
+        return placeholder(kind, region if regional else None, "".join(key.split(":")[-1].split(".")[-2:]))
+
+    prefix = args.name_prefix or ("okerdma-" + _sanitize(args.stack, "a-z0-9-", 16)).rstrip("-")
+    gpu_pool: dict[str, Any] = {"shape": args.shape, "size": args.nodes,
+                                "imageId": ocid(args.image_id, "image", "oke-rdma:nodePools.gpu.imageId", True)}
+    if flex:
+        gpu_pool.update(ocpus=args.ocpus, memoryGb=args.memory_gb)
+    gpu_pool.update(bootVolumeGb=500 if args.shape.startswith("BM.") else 100, maxPodsPerNode=64, rdma=rdma)
+    if args.allow_unlisted_rdma_shape:
+        gpu_pool["allowUnlistedRdmaShape"] = True
+    if args.gpus_per_node is not None:
+        gpu_pool["gpusPerNode"] = args.gpus_per_node
+    gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
+    tenant: dict[str, Any] = {"rdma": rdma, "sharedStorage": {},
+                              # Kueue queues GPUs of RDMA pools only (its flavors are the RDMA pools)
+                              "quota": {"gpu": gpus * args.nodes if rdma else 0, "cpu": args.tenant_cpu,
+                                        "memoryGb": args.tenant_memory_gb}}
+    entries: list[tuple[str, Any, str]] = [
+        ("oci:region", region, "OCI region (`oci iam region-subscription list`); every regional OCID below is of it"),
+        ("oke-rdma:namePrefix", prefix, "prefix of every resource name (1-24 lowercase letters, digits, '-')"),
+        ("oke-rdma:compartmentId", ocid(args.compartment_id, "compartment", "oke-rdma:compartmentId"),
+         "compartment of every resource and policy (`oci iam compartment list --all`)"),
+        ("oke-rdma:freeformTags", {"project": "oke-rdma", "stack": args.stack}, "tags on every OCI resource"),
+        ("oke-rdma:availabilityDomains", ads,
+         "ADs pools and FSS may use (`oci iam availability-domain list --query 'data[].name'`)"),
+        ("oke-rdma:network", {"vcnCidr": args.vcn_cidr,
+                              "dnsLabel": _sanitize(prefix, "a-z0-9", 15) or "okerdma",
+                              "apiEndpoint": {"public": False, "allowedCidrs": [args.api_client_cidr or args.vcn_cidr]},
+                              "publicLoadBalancers": False},
+         "VCN /16-/30 carved into the default subnet plan; the API endpoint stays private, TCP 6443 open only to "
+         "allowedCidrs (your VPN or bastion network; the VCN itself by default)"),
+        ("oke-rdma:cluster", {"kubernetesVersion": args.kubernetes_version, "servicesCidr": "10.96.0.0/16"},
+         "OKE version (`oci ce cluster-options get --cluster-option-id all`); service CIDR outside the VCN"),
+    ]
+    if rdma:
+        entries.append(("oke-rdma:computeCluster", {"availabilityDomain": ads[0]},
+                        "the OCI Compute Cluster the RDMA pool joins, created in this AD (add existingId: to use an "
+                        "ACTIVE one)"))
+    entries += [
+        ("oke-rdma:nodePools", {
+            "system": {"shape": SYSTEM_SHAPE, "ocpus": SYSTEM_OCPUS, "memoryGb": SYSTEM_MEMORY_GB,
+                       "size": SYSTEM_NODES,
+                       "imageId": ocid(args.system_image_id, "image", "oke-rdma:nodePools.system.imageId", True),
+                       "bootVolumeGb": 100, "maxPodsPerNode": 31, "labels": {"okerdma.io/role": "system"}},
+            "gpu": gpu_pool},
+         "system: CPU nodes for the platform add-ons; gpu: the training nodes. Images: `oci ce node-pool-options get "
+         "--node-pool-option-id all` (an OKE GPU image with the driver and OFED for GPU pools)"),
+        ("oke-rdma:storage", {"fss": {"throughputGbps": 1, "exportPath": "/shared", "identitySquash": "ROOT",
+                                      "protect": True}},
+         "shared File Storage at 1 Gbps (20/40/80 commit you to a 20-80 TB entitlement: docs/deploying.md); "
+         "protected against pulumi destroy"),
+        ("oke-rdma:tenants", {args.tenant: tenant},
+         (f"one tenant: its namespace, the whole RDMA pool as GPU quota ({args.nodes} x {gpus} GPUs), " if rdma else
+          "one tenant: its namespace (Kueue quotas cover RDMA pools only: gpu 0 here), ") + "the shared volume; "
+         "cpu (cores) and memoryGb (GiB) quotas: 0 admits no job requesting them, set what your jobs need"),
+        ("oke-rdma:iam", {"createPolicies": True,
+                          "deployerGroupId": ocid(args.deployer_group_id, "group", "oke-rdma:iam.deployerGroupId")},
+         "createPolicies: false hands the statements to an administrator; deployerGroupId: the group running "
+         "pulumi up (`oci iam group list`)"),
+    ]
+    return entries, placeholders
+
+
+def _scalar(value: Any) -> str:
+    return yaml.safe_dump(value, default_flow_style=True, width=10_000).strip().removesuffix("...").strip()
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(text, 118, initial_indent=indent + "# ", subsequent_indent=indent + "# ",
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def _value_model(field: Any) -> tuple[Optional[type[BaseModel]], bool]:
+    """The model of a field's value, and whether the value is a map of names (pools, tenants) to that model."""
+    t = field.annotation
+    if typing.get_origin(t) in (Union, UnionType):
+        t = next(a for a in typing.get_args(t) if a is not type(None))
+    is_map = typing.get_origin(t) is dict
+    if is_map:
+        t = typing.get_args(t)[1]
+    return (t if isinstance(t, type) and issubclass(t, BaseModel) else None), is_map
+
+
+def _emit_value(key: str, value: Any, field: Any, indent: str) -> list[str]:
+    """``key: value`` as YAML lines, preceded by the field's description; maps recurse into their model's fields."""
+    lines = _comment(field.description or "", indent) if field is not None else []
+    model, is_map = _value_model(field) if field is not None else (None, False)
+    if not (isinstance(value, dict) and value and model is not None):
+        return lines + [f"{indent}{key}: {_scalar(value)}"]
+    lines.append(f"{indent}{key}:")
+    for name, item in value.items():
+        if is_map:  # a name (pool, tenant): no description of its own, its keys have
+            lines.append(f"{indent}  {name}:")
+            lines += [line for k, v in item.items() for line in _emit_value(k, v, _field(model, k), indent + "    ")]
+        else:
+            lines += _emit_value(name, item, _field(model, name), indent + "  ")
+    return lines
+
+
+def _field(model: type[BaseModel], key: str) -> Any:
+    return next(f for n, f in model.model_fields.items() if (f.alias or n) == key)
+
+
+def render(stack: str, entries: list[tuple[str, Any, str]], placeholders: list[str]) -> str:
+    """The stack file: a header, then per key a comment on the choice made and its YAML value; every nested key is
+    preceded by its description from the config model (the same text as docs/configuration.md)."""
+    lines = _comment(f"Stack {stack}, written by `python -m oke_rdma.new_stack`. Every key is described in "
+                     f"docs/configuration.md; preview it offline with `python -m offline.preview --stack {stack}`.", "")
+    if placeholders:
+        lines += _comment("Placeholders to replace before `pulumi up` (they contain 'replacewith'): "
+                          + ", ".join(placeholders) + ".", "")
+    lines.append("config:")
+    for key, value, comment in entries:
+        field = _field(StackConfig, "region" if key == "oci:region" else key.split(":", 1)[1])
+        lines += _comment(comment, "  ")
+        lines += _emit_value(key, value, field, "  ")[len(_comment(field.description or "", "  ")):]
+    return "\n".join(lines) + "\n"
+
+
+def _raw(entries: list[tuple[str, Any, str]]) -> dict[str, str]:
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v, _ in entries}
+
+
+def _flag_of(problem: str) -> str:
+    key = problem.split(": ", 1)[0]
+    best = max((k for k in FLAGS if key == k or key.startswith(k + ".")), key=len, default=None)
+    return f"{FLAGS[best]} ({key})" if best else key
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m oke_rdma.new_stack", description=__doc__.split("\n\n")[0])
+    p.add_argument("--stack", required=True, help="stack name: writes Pulumi.<stack>.yaml")
+    p.add_argument("--region", required=True, help="OCI region identifier, e.g. us-ashburn-1")
+    p.add_argument("--availability-domains", required=True, metavar="AD[,AD...]",
+                   help="full AD names, e.g. Uocm:US-ASHBURN-AD-1 (`oci iam availability-domain list`); the first "
+                        "hosts the Compute Cluster")
+    p.add_argument("--shape", default="BM.GPU.H100.8", help="GPU pool shape (default BM.GPU.H100.8)")
+    p.add_argument("--nodes", type=int, default=2, help="GPU pool node count (default 2)")
+    p.add_argument("--rdma", action=argparse.BooleanOptionalAction, default=None,
+                   help="place the GPU pool in a Compute Cluster (default: when the shape is on Oracle's RDMA list)")
+    p.add_argument("--gpus-per-node", type=int, help="GPUs per node, for a shape oke-rdma does not know")
+    p.add_argument("--allow-unlisted-rdma-shape", action="store_true",
+                   help="with --rdma: accept a bare metal shape not on Oracle's RDMA list (the previews warn)")
+    p.add_argument("--ocpus", type=float, help="OCPUs per node (Flex shapes)")
+    p.add_argument("--memory-gb", type=float, help="memory per node in GB (Flex shapes)")
+    p.add_argument("--compartment-id", help="compartment OCID (default: a placeholder)")
+    p.add_argument("--image-id", help="GPU pool image OCID (default: a placeholder)")
+    p.add_argument("--system-image-id", help="system pool image OCID (default: a placeholder)")
+    p.add_argument("--deployer-group-id", help="OCID of the group that runs pulumi up (default: a placeholder)")
+    p.add_argument("--kubernetes-version", default=DEFAULT_KUBERNETES_VERSION,
+                   help=f"OKE Kubernetes version (default {DEFAULT_KUBERNETES_VERSION})")
+    p.add_argument("--vcn-cidr", default="10.0.0.0/16", help="VCN CIDR (default 10.0.0.0/16)")
+    p.add_argument("--api-client-cidr", help="client CIDR allowed to reach the API endpoint (default: the VCN)")
+    p.add_argument("--name-prefix", help="resource name prefix (default okerdma-<stack>)")
+    p.add_argument("--tenant", default="research", help="the tenant's name and namespace (default research)")
+    p.add_argument("--tenant-cpu", type=int, default=0, help="the tenant's nominal CPU quota in cores (default 0)")
+    p.add_argument("--tenant-memory-gb", type=int, default=0, help="its nominal memory quota in GiB (default 0)")
+    p.add_argument("--output", type=Path, help="where to write (default Pulumi.<stack>.yaml in the project)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.stack):
+        print(f"error: --stack: {args.stack!r} is not a Pulumi stack name (letters, digits, '-', '_', '.'); "
+              "rename it", file=sys.stderr)
+        return 2
+    if args.shape.endswith(".Flex") and (args.ocpus is None or args.memory_gb is None):
+        print(f"error: --ocpus and --memory-gb: required for the Flex shape {args.shape}; give both",
+              file=sys.stderr)
+        return 2
+    entries, placeholders = build(args)
+    try:
+        load_stack_config(_raw(entries), secret_keys=[])
+    except ConfigError as e:
+        for problem in e.problems:
+            print(f"error: {_flag_of(problem)}: {problem.split(': ', 1)[-1]}", file=sys.stderr)
+        return 2
+    out = args.output or ROOT / f"Pulumi.{args.stack}.yaml"
+    if out.exists() and not args.force:
+        print(f"error: {out} exists; pick another --stack or --output, or pass --force to overwrite it",
+              file=sys.stderr)
+        return 2
+    out.write_text(render(args.stack, entries, placeholders), encoding="utf-8")
+    print(f"wrote {out}")
+    for key in placeholders:
+        print(f"warning: {key} is a placeholder; replace it before pulumi up", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""`python -m oke_rdma.new_stack` writes a commented starting stack that previews clean offline, for any region and
+shape, and refuses a bad flag in one line naming the flag and the config key (exit 2) before writing anything."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from oke_rdma import new_stack
+from oke_rdma.config import ConfigError, StackConfig, load_stack_config
+from offline.preview import read_stack_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, *flags: str, stack: str = "mine") -> tuple[int, Path, str]:
+    """Run the command in-process; returns its exit code, the file it writes and what it printed on stderr."""
+    out = tmp_path / f"Pulumi.{stack}.yaml"
+    proc = subprocess.run([sys.executable, "-m", "oke_rdma.new_stack", "--stack", stack, "--output", str(out),
+                           *flags], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return proc.returncode, out, proc.stderr
+
+
+def preview(path: Path, tmp_path: Path) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--json",
+                           str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    assert "no violations" in proc.stdout
+    return json.loads((tmp_path / "plan.json").read_text())
+
+
+@pytest.mark.parametrize("region, ad", [
+    ("eu-frankfurt-1", "Uocm:EU-FRANKFURT-1-AD-1"),
+    ("ap-tokyo-1", "Uocm:AP-TOKYO-1-AD-1"),
+    ("us-ashburn-1", "Uocm:US-ASHBURN-AD-1"),  # the legacy AD stem (no -1)
+    ("us-phoenix-1", "Uocm:PHX-AD-1"),
+])
+def test_written_stack_previews_clean_in_its_region(tmp_path, region, ad):
+    code, path, err = write(tmp_path, "--region", region, "--availability-domains", ad, "--nodes", "3")
+    assert code == 0, err
+    plan = preview(path, tmp_path)
+    assert plan["policyViolations"] == []
+    pools = {r["name"]: r["inputs"] for r in plan["resources"]
+             if r["type"] == "oci:ContainerEngine/nodePool:NodePool"}
+    gpu = pools["okerdma-mine-gpu"]
+    assert (gpu["nodeShape"], gpu["nodeConfigDetails"]["size"]) == ("BM.GPU.H100.8", 3)
+    assert gpu["nodeConfigDetails"]["computeClusterId"].startswith(f"ocid1.computecluster.oc1.{region}.")
+    assert plan["outputs"]["region"] == region
+    assert plan["outputs"]["tenants"]["research"]["rdma"] is True
+
+
+def test_a_gpu_shape_outside_the_rdma_list_gets_no_compute_cluster(tmp_path):
+    code, path, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                            "Uocm:EU-FRANKFURT-1-AD-1", "--shape", "VM.GPU.A10.2", "--gpus-per-node", "2",
+                            "--nodes", "4")
+    assert code == 0, err
+    cfg = load_stack_config(*read_stack_file(path))
+    assert cfg.compute_cluster is None and cfg.node_pools["gpu"].rdma is False
+    assert cfg.node_pools["gpu"].size == 4 and cfg.node_pools["gpu"].gpus_per_node == 2
+    assert cfg.tenants["research"].quota.gpu == 0 and cfg.tenants["research"].rdma is False
+    plan = preview(path, tmp_path)
+    assert not [r for r in plan["resources"] if r["type"] == "oci:Core/computeCluster:ComputeCluster"]
+
+
+def test_every_key_written_carries_its_description(tmp_path):
+    code, path, _ = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                          "Uocm:EU-FRANKFURT-1-AD-1")
+    assert code == 0
+    lines = path.read_text().splitlines()
+    config = yaml.safe_load(path.read_text())["config"]
+    names = set(config["oke-rdma:nodePools"]) | set(config["oke-rdma:tenants"])  # map keys: names, not settings
+    body = lines[lines.index("config:") + 1:]
+    for i, line in enumerate(body):
+        if line.lstrip().startswith("#") or line.strip().split(": ")[0].rstrip(":") in names:
+            continue
+        assert body[i - 1].lstrip().startswith("#"), f"no comment above {line!r}"
+    comments = " ".join(" ".join(line.strip().lstrip("#").split()) for line in lines if line.lstrip().startswith("#"))
+    described = []
+
+    def walk(value: dict, model: type) -> None:
+        fields = {(f.alias or n): f for n, f in model.model_fields.items()}
+        for key, item in value.items():
+            described.append(key)
+            assert " ".join(fields[key].description.split()) in comments, key
+            sub, is_map = new_stack._value_model(fields[key])
+            if isinstance(item, dict) and sub is not None:
+                for each in (item.values() if is_map else [item]):
+                    walk(each, sub)
+
+    for key, value in config.items():
+        field = next(f for n, f in StackConfig.model_fields.items()
+                     if (f.alias or n) == key.split(":", 1)[1] or (key == "oci:region" and n == "region"))
+        sub, is_map = new_stack._value_model(field)
+        if isinstance(value, dict) and sub is not None:
+            for each in (value.values() if is_map else [value]):
+                walk(each, sub)
+    assert len(described) > 30
+
+
+def test_placeholders_are_valid_ocids_and_plainly_fake(tmp_path):
+    code, path, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                            "Uocm:EU-FRANKFURT-1-AD-1")
+    assert code == 0
+    text = path.read_text()
+    assert text.count("replacewith") == 4 + 1  # four OCIDs, and the header naming them
+    for key in ("compartmentId", "nodePools.gpu.imageId", "nodePools.system.imageId", "iam.deployerGroupId"):
+        assert f"warning: oke-rdma:{key} is a placeholder" in err
+
+
+def test_given_ocids_are_written_as_given(tmp_path):
+    compartment = "ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i5o7a2dfev"
+    image = "ocid1.image.oc1.eu-frankfurt-1.aaaaaaaak3s7w2nb5qj4x6l9d2r8t1y3u5i7o9p0a2s4d6f8g1h3j5k7gsys"
+    code, path, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                            "Uocm:EU-FRANKFURT-1-AD-1", "--compartment-id", compartment, "--image-id", image)
+    assert code == 0
+    cfg = load_stack_config(*read_stack_file(path))
+    assert cfg.compartment_id == compartment and cfg.node_pools["gpu"].image_id == image
+    assert "compartmentId is a placeholder" not in err and "gpu.imageId is a placeholder" not in err
+
+
+@pytest.mark.parametrize("flags, flag", [
+    (("--shape", "H100"), "--shape (oke-rdma:nodePools.gpu.shape)"),
+    (("--nodes", "-1"), "--nodes (oke-rdma:nodePools.gpu.size)"),
+    (("--region", "frankfurt"), "--region (oci:region)"),
+    (("--kubernetes-version", "1.34"), "--kubernetes-version (oke-rdma:cluster.kubernetesVersion)"),
+    (("--compartment-id", "ocid1.subnet.oc1..aaaa"), "--compartment-id (oke-rdma:compartmentId)"),
+    (("--image-id", "ocid1.image.oc1.us-ashburn-1.aaaaaaaak3s7w2nb5qj4x6l9d2r8t1y3u5i7o9p0a2s4d6f8g1h3j5k7gsys"),
+     "--image-id (oke-rdma:nodePools.gpu.imageId)"),
+    (("--vcn-cidr", "10.0.0.1/16"), "--vcn-cidr (oke-rdma:network.vcnCidr)"),
+    (("--api-client-cidr", "0.0.0.0/0"), "--api-client-cidr (oke-rdma:network.apiEndpoint.allowedCidrs)"),
+    (("--name-prefix", "OKE"), "--name-prefix (oke-rdma:namePrefix)"),
+    (("--availability-domains", "AD-1"), "--availability-domains (oke-rdma:availabilityDomains)"),
+])
+def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, flags, flag):
+    base = {"--region": "eu-frankfurt-1", "--availability-domains": "Uocm:EU-FRANKFURT-1-AD-1"}
+    base.update(dict(zip(flags[::2], flags[1::2])))
+    code, path, err = write(tmp_path, *[x for kv in base.items() for x in kv])
+    assert code == 2 and not path.exists()
+    assert any(line.startswith(f"error: {flag}: ") for line in err.splitlines()), err
+    assert "Traceback" not in err
+
+
+def test_an_unlisted_bare_metal_shape_in_a_compute_cluster_needs_the_explicit_flag(tmp_path):
+    flags = ("--region", "eu-frankfurt-1", "--availability-domains", "Uocm:EU-FRANKFURT-1-AD-1",
+             "--shape", "BM.Standard.E5.192", "--rdma")
+    code, path, err = write(tmp_path, *flags)
+    assert code == 2 and not path.exists() and err.startswith("error: --shape (oke-rdma:nodePools.gpu.shape): ")
+    code, path, err = write(tmp_path, *flags, "--allow-unlisted-rdma-shape")
+    assert code == 0, err
+    cfg = load_stack_config(*read_stack_file(path))
+    assert cfg.node_pools["gpu"].rdma and cfg.node_pools["gpu"].allow_unlisted_rdma_shape
+    assert cfg.tenants["research"].quota.gpu == 0  # a CPU shape: no GPUs to queue
+
+
+def test_a_flex_gpu_shape_needs_its_size_flags(tmp_path):
+    code, path, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                            "Uocm:EU-FRANKFURT-1-AD-1", "--shape", "VM.Standard.E5.Flex")
+    assert code == 2 and not path.exists()
+    assert err.startswith("error: --ocpus and --memory-gb: required for the Flex shape VM.Standard.E5.Flex")
+
+
+def test_an_existing_file_is_kept_unless_forced(tmp_path):
+    flags = ("--region", "eu-frankfurt-1", "--availability-domains", "Uocm:EU-FRANKFURT-1-AD-1")
+    (tmp_path / "Pulumi.mine.yaml").write_text("mine\n")
+    code, path, err = write(tmp_path, *flags)
+    assert code == 2 and path.read_text() == "mine\n" and "--force" in err
+    code, path, _ = write(tmp_path, *flags, "--force")
+    assert code == 0 and "oke-rdma:nodePools" in path.read_text()
+
+
+def test_a_stack_name_pulumi_refuses_is_refused(tmp_path):
+    code, _, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                         "Uocm:EU-FRANKFURT-1-AD-1", stack="my stack")
+    assert code == 2 and err.startswith("error: --stack: ")
+
+
+def test_default_kubernetes_version_is_the_example_stacks_version():
+    for stack in ("dev", "prod"):
+        cfg = load_stack_config(*read_stack_file(ROOT / f"Pulumi.{stack}.yaml"))
+        assert cfg.cluster.kubernetes_version == new_stack.DEFAULT_KUBERNETES_VERSION
+
+
+def test_placeholder_ocids_pass_the_ocid_check_of_their_kind():
+    raw, secrets = read_stack_file(ROOT / "Pulumi.dev.yaml")
+    raw = dict(raw, **{"oke-rdma:compartmentId": new_stack.placeholder("compartment")})
+    pools = json.loads(raw["oke-rdma:nodePools"])
+    pools["gpu"]["imageId"] = new_stack.placeholder("image", "sa-saopaulo-1", "gpuimageid")
+    raw["oke-rdma:nodePools"] = json.dumps(pools)
+    cfg = load_stack_config(raw, secrets)
+    assert "replacewith" in cfg.compartment_id and "replacewith" in cfg.node_pools["gpu"].image_id
+    pools["gpu"]["imageId"] = new_stack.placeholder("subnet", "sa-saopaulo-1")
+    with pytest.raises(ConfigError):
+        load_stack_config(dict(raw, **{"oke-rdma:nodePools": json.dumps(pools)}), secrets)
