@@ -64,9 +64,9 @@ class Lustre(_Model):
         "AD of the file system (default: the Compute Cluster's; Lustre is zonal); one of `availabilityDomains`."))
     root_squash: Literal["ROOT", "NONE"] = Field("ROOT", description=(
         "`ROOT` maps root on clients to `squashUid`/`squashGid`; `NONE` keeps root."))
-    squash_uid: int = Field(default=65534, ge=0, le=4294967294, description=(
+    squash_uid: int = Field(default=65534, ge=1, le=4294967294, description=(
         "UID root is squashed to (65534: nobody)."))
-    squash_gid: int = Field(default=65534, ge=0, le=4294967294, description=(
+    squash_gid: int = Field(default=65534, ge=1, le=4294967294, description=(
         "GID root is squashed to (65534: nobody)."))
     client_exceptions: StrList = Field((), description="Client CIDRs exempt from root squash.")
     kms_key_id: Optional[str] = Field(None, description=(

@@ -63,6 +63,19 @@ POD_SPEC_PATHS.update({f"{t}Patch": p for t, p in list(POD_SPEC_PATHS.items())})
 #: pod templates this rule reads: Kubeflow training jobs (``spec.<x>ReplicaSpecs.<role>.template.spec``), JobSet
 #: (``spec.replicatedJobs[].template.spec.template.spec``) and KubeRay (head and worker group templates).
 KUBEFLOW_GROUP, JOBSET_GROUP, RAY_GROUP = "kubeflow.org", "jobset.x-k8s.io", "ray.io"
+#: Kubeflow Trainer v2: (Cluster)TrainingRuntime holds a JobSet template
+#: (``spec.template.spec.replicatedJobs[].template.spec.template.spec``; kubeflow/trainer 2.3.0 CRDs).
+TRAINER_GROUP = "trainer.kubeflow.org"
+
+
+def canonical_type(resource_type: str) -> str:
+    """The type token pulumi_kubernetes gives a built-in kind, also for the same object declared another way:
+    ``apiextensions.CustomResource(api_version="v1", kind="Pod")`` registers ``kubernetes:v1:Pod``, the core group
+    without its ``core/`` name; it is the same Pod to the API server."""
+    parts = resource_type.split(":")
+    if len(parts) == 3 and parts[0] == "kubernetes" and "/" not in parts[1] and parts[1].startswith("v"):
+        return f"kubernetes:core/{parts[1]}:{parts[2]}"
+    return resource_type
 #: Capabilities that include IPC_LOCK.
 IPC_LOCK_CAPABILITIES = ("IPC_LOCK", "ALL")
 #: The repositories of the four charts oke-rdma installs (the default allow-list).
@@ -235,6 +248,7 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
     """The pod specs a workload creates, as (where, spec) pairs — ``where`` is "" for a built-in kind's one
     template, else the replica/group it belongs to; empty for a resource that is not a known workload. A part of
     the object that is unknown during preview yields an UNKNOWN spec (the caller fails closed)."""
+    resource_type = canonical_type(resource_type)
     path = POD_SPEC_PATHS.get(resource_type)
     if path is not None:
         return [("", read(props, *path))]
@@ -258,6 +272,10 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
                 continue
             found += [(f"{key}.{role}", read(roles, role, "template", "spec")) for role in list(roles.keys())]
         return found
+    if group == TRAINER_GROUP and kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        # A runtime's JobSet template: every TrainJob that names the runtime gets these pods.
+        return [(f"template.replicatedJobs{i}", s) for i, s in
+                _templates(read(spec, "template", "spec", "replicatedJobs"), "template", "spec", "template", "spec")]
     if group == JOBSET_GROUP and kind == "JobSet":
         return [(f"replicatedJobs{i}", s) for i, s in
                 _templates(read(spec, "replicatedJobs"), "template", "spec", "template", "spec")]

@@ -2,7 +2,7 @@
 stack cannot name.
 
 * ``lustre-root-squash`` (MANDATORY): an ``oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem``
-  whose ``rootSquashConfiguration.identitySquash`` is NONE (every client's root owns every file, including other
+  whose ``rootSquashConfiguration.identitySquash`` is NONE or squashes root to UID or GID 0 (every client's root owns every file, including other
   tenants' checkpoints), or whose ``clientExceptions`` (clients exempt from the squash) include an internet-wide range
   (``_rules.internet_wide``), or a non-CIDR value. A file system with no root squash configuration counts as NONE.
 
@@ -36,6 +36,14 @@ def root_squash_problems(props: Any) -> Iterator[str]:
     elif squash is None or str(squash).upper() != "ROOT":
         yield (f"its rootSquashConfiguration.identitySquash is {squash or 'unset (no squash)'}: root on any client "
                "owns every file of every tenant; set it to ROOT")
+    else:
+        for key in ("squashUid", "squashGid"):
+            value = R.read(props, "rootSquashConfiguration", key)
+            if value is UNKNOWN:
+                yield f"its rootSquashConfiguration.{key} is unknown during preview; set it (65534, nobody)"
+            elif value is not None and str(value).strip() in ("0", "0.0"):
+                yield (f"its rootSquashConfiguration.{key} is 0: root is squashed to root, which is no squash; set "
+                       "it to an unprivileged ID such as 65534 (nobody)")
     exceptions = R.read(props, "rootSquashConfiguration", "clientExceptions", default=[])
     if exceptions is UNKNOWN:
         yield "its root-squash clientExceptions are unknown during preview; give literal client CIDRs"

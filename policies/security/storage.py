@@ -66,7 +66,8 @@ def _options_of(resource_type: str, props: Any, name: str) -> tuple[Any, str]:
         if not raw:
             return [(f"{owner} (no exportOptions: FSS applies its default)", FSS_DEFAULT_OPTION["source"],
                      FSS_DEFAULT_OPTION["identitySquash"])], owner
-        return [(f"{owner} exportOptions[{i}]", R.read(o, "source"), R.read(o, "identitySquash", default="ROOT"))
+        return [(f"{owner} exportOptions[{i}]", R.read(o, "source"),
+                 effective_squash(R.read(o, "identitySquash", default="ROOT"), R.read(o, "anonymousUid")))
                 for i, o in enumerate(raw)], owner
     if resource_type == STORAGE_CLASS:
         owner = f"StorageClass '{name}'"
@@ -86,9 +87,23 @@ def _options_of(resource_type: str, props: Any, name: str) -> tuple[Any, str]:
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             return [(f"{owner} parameters.exportOptions (not a JSON list of options: the CSI driver refuses it)",
                      UNKNOWN, UNKNOWN)], owner
-        return [(f"{owner} parameters.exportOptions[{i}]", e.get("source"), e.get("identitySquash") or "ROOT")
+        return [(f"{owner} parameters.exportOptions[{i}]", e.get("source"),
+                 effective_squash(e.get("identitySquash") or "ROOT", e.get("anonymousUid")))
                 for i, e in enumerate(entries)], owner
     return None, ""
+
+
+def effective_squash(squash: Any, anonymous_uid: Any) -> Any:
+    """What an export option's squash really does: ROOT or ALL that maps to ``anonymousUid`` 0 leaves every client
+    root as root, so it counts as NONE (FSS docs, "Working with NFS Export Options": squashed users become
+    anonymousUid/anonymousGid). An unknown anonymous UID with squash on is UNKNOWN (fail closed)."""
+    if squash is UNKNOWN or str(squash).upper() not in ("ROOT", "ALL"):
+        return squash
+    if anonymous_uid is UNKNOWN:
+        return UNKNOWN
+    if anonymous_uid is not None and str(anonymous_uid).strip() in ("0", "0.0"):
+        return "NONE"
+    return squash
 
 
 def _squash_none(squash: Any) -> Any:

@@ -90,7 +90,7 @@ def test_capacities_the_service_refuses_name_the_nearest_valid_ones(capacity):
     assert "capacityGb" in str(e.value)
 
 
-@pytest.mark.parametrize("bad", [{"performanceTier": 100}, {"fileSystemName": "toolongname"},
+@pytest.mark.parametrize("bad", [{"squashUid": 0}, {"squashGid": 0}, {"performanceTier": 100}, {"fileSystemName": "toolongname"},
                                  {"fileSystemName": "a-b"}, {"rootSquash": "ALL"}, {"kmsKeyId": "ocid1.vault.x"}])
 def test_other_values_the_service_refuses(bad):
     with pytest.raises(ValidationError):

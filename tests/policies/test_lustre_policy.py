@@ -23,6 +23,8 @@ def test_root_squashed_file_systems_pass(props):
 
 @pytest.mark.parametrize("props,needle", [
     (_fs(squash="NONE"), "NONE"),
+    ({"rootSquashConfiguration": {"identitySquash": "ROOT", "squashUid": "0", "squashGid": "65534"}}, "squashUid is 0"),
+    ({"rootSquashConfiguration": {"identitySquash": "ROOT", "squashUid": "65534", "squashGid": "0"}}, "squashGid is 0"),
     ({"capacityInGbs": 31200}, "unset"),
     (_fs(exceptions=["0.0.0.0/0"]), "internet-wide"),
     (_fs(exceptions=["0.0.0.0/1", "128.0.0.0/1"]), "internet-wide"),

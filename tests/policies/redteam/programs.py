@@ -280,6 +280,30 @@ def host_root_hostpid_sys_admin_in_privileged_non_rdma_namespace(bad):
     pod(spec, ns="tools" if bad else "research", level="privileged")
 
 
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def core_pod_declared_as_a_custom_resource(bad):
+    namespace("apps", "restricted")
+    spec = ({"hostPID": True, "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+             "containers": [container(privileged=True)]} if bad else {"containers": [container(
+                 runAsNonRoot=True, allowPrivilegeEscalation=False, capabilities={"drop": ["ALL"]},
+                 seccompProfile={"type": "RuntimeDefault"})]})
+    k8s.apiextensions.CustomResource("rawpod", api_version="v1", kind="Pod",
+                                     metadata={"name": "rp", "namespace": "apps"}, spec=spec)
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def trainer_runtime_template_escapes_the_node(bad):
+    namespace("apps", "restricted")
+    spec = ({"hostPID": True, "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+             "containers": [container(privileged=True)]} if bad else {"containers": [container(
+                 runAsNonRoot=True, allowPrivilegeEscalation=False, capabilities={"drop": ["ALL"]},
+                 seccompProfile={"type": "RuntimeDefault"})]})
+    k8s.apiextensions.CustomResource("runtime", api_version="trainer.kubeflow.org/v1alpha1", kind="TrainingRuntime",
+                                     metadata={"name": "torch", "namespace": "apps"},
+                                     spec={"template": {"spec": {"replicatedJobs": [{"name": "node", "template": {
+                                         "spec": {"template": {"spec": spec}}}}]}}})
+
+
 @case("pod", "privileged-namespace-purpose")
 def privileged_namespace_that_is_no_tenant(bad):
     namespace("tools" if bad else "research", "privileged")
@@ -359,6 +383,24 @@ def fss_storage_class_exports_to_everyone(bad):
     k8s.storage.v1.StorageClass("fss", metadata={"name": "fss-dyn"}, provisioner="fss.csi.oraclecloud.com",
                                 parameters={"availabilityDomain": "AD-1", "mountTargetOcid": "ocid1.mounttarget.oc1..m",
                                             "exportOptions": json.dumps(options)})
+
+
+@case("data", "fss-export-no-internet-root")
+def fss_root_squashed_to_uid_0(bad):
+    oci.filestorage.Export("exp", export_set_id="ocid1.exportset.oc1..aaaaset",
+                           file_system_id="ocid1.filesystem.oc1..aaaafs", path="/shared",
+                           export_options=[{"source": "0.0.0.0/0", "access": "READ_WRITE", "identity_squash": "ROOT",
+                                            "anonymous_uid": "0" if bad else "65534",
+                                            "anonymous_gid": "0" if bad else "65534"}])
+
+
+@case("data", "lustre-root-squash")
+def lustre_root_squashed_to_uid_0(bad):
+    oci.lustre.FileStorageLustreFileSystem(
+        "lustre", availability_domain="Uocm:US-ASHBURN-AD-1", compartment_id=C, capacity_in_gbs=31200,
+        file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+        root_squash_configuration={"identity_squash": "ROOT", "squash_uid": "0" if bad else "65534",
+                                   "squash_gid": "0" if bad else "65534"})
 
 
 @case("data", "lustre-root-squash")
