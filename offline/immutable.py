@@ -131,6 +131,42 @@ API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
          + _KUEUE.format("localqueues") + ")"),),
 }
 
+#: Type → ``(path, kind, reason)``: values the service never lowers in place (an update that lowers one fails at
+#: ``pulumi up``). ``kind``: ``number`` (compared as numbers) or ``version`` (a Kubernetes ``v1.x.y``, compared as
+#: versions).
+NO_DECREASE: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": (
+        ("capacityInGbs", "number", "a Lustre file system's capacity can only grow (File Storage with Lustre docs, "
+         "\"Increasing File System Capacity\": you can't decrease the capacity, checked 2026-11-30)"),),
+    "oci:ContainerEngine/cluster:Cluster": (
+        ("kubernetesVersion", "version", "OKE upgrades a cluster's control plane and never downgrades it (OKE docs, "
+         "\"Upgrading Clusters to Newer Kubernetes Versions\", checked 2026-11-30)"),),
+    "oci:ContainerEngine/nodePool:NodePool": (
+        ("kubernetesVersion", "version", "OKE upgrades a node pool's Kubernetes version and never downgrades it (OKE "
+         "docs, \"Upgrading Managed Nodes\", checked 2026-11-30)"),),
+}
+
+
+def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(path, reason)`` of the :data:`NO_DECREASE` values of a ``typ`` resource that the new inputs lower."""
+    from packaging.version import InvalidVersion, Version
+    out = []
+    for path, kind, reason in NO_DECREASE.get(typ, ()):
+        old, new = _get(old_inputs, path), _get(new_inputs, path)
+        if old is None or new is None or old == new:
+            continue
+        try:
+            if kind == "number":
+                down = float(new) < float(old)
+            else:
+                down = Version(str(new).lstrip("v")) < Version(str(old).lstrip("v"))
+        except (TypeError, ValueError, InvalidVersion):
+            continue  # an unknown or unreadable value: the config and the engine report those themselves
+        if down:
+            out.append((path, f"{old} -> {new}: {reason}"))
+    return out
+
+
 #: Type → why a replacement or deletion destroys something (``--fail-on-replace``). Sources: OCI docs "Overview of
 #: Container Engine", "Managing Node Pools", "Compute Clusters", "Overview of File Storage", "VCNs and Subnets".
 STATEFUL: dict[str, str] = {

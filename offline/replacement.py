@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from offline.immutable import FORCE_NEW, STATEFUL, api_immutable, force_new  # noqa: F401 (FORCE_NEW re-exported)
+from offline.immutable import FORCE_NEW, STATEFUL, api_immutable, force_new, lowered  # noqa: F401 (FORCE_NEW re-exported)
 from offline.values import UNKNOWN_SHOWN
 
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
@@ -304,6 +304,7 @@ class Planner:
         if not because:  # (ignored paths are out of ``diff`` already)
             refused = tuple(f"{p}: {reason}" for p in diff for rule, reason in api_immutable(typ, old.get("inputs", {}))
                             if touches(p, rule))
+            refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs))
         op = "replace" if because else ("update" if diff else "same")
         dbr = bool(delete_before_replace) or (op == "replace" and typ.startswith("kubernetes:") and _named(inputs)
                                               and (old.get("inputs", {}).get("metadata") or {}).get("name")
