@@ -171,7 +171,9 @@ def monitoring_args(cfg: StackConfig, provider: pulumi.ProviderResource, platfor
         return None
     namespace = cfg.platform.kube_prometheus_stack.namespace
     return MonitoringArgs(name_prefix=cfg.name_prefix, provider=provider, namespace=namespace,
-                          depends_on=[release, platform.namespaces[namespace]])
+                          depends_on=[release, platform.namespaces[namespace]], release=release,
+                          namespace_resource=platform.namespaces[namespace],
+                          kubectl_version=cfg.cluster.kubernetes_version)
 
 
 def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> GuardArgs:

@@ -22,6 +22,7 @@ import pulumi_kubernetes as k8s
 
 from oke_rdma.monitoring.dashboards import SIDECAR_LABEL, dashboards
 from oke_rdma.monitoring.facts import rule_groups
+from oke_rdma.readiness import ApiGate, ApiGateArgs, Probe
 
 RULE_NAME = "okerdma-gpu"
 
@@ -42,6 +43,11 @@ def dashboard_configmaps(namespace: str, labels: dict[str, str]) -> list[dict[st
             for file, board in dashboards().items()]
 
 
+#: The kind the program creates through kube-prometheus-stack, probed by the readiness gate (prometheus-operator
+#: v0.92.0 PrometheusRule CRD: ``spec.groups`` may be empty; its admission webhook validates the rules).
+PROMETHEUS_RULE_PROBE = Probe("monitoring.coreos.com/v1", "PrometheusRule", "prometheusrules", True, {"groups": []})
+
+
 class MonitoringArgs:
     """Inputs of :class:`Monitoring`.
 
@@ -50,14 +56,22 @@ class MonitoringArgs:
     :param namespace: kube-prometheus-stack's namespace (name).
     :param depends_on: the kube-prometheus-stack release (installs the PrometheusRule CRD and Grafana) and the
         namespace.
+    :param release: / :param namespace_resource: / :param kubectl_version: the kube-prometheus-stack release, its
+        ``Namespace`` resource and the cluster's Kubernetes version: the PrometheusRule waits for a readiness gate
+        (:class:`oke_rdma.readiness.ApiGate`) that dry-runs a PrometheusRule until the CRD and the operator's
+        admission webhook answer. None: no gate (a program that manages readiness itself).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource, namespace: str,
-                 depends_on: Sequence[pulumi.Resource] = ()):
+                 depends_on: Sequence[pulumi.Resource] = (), release: Optional[pulumi.Resource] = None,
+                 namespace_resource: Optional[k8s.core.v1.Namespace] = None, kubectl_version: Optional[str] = None):
         self.name_prefix = name_prefix
         self.provider = provider
         self.namespace = namespace
         self.depends_on = list(depends_on)
+        self.release = release
+        self.namespace_resource = namespace_resource
+        self.kubectl_version = kubectl_version
 
 
 class Monitoring(pulumi.ComponentResource):
@@ -73,9 +87,16 @@ class Monitoring(pulumi.ComponentResource):
         labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
         child = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=args.depends_on)
         rule = prometheus_rule(args.namespace, labels)
+        self.gate: Optional[ApiGate] = None
+        if args.release is not None and args.namespace_resource is not None and args.kubectl_version:
+            self.gate = ApiGate(f"{prefix}-monitoring-gate", ApiGateArgs(
+                args.release, args.namespace_resource, [PROMETHEUS_RULE_PROBE], args.provider, args.kubectl_version,
+                prefix), pulumi.ResourceOptions(parent=self))
+        rule_opts = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+            depends_on=[self.gate.job] if self.gate else []))
         self.rule = k8s.apiextensions.CustomResource(
             f"{prefix}-gpu-rules", api_version=rule["apiVersion"], kind=rule["kind"], metadata=rule["metadata"],
-            spec=rule["spec"], opts=child)
+            spec=rule["spec"], opts=rule_opts)
         self.dashboards: dict[str, k8s.core.v1.ConfigMap] = {}
         for cm in dashboard_configmaps(args.namespace, labels):
             name_ = cm["metadata"]["name"]

@@ -61,10 +61,10 @@ def test_the_check_fails_for_an_undocumented_value():
     """The comparison above can fail: a value path the table does not name is reported."""
     from oke_rdma.addons import gpu_operator
     values = {**gpu_operator.values(load_dev_config().platform.gpu_operator, ValuesContext()),
-              "mig": {"strategy": "single"}}
+              "undocumentedSection": {"flag": True}}
     documented = _documented()["gpuOperator"]
     assert [p for p in _leaves(values) if not any(p == d or p.startswith(d + ".") for d in documented)] == \
-        ["mig.strategy"]
+        ["undocumentedSection.flag"]
 
 
 def test_every_row_names_a_source():

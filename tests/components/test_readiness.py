@@ -96,9 +96,21 @@ def test_probe_rbac_is_create_only_on_the_probed_resources(dev):
     assert binding.inputs["metadata"]["namespace"] == "kueue-system"  # namespaced kinds only there
 
 
-def test_no_gate_without_kueue():
+def test_no_kueue_gate_without_kueue():
     run = _run(platform={"kueue": {"enabled": False}})
-    assert not [r for r in of_type(run.resources, JOB) if "gate" in r.name]
+    assert not [r for r in of_type(run.resources, JOB) if "kueue-gate" in r.name]
+    assert gate_problems(run.resources) == []  # the PrometheusRule keeps its own gate
+
+
+def test_the_prometheus_rule_waits_for_a_gate_on_kube_prometheus_stack():
+    """The monitoring component's PrometheusRule (a custom resource behind the operator's admission webhook) waits
+    for a gate Job probing PrometheusRule; without kube-prometheus-stack there is neither."""
+    run = _run()
+    (gate,) = [r for r in of_type(run.resources, JOB) if "monitoring-gate" in r.name]
+    rule = one(run.resources, "kubernetes:monitoring.coreos.com/v1:PrometheusRule")
+    assert gate.urn in rule.dependencies
+    off = _run(platform={"kubePrometheusStack": {"enabled": False}})
+    assert not [r for r in of_type(off.resources, JOB) if "monitoring-gate" in r.name]
 
 
 def test_gate_probes_only_what_is_created():
