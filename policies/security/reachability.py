@@ -92,7 +92,7 @@ def entry_problems(entry: Any, kind: str, direction: Any) -> list[str]:
     :param direction: the rule's direction (``INGRESS``/``EGRESS``, or what the NSG rule says).
     """
     problems = []
-    if _known(direction) and direction not in DIRECTIONS:
+    if _known(direction) and not _member(direction, DIRECTIONS):
         problems.append(f"direction {direction!r} is not INGRESS or EGRESS (OCI's values are upper case)")
     raw = R.read(entry, "protocol")
     proto = R.protocol_of(raw)
@@ -103,11 +103,12 @@ def entry_problems(entry: Any, kind: str, direction: Any) -> list[str]:
         problems.append(f"protocol {raw!r} is not 'all' or an IANA protocol number 0-255")
     peer_key = "source" if direction != "EGRESS" else "destination"
     peer, peer_type = R.read(entry, peer_key), R.read(entry, f"{peer_key}Type")
-    if _known(peer_type) and peer_type not in PEER_TYPES[kind]:
+    if _known(peer_type) and not _member(peer_type, PEER_TYPES[kind]):
         problems.append(f"{peer_key}Type {peer_type!r} is not one of {', '.join(PEER_TYPES[kind])}")
     if peer_type in (None, "CIDR_BLOCK") and _known(peer) and A.parse_cidr(peer) is None:
         problems.append(f"{peer_key} {peer!r} is not a CIDR although {peer_key}Type is CIDR_BLOCK")
-    elif peer_type in PEER_FORMS and _known(peer) and not (isinstance(peer, str) and PEER_FORMS[peer_type].match(peer)):
+    elif _member(peer_type, PEER_FORMS) and _known(peer) and not (isinstance(peer, str)
+                                                                 and PEER_FORMS[peer_type].match(peer)):
         problems.append(f"{peer_key} {peer!r} is not a {PEER_FORM_NAMES[peer_type]} although {peer_key}Type is "
                         f"{peer_type}")
     if peer is None and direction in DIRECTIONS:
@@ -135,6 +136,11 @@ def entry_problems(entry: Any, kind: str, direction: Any) -> list[str]:
         if R.read(icmp, "type") is None:
             problems.append("icmpOptions has no type")
     return problems
+
+
+def _member(value: Any, allowed: Any) -> bool:
+    """``value in allowed`` for a value of any shape: a map or list (unhashable) is in no set of OCI's names."""
+    return isinstance(value, (str, int, float, bool)) and value in allowed
 
 
 def resource_problems(resource_type: str, props: Any, name: str) -> Iterable[str]:

@@ -224,8 +224,9 @@ def test_a_replaced_file_system_takes_its_export_and_the_volumes_naming_it(tmp_p
     by_type: dict = {}
     for c in new["changes"]:
         by_type.setdefault(c["type"], []).append(c)
-    [export] = by_type["oci:FileStorage/export:Export"]
-    assert export["op"] == "replace" and export["causedBy"] == ["okerdma-dev-fss is replaced"]
+    exports = by_type["oci:FileStorage/export:Export"]  # the tenants' export and the preparation export
+    assert len(exports) == 2
+    assert all(e["op"] == "replace" and e["causedBy"] == ["okerdma-dev-fss is replaced"] for e in exports)
     volumes = by_type["kubernetes:core/v1:PersistentVolume"]
     assert volumes and all(v["op"] == "replace" and v["deleteBeforeReplace"] for v in volumes)
     assert all(any(p.startswith("spec.csi") for p in v["replaceBecause"]) for v in volumes)

@@ -46,7 +46,7 @@ def _pin_pools(cfg, version="v1.34.1"):
 
 
 def _control_plane(cfg):
-    cfg["oke-rdma:cluster"]["kubernetesVersion"] = "v1.35.0"
+    cfg["oke-rdma:cluster"]["kubernetesVersion"] = "v1.35.2"
     _pin_pools(cfg)
 
 
@@ -59,21 +59,22 @@ def base(tmp_path_factory):
 
 def test_minor_upgrade_step_1_control_plane_only(base):
     """Pools pinned at the old version, the control plane one minor up: the cluster is updated in place; the pools
-    stay; the readiness gate's kubectl (the cluster's version) is replaced and probes again."""
+    stay; the readiness gates' kubectl (the cluster's version) are replaced and probe again."""
     pinned, _ = _plan(base, "pinned", _pin_pools, base / "base.json")
     assert _changes(pinned) == {}  # pinning the pools at the version they run changes nothing
     new, out = _plan(base, "step1", _control_plane, base / "pinned.json")
     changes = _changes(new)
-    assert set(changes) == {(CLUSTER, "okerdma-dev-oke"), (JOB, "okerdma-dev-kueue-gate-job")}
+    gates = {(JOB, "okerdma-dev-kueue-gate-job"), (JOB, "okerdma-dev-monitoring-gate-job")}
+    assert set(changes) == {(CLUSTER, "okerdma-dev-oke")} | gates
     assert changes[(CLUSTER, "okerdma-dev-oke")]["op"] == "update"
     assert changes[(CLUSTER, "okerdma-dev-oke")]["changed"] == ["kubernetesVersion"]
-    assert changes[(JOB, "okerdma-dev-kueue-gate-job")]["op"] == "replace"
+    assert all(changes[gate]["op"] == "replace" for gate in gates)
 
 
 def test_minor_upgrade_step_2_pools_within_the_skew(base):
     """Then the pools: each node pool is updated in place (new nodes get the version; no pool is replaced)."""
     _plan(base, "step1b", _control_plane, base / "base.json")
-    new, _ = _plan(base, "step2", lambda c: (_control_plane(c), _pin_pools(c, "v1.35.0")), base / "step1b.json")
+    new, _ = _plan(base, "step2", lambda c: (_control_plane(c), _pin_pools(c, "v1.35.2")), base / "step1b.json")
     changes = _changes(new)
     assert set(changes) == {(POOL, "okerdma-dev-system"), (POOL, "okerdma-dev-gpu")}
     for change in changes.values():

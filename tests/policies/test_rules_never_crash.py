@@ -3,7 +3,7 @@ passes (a string where a map is expected, a number for a flag, lists of maps of 
 and the preview never ends in a traceback."""
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, given, HealthCheck, settings
 from hypothesis import strategies as st
 
 from tests.policies.test_policies import U, res, run
@@ -32,5 +32,6 @@ TYPES = ["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurity
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(TYPES), st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6))
+@example("oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule", {"spec": None, "sourceType": {}})
 def test_rules_report_or_pass_on_any_shape(type_, props):
     run(res(type_, "x", props))  # evaluate raises PolicyRuntimeError if any rule raises
