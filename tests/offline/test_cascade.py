@@ -9,21 +9,14 @@ import pytest
 import yaml
 
 from offline import preview
+from tests.offline.plans import dev_plan as plan_variant
 from offline.replacement import Planner, compare, kubernetes_provider_replaces
 
 ROOT = Path(__file__).resolve().parents[2]
 KMS = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaaexamplekey00000000000000000000000000000000000000000"
 
 
-def run(tmp_path, name, edit=None, *extra):
-    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
-    if edit:
-        edit(doc["config"])
-    cfg = tmp_path / "Pulumi.dev.yaml"
-    cfg.write_text(yaml.safe_dump(doc))
-    out = tmp_path / name
-    code = preview.main(["--config-file", str(cfg), "--json", str(out), *extra])
-    return code, json.loads(out.read_text())
+run = plan_variant
 
 
 @pytest.fixture(scope="module")

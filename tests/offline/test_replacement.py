@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from offline import preview
+from tests.offline.plans import dev_plan as plan_variant
 from offline.replacement import FORCE_NEW, changed_paths, compare
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,15 +17,7 @@ POOL = "oci:ContainerEngine/nodePool:NodePool"
 EXISTING = "ocid1.computecluster.oc1.sa-saopaulo-1.aaaaaaaaexisting"
 
 
-def plan(tmp_path, name, edit=None, *extra):
-    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
-    if edit:
-        edit(doc["config"])
-    cfg = tmp_path / "Pulumi.dev.yaml"
-    cfg.write_text(yaml.safe_dump(doc))
-    out = tmp_path / name
-    code = preview.main(["--config-file", str(cfg), "--json", str(out), *extra])
-    return code, json.loads(out.read_text())
+plan = plan_variant
 
 
 def test_compute_cluster_change_is_a_loud_replace(tmp_path, capsys):

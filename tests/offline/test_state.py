@@ -8,21 +8,14 @@ import pytest
 import yaml
 
 from offline import preview
+from tests.offline.plans import dev_plan as plan_variant
 
 ROOT = Path(__file__).resolve().parents[2]
 FS = "oci:FileStorage/fileSystem:FileSystem"
 MT = "oci:FileStorage/mountTarget:MountTarget"
 
 
-def run(tmp_path, name, edit=None, *extra):
-    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
-    if edit:
-        edit(doc["config"])
-    cfg = tmp_path / "Pulumi.dev.yaml"
-    cfg.write_text(yaml.safe_dump(doc))
-    out = tmp_path / name
-    code = preview.main(["--config-file", str(cfg), "--json", str(out), *extra])
-    return code, json.loads(out.read_text()) if out.exists() else None
+run = plan_variant
 
 
 @pytest.fixture(scope="module")
