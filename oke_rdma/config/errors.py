@@ -32,27 +32,11 @@ def _unwrap(ann: Any) -> tuple[Any, bool]:
     return ann, False
 
 
-def _field_for(path: tuple[Any, ...]) -> Optional[FieldInfo]:
-    """The model field a key path (aliases, map keys and list indexes) ends at, or ``None``."""
+def _walk(path: tuple[Any, ...]) -> Optional[tuple[Optional[FieldInfo], Any, bool]]:
+    """Follow a key path (aliases, map keys and list indexes) from :class:`StackConfig`: the last field, the type
+    it holds, and whether the path ends inside a map; ``None`` when the path leaves the model."""
     model: Any = StackConfig
     field: Optional[FieldInfo] = None
-    in_map = False
-    for part in path:
-        if in_map or isinstance(part, int):  # a map key (pool or tenant name) or a list index
-            in_map = False
-            continue
-        if not (isinstance(model, type) and issubclass(model, BaseModel)):
-            return None
-        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
-        if field is None:
-            return None
-        model, in_map = _unwrap(field.annotation)
-    return field
-
-
-def _model_for(path: tuple[Any, ...]) -> Optional[type[BaseModel]]:
-    """The model class whose keys live at ``path`` (used to suggest the nearest valid key for a typo)."""
-    model: Any = StackConfig
     in_map = False
     for part in path:
         if in_map or isinstance(part, int):  # a map key (a pool or tenant name) or a list index
@@ -64,6 +48,21 @@ def _model_for(path: tuple[Any, ...]) -> Optional[type[BaseModel]]:
         if field is None:
             return None
         model, in_map = _unwrap(field.annotation)
+    return field, model, in_map
+
+
+def _field_for(path: tuple[Any, ...]) -> Optional[FieldInfo]:
+    """The model field a key path ends at, or ``None``."""
+    walked = _walk(path)
+    return walked[0] if walked else None
+
+
+def _model_for(path: tuple[Any, ...]) -> Optional[type[BaseModel]]:
+    """The model class whose keys live at ``path`` (used to suggest the nearest valid key for a typo)."""
+    walked = _walk(path)
+    if walked is None:
+        return None
+    _, model, in_map = walked
     if in_map or not (isinstance(model, type) and issubclass(model, BaseModel)):
         return None
     return model
