@@ -51,3 +51,14 @@ CONFIG_CASES: dict[str, tuple[str, str, Edit, Edit]] = {
         _set("oke-rdma:nodePools", "gpu", "faultDomains", value=["FAULT-DOMAIN-1"]),
         _set("oke-rdma:nodePools", "gpu", "faultDomains", value=[])),
 }
+
+
+def _load_sibling_cases() -> None:
+    """Import every ``configs_<area>.py`` beside this file; each adds its variants to ``CONFIG_CASES``."""
+    import importlib
+    from pathlib import Path
+    for path in sorted(Path(__file__).parent.glob("configs_*.py")):
+        importlib.import_module(f"{__package__}.{path.stem}")
+
+
+_load_sibling_cases()

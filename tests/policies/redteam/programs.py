@@ -537,3 +537,15 @@ def dedicated_tenant_queue_on_a_time_sliced_pool(bad):
                                          "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
                                              {"name": "shared" if bad else "exclusive",
                                               "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "2"}]}]}]})
+
+
+def _load_sibling_cases(prefix: str) -> None:
+    """Import every ``<prefix>_<area>.py`` beside this file: each registers its cases with :func:`case` (or adds to
+    ``CONFIG_CASES``), so an area's cases live in their own module and no list of modules is kept by hand."""
+    import importlib
+    from pathlib import Path
+    for path in sorted(Path(__file__).parent.glob(f"{prefix}_*.py")):
+        importlib.import_module(f"{__package__}.{path.stem}")
+
+
+_load_sibling_cases("programs")
