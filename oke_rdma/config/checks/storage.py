@@ -23,7 +23,8 @@ def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
 def check_storage(cfg: StackConfig) -> list[str]:
     """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
     domain of the file system must be one of ``availabilityDomains``; ``identitySquash: ALL`` is refused while tenants
-    use the storage (every writer would be the anonymous 65534); two tenants never share a UID or GID (each owns its
+    use the storage (every writer would be the anonymous 65534); ``identitySquash: NONE`` needs
+    ``requirePrivilegedSourcePort``; two tenants never share a UID or GID (each owns its
     directory alone), nor the same ``subPath`` (nor one inside another's); no tenant takes the preparation
     namespace."""
     problems: list[str] = []
@@ -34,6 +35,12 @@ def check_storage(cfg: StackConfig) -> list[str]:
         problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
                         f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
                         f"could not be told apart; use ROOT (the default)")
+    if fss.enabled and fss.identity_squash == "NONE" and not fss.require_privileged_source_port:
+        # FSS docs "Working with NFS Export Options": NFS (AUTH_SYS) believes the UID a client sends; without the
+        # privileged-port check any non-root process on a client host claims UID 0 (checked 2026-12-01)
+        problems.append(f"{_key(('storage', 'fss', 'requirePrivilegedSourcePort'))}: false with identitySquash NONE "
+                        f"lets any non-root process on a client host act as root on every file; set it to true, or "
+                        f"squash root (identitySquash ROOT)")
     owners: dict[tuple[str, int], str] = {}
     paths: dict[str, str] = {}
     for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
