@@ -21,6 +21,7 @@ class, and so does the grant side (``iam-no-identity-escalation`` refuses ``use`
 | ``domainsCustomerSecretKey``, ``domainsSmtpCredential``,        | domain user, or of the caller itself (``My*``)   |
 | ``domainsUserDbCredential``, ``domainsOauth2clientCredential``  |                                                  |
 | and their ``domainsMy*`` forms                                  |                                                  |
+| ``oci:Identity/domainsMySupportAccount``                        | always: a support token in the program and state |
 | ``oci:Identity/domainsOauthClientCertificate``,                 | always: a certificate an OAuth client or partner |
 | ``domainsOauthPartnerCertificate``                              | signs its assertions with is a credential        |
 | ``oci:Identity/domainsIdentityPropagationTrust``                | always: tokens of an outside issuer are accepted |
@@ -94,6 +95,8 @@ STATIC_CREDENTIALS: dict[str, str] = {
         "an OAuth partner certificate (assertions signed by the partner's key are trusted)",
     f"{_IAM}domainsIdentityPropagationTrust:DomainsIdentityPropagationTrust":
         "an identity propagation trust (tokens of an outside issuer become OCI identities, with impersonation)",
+    f"{_IAM}domainsMySupportAccount:DomainsMySupportAccount":
+        "a My Oracle Support account link of the user who runs the program, from a support token",
     f"{_IAM}user:User": "an IAM user, a principal that signs in with static credentials",
     f"{_IAM}domainsUser:DomainsUser": "an identity-domain user, a principal that signs in with static credentials",
 }
