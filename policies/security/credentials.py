@@ -34,8 +34,8 @@ class, and so does the grant side (``iam-no-identity-escalation`` refuses ``use`
 | ``oci:Identity/domainsApp``                                     | it is an OAuth client (``isOauthClient``) whose  |
 |                                                                 | ``clientType`` is not ``public``, or it sets a   |
 |                                                                 | ``clientSecret``: a confidential client's secret |
-| ``kubernetes:core/v1:Secret`` ``type:                           | always: a long-lived service-account token that  |
-| kubernetes.io/service-account-token``                           | never expires (use the TokenRequest API)         |
+| ``kubernetes:core/v1:Secret`` (or ``kubernetes:v1:Secret``)     | always: a long-lived service-account token that  |
+| ``type: kubernetes.io/service-account-token``                   | never expires (use the TokenRequest API)         |
 
 Unknown values fail closed: an unknown capability, ``isOauthClient``, ``clientType`` or Secret ``type`` is a
 violation.
@@ -58,8 +58,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _rules as R
+    from .kubernetes import canonical_type
 else:  # run by the Pulumi CLI from inside policies/security/
     import _rules as R
+    from kubernetes import canonical_type
 
 UNKNOWN = R.UNKNOWN
 _IAM = "oci:Identity/"
@@ -157,7 +159,7 @@ def credential_findings(resource_type: str, props: Any) -> Iterable[str]:
         elif oauth is not None and oauth is not False and (not isinstance(kind, str) or kind.lower() != "public"):
             yield (f"is an OAuth client of clientType {kind!r} (not 'public'): the identity domain issues it a "
                    "client secret that the stack's state keeps")
-    elif resource_type == SECRET:
+    elif canonical_type(resource_type) == SECRET:  # also a Secret declared as a core-group CustomResource
         kind = R.read(props, "type")
         if kind is UNKNOWN:
             yield "has a type unknown during preview; it may be a long-lived service-account token"

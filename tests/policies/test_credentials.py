@@ -100,6 +100,7 @@ def test_long_lived_service_account_token_secrets_are_refused(type_, ok):
     props = {"metadata": {"name": "t", "annotations": {"kubernetes.io/service-account.name": "trainer"}},
              **({"type": type_} if type_ else {})}
     assert (found(credentials.SECRET, props) == []) is ok
+    assert (found("kubernetes:v1:Secret", props) == []) is ok  # the same Secret declared as a CustomResource
 
 
 @pytest.mark.parametrize("type_, props", [
