@@ -26,6 +26,8 @@ bastions, public IPs and VNICs that get one.
 | ``oci:Artifacts/containerRepository:ContainerRepository``| ``isPublic`` is not false or unset (a public repository|
 |                                                          | serves its images to anyone, unauthenticated)          |
 | ``oci:ContainerEngine/containerInstance:...``            | a ``vnics[].isPublicIpAssigned`` is not literally false|
+| ``oci:Marketplace/publication:Publication``              | ``listingType`` is not ``PRIVATE`` (a COMMUNITY listing|
+|                                                          | offers the image to every tenancy)                     |
 
 Kubernetes Services: OCI's cloud controller manager provisions a load balancer, or a network load balancer when
 ``oci.oraclecloud.com/load-balancer-type: "nlb"``; it is internal only when
@@ -51,7 +53,9 @@ pulumi_oci 5.5.0 (property names; ``Instance`` takes ``assignPublicIp`` as a str
 Registry docs "Overview of Container Registry" and OCI API "CreateContainerRepositoryDetails" (``isPublic``, false by
 default: a public repository allows unauthenticated pulls); OCI API "CreateContainerVnicDetails"
 (``isPublicIpAssigned``, no documented default, so only false passes); pulumi_oci 5.5.0
-``artifacts/container_repository.py``, ``containerengine/container_instance.py``.
+``artifacts/container_repository.py``, ``containerengine/container_instance.py``; OCI API
+"CreatePublicationDetails" (``listingType`` COMMUNITY, PARTNER, PRIVATE) and Marketplace docs "Community
+Applications" (a community listing is available to every OCI tenancy), pulumi_oci 5.5.0 ``marketplace/publication.py``.
 """
 from __future__ import annotations
 
@@ -83,6 +87,7 @@ PREAUTH_REQUEST = "oci:ObjectStorage/preauthrequest:Preauthrequest"
 BASTION = "oci:Bastion/bastion:Bastion"
 CONTAINER_REPOSITORY = "oci:Artifacts/containerRepository:ContainerRepository"
 CONTAINER_INSTANCE = "oci:ContainerEngine/containerInstance:ContainerInstance"
+MARKETPLACE_PUBLICATION = "oci:Marketplace/publication:Publication"
 #: Resource type → path of its CreateVnicDetails.
 VNIC_DETAILS = {
     "oci:Core/instance:Instance": ("createVnicDetails",),
@@ -173,7 +178,8 @@ def _autonomous_db_problems(props: Any) -> Iterable[str]:
 
 
 def _published_problems(resource_type: str, props: Any) -> Iterable[str]:
-    """Container repositories that serve images to anyone and container instances with a public IP."""
+    """Container repositories that serve images to anyone, container instances with a public IP and Marketplace
+    publications listed outside the tenancy."""
     if resource_type == CONTAINER_REPOSITORY:
         public = R.read(props, "isPublic")
         if public is UNKNOWN:
@@ -193,6 +199,12 @@ def _published_problems(resource_type: str, props: Any) -> Iterable[str]:
             elif value is not False:
                 yield (f"vnics[{i}] may get a public IP (isPublicIpAssigned is {value!r}, only false is private); "
                        "set isPublicIpAssigned: false")
+    elif resource_type == MARKETPLACE_PUBLICATION:
+        listing = R.read(props, "listingType")
+        if listing != "PRIVATE":
+            shown = "unknown during preview" if listing is UNKNOWN else repr(listing)
+            yield (f"has listingType {shown}: a COMMUNITY or PARTNER listing publishes its image to other "
+                   "tenancies; use PRIVATE, or share images through a reviewed process")
 
 
 def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
@@ -268,8 +280,8 @@ no_public_endpoints = ResourceValidationPolicy(
     description=("Nothing faces the internet: load balancers and network load balancers are private, Kubernetes "
                  "Services of type LoadBalancer carry OCI's internal annotation, Ingresses/Gateways use an internal "
                  "class, no public IPs or VNICs with one, no Service externalIPs, bastions admit only known "
-                 "networks, no public buckets, pre-authenticated requests or container repositories, no public API "
-                 "gateways, container instances or open Autonomous Database endpoints."),
+                 "networks, no public buckets, pre-authenticated requests, container repositories or Marketplace "
+                 "listings, no public API gateways, container instances or open Autonomous Database endpoints."),
     validate=validate_no_public_endpoints,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -295,5 +307,6 @@ POLICIES = [no_public_endpoints]
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "no-public-endpoints": ("fails closed: an unknown isPrivate, Service type or annotation, ingress class, "
                             "assignPublicIp, bastion client list, bucket accessType, container repository "
-                            "isPublic or container instance isPublicIpAssigned is a violation"),
+                            "isPublic, container instance isPublicIpAssigned or publication listingType is a "
+                            "violation"),
 }

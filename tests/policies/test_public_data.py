@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.security.public_endpoints import (BUCKET, CONTAINER_INSTANCE, CONTAINER_REPOSITORY, PREAUTH_REQUEST,
+from policies.security.public_endpoints import (BUCKET, CONTAINER_INSTANCE, CONTAINER_REPOSITORY,
+                                                MARKETPLACE_PUBLICATION, PREAUTH_REQUEST,
                                                 validate_no_public_endpoints as rule)
 from tests.policies.test_policies import U, call_resource_rule, messages, res, run
 
@@ -60,6 +61,15 @@ def test_container_instances_are_private_only_with_a_literal_false(vnics, count)
     props = {"availabilityDomain": "AD-1", "compartmentId": "c", "shape": "CI.Standard.E4.Flex",
              "containers": [{"imageUrl": "iad.ocir.io/ns/app:1"}], "vnics": vnics}
     assert len(found(CONTAINER_INSTANCE, props)) == count
+
+
+@pytest.mark.parametrize("listing, count", [("COMMUNITY", 1), ("PARTNER", 1), ("community", 1), (U, 1),
+                                            ("PRIVATE", 0)])
+def test_marketplace_publications_other_than_private_listings_are_refused(listing, count):
+    props = {"compartmentId": "c", "name": "trainer-image", "listingType": listing, "isAgreementAcknowledged": True,
+             "packageDetails": {"packageType": "IMAGE", "packageVersion": "1.0", "imageId": "ocid1.image.oc1..i",
+                                "operatingSystem": {"name": "Oracle Linux"}, "eulas": [{"eulaType": "TEXT"}]}}
+    assert len(found(MARKETPLACE_PUBLICATION, props)) == count
 
 
 def test_the_pack_refuses_a_public_container_repository_and_passes_a_private_one():

@@ -152,3 +152,12 @@ def fss_storage_class_unsquashed_root_on_unprivileged_ports(bad):
     k8s.storage.v1.StorageClass("fss", metadata={"name": "fss-dyn"}, provisioner="fss.csi.oraclecloud.com",
                                 parameters={"availabilityDomain": "AD-1", "mountTargetOcid": "ocid1.mounttarget.oc1..m",
                                             "exportOptions": json.dumps(options)})
+
+
+@case("data", "no-public-endpoints")
+def custom_image_published_to_the_community(bad):
+    oci.marketplace.Publication(
+        "pub", compartment_id=C, is_agreement_acknowledged=True, listing_type="COMMUNITY" if bad else "PRIVATE",
+        short_description="trainer node image", support_contacts=[{"email": "ml@example.com", "name": "ml"}],
+        package_details={"package_type": "IMAGE", "package_version": "1.0", "image_id": "ocid1.image.oc1..aaaaimg",
+                         "operating_system": {"name": "Oracle Linux 8"}, "eulas": [{"eula_type": "TEXT"}]})
