@@ -34,11 +34,17 @@ class, and so does the grant side (``iam-no-identity-escalation`` refuses ``use`
 | ``oci:Identity/domainsApp``                                     | it is an OAuth client (``isOauthClient``) whose  |
 |                                                                 | ``clientType`` is not ``public``, or it sets a   |
 |                                                                 | ``clientSecret``: a confidential client's secret |
+| ``oci:Database/autonomousDatabaseWallet``                       | always: the database's client key, in state      |
+| ``oci:Kms/generatedKey:GeneratedKey``                           | ``includePlaintextKey`` is not literally false:  |
+|                                                                 | a plaintext data encryption key in state         |
 | ``kubernetes:core/v1:Secret`` (or ``kubernetes:v1:Secret``)     | always: a long-lived service-account token that  |
 | ``type: kubernetes.io/service-account-token``                   | never expires (use the TokenRequest API)         |
 
-Unknown values fail closed: an unknown capability, ``isOauthClient``, ``clientType`` or Secret ``type`` is a
-violation.
+Unknown values fail closed: an unknown capability, ``isOauthClient``, ``clientType``, ``includePlaintextKey`` or
+Secret ``type`` is a violation. Where the secret lives: pulumi_oci 5.5.0 marks only the database credentials', the
+wallet's and a domain user's password outputs secret (``additional_secret_outputs``); auth tokens, customer secret
+keys, console, SMTP and Swift passwords, OAuth client secrets and a generated key's plaintext sit in the state in
+plain text.
 
 Sources (checked 2026-12-01): OCI IAM docs "Managing User Credentials", "User Credentials", "Details for IAM without
 Identity Domains" (the ``users`` and ``credentials`` resource types and their USER_APIKEY_ADD, USER_AUTHTOKEN_SET,
@@ -99,6 +105,8 @@ STATIC_CREDENTIALS: dict[str, str] = {
         "an identity propagation trust (tokens of an outside issuer become OCI identities, with impersonation)",
     f"{_IAM}domainsMySupportAccount:DomainsMySupportAccount":
         "a My Oracle Support account link of the user who runs the program, from a support token",
+    "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet":
+        "an Autonomous Database wallet (the client certificate and key that sign in to the database)",
     f"{_IAM}user:User": "an IAM user, a principal that signs in with static credentials",
     f"{_IAM}domainsUser:DomainsUser": "an identity-domain user, a principal that signs in with static credentials",
 }
@@ -109,6 +117,13 @@ KEY_MATERIAL = frozenset({f"{_IAM}apiKey:ApiKey", f"{_IAM}domainsApiKey:DomainsA
                           f"{_IAM}domainsOauthClientCertificate:DomainsOauthClientCertificate",
                           f"{_IAM}domainsOauthPartnerCertificate:DomainsOauthPartnerCertificate",
                           f"{_IAM}domainsIdentityPropagationTrust:DomainsIdentityPropagationTrust"})
+#: Credentials whose secret output pulumi_oci 5.5.0 marks secret (``additional_secret_outputs``); the others keep it
+#: in plain text in the state.
+SECRET_OUTPUTS = frozenset({f"{_IAM}dbCredential:DbCredential",
+                            f"{_IAM}domainsUserDbCredential:DomainsUserDbCredential",
+                            f"{_IAM}domainsMyUserDbCredential:DomainsMyUserDbCredential",
+                            "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet"})
+GENERATED_KEY = "oci:Kms/generatedKey:GeneratedKey"
 USER_CAPABILITIES = f"{_IAM}userCapabilitiesManagement:UserCapabilitiesManagement"
 #: The capabilities ``UpdateUserCapabilities`` sets (pulumi_oci 5.5.0 ``user_capabilities_management.py``).
 CAPABILITIES = ("canUseApiKeys", "canUseAuthTokens", "canUseConsolePassword", "canUseCustomerSecretKeys",
@@ -138,9 +153,20 @@ def credential_findings(resource_type: str, props: Any) -> Iterable[str]:
                     "; credentials are then added to it out of band")
         elif resource_type in KEY_MATERIAL:
             held = "; whoever holds the private key acts as that principal"
+        elif resource_type in SECRET_OUTPUTS:
+            held = ", and the stack's state keeps its secret (as a Pulumi secret, readable by whoever runs the program)"
         else:
-            held = ", and the provider keeps the generated secret in the stack's state"
+            held = (", and the stack's state keeps the generated secret in plain text (pulumi_oci 5.5.0 does not "
+                    "mark it secret)")
         yield f"creates {STATIC_CREDENTIALS[resource_type]}{held}"
+    elif resource_type == GENERATED_KEY:
+        plaintext = R.read(props, "includePlaintextKey")
+        if plaintext is UNKNOWN:
+            yield "has includePlaintextKey unknown during preview; set it to the literal false"
+        elif plaintext is not False:
+            yield ("returns the plaintext of a generated data encryption key (includePlaintextKey is not false), "
+                   "which the stack's state keeps; generate keys where they are used, or keep only the encrypted "
+                   "form")
     elif resource_type == USER_CAPABILITIES:
         on = [(c, _enabled(R.read(props, c))) for c in CAPABILITIES]
         turned_on = [c for c, v in on if v is True]
@@ -179,8 +205,8 @@ iam_no_static_credentials = ResourceValidationPolicy(
     name="iam-no-static-credentials",
     description=("No static credential is minted by the stack: no API keys, auth tokens, customer secret keys, SMTP "
                  "or database credentials, console or Swift passwords, OAuth client credentials or certificates, "
-                 "identity propagation trusts, users, capabilities turned on, confidential OAuth apps, or "
-                 "long-lived service-account token Secrets."),
+                 "identity propagation trusts, users, capabilities turned on, confidential OAuth apps, database "
+                 "wallets, plaintext generated keys, or long-lived service-account token Secrets."),
     validate=validate_no_static_credentials,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -195,5 +221,5 @@ POLICIES = [iam_no_static_credentials]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "iam-no-static-credentials": ("fails closed: an unknown capability flag, isOauthClient, clientType, "
-                                  "clientSecret, password or Secret type is a violation"),
+                                  "clientSecret, password, includePlaintextKey or Secret type is a violation"),
 }

@@ -118,3 +118,35 @@ def test_the_pack_runs_the_rule_on_an_api_key_and_not_on_a_group():
                  res("oci:Identity/group:Group", "g", {"name": "ml", "description": "d", "compartmentId": "c"}),
                  policy=RULE)
     assert [m.split("\n")[1].split("'")[1] for m in messages(report, RULE)] == ["key"]
+
+
+@pytest.mark.parametrize("type_, plain", [
+    (f"{IDENTITY}authToken:AuthToken", True), (f"{IDENTITY}customerSecretKey:CustomerSecretKey", True),
+    (f"{IDENTITY}dbCredential:DbCredential", False),
+])
+def test_message_says_whether_the_state_keeps_the_secret_in_plain_text(type_, plain):
+    """Checked against the installed SDK: the resource's class marks its secret output secret, or it does not."""
+    import importlib
+    module = importlib.import_module(f"pulumi_oci.identity.{credentials_module_name(type_)}")
+    marked = "additional_secret_outputs" in Path(module.__file__).read_text()
+    assert marked is not plain
+    [message] = found(type_, {})
+    assert ("plain text" in message) is plain
+
+
+def credentials_module_name(type_: str) -> str:
+    name = type_.split(":")[-1]
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+@pytest.mark.parametrize("plaintext, count", [(True, 1), (U, 1), ("false", 1), (False, 0)])
+def test_generated_keys_returned_in_plaintext_are_refused(plaintext, count):
+    props = {"cryptoEndpoint": "https://k-crypto.kms.example", "keyId": "ocid1.key.oc1..k",
+             "keyShape": {"algorithm": "AES", "length": 32}, "includePlaintextKey": plaintext}
+    assert len(found(credentials.GENERATED_KEY, props)) == count
+
+
+def test_an_autonomous_database_wallet_is_refused():
+    [message] = found("oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet",
+                      {"autonomousDatabaseId": "ocid1.autonomousdatabase.oc1..a", "password": "x" * 16})
+    assert "wallet" in message and "Pulumi secret" in message

@@ -161,3 +161,10 @@ def custom_image_published_to_the_community(bad):
         short_description="trainer node image", support_contacts=[{"email": "ml@example.com", "name": "ml"}],
         package_details={"package_type": "IMAGE", "package_version": "1.0", "image_id": "ocid1.image.oc1..aaaaimg",
                          "operating_system": {"name": "Oracle Linux 8"}, "eulas": [{"eula_type": "TEXT"}]})
+
+
+@case("data", "iam-no-static-credentials")
+def data_encryption_key_returned_in_plaintext(bad):
+    oci.kms.GeneratedKey("dek", crypto_endpoint="https://aaaa-crypto.kms.sa-saopaulo-1.oraclecloud.com",
+                         key_id="ocid1.key.oc1..aaaaaaaakey", key_shape={"algorithm": "AES", "length": 32},
+                         include_plaintext_key=bad)
