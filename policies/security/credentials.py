@@ -35,6 +35,7 @@ class, and so does the grant side (``iam-no-identity-escalation`` refuses ``use`
 |                                                                 | ``clientType`` is not ``public``, or it sets a   |
 |                                                                 | ``clientSecret``: a confidential client's secret |
 | ``oci:Database/autonomousDatabaseWallet``                       | always: the database's client key, in state      |
+| ``oci:Database/autonomousDatabaseSaasAdminUser``                | always: a database administrator's password      |
 | ``oci:Kms/generatedKey:GeneratedKey``                           | ``includePlaintextKey`` is not literally false:  |
 |                                                                 | a plaintext data encryption key in state         |
 | ``kubernetes:core/v1:Secret`` (or ``kubernetes:v1:Secret``)     | always: a long-lived service-account token that  |
@@ -107,6 +108,8 @@ STATIC_CREDENTIALS: dict[str, str] = {
         "a My Oracle Support account link of the user who runs the program, from a support token",
     "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet":
         "an Autonomous Database wallet (the client certificate and key that sign in to the database)",
+    "oci:Database/autonomousDatabaseSaasAdminUser:AutonomousDatabaseSaasAdminUser":
+        "a SaaS administrative user of an Autonomous Database (a password that signs in to it)",
     f"{_IAM}user:User": "an IAM user, a principal that signs in with static credentials",
     f"{_IAM}domainsUser:DomainsUser": "an identity-domain user, a principal that signs in with static credentials",
 }
@@ -122,7 +125,8 @@ KEY_MATERIAL = frozenset({f"{_IAM}apiKey:ApiKey", f"{_IAM}domainsApiKey:DomainsA
 SECRET_OUTPUTS = frozenset({f"{_IAM}dbCredential:DbCredential",
                             f"{_IAM}domainsUserDbCredential:DomainsUserDbCredential",
                             f"{_IAM}domainsMyUserDbCredential:DomainsMyUserDbCredential",
-                            "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet"})
+                            "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet",
+                            "oci:Database/autonomousDatabaseSaasAdminUser:AutonomousDatabaseSaasAdminUser"})
 GENERATED_KEY = "oci:Kms/generatedKey:GeneratedKey"
 USER_CAPABILITIES = f"{_IAM}userCapabilitiesManagement:UserCapabilitiesManagement"
 #: The capabilities ``UpdateUserCapabilities`` sets (pulumi_oci 5.5.0 ``user_capabilities_management.py``).
