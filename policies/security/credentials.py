@@ -29,6 +29,8 @@ class, and so does the grant side (``iam-no-identity-escalation`` refuses ``use`
 | ``oci:Identity/user:User``, ``oci:Identity/domainsUser``        | always: a user is a principal that authenticates |
 |                                                                 | with static credentials; people are federated or |
 |                                                                 | created by administrators                        |
+| ``oci:Identity/domain:Domain``                                   | ``adminUserName``/``adminEmail``/``adminFirstName``|
+|                                                                 | /``adminLastName`` set: its first administrator  |
 | ``oci:Identity/userCapabilitiesManagement``                     | a ``canUse*`` capability is not literally false  |
 |                                                                 | (unset leaves it as it is; false turns it off)   |
 | ``oci:Identity/domainsApp``                                     | it is an OAuth client (``isOauthClient``) whose  |
@@ -50,7 +52,8 @@ plain text.
 Sources (checked 2026-12-01): OCI IAM docs "Managing User Credentials", "User Credentials", "Details for IAM without
 Identity Domains" (the ``users`` and ``credentials`` resource types and their USER_APIKEY_ADD, USER_AUTHTOKEN_SET,
 USER_UIPASS_SET, USER_SWIFTPASS_SET, USER_SECRETKEY_ADD, USER_OAUTH2_CLIENT_CRED_CREATE, CREDENTIAL_ADD
-permissions), "Editing a User's Capabilities" (identity domains); OCI API "UpdateUserCapabilities"; OKE docs
+permissions), "Editing a User's Capabilities" (identity domains); OCI API "UpdateUserCapabilities",
+"CreateDomainDetails" (``adminUserName``, ``adminEmail``); OKE docs
 "Granting Workloads Access to OCI Resources"; Kubernetes docs "Service Accounts" ("Manually create a long-lived API
 token for a ServiceAccount": legacy token Secrets; TokenRequest tokens are bound and expire); pulumi_oci 5.5.0
 ``identity/*.py`` (the type tokens and ``canUse*``, ``isOauthClient``, ``clientType``, ``clientSecret``), and
@@ -128,6 +131,9 @@ SECRET_OUTPUTS = frozenset({f"{_IAM}dbCredential:DbCredential",
                             "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet",
                             "oci:Database/autonomousDatabaseSaasAdminUser:AutonomousDatabaseSaasAdminUser"})
 GENERATED_KEY = "oci:Kms/generatedKey:GeneratedKey"
+DOMAIN = f"{_IAM}domain:Domain"
+#: A Domain with any of these creates its first administrator user (OCI API "CreateDomainDetails").
+DOMAIN_ADMIN = ("adminUserName", "adminEmail", "adminFirstName", "adminLastName")
 USER_CAPABILITIES = f"{_IAM}userCapabilitiesManagement:UserCapabilitiesManagement"
 #: The capabilities ``UpdateUserCapabilities`` sets (pulumi_oci 5.5.0 ``user_capabilities_management.py``).
 CAPABILITIES = ("canUseApiKeys", "canUseAuthTokens", "canUseConsolePassword", "canUseCustomerSecretKeys",
@@ -163,6 +169,11 @@ def credential_findings(resource_type: str, props: Any) -> Iterable[str]:
             held = (", and the stack's state keeps the generated secret in plain text (pulumi_oci 5.5.0 does not "
                     "mark it secret)")
         yield f"creates {STATIC_CREDENTIALS[resource_type]}{held}"
+    elif resource_type == DOMAIN:
+        admin = [k for k in DOMAIN_ADMIN if R.read(props, k) is UNKNOWN or R.read(props, k)]
+        if admin:
+            yield (f"creates an identity domain with an administrator user ({', '.join(admin)}): a person who signs "
+                   "in with a password and administers the domain's users, groups and apps")
     elif resource_type == GENERATED_KEY:
         plaintext = R.read(props, "includePlaintextKey")
         if plaintext is UNKNOWN:

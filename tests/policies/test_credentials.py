@@ -150,3 +150,11 @@ def test_an_autonomous_database_wallet_is_refused():
     [message] = found("oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet",
                       {"autonomousDatabaseId": "ocid1.autonomousdatabase.oc1..a", "password": "x" * 16})
     assert "wallet" in message and "Pulumi secret" in message
+
+
+@pytest.mark.parametrize("admin, count", [({"adminUserName": "domain-admin", "adminEmail": "a@example.com"}, 1),
+                                          ({"adminEmail": U}, 1), ({}, 0)])
+def test_an_identity_domain_with_an_administrator_user_is_refused(admin, count):
+    props = {"compartmentId": "c", "description": "d", "displayName": "ml", "homeRegion": "sa-saopaulo-1",
+             "licenseType": "free", **admin}
+    assert len(found(credentials.DOMAIN, props)) == count

@@ -168,3 +168,11 @@ def data_encryption_key_returned_in_plaintext(bad):
     oci.kms.GeneratedKey("dek", crypto_endpoint="https://aaaa-crypto.kms.sa-saopaulo-1.oraclecloud.com",
                          key_id="ocid1.key.oc1..aaaaaaaakey", key_shape={"algorithm": "AES", "length": 32},
                          include_plaintext_key=bad)
+
+
+@case("identity", "iam-no-static-credentials")
+def identity_domain_with_an_administrator(bad):
+    admin = {"admin_user_name": "ml-admin", "admin_email": "ml-admin@example.com", "admin_first_name": "ML",
+             "admin_last_name": "Admin"} if bad else {}
+    oci.identity.Domain("domain", compartment_id=T, description="ml users", display_name="ml",
+                        home_region="sa-saopaulo-1", license_type="free", **admin)
