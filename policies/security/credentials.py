@@ -24,8 +24,9 @@ class, and so does the grant side (``iam-no-identity-escalation`` refuses ``use`
 | ``oci:Identity/domainsMySupportAccount``                        | always: a support token in the program and state |
 | ``oci:Identity/domainsOauthClientCertificate``,                 | always: a certificate an OAuth client or partner |
 | ``domainsOauthPartnerCertificate``                              | signs its assertions with is a credential        |
-| ``oci:Identity/domainsIdentityPropagationTrust``                | always: tokens of an outside issuer are accepted |
-|                                                                 | as OCI identities (with impersonation)           |
+| ``oci:Identity/domainsIdentityPropagationTrust``,               | always: tokens or assertions of an outside issuer|
+| ``identityProvider``, ``domainsIdentityProvider``,              | make its users principals here (a social IdP also|
+| ``domainsSocialIdentityProvider``                               | keeps its client secret in the state)            |
 | ``oci:Identity/user:User``, ``oci:Identity/domainsUser``        | always: a user is a principal that authenticates |
 |                                                                 | with static credentials; people are federated or |
 |                                                                 | created by administrators                        |
@@ -107,6 +108,11 @@ STATIC_CREDENTIALS: dict[str, str] = {
         "an OAuth partner certificate (assertions signed by the partner's key are trusted)",
     f"{_IAM}domainsIdentityPropagationTrust:DomainsIdentityPropagationTrust":
         "an identity propagation trust (tokens of an outside issuer become OCI identities, with impersonation)",
+    f"{_IAM}identityProvider:IdentityProvider": "a federation with an outside identity provider (SAML)",
+    f"{_IAM}domainsIdentityProvider:DomainsIdentityProvider":
+        "a federation of an identity domain with an outside identity provider (SAML, OIDC)",
+    f"{_IAM}domainsSocialIdentityProvider:DomainsSocialIdentityProvider":
+        "a social identity provider of an identity domain, with its client secret (consumerSecret)",
     f"{_IAM}domainsMySupportAccount:DomainsMySupportAccount":
         "a My Oracle Support account link of the user who runs the program, from a support token",
     "oci:Database/autonomousDatabaseWallet:AutonomousDatabaseWallet":
@@ -121,8 +127,12 @@ USERS = frozenset({f"{_IAM}user:User", f"{_IAM}domainsUser:DomainsUser"})
 KEY_MATERIAL = frozenset({f"{_IAM}apiKey:ApiKey", f"{_IAM}domainsApiKey:DomainsApiKey",
                           f"{_IAM}domainsMyApiKey:DomainsMyApiKey",
                           f"{_IAM}domainsOauthClientCertificate:DomainsOauthClientCertificate",
-                          f"{_IAM}domainsOauthPartnerCertificate:DomainsOauthPartnerCertificate",
-                          f"{_IAM}domainsIdentityPropagationTrust:DomainsIdentityPropagationTrust"})
+                          f"{_IAM}domainsOauthPartnerCertificate:DomainsOauthPartnerCertificate"})
+#: Trusts in an outside issuer: whoever it vouches for becomes a principal here.
+FEDERATION = frozenset({f"{_IAM}identityProvider:IdentityProvider",
+                        f"{_IAM}domainsIdentityProvider:DomainsIdentityProvider",
+                        f"{_IAM}domainsSocialIdentityProvider:DomainsSocialIdentityProvider",
+                        f"{_IAM}domainsIdentityPropagationTrust:DomainsIdentityPropagationTrust"})
 #: Credentials whose secret output pulumi_oci 5.5.0 marks secret (``additional_secret_outputs``); the others keep it
 #: in plain text in the state.
 SECRET_OUTPUTS = frozenset({f"{_IAM}dbCredential:DbCredential",
@@ -163,6 +173,9 @@ def credential_findings(resource_type: str, props: Any) -> Iterable[str]:
                     "; credentials are then added to it out of band")
         elif resource_type in KEY_MATERIAL:
             held = "; whoever holds the private key acts as that principal"
+        elif resource_type in FEDERATION:
+            held = ("; whoever that issuer vouches for signs in here, so federation is set up by administrators "
+                    "in a reviewed change")
         elif resource_type in SECRET_OUTPUTS:
             held = ", and the stack's state keeps its secret (as a Pulumi secret, readable by whoever runs the program)"
         else:

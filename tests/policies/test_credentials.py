@@ -28,6 +28,7 @@ def test_every_static_credential_resource_is_refused(type_):
 @pytest.mark.parametrize("type_, held", [
     (f"{IDENTITY}authToken:AuthToken", "state"), (f"{IDENTITY}uiPassword:UiPassword", "state"),
     (f"{IDENTITY}apiKey:ApiKey", "private key"), (f"{IDENTITY}user:User", "out of band"),
+    (f"{IDENTITY}domainsIdentityProvider:DomainsIdentityProvider", "vouches for"),
 ])
 def test_message_says_where_the_secret_lives(type_, held):
     [message] = found(type_, {})
@@ -51,7 +52,7 @@ def test_every_credential_resource_of_the_installed_sdk_is_in_the_class():
         if path.name.startswith(("get_", "_")):
             continue
         tokens.update(re.findall(r"'(oci:Identity/[A-Za-z0-9]+:[A-Za-z0-9]+)'", path.read_text()))
-    pattern = re.compile(r"(ApiKey|AuthToken|Password|SecretKey|Credential|Certificate|PropagationTrust|SupportAccount|User)$")
+    pattern = re.compile(r"(ApiKey|AuthToken|Password|SecretKey|Credential|Certificate|PropagationTrust|SupportAccount|IdentityProvider|User)$")
     members = {t for t in tokens if pattern.search(t.split(":")[-1]) and "PasswordPolicy" not in t}
     assert members, "no identity resources found in the installed pulumi_oci"
     assert members <= set(credentials.STATIC_CREDENTIALS), sorted(members - set(credentials.STATIC_CREDENTIALS))

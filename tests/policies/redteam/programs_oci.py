@@ -176,3 +176,14 @@ def identity_domain_with_an_administrator(bad):
              "admin_last_name": "Admin"} if bad else {}
     oci.identity.Domain("domain", compartment_id=T, description="ml users", display_name="ml",
                         home_region="sa-saopaulo-1", license_type="free", **admin)
+
+
+@case("identity", "iam-no-static-credentials")
+def social_login_federated_into_a_domain(bad):
+    if bad:
+        oci.identity.DomainsSocialIdentityProvider(
+            "google", idcs_endpoint=DOMAIN, name="Google", enabled=True, account_linking_enabled=True,
+            registration_enabled=True, show_on_login=True, consumer_key="client-id", consumer_secret="client-secret",
+            service_provider_name="Google", schemas=["urn:ietf:params:scim:schemas:oracle:idcs:SocialIdentityProvider"])
+    else:
+        _group()
