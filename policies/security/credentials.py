@@ -233,8 +233,9 @@ iam_no_static_credentials = ResourceValidationPolicy(
     name="iam-no-static-credentials",
     description=("No static credential is minted by the stack: no API keys, auth tokens, customer secret keys, SMTP "
                  "or database credentials, console or Swift passwords, OAuth client credentials or certificates, "
-                 "identity propagation trusts or identity-provider federations, users, capabilities turned on, confidential OAuth apps, database "
-                 "wallets, plaintext generated keys, or long-lived service-account token Secrets."),
+                 "identity propagation trusts or identity-provider federations, users, capabilities turned on, "
+                 "confidential OAuth apps, database wallets, plaintext generated keys, or long-lived service-account "
+                 "token Secrets."),
     validate=validate_no_static_credentials,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
