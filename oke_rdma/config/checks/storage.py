@@ -80,8 +80,8 @@ def lustre_availability_domain(cfg: StackConfig) -> str:
 
 
 def check_lustre(cfg: StackConfig) -> list[str]:
-    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists; a brought network
-    provides the storage subnet the file system's addresses come from."""
+    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists, once; every node
+    pool of ``client.pools`` exists, once."""
     lustre = cfg.storage.lustre
     if lustre is None:
         return []
@@ -96,4 +96,19 @@ def check_lustre(cfg: StackConfig) -> list[str]:
                             f"{', '.join(sorted(cfg.tenants)) or '(no tenants defined)'}, or remove it")
     if len(set(lustre.tenants)) != len(lustre.tenants):
         problems.append(f"{_key((*at, 'tenants'))}: lists a tenant twice; list each once")
+    for i, pool in enumerate(lustre.client.pools):
+        if pool not in cfg.node_pools:
+            problems.append(f"{_key((*at, 'client', 'pools', i))}: no node pool named {pool!r}; use one of "
+                            f"{', '.join(sorted(cfg.node_pools))}, or remove it")
+    if len(set(lustre.client.pools)) != len(lustre.client.pools):
+        problems.append(f"{_key((*at, 'client', 'pools'))}: lists a pool twice; list each once")
     return problems
+
+
+def lustre_client_pools(cfg: StackConfig) -> tuple[str, ...]:
+    """The node pools whose nodes get the Lustre client: ``storage.lustre.client.pools``, else every pool; none
+    without ``storage.lustre`` or with ``client.enabled: false``."""
+    lustre = cfg.storage.lustre
+    if lustre is None or not lustre.client.enabled:
+        return ()
+    return tuple(lustre.client.pools) or tuple(cfg.node_pools)
