@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._base import _key
 from ..stack import StackConfig
+from .fleet import tenant_pools
 from ..storage import PREPARATION_NAMESPACE, derived_id
 
 
@@ -106,9 +107,14 @@ def check_lustre(cfg: StackConfig) -> list[str]:
 
 
 def lustre_client_pools(cfg: StackConfig) -> tuple[str, ...]:
-    """The node pools whose nodes get the Lustre client: ``storage.lustre.client.pools``, else every pool; none
-    without ``storage.lustre`` or with ``client.enabled: false``."""
+    """The node pools whose nodes get the Lustre client: ``storage.lustre.client.pools`` when given, else the pools
+    the Kueue flavors of the tenants in ``storage.lustre.tenants`` cover (where their queued jobs run:
+    :func:`~oke_rdma.config.checks.fleet.tenant_pools`), in pool order; none without ``storage.lustre`` or with
+    ``client.enabled: false``."""
     lustre = cfg.storage.lustre
     if lustre is None or not lustre.client.enabled:
         return ()
-    return tuple(lustre.client.pools) or tuple(cfg.node_pools)
+    if lustre.client.pools:
+        return tuple(lustre.client.pools)
+    wanted = {pool for tenant in lustre.tenants if tenant in cfg.tenants for pool in tenant_pools(cfg, tenant)}
+    return tuple(pool for pool in cfg.node_pools if pool in wanted)
