@@ -69,12 +69,13 @@ class LustreClientArchive(_Model):
 
 class LustreClientPackages(_Model):
     """Where the node installs the Lustre client from, per OS the Lustre CSI driver supports. An OS without an
-    archive gets no install: its nodes are labelled only when their image already carries a working client."""
+    archive (and every node that is not x86_64, the architecture the driver supports) gets no install: its nodes are
+    labelled only when their image already carries a working client."""
 
     oracle_linux8: Optional[LustreClientArchive] = Field(None, description=(
-        "Oracle Linux 8 on the RHCK kernel: a `.tar.gz` of `lustre-client` and `lustre-client-dkms` RPMs."))
+        "Oracle Linux 8 x86_64 on the RHCK kernel: a `.tar.gz` of `lustre-client` and `lustre-client-dkms` RPMs."))
     ubuntu2204: Optional[LustreClientArchive] = Field(None, description=(
-        "Ubuntu 22.04: a `.tar.gz` of `lustre-client-utils` and `lustre-client-modules-dkms` DEBs."))
+        "Ubuntu 22.04 x86_64: a `.tar.gz` of `lustre-client-utils` and `lustre-client-modules-dkms` DEBs."))
 
 
 class LustreClient(_Model):

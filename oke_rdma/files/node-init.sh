@@ -8,8 +8,8 @@
 #    replacement keep the data, and a new node from node cycling builds its own array.
 # 2. Lustre client (when @@LUSTRE_ENABLED@@ is 1): a client counts as working when `lfs --version` runs and the `lnet`
 #    kernel module loads in the running kernel (the checks OKE's Lustre CSI driver makes before it sets up LNet).
-#    A working client is kept; otherwise the package archive for this OS (Oracle Linux 8 on RHCK: RPMs; Ubuntu
-#    22.04: DEBs) is downloaded over HTTPS, its SHA-256 checked, and installed with the running kernel's headers (the
+#    A working client is kept; otherwise, on x86_64, the package archive for this OS (Oracle Linux 8 on RHCK: RPMs;
+#    Ubuntu 22.04: DEBs) is downloaded over HTTPS, its SHA-256 checked, and installed with the running kernel's headers (the
 #    modules are DKMS builds for that kernel). A UEK kernel, another OS, no archive, a failed download, checksum,
 #    install, or modules that do not load in this kernel: logged, nothing half-done is used, and the node joins
 #    without the label below.
@@ -17,6 +17,8 @@
 #    the cluster (Oracle Linux images: the oke_init_script from the instance metadata; Ubuntu images: `oke bootstrap`).
 #    When the Lustre client works, the kubelet registers the node with @@LUSTRE_LABEL@@=true (--node-labels through
 #    --kubelet-extra-args): the Lustre volumes require that label, so pods that mount Lustre only land where it works.
+#    (NodeRestriction lets a kubelet set labels outside the kubernetes.io / k8s.io namespaces on its own node:
+#    Kubernetes docs "Admission Controllers Reference", NodeRestriction, checked 2026-12-01.)
 #
 # Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 # (the oke_init_script metadata key, IMDSv2 header); oracle-quickstart/oci-hpc-oke@61d210a files/oke-nvme-raid.sh
@@ -130,6 +132,11 @@ setup_lustre_client() {
   if lustre_client_works; then
     log "Lustre client present: lfs runs and lnet loads in kernel ${kernel}"
     return 0
+  fi
+  if [ "$(uname -m)" != "x86_64" ]; then
+    log "no Lustre client packages for $(uname -m): the archives, like OKE's Lustre CSI driver, are for x86_64; use" \
+      "an image that carries the client"
+    return 1
   fi
   id=$(os_field ID)
   version=$(os_field VERSION_ID)

@@ -28,7 +28,12 @@ OL8 = 'NAME="Oracle Linux Server"\nID="ol"\nVERSION_ID="8.10"\n'
 UBUNTU2204 = 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\n'
 
 STUBS = {
-    "uname": 'if [ "${1:-}" = "-r" ]; then cat "$STATE/kernel"; else /bin/uname "$@"; fi',
+    "uname": r'''
+case "${1:-}" in
+  -r) cat "$STATE/kernel" ;;
+  -m) cat "$STATE/arch" 2>/dev/null || echo x86_64 ;;
+  *) /bin/uname "$@" ;;
+esac''',
     # The client works when installed and (unless $STATE/modules-broken) its modules load in the running kernel.
     "lfs": '[ -e "$STATE/installed" ]',
     "modprobe": '[ -e "$STATE/installed" ] && [ ! -e "$STATE/modules-broken" ]',
@@ -205,6 +210,23 @@ def test_an_os_the_csi_driver_does_not_support_gets_no_install(node, os_release,
     out, calls = node()
     assert out.returncode == 0 and needle in out.stderr and not _downloads(calls)
     assert LABEL_ARG not in _joined(calls)
+
+
+def test_an_arm_node_gets_no_x86_archive_but_a_client_its_image_carries_is_used(node):
+    (node.state / "arch").write_text("aarch64\n")
+    out, calls = node()
+    assert out.returncode == 0 and "no Lustre client packages for aarch64" in out.stderr and not _downloads(calls)
+    assert _joined(calls) == "oke-init-ran "
+    (node.state / "installed").touch()
+    out, calls = node()
+    assert _joined(calls).endswith(LABEL_ARG)
+
+
+def test_a_node_without_os_release_gets_no_install_and_still_joins(node):
+    node.os_release.unlink()
+    out, calls = node()
+    assert out.returncode == 0 and "no Lustre client packages for an unknown OS" in out.stderr
+    assert not _downloads(calls) and _joined(calls) == "oke-init-ran "
 
 
 def test_no_archive_for_the_nodes_os_means_detect_only(node):
