@@ -181,6 +181,7 @@ setup_lustre_client() {
   else
     mapfile -t packages < <(find "$dir" -type f -name '*.deb' | sort)
     [ "${#packages[@]}" -gt 0 ] || { log "the archive holds no .deb"; return 1; }
+    export DEBIAN_FRONTEND=noninteractive  # cloud-init has no terminal: debconf must never prompt
     apt-get update || return 1
     apt-get install -y --no-upgrade "linux-headers-${kernel}" || return 1
     apt-get install -y --no-install-recommends "${packages[@]}" || return 1
