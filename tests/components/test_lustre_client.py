@@ -132,3 +132,22 @@ def test_the_dev_stack_with_lustre_previews_clean_with_the_client_step_on_the_te
     [gpu] = [n for n in data if n.endswith("-gpu")]
     assert f"LUSTRE_OL8_URL={OL8_URL}" in base64.b64decode(data[gpu]).decode()
     assert [n for n, d in data.items() if d] == [gpu]
+
+
+def test_tenants_whose_volumes_no_pool_could_mount_are_refused():
+    """Listed tenants without any pool in their Kueue flavors and no client.pools: the volumes' label would never
+    appear on a node; naming a pool or turning the client off resolves it."""
+    raw = edited(dev_raw_config(), "nodePools", ("gpu", "rdma"), False)
+    raw = edited(raw, "tenants", ("research", "quota"), {})
+    raw = edited(raw, "tenants", ("analytics", "quota"), {})
+    lustre = {"capacityGb": 31200, "tenants": ["research"]}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(edited(raw, "storage", ("lustre",), lustre))
+    assert err.value.problems == [
+        "oke-rdma:storage.lustre.client.pools: no node pool gets the Lustre client (tenants research have no pool in "
+        "their Kueue flavors), so their Lustre volumes could never be mounted; name the pools in "
+        "storage.lustre.client.pools, or set storage.lustre.client.enabled false if the nodes are prepared outside "
+        "oke-rdma"]
+    cfg = load_stack_config(edited(raw, "storage", ("lustre",), {**lustre, "client": {"pools": ["gpu"]}}))
+    assert lustre_client_pools(cfg) == ("gpu",)
+    load_stack_config(edited(raw, "storage", ("lustre",), {**lustre, "client": {"enabled": False}}))

@@ -103,6 +103,13 @@ def check_lustre(cfg: StackConfig) -> list[str]:
                             f"{', '.join(sorted(cfg.node_pools))}, or remove it")
     if len(set(lustre.client.pools)) != len(lustre.client.pools):
         problems.append(f"{_key((*at, 'client', 'pools'))}: lists a pool twice; list each once")
+    listed = [t for t in lustre.tenants if t in cfg.tenants]
+    if listed and lustre.client.enabled and not lustre_client_pools(cfg):
+        # The tenants' volumes require the client label, which only nodes of the client pools can get.
+        problems.append(f"{_key((*at, 'client', 'pools'))}: no node pool gets the Lustre client (tenants "
+                        f"{', '.join(listed)} have no pool in their Kueue flavors), so their Lustre volumes could "
+                        f"never be mounted; name the pools in storage.lustre.client.pools, or set "
+                        f"storage.lustre.client.enabled false if the nodes are prepared outside oke-rdma")
     return problems
 
 
