@@ -151,3 +151,12 @@ def test_tenants_whose_volumes_no_pool_could_mount_are_refused():
     cfg = load_stack_config(edited(raw, "storage", ("lustre",), {**lustre, "client": {"pools": ["gpu"]}}))
     assert lustre_client_pools(cfg) == ("gpu",)
     load_stack_config(edited(raw, "storage", ("lustre",), {**lustre, "client": {"enabled": False}}))
+
+
+def test_the_workers_reach_the_package_archives_without_new_rules():
+    """The client step downloads over HTTPS (any host, through the NAT gateway) or from Object Storage (the service
+    gateway); the workers' NSG already allows both."""
+    from oke_rdma.network import ANYWHERE, TCP, oke_rules
+    egress = [r for r in oke_rules(()) if r.nsg == "workers" and r.direction == "EGRESS" and r.protocol == TCP]
+    assert any(r.peer == ANYWHERE and r.ports == (443, 443) for r in egress)
+    assert any(r.peer == "services" and r.ports is None for r in egress)
