@@ -9,10 +9,10 @@
 # 2. Lustre client (when @@LUSTRE_ENABLED@@ is 1): a client counts as working when `lfs --version` runs and the `lnet`
 #    kernel module loads in the running kernel (the checks OKE's Lustre CSI driver makes before it sets up LNet).
 #    A working client is kept; otherwise, on x86_64, the package archive for this OS (Oracle Linux 8 on RHCK: RPMs;
-#    Ubuntu 22.04: DEBs) is downloaded over HTTPS, its SHA-256 checked, and installed with the running kernel's headers (the
-#    modules are DKMS builds for that kernel). A UEK kernel, another OS, no archive, a failed download, checksum,
-#    install, or modules that do not load in this kernel: logged, nothing half-done is used, and the node joins
-#    without the label below.
+#    Ubuntu 22.04: DEBs) is downloaded over HTTPS, its SHA-256 checked, and installed with the running kernel's
+#    headers (the modules are DKMS builds for that kernel). An Arm node, a UEK kernel, another OS, no archive, a
+#    failed download, checksum, install, or modules that do not load in this kernel: logged, nothing half-done is
+#    used, and the node joins without the label below.
 # 3. OKE's own node bootstrap, always, last: a pool with custom user data must still run it or the node never joins
 #    the cluster (Oracle Linux images: the oke_init_script from the instance metadata; Ubuntu images: `oke bootstrap`).
 #    When the Lustre client works, the kubelet registers the node with @@LUSTRE_LABEL@@=true (--node-labels through
@@ -156,7 +156,8 @@ setup_lustre_client() {
       return 1 ;;
   esac
   if [ -z "$url" ]; then
-    log "the image has no working Lustre client and storage.lustre.client.packages names no archive for ${id} ${version}"
+    log "the image has no working Lustre client and storage.lustre.client.packages names no archive for" \
+      "${id} ${version}"
     return 1
   fi
   mkdir -p "$LUSTRE_WORK_DIR" || return 1

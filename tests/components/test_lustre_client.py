@@ -92,7 +92,8 @@ def test_the_volume_requires_the_label_and_asks_the_driver_to_set_up_lnet():
 def test_with_the_client_prepared_elsewhere_the_volume_requires_no_label():
     run = _run(Lustre.model_validate({"capacityGb": 31200, "tenants": ["research"], "client": {"enabled": False}}))
     [pv] = [r for r in run.resources if r.type == PV]
-    assert "nodeAffinity" not in pv.inputs["spec"] and pv.inputs["spec"]["csi"]["volumeAttributes"]["setupLnet"] == "true"
+    assert "nodeAffinity" not in pv.inputs["spec"]
+    assert pv.inputs["spec"]["csi"]["volumeAttributes"]["setupLnet"] == "true"
 
 
 @pytest.mark.parametrize("client, key, needle", [
