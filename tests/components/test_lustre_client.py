@@ -118,7 +118,8 @@ def test_a_user_label_cannot_take_the_lustre_client_label():
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
     [p] = [p for p in err.value.problems if LUSTRE_CLIENT_LABEL in p]
-    assert p.startswith("oke-rdma:nodePools.gpu.labels") and "Lustre client works" in p
+    assert p.startswith(f'oke-rdma:nodePools.gpu.labels."{LUSTRE_CLIENT_LABEL}": is set by oke-rdma on each node')
+    assert "Lustre client works" in p
 
 
 def test_the_dev_stack_with_lustre_previews_clean_with_the_client_step_on_the_tenants_pool(tmp_path):

@@ -88,8 +88,8 @@ def _label_problem(key: str) -> Optional[str]:
         what = {PROGRAM_NODE_LABELS[0]: "to the pool name (Kueue ResourceFlavors and the scheduling objects select "
                                         "nodes by it)",
                 PROGRAM_NODE_LABELS[1]: "from the pool's localNvme setting",
-                PROGRAM_NODE_LABELS[2]: "by each node itself when its Lustre client works (storage.lustre.client); "
-                                        "the Lustre volumes require it"}[key]
+                PROGRAM_NODE_LABELS[2]: "on each node, only when the node's Lustre client works "
+                                        "(storage.lustre.client; the Lustre volumes require it)"}[key]
         return f"is set by oke-rdma {what}; remove it (use your own key, like okerdma.io/role)"
     if key in SHARING_NODE_LABELS:
         return ("is set by oke-rdma from the pool's gpuSharing (the device plugin, MIG manager, policy pack and "
