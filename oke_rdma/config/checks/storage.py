@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._base import _key
 from ..stack import StackConfig
+from .fleet import tenant_pools
 from ..storage import PREPARATION_NAMESPACE, derived_id
 
 
@@ -87,8 +88,8 @@ def lustre_availability_domain(cfg: StackConfig) -> str:
 
 
 def check_lustre(cfg: StackConfig) -> list[str]:
-    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists; a brought network
-    provides the storage subnet the file system's addresses come from."""
+    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists, once; every node
+    pool of ``client.pools`` exists, once."""
     lustre = cfg.storage.lustre
     if lustre is None:
         return []
@@ -103,4 +104,31 @@ def check_lustre(cfg: StackConfig) -> list[str]:
                             f"{', '.join(sorted(cfg.tenants)) or '(no tenants defined)'}, or remove it")
     if len(set(lustre.tenants)) != len(lustre.tenants):
         problems.append(f"{_key((*at, 'tenants'))}: lists a tenant twice; list each once")
+    for i, pool in enumerate(lustre.client.pools):
+        if pool not in cfg.node_pools:
+            problems.append(f"{_key((*at, 'client', 'pools', i))}: no node pool named {pool!r}; use one of "
+                            f"{', '.join(sorted(cfg.node_pools))}, or remove it")
+    if len(set(lustre.client.pools)) != len(lustre.client.pools):
+        problems.append(f"{_key((*at, 'client', 'pools'))}: lists a pool twice; list each once")
+    listed = [t for t in lustre.tenants if t in cfg.tenants]
+    if listed and lustre.client.enabled and not lustre_client_pools(cfg):
+        # The tenants' volumes require the client label, which only nodes of the client pools can get.
+        problems.append(f"{_key((*at, 'client', 'pools'))}: no node pool gets the Lustre client (tenants "
+                        f"{', '.join(listed)} have no pool in their Kueue flavors), so their Lustre volumes could "
+                        f"never be mounted; name the pools in storage.lustre.client.pools, or set "
+                        f"storage.lustre.client.enabled false if the nodes are prepared outside oke-rdma")
     return problems
+
+
+def lustre_client_pools(cfg: StackConfig) -> tuple[str, ...]:
+    """The node pools whose nodes get the Lustre client: ``storage.lustre.client.pools`` when given, else the pools
+    the Kueue flavors of the tenants in ``storage.lustre.tenants`` cover (where their queued jobs run:
+    :func:`~oke_rdma.config.checks.fleet.tenant_pools`), in pool order; none without ``storage.lustre`` or with
+    ``client.enabled: false``."""
+    lustre = cfg.storage.lustre
+    if lustre is None or not lustre.client.enabled:
+        return ()
+    if lustre.client.pools:
+        return tuple(lustre.client.pools)
+    wanted = {pool for tenant in lustre.tenants if tenant in cfg.tenants for pool in tenant_pools(cfg, tenant)}
+    return tuple(pool for pool in cfg.node_pools if pool in wanted)
