@@ -127,3 +127,23 @@ def test_an_allowed_grant_needs_its_reason():
     entry = {"role": "x", "grants": ["patch nodes"], "subjects": ["User:u"]}
     with pytest.raises(Exception, match="reason"):
         found(*npd(), config={"allowedGrants": [entry]})
+
+
+def test_the_platform_rbac_passes_through_its_allow_list_and_only_through_it(tmp_path, capsys):
+    """The prod stack's own ClusterRoles are judged: with no allowedGrants, each node agent's role is refused for
+    its node writes; with the defaults, the stack is clean."""
+    import json
+
+    from offline.preview import main
+    from policies.security.rbac import DEFAULT_ALLOWED_GRANTS
+    from tests.policies.test_policies import ROOT
+
+    config = tmp_path / "security.json"
+    config.write_text(json.dumps({RULE: {"allowedGrants": []}}))
+    pack = str(ROOT / "policies" / "security")
+    assert main(["--stack", "prod", "--policy-pack", pack, "--policy-config", str(config)]) == 1
+    out = capsys.readouterr().out
+    refused = [line for line in out.splitlines() if f"[mandatory]  {RULE} (" in line]
+    assert len(refused) == len(DEFAULT_ALLOWED_GRANTS) and "patch nodes" in out, out
+    assert main(["--stack", "prod", "--policy-pack", pack]) == 0
+    assert RULE not in capsys.readouterr().out
