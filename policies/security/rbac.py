@@ -60,6 +60,18 @@ BROAD_GROUPS = frozenset({"system:authenticated", "system:unauthenticated", "sys
                           "system:nodes"})
 BROAD_USERS = frozenset({"system:anonymous"})
 SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
+#: Namespaces where a namespaced grant is a cluster-wide one: with ``--use-service-account-credentials`` every
+#: built-in controller runs as its own ServiceAccount in kube-system, bound to its ``system:controller:*`` role (RBAC
+#: docs "Controller roles"), so creating pods, reading Secrets or exec there hands over those controllers' powers.
+#: An unknown namespace may be one of them.
+SYSTEM_NAMESPACES = frozenset({"kube-system"})
+
+
+def namespace_scope(props: Any) -> str:
+    """``cluster`` for a namespaced object in a :data:`SYSTEM_NAMESPACES` namespace (or an unknown one), else
+    ``namespace``."""
+    namespace = read(props, "metadata", "namespace")
+    return "cluster" if namespace is UNKNOWN or namespace in SYSTEM_NAMESPACES else "namespace"
 FIX = ("Grant the namespaced verbs and resources the subject needs, through a Role and RoleBinding, to a named "
        "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants).")
 DEFAULT_ALLOWED_GRANTS = [
@@ -142,9 +154,11 @@ def role_problems(kind: str, patch: bool, props: Any) -> list[str]:
     """Why a Role/ClusterRole (or patch) escalates by itself: namespace-scope dangers, what it adds to the
     built-in roles it feeds, what its aggregationRule collects, and what cannot be interpreted."""
     rules, problems = parse_rules(read(props, "rules"), kind == "Role")
-    found = findings(rules, "namespace")
+    scope = namespace_scope(props) if kind == "Role" else "namespace"
+    found = findings(rules, scope)
     if found:
-        problems.append(f"grants {describe(found)}")
+        where = " in a system namespace (the controllers' service accounts live there)" if scope == "cluster" else ""
+        problems.append(f"grants{where} {describe(found)}")
     if kind != "ClusterRole":
         return problems
     name, labels = read(props, "metadata", "name"), labels_of(props)
@@ -195,7 +209,7 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
     elif ref_kind is UNKNOWN or (ref_kind not in ("ClusterRole", "Role")):
         problems.append(f"its roleRef.kind {ref_kind!r} is not ClusterRole or Role")
     elif ref_kind == "ClusterRole" and isinstance(name, str):
-        scope = "cluster" if kind == "ClusterRoleBinding" else "namespace"
+        scope = "cluster" if kind == "ClusterRoleBinding" else namespace_scope(props)
         rules = built_in_role(name)
         if name.startswith("system:controller:"):
             problems.append(f"binds {name}, a controller's own role (controllers create pods everywhere, delete "
@@ -224,6 +238,9 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
                 s_kind == "User" and s_name in BROAD_USERS):
             problems.append(f"binds role {name!r} to {s_kind} {s_name}, which every caller, node or service account "
                             "(of a namespace) is in")
+        elif s_kind == "ServiceAccount" and s_name == "default":
+            problems.append(f"binds role {name!r} to the ServiceAccount 'default', which every pod of its namespace "
+                            "that names no service account runs as")
     return problems
 
 

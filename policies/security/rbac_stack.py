@@ -25,12 +25,12 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from .rbac import (ALLOWED_BINDINGS_SCHEMA, DEFAULT_ALLOWED_GRANTS, FIX, _config, aggregated_built_ins, feeds,
-                       labels_of, object_key, rbac_objects, role_ref)
+                       labels_of, namespace_scope, object_key, rbac_objects, role_ref)
     from .rbac_model import BUILT_IN_ROLES, Rule, describe, findings, glob, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from rbac import (ALLOWED_BINDINGS_SCHEMA, DEFAULT_ALLOWED_GRANTS, FIX, _config, aggregated_built_ins, feeds,
-                      labels_of, object_key, rbac_objects, role_ref)
+                      labels_of, namespace_scope, object_key, rbac_objects, role_ref)
     from rbac_model import BUILT_IN_ROLES, Rule, describe, findings, glob, parse_rules, selector_matches
 
 
@@ -119,6 +119,10 @@ def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = f
     cluster = [b for b in role.bindings if b.kind == "ClusterRoleBinding"]
     if cluster:
         return "cluster", f"is bound cluster-wide by ClusterRoleBinding '{cluster[0].resource.name}'"
+    system = [b for b in role.bindings if namespace_scope(b.props) == "cluster"]
+    if system:
+        return "cluster", (f"is bound by RoleBinding '{system[0].resource.name}' in a system namespace (or one "
+                           "unknown during preview), where the controllers' service accounts live")
     if role.bindings:
         return "namespace", "is bound only by RoleBindings"
     aggregators = [a for a in roles if id(a) not in seen and role in collected_by(a, roles)]
@@ -180,7 +184,14 @@ def validate_cluster_wide_grants(args: StackValidationArgs, report_violation: Re
             if not allowed:
                 continue
             patterns = [p for e in allowed for p in (e.get("subjects") or [])]
-            for subject in elements(read(b.props, "subjects")):
+            subjects = elements(read(b.props, "subjects"))
+            for subject in ([UNKNOWN] if subjects is UNKNOWN else subjects):
+                if UNKNOWN in (subject, read(subject, "kind"), read(subject, "name"), read(subject, "namespace")):
+                    report_violation(f"{b.kind} '{b.resource.name}' binds ClusterRole '{role.name}', whose grants "
+                                     "allowedGrants accepts only for the subjects it lists, to a subject unknown "
+                                     "during preview. Set the subject's kind, name and namespace literally.",
+                                     b.resource.urn)
+                    continue
                 text = subject_text(subject)
                 if not any(glob(p, text) for p in patterns):
                     report_violation(f"{b.kind} '{b.resource.name}' binds ClusterRole '{role.name}', whose grants "

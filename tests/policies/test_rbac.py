@@ -65,6 +65,13 @@ REFUSED = {
                                                     kind="RoleBinding"), "every"),
     "every node": (binding("view", [{"kind": "Group", "name": "system:nodes"}]), "every"),
     "the anonymous user": (binding("view", [{"kind": "User", "name": "system:anonymous"}]), "every"),
+    "the default service account": (binding("view", [{"kind": "ServiceAccount", "name": "default",
+                                                       "namespace": "research"}]), "names no service account"),
+    "edit for a service account in kube-system": (res(RBAC + "RoleBinding", "b", {
+        "metadata": {"name": "b", "namespace": "kube-system"}, "subjects": [SA],
+        "roleRef": {"kind": "ClusterRole", "name": "edit"}}), "Secret reads"),
+    "pod creation in kube-system": (res(RBAC + "Role", "r", {"metadata": {"name": "r", "namespace": "kube-system"},
+                                                            "rules": [rule(["create"], ["pods"])]}), "system namespace"),
     # what cannot be interpreted
     "a subject kind that does not exist": (binding("view", [{"kind": "Robot", "name": "r2"}]), "not a User"),
     "unknown subjects": (binding("view", U), "subjects are unknown"),
@@ -135,6 +142,8 @@ PASSES = {
     "view in a namespace": binding("view", kind="RoleBinding"),
     "a Role reading one namespace's secrets": role(rule(["get", "list"], ["secrets"]), kind="Role"),
     "a Role creating jobs": role(rule(["create"], ["jobs"], ["batch"]), kind="Role"),
+    "a Role reading kube-system's config maps": res(RBAC + "Role", "r", {"metadata": {
+        "name": "r", "namespace": "kube-system"}, "rules": [rule(["get"], ["configmaps"])]}),
     "a ClusterRole reading secrets (its scope is the stack rule's)": role(rule(["list"], ["secrets"])),
     "discovery URLs": role({"nonResourceURLs": ["/healthz", "/version"], "verbs": ["get"]}),
     "view fed with reads": role(rule(["get", "list"], ["widgets"], ["example.com"]), labels={AGG + "view": "true"}),

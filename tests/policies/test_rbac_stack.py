@@ -147,3 +147,16 @@ def test_the_platform_rbac_passes_through_its_allow_list_and_only_through_it(tmp
     assert len(refused) == len(DEFAULT_ALLOWED_GRANTS) and "patch nodes" in out, out
     assert main(["--stack", "prod", "--policy-pack", pack]) == 0
     assert RULE not in capsys.readouterr().out
+
+
+def test_an_allow_listed_role_bound_to_a_subject_unknown_during_preview_is_refused():
+    got = found(*npd(subject={"kind": "ServiceAccount", "name": U, "namespace": "gpu-operator"}))
+    assert len(got) == 1 and "unknown during preview" in got[0]
+
+
+def test_a_role_binding_in_kube_system_is_a_cluster_wide_grant():
+    cr, rb = bound(rule(["create"], ["pods"]), kind="RoleBinding")
+    in_kube_system = res(rb.type, rb.name, {**rb.inputs, "metadata": {"name": "rb", "namespace": "kube-system"}})
+    got = found(cr, in_kube_system)
+    assert len(got) == 1 and "system namespace" in got[0]
+    assert found(cr, rb) == []
