@@ -45,12 +45,12 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
-    from .rbac_model import (AGGREGATION_LABELS, BUILT_IN_ROLES, READ, built_in_labels, built_in_role, describe,
-                             findings, minus, parse_rules, selector_matches)
+    from .rbac_builtin import BUILT_IN_ROLES, built_in_labels, built_in_role
+    from .rbac_model import AGGREGATION_LABELS, READ, describe, findings, minus, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
-    from rbac_model import (AGGREGATION_LABELS, BUILT_IN_ROLES, READ, built_in_labels, built_in_role, describe,
-                            findings, minus, parse_rules, selector_matches)
+    from rbac_builtin import BUILT_IN_ROLES, built_in_labels, built_in_role
+    from rbac_model import AGGREGATION_LABELS, READ, describe, findings, minus, parse_rules, selector_matches
 
 _TYPE = re.compile(r"^kubernetes:rbac\.authorization\.k8s\.io/[^:]+:(ClusterRole|Role|ClusterRoleBinding|RoleBinding)"
                    r"(Patch|List)?$")

@@ -26,12 +26,14 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from .rbac import (ALLOWED_BINDINGS_SCHEMA, DEFAULT_ALLOWED_GRANTS, FIX, _config, aggregated_built_ins, feeds,
                        labels_of, namespace_scope, object_key, rbac_objects, role_ref)
-    from .rbac_model import BUILT_IN_ROLES, Rule, describe, findings, glob, parse_rules, selector_matches
+    from .rbac_builtin import BUILT_IN_ROLES
+    from .rbac_model import Rule, describe, findings, glob, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from rbac import (ALLOWED_BINDINGS_SCHEMA, DEFAULT_ALLOWED_GRANTS, FIX, _config, aggregated_built_ins, feeds,
                       labels_of, namespace_scope, object_key, rbac_objects, role_ref)
-    from rbac_model import BUILT_IN_ROLES, Rule, describe, findings, glob, parse_rules, selector_matches
+    from rbac_builtin import BUILT_IN_ROLES
+    from rbac_model import Rule, describe, findings, glob, parse_rules, selector_matches
 
 
 @dataclass(eq=False)

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from policies.security._rules import UNKNOWN
-from policies.security.rbac_model import (BUILT_IN_ROLES, DANGERS, Rule, findings, minus, parse_rules,
-                                          selector_matches)
+from policies.security.rbac_builtin import BUILT_IN_ROLES
+from policies.security.rbac_model import DANGERS, Rule, findings, minus, parse_rules, selector_matches
 from tests.policies.test_policies import U, res, run
 
 
