@@ -140,3 +140,16 @@ def exec_into_every_pod(bad):
 @case("identity", ESCALATION)
 def binding_to_a_controller_role(bad):
     cluster_binding("system:controller:replicaset-controller" if bad else "system:public-info-viewer")
+
+
+@case("identity", ESCALATION)
+def pod_creation_in_kube_system(bad):
+    k8s.rbac.v1.Role("r", metadata={"name": "deployer", "namespace": "kube-system" if bad else "research"},
+                     rules=[rule(["create", "get"], ["pods"])])
+
+
+@case("identity", ESCALATION)
+def binding_to_the_default_service_account(bad):
+    k8s.rbac.v1.RoleBinding("rb", metadata={"name": "readers", "namespace": "research"}, subjects=[
+        {**SA, "name": "default" if bad else "trainer"}],
+        role_ref={"api_group": RBAC_API, "kind": "ClusterRole", "name": "view"})
