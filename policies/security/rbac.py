@@ -77,12 +77,12 @@ FIX = ("Grant the namespaced verbs and resources the subject needs, through a Ro
 DEFAULT_ALLOWED_GRANTS = [
     {"role": "*-gpu-node-problem-detector", "grants": ["patch nodes", "patch nodes/status"],
      "subjects": ["ServiceAccount:*/gpu-node-problem-detector"],
-     "reason": "oke-rdma GPU health: node-problem-detector sets node conditions and its cordoner cordons and taints "
-               "a node whose GPU reported a fatal Xid error"},
+     "reason": "oke-rdma GPU health: node-problem-detector sets a node condition and its cordoner cordons and "
+               "annotates a node whose GPU reported a fatal Xid error (oke_rdma/health.py)"},
     {"role": "*-rdma-topology-labeler", "grants": ["patch nodes"],
      "subjects": ["ServiceAccount:*/rdma-topology-labeler"],
      "reason": "oke-rdma scheduling: the labeler writes each GPU node's RDMA network block labels for Kueue "
-               "topology-aware scheduling"},
+               "topology-aware scheduling (oke_rdma/scheduling.py)"},
 ]
 
 

@@ -204,7 +204,8 @@ def validate_cluster_wide_grants(args: StackValidationArgs, report_violation: Re
 
 ALLOWED_GRANTS_SCHEMA = {
     "type": "array", "default": DEFAULT_ALLOWED_GRANTS,
-    "description": ("permissions accepted cluster-wide for ClusterRoles whose name matches 'role' (* wildcards), "
+    "description": ("permissions ('verb resource[.group][/subresource]', e.g. 'patch nodes', as the violation "
+                    "names them) accepted cluster-wide for ClusterRoles whose name matches 'role' (* wildcards), "
                     "bound only to 'subjects' (Kind:<namespace>/<name> or Kind:<name>), with the reason"),
     "items": {"type": "object", "required": ["role", "grants", "subjects", "reason"], "additionalProperties": False,
               "properties": {"role": {"type": "string"}, "grants": {"type": "array", "items": {"type": "string"}},
