@@ -30,7 +30,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import (iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network, pod_security,
-                   privileged_namespaces, public_endpoints, rbac, rbac_stack, reachability, storage)
+                   privileged_namespaces, public_endpoints, rbac, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
     import iam
     import identity
@@ -44,7 +44,6 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import privileged_namespaces
     import public_endpoints
     import rbac
-    import rbac_stack
     import reachability
     import storage
 
@@ -55,8 +54,7 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *rbac_stack.POLICIES,
-                          *kubernetes.POLICIES,
+                          *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES]
 
 _names = [p.name for p in POLICIES]

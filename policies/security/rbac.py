@@ -1,77 +1,52 @@
-"""Identity escalation inside the cluster: Kubernetes RBAC objects that let a subject gain more privilege than the
-platform intends, judged by effect with one model of what a rule grants (``rbac_model``).
+"""Identity escalation inside the cluster: ``kubernetes-rbac-no-escalation`` (stack) refuses every Kubernetes RBAC
+object that lets a subject gain more privilege than the platform intends, judged by effect with one model of what a
+rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
 
-| rule                                | kind     | judges                                                                  |
-|-------------------------------------|----------|-------------------------------------------------------------------------|
-| kubernetes-rbac-no-escalation       | resource | each Role, ClusterRole, RoleBinding, ClusterRoleBinding (and their      |
-|                                     |          | ``*Patch`` and ``*List`` kinds, every API version) on its own: grants   |
-|                                     |          | effective even in one namespace (escalate, bind, impersonate, token     |
-|                                     |          | requests, namespace writes); a ClusterRole that feeds admin/edit/view   |
-|                                     |          | (aggregate-to-* labels, or a patch of those roles) with more than they  |
-|                                     |          | grant; an ``aggregationRule`` collecting built-in roles that escalate   |
-|                                     |          | (admin, edit, cluster-admin); a binding to a built-in role that         |
-|                                     |          | escalates at the binding's scope (``cluster-admin``, ``admin``,         |
-|                                     |          | ``edit``, ``system:node``, ``system:controller:*``, unknown             |
-|                                     |          | ``system:*``); subjects every caller, node or service account is in;    |
-|                                     |          | anything it cannot interpret                                            |
-| kubernetes-rbac-cluster-wide-grants | stack    | each ClusterRole at the scope the stack gives it — cluster-wide when a  |
-|                                     |          | ClusterRoleBinding binds it or nothing in the stack binds it (any       |
-|                                     |          | binding elsewhere would), namespaced when only RoleBindings do — with   |
-|                                     |          | the rules its ``aggregationRule`` collects from the stack's roles:      |
-|                                     |          | Secret reads, workload creation, exec, ``nodes/proxy``, node, PV,       |
-|                                     |          | certificate, admission and APIService writes, non-resource URLs; a      |
-|                                     |          | ClusterRoleBinding to a role neither in the stack nor built in          |
+1. Each object on its own (``rbac_objects``): Role, ClusterRole, RoleBinding, ClusterRoleBinding, their ``*Patch``
+   and ``*List`` kinds, every API version — grants effective even in one namespace, what a role adds to the built-in
+   admin/edit/view roles it feeds, built-in roles an ``aggregationRule`` collects or a binding binds, subjects
+   everyone is in, and anything that cannot be interpreted.
+2. Each ClusterRole at the scope the stack gives it, with the rules its ``aggregationRule`` collects from the stack:
+   cluster-wide when a ClusterRoleBinding (or a RoleBinding in ``kube-system``) binds it, namespaced when only
+   RoleBindings do, the scope of the roles that aggregate it when a selector of the stack collects it, and — bound
+   nowhere in the stack — cluster-wide, since any ClusterRoleBinding, here or in another stack, grants it in every
+   namespace (Kubernetes docs "Using RBAC Authorization": a RoleBinding may reference a ClusterRole and grants it
+   only in its namespace; aggregated ClusterRoles). Refused cluster-wide: Secret reads, workload creation, exec,
+   ``nodes/proxy``, node, PersistentVolume, certificate, admission and APIService writes, non-resource URLs beyond
+   discovery/health/metrics.
+3. Every binding's role must be one the pack can judge: declared in the stack or built in; an unknown
+   ``roleRef.name`` is followed through its property dependency to a role of the stack.
 
-Config: ``allowedBindings`` (both rules: objects, ``<namespace>/<name>`` or ``<name>``, accepted as they are) and
-``allowedGrants`` (the stack rule: a role name pattern, the exact permissions it may hold cluster-wide, the
-subjects it may be bound to, and why). The default ``allowedGrants`` are the platform's own node agents: oke-rdma's
-GPU health cordoner (node-problem-detector) patches nodes and node status, and the RDMA topology labeler patches
-node labels; each only for its own ServiceAccount.
+Config: ``allowedBindings`` (objects, ``<namespace>/<name>`` or ``<name>``, accepted as they are) and
+``allowedGrants`` (a role name pattern, the exact permissions it may hold cluster-wide, the subjects — every binding
+of such a role must bind only these — and why). The default ``allowedGrants`` are the platform's node agents:
+oke-rdma's GPU health (node-problem-detector and its cordoner patch nodes and node status) and the RDMA topology
+labeler (patches node labels), each only for its own ServiceAccount.
 
 Unknown values fail closed: an unknown or uninterpretable rule, roleRef, subject, label or selector is a violation.
-An unknown ``roleRef.name`` is followed through its property dependency to a ClusterRole of the stack.
-Sources: see ``rbac_model`` (Kubernetes docs "Using RBAC Authorization", "Role Based Access Control Good
-Practices", checked 2026-12-01); pulumi_kubernetes 4.34.2 type tokens ``kubernetes:rbac.authorization.k8s.io/
-<version>:<Kind>`` with ``Patch``/``List`` kinds (``sdk/python/pulumi_kubernetes/rbac/v1/``).
+Sources: see ``rbac_model`` (checked 2026-12-01).
 """
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
-from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
-                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
+                           StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
-    from .rbac_builtin import BUILT_IN_ROLES, built_in_labels, built_in_role
-    from .rbac_model import AGGREGATION_LABELS, READ, describe, findings, minus, parse_rules, selector_matches
+    from .rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
+                               rbac_objects, role_ref)
+    from .rbac_builtin import BUILT_IN_ROLES
+    from .rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
-    from rbac_builtin import BUILT_IN_ROLES, built_in_labels, built_in_role
-    from rbac_model import AGGREGATION_LABELS, READ, describe, findings, minus, parse_rules, selector_matches
+    from rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
+                              rbac_objects, role_ref)
+    from rbac_builtin import BUILT_IN_ROLES
+    from rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
 
-_TYPE = re.compile(r"^kubernetes:rbac\.authorization\.k8s\.io/[^:]+:(ClusterRole|Role|ClusterRoleBinding|RoleBinding)"
-                   r"(Patch|List)?$")
-#: Groups (and one user) every caller, every node or every service account belongs to (RBAC docs "Referring to
-#: subjects", "Default roles and role bindings"; "Node Authorization": ``system:nodes``).
-BROAD_GROUPS = frozenset({"system:authenticated", "system:unauthenticated", "system:serviceaccounts",
-                          "system:nodes"})
-BROAD_USERS = frozenset({"system:anonymous"})
-SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
-#: Namespaces where a namespaced grant is a cluster-wide one: with ``--use-service-account-credentials`` every
-#: built-in controller runs as its own ServiceAccount in kube-system, bound to its ``system:controller:*`` role (RBAC
-#: docs "Controller roles"), so creating pods, reading Secrets or exec there hands over those controllers' powers.
-#: An unknown namespace may be one of them.
-SYSTEM_NAMESPACES = frozenset({"kube-system"})
-
-
-def namespace_scope(props: Any) -> str:
-    """``cluster`` for a namespaced object in a :data:`SYSTEM_NAMESPACES` namespace (or an unknown one), else
-    ``namespace``."""
-    namespace = read(props, "metadata", "namespace")
-    return "cluster" if namespace is UNKNOWN or namespace in SYSTEM_NAMESPACES else "namespace"
 FIX = ("Grant the namespaced verbs and resources the subject needs, through a Role and RoleBinding, to a named "
        "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants).")
 DEFAULT_ALLOWED_GRANTS = [
@@ -86,218 +61,224 @@ DEFAULT_ALLOWED_GRANTS = [
 ]
 
 
-def rbac_objects(resource_type: str, props: Any) -> Iterator[tuple[str, bool, str, Any]]:
-    """(kind, is_patch, where, object props) for an RBAC resource: one object, or each item of a ``*List``; a
-    non-RBAC type yields nothing. An unknown or malformed ``items`` yields kind ``?`` (a problem)."""
-    m = _TYPE.match(resource_type)
-    if not m:
-        return
-    kind, suffix = m.group(1), m.group(2) or ""
-    if suffix != "List":
-        yield kind, suffix == "Patch", "", props
-        return
-    items = read(props, "items")
-    if items is UNKNOWN or not isinstance(items, Sequence) or isinstance(items, str):
-        yield "?", False, "items", items
-        return
-    for i, item in enumerate(elements(items)):
-        yield kind, False, f"items[{i}] ", item
-
-
-def labels_of(props: Any) -> Any:
-    """``metadata.labels`` as a dict of strings; UNKNOWN when unknown or not interpretable."""
-    labels = read(props, "metadata", "labels")
-    if labels is None:
-        return {}
-    if labels is UNKNOWN or not isinstance(labels, Mapping):
-        return UNKNOWN
-    out = {}
-    for key in labels:
-        value = read(labels, key)
-        if value is UNKNOWN:
-            return UNKNOWN
-        out[key] = value
-    return out
-
-
-def feeds(name: Any, labels: dict, patch: bool) -> list[str]:
-    """Built-in user-facing roles a ClusterRole's rules flow into: its ``aggregate-to-*: "true"`` labels, or —
-    for a ``ClusterRolePatch`` — being that role (or its ``system:aggregate-to-*`` part) itself."""
-    found = [role for label, role in AGGREGATION_LABELS.items() if str(labels.get(label, "")).lower() == "true"]
-    if patch and isinstance(name, str):
-        found += [r for r in ("admin", "edit", "view") if name in (r, f"system:aggregate-to-{r}")]
-    return sorted(set(found))
-
-
-def aggregated_built_ins(props: Any) -> tuple[list[str], list[str]]:
-    """Built-in roles an ``aggregationRule`` collects (their labels match a selector), and problems."""
-    rule = read(props, "aggregationRule")
-    if rule is None:
-        return [], []
-    selectors = elements(read(rule, "clusterRoleSelectors"))
-    if selectors is UNKNOWN:
-        return [], ["aggregationRule.clusterRoleSelectors is unknown during preview"]
-    collected, problems = set(), []
-    for i, selector in enumerate(selectors):
-        for name in BUILT_IN_ROLES:
-            hit = selector_matches(selector, built_in_labels(name))
-            if hit is UNKNOWN:
-                problems.append(f"aggregationRule.clusterRoleSelectors[{i}] cannot be interpreted (unknown, or "
-                                "not matchLabels / In / NotIn / Exists / DoesNotExist)")
-                break
-            if hit:
-                collected.add(name)
-    return sorted(collected), problems
-
-
-def role_problems(kind: str, patch: bool, props: Any) -> list[str]:
-    """Why a Role/ClusterRole (or patch) escalates by itself: namespace-scope dangers, what it adds to the
-    built-in roles it feeds, what its aggregationRule collects, and what cannot be interpreted."""
-    rules, problems = parse_rules(read(props, "rules"), kind == "Role")
-    scope = namespace_scope(props) if kind == "Role" else "namespace"
-    found = findings(rules, scope)
-    if found:
-        where = " in a system namespace (the controllers' service accounts live there)" if scope == "cluster" else ""
-        problems.append(f"grants{where} {describe(found)}")
-    if kind != "ClusterRole":
-        return problems
-    name, labels = read(props, "metadata", "name"), labels_of(props)
-    if labels is UNKNOWN:
-        return problems + ["its metadata.labels are unknown during preview, so whether it feeds the built-in "
-                           "admin/edit/view roles cannot be told"]
-    for target in feeds(name, labels, patch):
-        if patch and read(props, "rules") is None:
-            problems.append(f"adds an existing ClusterRole to the built-in '{target}' role without its rules in the "
-                            "patch, so what it adds cannot be judged")
-            continue
-        extra = minus(findings(rules, "cluster"), findings(BUILT_IN_ROLES[target], "cluster"))
-        if target == "view":
-            writes = {f"{','.join(sorted(r.verbs - set(READ)))} {','.join(sorted(r.resources or r.urls))}"
-                      for r in rules if r.verbs - set(READ)}
-            if writes:
-                extra.setdefault("writes to the read-only view role", set()).update(writes)
-        if extra:
-            problems.append(f"feeds the built-in '{target}' role (bound in every namespace and often cluster-wide), "
-                            f"adding {describe(extra)}")
-    collected, selector_problems = aggregated_built_ins(props)
-    problems += selector_problems
-    inherited = findings([r for n in collected for r in BUILT_IN_ROLES[n]], "namespace")
-    if inherited:
-        problems.append(f"its aggregationRule collects the built-in role(s) {', '.join(collected)}, which grant "
-                        f"{describe(inherited)}")
-    return problems
-
-
-def role_ref(props: Any, patch: bool) -> tuple[Any, Any]:
-    """(roleRef.kind, roleRef.name); a binding patch without roleRef targets a default binding of the same name,
-    which Kubernetes names after its role (bootstrappolicy ``ClusterRoleBindings``), else (None, None)."""
-    ref = read(props, "roleRef")
-    if ref is None and patch:
-        name = read(props, "metadata", "name")
-        return ("ClusterRole", name) if isinstance(name, str) and name in BUILT_IN_ROLES else (None, None)
-    return read(ref, "kind"), read(ref, "name")
-
-
-def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
-    """Why a (Cluster)RoleBinding (or patch) escalates by itself: a built-in role that escalates at the binding's
-    scope, a ``system:`` role whose grants are not known, subjects that are everyone, uninterpretable parts."""
-    problems = []
-    ref_kind, name = role_ref(props, patch)
-    if ref_kind is None and name is None and patch:
-        problems.append("patches a binding whose roleRef is neither in the patch nor a default binding's, so the "
-                        "role it hands to its subjects cannot be judged")
-    elif ref_kind is UNKNOWN or (ref_kind not in ("ClusterRole", "Role")):
-        problems.append(f"its roleRef.kind {ref_kind!r} is not ClusterRole or Role")
-    elif ref_kind == "ClusterRole" and isinstance(name, str):
-        scope = "cluster" if kind == "ClusterRoleBinding" else namespace_scope(props)
-        rules = built_in_role(name)
-        if name.startswith("system:controller:"):
-            problems.append(f"binds {name}, a controller's own role (controllers create pods everywhere, delete "
-                            "namespaces, or hold escalate)")
-        elif rules is not None:
-            found = findings(rules, scope)
-            if found:
-                problems.append(f"binds the built-in role {name}, which grants {describe(found)}"
-                                f"{' in every namespace' if scope == 'cluster' else ''}")
-        elif name.startswith("system:"):
-            problems.append(f"binds {name}, a system role whose grants this pack does not know")
-    elif name is not None and not isinstance(name, str) and name is not UNKNOWN:
-        problems.append(f"its roleRef.name {name!r} is not a string")
-    subjects = read(props, "subjects")
-    if subjects is UNKNOWN:
-        return problems + ["its subjects are unknown during preview"]
-    if subjects is not None and (isinstance(subjects, str) or not isinstance(subjects, Sequence)):
-        return problems + [f"its subjects {subjects!r} are not a list"]
-    for i, subject in enumerate(elements(subjects)):
-        s_kind, s_name = read(subject, "kind"), read(subject, "name")
-        if s_kind is UNKNOWN or s_name is UNKNOWN:
-            problems.append(f"subjects[{i}] is unknown during preview")
-        elif s_kind not in SUBJECT_KINDS or not isinstance(s_name, str):
-            problems.append(f"subjects[{i}] ({s_kind!r} {s_name!r}) is not a User, Group or ServiceAccount by name")
-        elif (s_kind == "Group" and (s_name in BROAD_GROUPS or s_name.startswith("system:serviceaccounts:"))) or (
-                s_kind == "User" and s_name in BROAD_USERS):
-            problems.append(f"binds role {name!r} to {s_kind} {s_name}, which every caller, node or service account "
-                            "(of a namespace) is in")
-        elif s_kind == "ServiceAccount" and s_name == "default":
-            problems.append(f"binds role {name!r} to the ServiceAccount 'default', which every pod of its namespace "
-                            "that names no service account runs as")
-    return problems
-
-
-def object_key(props: Any) -> str:
-    """``<namespace>/<name>`` or ``<name>``: how ``allowedBindings`` names an object."""
-    name, namespace = read(props, "metadata", "name"), read(props, "metadata", "namespace")
-    return f"{namespace}/{name}" if isinstance(namespace, str) else str(name)
-
-
-def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozenset()) -> list[str]:
-    """Why one RBAC resource escalates by itself (see the module docstring); [] when it does not."""
-    problems = []
-    for kind, patch, where, obj in rbac_objects(resource_type, props):
-        if kind == "?":
-            problems.append("its items are unknown during preview or not a list")
-            continue
-        if object_key(obj) in allowed:
-            continue
-        found = (binding_problems if kind.endswith("Binding") else role_problems)(kind, patch, obj)
-        problems += [f"{where}{p}" for p in found]
-    return problems
-
-
 def _config(args: Any, key: str, default: Any) -> Any:
     value = (args.get_config() or {}).get(key)
     return default if value is None else value
-
-
-def validate_rbac(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``kubernetes-rbac-no-escalation``: see the module docstring."""
-    problems = problems_of(args.resource_type, args.props, frozenset(_config(args, "allowedBindings", [])))
-    if problems:
-        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}' {'; '.join(problems)}. {FIX}", None)
 
 
 ALLOWED_BINDINGS_SCHEMA = {
     "type": "array", "uniqueItems": True, "default": [], "items": {"type": "string", "maxLength": 317},
     "description": "RBAC objects (<namespace>/<name>, or <name> when cluster-scoped) accepted as they are"}
 
-kubernetes_rbac_no_escalation = ResourceValidationPolicy(
+
+@dataclass(eq=False)
+class RoleObject:
+    """A ClusterRole or Role of the stack (one item of a ``*List`` counts as one)."""
+
+    resource: Any
+    kind: str
+    patch: bool
+    props: Any
+    name: Any
+    namespace: Any
+    rules: list[Rule]
+    labels: Any
+    bindings: list["BindingObject"] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class BindingObject:
+    """A ClusterRoleBinding or RoleBinding of the stack, with the roles of the stack its roleRef resolves to."""
+
+    resource: Any
+    kind: str
+    props: Any
+    ref_kind: Any
+    ref_name: Any
+    roles: Optional[list[RoleObject]] = None  # None: the roleRef cannot be resolved
+
+
+def collect(resources: list[Any], allowed: frozenset[str]) -> tuple[list[RoleObject], list[BindingObject]]:
+    """The stack's RBAC roles and bindings (objects listed in ``allowedBindings`` left out), bindings resolved to
+    roles: a known ``roleRef.name`` by name (and namespace, for a Role), an unknown one through the property
+    dependency of ``roleRef`` on a role resource of the stack."""
+    roles, bindings = [], []
+    for res in resources:
+        for kind, patch, _, obj in rbac_objects(res.resource_type, res.props):
+            if kind == "?" or object_key(obj) in allowed:
+                continue
+            if kind.endswith("Binding"):
+                ref_kind, ref_name = role_ref(obj, patch)
+                bindings.append(BindingObject(res, kind, obj, ref_kind, ref_name))
+            else:
+                rules, _ = parse_rules(read(obj, "rules"), kind == "Role")  # what cannot be parsed: the other rule
+                roles.append(RoleObject(res, kind, patch, obj, read(obj, "metadata", "name"),
+                                        read(obj, "metadata", "namespace"), rules, labels_of(obj)))
+    for b in bindings:
+        if b.ref_kind not in ("ClusterRole", "Role"):
+            continue  # refused by kubernetes-rbac-no-escalation
+        namespace = read(b.props, "metadata", "namespace")
+        candidates = [r for r in roles if r.kind == b.ref_kind]
+        if isinstance(b.ref_name, str):
+            b.roles = [r for r in candidates if r.name == b.ref_name
+                       and (b.ref_kind == "ClusterRole" or r.namespace == namespace)]
+        elif b.ref_name is UNKNOWN:
+            deps = {d.urn for d in (getattr(b.resource, "property_dependencies", {}) or {}).get("roleRef", [])}
+            found = [r for r in candidates if r.resource.urn in deps]
+            b.roles = found or None
+        for r in b.roles or []:
+            r.bindings.append(b)
+    return roles, bindings
+
+
+def collected_by(aggregator: RoleObject, roles: list[RoleObject]) -> list[RoleObject]:
+    """The stack's ClusterRoles an ``aggregationRule`` selects (by their labels)."""
+    selectors = elements(read(aggregator.props, "aggregationRule", "clusterRoleSelectors"))
+    if read(aggregator.props, "aggregationRule") is None or selectors is UNKNOWN:
+        return []
+    return [r for r in roles if r is not aggregator and r.kind == "ClusterRole" and isinstance(r.labels, dict)
+            and any(selector_matches(s, r.labels) is True for s in selectors)]
+
+
+def effective_rules(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset()) -> list[Rule]:
+    """A role's own rules, and — for an aggregated ClusterRole — those of every role it collects, transitively,
+    built-in ones included."""
+    rules = list(role.rules)
+    for member in collected_by(role, roles):
+        if id(member) not in seen:
+            rules += effective_rules(member, roles, seen | {id(role)})
+    built_ins, _ = aggregated_built_ins(role.props)
+    return rules + [r for name in built_ins for r in BUILT_IN_ROLES[name]]
+
+
+def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset()) -> tuple[str, str]:
+    """(``cluster`` | ``namespace`` | ``built-in``, why) for a ClusterRole of the stack."""
+    cluster = [b for b in role.bindings if b.kind == "ClusterRoleBinding"]
+    if cluster:
+        return "cluster", f"is bound cluster-wide by ClusterRoleBinding '{cluster[0].resource.name}'"
+    system = [b for b in role.bindings if namespace_scope(b.props) == "cluster"]
+    if system:
+        return "cluster", (f"is bound by RoleBinding '{system[0].resource.name}' in a system namespace (or one "
+                           "unknown during preview), where the controllers' service accounts live")
+    if role.bindings:
+        return "namespace", "is bound only by RoleBindings"
+    aggregators = [a for a in roles if id(a) not in seen and role in collected_by(a, roles)]
+    scopes = [(scope_of(a, roles, seen | {id(role)}), a) for a in aggregators]
+    for (scope, why), a in scopes:
+        if scope == "cluster":
+            return "cluster", f"is aggregated into ClusterRole '{a.resource.name}', which {why}"
+    if scopes:
+        return "namespace", "is aggregated only into roles bound by RoleBindings"
+    if isinstance(role.labels, dict) and feeds(role.name, role.labels, role.patch):
+        return "built-in", "feeds a built-in role"
+    return "cluster", ("is bound by no binding of this stack, so it is judged as bound cluster-wide (any "
+                       "ClusterRoleBinding, here or in another stack, grants it in every namespace)")
+
+
+def subject_text(subject: Any) -> str:
+    """``ServiceAccount:<namespace>/<name>``, ``User:<name>`` or ``Group:<name>``."""
+    kind, name, namespace = read(subject, "kind"), read(subject, "name"), read(subject, "namespace")
+    return f"{kind}:{namespace}/{name}" if kind == "ServiceAccount" else f"{kind}:{name}"
+
+
+def allowed_entries(role: RoleObject, entries: list[dict]) -> list[dict]:
+    return [e for e in entries if glob(str(e.get("role", "")), role.name)]
+
+
+#: Dangers judged only at the scope the stack gives a ClusterRole (the others are refused at any scope, object by
+#: object), and non-resource URLs (effective only through a ClusterRoleBinding).
+CLUSTER_ONLY = frozenset({d.key for d in DANGERS if d.scope == "cluster"} | {"non-resource-urls"})
+
+
+def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset[str]) -> dict[str, list[str]]:
+    """URN → why an RBAC resource escalates given the rest of the stack (points 2 and 3 of the module docstring)."""
+    out: dict[str, list[str]] = {}
+    roles, bindings = collect(resources, allowed)
+    for role in roles:
+        if role.kind != "ClusterRole":
+            continue  # a Role is namespaced: judged on its own (rbac_objects)
+        scope, why = scope_of(role, roles)
+        if scope != "cluster":
+            continue
+        found = {k: v for k, v in findings(effective_rules(role, roles), "cluster").items() if k in CLUSTER_ONLY}
+        accepted = {g for entry in allowed_entries(role, entries) for g in (entry.get("grants") or [])}
+        found = {k: v - accepted for k, v in found.items() if v - accepted}
+        if found:
+            out.setdefault(role.resource.urn, []).append(f"{why} and grants {describe(found)}")
+    for b in bindings:
+        problems = out.setdefault(b.resource.urn, [])
+        if b.ref_kind not in ("ClusterRole", "Role"):
+            continue  # refused on its own (rbac_objects)
+        if b.roles is None:
+            problems.append("its roleRef.name is unknown during preview and does not depend on a role of this stack, "
+                            "so what it grants cannot be judged")
+            continue
+        if not b.roles and not (b.ref_kind == "ClusterRole" and isinstance(b.ref_name, str)
+                                and (b.ref_name in BUILT_IN_ROLES or b.ref_name.startswith("system:"))):
+            problems.append(f"binds {b.ref_kind} '{b.ref_name}', which is neither declared in this stack nor a "
+                            "built-in role, so what it grants cannot be judged")
+        for role in b.roles:
+            patterns = [p for e in allowed_entries(role, entries) for p in (e.get("subjects") or [])]
+            if not allowed_entries(role, entries):
+                continue
+            subjects = elements(read(b.props, "subjects"))
+            for subject in ([UNKNOWN] if subjects is UNKNOWN else subjects):
+                if UNKNOWN in (subject, read(subject, "kind"), read(subject, "name"), read(subject, "namespace")):
+                    problems.append(f"binds ClusterRole '{role.name}', whose grants allowedGrants accepts only for "
+                                    "the subjects it lists, to a subject unknown during preview (set its kind, name "
+                                    "and namespace literally)")
+                elif not any(glob(p, subject_text(subject)) for p in patterns):
+                    problems.append(f"binds ClusterRole '{role.name}', whose grants allowedGrants accepts only for "
+                                    f"{', '.join(patterns)}, to {subject_text(subject)} (bind it only to the "
+                                    "subjects listed, or list the subject with its reason)")
+    return {urn: problems for urn, problems in out.items() if problems}
+
+
+def validate_rbac(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``kubernetes-rbac-no-escalation``: see the module docstring. One violation per resource."""
+    entries = list(_config(args, "allowedGrants", DEFAULT_ALLOWED_GRANTS))
+    allowed = frozenset(_config(args, "allowedBindings", []))
+    resources = list(args.resources)
+    in_stack = stack_problems(resources, entries, allowed)
+    for res in resources:
+        problems = problems_of(res.resource_type, res.props, allowed) + in_stack.get(res.urn, [])
+        if problems:
+            report_violation(f"{res.resource_type.split(':')[-1]} '{res.name}' {'; '.join(problems)}. {FIX}", res.urn)
+
+
+ALLOWED_GRANTS_SCHEMA = {
+    "type": "array", "default": DEFAULT_ALLOWED_GRANTS,
+    "description": ("permissions ('verb resource[.group][/subresource]', e.g. 'patch nodes', as the violation "
+                    "names them) accepted cluster-wide for ClusterRoles whose name matches 'role' (* wildcards), "
+                    "bound only to 'subjects' (Kind:<namespace>/<name> or Kind:<name>), with the reason"),
+    "items": {"type": "object", "required": ["role", "grants", "subjects", "reason"], "additionalProperties": False,
+              "properties": {"role": {"type": "string"}, "grants": {"type": "array", "items": {"type": "string"}},
+                             "subjects": {"type": "array", "items": {"type": "string"}},
+                             "reason": {"type": "string", "minLength": 1}}}}
+
+kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
-    description=("No RBAC object grants escalate, bind, impersonate, token requests or namespace writes, feeds the "
-                 "built-in admin/edit/view roles more than they grant, aggregates or binds a built-in role that "
-                 "escalates (cluster-admin, admin, edit, system:*), or binds everyone; uninterpretable rules fail."),
+    description=("No RBAC object lets a subject escalate: escalate, bind, impersonate, token requests, namespace "
+                 "writes; cluster-wide Secret reads, workload creation, exec, nodes/proxy, node, PV, certificate, "
+                 "admission or APIService writes; bindings of escalating built-in roles or to everyone; aggregation "
+                 "into or of admin/edit; roles the pack cannot see or interpret."),
     validate=validate_rbac,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
-    remediation_steps=("Bind a Role with the namespaced verbs and resources needed to a named ServiceAccount; list "
-                       "an object an administrator accepts in allowedBindings. Source: Kubernetes docs: Using RBAC "
-                       "Authorization; Role Based Access Control Good Practices (checked 2026-12-01)."),
+    remediation_steps=("Bind a Role with the namespaced verbs and resources needed to a named ServiceAccount (a "
+                       "ClusterRole only through RoleBindings); list an object an administrator accepts in "
+                       "allowedBindings, a platform component's exact cluster-wide need in allowedGrants with its "
+                       "subjects and reason. Source: Kubernetes docs: Using RBAC Authorization; Role Based Access "
+                       "Control Good Practices (checked 2026-12-01)."),
     tags=["kubernetes", "rbac", "identity-escalation"],
-    config_schema=PolicyConfigSchema(properties={"allowedBindings": ALLOWED_BINDINGS_SCHEMA}),
+    config_schema=PolicyConfigSchema(properties={"allowedBindings": ALLOWED_BINDINGS_SCHEMA,
+                                                 "allowedGrants": ALLOWED_GRANTS_SCHEMA}),
 )
 
 POLICIES = [kubernetes_rbac_no_escalation]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "kubernetes-rbac-no-escalation": ("fails closed: an unknown rule, roleRef kind, subject, label or aggregation "
-                                      "selector is a violation"),
+                                      "selector is a violation; an unknown roleRef name is followed through its "
+                                      "property dependency to a role of the stack, else a violation"),
 }

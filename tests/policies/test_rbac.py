@@ -144,7 +144,6 @@ PASSES = {
     "a Role creating jobs": role(rule(["create"], ["jobs"], ["batch"]), kind="Role"),
     "a Role reading kube-system's config maps": res(RBAC + "Role", "r", {"metadata": {
         "name": "r", "namespace": "kube-system"}, "rules": [rule(["get"], ["configmaps"])]}),
-    "a ClusterRole reading secrets (its scope is the stack rule's)": role(rule(["list"], ["secrets"])),
     "discovery URLs": role({"nonResourceURLs": ["/healthz", "/version"], "verbs": ["get"]}),
     "view fed with reads": role(rule(["get", "list"], ["widgets"], ["example.com"]), labels={AGG + "view": "true"}),
     "edit fed with another workload kind": role(rule(["create", "delete"], ["rayjobs"], ["ray.io"]),

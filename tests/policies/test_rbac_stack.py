@@ -1,4 +1,4 @@
-"""kubernetes-rbac-cluster-wide-grants: a ClusterRole is judged at the scope the stack's bindings give it (with what
+"""kubernetes-rbac-no-escalation, across the stack: a ClusterRole is judged at the scope the stack's bindings give it (with what
 its aggregationRule collects), every binding's role must be judgeable, and allow-listed grants hold only for the
 subjects listed."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from policies import PACK_DIRS
 from tests.policies.test_policies import U, messages, res, run
 from tests.policies.test_rbac import RBAC, SA, binding, role, rule
 
-RULE = "kubernetes-rbac-cluster-wide-grants"
+RULE = "kubernetes-rbac-no-escalation"
 
 
 def found(*resources, config=None):

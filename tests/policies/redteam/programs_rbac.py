@@ -11,7 +11,7 @@ from tests.policies.redteam.programs import case
 RBAC_API = "rbac.authorization.k8s.io"
 SA = {"kind": "ServiceAccount", "name": "trainer", "namespace": "research"}
 AGG = "rbac.authorization.k8s.io/aggregate-to-"
-ESCALATION, CLUSTER_WIDE = "kubernetes-rbac-no-escalation", "kubernetes-rbac-cluster-wide-grants"
+ESCALATION = CLUSTER_WIDE = "kubernetes-rbac-no-escalation"
 
 
 def cluster_role(rules: list[dict], name: str = "helper", labels: dict | None = None, **extra) -> None:
