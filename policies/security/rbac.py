@@ -3,7 +3,7 @@ object that lets a subject gain more privilege than the platform intends, judged
 rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
 
 1. Each object on its own (``rbac_objects``): Role, ClusterRole, RoleBinding, ClusterRoleBinding, their ``*Patch``
-   and ``*List`` kinds, every API version — grants effective even in one namespace, what a role adds to the built-in
+   and ``*List`` kinds, every API version — grants that escalate even in one namespace, what a role adds to the built-in
    admin/edit/view roles it feeds, built-in roles an ``aggregationRule`` collects or a binding binds, subjects
    everyone is in, and anything that cannot be interpreted.
 2. Each ClusterRole at the scope the stack gives it, with the rules its ``aggregationRule`` collects from the stack:
@@ -12,8 +12,9 @@ rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
    nowhere in the stack — cluster-wide, since any ClusterRoleBinding, here or in another stack, grants it in every
    namespace (Kubernetes docs "Using RBAC Authorization": a RoleBinding may reference a ClusterRole and grants it
    only in its namespace; aggregated ClusterRoles). Refused cluster-wide: Secret reads, workload creation, exec,
-   ``nodes/proxy``, node, PersistentVolume, certificate, admission and APIService writes, non-resource URLs beyond
-   discovery/health/metrics.
+   token requests and service-account impersonation (within one namespace, the tenant boundary, these are what
+   workload creation there already gives), ``nodes/proxy``, node, PersistentVolume, certificate, admission and
+   APIService writes, non-resource URLs beyond discovery/health/metrics.
 3. Every binding's role must be one the pack can judge: declared in the stack or built in; an unknown
    ``roleRef.name`` is followed through its property dependency to a role of the stack.
 
@@ -204,7 +205,9 @@ def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset
         accepted = {g for entry in allowed_entries(role, entries) for g in (entry.get("grants") or [])}
         found = {k: v - accepted for k, v in found.items() if v - accepted}
         if found:
-            out.setdefault(role.resource.urn, []).append(f"{why} and grants {describe(found)}")
+            collected = aggregated_built_ins(role.props)[0] + [str(m.name) for m in collected_by(role, roles)]
+            via = f", with what its aggregationRule collects ({', '.join(collected)})," if collected else ""
+            out.setdefault(role.resource.urn, []).append(f"{why}{via} and grants {describe(found)}")
     for b in bindings:
         problems = out.setdefault(b.resource.urn, [])
         if b.ref_kind not in ("ClusterRole", "Role"):
@@ -258,10 +261,10 @@ ALLOWED_GRANTS_SCHEMA = {
 
 kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
-    description=("No RBAC object lets a subject escalate: escalate, bind, impersonate, token requests, namespace "
-                 "writes; cluster-wide Secret reads, workload creation, exec, nodes/proxy, node, PV, certificate, "
-                 "admission or APIService writes; bindings of escalating built-in roles or to everyone; aggregation "
-                 "into or of admin/edit; roles the pack cannot see or interpret."),
+    description=("No RBAC object lets a subject escalate: escalate, bind, impersonating users, namespace writes; "
+                 "cluster-wide Secret reads, workload creation, exec, token requests, nodes/proxy, node, PV, "
+                 "certificate, admission or APIService writes; bindings of escalating built-in roles or to everyone; "
+                 "aggregation into or of admin/edit; roles the pack cannot see or interpret."),
     validate=validate_rbac,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,

@@ -10,10 +10,11 @@ One model serves every RBAC rule of the pack:
   ``ResourceMatches`` — ``*`` matches every verb, group or resource, ``*/<subresource>`` that subresource of every
   resource; resourceNames are not taken to lessen a grant).
 * :data:`DANGERS` is the catalogue of grants that let a subject escalate, each with the scope at which it takes
-  effect: ``namespace`` dangers work even through a Role or a RoleBinding (escalate/bind/impersonate, token
-  requests, modifying the own namespace's labels), ``cluster`` dangers only through a ClusterRoleBinding (reading
-  every Secret, creating workloads or exec in every namespace, the kubelet API, node, PersistentVolume, certificate,
-  admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
+  effect: ``namespace`` dangers escalate even through a Role or a RoleBinding (escalate/bind, impersonating users
+  or groups, modifying the own namespace's labels), ``cluster`` dangers only through a cluster-wide grant (reading
+  every Secret; creating workloads, exec, token requests or impersonation of service accounts in every namespace —
+  within one namespace these are what a tenant's workload creation already gives, the namespace being the trust
+  boundary; the kubelet API; node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
   ``*`` in apiGroups, resources or verbs grants every member it covers.
 * ``rbac_builtin.BUILT_IN_ROLES`` holds the rules of the default ClusterRoles that matter here, so a binding to
   ``admin``, ``edit`` or a ``system:*`` role is judged by the same catalogue; :data:`AGGREGATION_LABELS` maps the
@@ -175,11 +176,15 @@ _ADMISSION = ("validatingwebhookconfigurations", "mutatingwebhookconfigurations"
 DANGERS: tuple[Danger, ...] = (
     Danger("escalate", "escalate/bind (grant permissions the subject does not hold)", "namespace",
            _perms(RBAC_GROUP, ("roles", "clusterroles"), ("escalate", "bind"))),
-    Danger("impersonate", "impersonate (act as another user, group or service account)", "namespace",
-           _perms("", ("users", "groups", "serviceaccounts"), ("impersonate",))
+    Danger("impersonate", "impersonate users, groups or their attributes (act as anyone, system:masters included)",
+           "namespace", _perms("", ("users", "groups"), ("impersonate",))
            + _perms("authentication.k8s.io", ("userextras/*", "uids"), ("impersonate",))),
-    Danger("token-request", "serviceaccounts/token create (mint tokens of every service account in reach)",
-           "namespace", _perms("", ("serviceaccounts/token",), ("create",))),
+    # Acting as a namespace's service accounts is what workload creation there already gives (Good Practices,
+    # "Workload creation"): a namespace is the trust boundary, so these two escalate only beyond one namespace.
+    Danger("impersonate-serviceaccounts", "impersonate service accounts of every namespace", "cluster",
+           _perms("", ("serviceaccounts",), ("impersonate",))),
+    Danger("token-request", "serviceaccounts/token create in every namespace (mint tokens of any service account)",
+           "cluster", _perms("", ("serviceaccounts/token",), ("create",))),
     Danger("namespace-modification", "namespace writes (relabel a namespace's Pod Security level)", "namespace",
            _perms("", ("namespaces",), WRITE)),
     Danger("secrets-read", "Secret reads in every namespace (list and watch return contents)", "cluster",
@@ -240,8 +245,9 @@ def findings(rules: Iterable[Rule], scope: str) -> dict[str, set[str]]:
         if r.resources:
             for verb in sorted(set(ESCALATING_VERBS) & r.verbs):  # on resources the catalogue does not name
                 key = "impersonate" if verb == "impersonate" else "escalate"
-                if key not in found:
-                    found[key] = {f"{verb} {','.join(sorted(r.resources))}"}
+                others = r.resources - {"serviceaccounts"} if verb == "impersonate" else r.resources
+                if key not in found and others:
+                    found[key] = {f"{verb} {','.join(sorted(others))}"}
         if r.urls and scope == "cluster":
             bad_urls = sorted(u for u in r.urls if u not in SAFE_NON_RESOURCE_URLS)
             bad_verbs = sorted(r.verbs - {"get"})

@@ -2,11 +2,12 @@
 Role, ClusterRole, RoleBinding or ClusterRoleBinding (and their ``*Patch`` and ``*List`` kinds, every API version)
 grants on its own, whatever the rest of the stack holds.
 
-* roles: grants effective even in one namespace (escalate, bind, impersonate, token requests, namespace writes;
-  every danger in ``kube-system``), what a ClusterRole feeding the built-in admin/edit/view roles (aggregate-to-*
-  labels, or a patch of those roles) adds to them, the built-in roles an ``aggregationRule`` collects, and every
-  part of a rule that cannot be interpreted;
-* bindings: a built-in role that escalates at the binding's scope (``cluster-admin``, ``admin``, ``edit``,
+* roles: grants that escalate even in one namespace (escalate, bind, impersonating users or groups, namespace
+  writes; every danger in ``kube-system``), what a ClusterRole feeding the built-in admin/edit/view roles
+  (aggregate-to-* labels, or a patch of those roles) adds to them, the built-in roles an ``aggregationRule``
+  collects, and every part of a rule that cannot be interpreted;
+* bindings: a built-in role that escalates at the binding's scope (``cluster-admin`` anywhere; ``admin``, ``edit``
+  cluster-wide or in ``kube-system``;
   ``system:node``, ``system:controller:*``, an unknown ``system:*`` role; a binding patch without ``roleRef`` by
   the default binding it targets), and subjects that are everyone (``system:authenticated``,
   ``system:unauthenticated``, ``system:serviceaccounts[:<ns>]``, ``system:nodes``, ``system:anonymous``, a

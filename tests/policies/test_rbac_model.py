@@ -67,7 +67,8 @@ def test_the_user_facing_roles_grant_what_the_kubernetes_docs_say():
     assert findings(BUILT_IN_ROLES["view"], "cluster") == {}
     for name in ("edit", "admin"):
         got = findings(BUILT_IN_ROLES[name], "cluster")
-        assert {"secrets-read", "workload-creation", "impersonate", "token-request"} <= set(got)
+        assert {"secrets-read", "workload-creation", "impersonate-serviceaccounts", "token-request"} <= set(got)
+        assert findings(BUILT_IN_ROLES[name], "namespace") == {}  # the namespace is the tenant's boundary
     assert "escalate" in findings(BUILT_IN_ROLES["cluster-admin"], "namespace")
 
 
