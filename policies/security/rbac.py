@@ -109,7 +109,7 @@ def collect(resources: list[Any], allowed: frozenset[str]) -> tuple[list[RoleObj
             if kind == "?" or object_key(obj) in allowed:
                 continue
             if kind.endswith("Binding"):
-                ref_kind, ref_name = role_ref(obj, patch)
+                ref_kind, ref_name = role_ref(kind, obj, patch)
                 bindings.append(BindingObject(res, kind, obj, ref_kind, ref_name))
             else:
                 rules, _ = parse_rules(read(obj, "rules"), kind == "Role")  # what cannot be parsed: the other rule

@@ -157,13 +157,15 @@ def role_problems(kind: str, patch: bool, props: Any) -> list[str]:
     return problems
 
 
-def role_ref(props: Any, patch: bool) -> tuple[Any, Any]:
-    """(roleRef.kind, roleRef.name); a binding patch without roleRef targets a default binding of the same name,
-    which Kubernetes names after its role (bootstrappolicy ``ClusterRoleBindings``), else (None, None)."""
+def role_ref(kind: str, props: Any, patch: bool) -> tuple[Any, Any]:
+    """(roleRef.kind, roleRef.name); a ``ClusterRoleBindingPatch`` without roleRef targets a default
+    ClusterRoleBinding, which Kubernetes names after its role (bootstrappolicy ``ClusterRoleBindings``); any other
+    patch without roleRef is (None, None): its role cannot be known."""
     ref = read(props, "roleRef")
     if ref is None and patch:
         name = read(props, "metadata", "name")
-        return ("ClusterRole", name) if isinstance(name, str) and name in BUILT_IN_ROLES else (None, None)
+        known = kind == "ClusterRoleBinding" and isinstance(name, str) and name in BUILT_IN_ROLES
+        return ("ClusterRole", name) if known else (None, None)
     return read(ref, "kind"), read(ref, "name")
 
 
@@ -171,7 +173,7 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
     """Why a (Cluster)RoleBinding (or patch) escalates by itself: a built-in role that escalates at the binding's
     scope, a ``system:`` role whose grants are not known, subjects that are everyone, uninterpretable parts."""
     problems = []
-    ref_kind, name = role_ref(props, patch)
+    ref_kind, name = role_ref(kind, props, patch)
     if ref_kind is None and name is None and patch:
         problems.append("patches a binding whose roleRef is neither in the patch nor a default binding's, so the "
                         "role it hands to its subjects cannot be judged")

@@ -118,6 +118,8 @@ REFUSED = {
         "metadata": {"name": "cluster-admin"}, "subjects": [SA]}), "cluster-admin"),
     "a patch of a binding whose role is not visible": (res(RBAC + "ClusterRoleBindingPatch", "p", {
         "metadata": {"name": "someone-elses"}, "subjects": [SA]}), "cannot be judged"),
+    "a namespaced binding patch without its roleRef": (res(RBAC + "RoleBindingPatch", "p", {
+        "metadata": {"name": "edit", "namespace": "research"}, "subjects": [SA]}), "cannot be judged"),
     "a list with an escalating item": (res(RBAC + "ClusterRoleList", "l", {"items": [
         {"metadata": {"name": "ok"}, "rules": [rule(["get"], ["pods"])]},
         {"metadata": {"name": "bad"}, "rules": [rule(["impersonate"], ["groups"])]}]}), "items[1]"),
