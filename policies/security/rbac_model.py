@@ -57,8 +57,11 @@ ANY_VERB = ("*",)  # a danger that any verb of the resource carries (``get nodes
 #: Labels that inject a ClusterRole's rules into a built-in user-facing role (RBAC docs "Default roles and role
 #: bindings", "Aggregated ClusterRoles").
 AGGREGATION_LABELS = {f"rbac.authorization.k8s.io/aggregate-to-{r}": r for r in ("admin", "edit", "view")}
-#: Groups whose custom resources make their controller create Pods (workload creation by another name):
-#: Kubeflow training jobs, Kubeflow Trainer, JobSet, KubeRay, KEDA ScaledJobs, LeaderWorkerSet.
+#: Groups whose custom resources make their controller create Pods (workload creation by another name), from their
+#: CRDs (checked 2026-12-01): kubeflow/training-operator ``kubeflow.org/v1`` jobs and kubeflow/notebooks
+#: ``Notebook``, kubeflow/trainer 2.3.0 ``trainer.kubeflow.org``, kubernetes-sigs/jobset ``jobset.x-k8s.io/v1alpha2``,
+#: ray-project/kuberay ``ray.io/v1``, kedacore/keda ``keda.sh/v1alpha1`` ScaledJob (creates Jobs), kubernetes-sigs/lws
+#: ``leaderworkerset.x-k8s.io/v1``.
 WORKLOAD_CUSTOM_RESOURCES = {
     "kubeflow.org": ("pytorchjobs", "tfjobs", "mpijobs", "xgboostjobs", "paddlejobs", "jaxjobs", "notebooks"),
     "trainer.kubeflow.org": ("trainjobs", "trainingruntimes", "clustertrainingruntimes"),
