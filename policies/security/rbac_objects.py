@@ -188,8 +188,7 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
         elif rules is not None:
             found = findings(rules, scope)
             if found:
-                problems.append(f"binds the built-in role {name}, which grants {describe(found)}"
-                                f"{' in every namespace' if scope == 'cluster' else ''}")
+                problems.append(f"binds the built-in role {name}, which grants {describe(found)}")
         elif name.startswith("system:"):
             problems.append(f"binds {name}, a system role whose grants this pack does not know")
     elif name is not None and not isinstance(name, str) and name is not UNKNOWN:
