@@ -153,3 +153,20 @@ def binding_to_the_default_service_account(bad):
     k8s.rbac.v1.RoleBinding("rb", metadata={"name": "readers", "namespace": "research"}, subjects=[
         {**SA, "name": "default" if bad else "trainer"}],
         role_ref={"api_group": RBAC_API, "kind": "ClusterRole", "name": "view"})
+
+
+@case("identity", ESCALATION)
+def rbac_declared_in_a_config_group(bad):
+    verbs = "[create, get]" if bad else "[get, list]"
+    k8s.yaml.v2.ConfigGroup("manifests", yaml=f"""
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {{name: deployer}}
+rules: [{{apiGroups: [apps], resources: [daemonsets], verbs: {verbs}}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {{name: deployer}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: deployer}}
+subjects: [{{kind: ServiceAccount, name: trainer, namespace: research}}]
+""")
