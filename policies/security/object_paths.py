@@ -188,7 +188,8 @@ def exposure_problems(values: Any, config: dict, path: str = "values") -> list[s
         kind = node.get("type") if "type" in node else node.get("serviceType")
         if kind == "LoadBalancer" or (kind is UNKNOWN and re.search(r"service", key, re.IGNORECASE)):
             annotations = node.get("annotations", node.get("serviceAnnotations", {}))
-            props = {"spec": {"type": kind, "loadBalancerClass": node.get("loadBalancerClass") or None},
+            lb_class = node.get("loadBalancerClass")
+            props = {"spec": {"type": kind, "loadBalancerClass": None if lb_class == "" else lb_class},
                      "metadata": {"annotations": annotations if annotations is not None else {}}}
             found.extend(f"{where} {p}" for p in public_endpoints.service_problems(
                 props, allow_lbs, config.get("internalIngressClasses") or []))
