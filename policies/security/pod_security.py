@@ -14,8 +14,9 @@ namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
 | rule                                   | kind  | checks                                                               |
 |----------------------------------------|-------|----------------------------------------------------------------------|
 | helm-values-pod-security               | stack | the well-known privilege settings anywhere in a Helm release's values|
-|                                        |       | (and ``type: LoadBalancer`` services without the internal annotation)|
-|                                        |       | fit the Pod Security level of the release's namespace                |
+|                                        |       | fit the Pod Security level of the release's namespace (objects the   |
+|                                        |       | chart renders verbatim are judged as objects: ``object_paths``;      |
+|                                        |       | exposure through values: ``helm-values-exposure``)                   |
 | node-escape-only-in-node-agent-namespaces | stack | host PID/IPC, SYS_ADMIN-class capabilities and node-escape host   |
 |                                        |       | paths, in workloads or Helm values, only in ``nodeAgentNamespaces``  |
 | workload-namespace-declared            | stack | every workload and Helm release goes to a Namespace of this stack    |
@@ -204,7 +205,7 @@ def _releases(resources: list[Any]) -> Iterable[Any]:
 
 def validate_helm_values(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``helm-values-pod-security``: baseline findings need a privileged namespace, restricted findings a
-    baseline or privileged one; exposure findings are always violations. Namespaces outside the stack are looked
+    baseline or privileged one. Namespaces outside the stack are looked
     up in ``privilegedNamespaces`` (their level is then privileged); otherwise fail closed."""
     config = args.get_config() or {}
     external = set(config.get("privilegedNamespaces") or [])
@@ -308,14 +309,13 @@ _NS_NAME = {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[
 helm_values_pod_security = StackValidationPolicy(
     name="helm-values-pod-security",
     description=("Privilege settings anywhere in a Helm release's values (hostNetwork, privileged, capabilities, "
-                 "hostPath, hostPort, allowPrivilegeEscalation, runAsUser 0, public LoadBalancer services) fit "
+                 "hostPath, hostPort, allowPrivilegeEscalation, runAsUser 0) fit "
                  "the Pod Security level of the release's namespace."),
     validate=validate_helm_values,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation_steps=("Remove the setting from the release's values, or install the release into a namespace "
-                       "labelled for it (privileged only for RDMA tenants and node agents). Public LoadBalancer "
-                       "services in values need OCI's internal annotation. Source: " + _PSS + "."),
+                       "labelled for it (privileged only for RDMA tenants and node agents). Source: " + _PSS + "."),
     tags=["kubernetes", "helm", "pod-security"],
     config_schema=PolicyConfigSchema({"privilegedNamespaces": {
         "type": "array", "uniqueItems": True, "default": [], "items": _NS_NAME,
