@@ -16,8 +16,12 @@ exposure a chart creates from values, and server-side-apply ``*Patch`` resources
 |                                    |          | internal annotation, ``externalIPs``; with the pinned charts'       |
 |                                    |          | defaults that a switch turns on (:data:`CHART_EXPOSURE_DEFAULTS`)   |
 | kubernetes-patch-judged-as-kind    | resource | a ``<Kind>Patch`` with the checks of ``<Kind>`` on what it sets; a  |
-|                                    |          | ServicePatch that drops or falsifies the internal annotation, a     |
-|                                    |          | binding patch that adds subjects to a role it does not name         |
+|                                    |          | ServicePatch that drops or falsifies the internal annotation, or    |
+|                                    |          | makes a LoadBalancer without naming its load-balancer type (the     |
+|                                    |          | live object's type annotation is not visible); a binding patch that |
+|                                    |          | adds subjects to a role it does not name                            |
+| custom-resource-exposure           | resource | KubeRay head/serve Services and head Ingresses, judged like declared|
+|                                    |          | ones                                                                |
 
 Pod specs and Namespaces reached by these paths (rendered workloads, rendered Namespaces, NamespacePatches that set
 the ``enforce`` label, workload ``*Patch`` kinds) are judged by the pod and namespace stack rules themselves
@@ -250,6 +254,13 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
                         found.append(f"[no-public-endpoints] sets {key} to {value!r}: a LoadBalancer Service it "
                                      "patches becomes public; leave the annotation \"true\"")
             lb_type = read(annotations, public_endpoints.LB_TYPE_ANNOTATION)
+            both = all(read(annotations, k) in public_endpoints.PARSEBOOL_TRUE
+                       for k in public_endpoints.INTERNAL_ANNOTATION.values())
+            if read(props, "spec", "type") == "LoadBalancer" and lb_type is None and not both:
+                found.append("[no-public-endpoints] makes a Service it does not own a LoadBalancer without setting "
+                             f"{public_endpoints.LB_TYPE_ANNOTATION}: the live Service's type annotation decides "
+                             "which internal annotation counts; set the type annotation, or both internal "
+                             "annotations")
             if lb_type is not None and read(props, "spec", "type") is None:
                 found.append(f"[no-public-endpoints] switches the load-balancer type ({lb_type!r}) of a Service whose "
                              "internal annotation for that type it does not set; set spec.type and the annotation")
@@ -267,6 +278,65 @@ def validate_patch_judged_as_kind(args: ResourceValidationArgs, report_violation
     if problems:
         report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}' patches an object this stack does not "
                          f"own into one the pack refuses: {'; '.join(problems)}.", None)
+
+
+# --- custom-resource-exposure -----------------------------------------------------------------------------------
+RAY_GROUP = "ray.io"
+
+
+def _ray_clusters(kind: str, spec: Any) -> list[tuple[str, Any]]:
+    """(where, RayClusterSpec) of a KubeRay resource (kuberay ``ray-operator/apis/ray/v1`` at v1.7.0)."""
+    path = {"RayCluster": (), "RayJob": ("rayClusterSpec",), "RayService": ("rayClusterConfig",),
+            "RayCronJob": ("jobTemplate", "rayClusterSpec")}.get(kind)
+    if path is None:
+        return []
+    cluster = read(spec, *path) if path else spec
+    return [] if cluster is None else [(".".join(("spec",) + path), cluster)]
+
+
+def custom_resource_exposure(resource_type: str, props: Any, config: dict) -> list[str]:
+    """What a KubeRay resource makes the operator expose: the head Service (``headGroupSpec.serviceType`` with the
+    cluster's ``headServiceAnnotations``, or a whole ``headGroupSpec.headService``), RayService's ``serveService``,
+    and the head Ingress (``headGroupSpec.enableIngress``; its class is the resource's
+    ``kubernetes.io/ingress.class`` annotation, kuberay ``controllers/ray/common/ingress.go``), each judged like a
+    declared Service or Ingress."""
+    parts = resource_type.split(":")
+    if len(parts) != 3 or parts[1].split("/")[0] != RAY_GROUP:
+        return []
+    spec = read(props, "spec")
+    if spec is UNKNOWN:
+        return ["its spec is unknown during preview, so the Services and Ingress it makes cannot be judged"]
+    allow_lbs, classes = bool(config.get("allowPublicLoadBalancers")), config.get("internalIngressClasses") or []
+    found: list[str] = []
+    services = [("spec.serveService", read(spec, "serveService"))] if parts[2] == "RayService" else []
+    for where, cluster in _ray_clusters(parts[2], spec):
+        if cluster is UNKNOWN:
+            found.append(f"{where} is unknown during preview")
+            continue
+        head = read(cluster, "headGroupSpec")
+        kind = read(head, "serviceType")
+        if kind is not None:
+            services.append((f"{where}.headGroupSpec.serviceType", {"spec": {"type": kind}, "metadata": {
+                "annotations": read(cluster, "headServiceAnnotations", default={})}}))
+        services.append((f"{where}.headGroupSpec.headService", read(head, "headService")))
+        enabled = _flag(read(head, "enableIngress"))
+        if enabled is not False:
+            cls = read(props, "metadata", "annotations", "kubernetes.io/ingress.class")
+            if not isinstance(cls, str) or cls not in classes:
+                found.append(f"{where}.headGroupSpec.enableIngress makes the operator create an Ingress of class "
+                             f"{'unknown' if cls is UNKNOWN else repr(cls)} (the resource's kubernetes.io/"
+                             "ingress.class annotation), which is not listed in internalIngressClasses")
+    for where, service in services:
+        if service is not None:
+            found += [f"{where} {p}" for p in public_endpoints.service_problems(plain(service), allow_lbs, classes)]
+    return found
+
+
+def validate_custom_resource_exposure(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``custom-resource-exposure``: see :func:`custom_resource_exposure`."""
+    problems = custom_resource_exposure(args.resource_type, args.props, _config(args))
+    if problems:
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}' {'; '.join(problems)}.", None)
 
 
 _CLASSES = {"internalIngressClasses": {
@@ -321,12 +391,30 @@ kubernetes_patch_judged_as_kind = ResourceValidationPolicy(
     config_schema=PolicyConfigSchema({**_CLASSES, **_PUBLIC}),
 )
 
-POLICIES = [helm_values_manifests, helm_values_exposure, kubernetes_patch_judged_as_kind]
+custom_resource_exposure_policy = ResourceValidationPolicy(
+    name="custom-resource-exposure",
+    description=("Operator custom resources make nothing reachable from the internet: KubeRay head and serve "
+                 "Services carry OCI's internal annotation, head Ingresses use an internal class."),
+    validate=validate_custom_resource_exposure,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.CRITICAL,
+    remediation_steps=("Use serviceType ClusterIP (or annotate the head Service internal through "
+                       "headServiceAnnotations), leave enableIngress off or annotate the resource with an internal "
+                       "kubernetes.io/ingress.class. Source: ray-project/kuberay ray-operator/apis/ray/v1 and "
+                       "controllers/ray/common/ingress.go at v1.7.0; " + _SRC + "."),
+    tags=["kubernetes", "exposure"],
+    config_schema=PolicyConfigSchema({**_CLASSES, **_PUBLIC}),
+)
+
+POLICIES = [helm_values_manifests, helm_values_exposure, kubernetes_patch_judged_as_kind,
+            custom_resource_exposure_policy]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "helm-values-manifests": "fails closed: an unknown values object or hook item is a violation",
     "helm-values-exposure": ("fails closed: unknown values, an unknown ingress/route enabled flag, class, service "
                              "type (under a service key) or annotation is a violation"),
+    "custom-resource-exposure": ("fails closed: an unknown spec, cluster spec, service type, annotation or ingress "
+                                 "flag is a violation"),
     "kubernetes-patch-judged-as-kind": ("fails closed: unknown fields count as the full kind's rules count them; "
                                         "unknown annotations of a ServicePatch are a violation"),
 }

@@ -12,7 +12,8 @@ from oke_rdma.addons import kube_prometheus_stack as kps
 from oke_rdma.addons._registry import ValuesContext
 from policies.security import _objects as O
 from policies.security._rules import UNKNOWN
-from policies.security.object_paths import (effective_values, exposure_problems, patch_problems, patched_kind)
+from policies.security.object_paths import (custom_resource_exposure, effective_values, exposure_problems,
+                                            patch_problems, patched_kind)
 from tests.policies.test_policies import U, messages, res, run
 
 HELM, NS, NSP = "kubernetes:helm.sh/v3:Release", "kubernetes:core/v1:Namespace", "kubernetes:core/v1:NamespacePatch"
@@ -189,6 +190,7 @@ SVC_PATCH, CRB_PATCH = "kubernetes:core/v1:ServicePatch", f"kubernetes:{RBAC}/v1
 
 @pytest.mark.parametrize("type_, props, what", [
     (SVC_PATCH, {"spec": {"type": "LoadBalancer"}}, "oci-load-balancer-internal"),
+    (SVC_PATCH, {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": INTERNAL_LB}}, "live Service's type"),
     (SVC_PATCH, {"metadata": {"annotations": {"service.beta.kubernetes.io/oci-load-balancer-internal": "false"}}},
      "becomes public"),
     (SVC_PATCH, {"metadata": {"annotations": {"oci.oraclecloud.com/load-balancer-type": "nlb"}}}, "switches"),
@@ -206,7 +208,10 @@ def test_a_patch_is_judged_like_its_kind(type_, props, what):
 
 
 @pytest.mark.parametrize("type_, props, config", [
-    (SVC_PATCH, {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": INTERNAL_LB}}, {}),
+    (SVC_PATCH, {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": {
+        **INTERNAL_LB, "oci.oraclecloud.com/load-balancer-type": "lb"}}}, {}),
+    (SVC_PATCH, {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": {
+        **INTERNAL_LB, "oci-network-load-balancer.oraclecloud.com/internal": "1"}}}, {}),
     (SVC_PATCH, {"metadata": {"labels": {"team": "a"}}}, {}),
     (CRB_PATCH, {"roleRef": {"name": "view"}, "subjects": [{"kind": "ServiceAccount", "name": "a"}]}, {}),
     ("kubernetes:networking.k8s.io/v1:IngressPatch", {"spec": {"ingressClassName": "oci-internal"}},
@@ -215,6 +220,38 @@ def test_a_patch_is_judged_like_its_kind(type_, props, what):
 ])
 def test_a_safe_patch_passes(type_, props, config):
     assert patch_problems(type_, props, config) == []
+
+
+RAY = "kubernetes:ray.io/v1:"
+
+
+@pytest.mark.parametrize("kind, spec, meta, what", [
+    ("RayCluster", {"headGroupSpec": {"serviceType": "LoadBalancer"}}, {}, "headGroupSpec.serviceType"),
+    ("RayCluster", {"headGroupSpec": {"serviceType": UNKNOWN}}, {}, "unknown"),
+    ("RayJob", {"rayClusterSpec": {"headGroupSpec": {"headService": {"spec": {"type": "LoadBalancer"}}}}}, {},
+     "headService"),
+    ("RayService", {"serveService": {"spec": {"type": "LoadBalancer"}}}, {}, "serveService"),
+    ("RayService", {"rayClusterConfig": {"headGroupSpec": {"enableIngress": True}}}, {}, "Ingress"),
+    ("RayCronJob", {"jobTemplate": {"rayClusterSpec": {"headGroupSpec": {"enableIngress": True}}}},
+     {"annotations": {"kubernetes.io/ingress.class": "nginx"}}, "'nginx'"),
+    ("RayCluster", UNKNOWN, {}, "unknown"),
+])
+def test_operator_resources_that_expose_are_refused(kind, spec, meta, what):
+    problems = custom_resource_exposure(RAY + kind, {"metadata": meta, "spec": spec}, {})
+    assert problems and what in " ".join(problems)
+
+
+@pytest.mark.parametrize("kind, spec, meta, config", [
+    ("RayCluster", {"headGroupSpec": {"serviceType": "ClusterIP"}}, {}, {}),
+    ("RayCluster", {"headServiceAnnotations": INTERNAL_LB, "headGroupSpec": {"serviceType": "LoadBalancer"}}, {},
+     {}),
+    ("RayService", {"serveService": {"spec": {"type": "ClusterIP"}},
+                    "rayClusterConfig": {"headGroupSpec": {"enableIngress": True}}},
+     {"annotations": {"kubernetes.io/ingress.class": "oci-internal"}}, {"internalIngressClasses": ["oci-internal"]}),
+    ("RayJob", {"entrypoint": "python x.py"}, {}, {}),
+])
+def test_operator_resources_that_expose_nothing_pass(kind, spec, meta, config):
+    assert custom_resource_exposure(RAY + kind, {"metadata": meta, "spec": spec}, config) == []
 
 
 def test_patch_rule_reports_through_the_pack():
@@ -254,7 +291,8 @@ def test_workload_patches_are_pod_specs():
 KEYS = ["extraManifests", "extraObjects", "apiVersion", "kind", "metadata", "name", "namespace", "labels", PSA,
         "annotations", "spec", "type", "ingress", "enabled", "route", "main", "roleRef", "subjects", "values",
         "runtimePatches", "podTemplateOverrides", "trainingRuntimeSpec", "template", "replicatedJobs", "containers",
-        "volumes", "hostPath", "path", "submitterPodTemplate", "jobTemplate", "serviceType", "externalIPs"]
+        "volumes", "hostPath", "path", "submitterPodTemplate", "jobTemplate", "serviceType", "externalIPs",
+        "headGroupSpec", "enableIngress", "headService", "serveService", "rayClusterConfig"]
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(
     ["v1", "Pod", "List", "LoadBalancer", "{{ x }}", "a: [", "privileged", "", U, "/", "rbac.authorization.k8s.io/v1",
      "ClusterRoleBinding"]))
@@ -263,7 +301,7 @@ SHAPES = st.recursive(LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=3
                       max_leaves=14)
 TYPES = [HELM, NSP, SVC_PATCH, CRB_PATCH, "kubernetes:apps/v1:DeploymentPatch",
          "kubernetes:trainer.kubeflow.org/v1alpha1:TrainJob", "kubernetes:trainer.kubeflow.org/v1alpha1:"
-         "ClusterTrainingRuntime", "kubernetes:ray.io/v1:RayCronJob", "kubernetes:example.com/v1:Widget"]
+         "ClusterTrainingRuntime", "kubernetes:ray.io/v1:RayCronJob", "kubernetes:ray.io/v1:RayService", "kubernetes:example.com/v1:Widget"]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -123,8 +123,9 @@ def namespace_patch_blanks_the_enforce_label(bad):
 
 @case("network", "kubernetes-patch-judged-as-kind")
 def service_patch_to_a_public_load_balancer(bad):
+    annotations = {"oci.oraclecloud.com/load-balancer-type": "lb", **({} if bad else INTERNAL_LB)}
     k8s.core.v1.ServicePatch("expose", metadata={"name": "grafana", "namespace": "monitoring",
-                                                 "annotations": {} if bad else INTERNAL_LB},
+                                                 "annotations": annotations},
                              spec={"type": "LoadBalancer"})
 
 
@@ -212,6 +213,33 @@ def raycronjob_head_mounts_kubelet(bad):
                                      spec={"schedule": "0 2 * * *", "jobTemplate": {
                                          "entrypoint": "python eval.py",
                                          "rayClusterSpec": {"headGroupSpec": {"template": {"spec": head}}}}})
+
+
+@case("network", "kubernetes-patch-judged-as-kind")
+def service_patch_load_balancer_without_its_type(bad):
+    """The live Service may say nlb: then the load balancer annotation the patch sets does nothing."""
+    annotations = INTERNAL_LB if bad else {**INTERNAL_LB, "oci-network-load-balancer.oraclecloud.com/internal": "true"}
+    k8s.core.v1.ServicePatch("expose", metadata={"name": "grafana", "namespace": "monitoring",
+                                                 "annotations": annotations}, spec={"type": "LoadBalancer"})
+
+
+@case("network", "custom-resource-exposure")
+def raycluster_head_service_public_load_balancer(bad):
+    namespace("research", "privileged")
+    k8s.apiextensions.CustomResource("rc", api_version="ray.io/v1", kind="RayCluster",
+                                     metadata={"name": "dash", "namespace": "research"},
+                                     spec={"headServiceAnnotations": {} if bad else INTERNAL_LB,
+                                           "headGroupSpec": {"serviceType": "LoadBalancer",
+                                                             "template": {"spec": RDMA_POD}}})
+
+
+@case("network", "custom-resource-exposure")
+def rayservice_head_ingress(bad):
+    namespace("research", "privileged")
+    k8s.apiextensions.CustomResource("rs", api_version="ray.io/v1", kind="RayService",
+                                     metadata={"name": "serve", "namespace": "research"},
+                                     spec={"rayClusterConfig": {"headGroupSpec": {
+                                         "enableIngress": bad, "template": {"spec": RDMA_POD}}}})
 
 
 @case("pod", "rdma-pods-in-privileged-namespaces")
