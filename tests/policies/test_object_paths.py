@@ -12,8 +12,8 @@ from oke_rdma.addons import kube_prometheus_stack as kps
 from oke_rdma.addons._registry import ValuesContext
 from policies.security import _objects as O
 from policies.security._rules import UNKNOWN
-from policies.security.object_paths import (custom_resource_exposure, effective_values, exposure_problems,
-                                            patch_problems, patched_kind)
+from policies.security.exposure_paths import custom_resource_exposure, effective_values, exposure_problems
+from policies.security.object_paths import patch_problems, patched_kind
 from tests.policies.test_policies import U, messages, res, run
 
 HELM, NS, NSP = "kubernetes:helm.sh/v3:Release", "kubernetes:core/v1:Namespace", "kubernetes:core/v1:NamespacePatch"
