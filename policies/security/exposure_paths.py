@@ -71,7 +71,9 @@ CHART_EXPOSURE_DEFAULTS: dict[str, tuple[tuple[tuple[str, ...], dict], ...]] = {
     "kueue": ((("enableKueueViz",), {"kueueViz": {"backend": {"ingress": {"enabled": True}},
                                                   "frontend": {"ingress": {"enabled": True}}}}),),
 }
-_INGRESS_KEY = re.compile(r"ingress", re.IGNORECASE)
+#: A values key that configures an Ingress (``ingress``, ``thanosIngress``, ``ingressPerReplica``, ``ingressGrpc``);
+#: not an IngressClass (``ingressClassResource``) nor a network policy's ``ingress`` rules (those have no ``enabled``).
+_INGRESS_KEY = re.compile(r"ingress(?!class)", re.IGNORECASE)
 _ROUTE_KEY = re.compile(r"^(route|routes|httpRoute|grpcRoute|gatewayRoute)$", re.IGNORECASE)
 _INGRESS_CLASS_ANNOTATION = "kubernetes.io/ingress.class"
 

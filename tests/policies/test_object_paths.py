@@ -169,6 +169,7 @@ def test_values_that_expose_a_chart_are_refused(values, chart, what):
     ({"service": {"type": "LoadBalancer"}}, "x", {"allowPublicLoadBalancers": True}),
     ({"prometheus": {"thanosServiceExternal": {"enabled": True, "type": "ClusterIP"}}}, "kube-prometheus-stack", {}),
     ({"enableKueueViz": False}, "kueue", {}),
+    ({"controller": {"ingressClassResource": {"enabled": True, "name": "internal"}}}, "x", {}),
 ])
 def test_values_that_expose_nothing_pass(values, chart, config):
     assert exposure_problems(effective_values(chart, values), config) == []
