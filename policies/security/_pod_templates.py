@@ -97,7 +97,7 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
                 _templates(read(spec, "replicatedJobs"), "template", "spec", "template", "spec")]
     if group == RAY_GROUP and kind in ("RayJob", "RayCluster", "RayService", "RayCronJob"):
         return ray_pod_specs(kind, spec)
-    if group.split(".")[-1] in ("helm.sh", "yaml", "kustomize") or "." not in group:
+    if group in ("helm.sh", "yaml", "kustomize") or "." not in group:
         return []
     return embedded_pod_specs(spec, "spec")
 
