@@ -211,6 +211,24 @@ def release_objects(release: Any) -> list[tuple[Derived, None] | tuple[None, str
     return out
 
 
+def listed_kind(resource_type: str) -> Optional[str]:
+    """``kubernetes:core/v1:PodList`` → ``kubernetes:core/v1:Pod`` (pulumi_kubernetes declares every built-in kind's
+    ``*List`` as a resource whose ``items`` are whole objects); None for any other type."""
+    parts = resource_type.split(":")
+    if len(parts) == 3 and parts[0] == "kubernetes" and parts[2].endswith("List") and len(parts[2]) > 4 \
+            and parts[1].split("/")[0] not in ("helm.sh", "yaml", "kustomize"):
+        return f"{parts[0]}:{parts[1]}:{parts[2][:-4]}"
+    return None
+
+
+def list_items(kind: str, props: Any) -> list[tuple[str, Any]]:
+    """(where, plain item) of a ``*List`` resource's ``items``; one UNKNOWN entry when the list is unknown."""
+    items = plain(read(props, "items"))
+    if items is UNKNOWN:
+        return [("items", UNKNOWN)]
+    return [(f"items[{i}]", item) for i, item in enumerate(items if isinstance(items, list) else [])]
+
+
 def sets_enforce_label(props: Any) -> bool:
     """Does a NamespacePatch set (or blank) the Pod Security ``enforce`` label? An unknown label map may."""
     labels = read(props, "metadata", "labels")
@@ -220,13 +238,17 @@ def sets_enforce_label(props: Any) -> bool:
 
 
 def derived_resources(resources: Iterable[Any]) -> list[Derived]:
-    """What the stack makes the cluster hold besides its declared objects: each Helm release's rendered objects, and
-    each ``NamespacePatch`` that sets the ``enforce`` label presented as the ``Namespace`` it relabels (a patch that
+    """What the stack makes the cluster hold besides its declared objects: each Helm release's rendered objects, the
+    items of each ``*List`` resource (``PodList``, ``NamespaceList``, ...), and each ``NamespacePatch`` that sets the ``enforce`` label presented as the ``Namespace`` it relabels (a patch that
     leaves the label alone does not change the namespace's level, so it is not presented)."""
     found: list[Derived] = []
     for r in resources:
         if r.resource_type in HELM_TYPES:
             found += [d for d, _ in release_objects(r) if d is not None]
+        elif listed_kind(r.resource_type) is not None:
+            kind = listed_kind(r.resource_type)
+            found += [Derived(kind, item, r.urn, f"{r.name} {where}", dict(r.property_dependencies), origin=where)
+                      for where, item in list_items(kind, r.props) if isinstance(item, dict)]
         elif r.resource_type == NAMESPACE_PATCH and sets_enforce_label(r.props):
             found.append(Derived(NAMESPACE, r.props, r.urn, r.name, dict(r.property_dependencies),
                                  origin="NamespacePatch"))

@@ -10,11 +10,12 @@ resources: ``exposure_paths``).
 |                                    |          | (:data:`OBJECT_CHECKS`); an item that cannot be interpreted (a      |
 |                                    |          | template action, YAML that does not parse, no apiVersion/kind, an   |
 |                                    |          | unknown) is a violation                                             |
-| kubernetes-patch-judged-as-kind    | resource | a ``<Kind>Patch`` with the checks of ``<Kind>`` on what it sets; a  |
-|                                    |          | ServicePatch that drops or falsifies the internal annotation, or    |
-|                                    |          | makes a LoadBalancer without naming its load-balancer type (the     |
-|                                    |          | live object's type annotation is not visible); a binding patch that |
-|                                    |          | adds subjects to a role it does not name                            |
+| kubernetes-patch-or-list-judged-as-kind | resource | a ``<Kind>Patch`` with the checks of ``<Kind>`` on what it    |
+|                                    |          | sets; a ServicePatch that drops or falsifies the internal           |
+|                                    |          | annotation, or makes a LoadBalancer without naming its load-balancer|
+|                                    |          | type (the live object's type annotation is not visible); a binding  |
+|                                    |          | patch that adds subjects to a role it does not name; each item of a |
+|                                    |          | ``<Kind>List`` resource with the checks of ``<Kind>``               |
 
 Pod specs and Namespaces reached by these paths (rendered workloads, rendered Namespaces, NamespacePatches that set
 the ``enforce`` label, workload ``*Patch`` kinds) are judged by the pod and namespace stack rules themselves
@@ -35,7 +36,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import public_endpoints, rbac, storage
-    from ._objects import HELM_TYPES, release_objects
+    from ._objects import HELM_TYPES, list_items, listed_kind, release_objects
     from ._rules import UNKNOWN, read
     from .exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from .kubernetes import NAMESPACE, namespace_problem
@@ -43,7 +44,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import public_endpoints
     import rbac
     import storage
-    from _objects import HELM_TYPES, release_objects
+    from _objects import HELM_TYPES, list_items, listed_kind, release_objects
     from _rules import UNKNOWN, read
     from exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from kubernetes import NAMESPACE, namespace_problem
@@ -94,7 +95,7 @@ def validate_helm_values_manifests(args: ResourceValidationArgs, report_violatio
                          f"{'; '.join(problems)}.", None)
 
 
-# --- kubernetes-patch-judged-as-kind ----------------------------------------------------------------------------
+# --- kubernetes-patch-or-list-judged-as-kind -------------------------------------------------------------------
 def patched_kind(resource_type: str) -> Any:
     """``kubernetes:core/v1:ServicePatch`` → ``kubernetes:core/v1:Service``; None for a type that is no patch."""
     parts = resource_type.split(":")
@@ -147,12 +148,32 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
     return found
 
 
+def list_problems(resource_type: str, props: Any, config: dict) -> list[str]:
+    """Why a ``*List`` resource (``items``: whole objects of the listed kind) holds an object the pack refuses:
+    each item gets every :data:`OBJECT_CHECKS` of its kind; unknown items fail closed."""
+    kind = listed_kind(resource_type)
+    if kind is None:
+        return []
+    found: list[str] = []
+    for where, item in list_items(kind, props):
+        if item is UNKNOWN:
+            found.append(f"{where} is unknown during preview")
+            continue
+        found += [f"{where} {p}" for p in object_problems(kind, item, config)]
+    return found
+
+
 def validate_patch_judged_as_kind(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``kubernetes-patch-judged-as-kind``: see the module docstring."""
-    problems = patch_problems(args.resource_type, args.props, _config(args))
+    """Resource rule ``kubernetes-patch-or-list-judged-as-kind``: see the module docstring."""
+    config = _config(args)
+    problems = patch_problems(args.resource_type, args.props, config)
     if problems:
         report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}' patches an object this stack does not "
                          f"own into one the pack refuses: {'; '.join(problems)}.", None)
+    problems = list_problems(args.resource_type, args.props, config)
+    if problems:
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}' holds objects the pack refuses: "
+                         f"{'; '.join(problems)}.", None)
 
 
 helm_values_manifests = ResourceValidationPolicy(
@@ -169,11 +190,12 @@ helm_values_manifests = ResourceValidationPolicy(
     config_schema=PolicyConfigSchema({**_CLASSES, **_PUBLIC}),
 )
 
-kubernetes_patch_judged_as_kind = ResourceValidationPolicy(
-    name="kubernetes-patch-judged-as-kind",
+kubernetes_patch_or_list_judged_as_kind = ResourceValidationPolicy(
+    name="kubernetes-patch-or-list-judged-as-kind",
     description=("A server-side-apply patch (ServicePatch, IngressPatch, ClusterRoleBindingPatch, ...) passes the "
                  "checks of the kind it patches on what it sets, and does not unset a Service's internal "
-                 "annotation or add subjects to a binding it does not name the role of."),
+                 "annotation or add subjects to a binding it does not name the role of; each item of a *List "
+                 "resource (ServiceList, ClusterRoleBindingList, ...) passes the checks of its kind."),
     validate=validate_patch_judged_as_kind,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -183,10 +205,11 @@ kubernetes_patch_judged_as_kind = ResourceValidationPolicy(
     config_schema=PolicyConfigSchema({**_CLASSES, **_PUBLIC}),
 )
 
-POLICIES = [helm_values_manifests, kubernetes_patch_judged_as_kind]
+POLICIES = [helm_values_manifests, kubernetes_patch_or_list_judged_as_kind]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "helm-values-manifests": "fails closed: an unknown values object or hook item is a violation",
-    "kubernetes-patch-judged-as-kind": ("fails closed: unknown fields count as the full kind's rules count them; "
-                                        "unknown annotations of a ServicePatch are a violation"),
+    "kubernetes-patch-or-list-judged-as-kind": ("fails closed: unknown fields count as the full kind's rules count "
+                                                "them; unknown annotations of a ServicePatch and unknown list items "
+                                                "are violations"),
 }

@@ -256,7 +256,7 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
     resources = with_derived(args.resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
-        if r.resource_type == PERSISTENT_VOLUME:
+        if r.resource_type in (PERSISTENT_VOLUME, PERSISTENT_VOLUME + "Patch"):  # a patch can set the host path
             escapes = persistent_volume_escapes(r.props)
             if escapes:
                 report_violation(f"PersistentVolume '{r.name}' exposes the node to any pod that claims it "

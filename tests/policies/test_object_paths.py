@@ -13,11 +13,11 @@ from oke_rdma.addons._registry import ValuesContext
 from policies.security import _objects as O
 from policies.security._rules import UNKNOWN
 from policies.security.exposure_paths import custom_resource_exposure, effective_values, exposure_problems
-from policies.security.object_paths import patch_problems, patched_kind
+from policies.security.object_paths import list_problems, patch_problems, patched_kind
 from tests.policies.test_policies import U, messages, res, run
 
 HELM, NS, NSP = "kubernetes:helm.sh/v3:Release", "kubernetes:core/v1:Namespace", "kubernetes:core/v1:NamespacePatch"
-MANIFESTS, EXPOSURE, PATCH = "helm-values-manifests", "helm-values-exposure", "kubernetes-patch-judged-as-kind"
+MANIFESTS, EXPOSURE, PATCH = "helm-values-manifests", "helm-values-exposure", "kubernetes-patch-or-list-judged-as-kind"
 RDMA, ESCAPE, DECLARED, PURPOSE, ENFORCE = ("rdma-pods-in-privileged-namespaces",
                                             "node-escape-only-in-node-agent-namespaces", "workload-namespace-declared",
                                             "privileged-namespace-purpose", "namespace-pod-security-enforce")
@@ -260,6 +260,31 @@ def test_patch_rule_reports_through_the_pack():
     assert found(PATCH, res(SVC_PATCH, "p", {"spec": {"type": "ClusterIP"}})) == []
 
 
+@pytest.mark.parametrize("type_, items, what", [
+    (f"kubernetes:{RBAC}/v1:ClusterRoleBindingList", [ADMIN_FOR_ALL], "cluster-admin"),
+    ("kubernetes:core/v1:ServiceList", [{"metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}}],
+     "oci-load-balancer-internal"),
+    ("kubernetes:core/v1:NamespaceList", [{"metadata": {"name": "n"}}], "pod-security.kubernetes.io/enforce"),
+    ("kubernetes:core/v1:ServiceList", UNKNOWN, "unknown"),
+])
+def test_each_item_of_a_list_resource_is_judged_like_its_kind(type_, items, what):
+    problems = list_problems(type_, {"items": items}, {})
+    assert problems and what in " ".join(problems)
+    assert list_problems(type_, {"items": []}, {}) == [] and list_problems("kubernetes:core/v1:Service", {}, {}) == []
+
+
+def test_list_items_reach_the_pod_and_namespace_rules():
+    pods = res("kubernetes:core/v1:PodList", "pods", {"items": [
+        {"metadata": {"name": "p", "namespace": "apps"}, "spec": {"hostPID": True, "containers": []}}]})
+    assert found(ESCAPE, namespace("apps", "restricted"), pods)
+    nss = res("kubernetes:core/v1:NamespaceList", "nss", {"items": [
+        {"metadata": {"name": "tools", "labels": {PSA: "privileged"}}}]})
+    assert found(PURPOSE, nss)
+    pv = res("kubernetes:core/v1:PersistentVolumePatch", "pv", {"metadata": {"name": "v"},
+                                                                "spec": {"hostPath": {"path": "/etc"}}})
+    assert found(ESCAPE, pv)
+
+
 def ns_patch(labels, name="default"):
     return res(NSP, f"patch-{name}", {"metadata": {"name": name, "labels": labels}})
 
@@ -293,14 +318,14 @@ KEYS = ["extraManifests", "extraObjects", "apiVersion", "kind", "metadata", "nam
         "annotations", "spec", "type", "ingress", "enabled", "route", "main", "roleRef", "subjects", "values",
         "runtimePatches", "podTemplateOverrides", "trainingRuntimeSpec", "template", "replicatedJobs", "containers",
         "volumes", "hostPath", "path", "submitterPodTemplate", "jobTemplate", "serviceType", "externalIPs",
-        "headGroupSpec", "enableIngress", "headService", "serveService", "rayClusterConfig"]
+        "headGroupSpec", "enableIngress", "headService", "serveService", "rayClusterConfig", "items"]
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(
     ["v1", "Pod", "List", "LoadBalancer", "{{ x }}", "a: [", "privileged", "", U, "/", "rbac.authorization.k8s.io/v1",
      "ClusterRoleBinding"]))
 SHAPES = st.recursive(LEAVES, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                       st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)),
                       max_leaves=14)
-TYPES = [HELM, NSP, SVC_PATCH, CRB_PATCH, "kubernetes:apps/v1:DeploymentPatch",
+TYPES = [HELM, NSP, SVC_PATCH, CRB_PATCH, "kubernetes:core/v1:PodList", "kubernetes:core/v1:NamespaceList", "kubernetes:apps/v1:DeploymentPatch",
          "kubernetes:trainer.kubeflow.org/v1alpha1:TrainJob", "kubernetes:trainer.kubeflow.org/v1alpha1:"
          "ClusterTrainingRuntime", "kubernetes:ray.io/v1:RayCronJob", "kubernetes:ray.io/v1:RayService", "kubernetes:example.com/v1:Widget"]
 

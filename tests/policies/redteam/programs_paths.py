@@ -121,7 +121,7 @@ def namespace_patch_blanks_the_enforce_label(bad):
         PSA: "" if bad else "baseline"}})
 
 
-@case("network", "kubernetes-patch-judged-as-kind")
+@case("network", "kubernetes-patch-or-list-judged-as-kind")
 def service_patch_to_a_public_load_balancer(bad):
     annotations = {"oci.oraclecloud.com/load-balancer-type": "lb", **({} if bad else INTERNAL_LB)}
     k8s.core.v1.ServicePatch("expose", metadata={"name": "grafana", "namespace": "monitoring",
@@ -129,13 +129,13 @@ def service_patch_to_a_public_load_balancer(bad):
                              spec={"type": "LoadBalancer"})
 
 
-@case("network", "kubernetes-patch-judged-as-kind")
+@case("network", "kubernetes-patch-or-list-judged-as-kind")
 def service_patch_unsets_the_internal_annotation(bad):
     k8s.core.v1.ServicePatch("flip", metadata={"name": "grafana", "namespace": "monitoring", "annotations": {
         "service.beta.kubernetes.io/oci-load-balancer-internal": "false" if bad else "true"}})
 
 
-@case("identity", "kubernetes-patch-judged-as-kind")
+@case("identity", "kubernetes-patch-or-list-judged-as-kind")
 def cluster_role_binding_patch_adds_every_caller(bad):
     k8s.rbac.v1.ClusterRoleBindingPatch("grant", metadata={"name": "metrics-reader"},
                                         role_ref={"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"},
@@ -148,6 +148,26 @@ def daemonset_patch_adds_host_pid(bad):
     spec = {"hostPID": True} if bad else {"containers": [{"name": "c", "image": "registry.example/agent:1.2"}]}
     k8s.apps.v1.DaemonSetPatch("agent", metadata={"name": "agent", "namespace": "apps"},
                                spec={"template": {"spec": spec}})
+
+
+@case("identity", "kubernetes-patch-or-list-judged-as-kind")
+def cluster_role_binding_list_for_every_caller(bad):
+    k8s.rbac.v1.ClusterRoleBindingList("grants", items=[{**binding("cluster-admin" if bad else "view",
+                                                                   AUTHENTICATED if bad else METRICS_SA),
+                                                          "metadata": {"name": "grant"}}])
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def pod_list_item_mounts_the_host_root(bad):
+    namespace("research", "privileged")
+    k8s.core.v1.PodList("pods", items=[{"metadata": {"name": "p", "namespace": "research"},
+                                        "spec": NODE_ESCAPE_POD if bad else RDMA_POD}])
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def persistent_volume_patch_points_at_etc(bad):
+    k8s.core.v1.PersistentVolumePatch("pv", metadata={"name": "scratch"},
+                                      spec={"hostPath": {"path": "/etc" if bad else "/mnt/scratch"}})
 
 
 # --- pod specs inside operator custom resources ---------------------------------------------------------------------
@@ -215,7 +235,7 @@ def raycronjob_head_mounts_kubelet(bad):
                                          "rayClusterSpec": {"headGroupSpec": {"template": {"spec": head}}}}})
 
 
-@case("network", "kubernetes-patch-judged-as-kind")
+@case("network", "kubernetes-patch-or-list-judged-as-kind")
 def service_patch_load_balancer_without_its_type(bad):
     """The live Service may say nlb: then the load balancer annotation the patch sets does nothing."""
     annotations = INTERNAL_LB if bad else {**INTERNAL_LB, "oci-network-load-balancer.oraclecloud.com/internal": "true"}
