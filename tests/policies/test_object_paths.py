@@ -73,6 +73,18 @@ def test_what_cannot_be_interpreted_is_named(hook, why):
     assert obj is None and why in problem and where.startswith("values.sub.extraObjects")
 
 
+def test_every_pinned_chart_hook_is_matched_by_the_class_wide_names():
+    for chart, hooks in O.CHART_OBJECT_HOOKS.items():
+        for path, source in hooks:
+            assert path.split(".")[-1] in O.OBJECT_HOOK_KEYS and source, (chart, path)
+            values: dict = {}
+            node = values
+            for key in path.split(".")[:-1]:
+                node = node.setdefault(key, {})
+            node[path.split(".")[-1]] = [CONFIG_MAP]
+            assert [obj for _, obj, _ in O.rendered_objects(values)] == [CONFIG_MAP]
+
+
 def test_an_object_anywhere_in_values_is_rendered_and_empty_hooks_are_nothing():
     values = {"a": {"b": [ADMIN_FOR_ALL]}, "extraManifests": [], "extraObjects": None, "extraDeploy": ""}
     assert [w for w, _, _ in O.rendered_objects(values)] == ["values.a.b[0]"]
