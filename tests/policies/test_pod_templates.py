@@ -97,3 +97,14 @@ def test_node_agent_namespaces_do_not_exempt_a_cluster_training_runtime():
     ns = res("kubernetes:core/v1:Namespace", "ns", {"metadata": {"name": "default", "labels": {
         "pod-security.kubernetes.io/enforce": "privileged"}}})
     assert found(ESCAPE, ns, cluster_runtime({"hostPID": True, "containers": []}))
+
+
+def test_mpi_jobs_and_kueue_workloads_are_pod_specs():
+    """MPI Operator v2beta1 ``mpiReplicaSpecs`` (Launcher, Worker) and a Kueue ``Workload``'s ``podSets[].template``
+    (kubeflow/mpi-operator ``v2beta1``; kueue ``v1beta2``) are read like the other job kinds."""
+    mpi = {"mpiReplicaSpecs": {"Launcher": {"template": {"spec": ROOT}}, "Worker": {"template": {"spec": RDMA_SPEC}}}}
+    assert [w for w, _ in pod_specs("kubernetes:kubeflow.org/v2beta1:MPIJob", {"spec": mpi})] == [
+        "mpiReplicaSpecs.Launcher", "mpiReplicaSpecs.Worker"]
+    workload = {"podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [], **ROOT}}}]}
+    assert [w for w, _ in pod_specs("kubernetes:kueue.x-k8s.io/v1beta2:Workload", {"spec": workload})] == [
+        "spec.podSets[0].template.spec"]
