@@ -158,7 +158,7 @@ def validate_namespace_pod_security(args: ResourceValidationArgs, report_violati
         return
     problem = namespace_problem(args.props)
     if problem:
-        report_violation(f"Namespace '{args.name}': {problem}.", None)
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}': {problem}.", None)
 
 
 # --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------

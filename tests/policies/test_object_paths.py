@@ -307,6 +307,8 @@ def test_namespace_patch_is_judged_like_a_namespace_when_it_sets_the_enforce_lab
     assert found(PURPOSE, ns_patch({PSA: "restricted"})) == []
     assert found(ENFORCE, ns_patch({PSA: ""})) and found(ENFORCE, ns_patch({PSA: "lenient"}))
     assert found(ENFORCE, ns_patch({PSA: U}))
+    [message] = found(ENFORCE, ns_patch({PSA: None}))  # a null label in a server-side apply patch removes it
+    assert "\nNamespacePatch 'patch-default'" in message and "no pod-security.kubernetes.io/enforce" in message
     assert found(ENFORCE, ns_patch({"team": "a"})) == [] and found(ENFORCE, ns_patch({PSA: "baseline"})) == []
 
 
