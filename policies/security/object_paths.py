@@ -35,12 +35,13 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from . import public_endpoints, rbac, storage
+    from . import credentials, public_endpoints, rbac, storage
     from ._objects import HELM_TYPES, list_items, listed_kind, release_objects
     from ._rules import UNKNOWN, read
     from .exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from .kubernetes import NAMESPACE, namespace_problem
 else:  # run by the Pulumi CLI from inside policies/security/
+    import credentials
     import public_endpoints
     import rbac
     import storage
@@ -57,6 +58,8 @@ OBJECT_CHECKS: dict[str, Callable[[str, Any, dict], Iterable[str]]] = {
     "namespace-pod-security-enforce": lambda t, p, c: [x for x in [namespace_problem(p)] if x] if t == NAMESPACE
     else [],
     "fss-export-no-internet-root": lambda t, p, c: storage.internet_root_findings(t, p, "it"),
+    "fss-export-root-needs-privileged-port": lambda t, p, c: storage.privileged_port_findings(t, p, "it"),
+    "iam-no-static-credentials": lambda t, p, c: credentials.credential_findings(t, p),
 }
 
 

@@ -111,6 +111,9 @@ def test_our_kube_prometheus_stack_values_render_nothing_and_expose_nothing():
       "provisioner": "fss.csi.oraclecloud.com", "parameters": {"exportOptions": (
           '[{"source": "0.0.0.0/0", "access": "READ_WRITE", "identitySquash": "NONE"}]')}},
      "fss-export-no-internet-root"),
+    ({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t", "annotations": {
+        "kubernetes.io/service-account.name": "default"}}, "type": "kubernetes.io/service-account-token"},
+     "iam-no-static-credentials"),
 ])
 def test_rendered_objects_get_the_checks_of_declared_objects(obj, rule):
     [message] = found(MANIFESTS, namespace("apps", "restricted"), release({"extraObjects": [obj]}))
