@@ -1,0 +1,251 @@
+"""The training-job example's weights copy (examples/training-job/stage_weights.py) against a fake Object Storage:
+it mirrors a prefix into a directory with parallel ranged GETs pinned to the listed ETag, skips what is already
+there, copies again only what changed, removes what left the bucket, resumes after a pod was killed mid-copy, fetches
+failed ranges again, serialises pods of one node on a lock, and refuses what it cannot copy in one line."""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import importlib.util
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.examples.objectstorage import FakeObjectStorage
+
+SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "training-job" / "stage_weights.py"
+_spec = importlib.util.spec_from_file_location("stage_weights", SCRIPT)
+stage_weights = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(stage_weights)
+
+MIB = 1024 * 1024
+PREFIX = "models/llama/"
+
+
+@functools.lru_cache(maxsize=None)
+def _bytes(n: int, seed: int) -> bytes:
+    return (bytes(range(seed, 251)) + bytes(range(seed))) * (n // 251) + bytes(n % 251)
+
+
+def bucket(**kwargs) -> FakeObjectStorage:
+    return FakeObjectStorage({
+        f"{PREFIX}model-00001.safetensors": _bytes(3 * MIB + 12345, 1),  # four 1 MiB ranges
+        f"{PREFIX}config.json": b'{"layers": 80}',
+        f"{PREFIX}tokenizer/": b"",  # a folder placeholder, as the console creates
+        f"{PREFIX}tokenizer/tokenizer.json": _bytes(2000, 2),
+        f"{PREFIX}empty.txt": b"",
+        "models/other/model.bin": _bytes(100, 3),  # another prefix: never copied
+    }, **kwargs)
+
+
+def stage(client, dest: Path, **kwargs):
+    return stage_weights.Stage(client, "tenancyns", "weights", PREFIX, dest, threads=4, part_mib=1, **kwargs)
+
+
+def files(dest: Path) -> dict[str, bytes]:
+    return {p.relative_to(dest).as_posix(): p.read_bytes() for p in dest.rglob("*")
+            if p.is_file() and stage_weights.STATE not in p.relative_to(dest).parts}
+
+
+def expected(client: FakeObjectStorage) -> dict[str, bytes]:
+    return {n[len(PREFIX):]: d for n, (d, _) in client.objects.items() if n.startswith(PREFIX) and not n.endswith("/")}
+
+
+def test_copies_every_object_under_the_prefix_with_ranged_gets_pinned_to_the_etag(tmp_path):
+    client = bucket()
+    s = stage(client, tmp_path)
+    s.run()
+    assert files(tmp_path) == expected(client)
+    big = f"{PREFIX}model-00001.safetensors"
+    ranges = [c[2] for c in client.gets(big)]
+    # the first GET reads the object's size and first range; the rest are 1 MiB ranges fetched in parallel
+    assert ranges[0] is None and sorted(ranges[1:]) == sorted(
+        f"bytes={i * MIB}-{min((i + 1) * MIB, 3 * MIB + 12345) - 1}" for i in (1, 2, 3))
+    assert not client.gets("models/other/model.bin") and not client.gets(f"{PREFIX}tokenizer/")
+    assert sorted(s.copied) == sorted(n for n in client.objects if n.startswith(PREFIX) and not n.endswith("/"))
+    assert [c for c in client.calls if c[0] == "list"] == [("list", PREFIX)] * 3  # pages of 2 followed to the end
+
+
+def test_a_second_run_on_the_node_skips_unchanged_objects(tmp_path):
+    client = bucket()
+    stage(client, tmp_path).run()
+    client.calls.clear()
+    again = stage(client, tmp_path)
+    again.run()
+    assert client.gets() == [] and again.copied == [] and len(again.skipped) == len(expected(client))
+
+
+def test_a_new_version_is_copied_again_and_a_removed_object_is_removed(tmp_path):
+    client = bucket()
+    stage(client, tmp_path).run()
+    client.put(f"{PREFIX}config.json", b'{"layers": 96}')  # same size class, new ETag
+    client.delete(f"{PREFIX}tokenizer/tokenizer.json")
+    client.calls.clear()
+    again = stage(client, tmp_path)
+    again.run()
+    assert again.copied == [f"{PREFIX}config.json"] and again.removed == ["tokenizer/tokenizer.json"]
+    assert files(tmp_path) == expected(client)
+
+
+def test_a_file_altered_on_the_node_is_copied_again(tmp_path):
+    """The marker alone is not trusted: a file of the wrong size is fetched again."""
+    client = bucket()
+    stage(client, tmp_path).run()
+    (tmp_path / "config.json").write_bytes(b"{}")
+    again = stage(client, tmp_path)
+    again.run()
+    assert again.copied == [f"{PREFIX}config.json"] and files(tmp_path) == expected(client)
+
+
+class Killed(BaseException):
+    """The pod is killed: nothing in the script catches it. (Raised on the object's first GET, in the main thread:
+    the SDK's download threads are a ``multiprocessing.dummy`` pool, which a BaseException would hang.)"""
+
+
+def test_a_pod_killed_mid_copy_leaves_no_half_file_and_the_rerun_resumes(tmp_path):
+    client = bucket()
+    big = f"{PREFIX}model-00001.safetensors"
+
+    def kill_while_copying_the_big_object(name, rng):
+        if name == big:
+            assert (tmp_path / stage_weights.STATE / "partial" / "model-00001.safetensors").exists()
+            raise Killed()
+
+    client.fail = kill_while_copying_the_big_object
+    with pytest.raises(Killed):
+        stage(client, tmp_path, part_retries=0).run()
+    done_before = set(files(tmp_path))
+    assert "model-00001.safetensors" not in done_before  # only whole files appear where the training reads
+    assert "config.json" in done_before  # listed first (sorted names), complete before the kill
+    client.fail = None
+    client.calls.clear()
+    rerun = stage(client, tmp_path)
+    rerun.run()
+    assert files(tmp_path) == expected(client)
+    assert {c[1] for c in client.gets()} == {f"{PREFIX}{n}" for n in set(expected(client)) - done_before}
+    assert rerun.skipped and all(n[len(PREFIX):] in done_before for n in rerun.skipped)
+
+
+def test_failed_ranges_are_fetched_again(tmp_path, capsys):
+    client = bucket()
+    big = f"{PREFIX}model-00001.safetensors"
+    failures = {f"bytes={MIB}-{2 * MIB - 1}": 1}
+
+    def fail_once(name, rng):
+        if name == big and failures.get(rng):
+            failures[rng] -= 1
+            raise ConnectionResetError("connection reset by peer")
+
+    client.fail = fail_once
+    stage(client, tmp_path).run()
+    assert files(tmp_path) == expected(client)
+    assert "1 part(s) failed; fetching them again (1/3)" in capsys.readouterr().out
+
+
+def test_ranges_failing_beyond_the_retries_are_refused_in_one_line(tmp_path, capsys):
+    client = bucket(fail=lambda name, rng: (_ for _ in ()).throw(ConnectionResetError("reset"))
+                    if rng and rng.startswith(f"bytes={MIB}-") else None)
+    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "weights", "--prefix", PREFIX, "--dest",
+                               str(tmp_path), "--part-mib", "1", "--part-retries", "2"], client=client)
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and out[-1].startswith(f"stage_weights: {PREFIX}model-00001.safetensors: 1 part(s) still "
+                                            "failing after 2 retries")
+    assert "model-00001.safetensors" not in files(tmp_path)
+
+
+def test_an_object_changed_during_the_copy_is_refused(tmp_path, capsys):
+    client = bucket()
+    big = f"{PREFIX}model-00001.safetensors"
+
+    def overwrite_after_listing(name, rng):
+        if name == big and rng is None:
+            client.put(big, _bytes(3 * MIB + 12345, 9))
+
+    client.fail = overwrite_after_listing
+    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "weights", "--prefix", PREFIX, "--dest",
+                               str(tmp_path)], client=client)
+    assert code == 1
+    assert f"stage_weights: {big} changed in the bucket during the copy" in capsys.readouterr().out
+
+
+def test_pods_of_one_node_copy_once_under_the_lock(tmp_path):
+    """Two pods start at once: one copies, the other waits for the lock and then finds everything present."""
+    client = bucket()
+    runs = [stage(client, tmp_path, lock_poll_seconds=0.01) for _ in range(2)]
+    threads = [threading.Thread(target=r.run) for r in runs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    n = len(expected(client))
+    assert sorted([len(r.copied), len(r.skipped)] for r in runs) == [[0, n], [n, 0]]
+    whole_gets = [c[1] for c in client.gets() if c[2] is None]  # one per object read (the empty one needs none)
+    assert sorted(whole_gets) == sorted(f"{PREFIX}{k}" for k, v in expected(client).items() if v)
+    assert files(tmp_path) == expected(client)
+
+
+def test_a_pod_waits_while_another_holds_the_lock(tmp_path, monkeypatch):
+    client = bucket()
+    waiting = threading.Event()
+    real_log = stage_weights.log
+    monkeypatch.setattr(stage_weights, "log", lambda m: (waiting.set() if "waiting" in m else None, real_log(m)))
+    (tmp_path / stage_weights.STATE).mkdir(parents=True)
+    holder = open(tmp_path / stage_weights.STATE / "lock", "a+")
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    run = stage(client, tmp_path, lock_poll_seconds=0.01)
+    t = threading.Thread(target=run.run)
+    t.start()
+    assert waiting.wait(timeout=60)
+    assert client.calls == []  # nothing listed or read while the other pod holds the lock
+    fcntl.flock(holder, fcntl.LOCK_UN)
+    holder.close()
+    t.join(timeout=120)
+    assert files(tmp_path) == expected(client)
+
+
+@pytest.mark.parametrize("objects, message", [
+    ({f"{PREFIX}../../etc/cron.d/x": b"x"}, "does not map to a file below the destination"),
+    ({f"{PREFIX}a//b": b"x"}, "does not map to a file below the destination"),
+    ({f"{PREFIX}{'.okerdma-stage'}/lock": b"x"}, "does not map to a file below the destination"),
+    ({"models/other/x": b"x"}, f"no objects under weights/{PREFIX} in namespace tenancyns"),
+])
+def test_objects_it_cannot_copy_are_refused_in_one_line(tmp_path, capsys, objects, message):
+    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "weights", "--prefix", PREFIX, "--dest",
+                               str(tmp_path)], client=FakeObjectStorage(objects))
+    out = capsys.readouterr().out.splitlines()
+    assert code == 1 and len(out) == 1 and message in out[0], out
+    assert files(tmp_path) == {}
+
+
+def test_a_bucket_it_may_not_read_names_the_grant(tmp_path, capsys):
+    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "other", "--prefix", PREFIX, "--dest",
+                               str(tmp_path)], client=bucket())
+    out = capsys.readouterr().out
+    assert code == 1 and "cannot list other/models/llama/ in namespace tenancyns (404 BucketNotFound)" in out
+    assert "weights grant" in out
+
+
+def test_without_workload_identity_it_says_what_is_missing(tmp_path, capsys, monkeypatch):
+    """Outside a pod (no Kubernetes service host) the signer cannot start: one line, no traceback."""
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    code = stage_weights.main(["--namespace", "n", "--bucket", "b", "--prefix", PREFIX, "--dest", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1 and out.startswith("stage_weights: cannot sign in with OKE Workload Identity (ValueError")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--prefix", "models/llama"], ["--prefix", "/models/"], ["--prefix", PREFIX, "--threads", "0"],
+])
+def test_arguments_are_checked(tmp_path, argv):
+    with pytest.raises(SystemExit) as e:
+        stage_weights.parse_args(["--namespace", "n", "--bucket", "b", "--dest", str(tmp_path), *argv])
+    assert e.value.code == 2
+
+
+def test_the_script_holds_no_credentials():
+    """It signs only with the Workload Identity signer: no API key, config file or credential variable."""
+    source = SCRIPT.read_text()
+    assert "get_oke_workload_identity_resource_principal_signer()" in source
+    assert not any(s in source for s in ("oci.config.from_file", "key_file", "private_key", "OCI_CLI_", "fingerprint"))
