@@ -1,8 +1,8 @@
 """Copy model weights from Object Storage into this node's local NVMe (the training Job's ``weights`` init container).
 
-``python3 stage_weights.py --namespace NS --bucket BUCKET --prefix models/llama/ --dest /nvme/<ns>/weights/models/llama/``
-mirrors every object under ``--prefix`` into ``--dest`` (the object ``models/llama/a/b.bin`` lands at
-``<dest>/a/b.bin``) and exits 0; on any failure it prints one line ``stage_weights: <what>; <fix>`` and exits 1.
+``python3 stage_weights.py --namespace NS --bucket BUCKET --region R --prefix models/llama/ --dest DIR`` mirrors
+every object under ``--prefix`` into ``--dest`` (the object ``models/llama/a/b.bin`` lands at ``<dest>/a/b.bin``)
+and exits 0; on any failure it prints one line ``stage_weights: <what>; <fix>`` and exits 1.
 
 * **Identity**: OKE Workload Identity, no static credentials. The client signs with
   ``oci.auth.signers.get_oke_workload_identity_resource_principal_signer()``, which reads the pod's projected
@@ -52,12 +52,13 @@ def log(message: str) -> None:
     print(f"stage_weights: {message}", flush=True)
 
 
-def workload_identity_client() -> Any:
-    """An ``ObjectStorageClient`` signed with the pod's OKE Workload Identity (no key, no config file)."""
+def workload_identity_client(region: str) -> Any:
+    """An ``ObjectStorageClient`` for the bucket's ``region``, signed with the pod's OKE Workload Identity (no key,
+    no config file). The config's region, when set, picks the endpoint before the signer's (SDK ``base_client.py``)."""
     import oci  # the SDK is in the init container's image, not needed to import this module in tests
 
     signer = oci.auth.signers.get_oke_workload_identity_resource_principal_signer()
-    return oci.object_storage.ObjectStorageClient(config={}, signer=signer)
+    return oci.object_storage.ObjectStorageClient(config={"region": region}, signer=signer)
 
 
 def relative_name(name: str, prefix: str) -> Optional[PurePosixPath]:
@@ -247,6 +248,7 @@ def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--namespace", required=True, help="Object Storage namespace of the bucket")
     parser.add_argument("--bucket", required=True, help="bucket name")
+    parser.add_argument("--region", required=True, help="the bucket's region identifier, e.g. sa-saopaulo-1")
     parser.add_argument("--prefix", required=True, help="the weights' folder in the bucket, ending with '/'")
     parser.add_argument("--dest", required=True, type=Path, help="directory on the node's local NVMe")
     parser.add_argument("--threads", type=int, default=16, help="parallel ranges per object")
@@ -268,7 +270,7 @@ def main(argv: Optional[Iterable[str]] = None, client: Any = None) -> int:
     try:
         if client is None:
             try:
-                client = workload_identity_client()
+                client = workload_identity_client(args.region)
             except Exception as e:  # the signer reads the token and env of the pod: say which is missing
                 raise StageError(f"cannot sign in with OKE Workload Identity ({type(e).__name__}: {e}); run in a "
                                  "pod of an enhanced cluster with its ServiceAccount token mounted and "

@@ -40,6 +40,11 @@ def bucket(**kwargs) -> FakeObjectStorage:
     }, **kwargs)
 
 
+def argv(dest: Path, *extra: str, bucket_name: str = "weights") -> list[str]:
+    return ["--namespace", "tenancyns", "--bucket", bucket_name, "--region", "sa-saopaulo-1", "--prefix", PREFIX,
+            "--dest", str(dest), *extra]
+
+
 def stage(client, dest: Path, **kwargs):
     return stage_weights.Stage(client, "tenancyns", "weights", PREFIX, dest, threads=4, part_mib=1, **kwargs)
 
@@ -147,8 +152,7 @@ def test_failed_ranges_are_fetched_again(tmp_path, capsys):
 def test_ranges_failing_beyond_the_retries_are_refused_in_one_line(tmp_path, capsys):
     client = bucket(fail=lambda name, rng: (_ for _ in ()).throw(ConnectionResetError("reset"))
                     if rng and rng.startswith(f"bytes={MIB}-") else None)
-    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "weights", "--prefix", PREFIX, "--dest",
-                               str(tmp_path), "--part-mib", "1", "--part-retries", "2"], client=client)
+    code = stage_weights.main(argv(tmp_path, "--part-mib", "1", "--part-retries", "2"), client=client)
     out = capsys.readouterr().out.splitlines()
     assert code == 1 and out[-1].startswith(f"stage_weights: {PREFIX}model-00001.safetensors: 1 part(s) still "
                                             "failing after 2 retries")
@@ -164,8 +168,7 @@ def test_an_object_changed_during_the_copy_is_refused(tmp_path, capsys):
             client.put(big, _bytes(3 * MIB + 12345, 9))
 
     client.fail = overwrite_after_listing
-    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "weights", "--prefix", PREFIX, "--dest",
-                               str(tmp_path)], client=client)
+    code = stage_weights.main(argv(tmp_path), client=client)
     assert code == 1
     assert f"stage_weights: {big} changed in the bucket during the copy" in capsys.readouterr().out
 
@@ -212,16 +215,14 @@ def test_a_pod_waits_while_another_holds_the_lock(tmp_path, monkeypatch):
     ({"models/other/x": b"x"}, f"no objects under weights/{PREFIX} in namespace tenancyns"),
 ])
 def test_objects_it_cannot_copy_are_refused_in_one_line(tmp_path, capsys, objects, message):
-    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "weights", "--prefix", PREFIX, "--dest",
-                               str(tmp_path)], client=FakeObjectStorage(objects))
+    code = stage_weights.main(argv(tmp_path), client=FakeObjectStorage(objects))
     out = capsys.readouterr().out.splitlines()
     assert code == 1 and len(out) == 1 and message in out[0], out
     assert files(tmp_path) == {}
 
 
 def test_a_bucket_it_may_not_read_names_the_grant(tmp_path, capsys):
-    code = stage_weights.main(["--namespace", "tenancyns", "--bucket", "other", "--prefix", PREFIX, "--dest",
-                               str(tmp_path)], client=bucket())
+    code = stage_weights.main(argv(tmp_path, bucket_name="other"), client=bucket())
     out = capsys.readouterr().out
     assert code == 1 and "cannot list other/models/llama/ in namespace tenancyns (404 BucketNotFound)" in out
     assert "weights grant" in out
@@ -230,7 +231,7 @@ def test_a_bucket_it_may_not_read_names_the_grant(tmp_path, capsys):
 def test_without_workload_identity_it_says_what_is_missing(tmp_path, capsys, monkeypatch):
     """Outside a pod (no Kubernetes service host) the signer cannot start: one line, no traceback."""
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    code = stage_weights.main(["--namespace", "n", "--bucket", "b", "--prefix", PREFIX, "--dest", str(tmp_path)])
+    code = stage_weights.main(argv(tmp_path))
     out = capsys.readouterr().out
     assert code == 1 and out.startswith("stage_weights: cannot sign in with OKE Workload Identity (ValueError")
 
@@ -240,7 +241,8 @@ def test_without_workload_identity_it_says_what_is_missing(tmp_path, capsys, mon
 ])
 def test_arguments_are_checked(tmp_path, argv):
     with pytest.raises(SystemExit) as e:
-        stage_weights.parse_args(["--namespace", "n", "--bucket", "b", "--dest", str(tmp_path), *argv])
+        stage_weights.parse_args(["--namespace", "n", "--bucket", "b", "--region", "r-r-1", "--dest", str(tmp_path),
+                                   *argv])
     assert e.value.code == 2
 
 
