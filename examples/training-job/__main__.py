@@ -13,6 +13,15 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
   ``/dev/infiniband``, IPC_LOCK to pin memory), a memory-backed ``/dev/shm``, the tenant's shared FSS claim at
   ``/shared`` (checkpoints in ``/shared/checkpoints/<job>``), and the tenant's ServiceAccount, so OCI SDK calls in
   the pod authenticate with OKE Workload Identity.
+* With ``weightsPrefix`` (a folder of the stack's weights bucket, contract version 3): two init containers copy it
+  into the node's local NVMe before training — ``nvme-prepare`` (root with CHOWN/FOWNER only) gives the tenant a
+  0700 directory ``<localNvme.mountPath>/<namespace>``, then ``weights`` runs ``stage_weights.py`` (beside this
+  file, in the ConfigMap) as the tenant with the OCI SDK signed by Workload Identity: parallel ranged GETs, skips
+  what the node already holds, one copy at a time per node. The NVMe is a ``hostPath`` of type ``Directory`` (RDMA
+  tenants only), the pods select ``okerdma.io/local-nvme: "true"`` nodes, and training reads ``$WEIGHTS_DIR``
+  (``/local/weights/<prefix>``). No credentials: no key, no secret, no credential variable.
+* Checkpoints go to the tenant's FSS claim (``checkpointVolume: fss``, ``sharedStorageClaim``) or its Lustre claim
+  (``lustre``, ``lustreClaim``).
 * The pods run as the tenant's storage UID/GID (``runAsUser``/``runAsGroup``: the ``okerdma.io/uid`` and
   ``okerdma.io/gid`` annotations of the tenant's claim, i.e. ``tenants.<tenant>.sharedStorage.uid/gid`` of the
   platform): the export squashes root to the anonymous user, so only the owner of the tenant's directory can write
@@ -20,25 +29,44 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
 
 Only core Kubernetes and Kueue are needed (no training operator). Every refusal is a ``pulumi.RunError`` naming the
 config key or the platform output at fault: an unsupported ``outputsVersion``, an unknown tenant, a tenant that is
-not RDMA-enabled, has no shared claim, no ServiceAccount or no LocalQueue, no RDMA pool or topology, too many nodes.
-The outputs it reads are first checked against the subset of the output contract it needs (:class:`PlatformOutputs`,
-pydantic): a missing or malformed output (a pool without ``size``, ``tenants`` given as a list, ``size: "two"``, no
-``region``, no ``kubeconfig``) is refused with one line naming it (``nodePools.gpu.size: ...``), never a traceback.
+not RDMA-enabled, has no claim of the chosen ``checkpointVolume``, no ServiceAccount or no LocalQueue, no RDMA pool
+or topology, too many nodes; with ``weightsPrefix``: a contract before version 3, no ``weightsBucket``, no
+``tenants.<t>.weights`` grant or one for another ServiceAccount, a pool without ``localNvme``.
+The outputs it reads are first checked against the subset of the output contract it needs
+(:class:`platform_outputs.PlatformOutputs`, pydantic): a missing or malformed output (a pool without ``size``,
+``tenants`` given as a list, ``size: "two"``, no ``region``, no ``kubeconfig``) is refused with one line naming it (``nodePools.gpu.size: ...``), never a traceback.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import ValidationError
+
+# Pulumi's Python language host runs the project directory, which puts it on sys.path; a runner that executes this
+# file (the offline preview) does not: the sibling module is found either way.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+from platform_outputs import PlatformOutputs, json_kind, problem_line  # noqa: E402
 
 #: The oke-rdma output contract versions this program reads.
-SUPPORTED_OUTPUTS_VERSIONS = (1, 2)  # 2 widens the region pattern (us-gov-ashburn-1); same shape otherwise
+SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3)  # 2 widens the region pattern; 3 adds weightsBucket and tenants.<t>.weights
+#: The first version with the weights bucket and the tenants' grants (training-job:weightsPrefix needs it).
+WEIGHTS_OUTPUTS_VERSION = 3
 RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
+#: Where the pods see the node's local NVMe: the init containers mount the pool's localNvme.mountPath at NVME_MOUNT,
+#: the training container the tenant's directory on it (<mountPath>/<namespace>) at LOCAL_MOUNT.
+NVME_MOUNT, LOCAL_MOUNT = "/nvme", "/local"
+#: The label oke-rdma puts on the nodes of a pool with localNvme (oke-rdma docs/storage.md, "Local NVMe on GPU nodes").
+LOCAL_NVME_LABEL = "okerdma.io/local-nvme"
+#: The OCI CLI container image: Python 3 and the OCI Python SDK, nothing else (oracle/docker-images,
+#: OracleCloudInfrastructure/oci-cli/Dockerfile; tags are build dates; checked 2026-12-01).
+WEIGHTS_IMAGE = "ghcr.io/oracle/oci-cli:20260930"
 #: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in
 #: oracle-quickstart/oci-hpc-oke); other shapes let NCCL discover the HCAs itself.
 NCCL_BY_SHAPE = {
@@ -65,6 +93,9 @@ shm_gi = config.get_int("shmGi") or 64
 run_as_user = config.get_int("runAsUser")
 run_as_group = config.get_int("runAsGroup")
 sub_path = config.get("subPath") or None
+weights_prefix = config.get("weightsPrefix") or None
+checkpoint_volume = config.get("checkpointVolume") or "fss"
+weights_image = config.get("weightsImage") or WEIGHTS_IMAGE
 
 
 def refuse(key: str, problem: str, fix: str) -> None:
@@ -90,94 +121,32 @@ if sub_path is not None and (sub_path.startswith("/") or ".." in sub_path.split(
     refuse("training-job:subPath", f"must be the claim's relative okerdma.io/sub-path, got {sub_path!r}",
            "copy it from the claim's annotation")
 
+if weights_prefix is not None and (not weights_prefix.endswith("/") or weights_prefix.startswith("/")
+                                   or any(p in ("", ".", "..") for p in weights_prefix[:-1].split("/"))):
+    refuse("training-job:weightsPrefix", f"must be the weights' folder in the bucket, relative and ending with '/' "
+           f"(e.g. models/llama-3-70b/), got {weights_prefix!r}", "correct the prefix")
+if checkpoint_volume not in ("fss", "lustre"):
+    refuse("training-job:checkpointVolume", f"must be fss or lustre, got {checkpoint_volume!r}",
+           "pick the tenant's FSS claim (fss) or its Lustre claim (lustre)")
+_, _, image_tag = weights_image.rpartition("/")[2].partition(":")
+if "@sha256:" not in weights_image and image_tag in ("", "latest"):
+    refuse("training-job:weightsImage", f"must be pinned by tag or digest, got {weights_image!r}",
+           f"name a dated tag such as {WEIGHTS_IMAGE} or a @sha256: digest")
+
 platform = pulumi.StackReference("platform", stack_name=platform_stack)
 
 
-def _json_kind(value: Any) -> str:
-    """What a JSON value is, for a refusal: ``a string 'two'``, ``a list``, ``null`` ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, str):
-        return f"a string {value!r}"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
-
-
-def _whole_number(value: Any) -> Any:
-    """Stack outputs cross the wire as JSON numbers (2 may arrive as 2.0); a string, a boolean or a fraction is not a
-    whole number."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"must be a whole number, got {_json_kind(value)}")
-    return value
-
-
-WholeNumber = Annotated[int, BeforeValidator(_whole_number), Field(ge=0)]
-
-
-class _Output(BaseModel):
-    # The contract may grow new fields within a version (consumers ignore what they do not read); the types of the
-    # fields read here are checked strictly: no "2" for 2, no "true" for true.
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-
-class NodePoolOutput(_Output):
-    """``nodePools.<pool>`` of the contract: the fields this Job reads."""
-    shape: StrictStr
-    size: WholeNumber
-    rdma: StrictBool
-    gpusPerNode: WholeNumber
-
-
-class TenantOutput(_Output):
-    """``tenants.<tenant>`` of the contract: the fields this Job reads."""
-    namespace: Annotated[StrictStr, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
-    podSecurity: StrictStr
-    rdma: StrictBool
-    localQueue: Optional[StrictStr] = None  # null in the contract; a null crosses the wire as absent
-    serviceAccounts: list[StrictStr]
-    sharedStorageClaim: Optional[StrictStr] = None
-
-
-class TopologyOutput(_Output):
-    """``topology`` of the contract (absent without Kueue or RDMA pools)."""
-    levels: list[StrictStr]
-
-
-class PlatformOutputs(_Output):
-    """The subset of oke-rdma's output contract (``outputs.contract.json``, version 1) this program reads, besides
-    ``outputsVersion`` (checked first) and ``kubeconfig`` (a secret, checked on its own so the rest stays plain)."""
-    region: Annotated[StrictStr, Field(pattern=r"^[a-z]+(-[a-z]+)+-[0-9]+$")]
-    tenants: dict[str, TenantOutput]
-    nodePools: dict[str, NodePoolOutput]
-    topology: Optional[TopologyOutput] = None
-
-
-def _problem(error: dict[str, Any]) -> str:
-    """One pydantic error as ``<output path>: <what is wrong>``."""
-    path = ".".join(str(part) for part in error["loc"])
-    if error["type"] == "missing":
-        return f"{path}: missing"
-    if error["type"] == "value_error":  # ours: the message says it all
-        return f"{path}: {error['ctx']['error']}"
-    wanted = {"dict_type": "must be an object", "string_type": "must be a string", "bool_type": "must be true or false",
-              "list_type": "must be a list"}.get(error["type"], error["msg"][0].lower() + error["msg"][1:])
-    return f"{path}: {wanted}, got {_json_kind(error['input'])}"
-
-
-def refuse_outputs(problems: list[str]) -> None:
+def refuse_outputs(problems: list[str], version: Any = None) -> None:
     """Stop the program with one line naming every platform output at fault."""
+    version = SUPPORTED_OUTPUTS_VERSIONS[-1] if version is None else version
+    version = int(version) if isinstance(version, float) and version.is_integer() else version
     raise pulumi.RunError(f"{'; '.join(problems)}: the outputs of {platform_stack} do not honour the oke-rdma output "
-                          f"contract version {SUPPORTED_OUTPUTS_VERSIONS[-1]} (outputs.contract.json); fix the "
+                          f"contract version {version} (outputs.contract.json); fix the "
                           "platform stack (pulumi up of a current oke-rdma) or point training-job:platformStack at "
                           "another stack")
 
 
-def check_outputs(values: dict[str, Any]) -> PlatformOutputs:
+def check_outputs(values: dict[str, Any], version: Any = None) -> PlatformOutputs:
     """The outputs this Job reads, checked against :class:`PlatformOutputs` (missing optional ``topology`` allowed).
 
     :raises pulumi.RunError: one line naming each output at fault (``nodePools.gpu.size: missing``)."""
@@ -185,26 +154,29 @@ def check_outputs(values: dict[str, Any]) -> PlatformOutputs:
         # an output that is absent reads as None: it is missing, whatever its type
         return PlatformOutputs.model_validate({k: v for k, v in values.items() if v is not None})
     except ValidationError as e:
-        refuse_outputs([_problem(error) for error in e.errors(include_url=False)])
+        refuse_outputs([problem_line(error) for error in e.errors(include_url=False)], version)
         raise  # unreachable: refuse_outputs raises
 
 
-def check_kubeconfig(kubeconfig: Any) -> str:
-    """The ``kubeconfig`` output: a non-empty string (the value stays a secret: this runs inside its own apply)."""
+def check_kubeconfig(values: list[Any]) -> str:
+    """The ``kubeconfig`` output: a non-empty string (the value stays a secret: this runs inside its own apply, with
+    ``outputsVersion`` only to name the contract version in a refusal)."""
+    kubeconfig, version = values
     if not isinstance(kubeconfig, str) or not kubeconfig.strip():
-        got = "an empty string" if isinstance(kubeconfig, str) else _json_kind(kubeconfig)
-        refuse_outputs(["kubeconfig: missing" if kubeconfig is None else f"kubeconfig: must be a kubeconfig, got {got}"])
+        got = "an empty string" if isinstance(kubeconfig, str) else json_kind(kubeconfig)
+        refuse_outputs(["kubeconfig: missing" if kubeconfig is None else f"kubeconfig: must be a kubeconfig, got {got}"],
+                       version)
     return kubeconfig
 
 
 def plan(values: list[Any]) -> dict[str, Any]:
     """Check the platform's outputs against what this Job needs; return what the resources below use."""
-    version, tenants, pools, topology, region = values
+    version, tenants, pools, topology, region, bucket = values
     where = f"the outputs of {platform_stack}"
     if isinstance(version, float) and version.is_integer():
         version = int(version)  # stack outputs cross the wire as JSON numbers
     if isinstance(version, (str, bool)):
-        refuse("outputsVersion", f"{where} have an outputsVersion that is {_json_kind(version)}, not a number: the "
+        refuse("outputsVersion", f"{where} have an outputsVersion that is {json_kind(version)}, not a number: the "
                f"contract's version is a whole number (this program reads versions "
                f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))})",
                "fix the platform stack's outputsVersion output (pulumi up of a current oke-rdma)")
@@ -213,7 +185,8 @@ def plan(values: list[Any]) -> dict[str, Any]:
                f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))}",
                "update this program for the new contract (oke-rdma docs/outputs.md) or point "
                "training-job:platformStack at a stack of a supported version")
-    outputs = check_outputs({"tenants": tenants, "nodePools": pools, "topology": topology, "region": region})
+    outputs = check_outputs({"tenants": tenants, "nodePools": pools, "topology": topology, "region": region,
+                             "weightsBucket": bucket}, version)
     tenants = {name: t.model_dump() for name, t in outputs.tenants.items()}
     pools = {name: p.model_dump() for name, p in outputs.nodePools.items()}
     topology = outputs.topology.model_dump() if outputs.topology else None
@@ -227,9 +200,14 @@ def plan(values: list[Any]) -> dict[str, Any]:
         refuse("training-job:tenant", f"tenant {tenant_name!r} is not RDMA-enabled (rdma: "
                f"{str(bool(tenant.get('rdma'))).lower()}, Pod Security {tenant.get('podSecurity')}): its namespace refuses hostNetwork, /dev/infiniband and IPC_LOCK",
                "use an RDMA tenant, or ask the platform team to set tenants." + tenant_name + ".rdma: true")
-    if not tenant.get("sharedStorageClaim"):
+    if checkpoint_volume == "fss" and not tenant.get("sharedStorageClaim"):
         refuse("training-job:tenant", f"tenant {tenant_name!r} has no shared FSS claim for checkpoints",
-               "ask the platform team to give it sharedStorage")
+               "ask the platform team to give it sharedStorage, or set training-job:checkpointVolume: lustre")
+    if checkpoint_volume == "lustre" and not tenant.get("lustreClaim"):
+        refuse("training-job:checkpointVolume", f"lustre, but tenant {tenant_name!r} has no Lustre claim in "
+               f"{where} (tenants.{tenant_name}.lustreClaim is null or absent)",
+               "ask the platform team to list the tenant in storage.lustre.tenants, or set it to fss")
+    claim = tenant["sharedStorageClaim"] if checkpoint_volume == "fss" else tenant["lustreClaim"]
     accounts = list(tenant.get("serviceAccounts") or [])
     if not accounts:
         refuse("training-job:tenant", f"tenant {tenant_name!r} has no Workload Identity ServiceAccount",
@@ -250,29 +228,67 @@ def plan(values: list[Any]) -> dict[str, Any]:
     if nodes > int(pool["size"]) or not int(pool.get("gpusPerNode") or 0):
         refuse("training-job:nodes", f"{nodes} nodes asked, pool {chosen!r} has {int(pool['size'])} nodes with "
                f"{int(pool.get('gpusPerNode') or 0)} GPUs each", "ask for at most the pool's size")
+    weights = None if weights_prefix is None else check_weights(version, outputs, tenant, account, chosen, pool)
     levels = list((topology or {}).get("levels") or [])
     if topology_level not in levels:
         refuse("training-job:topologyLevel", f"{topology_level!r} is not a level of the stack's Kueue topology "
                f"({', '.join(levels) or 'none: no RDMA topology'})", "pick one of the levels")
-    return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": tenant["sharedStorageClaim"],
-            "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region}
+    return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": claim,
+            "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region,
+            "weights": weights}
+
+
+def check_weights(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str, pool_name: str,
+                  pool: dict[str, Any]) -> dict[str, Any]:
+    """What the weights init containers need, from contract version 3's ``weightsBucket`` and
+    ``tenants.<tenant>.weights`` and the pool's ``localNvme``.
+
+    :raises pulumi.RunError: one line naming the output at fault: a version before 3, no bucket, no grant for the
+        tenant, a grant for another ServiceAccount than the pods', or a pool without local NVMe."""
+    where = f"the outputs of {platform_stack}"
+    if version < WEIGHTS_OUTPUTS_VERSION:
+        refuse("outputsVersion", f"{where} have output contract version {version}; training-job:weightsPrefix needs "
+               f"version {WEIGHTS_OUTPUTS_VERSION} or later (weightsBucket, tenants.<tenant>.weights)",
+               "update the platform stack (pulumi up of a current oke-rdma) or unset training-job:weightsPrefix")
+    if outputs.weightsBucket is None:
+        refuse("weightsBucket", f"null in {where}: the platform stack has no weights bucket",
+               "ask the platform team for one, or unset training-job:weightsPrefix")
+    grant = tenant.get("weights")
+    if grant is None:
+        refuse(f"tenants.{tenant_name}.weights", f"null in {where}: tenant {tenant_name!r} has no grant on the "
+               f"weights bucket {outputs.weightsBucket.name}", "ask the platform team to grant it to the "
+               f"ServiceAccount {account}, or unset training-job:weightsPrefix")
+    if grant["serviceAccount"] != account:
+        refuse(f"tenants.{tenant_name}.weights.serviceAccount", f"the weights grant is for ServiceAccount "
+               f"{grant['serviceAccount']!r}, the pods run as {account!r}",
+               f"set training-job:serviceAccount: {grant['serviceAccount']}")
+    if not pool.get("localNvme"):
+        refuse(f"nodePools.{pool_name}.localNvme", f"null or absent in {where}: pool {pool_name!r} has no local NVMe "
+               "file system to copy the weights to", "ask the platform team to set "
+               f"nodePools.{pool_name}.localNvme.enabled, or pick another pool with training-job:nodePool")
+    bucket = outputs.weightsBucket
+    return {"namespace": bucket.namespace, "bucket": bucket.name, "region": bucket.region,
+            "access": grant["access"], "mountPath": pool["localNvme"]["mountPath"]}
 
 
 checked = pulumi.Output.all(platform.get_output("outputsVersion"), platform.get_output("tenants"),
                             platform.get_output("nodePools"), platform.get_output("topology"),
-                            platform.get_output("region")).apply(plan)
+                            platform.get_output("region"), platform.get_output("weightsBucket")).apply(plan)
 namespace = checked.apply(lambda p: p["namespace"])
 
 # One explicit provider from the platform's kubeconfig (a secret; it runs `oci ce cluster generate-token`, so the
 # OCI CLI must be installed where `pulumi up` runs, inside or routed into the VCN: the API endpoint is private).
-provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=platform.get_output("kubeconfig").apply(check_kubeconfig),
+kubeconfig = pulumi.Output.all(platform.get_output("kubeconfig"), platform.get_output("outputsVersion")).apply(
+    check_kubeconfig)
+provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=kubeconfig,
                                                      enable_server_side_apply=True, delete_unreachable=False))
 k8s_opts = pulumi.ResourceOptions(provider=provider)
 labels = {"app.kubernetes.io/name": job_name, "app.kubernetes.io/managed-by": "pulumi"}
 
 script = k8s.core.v1.ConfigMap(f"{job_name}-script", k8s.core.v1.ConfigMapInitArgs(
     metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace, labels=labels),
-    data={"train.py": (Path(__file__).resolve().parent / "train.py").read_text(encoding="utf-8")}), k8s_opts)
+    data={name: (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
+          for name in ("train.py", *(("stage_weights.py",) if weights_prefix else ()))}), k8s_opts)
 
 service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitArgs(
     metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace, labels=labels),
@@ -281,12 +297,53 @@ service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitA
     k8s_opts)
 
 
+def workload_identity_env(p: dict[str, Any]) -> dict[str, str]:
+    """What OCI SDK clients in the pod need for OKE Workload Identity: the resource principal version and the region
+    (OKE docs, "Granting Workloads Access to OCI Resources"; the token is the pod's projected ServiceAccount token)."""
+    return {"OCI_RESOURCE_PRINCIPAL_VERSION": "2.2", "OCI_RESOURCE_PRINCIPAL_REGION": p["region"]}
+
+
 def env(p: dict[str, Any]) -> list[k8s.core.v1.EnvVarArgs]:
     values = {"CHECKPOINT_DIR": f"{SHARED_MOUNT}/checkpoints/{job_name}", "NCCL_DEBUG": "WARN",
-              # OKE Workload Identity for OCI SDK clients (oci.auth.signers.get_oke_workload_identity_...)
-              "OCI_RESOURCE_PRINCIPAL_VERSION": "2.2", "OCI_RESOURCE_PRINCIPAL_REGION": p["region"],
-              **NCCL_BY_SHAPE.get(p["shape"], {})}
+              **workload_identity_env(p), **NCCL_BY_SHAPE.get(p["shape"], {})}
+    if p["weights"]:
+        values["WEIGHTS_DIR"] = f"{LOCAL_MOUNT}/weights/{weights_prefix}"
     return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in values.items()]
+
+
+def weights_init_containers(p: dict[str, Any]) -> list[k8s.core.v1.ContainerArgs]:
+    """Two init containers before training: ``nvme-prepare`` gives the tenant its own directory on the node's NVMe
+    (``<mountPath>/<namespace>``, owned by the tenant's storage IDs, mode 0700: the NVMe root belongs to root, and
+    other RDMA tenants share the node), then ``weights`` copies ``weightsPrefix`` from the bucket into
+    ``<namespace>/weights/<prefix>`` as the tenant, signed with the pod's Workload Identity (stage_weights.py)."""
+    w, ns = p["weights"], p["namespace"]
+    owner = f"{run_as_user}:{run_as_group}"
+    locked_down = dict(allow_privilege_escalation=False, read_only_root_filesystem=True,
+                       seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault"))
+    nvme = k8s.core.v1.VolumeMountArgs(name="nvme", mount_path=NVME_MOUNT)
+    return [
+        k8s.core.v1.ContainerArgs(
+            name="nvme-prepare", image=weights_image, command=["/bin/sh", "-c"],
+            args=[f"mkdir -p {NVME_MOUNT}/{ns} && chown {owner} {NVME_MOUNT}/{ns} && chmod 0700 {NVME_MOUNT}/{ns}"],
+            # root only to create and hand over the directory: CHOWN and FOWNER, nothing else
+            security_context=k8s.core.v1.SecurityContextArgs(
+                run_as_user=0, run_as_group=0, run_as_non_root=False, **locked_down,
+                capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"], add=["CHOWN", "FOWNER"])),
+            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "100m", "memory": "64Mi"},
+                                                           limits={"memory": "64Mi"}),
+            volume_mounts=[nvme]),
+        k8s.core.v1.ContainerArgs(
+            name="weights", image=weights_image, command=["python3", "/opt/train/stage_weights.py"],
+            args=["--namespace", w["namespace"], "--bucket", w["bucket"], "--region", w["region"],
+                  "--prefix", weights_prefix, "--dest", f"{NVME_MOUNT}/{ns}/weights/{weights_prefix}"],
+            env=[k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in workload_identity_env(p).items()],
+            security_context=k8s.core.v1.SecurityContextArgs(
+                **locked_down, capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"])),
+            # 16 parallel 128 MiB ranges are held in memory while written
+            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "8", "memory": "8Gi"},
+                                                           limits={"memory": "8Gi"}),
+            volume_mounts=[nvme, k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train",
+                                                            read_only=True)])]
 
 
 def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
@@ -302,6 +359,9 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                                                             run_as_non_root=True),
         host_network=True,  # the node's RDMA NICs (no RDMA device plugin needed)
         dns_policy="ClusterFirstWithHostNet",
+        # only nodes of a pool with the NVMe RAID (Kueue adds the RDMA pool's labels at admission)
+        node_selector={LOCAL_NVME_LABEL: "true"} if p["weights"] else None,
+        init_containers=weights_init_containers(p) if p["weights"] else None,
         containers=[k8s.core.v1.ContainerArgs(
             name="train", image=image, command=["bash", "-c"], args=[torchrun], env=env(p),
             resources=k8s.core.v1.ResourceRequirementsArgs(
@@ -314,7 +374,9 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                 k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train", read_only=True),
                 k8s.core.v1.VolumeMountArgs(name="infiniband", mount_path="/dev/infiniband"),
                 k8s.core.v1.VolumeMountArgs(name="shm", mount_path="/dev/shm"),
-                k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path)])],
+                k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path),
+                *([k8s.core.v1.VolumeMountArgs(name="nvme", mount_path=LOCAL_MOUNT, sub_path=p["namespace"])]
+                  if p["weights"] else [])])],
         volumes=[
             k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=job_name)),
             k8s.core.v1.VolumeArgs(name="infiniband",
@@ -322,7 +384,10 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
             k8s.core.v1.VolumeArgs(name="shm", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(
                 medium="Memory", size_limit=f"{shm_gi}Gi")),
             k8s.core.v1.VolumeArgs(name="shared", persistent_volume_claim=(
-                k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(claim_name=p["claim"])))])
+                k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(claim_name=p["claim"]))),
+            # the pool's NVMe RAID; type Directory: the pod does not start on a node where it is not mounted
+            *([k8s.core.v1.VolumeArgs(name="nvme", host_path=k8s.core.v1.HostPathVolumeSourceArgs(
+                path=p["weights"]["mountPath"], type="Directory"))] if p["weights"] else [])])
 
 
 job = k8s.batch.v1.Job(f"{job_name}-job", k8s.batch.v1.JobInitArgs(
@@ -346,3 +411,8 @@ pulumi.export("job", job.metadata.name)
 pulumi.export("localQueue", checked.apply(lambda p: p["queue"]))
 pulumi.export("gpus", checked.apply(lambda p: p["gpus"] * nodes))
 pulumi.export("checkpoints", checked.apply(lambda p: f"{p['claim']}:{SHARED_MOUNT}/checkpoints/{job_name}"))
+if weights_prefix:
+    pulumi.export("weights", checked.apply(lambda p: {
+        "source": f"oci://{p['weights']['bucket']}@{p['weights']['namespace']}/{weights_prefix}",
+        "nodePath": f"{p['weights']['mountPath']}/{p['namespace']}/weights/{weights_prefix}",
+        "podPath": f"{LOCAL_MOUNT}/weights/{weights_prefix}"}))
