@@ -312,7 +312,8 @@ def env(p: dict[str, Any]) -> list[k8s.core.v1.EnvVarArgs]:
 
 
 def weights_init_containers(p: dict[str, Any]) -> list[k8s.core.v1.ContainerArgs]:
-    """Two init containers before training: ``nvme-prepare`` gives the tenant its own directory on the node's NVMe
+    """Two init containers before training: ``nvme-prepare`` checks that the hostPath is the NVMe file system (not a
+    directory of the boot volume on a node whose RAID failed) and gives the tenant its own directory on it
     (``<mountPath>/<namespace>``, owned by the tenant's storage IDs, mode 0700: the NVMe root belongs to root, and
     other RDMA tenants share the node), then ``weights`` copies ``weightsPrefix`` from the bucket into
     ``<namespace>/weights/<prefix>`` as the tenant, signed with the pod's Workload Identity (stage_weights.py)."""
@@ -321,20 +322,21 @@ def weights_init_containers(p: dict[str, Any]) -> list[k8s.core.v1.ContainerArgs
     locked_down = dict(allow_privilege_escalation=False, read_only_root_filesystem=True,
                        seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault"))
     nvme = k8s.core.v1.VolumeMountArgs(name="nvme", mount_path=NVME_MOUNT)
+    script = k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train", read_only=True)
     return [
         k8s.core.v1.ContainerArgs(
-            name="nvme-prepare", image=weights_image, command=["/bin/sh", "-c"],
-            args=[f"mkdir -p {NVME_MOUNT}/{ns} && chown {owner} {NVME_MOUNT}/{ns} && chmod 0700 {NVME_MOUNT}/{ns}"],
+            name="nvme-prepare", image=weights_image, command=["python3", "/opt/train/stage_weights.py"],
+            args=["prepare", "--mount", NVME_MOUNT, "--directory", ns, "--owner", owner],
             # root only to create and hand over the directory: CHOWN and FOWNER, nothing else
             security_context=k8s.core.v1.SecurityContextArgs(
                 run_as_user=0, run_as_group=0, run_as_non_root=False, **locked_down,
                 capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"], add=["CHOWN", "FOWNER"])),
             resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "100m", "memory": "64Mi"},
                                                            limits={"memory": "64Mi"}),
-            volume_mounts=[nvme]),
+            volume_mounts=[nvme, script]),
         k8s.core.v1.ContainerArgs(
             name="weights", image=weights_image, command=["python3", "/opt/train/stage_weights.py"],
-            args=["--namespace", w["namespace"], "--bucket", w["bucket"], "--region", w["region"],
+            args=["copy", "--namespace", w["namespace"], "--bucket", w["bucket"], "--region", w["region"],
                   "--prefix", weights_prefix, "--dest", f"{NVME_MOUNT}/{ns}/weights/{weights_prefix}"],
             env=[k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in workload_identity_env(p).items()],
             security_context=k8s.core.v1.SecurityContextArgs(
@@ -342,8 +344,7 @@ def weights_init_containers(p: dict[str, Any]) -> list[k8s.core.v1.ContainerArgs
             # 16 parallel 128 MiB ranges are held in memory while written
             resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "8", "memory": "8Gi"},
                                                            limits={"memory": "8Gi"}),
-            volume_mounts=[nvme, k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train",
-                                                            read_only=True)])]
+            volume_mounts=[nvme, script])]
 
 
 def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:

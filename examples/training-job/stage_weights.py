@@ -1,8 +1,11 @@
 """Copy model weights from Object Storage into this node's local NVMe (the training Job's ``weights`` init container).
 
-``python3 stage_weights.py --namespace NS --bucket BUCKET --region R --prefix models/llama/ --dest DIR`` mirrors
-every object under ``--prefix`` into ``--dest`` (the object ``models/llama/a/b.bin`` lands at ``<dest>/a/b.bin``)
-and exits 0; on any failure it prints one line ``stage_weights: <what>; <fix>`` and exits 1.
+``python3 stage_weights.py copy --namespace NS --bucket BUCKET --region R --prefix models/llama/ --dest DIR``
+mirrors every object under ``--prefix`` into ``--dest`` (the object ``models/llama/a/b.bin`` lands at
+``<dest>/a/b.bin``) and exits 0; on any failure it prints one line ``stage_weights: <what>; <fix>`` and exits 1.
+``python3 stage_weights.py prepare --mount /nvme --directory <namespace> --owner UID:GID`` (the ``nvme-prepare`` init
+container, as root with CHOWN and FOWNER) first checks that ``--mount`` is the NVMe file system itself, then creates
+the tenant's 0700 directory on it.
 
 * **Identity**: OKE Workload Identity, no static credentials. The client signs with
   ``oci.auth.signers.get_oke_workload_identity_resource_principal_signer()``, which reads the pod's projected
@@ -33,6 +36,7 @@ import argparse
 import fcntl
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path, PurePosixPath
@@ -244,30 +248,87 @@ class Stage:
                                                      part_size_in_bytes=self.part_mib * MIB), self.client)
 
 
+def _unescape(field: str) -> str:
+    """A mountinfo path: the kernel writes space, tab, newline and backslash as three octal digits (``\\040``)."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def mount_of(path: Path, mountinfo: Path) -> Optional[tuple[str, str]]:
+    """``(root, fstype)`` of the file system mounted at ``path`` (the last one mounted there), from
+    ``/proc/self/mountinfo`` (proc(5): ``id parent major:minor root mount-point options [optional...] - fstype source
+    super-options``, spaces escaped as ``\\040``); None when nothing is mounted at ``path``."""
+    found = None
+    for line in mountinfo.read_text().splitlines():
+        left, sep, right = line.partition(" - ")
+        fields = left.split()
+        if not sep or len(fields) < 5:
+            continue
+        if _unescape(fields[4]) == str(path):
+            found = (_unescape(fields[3]), right.split()[0])
+    return found
+
+
+def prepare(mount: Path, directory: str, uid: int, gid: int, mountinfo: Path = Path("/proc/self/mountinfo")) -> Path:
+    """Give the tenant its own directory ``<mount>/<directory>`` (owner ``uid:gid``, mode 0700), after checking that
+    ``mount`` is the node's NVMe file system itself (the root of an ext4 or xfs file system, as node-init.sh makes it)
+    and not a plain directory of the boot volume left behind when the RAID failed on this node.
+
+    :raises StageError: for a mount that is not the NVMe file system."""
+    found = mount_of(mount, mountinfo)
+    if found is None or found[0] != "/" or found[1] not in ("ext4", "xfs"):
+        what = "nothing mounted" if found is None else f"{found[1]} directory {found[0]}"
+        raise StageError(f"{mount} is not the node's NVMe file system ({what}): the local NVMe RAID is missing on "
+                         "this node; cordon it and check `journalctl -u cloud-final` there")
+    target = mount / directory
+    target.mkdir(exist_ok=True)
+    os.chown(target, uid, gid)
+    os.chmod(target, 0o700)
+    log(f"{target} ready for {uid}:{gid}")
+    return target
+
+
 def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--namespace", required=True, help="Object Storage namespace of the bucket")
-    parser.add_argument("--bucket", required=True, help="bucket name")
-    parser.add_argument("--region", required=True, help="the bucket's region identifier, e.g. sa-saopaulo-1")
-    parser.add_argument("--prefix", required=True, help="the weights' folder in the bucket, ending with '/'")
-    parser.add_argument("--dest", required=True, type=Path, help="directory on the node's local NVMe")
-    parser.add_argument("--threads", type=int, default=16, help="parallel ranges per object")
-    parser.add_argument("--part-mib", type=int, default=128, help="size of a range, MiB")
-    parser.add_argument("--part-retries", type=int, default=3, help="retries of failed ranges")
+    commands = parser.add_subparsers(dest="command", required=True)
+    ready = commands.add_parser("prepare", help="check the NVMe mount and create the tenant's directory (as root)")
+    ready.add_argument("--mount", required=True, type=Path, help="where the node's NVMe is mounted in the container")
+    ready.add_argument("--directory", required=True, help="the tenant's directory below it (one path segment)")
+    ready.add_argument("--owner", required=True, help="UID:GID of the tenant's storage IDs")
+    ready.add_argument("--mountinfo", type=Path, default=Path("/proc/self/mountinfo"), help=argparse.SUPPRESS)
+    copy = commands.add_parser("copy", help="mirror a bucket prefix into a directory (as the tenant)")
+    copy.add_argument("--namespace", required=True, help="Object Storage namespace of the bucket")
+    copy.add_argument("--bucket", required=True, help="bucket name")
+    copy.add_argument("--region", required=True, help="the bucket's region identifier, e.g. sa-saopaulo-1")
+    copy.add_argument("--prefix", required=True, help="the weights' folder in the bucket, ending with '/'")
+    copy.add_argument("--dest", required=True, type=Path, help="directory on the node's local NVMe")
+    copy.add_argument("--threads", type=int, default=16, help="parallel ranges per object")
+    copy.add_argument("--part-mib", type=int, default=128, help="size of a range, MiB")
+    copy.add_argument("--part-retries", type=int, default=3, help="retries of failed ranges")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.command == "prepare":
+        uid, _, gid = args.owner.partition(":")
+        if not (uid.isdigit() and gid.isdigit()) or int(uid) == 0:
+            ready.error(f"--owner must be a non-root UID:GID such as 20001:20001 (got {args.owner!r})")
+        args.uid, args.gid = int(uid), int(gid)
+        if args.directory in ("", ".", "..") or "/" in args.directory:
+            ready.error(f"--directory must be one path segment (got {args.directory!r})")
+        return args
     if not args.prefix.endswith("/") or args.prefix.startswith("/"):
-        parser.error(f"--prefix must be a folder such as models/llama/ (got {args.prefix!r})")
+        copy.error(f"--prefix must be a folder such as models/llama/ (got {args.prefix!r})")
     if min(args.threads, args.part_mib) < 1 or args.part_retries < 0:
-        parser.error("--threads and --part-mib must be at least 1, --part-retries at least 0")
+        copy.error("--threads and --part-mib must be at least 1, --part-retries at least 0")
     return args
 
 
 def main(argv: Optional[Iterable[str]] = None, client: Any = None) -> int:
-    """Run the copy; return the exit code (0 done, 1 failed with one line on stdout).
+    """Run ``prepare`` or ``copy``; return the exit code (0 done, 1 failed with one line on stdout).
 
-    :param client: an Object Storage client; default one signed with the pod's OKE Workload Identity."""
+    :param client: an Object Storage client for ``copy``; default one signed with the pod's OKE Workload Identity."""
     args = parse_args(argv)
     try:
+        if args.command == "prepare":
+            prepare(args.mount, args.directory, args.uid, args.gid, args.mountinfo)
+            return 0
         if client is None:
             try:
                 client = workload_identity_client(args.region)

@@ -98,12 +98,11 @@ def test_init_containers_copy_the_bucket_prefix_into_the_tenants_nvme_directory(
     pod = _job(weights_preview[1])["inputs"]["spec"]["template"]["spec"]
     prepare, weights = pod["initContainers"]
     assert prepare["name"] == "nvme-prepare" and weights["name"] == "weights"
-    assert prepare["args"] == ["mkdir -p /nvme/research && chown 20001:20001 /nvme/research && chmod 0700 "
-                               "/nvme/research"]
+    assert prepare["args"] == ["prepare", "--mount", "/nvme", "--directory", "research", "--owner", "20001:20001"]
     assert prepare["securityContext"]["runAsUser"] == 0
     assert prepare["securityContext"]["capabilities"] == {"drop": ["ALL"], "add": ["CHOWN", "FOWNER"]}
-    assert weights["command"] == ["python3", "/opt/train/stage_weights.py"]
-    assert weights["args"] == ["--namespace", BUCKET["namespace"], "--bucket", BUCKET["name"], "--region",
+    assert prepare["command"] == weights["command"] == ["python3", "/opt/train/stage_weights.py"]
+    assert weights["args"] == ["copy", "--namespace", BUCKET["namespace"], "--bucket", BUCKET["name"], "--region",
                                BUCKET["region"], "--prefix", PREFIX, "--dest", f"/nvme/research/weights/{PREFIX}"]
     # the copy runs as the tenant (the pod's runAsUser), with nothing added
     assert "runAsUser" not in weights["securityContext"] and weights["securityContext"]["capabilities"] == {

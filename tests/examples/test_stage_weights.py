@@ -41,7 +41,7 @@ def bucket(**kwargs) -> FakeObjectStorage:
 
 
 def argv(dest: Path, *extra: str, bucket_name: str = "weights") -> list[str]:
-    return ["--namespace", "tenancyns", "--bucket", bucket_name, "--region", "sa-saopaulo-1", "--prefix", PREFIX,
+    return ["copy", "--namespace", "tenancyns", "--bucket", bucket_name, "--region", "sa-saopaulo-1", "--prefix", PREFIX,
             "--dest", str(dest), *extra]
 
 
@@ -241,7 +241,7 @@ def test_without_workload_identity_it_says_what_is_missing(tmp_path, capsys, mon
 ])
 def test_arguments_are_checked(tmp_path, argv):
     with pytest.raises(SystemExit) as e:
-        stage_weights.parse_args(["--namespace", "n", "--bucket", "b", "--region", "r-r-1", "--dest", str(tmp_path),
+        stage_weights.parse_args(["copy", "--namespace", "n", "--bucket", "b", "--region", "r-r-1", "--dest", str(tmp_path),
                                    *argv])
     assert e.value.code == 2
 
@@ -251,3 +251,66 @@ def test_the_script_holds_no_credentials():
     source = SCRIPT.read_text()
     assert "get_oke_workload_identity_resource_principal_signer()" in source
     assert not any(s in source for s in ("oci.config.from_file", "key_file", "private_key", "OCI_CLI_", "fingerprint"))
+
+
+# --- prepare: the NVMe mount check and the tenant's directory ------------------------------------------------------
+def mountinfo(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "mountinfo"
+    path.write_text("".join(line + "\n" for line in (
+        "22 1 8:3 / / rw,relatime shared:1 - xfs /dev/sda3 rw,attr2",
+        "30 22 0:25 / /proc rw,nosuid - proc proc rw") + lines))
+    return path
+
+
+@pytest.fixture
+def chowned(monkeypatch):
+    """os.chown recorded (the tests need not run as root)."""
+    calls = []
+    monkeypatch.setattr(stage_weights.os, "chown", lambda path, uid, gid: calls.append((str(path), uid, gid)))
+    return calls
+
+
+def test_prepare_gives_the_tenant_a_private_directory_on_the_nvme_file_system(tmp_path, chowned):
+    mount = tmp_path / "nvme"
+    mount.mkdir()
+    info = mountinfo(tmp_path, f"812 22 9:127 / {mount} rw,noatime - ext4 /dev/md127 rw,stripe=64")
+    code = stage_weights.main(["prepare", "--mount", str(mount), "--directory", "research", "--owner", "20001:20002",
+                               "--mountinfo", str(info)])
+    assert code == 0 and chowned == [(str(mount / "research"), 20001, 20002)]
+    assert (mount / "research").stat().st_mode & 0o777 == 0o700
+    # again on the same node: the directory is kept, handed over again
+    assert stage_weights.main(["prepare", "--mount", str(mount), "--directory", "research", "--owner",
+                               "20001:20002", "--mountinfo", str(info)]) == 0
+
+
+@pytest.mark.parametrize("line, what", [
+    (None, "nothing mounted"),
+    # the RAID failed: /mnt/nvme is a plain directory of the boot volume, bind-mounted into the pod
+    ("812 22 8:3 /mnt/nvme {mount} rw,relatime - xfs /dev/sda3 rw", "xfs directory /mnt/nvme"),
+    ("812 22 0:40 / {mount} rw - tmpfs tmpfs rw", "tmpfs directory /"),
+])
+def test_prepare_refuses_a_mount_that_is_not_the_nvme_file_system(tmp_path, capsys, chowned, line, what):
+    mount = tmp_path / "nvme"
+    mount.mkdir()
+    info = mountinfo(tmp_path, *([line.format(mount=mount)] if line else []))
+    code = stage_weights.main(["prepare", "--mount", str(mount), "--directory", "research", "--owner", "20001:20001",
+                               "--mountinfo", str(info)])
+    out = capsys.readouterr().out
+    assert code == 1 and f"is not the node's NVMe file system ({what})" in out and "cordon it" in out
+    assert not (mount / "research").exists() and chowned == []
+
+
+def test_mountinfo_paths_with_escaped_spaces_are_read(tmp_path):
+    mount = tmp_path / "my nvme"
+    info = mountinfo(tmp_path, f"812 22 9:127 / {str(mount).replace(' ', chr(92) + '040')} rw - xfs /dev/md127 rw")
+    assert stage_weights.mount_of(mount, info) == ("/", "xfs")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--owner", "0:0", "--directory", "research"], ["--owner", "abc", "--directory", "research"],
+    ["--owner", "20001:20001", "--directory", "../etc"], ["--owner", "20001:20001", "--directory", "a/b"],
+])
+def test_prepare_arguments_are_checked(argv):
+    with pytest.raises(SystemExit) as e:
+        stage_weights.parse_args(["prepare", "--mount", "/nvme", *argv])
+    assert e.value.code == 2
