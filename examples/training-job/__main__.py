@@ -21,7 +21,10 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
   tenants only), the pods select ``okerdma.io/local-nvme: "true"`` nodes, and training reads ``$WEIGHTS_DIR``
   (``/local/weights/<prefix>``). No credentials: no key, no secret, no credential variable.
 * Checkpoints go to the tenant's FSS claim (``checkpointVolume: fss``, ``sharedStorageClaim``) or its Lustre claim
-  (``lustre``, ``lustreClaim``).
+  (``lustre``, ``lustreClaim``). With ``checkpointUpload: true`` and a ``readWrite`` grant, a ``checkpoint-upload``
+  container beside the training waits for its exit code and, on the first pod after a successful run, uploads the
+  last checkpoint under the grant's ``checkpointPrefix`` (``<prefix><job>/step-*.pt``). The containers are built in
+  ``job_storage.py``.
 * The pods run as the tenant's storage UID/GID (``runAsUser``/``runAsGroup``: the ``okerdma.io/uid`` and
   ``okerdma.io/gid`` annotations of the tenant's claim, i.e. ``tenants.<tenant>.sharedStorage.uid/gid`` of the
   platform): the export squashes root to the anonymous user, so only the owner of the tenant's directory can write
@@ -30,11 +33,13 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
 Only core Kubernetes and Kueue are needed (no training operator). Every refusal is a ``pulumi.RunError`` naming the
 config key or the platform output at fault: an unsupported ``outputsVersion``, an unknown tenant, a tenant that is
 not RDMA-enabled, has no claim of the chosen ``checkpointVolume``, no ServiceAccount or no LocalQueue, no RDMA pool
-or topology, too many nodes; with ``weightsPrefix``: a contract before version 3, no ``weightsBucket``, no
-``tenants.<t>.weights`` grant or one for another ServiceAccount, a pool without ``localNvme``.
+or topology, too many nodes; with ``weightsPrefix`` or ``checkpointUpload``: a contract before version 3, no
+``weightsBucket``, no ``tenants.<t>.weights`` grant or one for another ServiceAccount; a pool without ``localNvme``
+(weights); a grant that is not ``readWrite`` (upload).
 The outputs it reads are first checked against the subset of the output contract it needs
 (:class:`platform_outputs.PlatformOutputs`, pydantic): a missing or malformed output (a pool without ``size``,
-``tenants`` given as a list, ``size: "two"``, no ``region``, no ``kubeconfig``) is refused with one line naming it (``nodePools.gpu.size: ...``), never a traceback.
+``tenants`` given as a list, ``size: "two"``, no ``region``, no ``kubeconfig``) is refused with one line naming it
+(``nodePools.gpu.size: ...``), never a traceback.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ from pydantic import ValidationError
 # file (the offline preview) does not: the sibling module is found either way.
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+import job_storage  # noqa: E402
+from job_storage import LOCAL_MOUNT  # noqa: E402
 from platform_outputs import PlatformOutputs, json_kind, problem_line  # noqa: E402
 
 #: The oke-rdma output contract versions this program reads.
@@ -59,9 +66,6 @@ SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3)  # 2 widens the region pattern; 3 adds we
 WEIGHTS_OUTPUTS_VERSION = 3
 RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
-#: Where the pods see the node's local NVMe: the init containers mount the pool's localNvme.mountPath at NVME_MOUNT,
-#: the training container the tenant's directory on it (<mountPath>/<namespace>) at LOCAL_MOUNT.
-NVME_MOUNT, LOCAL_MOUNT = "/nvme", "/local"
 #: The label oke-rdma puts on the nodes of a pool with localNvme (oke-rdma docs/storage.md, "Local NVMe on GPU nodes").
 LOCAL_NVME_LABEL = "okerdma.io/local-nvme"
 #: The OCI CLI container image: Python 3 and the OCI Python SDK, nothing else (oracle/docker-images,
@@ -96,6 +100,7 @@ sub_path = config.get("subPath") or None
 weights_prefix = config.get("weightsPrefix") or None
 checkpoint_volume = config.get("checkpointVolume") or "fss"
 weights_image = config.get("weightsImage") or WEIGHTS_IMAGE
+checkpoint_upload = config.get_bool("checkpointUpload") or False
 
 
 def refuse(key: str, problem: str, fix: str) -> None:
@@ -164,8 +169,8 @@ def check_kubeconfig(values: list[Any]) -> str:
     kubeconfig, version = values
     if not isinstance(kubeconfig, str) or not kubeconfig.strip():
         got = "an empty string" if isinstance(kubeconfig, str) else json_kind(kubeconfig)
-        refuse_outputs(["kubeconfig: missing" if kubeconfig is None else f"kubeconfig: must be a kubeconfig, got {got}"],
-                       version)
+        refuse_outputs(["kubeconfig: missing" if kubeconfig is None
+                        else f"kubeconfig: must be a kubeconfig, got {got}"], version)
     return kubeconfig
 
 
@@ -229,46 +234,70 @@ def plan(values: list[Any]) -> dict[str, Any]:
         refuse("training-job:nodes", f"{nodes} nodes asked, pool {chosen!r} has {int(pool['size'])} nodes with "
                f"{int(pool.get('gpusPerNode') or 0)} GPUs each", "ask for at most the pool's size")
     weights = None if weights_prefix is None else check_weights(version, outputs, tenant, account, chosen, pool)
+    upload = check_upload(version, outputs, tenant, account) if checkpoint_upload else None
     levels = list((topology or {}).get("levels") or [])
     if topology_level not in levels:
         refuse("training-job:topologyLevel", f"{topology_level!r} is not a level of the stack's Kueue topology "
                f"({', '.join(levels) or 'none: no RDMA topology'})", "pick one of the levels")
     return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": claim,
             "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region,
-            "weights": weights}
+            "weights": weights, "upload": upload}
 
 
-def check_weights(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str, pool_name: str,
-                  pool: dict[str, Any]) -> dict[str, Any]:
-    """What the weights init containers need, from contract version 3's ``weightsBucket`` and
-    ``tenants.<tenant>.weights`` and the pool's ``localNvme``.
+def check_grant(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str,
+                needed_by: str, undo: str) -> dict[str, Any]:
+    """The bucket and the tenant's grant on it, from contract version 3's ``weightsBucket`` and
+    ``tenants.<tenant>.weights``, for the config key ``needed_by``.
 
     :raises pulumi.RunError: one line naming the output at fault: a version before 3, no bucket, no grant for the
-        tenant, a grant for another ServiceAccount than the pods', or a pool without local NVMe."""
+        tenant, or a grant for another ServiceAccount than the pods'."""
     where = f"the outputs of {platform_stack}"
     if version < WEIGHTS_OUTPUTS_VERSION:
-        refuse("outputsVersion", f"{where} have output contract version {version}; training-job:weightsPrefix needs "
+        refuse("outputsVersion", f"{where} have output contract version {version}; {needed_by} needs "
                f"version {WEIGHTS_OUTPUTS_VERSION} or later (weightsBucket, tenants.<tenant>.weights)",
-               "update the platform stack (pulumi up of a current oke-rdma) or unset training-job:weightsPrefix")
+               f"update the platform stack (pulumi up of a current oke-rdma) or {undo}")
     if outputs.weightsBucket is None:
-        refuse("weightsBucket", f"null in {where}: the platform stack has no weights bucket",
-               "ask the platform team for one, or unset training-job:weightsPrefix")
+        refuse("weightsBucket", f"absent or null in {where}: the platform stack has no weights bucket",
+               f"ask the platform team for one (storage.objectStorage), or {undo}")
     grant = tenant.get("weights")
     if grant is None:
         refuse(f"tenants.{tenant_name}.weights", f"null in {where}: tenant {tenant_name!r} has no grant on the "
                f"weights bucket {outputs.weightsBucket.name}", "ask the platform team to grant it to the "
-               f"ServiceAccount {account}, or unset training-job:weightsPrefix")
+               f"ServiceAccount {account}, or {undo}")
     if grant["serviceAccount"] != account:
         refuse(f"tenants.{tenant_name}.weights.serviceAccount", f"the weights grant is for ServiceAccount "
                f"{grant['serviceAccount']!r}, the pods run as {account!r}",
                f"set training-job:serviceAccount: {grant['serviceAccount']}")
-    if not pool.get("localNvme"):
-        refuse(f"nodePools.{pool_name}.localNvme", f"null or absent in {where}: pool {pool_name!r} has no local NVMe "
-               "file system to copy the weights to", "ask the platform team to set "
-               f"nodePools.{pool_name}.localNvme.enabled, or pick another pool with training-job:nodePool")
     bucket = outputs.weightsBucket
-    return {"namespace": bucket.namespace, "bucket": bucket.name, "region": bucket.region,
-            "access": grant["access"], "mountPath": pool["localNvme"]["mountPath"]}
+    return {"namespace": bucket.namespace, "bucket": bucket.name, "region": bucket.region, **grant}
+
+
+def check_weights(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str, pool_name: str,
+                  pool: dict[str, Any]) -> dict[str, Any]:
+    """What the weights init containers need: :func:`check_grant` and the pool's ``localNvme``.
+
+    :raises pulumi.RunError: as :func:`check_grant`, or for a pool without local NVMe."""
+    grant = check_grant(version, outputs, tenant, account, "training-job:weightsPrefix",
+                        "unset training-job:weightsPrefix")
+    if not pool.get("localNvme"):
+        refuse(f"nodePools.{pool_name}.localNvme", f"null or absent in the outputs of {platform_stack}: pool "
+               f"{pool_name!r} has no local NVMe file system to copy the weights to", "ask the platform team to set "
+               f"nodePools.{pool_name}.localNvme.enabled, or pick another pool with training-job:nodePool")
+    return {**grant, "mountPath": pool["localNvme"]["mountPath"]}
+
+
+def check_upload(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str) -> dict[str, Any]:
+    """What the checkpoint upload needs: :func:`check_grant` with ``readWrite`` access and its ``checkpointPrefix``
+    (the object names the grant lets the tenant create).
+
+    :raises pulumi.RunError: as :func:`check_grant`, or for a read-only grant."""
+    grant = check_grant(version, outputs, tenant, account, "training-job:checkpointUpload",
+                        "set training-job:checkpointUpload: false")
+    if grant["access"] != "readWrite" or not grant.get("checkpointPrefix"):
+        refuse(f"tenants.{tenant_name}.weights.access", f"{grant['access']} (checkpointPrefix "
+               f"{grant.get('checkpointPrefix')!r}): tenant {tenant_name!r} may not write to the bucket",
+               "ask the platform team for readWrite access, or set training-job:checkpointUpload: false")
+    return grant
 
 
 checked = pulumi.Output.all(platform.get_output("outputsVersion"), platform.get_output("tenants"),
@@ -288,7 +317,8 @@ labels = {"app.kubernetes.io/name": job_name, "app.kubernetes.io/managed-by": "p
 script = k8s.core.v1.ConfigMap(f"{job_name}-script", k8s.core.v1.ConfigMapInitArgs(
     metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace, labels=labels),
     data={name: (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
-          for name in ("train.py", *(("stage_weights.py",) if weights_prefix else ()))}), k8s_opts)
+          for name in ("train.py", *(("stage_weights.py",) if weights_prefix or checkpoint_upload else ()))}),
+    k8s_opts)
 
 service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitArgs(
     metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace, labels=labels),
@@ -297,60 +327,20 @@ service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitA
     k8s_opts)
 
 
-def workload_identity_env(p: dict[str, Any]) -> dict[str, str]:
-    """What OCI SDK clients in the pod need for OKE Workload Identity: the resource principal version and the region
-    (OKE docs, "Granting Workloads Access to OCI Resources"; the token is the pod's projected ServiceAccount token)."""
-    return {"OCI_RESOURCE_PRINCIPAL_VERSION": "2.2", "OCI_RESOURCE_PRINCIPAL_REGION": p["region"]}
-
-
 def env(p: dict[str, Any]) -> list[k8s.core.v1.EnvVarArgs]:
     values = {"CHECKPOINT_DIR": f"{SHARED_MOUNT}/checkpoints/{job_name}", "NCCL_DEBUG": "WARN",
-              **workload_identity_env(p), **NCCL_BY_SHAPE.get(p["shape"], {})}
+              **job_storage.workload_identity_env(p["region"]), **NCCL_BY_SHAPE.get(p["shape"], {})}
     if p["weights"]:
         values["WEIGHTS_DIR"] = f"{LOCAL_MOUNT}/weights/{weights_prefix}"
     return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in values.items()]
-
-
-def weights_init_containers(p: dict[str, Any]) -> list[k8s.core.v1.ContainerArgs]:
-    """Two init containers before training: ``nvme-prepare`` checks that the hostPath is the NVMe file system (not a
-    directory of the boot volume on a node whose RAID failed) and gives the tenant its own directory on it
-    (``<mountPath>/<namespace>``, owned by the tenant's storage IDs, mode 0700: the NVMe root belongs to root, and
-    other RDMA tenants share the node), then ``weights`` copies ``weightsPrefix`` from the bucket into
-    ``<namespace>/weights/<prefix>`` as the tenant, signed with the pod's Workload Identity (stage_weights.py)."""
-    w, ns = p["weights"], p["namespace"]
-    owner = f"{run_as_user}:{run_as_group}"
-    locked_down = dict(allow_privilege_escalation=False, read_only_root_filesystem=True,
-                       seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault"))
-    nvme = k8s.core.v1.VolumeMountArgs(name="nvme", mount_path=NVME_MOUNT)
-    script = k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train", read_only=True)
-    return [
-        k8s.core.v1.ContainerArgs(
-            name="nvme-prepare", image=weights_image, command=["python3", "/opt/train/stage_weights.py"],
-            args=["prepare", "--mount", NVME_MOUNT, "--directory", ns, "--owner", owner],
-            # root only to create and hand over the directory: CHOWN and FOWNER, nothing else
-            security_context=k8s.core.v1.SecurityContextArgs(
-                run_as_user=0, run_as_group=0, run_as_non_root=False, **locked_down,
-                capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"], add=["CHOWN", "FOWNER"])),
-            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "100m", "memory": "64Mi"},
-                                                           limits={"memory": "64Mi"}),
-            volume_mounts=[nvme, script]),
-        k8s.core.v1.ContainerArgs(
-            name="weights", image=weights_image, command=["python3", "/opt/train/stage_weights.py"],
-            args=["copy", "--namespace", w["namespace"], "--bucket", w["bucket"], "--region", w["region"],
-                  "--prefix", weights_prefix, "--dest", f"{NVME_MOUNT}/{ns}/weights/{weights_prefix}"],
-            env=[k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in workload_identity_env(p).items()],
-            security_context=k8s.core.v1.SecurityContextArgs(
-                **locked_down, capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"])),
-            # 16 parallel 128 MiB ranges are held in memory while written
-            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "8", "memory": "8Gi"},
-                                                           limits={"memory": "8Gi"}),
-            volume_mounts=[nvme, script])]
 
 
 def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
     gpus = str(p["gpus"])
     torchrun = (f"torchrun --nnodes={nodes} --nproc-per-node={gpus} --node-rank=${{JOB_COMPLETION_INDEX}} "
                 f"--master-addr={job_name}-0.{job_name} --master-port={RENDEZVOUS_PORT} /opt/train/train.py")
+    w, up = p["weights"], p["upload"]
+    shared = k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path)
     return k8s.core.v1.PodSpecArgs(
         subdomain=job_name,
         restart_policy="Never",
@@ -361,10 +351,12 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
         host_network=True,  # the node's RDMA NICs (no RDMA device plugin needed)
         dns_policy="ClusterFirstWithHostNet",
         # only nodes of a pool with the NVMe RAID (Kueue adds the RDMA pool's labels at admission)
-        node_selector={LOCAL_NVME_LABEL: "true"} if p["weights"] else None,
-        init_containers=weights_init_containers(p) if p["weights"] else None,
+        node_selector={LOCAL_NVME_LABEL: "true"} if w else None,
+        init_containers=job_storage.weights_init_containers(
+            weights_image, p["namespace"], run_as_user, run_as_group, w, weights_prefix, p["region"]) if w else None,
         containers=[k8s.core.v1.ContainerArgs(
-            name="train", image=image, command=["bash", "-c"], args=[torchrun], env=env(p),
+            name="train", image=image, command=["bash", "-c"], env=env(p),
+            args=[job_storage.record_exit(torchrun) if up else torchrun],
             resources=k8s.core.v1.ResourceRequirementsArgs(
                 requests={"cpu": str(cpu), "memory": f"{memory_gi}Gi", "nvidia.com/gpu": gpus},
                 limits={"memory": f"{memory_gi}Gi", "nvidia.com/gpu": gpus}),
@@ -375,9 +367,12 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                 k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train", read_only=True),
                 k8s.core.v1.VolumeMountArgs(name="infiniband", mount_path="/dev/infiniband"),
                 k8s.core.v1.VolumeMountArgs(name="shm", mount_path="/dev/shm"),
-                k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path),
+                shared,
                 *([k8s.core.v1.VolumeMountArgs(name="nvme", mount_path=LOCAL_MOUNT, sub_path=p["namespace"])]
-                  if p["weights"] else [])])],
+                  if w else []),
+                *([k8s.core.v1.VolumeMountArgs(name="signal", mount_path=job_storage.SIGNAL_MOUNT)] if up else [])]),
+            *([job_storage.upload_container(weights_image, up, p["region"], f"{SHARED_MOUNT}/checkpoints/{job_name}",
+                                            f"{up['checkpointPrefix']}{job_name}/", shared)] if up else [])],
         volumes=[
             k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=job_name)),
             k8s.core.v1.VolumeArgs(name="infiniband",
@@ -388,7 +383,8 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                 k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(claim_name=p["claim"]))),
             # the pool's NVMe RAID; type Directory: the pod does not start on a node where it is not mounted
             *([k8s.core.v1.VolumeArgs(name="nvme", host_path=k8s.core.v1.HostPathVolumeSourceArgs(
-                path=p["weights"]["mountPath"], type="Directory"))] if p["weights"] else [])])
+                path=w["mountPath"], type="Directory"))] if w else []),
+            *([job_storage.signal_volume()] if up else [])])
 
 
 job = k8s.batch.v1.Job(f"{job_name}-job", k8s.batch.v1.JobInitArgs(
@@ -412,6 +408,9 @@ pulumi.export("job", job.metadata.name)
 pulumi.export("localQueue", checked.apply(lambda p: p["queue"]))
 pulumi.export("gpus", checked.apply(lambda p: p["gpus"] * nodes))
 pulumi.export("checkpoints", checked.apply(lambda p: f"{p['claim']}:{SHARED_MOUNT}/checkpoints/{job_name}"))
+if checkpoint_upload:
+    pulumi.export("checkpointUpload", checked.apply(lambda p: "oci://{bucket}@{namespace}/{checkpointPrefix}".format(
+        **p["upload"]) + f"{job_name}/"))
 if weights_prefix:
     pulumi.export("weights", checked.apply(lambda p: {
         "source": f"oci://{p['weights']['bucket']}@{p['weights']['namespace']}/{weights_prefix}",

@@ -63,6 +63,7 @@ class WeightsGrantOutput(_Output):
     """``tenants.<tenant>.weights`` (contract version 3): the ServiceAccount granted the weights bucket, and how."""
     serviceAccount: StrictStr
     access: Literal["read", "readWrite"]
+    checkpointPrefix: Optional[StrictStr] = None  # readWrite: the object-name prefix checkpoints may be created under
 
 
 class WeightsBucketOutput(_Output):

@@ -5,7 +5,9 @@ mirrors every object under ``--prefix`` into ``--dest`` (the object ``models/lla
 ``<dest>/a/b.bin``) and exits 0; on any failure it prints one line ``stage_weights: <what>; <fix>`` and exits 1.
 ``python3 stage_weights.py prepare --mount /nvme --directory <namespace> --owner UID:GID`` (the ``nvme-prepare`` init
 container, as root with CHOWN and FOWNER) first checks that ``--mount`` is the NVMe file system itself, then creates
-the tenant's 0700 directory on it.
+the tenant's 0700 directory on it. ``python3 stage_weights.py upload ... --exit-file F`` (the ``checkpoint-upload``
+container beside the training) waits for the training's exit code in ``F`` and, on the Job's first pod after a
+successful run, uploads the last checkpoint with the SDK's ``UploadManager``.
 
 * **Identity**: OKE Workload Identity, no static credentials. The client signs with
   ``oci.auth.signers.get_oke_workload_identity_resource_principal_signer()``, which reads the pod's projected
@@ -287,6 +289,42 @@ def prepare(mount: Path, directory: str, uid: int, gid: int, mountinfo: Path = P
     return target
 
 
+def upload_last_checkpoint(client: Any, namespace: str, bucket: str, source: Path, object_prefix: str,
+                           exit_file: Path, index: str, *, poll_seconds: float = 30.0, part_mib: int = 128,
+                           threads: int = 8, sleep: Any = time.sleep) -> Optional[str]:
+    """After the training container ends (its exit code appears in ``exit_file``), upload the last ``step-*.pt``
+    of ``source`` to ``<object_prefix><file name>`` with the SDK's ``UploadManager`` (multipart, ``threads`` parts
+    at a time, ``part_mib`` MiB each; OCI Python SDK ``oci/object_storage/transfer/upload_manager.py``). Only the
+    Job's first pod (``index`` "0") uploads; a failed training uploads nothing.
+
+    :returns: the object name uploaded, or None.
+    :raises StageError: no checkpoint after a successful run, or the bucket refused the upload."""
+    import oci
+
+    if index != "0":
+        log(f"pod {index} of the Job: the first pod uploads the checkpoint")
+        return None
+    while not exit_file.exists():
+        sleep(poll_seconds)
+    code = exit_file.read_text().strip()
+    if code != "0":
+        log(f"training ended with exit code {code}: no checkpoint uploaded")
+        return None
+    saved = sorted(source.glob("step-*.pt"))
+    if not saved:
+        raise StageError(f"training succeeded but {source} holds no step-*.pt checkpoint; check CHECKPOINT_DIR")
+    name = f"{object_prefix}{saved[-1].name}"
+    log(f"uploading {saved[-1]} to {bucket}/{name}")
+    try:
+        manager = oci.object_storage.UploadManager(client, allow_parallel_uploads=True, parallel_process_count=threads)
+        manager.upload_file(namespace, bucket, name, str(saved[-1]), part_size=part_mib * MIB)
+    except oci.exceptions.ServiceError as e:
+        raise StageError(f"cannot upload {name} to {bucket} ({e.status} {e.code}); the tenant's weights grant must "
+                         "be readWrite and the name under its checkpointPrefix") from e
+    log(f"uploaded {name}")
+    return name
+
+
 def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -304,7 +342,25 @@ def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
     copy.add_argument("--threads", type=int, default=16, help="parallel ranges per object")
     copy.add_argument("--part-mib", type=int, default=128, help="size of a range, MiB")
     copy.add_argument("--part-retries", type=int, default=3, help="retries of failed ranges")
+    up = commands.add_parser("upload", help="upload the last checkpoint once the training ends (as the tenant)")
+    up.add_argument("--namespace", required=True, help="Object Storage namespace of the bucket")
+    up.add_argument("--bucket", required=True, help="bucket name")
+    up.add_argument("--region", required=True, help="the bucket's region identifier")
+    up.add_argument("--source", required=True, type=Path, help="the checkpoint directory (step-*.pt)")
+    up.add_argument("--object-prefix", required=True, help="object-name prefix, ending with '/'")
+    up.add_argument("--exit-file", required=True, type=Path, help="where the training writes its exit code")
+    up.add_argument("--index", default=os.environ.get("JOB_COMPLETION_INDEX", "0"),
+                    help="the pod's index in the Job (default $JOB_COMPLETION_INDEX)")
+    up.add_argument("--poll-seconds", type=float, default=30.0, help="how often to look for the exit file")
+    up.add_argument("--part-mib", type=int, default=128, help="size of an upload part, MiB")
+    up.add_argument("--threads", type=int, default=8, help="parts uploaded at a time")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.command == "upload":
+        if not args.object_prefix.endswith("/") or args.object_prefix.startswith("/"):
+            up.error(f"--object-prefix must end with '/' and be relative (got {args.object_prefix!r})")
+        if min(args.part_mib, args.threads) < 1 or args.poll_seconds <= 0:
+            up.error("--part-mib and --threads must be at least 1, --poll-seconds positive")
+        return args
     if args.command == "prepare":
         uid, _, gid = args.owner.partition(":")
         if not (uid.isdigit() and gid.isdigit()) or int(uid) == 0:
@@ -321,9 +377,10 @@ def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
 
 
 def main(argv: Optional[Iterable[str]] = None, client: Any = None) -> int:
-    """Run ``prepare`` or ``copy``; return the exit code (0 done, 1 failed with one line on stdout).
+    """Run ``prepare``, ``copy`` or ``upload``; return the exit code (0 done, 1 failed with one line on stdout).
 
-    :param client: an Object Storage client for ``copy``; default one signed with the pod's OKE Workload Identity."""
+    :param client: an Object Storage client for ``copy`` and ``upload``; default one signed with the pod's OKE
+        Workload Identity."""
     args = parse_args(argv)
     try:
         if args.command == "prepare":
@@ -336,6 +393,11 @@ def main(argv: Optional[Iterable[str]] = None, client: Any = None) -> int:
                 raise StageError(f"cannot sign in with OKE Workload Identity ({type(e).__name__}: {e}); run in a "
                                  "pod of an enhanced cluster with its ServiceAccount token mounted and "
                                  "OCI_RESOURCE_PRINCIPAL_VERSION=2.2, OCI_RESOURCE_PRINCIPAL_REGION set") from e
+        if args.command == "upload":
+            upload_last_checkpoint(client, args.namespace, args.bucket, args.source, args.object_prefix,
+                                   args.exit_file, args.index, poll_seconds=args.poll_seconds,
+                                   part_mib=args.part_mib, threads=args.threads)
+            return 0
         Stage(client, args.namespace, args.bucket, args.prefix, args.dest, threads=args.threads,
               part_mib=args.part_mib, part_retries=args.part_retries).run()
     except StageError as e:

@@ -4,7 +4,9 @@ It answers ``list_objects`` and ``get_object`` with the SDK's own response and m
 ``oci.object_storage.models.ListObjects`` / ``ObjectSummary``, ``oci.exceptions.ServiceError``), so the SDK's
 pagination helper and ``DownloadManager`` run unchanged on top of it: pages of ``page_size`` objects linked by
 ``next_start_with``, ``Range: bytes=a-b`` answered with that slice, ``if_match`` refused with 412 when the ETag moved
-on (Object Storage API, GetObject / ListObjects).
+on; and ``UploadManager``'s calls: ``put_object``, and ``create_multipart_upload`` / ``upload_part`` /
+``commit_multipart_upload`` (Object Storage API, GetObject / ListObjects / PutObject / multipart uploads). Names the
+caller may not write (``writable`` prefix) are refused with 404 NotAuthorizedOrNotFound, as OCI answers a denial.
 """
 
 from __future__ import annotations
@@ -12,10 +14,22 @@ from __future__ import annotations
 import base64
 import hashlib
 import threading
+from types import SimpleNamespace
 from typing import Any, Callable, Optional
 
 import oci
-from oci.object_storage.models import ListObjects, ObjectSummary
+import requests
+from oci.object_storage.models import ListObjects, MultipartUpload, ObjectSummary
+
+
+def read_all(body: Any) -> bytes:
+    """The bytes of a request body as requests would stream it: in chunks (the SDK's part reader refuses read())."""
+    if isinstance(body, (bytes, bytearray)):
+        return bytes(body)
+    chunks = []
+    while chunk := body.read(1024 * 1024):
+        chunks.append(bytes(chunk))
+    return b"".join(chunks)
 
 
 class Body:
@@ -39,8 +53,14 @@ class FakeObjectStorage:
     """
 
     def __init__(self, objects: dict[str, bytes], *, namespace: str = "tenancyns", bucket: str = "weights",
-                 page_size: int = 2, fail: Optional[Callable[[str, Optional[str]], None]] = None):
+                 page_size: int = 2, fail: Optional[Callable[[str, Optional[str]], None]] = None,
+                 writable: str = ""):
         self.namespace, self.bucket, self.page_size, self.fail = namespace, bucket, page_size, fail
+        self.writable = writable
+        self.uploads: dict[str, tuple[str, dict[int, bytes]]] = {}
+        # UploadManager mounts a larger connection pool on the client's session for parallel parts
+        self.base_client = SimpleNamespace(endpoint="https://objectstorage.sa-saopaulo-1.oraclecloud.com",
+                                           session=requests.Session())
         self.objects: dict[str, tuple[bytes, str]] = {}
         self.calls: list[tuple] = []
         self._lock = threading.Lock()
@@ -97,6 +117,47 @@ class FakeObjectStorage:
         headers = {"Content-Length": str(len(body)), "ETag": etag,
                    "content-md5": base64.b64encode(hashlib.md5(data).digest()).decode()}
         return oci.response.Response(206 if range else 200, headers, Body(body), None)
+
+    def _check_writable(self, name: str) -> None:
+        if not name.startswith(self.writable):
+            raise oci.exceptions.ServiceError(404, "NotAuthorizedOrNotFound", {}, f"not authorized to write {name}")
+
+    def put_object(self, namespace_name: str, bucket_name: str, object_name: str, body: Any,
+                   **kwargs: Any) -> oci.response.Response:
+        self._check_bucket(namespace_name, bucket_name)
+        self._check_writable(object_name)
+        with self._lock:
+            self.calls.append(("put", object_name))
+            self.put(object_name, read_all(body))
+        return oci.response.Response(200, {"etag": self.objects[object_name][1]}, None, None)
+
+    def create_multipart_upload(self, namespace_name: str, bucket_name: str, details: Any,
+                                **kwargs: Any) -> oci.response.Response:
+        self._check_bucket(namespace_name, bucket_name)
+        self._check_writable(details.object)
+        upload_id = f"upload-{len(self.uploads) + 1}"
+        with self._lock:
+            self.calls.append(("create-multipart", details.object))
+            self.uploads[upload_id] = (details.object, {})
+        return oci.response.Response(200, {}, MultipartUpload(upload_id=upload_id, object=details.object), None)
+
+    def upload_part(self, namespace_name: str, bucket_name: str, object_name: str, upload_id: str, part_num: int,
+                    body: Any, **kwargs: Any) -> oci.response.Response:
+        data = read_all(body)
+        md5 = base64.b64encode(hashlib.md5(data).digest()).decode()
+        with self._lock:
+            self.calls.append(("upload-part", object_name, part_num))
+            self.uploads[upload_id][1][part_num] = data
+        return oci.response.Response(200, {"etag": f"part-{part_num}", "opc-content-md5": md5}, None, None)
+
+    def commit_multipart_upload(self, namespace_name: str, bucket_name: str, object_name: str, upload_id: str,
+                                details: Any, **kwargs: Any) -> oci.response.Response:
+        name, parts = self.uploads.pop(upload_id)
+        with self._lock:
+            self.calls.append(("commit-multipart", object_name))
+            self.put(name, b"".join(parts[p.part_num] for p in sorted(details.parts_to_commit,
+                                                                          key=lambda p: p.part_num)))
+        return oci.response.Response(200, {"etag": self.objects[name][1]}, None, None)
 
     def gets(self, name: Optional[str] = None) -> list[tuple]:
         """The GET calls, for one object or all."""

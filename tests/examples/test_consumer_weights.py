@@ -215,6 +215,7 @@ def _edit(outputs: dict, edit) -> dict:
 
 
 W = {"weightsPrefix": PREFIX}
+UP = {"checkpointUpload": "true"}
 
 
 @pytest.mark.parametrize("edit, overrides, message", [
@@ -222,8 +223,18 @@ W = {"weightsPrefix": PREFIX}
      "outputsVersion: the outputs of organization/oke-rdma/dev have output contract version 2; "
      "training-job:weightsPrefix needs version 3 or later (weightsBucket, tenants.<tenant>.weights)"),
     (lambda o: o.__setitem__("weightsBucket", None), W,
-     "weightsBucket: null in the outputs of organization/oke-rdma/dev: the platform stack has no weights bucket"),
-    (lambda o: o.pop("weightsBucket"), W, "weightsBucket: null in the outputs of organization/oke-rdma/dev"),
+     "weightsBucket: absent or null in the outputs of organization/oke-rdma/dev: the platform stack has no weights "
+     "bucket"),
+    (lambda o: o.pop("weightsBucket"), W, "weightsBucket: absent or null in the outputs of organization/oke-rdma/dev"),
+    # the checkpoint upload needs the same grant, with readWrite access
+    (lambda o: None, UP, "tenants.research.weights.access: read (checkpointPrefix None): tenant 'research' may not "
+                         "write to the bucket; ask the platform team for readWrite access, or set "
+                         "training-job:checkpointUpload: false"),
+    (lambda o: o["tenants"]["research"]["weights"].update(access="readWrite", checkpointPrefix=None), UP,
+     "tenants.research.weights.access: readWrite (checkpointPrefix None)"),
+    (lambda o: o.__setitem__("outputsVersion", 2), UP, "training-job:checkpointUpload needs version 3 or later"),
+    (lambda o: o.pop("weightsBucket"), UP, "or set training-job:checkpointUpload: false"),
+    (lambda o: o["tenants"]["research"].__setitem__("weights", None), UP, "tenants.research.weights: null"),
     (lambda o: o["tenants"]["research"].__setitem__("weights", None), W,
      "tenants.research.weights: null in the outputs of organization/oke-rdma/dev: tenant 'research' has no grant on "
      "the weights bucket okerdma-dev-weights; ask the platform team to grant it to the ServiceAccount trainer"),
@@ -281,5 +292,39 @@ def test_a_refusal_is_one_line_on_stderr_with_exit_2(plan, platform_v3, tmp_path
     out, _ = preview_example(plan, _edit(platform_v3, lambda o: o.__setitem__("weightsBucket", None)), tmp_path,
                              weightsPrefix=PREFIX)
     assert out.returncode == 2 and "Traceback" not in out.stdout + out.stderr
-    assert out.stderr.startswith("error: weightsBucket: null in the outputs of organization/oke-rdma/dev")
+    assert out.stderr.startswith("error: weightsBucket: absent or null in the outputs of organization/oke-rdma/dev")
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def read_write(outputs: dict) -> dict:
+    """research may also create checkpoints under research.checkpoints/ (the platform's readWrite grant)."""
+    return _edit(outputs, lambda o: o["tenants"]["research"]["weights"].update(
+        access="readWrite", checkpointPrefix="research.checkpoints/"))
+
+
+def test_the_last_checkpoint_is_uploaded_beside_the_training_with_a_read_write_grant(
+        plan, platform_v3, tmp_path):  # noqa: F811
+    out, doc = preview_example(plan, read_write(platform_v3), tmp_path, checkpointUpload=True, subPath="research")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "no violations" in out.stdout
+    assert doc["outputs"]["checkpointUpload"] == (f"oci://{BUCKET['name']}@{BUCKET['namespace']}/"
+                                                  "research.checkpoints/train/")
+    pod = _job(doc)["inputs"]["spec"]["template"]["spec"]
+    train, upload = pod["containers"]
+    assert train["args"][0].startswith("trap 'echo $? > /run/okerdma/train-exit' EXIT; torchrun ")
+    assert {"name": "signal", "mountPath": "/run/okerdma"} in train["volumeMounts"]
+    assert upload["name"] == "checkpoint-upload" and upload["args"] == [
+        "upload", "--namespace", BUCKET["namespace"], "--bucket", BUCKET["name"], "--region", BUCKET["region"],
+        "--source", "/shared/checkpoints/train", "--object-prefix", "research.checkpoints/train/", "--exit-file",
+        "/run/okerdma/train-exit"]
+    # the same directory of the checkpoint claim as the training, read-only
+    assert {"name": "shared", "mountPath": "/shared", "subPath": "research", "readOnly": True} in upload["volumeMounts"]
+    assert {e["name"]: e["value"] for e in upload["env"]} == {"OCI_RESOURCE_PRINCIPAL_VERSION": "2.2",
+                                                              "OCI_RESOURCE_PRINCIPAL_REGION": "sa-saopaulo-1"}
+    assert upload["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["signal"]["emptyDir"] == {"medium": "Memory", "sizeLimit": "1Mi"}
+    assert "initContainers" not in pod  # no weights asked: the upload alone
+    (cm,) = of_type_in_doc(doc, "kubernetes:core/v1:ConfigMap")
+    assert set(cm["inputs"]["data"]) == {"train.py", "stage_weights.py"}
+    kubernetes_validate.validate(k8s_object(_job(doc), "batch/v1", "Job"), K8S, strict=True)

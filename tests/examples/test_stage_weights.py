@@ -314,3 +314,92 @@ def test_prepare_arguments_are_checked(argv):
     with pytest.raises(SystemExit) as e:
         stage_weights.parse_args(["prepare", "--mount", "/nvme", *argv])
     assert e.value.code == 2
+
+
+# --- upload: the last checkpoint, after the training ended ---------------------------------------------------------
+CHECKPOINTS = "research.checkpoints/train/"
+
+
+def checkpoints(tmp_path: Path, exit_code: "str | None" = "0") -> tuple[Path, Path]:
+    source = tmp_path / "checkpoints"
+    source.mkdir()
+    for step, size in ((200, 1000), (400, 3 * MIB + 7), (1000, 2 * MIB + 5)):
+        (source / f"step-{step:08d}.pt").write_bytes(_bytes(size, step % 200))
+    exit_file = tmp_path / "train-exit"
+    if exit_code is not None:
+        exit_file.write_text(exit_code + "\n")
+    return source, exit_file
+
+
+def upload_argv(source: Path, exit_file: Path, *extra: str) -> list[str]:
+    return ["upload", "--namespace", "tenancyns", "--bucket", "weights", "--region", "sa-saopaulo-1", "--source",
+            str(source), "--object-prefix", CHECKPOINTS, "--exit-file", str(exit_file), *extra]
+
+
+def test_the_last_checkpoint_is_uploaded_in_parallel_parts_after_a_successful_run(tmp_path):
+    client = FakeObjectStorage({}, writable="research.checkpoints/")
+    source, exit_file = checkpoints(tmp_path)
+    assert stage_weights.main(upload_argv(source, exit_file, "--index", "0", "--part-mib", "1"), client=client) == 0
+    name = f"{CHECKPOINTS}step-00001000.pt"
+    assert set(client.objects) == {name}  # the last step only
+    assert client.objects[name][0] == (source / "step-00001000.pt").read_bytes()
+    assert [c for c in client.calls if c[0] == "upload-part"] and ("commit-multipart", name) in client.calls
+
+
+def test_a_small_checkpoint_goes_in_one_put(tmp_path):
+    client = FakeObjectStorage({}, writable="research.checkpoints/")
+    source, exit_file = checkpoints(tmp_path)
+    assert stage_weights.upload_last_checkpoint(client, "tenancyns", "weights", source, CHECKPOINTS, exit_file,
+                                                "0") == f"{CHECKPOINTS}step-00001000.pt"
+    assert [c[0] for c in client.calls] == ["put"]
+
+
+def test_only_the_first_pod_uploads_and_a_failed_run_uploads_nothing(tmp_path, capsys):
+    client = FakeObjectStorage({}, writable="research.checkpoints/")
+    source, exit_file = checkpoints(tmp_path, exit_code="1")
+    assert stage_weights.main(upload_argv(source, exit_file, "--index", "1"), client=client) == 0
+    assert stage_weights.main(upload_argv(source, exit_file, "--index", "0"), client=client) == 0
+    out = capsys.readouterr().out
+    assert "the first pod uploads" in out and "training ended with exit code 1: no checkpoint uploaded" in out
+    assert client.calls == []
+
+
+def test_the_upload_waits_for_the_training_to_end(tmp_path):
+    """The exit file appears while the upload container polls (the sleep stands in for the training's end)."""
+    client = FakeObjectStorage({}, writable="research.checkpoints/")
+    source, exit_file = checkpoints(tmp_path, exit_code=None)
+    polls = []
+
+    def training_ends_on_the_second_poll(seconds):
+        polls.append(seconds)
+        assert client.calls == []  # nothing uploaded while training runs
+        if len(polls) == 2:
+            exit_file.write_text("0")
+
+    name = stage_weights.upload_last_checkpoint(client, "tenancyns", "weights", source, CHECKPOINTS, exit_file, "0",
+                                                poll_seconds=5, sleep=training_ends_on_the_second_poll)
+    assert polls == [5, 5] and name in client.objects
+
+
+@pytest.mark.parametrize("case, message", [
+    ("no checkpoint", "training succeeded but"),
+    ("outside the grant", "cannot upload research.checkpoints/train/step-00001000.pt to weights (404 "
+                          "NotAuthorizedOrNotFound); the tenant's weights grant must be readWrite"),
+])
+def test_an_upload_it_cannot_do_is_refused_in_one_line(tmp_path, capsys, case, message):
+    client = FakeObjectStorage({}, writable="other.checkpoints/" if case == "outside the grant" else "research.")
+    source, exit_file = checkpoints(tmp_path)
+    if case == "no checkpoint":
+        for f in source.iterdir():
+            f.unlink()
+    assert stage_weights.main(upload_argv(source, exit_file, "--index", "0"), client=client) == 1
+    out = capsys.readouterr().out.strip().splitlines()
+    assert message in out[-1] and not client.objects
+
+
+@pytest.mark.parametrize("extra", [["--object-prefix", "research.checkpoints"], ["--object-prefix", "/x/"],
+                                   ["--threads", "0"]])
+def test_upload_arguments_are_checked(tmp_path, extra):
+    with pytest.raises(SystemExit) as e:
+        stage_weights.parse_args(upload_argv(tmp_path, tmp_path / "exit", *extra))
+    assert e.value.code == 2
