@@ -349,7 +349,9 @@ def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
     up.add_argument("--source", required=True, type=Path, help="the checkpoint directory (step-*.pt)")
     up.add_argument("--object-prefix", required=True, help="object-name prefix, ending with '/'")
     up.add_argument("--exit-file", required=True, type=Path, help="where the training writes its exit code")
-    up.add_argument("--index", default=os.environ.get("JOB_COMPLETION_INDEX", "0"),
+    # An Indexed Job's controller sets JOB_COMPLETION_INDEX in every container of its pods (Kubernetes docs, "Indexed
+    # Job for Parallel Processing with Static Work Assignment"; checked 2026-12-01)
+    up.add_argument("--index", default=os.environ.get("JOB_COMPLETION_INDEX"),
                     help="the pod's index in the Job (default $JOB_COMPLETION_INDEX)")
     up.add_argument("--poll-seconds", type=float, default=30.0, help="how often to look for the exit file")
     up.add_argument("--part-mib", type=int, default=128, help="size of an upload part, MiB")
@@ -358,6 +360,8 @@ def parse_args(argv: Optional[Iterable[str]] = None) -> argparse.Namespace:
     if args.command == "upload":
         if not args.object_prefix.endswith("/") or args.object_prefix.startswith("/"):
             up.error(f"--object-prefix must end with '/' and be relative (got {args.object_prefix!r})")
+        if args.index is None or not args.index.isdigit():
+            up.error(f"--index (or $JOB_COMPLETION_INDEX) must be the pod's index in an Indexed Job, got {args.index!r}")
         if min(args.part_mib, args.threads) < 1 or args.poll_seconds <= 0:
             up.error("--part-mib and --threads must be at least 1, --poll-seconds positive")
         return args

@@ -328,3 +328,13 @@ def test_the_last_checkpoint_is_uploaded_beside_the_training_with_a_read_write_g
     (cm,) = of_type_in_doc(doc, "kubernetes:core/v1:ConfigMap")
     assert set(cm["inputs"]["data"]) == {"train.py", "stage_weights.py"}
     kubernetes_validate.validate(k8s_object(_job(doc), "batch/v1", "Job"), K8S, strict=True)
+
+
+def test_a_bucket_in_another_region_is_read_there_with_the_clusters_identity(platform_v3):
+    """The copy's endpoint follows weightsBucket.region; the resource principal stays the cluster's region."""
+    outputs = _edit(platform_v3, lambda o: o["weightsBucket"].update(region="us-ashburn-1"))
+    run = run_consumer(outputs, weightsPrefix=PREFIX)
+    (job,) = of_type(run, "kubernetes:batch/v1:Job")
+    weights = job.inputs["spec"]["template"]["spec"]["initContainers"][1]
+    assert weights["args"][weights["args"].index("--region") + 1] == "us-ashburn-1"
+    assert {e["name"]: e["value"] for e in weights["env"]}["OCI_RESOURCE_PRINCIPAL_REGION"] == "sa-saopaulo-1"

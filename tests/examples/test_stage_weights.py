@@ -398,8 +398,16 @@ def test_an_upload_it_cannot_do_is_refused_in_one_line(tmp_path, capsys, case, m
 
 
 @pytest.mark.parametrize("extra", [["--object-prefix", "research.checkpoints"], ["--object-prefix", "/x/"],
-                                   ["--threads", "0"]])
-def test_upload_arguments_are_checked(tmp_path, extra):
+                                   ["--threads", "0"], ["--index", "first"], []])
+def test_upload_arguments_are_checked(tmp_path, monkeypatch, extra):
+    """Among them: no index at all (not in an Indexed Job): never guessed as the first pod."""
+    monkeypatch.delenv("JOB_COMPLETION_INDEX", raising=False)
     with pytest.raises(SystemExit) as e:
-        stage_weights.parse_args(upload_argv(tmp_path, tmp_path / "exit", *extra))
+        stage_weights.parse_args(upload_argv(tmp_path, tmp_path / "exit", *(extra if extra else ["--threads", "2"]),
+                                             *([] if "--index" in extra or not extra else ["--index", "0"])))
     assert e.value.code == 2
+
+
+def test_the_index_comes_from_the_indexed_job(tmp_path, monkeypatch):
+    monkeypatch.setenv("JOB_COMPLETION_INDEX", "3")
+    assert stage_weights.parse_args(upload_argv(tmp_path, tmp_path / "exit")).index == "3"
