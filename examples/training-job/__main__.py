@@ -68,8 +68,10 @@ RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
 #: The label oke-rdma puts on the nodes of a pool with localNvme (oke-rdma docs/storage.md, "Local NVMe on GPU nodes").
 LOCAL_NVME_LABEL = "okerdma.io/local-nvme"
-#: The OCI CLI container image: Python 3 and the OCI Python SDK, nothing else (oracle/docker-images,
-#: OracleCloudInfrastructure/oci-cli/Dockerfile; tags are build dates; checked 2026-12-01).
+#: Oracle's OCI CLI container image: Python 3 (3.9, Oracle Linux 8) and the OCI Python SDK with the CLI
+#: (oracle/docker-images, OracleCloudInfrastructure/oci-cli/Dockerfile; checked 2026-12-01). Its tags are build dates;
+#: this one is the newest seen pinned in public code, not pulled here: check github.com/oracle/oci-cli/pkgs/container
+#: for a current tag and pin it (or a digest) with training-job:weightsImage. stage_weights.py keeps to Python 3.9.
 WEIGHTS_IMAGE = "ghcr.io/oracle/oci-cli:20260930"
 #: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in
 #: oracle-quickstart/oci-hpc-oke); other shapes let NCCL discover the HCAs itself.
