@@ -411,3 +411,11 @@ def test_upload_arguments_are_checked(tmp_path, monkeypatch, extra):
 def test_the_index_comes_from_the_indexed_job(tmp_path, monkeypatch):
     monkeypatch.setenv("JOB_COMPLETION_INDEX", "3")
     assert stage_weights.parse_args(upload_argv(tmp_path, tmp_path / "exit")).index == "3"
+
+
+def test_the_script_keeps_to_the_images_python():
+    """Oracle's OCI CLI image runs Python 3.9: no newer syntax in the script (3.9 grammar)."""
+    import ast
+    ast.parse(SCRIPT.read_text(), feature_version=(3, 9))
+    with pytest.raises(SyntaxError):  # the check can fail: 3.10 syntax is refused
+        ast.parse("match x:\n    case 1:\n        pass\n", feature_version=(3, 9))
