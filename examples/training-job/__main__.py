@@ -219,7 +219,9 @@ def plan(values: list[Any]) -> dict[str, Any]:
     if not accounts:
         refuse("training-job:tenant", f"tenant {tenant_name!r} has no Workload Identity ServiceAccount",
                "ask the platform team to add one under tenants." + tenant_name + ".serviceAccounts")
-    account = service_account or (accounts[0] if len(accounts) == 1 else None)
+    # with several ServiceAccounts, a Job that needs the bucket runs as the one granted it
+    granted = (tenant.get("weights") or {}).get("serviceAccount") if weights_prefix or checkpoint_upload else None
+    account = service_account or (accounts[0] if len(accounts) == 1 else granted if granted in accounts else None)
     if account not in accounts:
         refuse("training-job:serviceAccount", f"{service_account or 'not set'}; tenant {tenant_name!r} has "
                f"ServiceAccounts {', '.join(accounts)}", "set it to one of them")

@@ -338,3 +338,19 @@ def test_a_bucket_in_another_region_is_read_there_with_the_clusters_identity(pla
     weights = job.inputs["spec"]["template"]["spec"]["initContainers"][1]
     assert weights["args"][weights["args"].index("--region") + 1] == "us-ashburn-1"
     assert {e["name"]: e["value"] for e in weights["env"]}["OCI_RESOURCE_PRINCIPAL_REGION"] == "sa-saopaulo-1"
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    (W, "trainer"),  # several ServiceAccounts: the Job that needs the bucket runs as the granted one
+    ({}, None),  # no bucket needed: which one is still the user's choice
+])
+def test_with_several_service_accounts_the_granted_one_is_used(platform_v3, overrides, expected):
+    outputs = _edit(platform_v3, lambda o: o["tenants"]["research"].__setitem__("serviceAccounts",
+                                                                                  ["notebook", "trainer"]))
+    if expected is None:
+        with pytest.raises(pulumi.RunError, match="training-job:serviceAccount: not set; tenant 'research' has "
+                                                  "ServiceAccounts notebook, trainer"):
+            run_consumer(outputs, **overrides)
+        return
+    (job,) = of_type(run_consumer(outputs, **overrides), "kubernetes:batch/v1:Job")
+    assert job.inputs["spec"]["template"]["spec"]["serviceAccountName"] == expected
