@@ -304,7 +304,8 @@ class Planner:
         if not because:  # (ignored paths are out of ``diff`` already)
             refused = tuple(f"{p}: {reason}" for p in diff for rule, reason in api_immutable(typ, old.get("inputs", {}))
                             if touches(p, rule))
-            refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs))
+            refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs)
+                             if any(touches(d, p) for d in diff))  # an ignored path keeps its old value
         op = "replace" if because else ("update" if diff else "same")
         dbr = bool(delete_before_replace) or (op == "replace" and typ.startswith("kubernetes:") and _named(inputs)
                                               and (old.get("inputs", {}).get("metadata") or {}).get("name")
