@@ -66,7 +66,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         if request.type == "pulumi:pulumi:Stack":
             response = super().RegisterResource(request)
             if self.on_record is not None:
-                self.on_record(stack_resource(response.urn))
+                with self._order:
+                    self.on_record(stack_resource(response.urn))
             return response
         urn = self.make_urn(request.parent, request.type, request.name)
         inputs = json_format.MessageToDict(request.object)
