@@ -192,14 +192,24 @@ def environment() -> dict[str, Any]:
 
 
 def targets(rows: list[Row], growth_rows: list[dict[str, Any]], dev_cp: Optional[dict[str, Any]],
-            fixed_s: Optional[float] = None) -> list[dict]:
+            fixed_s: Optional[float] = None, fixed_cpu_s: Optional[float] = None,
+            imports_only_s: Optional[float] = None) -> list[dict]:
+    """The targets and whether the measurements meet them. The dev preview against the import floor is judged on
+    wall time (``fixed_s``, ``python -m bench.imports``); its value also gives the CPU-time ratio (the preview's CPU
+    includes its analyzer servers') and the ratio against the imports without the interpreter's finalization
+    (``imports_only_s``, ``--exit-now``), which the preview's own process skips."""
     out = []
     dev = next((r for r in rows if r.stack == "dev"), None)
     if dev and fixed_s:
         ratio = dev.median_s / fixed_s
+        value = f"{ratio:.2f}× ({dev.median_s:.2f} s / {fixed_s:.2f} s)"
+        if fixed_cpu_s:
+            value += f"; CPU {dev.cpu_s / fixed_cpu_s:.2f}× ({dev.cpu_s:.2f} s / {fixed_cpu_s:.2f} s)"
+        if imports_only_s:
+            value += (f"; {dev.median_s / imports_only_s:.2f}× the imports without finalization "
+                      f"({imports_only_s:.2f} s)")
         out.append({"target": f"dev stack ≤ {DEV_OVER_FLOOR_MAX:g} × the import floor (analyzer servers included)",
-                    "value": f"{ratio:.2f}× ({dev.median_s:.2f} s / {fixed_s:.2f} s)",
-                    "met": ratio <= DEV_OVER_FLOOR_MAX})
+                    "value": value, "met": ratio <= DEV_OVER_FLOOR_MAX})
     if dev:
         out.append({"target": f"dev stack ≤ {DEV_MAX_S:g} s median", "value": round(dev.median_s, 2),
                     "met": dev.median_s <= DEV_MAX_S})
@@ -242,13 +252,20 @@ def report(result: dict[str, Any]) -> str:
     """The Markdown report: environment line, table, fixed/per-resource split, targets, critical path."""
     env, fx, ft = result["environment"], result["fixedCost"], result["fit"]
     lines = [f"Measured {env['date']} on {env['machine']} ({env['cores']} cores, load average "
-             f"{' / '.join(map(str, env['loadAverageAtStart']))} at start), Python {env['python']}, "
+             f"{' / '.join(map(str, env['loadAverageAtStart']))} at start"
+             + (f", {' / '.join(map(str, env['loadAverageAtEnd']))} at the end" if env.get("loadAverageAtEnd") else "")
+             + f"), Python {env['python']}, "
              f"pulumi {env['packages'].get('pulumi')}, pulumi_oci {env['packages'].get('pulumi_oci')}, "
              f"pulumi_kubernetes {env['packages'].get('pulumi_kubernetes')}; median of {result['runs']} runs per "
              f"stack, each a separate `python -m offline.preview` process; {result['elapsedS']:.0f} s in all.", ""]
     lines += table([Row(**r) for r in result["rows"]])
     lines += ["", f"- Fixed cost (Python start + imports, `python -m bench.imports`): {fx['medianS']:.2f} s wall, "
                   f"{fx['cpuS']:.2f} s CPU, {fx['peakMb']:.0f} MB."]
+    if result.get("importsOnly"):
+        io = result["importsOnly"]
+        lines.append(f"- The same imports ended with `os._exit`, as the preview's process ends (`python -m "
+                     f"bench.imports --exit-now`): {io['medianS']:.2f} s wall, {io['cpuS']:.2f} s CPU; the rest of "
+                     f"the fixed cost is the interpreter's finalization.")
     if ft:
         lines.append(f"- Per-resource cost (least squares over the stacks): {ft['msPerResource']:.2f} ms per "
                      f"resource, intercept {ft['interceptS']:.2f} s (R² {ft['r2']}); in CPU time "
@@ -312,10 +329,12 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
     # benchmark spreads over every stack instead of skewing the few measured while it lasted.
     probe = [sys.executable, "-m", "bench.imports"]
     fixed = Measurement([], [], [])
+    imports_only = Measurement([], [], [])  # the same imports, ended with os._exit as the preview ends
     measured = {name: Measurement([], [], []) for name, *_ in jobs}
     for i in range(runs):
         log(f"round {i + 1}/{runs}: fixed-cost probe and {len(jobs)} stacks")
         measure_once(probe, fixed)
+        measure_once([*probe, "--exit-now"], imports_only)
         for name, path, _, _ in jobs:
             measure_once(preview_cmd(path, workdir / f"{name}.plan.json"), measured[name])
     rows, paths = [], {}
@@ -332,6 +351,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
         "fixedCost": {"medianS": round(fixed.median_s, 3), "cpuS": round(fixed.median_cpu_s, 3),
                       "peakMb": round(fixed.peak_mb, 1),
                       "walls": [round(w, 3) for w in fixed.walls]},
+        "importsOnly": {"medianS": round(imports_only.median_s, 3), "cpuS": round(imports_only.median_cpu_s, 3),
+                        "walls": [round(w, 3) for w in imports_only.walls]},
         "fit": fit(rows), "fitCpu": fit(rows, "cpu_s"),
         "rows": [asdict(r) for r in rows],
         "perResourceCpuMs": {r.stack: round((r.cpu_s - fixed.median_cpu_s) / r.resources * 1000, 2) for r in rows},
@@ -341,7 +362,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
                                                    "extraSerialEdges", "typesWithoutDuration")}
                           for k, v in paths.items()},
     }
-    result["targets"] = targets(rows, growth_rows, dev_cp, fixed.median_s)
+    result["targets"] = targets(rows, growth_rows, dev_cp, fixed.median_s, fixed.median_cpu_s,
+                                imports_only.median_s)
     result["environment"]["loadAverageAtEnd"] = [round(x, 2) for x in os.getloadavg()]
     result["elapsedS"] = round(time.perf_counter() - t0, 1)
     return result

@@ -31,12 +31,13 @@ import atexit
 import selectors
 import subprocess
 import threading
+import time
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Collection, Mapping, Optional, Sequence, Union
 
-from offline import prestart
+from offline import prestart, timings
 from offline.policy_config import ResolvedPolicyConfig, policy_specs
 from offline.policy_eval import (EngineResource, NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation)
 
@@ -121,10 +122,12 @@ class AnalyzerProcess:
         import grpc
         from pulumi.runtime.proto import analyzer_pb2_grpc
 
+        start = time.perf_counter()
         selector = selectors.DefaultSelector()
         selector.register(self.process.stdout, selectors.EVENT_READ)
         ready = selector.select(START_TIMEOUT_S)
         selector.close()
+        timings.add(self.pack_dir.name, "(waiting for the port)", time.perf_counter() - start)
         line = self.process.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
         if not line.isdigit():
             self.failed = True
@@ -147,12 +150,16 @@ class AnalyzerProcess:
         """One unary call; a gRPC error (a rule that raised, a dead server) becomes :class:`PolicyPackError`."""
         import grpc
 
+        stub = self.stub()
+        start = time.perf_counter()
         try:
-            return getattr(self.stub(), method)(request)
+            return getattr(stub, method)(request)
         except grpc.RpcError as e:
             self.failed = True
             detail = e.details() if hasattr(e, "details") else str(e)
             raise PolicyPackError(f"policy pack {self.pack_dir}: {method} {what} failed: {detail}") from None
+        finally:
+            timings.add(self.pack_dir.name, method, time.perf_counter() - start)
 
     def close(self) -> None:
         """Stop the server process and release the channel (idempotent)."""
@@ -336,16 +343,15 @@ def describe(process: AnalyzerProcess) -> PackSession:
     return PackSession(process, info.name, policy_specs(info))
 
 
-def analyze(session: PackSession, resources: Sequence[EngineResource], configs: Mapping[str, ResolvedPolicyConfig],
-            stack: str = "", project: str = "", stack_tags: Optional[Mapping[str, str]] = None) -> PolicyReport:
-    """``Configure``, ``ConfigureStack``, ``Analyze`` per resource (its inputs) and ``AnalyzeStack`` (every
-    resource's outputs, parents and dependencies): one pack's findings, attributed as the engine attributes them.
+def configure(session: PackSession, configs: Mapping[str, ResolvedPolicyConfig], stack: str = "", project: str = "",
+              stack_tags: Optional[Mapping[str, str]] = None) -> None:
+    """``Configure`` (the reconciled policy config) then ``ConfigureStack``, as the engine does before analysing.
 
-    :raises PolicyPackError: a call failed (a rule raised: the servicer turns that into a gRPC error).
+    :raises PolicyPackError: a call failed.
     """
     from pulumi.runtime.proto import analyzer_pb2
 
-    process, pack = session.process, session.name
+    process = session.process
     levels = {level.lower(): analyzer_pb2.EnforcementLevel.Value(level) for level in
               analyzer_pb2.EnforcementLevel.keys()}
     process.call("Configure", analyzer_pb2.ConfigureAnalyzerRequest(policyConfig={
@@ -354,29 +360,25 @@ def analyze(session: PackSession, resources: Sequence[EngineResource], configs: 
         for name, c in configs.items()}), "")
     _tolerate_unimplemented(process, "ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=stack, project=project, organization="organization", dry_run=True, tags=dict(stack_tags or {})))
-    report = PolicyReport()
-    by_urn = {r.urn: r for r in resources}
 
-    def record(response: Any, urn: Optional[str], kind: str) -> None:
-        for d in response.diagnostics:
-            where = urn if urn is not None else (d.urn if d.urn in by_urn else "")
-            if d.message.startswith(_CANT_RUN) and _level(d.enforcementLevel) == "advisory":
-                reason = d.message.split(" during preview: ", 1)[-1]
-                report.not_run.append(NotRun(d.policyName, d.policyPackName, where, reason, d.message))
-            else:
-                report.violations.append(Violation(d.policyName, d.policyPackName, _level(d.enforcementLevel), where,
-                                                   d.message, _severity(d.severity), d.description, kind))
-        for n in response.not_applicable:
-            report.not_applicable.append(NotApplicable(n.policy_name, urn or "", n.reason))
 
-    for r in resources:
-        request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(r.inputs), urn=r.urn,
-                                              name=r.name, options=_options(r))
-        provider = _provider(r, by_urn)
-        if provider is not None:
-            request.provider.CopyFrom(provider)
-        record(process.call("Analyze", request, f"of {r.urn}"), r.urn, "resource")
-    stack_request = analyzer_pb2.AnalyzeStackRequest()
+def analyze_request(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> Any:
+    """The ``AnalyzeRequest`` of one registration: its inputs, options and provider (looked up in ``by_urn``)."""
+    from pulumi.runtime.proto import analyzer_pb2
+
+    request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(r.inputs), urn=r.urn, name=r.name,
+                                          options=_options(r))
+    provider = _provider(r, by_urn)
+    if provider is not None:
+        request.provider.CopyFrom(provider)
+    return request
+
+
+def stack_request(resources: Sequence[EngineResource], by_urn: Mapping[str, EngineResource]) -> Any:
+    """The ``AnalyzeStackRequest``: every resource's outputs, options, provider, parent and dependencies."""
+    from pulumi.runtime.proto import analyzer_pb2
+
+    request = analyzer_pb2.AnalyzeStackRequest()
     for r in resources:
         item = analyzer_pb2.AnalyzerResource(
             type=r.type, properties=_engine_props(r.outputs), urn=r.urn, name=r.name, options=_options(r),
@@ -386,6 +388,27 @@ def analyze(session: PackSession, resources: Sequence[EngineResource], configs: 
         provider = _provider(r, by_urn)
         if provider is not None:
             item.provider.CopyFrom(provider)
-        stack_request.resources.append(item)
-    record(process.call("AnalyzeStack", stack_request, f"of {len(resources)} resources"), None, "stack")
+        request.resources.append(item)
+    return request
+
+
+def findings(responses: Sequence[tuple[Optional[str], Any]], urns: Collection[str]) -> PolicyReport:
+    """One pack's report from its ``Analyze`` responses (``(urn, response)`` in the order sent) and its
+    ``AnalyzeStack`` response (``(None, response)``), attributed as the engine attributes them: a resource's
+    findings to its URN, a stack finding to the URN it names when that is one of ``urns`` (else stack-wide, "").
+    An advisory "can't run policy" diagnostic is a :class:`NotRun`, not a violation."""
+    report = PolicyReport()
+    for urn, response in responses:
+        kind = "resource" if urn is not None else "stack"
+        for d in response.diagnostics:
+            where = urn if urn is not None else (d.urn if d.urn in urns else "")
+            if d.message.startswith(_CANT_RUN) and _level(d.enforcementLevel) == "advisory":
+                reason = d.message.split(" during preview: ", 1)[-1]
+                report.not_run.append(NotRun(d.policyName, d.policyPackName, where, reason, d.message))
+            else:
+                report.violations.append(Violation(d.policyName, d.policyPackName, _level(d.enforcementLevel), where,
+                                                   d.message, _severity(d.severity), d.description, kind))
+        for n in response.not_applicable:
+            report.not_applicable.append(NotApplicable(n.policy_name, urn or "", n.reason))
     return report
+

@@ -44,9 +44,14 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     """A mock resource monitor that also records each registration as the engine sees it and, given a
     :class:`offline.replacement.Planner` (``--previous``), plans each one before the mock provider answers it."""
 
-    def __init__(self, mocks: OciMocks, planner: Optional[Planner] = None):
+    def __init__(self, mocks: OciMocks, planner: Optional[Planner] = None,
+                 on_record: Optional[Callable[[EngineResource], None]] = None):
         super().__init__(mocks)
         self.planner = planner
+        #: Called with each registration as it is recorded, in the order of :attr:`recorded` (the root stack
+        #: first): :meth:`offline.streaming.AnalysisStream.submit`, so the packs judge while the program runs.
+        self.on_record = on_record
+        self._order = threading.Lock()  # recorded order == the order on_record sees
         #: Where relative file paths of remote components are read from (Pulumi runs a program in its directory).
         self.cwd: Optional[str] = None
         self._lock = threading.Lock()  # registrations arrive from the SDK's thread pool
@@ -59,7 +64,11 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.type == "pulumi:pulumi:Stack":
-            return super().RegisterResource(request)
+            response = super().RegisterResource(request)
+            if self.on_record is not None:
+                with self._order:
+                    self.on_record(stack_resource(response.urn))
+            return response
         urn = self.make_urn(request.parent, request.type, request.name)
         inputs = json_format.MessageToDict(request.object)
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
@@ -88,7 +97,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             provider=request.provider or None, ignore_changes=list(request.ignoreChanges),
             delete_before_replace=dbr, additional_secret_outputs=list(request.additionalSecretOutputs),
             aliases=[str(a) for a in request.aliasURNs])
-        self.recorded.append(resource)
+        self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
         children, advisories = expand_remote(resource, provider, cwd=self.cwd)
@@ -106,7 +115,19 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.ids[child.urn] = "" if child.urn in self.changes and self.changes[child.urn].op in (
             "create", "replace") else k8s_object_id(child.inputs, child.name)
         child.outputs = dict(child.inputs)
-        self.recorded.append(child)
+        self._record(child)
+
+    def _record(self, resource: EngineResource) -> None:
+        with self._order:
+            self.recorded.append(resource)
+            if self.on_record is not None:
+                self.on_record(resource)
+
+
+def stack_resource(urn: str, outputs: Optional[dict[str, Any]] = None) -> EngineResource:
+    """The root ``pulumi:pulumi:Stack`` as the engine analyses it: no inputs; its outputs are the stack outputs."""
+    return EngineResource(urn=urn, type="pulumi:pulumi:Stack", name=urn.rsplit("::", 1)[1], custom=False, inputs={},
+                          outputs=dict(outputs or {}))
 
 
 def topological(resources: list[EngineResource]) -> list[EngineResource]:
@@ -164,9 +185,7 @@ class ProgramRun:
     def analyzed_resources(self) -> list[EngineResource]:
         """What the engine analyses: the root ``pulumi:pulumi:Stack`` (no inputs; its outputs are the stack outputs)
         followed by every recorded registration. Pass this to :func:`offline.policy_eval.evaluate`."""
-        stack = EngineResource(urn=self.stack_urn, type="pulumi:pulumi:Stack", name=self.stack_urn.rsplit("::", 1)[1],
-                               custom=False, inputs={}, outputs=dict(self.outputs))
-        return [stack, *self.resources]
+        return [stack_resource(self.stack_urn, self.outputs), *self.resources]
 
 
 class _DiagnosticsHandler(logging.Handler):
@@ -183,7 +202,8 @@ class _DiagnosticsHandler(logging.Handler):
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
                 program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None, project: str = PROJECT,
-                previous: Optional[dict] = None) -> ProgramRun:
+                previous: Optional[dict] = None,
+                on_record: Optional[Callable[[EngineResource], None]] = None) -> ProgramRun:
     """Run ``program`` (a Pulumi program file, or a function declaring resources) under mocks with the given raw
     stack config and return what it registered.
 
@@ -199,6 +219,9 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     :param previous: a ``--json`` plan of an earlier run: the state this run starts from. Every registration is
         planned against it (:class:`offline.replacement.Planner`): created and replaced resources have unknown ids
         and computed outputs, existing ones keep their ids, and lookups (``getMountTargets``) find what it holds.
+    :param on_record: called with each registration as it is recorded (the root stack first, then in the order
+        of :attr:`ProgramRun.resources`), from the SDK's threads: e.g.
+        :meth:`offline.streaming.AnalysisStream.submit`, so the policy packs judge while the program runs.
     :raises oke_rdma.config.ConfigError: when the configuration is invalid (nothing is registered then).
     :raises ValueError: when ``previous`` is not shaped like a plan.
     :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
@@ -210,7 +233,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     planner = Planner(previous) if previous is not None else None
     mocks = OciMocks(config.get("oci:region", "unknown-region-1"), unknowns=unknowns, stack_outputs=stack_outputs,
                      previous=previous)
-    monitor = RecordingMonitor(mocks, planner)
+    monitor = RecordingMonitor(mocks, planner, on_record)
     monitor.cwd = None if callable(program) else str(Path(program).resolve().parent)
     diagnostics = _DiagnosticsHandler()
     logger = logging.getLogger("offline.engine.diagnostics")  # one logger; this run's handler replaces the last one

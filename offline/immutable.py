@@ -132,9 +132,22 @@ API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 #: Type → ``(path, kind, reason)``: values the service never lowers in place (an update that lowers one fails at
-#: ``pulumi up``). ``kind``: ``number`` (compared as numbers) or ``version`` (a Kubernetes ``v1.x.y``, compared as
-#: versions).
+#: ``pulumi up``). ``kind``: ``number`` (compared as numbers), ``version`` (a Kubernetes ``v1.x.y``, compared as
+#: versions) or ``quantity`` (a Kubernetes resource quantity such as ``100Gi``, ``107374182400`` or ``0.1Ti``,
+#: compared by value with the Kubernetes client's ``parse_quantity``).
+#:
+#: The Kubernetes members of the class, among the kinds the stacks declare: a PersistentVolumeClaim's storage
+#: request (the tenants' shared-storage claims, the File Storage preparation claim, the Lustre claim). Not members: a
+#: PersistentVolume's ``spec.capacity`` (ValidatePersistentVolumeUpdate lets it change either way), a
+#: ResourceQuota's ``spec.hard`` and container ``resources`` (updated in place either way), a StatefulSet's
+#: ``volumeClaimTemplates`` (replaced by pulumi-kubernetes, :data:`KUBERNETES_FORCE_NEW`).
 NO_DECREASE: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "kubernetes:core/v1:PersistentVolumeClaim": (
+        ("spec.resources.requests.storage", "quantity", "Kubernetes refuses to lower a claim's storage request "
+         "(\"spec.resources.requests.storage: Forbidden: field can not be less than previous value\", or below the "
+         "bound volume's status.capacity with RecoverVolumeExpansionFailure; "
+         + _K8S_VALIDATION.format("core", "ValidatePersistentVolumeClaimUpdate")
+         + "); keep the size, or create a new claim and volume and copy the data"),),
     "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": (
         ("capacityInGbs", "number", "a Lustre file system's capacity can only grow (File Storage with Lustre docs, "
          "\"Increasing File System Capacity\": you can't decrease the capacity, checked 2026-11-30)"),),
@@ -147,24 +160,53 @@ NO_DECREASE: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 
+#: How the plan shows a value it cannot see (offline.values ``UNKNOWN_SHOWN``, ``SECRET_SHOWN``).
+_UNSEEN = ("[unknown]", "[secret]")
+
+
 def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(path, reason)`` of the :data:`NO_DECREASE` values of a ``typ`` resource that the new inputs lower."""
+    """``(path, reason)`` of the :data:`NO_DECREASE` values of a ``typ`` resource that the new inputs lower, in
+    display form (``[unknown]``/``[secret]`` values are not compared: the engine cannot see them either). A ``quantity``
+    that is not a Kubernetes quantity is refused too (the API server would refuse the object): ``(path, "... is not a
+    Kubernetes quantity")``."""
     from packaging.version import InvalidVersion, Version
     out = []
     for path, kind, reason in NO_DECREASE.get(typ, ()):
         old, new = _get(old_inputs, path), _get(new_inputs, path)
-        if old is None or new is None or old == new:
+        if old is None or new is None or old == new or old in _UNSEEN or new in _UNSEEN:
             continue
-        try:
-            if kind == "number":
-                down = float(new) < float(old)
-            else:
-                down = Version(str(new).lstrip("v")) < Version(str(old).lstrip("v"))
-        except (TypeError, ValueError, InvalidVersion):
-            continue  # an unknown or unreadable value: the config and the engine report those themselves
+        if kind == "quantity":
+            values = [_quantity(v) for v in (old, new)]
+            bad = [v for v, q in zip((old, new), values) if q is None]
+            if bad:
+                out.append((path, f"{bad[-1]!r} is not a Kubernetes quantity (e.g. 500Gi, 1Ti, 107374182400): the "
+                                  "API server refuses it"))
+                continue
+            down = values[1] < values[0]
+        else:
+            try:
+                if kind == "number":
+                    down = float(new) < float(old)
+                else:
+                    down = Version(str(new).lstrip("v")) < Version(str(old).lstrip("v"))
+            except (TypeError, ValueError, InvalidVersion):
+                continue  # an unreadable number or version: the config model reports those itself
         if down:
             out.append((path, f"{old} -> {new}: {reason}"))
     return out
+
+
+def _quantity(value: Any) -> Any:
+    """``value`` as a Kubernetes quantity (a ``Decimal``, e.g. ``100Gi`` → 107374182400), or None when it is not one.
+    Parsed by the Kubernetes client (``kubernetes.utils.parse_quantity``, kubernetes 35.0.0), imported only here."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    from kubernetes.utils.quantity import parse_quantity
+
+    try:
+        return parse_quantity(value)
+    except (ValueError, ArithmeticError):
+        return None
 
 
 #: Type → why a replacement or deletion destroys something (``--fail-on-replace``). Sources: OCI docs "Overview of

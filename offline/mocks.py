@@ -140,6 +140,10 @@ class OciMocks(pulumi_mocks.Mocks):
         self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs (wire form)
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
+        #: Private IP OCID → the address ``getPrivateIp`` answered: OCI's state, which Pulumi's does not hold; the
+        #: plan keeps it (``privateIps``) so a later ``--previous`` run finds the same address.
+        self.addresses: dict[str, str] = {}
+        self._previous_addresses = previous_addresses(previous or {})
         self.invokes: list[str] = []  # the token of every invoke the program actually ran, in order
         #: What the offline run could not see through an invoke (a Helm chart rendered by the provider).
         self.advisories: list[str] = []
@@ -230,10 +234,15 @@ class OciMocks(pulumi_mocks.Mocks):
             return {"clusterId": cluster_id, "tokenVersion": args.args.get("tokenVersion"),
                     "content": _kubeconfig(cluster_id, self.region)}, []
         if token == "oci:Core/getPrivateIp:getPrivateIp":
+            # A private IP of the previous state exists in the tenancy and keeps its address whatever its subnet's
+            # CIDR became (OCI assigns a VNIC's address once); a new one (its mount target created or replaced,
+            # so its OCID is new) gets one from its subnet's CIDR as this run declares it.
             pip = args.args.get("privateIpId", "")
             subnet = self.private_ips.get(pip, "")
-            return {"id": pip, "privateIpId": pip, "subnetId": subnet,
-                    "ipAddress": host_address(self.subnet_cidrs.get(subnet, "10.0.3.0/24"), 9)}, []
+            address = self._previous_addresses.get(pip) or host_address(self.subnet_cidrs.get(subnet, "10.0.3.0/24"),
+                                                                        9)
+            self.addresses[pip] = address
+            return {"id": pip, "privateIpId": pip, "subnetId": subnet, "ipAddress": address}, []
         if token == "oci:FileStorage/getMountTargets:getMountTargets":
             return self._mount_targets(dict(args.args)), []
         if token == "kubernetes:yaml:decode":  # pulumi_kubernetes.yaml (v1) ConfigFile/ConfigGroup parse through it
@@ -286,6 +295,31 @@ class OciMocks(pulumi_mocks.Mocks):
                 "mountTargetIpv6ids": [], "timeBillingCycleEnd": "", "timeCreated": "2025-01-01T00:00:00Z"})
         return {"id": "mounttargets", "compartmentId": query.get("compartmentId"),
                 "availabilityDomain": query.get("availabilityDomain"), "displayName": name, "mountTargets": found}
+
+
+def previous_addresses(previous: dict) -> dict[str, str]:
+    """Private IP OCID → address in a ``--json`` plan: its ``privateIps``; for a plan written before it had them,
+    the address the mocks gave each mount target's private IP from its subnet's CIDR in that plan."""
+    recorded = previous.get("privateIps")
+    if recorded is not None:
+        return dict(recorded)  # its shape is checked with the plan's (offline.replacement.check_plan)
+    resources = [r for r in previous.get("resources", []) if isinstance(r, dict)]
+    cidrs = {r.get("id"): (r.get("inputs") or {}).get("cidrBlock") for r in resources
+             if r.get("type") == "oci:Core/subnet:Subnet"}
+    found = {}
+    for r in resources:
+        if r.get("type") != "oci:FileStorage/mountTarget:MountTarget":
+            continue
+        cidr = cidrs.get((r.get("inputs") or {}).get("subnetId"))
+        for pip in (r.get("outputs") or {}).get("privateIpIds") or []:
+            if not isinstance(pip, str) or not isinstance(cidr, str) or pip == "[unknown]":
+                continue
+            try:
+                ipaddress.ip_network(cidr, strict=False)
+            except ValueError:
+                continue  # a CIDR the plan does not show ([secret], [unknown]): the address is not derived
+            found[pip] = host_address(cidr, 9)
+    return found
 
 
 def k8s_object_id(inputs: dict, name: str) -> str:

@@ -55,6 +55,9 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
                               "message": hide(v.message)} for v in ordered_violations(report.violations, ordered)],
         "notChecked": [hide(a) for a in run.advisories],
         "diagnostics": [{"severity": severity, "message": hide(message)} for severity, message in run.diagnostics],
+        # the addresses OCI gave the private IPs the program read (getPrivateIp): tenancy state, not Pulumi state;
+        # a later --previous run answers from them (offline.mocks)
+        "privateIps": dict(sorted(run.mocks.addresses.items())),
     }
     if changes is not None:
         position = {r.urn: i for i, r in enumerate(ordered)}

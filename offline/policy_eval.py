@@ -379,10 +379,10 @@ def start_analyzers(packs: Sequence[Union[str, Path]]) -> Any:
 def evaluate_packs(packs: Sequence[Union[str, Path]], resources: Sequence[EngineResource],
                    policy_configs: Sequence[Optional[Mapping[str, Any]]] = (),
                    stack_tags: Optional[Mapping[str, str]] = None, analyzers: Any = None,
-                   project: str = "", stack: str = "") -> PolicyReport:
+                   project: str = "", stack: str = "", stream: Any = None) -> PolicyReport:
     """Evaluate every pack on ``resources`` through the pack's own analyzer server, as ``pulumi preview
     --policy-pack A --policy-pack B`` does (:mod:`offline.analyzer`): packs in the given order, each judged by
-    ``pulumi_policy`` itself over gRPC.
+    ``pulumi_policy`` itself over gRPC, one conversation per pack (:class:`offline.streaming.AnalysisStream`).
 
     :param packs: pack directories (each holds ``PulumiPolicy.yaml`` and ``__main__.py``).
     :param resources: the registrations in registration order, root stack first
@@ -390,51 +390,27 @@ def evaluate_packs(packs: Sequence[Union[str, Path]], resources: Sequence[Engine
     :param policy_configs: none, or one ``--policy-pack-config`` content per pack (by position, like the CLI).
     :param analyzers: servers already started by :func:`start_analyzers` for these packs (the caller closes them);
         None starts and closes them here.
+    :param stream: the :class:`offline.streaming.AnalysisStream` the program's registrations were sent to while it
+        ran (the caller closes it); None sends every resource now.
     :returns: one report holding every pack's findings (``Violation.pack`` names the pack; ``packs`` lists them).
-    :raises PolicyConfigError: config counts differ, or a pack's config is invalid (``by_pack`` names the pack;
-        every pack's config is checked before any pack analyses). :raises PolicyRuntimeError: a pack failed to
-        start or a rule crashed (``offline.analyzer.PolicyPackError``).
+    :raises PolicyConfigError: config counts differ, or a pack's config is invalid (``by_pack`` names the pack).
+    :raises PolicyRuntimeError: a pack failed to start or a rule crashed (``offline.analyzer.PolicyPackError``).
     """
-    from offline.analyzer import analyze, describe
-    from offline.policy_config import policy_config_warnings
+    from offline.streaming import AnalysisStream
 
     problem = check_pack_config_count(packs, policy_configs)
     if problem:
         raise PolicyConfigError([problem])
+    if stream is not None:
+        return stream.finish(resources)
     owned = analyzers is None
     analyzers = start_analyzers(packs) if owned else analyzers
     try:
-        if len(analyzers.processes) != len(packs):
-            raise ValueError(f"{len(analyzers.processes)} analyzers started for {len(packs)} packs")
-        sessions, failures, resolved = [], [], []
-        for index, (path, process) in enumerate(zip(packs, analyzers.processes)):
-            session = describe(process)
-            info = PackInfo(session.name, pack_version(path), Path(path))
-            config = policy_configs[index] if policy_configs else None
-            try:  # the CLI reconciles and validates against what GetAnalyzerInfo reported
-                resolved.append(resolve_policy_config(session.specs, config))
-            except PolicyConfigError as e:
-                failures += [(info, line) for line in e.problems]
-                resolved.append({})
-            sessions.append((session, info, config))
-        if failures:
-            raise PolicyConfigError([line for _, line in failures], failures)
-        # One thread per pack: each pack's calls stay in order on its own server (as the engine sends them), and
-        # the servers, separate processes, work at the same time.
-        with ThreadPoolExecutor(max_workers=len(sessions) or 1) as pool:
-            reports = list(pool.map(lambda item: analyze(item[0][0], resources, item[1], stack=stack,
-                                                         project=project, stack_tags=stack_tags),
-                                    zip(sessions, resolved)))
-        merged = PolicyReport()
-        for (session, info, config), report in zip(sessions, reports):
-            warnings = policy_config_warnings(session.specs, config)
-            merged.packs.append(info)
-            merged.violations += report.violations
-            merged.not_run += report.not_run
-            merged.not_applicable += report.not_applicable
-            merged.config_warnings += warnings
-            merged.config_warnings_by_pack += [(info, w) for w in warnings]
-        return merged
+        with AnalysisStream(analyzers, packs, policy_configs, stack=stack, project=project,
+                            stack_tags=stack_tags) as fresh:
+            for r in resources:
+                fresh.submit(r)
+            return fresh.finish(resources)
     finally:
         if owned:
             analyzers.close()

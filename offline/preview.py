@@ -30,18 +30,17 @@ if __name__ == "__main__":  # the command-line process only; importing this modu
     gc.disable()
     import sys
 
-    from offline import prestart  # the standard library only
+    from offline import prestart, timings  # the standard library only
 
+    timings.mark("start")
     prestart.spawn(sys.argv[1:])  # the packs' analyzer servers import on the other core while this process does
 
 import argparse
-import asyncio
+import contextlib
 import json
 import os
 import re
-import runpy
 import sys
-import traceback
 from pathlib import Path
 from typing import Any, Optional
 
@@ -50,6 +49,7 @@ import yaml
 
 from offline.configjson import read_config_json
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
+from offline.failure import program_failure
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
@@ -57,8 +57,10 @@ from offline.replacement import check_plan, protected_destroyed, stateful_destro
 from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
+from offline.streaming import AnalysisStream
 from offline.values import SECRET_SIG, UNKNOWN, mask, unmask  # noqa: F401 (re-exported)
 from offline.values import unmask as _unmask  # noqa: F401 (the name earlier callers import)
+from offline import timings
 
 EXIT_OK, EXIT_POLICY, EXIT_CONFIG = 0, 1, 2
 #: The program raised (not a ``ConfigError``), did not compile, raised ``pulumi.RunError`` or called ``sys.exit``.
@@ -176,64 +178,17 @@ def program_problem(path: Path) -> Optional[str]:
     return None
 
 
-#: Where the frames of the offline engine, the Pulumi runtime and the interpreter's program loading live: left out of
-#: a failed program's traceback, which keeps only the program's own frames.
-_PLUMBING = tuple(str(p) for p in (Path(__file__).resolve().parent, Path(asyncio.__file__).resolve().parent,
-                                   Path(runpy.__file__).resolve()))
-
-
-def _plumbing(filename: str) -> bool:
-    import pulumi
-
-    if filename.startswith("<"):  # <frozen runpy>, <string>
-        return True
-    real = os.path.realpath(filename)  # the virtualenv may be a symlink
-    return real.startswith(_PLUMBING) or real.startswith(str(Path(pulumi.__file__).resolve().parent))
-
-
-def _trim(te: traceback.TracebackException, seen: set[int]) -> None:
-    """Drop the leading plumbing frames of ``te`` and of the exceptions chained to it."""
-    if id(te) in seen:
-        return
-    seen.add(id(te))
-    frames = list(te.stack)
-    while frames and _plumbing(frames[0].filename):
-        frames.pop(0)
-    te.stack = traceback.StackSummary.from_list(frames)
-    for chained in (te.__cause__, te.__context__):
-        if chained is not None:
-            _trim(chained, seen)
-
-
-def program_failure(error: BaseException) -> str:
-    """The report of a failed program: ``error: the program failed: <Type>: <message>`` and, except for
-    ``pulumi.RunError`` (printed without traceback, as the Pulumi CLI does), the traceback of the program's own
-    frames (the engine's, the Pulumi runtime's and ``runpy``'s leading frames are left out)."""
-    import pulumi
-
-    if isinstance(error, SystemExit):
-        code = error.code
-        message = f"the program called sys.exit({code!r})" if code is not None else "the program called sys.exit()"
-        message += " before it finished"
-    else:
-        message = str(error) or "(no message)"
-    head = f"error: the program failed: {type(error).__name__}: {message}"
-    if isinstance(error, pulumi.RunError):
-        return head
-    te = traceback.TracebackException.from_exception(error)
-    _trim(te, set())
-    return head + "\n" + "".join(te.format()).rstrip("\n")
-
-
 def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any], analyzers: Any, project: str,
-                      stack: str):
+                      stack: str, stream: Any = None):
     """The policy packs' verdict on ``run``: the one place the preview calls policy evaluation (its seam).
+    ``stream`` is the :class:`offline.streaming.AnalysisStream` the program's registrations were sent to as they
+    were recorded (None: every resource is sent now).
 
     :raises PolicyConfigError: when a policy config is invalid (printed like the CLI does).
     :raises PolicyRuntimeError: when a pack does not start or a rule raised.
     """
     return evaluate_packs(packs, run.analyzed_resources(), policy_configs, analyzers=analyzers, project=project,
-                          stack=stack)
+                          stack=stack, stream=stream)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -262,6 +217,9 @@ def _parser() -> argparse.ArgumentParser:
                              "replaced or deleted")
     parser.add_argument("--details", action="store_true",
                         help="show the whole resource tree and every output in full instead of the summary")
+    parser.add_argument("--timings", action="store_true",
+                        help="print where the time went to stderr: each phase of the preview and each pack's "
+                             "analyzer calls (docs/benchmark.md)")
     parser.add_argument("--stack-outputs", action="append", default=[], metavar="NAME=PATH",
                         help="outputs of a stack the program reads through pulumi.StackReference(NAME): another "
                              "preview's --json plan or a JSON object of outputs; repeatable")
@@ -269,7 +227,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    if len(timings.MARKS) != 1:  # not a fresh command-line process (its start was marked before the imports)
+        timings.reset()
+        timings.mark("start")
+    timings.mark("imports")
     args = _parser().parse_args(argv)
+    global _SHOW_TIMINGS
+    _SHOW_TIMINGS = args.timings
     for flag, value, check in (("--json", args.json, json_target_problem), ("--program", args.program,
                                                                              program_problem)):
         problem = check(value) if value is not None else None
@@ -294,13 +258,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
     stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
     project = program_project(args.program)
-    with start_analyzers(packs) as analyzers:  # the packs start (or were started) while the program runs
-        return _preview(args, packs, analyzers, path, stack, project)
+    # the packs start (or were started) while the program runs; the stream, closed first, feeds them
+    with start_analyzers(packs) as analyzers, contextlib.ExitStack() as streams:
+        return _preview(args, packs, analyzers, path, stack, project, streams)
 
 
 def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: Path, stack: str,
-             project: str) -> int:
-    """The preview after argument checks, with the packs' analyzer servers already starting."""
+             project: str, streams: contextlib.ExitStack) -> int:
+    """The preview after argument checks, with the packs' analyzer servers already starting; the stream that sends
+    them each registration while the program runs is entered into ``streams`` (closed when the preview ends)."""
     from oke_rdma.config import ConfigError
 
     try:
@@ -327,10 +293,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
         print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
+    stream = streams.enter_context(AnalysisStream(analyzers, packs, policy_configs, stack=stack, project=project))
     try:
         program = {"program": args.program.resolve()} if args.program else {}
         run = run_program(config, secret_keys, stack, unknowns=args.unknowns, stack_outputs=stack_outputs,
-                          project=project, previous=previous, **program)
+                          project=project, previous=previous, on_record=stream.submit, **program)
     except KeyboardInterrupt:
         raise
     except StackOutputsMissing as e:
@@ -348,8 +315,9 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     except BaseException as e:  # noqa: BLE001 (the program's own failure, SystemExit included, is reported)
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
+    timings.mark("program")
     try:
-        report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack)
+        report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack, stream)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
         for pack, problem in e.by_pack:
             where = (f" (--policy-config {args.policy_config[packs.index(pack.path)]})"
@@ -371,6 +339,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         from oke_rdma.outputs import check_outputs
         for problem in check_outputs(run.outputs):
             print(f"warning: stack outputs do not honour outputs.contract.json: {problem}", file=sys.stderr)
+    timings.mark("policies")
     changes = run.changes
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details))
@@ -380,6 +349,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         except OSError as e:  # checked before the run; this is a race (the directory went away, the disk is full)
             print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
             return EXIT_CONFIG
+    timings.mark("report")
     return exit_code(run, report, args.fail_on_replace)
 
 
@@ -406,8 +376,35 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
     return EXIT_DESTROYS if destroyed else EXIT_OK
 
 
+#: ``--timings`` was given: :func:`exit_now` prints where the time went (:mod:`offline.timings`).
+_SHOW_TIMINGS = False
+
+
+def exit_now(code: int) -> None:
+    """End the command-line process with ``code`` once the preview is printed, without the interpreter's
+    finalization: the ``atexit`` handlers run (the packs' servers are stopped and waited for, logging is flushed),
+    stdout and stderr are flushed, then ``os._exit``. Tearing down the tens of thousands of classes the SDKs define at
+    import (module by module, then a last garbage collection the disabled collector does not skip) took about 0.5 s
+    of a 2.5 s dev preview and changes nothing the preview reports (docs/benchmark.md). A flush that fails (stdout
+    closed by the reader) exits 120, as the interpreter does."""
+    import atexit
+
+    timings.mark("exit")
+    atexit._run_exitfuncs()  # noqa: SLF001 (documented in the atexit module's source as what the interpreter runs)
+    if _SHOW_TIMINGS:
+        for line in timings.report():
+            print(line, file=sys.stderr)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        code = code or 120
+    os._exit(code)
+
+
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        status = main()
     finally:
         prestart.release()  # servers spawned for a command line that never reached the policy evaluation
+    exit_now(status)

@@ -35,6 +35,7 @@ secret is not visible offline (the plan never stores a secret's value).
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -144,7 +145,8 @@ def check_plan(previous: Any) -> None:
     """Check that ``previous`` is shaped like a ``--json`` plan before anything is compared with it: an object
     whose ``resources`` is a list of objects, each with text ``urn``, ``type`` and ``name`` (URNs unique), an
     object ``inputs``/``outputs`` when present, text ``id``/``provider`` when present and a list of text
-    ``replaceOnChanges`` when present. Nothing is skipped: an entry that would be ignored would show its resource as
+    ``replaceOnChanges`` when present, and ``privateIps`` (when present) an object of text → IP address. Nothing is
+    skipped: an entry that would be ignored would show its resource as
     created (or hide its deletion).
 
     :raises ValueError: naming the first bad entry, e.g. ``resources[0].urn: expected text, got a number (5)``.
@@ -177,6 +179,14 @@ def check_plan(previous: Any) -> None:
             raise ValueError(f"{at}.urn: {res['urn']} is also resources[{seen[res['urn']]}]; a plan lists each "
                              "resource once")
         seen[res["urn"]] = i
+    addresses = previous.get("privateIps", {})
+    if not isinstance(addresses, dict):
+        raise ValueError(f"privateIps: expected an object of private IP OCID → address, got {_kind(addresses)}")
+    for pip, address in addresses.items():
+        try:
+            ipaddress.ip_address(address if isinstance(address, str) else "")
+        except ValueError:
+            raise ValueError(f"privateIps.{pip}: expected an IP address, got {_kind(address)}") from None
 
 
 def _name(urn: str) -> str:
@@ -304,7 +314,8 @@ class Planner:
         if not because:  # (ignored paths are out of ``diff`` already)
             refused = tuple(f"{p}: {reason}" for p in diff for rule, reason in api_immutable(typ, old.get("inputs", {}))
                             if touches(p, rule))
-            refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs))
+            refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs)
+                             if any(touches(d, p) for d in diff))  # an ignored path keeps its old value
         op = "replace" if because else ("update" if diff else "same")
         dbr = bool(delete_before_replace) or (op == "replace" and typ.startswith("kubernetes:") and _named(inputs)
                                               and (old.get("inputs", {}).get("metadata") or {}).get("name")

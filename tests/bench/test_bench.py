@@ -283,3 +283,22 @@ def test_the_dev_stack_is_measured_against_the_import_floor():
 def test_the_floor_probe_imports_the_analyzer_driver():
     text = (ROOT / "bench" / "imports.py").read_text()
     assert 'import_module("offline.analyzer")' in text and 'import_module("offline.preview")' in text
+
+
+def test_the_floor_target_also_gives_the_cpu_ratio_and_the_imports_without_finalization():
+    """The target is judged on wall time against the floor; its value adds the CPU-time ratio and the ratio
+    against the same imports ended with os._exit (the preview's process skips the interpreter's finalization)."""
+    dev = bench_run.Row("dev", None, None, 120, 2.2, 2.1, 2.3, 2.4, 300.0, 40.0, 30.0, [2.2])
+    [row] = [t for t in bench_run.targets([dev], [], None, 2.0, 1.6, 1.6) if "import floor" in t["target"]]
+    assert row["met"] and row["value"] == ("1.10× (2.20 s / 2.00 s); CPU 1.50× (2.40 s / 1.60 s); 1.38× the "
+                                           "imports without finalization (1.60 s)")
+
+
+def test_the_floor_probe_can_end_without_finalization():
+    """``python -m bench.imports --exit-now`` imports the same and exits 0 through os._exit."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "bench.imports", "--exit-now"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout == "" and out.stderr == ""

@@ -3,6 +3,8 @@ an update that lowers one is refused with the reason (exit 4), never previewed a
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from offline.immutable import lowered
@@ -44,3 +46,83 @@ def test_a_kubernetes_downgrade_against_the_previous_plan_is_refused(tmp_path):
     out = preview("--config-file", str(path), "--previous", str(plan))
     assert out.returncode == 4, out.stdout[-3000:] + out.stderr
     assert "never downgrades" in out.stdout + out.stderr
+
+
+PVC = "kubernetes:core/v1:PersistentVolumeClaim"
+STORAGE = "spec.resources.requests.storage"
+
+
+def _claim(size) -> dict:
+    return {"spec": {"resources": {"requests": {"storage": size}}}}
+
+
+@pytest.mark.parametrize("old,new", [
+    ("500Gi", "400Gi"), ("1Ti", "1000Gi"), ("0.1Ti", "100Gi"), ("2G", "1.9G"), ("107374182400", "99Gi"),
+    ("1Gi", "1000Mi"), ("1Gi", 1000000000),
+])
+def test_a_lowered_storage_request_is_refused_comparing_quantities_by_value(old, new):
+    (found,) = lowered(PVC, _claim(old), _claim(new))
+    assert found[0] == STORAGE and f"{old} -> {new}" in found[1]
+    assert "field can not be less than previous value" in found[1]
+
+
+@pytest.mark.parametrize("old,new", [
+    ("100Gi", "107374182400"), ("107374182400", "100Gi"), ("100Gi", "0.1Ti"), ("1Gi", "1024Mi"), ("500Gi", "1Ti"),
+    ("1Ti", "[unknown]"), ("[secret]", "1Ti"),
+])
+def test_an_equal_raised_or_unseen_storage_request_passes(old, new):
+    assert lowered(PVC, _claim(old), _claim(new)) == []
+
+
+@pytest.mark.parametrize("bad", ["500GB", "lots", "", True, {"a": 1}])
+def test_a_storage_request_that_is_no_quantity_is_refused_not_passed(bad):
+    (found,) = lowered(PVC, _claim("500Gi"), _claim(bad))
+    assert found[0] == STORAGE and "is not a Kubernetes quantity" in found[1]
+
+
+def _capacity(size: str):
+    def edit(config):
+        config["oke-rdma:tenants"]["analytics"]["sharedStorage"]["capacity"] = size
+    return edit
+
+
+@pytest.mark.parametrize("before,size,code", [
+    (None, "400Gi", 4), (None, "1Ti", 0), ("0.5Ti", "500Gi", 4), ("536870912000", "500Gi", 0), ("0.25Ti", "500Gi", 0),
+])
+def test_a_tenant_claim_shrunk_against_the_previous_plan_is_refused(tmp_path, capsys, before, size, code):
+    """The dev plan as state (its analytics claim's request rewritten to ``before`` when given, as an older program
+    may have written it), the analytics tenant's shared-storage capacity set to ``size``: a lower value exits 4
+    naming the claim; the same value in another notation, or a larger one, previews as an update."""
+    from tests.offline.plans import dev_plan
+
+    assert dev_plan(tmp_path, "before.json")[0] == 0
+    previous = tmp_path / "before.json"
+    if before is not None:
+        doc = json.loads(previous.read_text())
+        [old] = [r for r in doc["resources"] if r["type"] == PVC and r["name"].endswith("analytics-fss-shared")]
+        old["inputs"]["spec"]["resources"]["requests"]["storage"] = before
+        previous.write_text(json.dumps(doc))
+    capsys.readouterr()
+    got, plan = dev_plan(tmp_path, "after.json", _capacity(size), "--previous", str(previous))
+    err = capsys.readouterr().err
+    assert got == code, err
+    claim = next(c for c in plan["changes"] if c["type"] == PVC and c["name"].endswith("analytics-fss-shared"))
+    assert claim["op"] == "update" and claim["changed"] == [STORAGE]
+    if code:
+        assert f"PersistentVolumeClaim {claim['name']}: {STORAGE}: {before or '500Gi'} -> {size}" in err
+        assert claim["refused"]
+    else:
+        assert not claim["refused"] and f"{STORAGE}:" not in err
+
+
+@pytest.mark.parametrize("ignore,refused", [([], True), ([STORAGE], False), (["spec.resources"], False)])
+def test_a_lowered_request_under_ignore_changes_keeps_its_old_value_and_passes(ignore, refused):
+    """The engine keeps the old value of an ``ignoreChanges`` path before it diffs: nothing is lowered then."""
+    from offline.replacement import Planner
+
+    urn = f"urn:pulumi:dev::p::{PVC}::data"
+    planner = Planner({"resources": [{"urn": urn, "type": PVC, "name": "data", "id": "ns/data",
+                                      "inputs": _claim("500Gi")}]})
+    change = planner.decide(urn, PVC, True, _claim("400Gi"), property_dependencies={}, provider=None,
+                            ignore_changes=ignore)
+    assert bool(change.refused) is refused
