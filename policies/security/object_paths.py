@@ -110,15 +110,17 @@ def patched_kind(resource_type: str) -> Any:
 def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
     """Why a ``*Patch`` would make its object unsafe: the full kind's :data:`OBJECT_CHECKS` on what it sets (a
     NamespacePatch that leaves the enforce label alone is judged by the pod rules, not here), plus what only a
-    patch can do — unset or falsify a Service's internal annotation, add subjects to a binding whose role it does
-    not name."""
+    patch can do — unset or falsify a Service's internal annotation. RBAC patches are the RBAC rule's (it reads
+    them with a patch's semantics: a binding patch that names no roleRef hands out a role it cannot judge)."""
     kind = patched_kind(resource_type)
     if kind is None:
         return []
     found: list[str] = []
     for rule, check in OBJECT_CHECKS.items():
-        if rule == "namespace-pod-security-enforce":
-            continue  # the rule itself reads NamespacePatch (only when the patch sets the label)
+        if rule in ("namespace-pod-security-enforce", "kubernetes-rbac-no-escalation"):
+            # Those rules read the patch kinds themselves: NamespacePatch when it sets the label; every RBAC patch
+            # with a patch's semantics (a binding patch without roleRef gets a role that cannot be judged).
+            continue
         found += [f"[{rule}] {p}" for p in check(kind, props, config)]
     if kind == public_endpoints.SERVICE:
         annotations = read(props, "metadata", "annotations")
@@ -143,11 +145,6 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
             if lb_type is not None and read(props, "spec", "type") is None:
                 found.append(f"[no-public-endpoints] switches the load-balancer type ({lb_type!r}) of a Service whose "
                              "internal annotation for that type it does not set; set spec.type and the annotation")
-    if kind in rbac.BINDINGS:
-        subjects = read(props, "subjects")
-        if subjects is not None and read(props, "roleRef") is None:
-            found.append("[kubernetes-rbac-no-escalation] adds subjects to a binding whose roleRef it does not name, "
-                         "so the role they get cannot be judged; declare the binding with its roleRef")
     return found
 
 
