@@ -13,6 +13,18 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
   ``/dev/infiniband``, IPC_LOCK to pin memory), a memory-backed ``/dev/shm``, the tenant's shared FSS claim at
   ``/shared`` (checkpoints in ``/shared/checkpoints/<job>``), and the tenant's ServiceAccount, so OCI SDK calls in
   the pod authenticate with OKE Workload Identity.
+* With ``weightsPrefix`` (a folder of the stack's weights bucket, contract version 3): two init containers copy it
+  into the node's local NVMe before training — ``nvme-prepare`` (root with CHOWN/FOWNER only) gives the tenant a
+  0700 directory ``<localNvme.mountPath>/<namespace>``, then ``weights`` runs ``stage_weights.py`` (beside this
+  file, in the ConfigMap) as the tenant with the OCI SDK signed by Workload Identity: parallel ranged GETs, skips
+  what the node already holds, one copy at a time per node. The NVMe is a ``hostPath`` of type ``Directory`` (RDMA
+  tenants only), the pods select ``okerdma.io/local-nvme: "true"`` nodes, and training reads ``$WEIGHTS_DIR``
+  (``/local/weights/<prefix>``). No credentials: no key, no secret, no credential variable.
+* Checkpoints go to the tenant's FSS claim (``checkpointVolume: fss``, ``sharedStorageClaim``) or its Lustre claim
+  (``lustre``, ``lustreClaim``). With ``checkpointUpload: true`` and a ``readWrite`` grant, a ``checkpoint-upload``
+  container beside the training waits for its exit code and, on the first pod after a successful run, uploads the
+  last checkpoint under the grant's ``checkpointPrefix`` (``<prefix><job>/step-*.pt``). The containers are built in
+  ``job_storage.py``.
 * The pods run as the tenant's storage UID/GID (``runAsUser``/``runAsGroup``: the ``okerdma.io/uid`` and
   ``okerdma.io/gid`` annotations of the tenant's claim, i.e. ``tenants.<tenant>.sharedStorage.uid/gid`` of the
   platform): the export squashes root to the anonymous user, so only the owner of the tenant's directory can write
@@ -20,25 +32,47 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
 
 Only core Kubernetes and Kueue are needed (no training operator). Every refusal is a ``pulumi.RunError`` naming the
 config key or the platform output at fault: an unsupported ``outputsVersion``, an unknown tenant, a tenant that is
-not RDMA-enabled, has no shared claim, no ServiceAccount or no LocalQueue, no RDMA pool or topology, too many nodes.
-The outputs it reads are first checked against the subset of the output contract it needs (:class:`PlatformOutputs`,
-pydantic): a missing or malformed output (a pool without ``size``, ``tenants`` given as a list, ``size: "two"``, no
-``region``, no ``kubeconfig``) is refused with one line naming it (``nodePools.gpu.size: ...``), never a traceback.
+not RDMA-enabled, has no claim of the chosen ``checkpointVolume``, no ServiceAccount or no LocalQueue, no RDMA pool
+or topology, too many nodes; with ``weightsPrefix`` or ``checkpointUpload``: a contract before version 3, no
+``weightsBucket``, no ``tenants.<t>.weights`` grant or one for another ServiceAccount; a pool without ``localNvme``
+(weights); a grant that is not ``readWrite`` (upload).
+The outputs it reads are first checked against the subset of the output contract it needs
+(:class:`platform_outputs.PlatformOutputs`, pydantic): a missing or malformed output (a pool without ``size``,
+``tenants`` given as a list, ``size: "two"``, no ``region``, no ``kubeconfig``) is refused with one line naming it
+(``nodePools.gpu.size: ...``), never a traceback.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
+from pydantic import ValidationError
+
+# Pulumi's Python language host runs the project directory, which puts it on sys.path; a runner that executes this
+# file (the offline preview) does not: the sibling module is found either way.
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import job_storage  # noqa: E402
+from job_storage import LOCAL_MOUNT  # noqa: E402
+from platform_outputs import PlatformOutputs, json_kind, problem_line  # noqa: E402
 
 #: The oke-rdma output contract versions this program reads.
-SUPPORTED_OUTPUTS_VERSIONS = (1, 2)  # 2 widens the region pattern (us-gov-ashburn-1); same shape otherwise
+SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3)  # 2 widens the region pattern; 3 adds weightsBucket and tenants.<t>.weights
+#: The first version with the weights bucket and the tenants' grants (training-job:weightsPrefix needs it).
+WEIGHTS_OUTPUTS_VERSION = 3
 RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
+#: The label oke-rdma puts on the nodes of a pool with localNvme (oke-rdma docs/storage.md, "Local NVMe on GPU nodes").
+LOCAL_NVME_LABEL = "okerdma.io/local-nvme"
+#: Oracle's OCI CLI container image: Python 3 (3.9, Oracle Linux 8) and the OCI Python SDK with the CLI
+#: (oracle/docker-images, OracleCloudInfrastructure/oci-cli/Dockerfile; checked 2026-12-01). Its tags are build dates;
+#: this one is the newest seen pinned in public code, not pulled here: check github.com/oracle/oci-cli/pkgs/container
+#: for a current tag and pin it (or a digest) with training-job:weightsImage. stage_weights.py keeps to Python 3.9.
+WEIGHTS_IMAGE = "ghcr.io/oracle/oci-cli:20260930"
 #: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in
 #: oracle-quickstart/oci-hpc-oke); other shapes let NCCL discover the HCAs itself.
 NCCL_BY_SHAPE = {
@@ -65,6 +99,10 @@ shm_gi = config.get_int("shmGi") or 64
 run_as_user = config.get_int("runAsUser")
 run_as_group = config.get_int("runAsGroup")
 sub_path = config.get("subPath") or None
+weights_prefix = config.get("weightsPrefix") or None
+checkpoint_volume = config.get("checkpointVolume") or "fss"
+weights_image = config.get("weightsImage") or WEIGHTS_IMAGE
+checkpoint_upload = config.get_bool("checkpointUpload") or False
 
 
 def refuse(key: str, problem: str, fix: str) -> None:
@@ -90,94 +128,32 @@ if sub_path is not None and (sub_path.startswith("/") or ".." in sub_path.split(
     refuse("training-job:subPath", f"must be the claim's relative okerdma.io/sub-path, got {sub_path!r}",
            "copy it from the claim's annotation")
 
+if weights_prefix is not None and (not weights_prefix.endswith("/") or weights_prefix.startswith("/")
+                                   or any(p in ("", ".", "..") for p in weights_prefix[:-1].split("/"))):
+    refuse("training-job:weightsPrefix", f"must be the weights' folder in the bucket, relative and ending with '/' "
+           f"(e.g. models/llama-3-70b/), got {weights_prefix!r}", "correct the prefix")
+if checkpoint_volume not in ("fss", "lustre"):
+    refuse("training-job:checkpointVolume", f"must be fss or lustre, got {checkpoint_volume!r}",
+           "pick the tenant's FSS claim (fss) or its Lustre claim (lustre)")
+_, _, image_tag = weights_image.rpartition("/")[2].partition(":")
+if "@sha256:" not in weights_image and image_tag in ("", "latest"):
+    refuse("training-job:weightsImage", f"must be pinned by tag or digest, got {weights_image!r}",
+           f"name a dated tag such as {WEIGHTS_IMAGE} or a @sha256: digest")
+
 platform = pulumi.StackReference("platform", stack_name=platform_stack)
 
 
-def _json_kind(value: Any) -> str:
-    """What a JSON value is, for a refusal: ``a string 'two'``, ``a list``, ``null`` ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, str):
-        return f"a string {value!r}"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
-
-
-def _whole_number(value: Any) -> Any:
-    """Stack outputs cross the wire as JSON numbers (2 may arrive as 2.0); a string, a boolean or a fraction is not a
-    whole number."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"must be a whole number, got {_json_kind(value)}")
-    return value
-
-
-WholeNumber = Annotated[int, BeforeValidator(_whole_number), Field(ge=0)]
-
-
-class _Output(BaseModel):
-    # The contract may grow new fields within a version (consumers ignore what they do not read); the types of the
-    # fields read here are checked strictly: no "2" for 2, no "true" for true.
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-
-class NodePoolOutput(_Output):
-    """``nodePools.<pool>`` of the contract: the fields this Job reads."""
-    shape: StrictStr
-    size: WholeNumber
-    rdma: StrictBool
-    gpusPerNode: WholeNumber
-
-
-class TenantOutput(_Output):
-    """``tenants.<tenant>`` of the contract: the fields this Job reads."""
-    namespace: Annotated[StrictStr, Field(pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=63)]
-    podSecurity: StrictStr
-    rdma: StrictBool
-    localQueue: Optional[StrictStr] = None  # null in the contract; a null crosses the wire as absent
-    serviceAccounts: list[StrictStr]
-    sharedStorageClaim: Optional[StrictStr] = None
-
-
-class TopologyOutput(_Output):
-    """``topology`` of the contract (absent without Kueue or RDMA pools)."""
-    levels: list[StrictStr]
-
-
-class PlatformOutputs(_Output):
-    """The subset of oke-rdma's output contract (``outputs.contract.json``, version 1) this program reads, besides
-    ``outputsVersion`` (checked first) and ``kubeconfig`` (a secret, checked on its own so the rest stays plain)."""
-    region: Annotated[StrictStr, Field(pattern=r"^[a-z]+(-[a-z]+)+-[0-9]+$")]
-    tenants: dict[str, TenantOutput]
-    nodePools: dict[str, NodePoolOutput]
-    topology: Optional[TopologyOutput] = None
-
-
-def _problem(error: dict[str, Any]) -> str:
-    """One pydantic error as ``<output path>: <what is wrong>``."""
-    path = ".".join(str(part) for part in error["loc"])
-    if error["type"] == "missing":
-        return f"{path}: missing"
-    if error["type"] == "value_error":  # ours: the message says it all
-        return f"{path}: {error['ctx']['error']}"
-    wanted = {"dict_type": "must be an object", "string_type": "must be a string", "bool_type": "must be true or false",
-              "list_type": "must be a list"}.get(error["type"], error["msg"][0].lower() + error["msg"][1:])
-    return f"{path}: {wanted}, got {_json_kind(error['input'])}"
-
-
-def refuse_outputs(problems: list[str]) -> None:
+def refuse_outputs(problems: list[str], version: Any = None) -> None:
     """Stop the program with one line naming every platform output at fault."""
+    version = SUPPORTED_OUTPUTS_VERSIONS[-1] if version is None else version
+    version = int(version) if isinstance(version, float) and version.is_integer() else version
     raise pulumi.RunError(f"{'; '.join(problems)}: the outputs of {platform_stack} do not honour the oke-rdma output "
-                          f"contract version {SUPPORTED_OUTPUTS_VERSIONS[-1]} (outputs.contract.json); fix the "
+                          f"contract version {version} (outputs.contract.json); fix the "
                           "platform stack (pulumi up of a current oke-rdma) or point training-job:platformStack at "
                           "another stack")
 
 
-def check_outputs(values: dict[str, Any]) -> PlatformOutputs:
+def check_outputs(values: dict[str, Any], version: Any = None) -> PlatformOutputs:
     """The outputs this Job reads, checked against :class:`PlatformOutputs` (missing optional ``topology`` allowed).
 
     :raises pulumi.RunError: one line naming each output at fault (``nodePools.gpu.size: missing``)."""
@@ -185,26 +161,29 @@ def check_outputs(values: dict[str, Any]) -> PlatformOutputs:
         # an output that is absent reads as None: it is missing, whatever its type
         return PlatformOutputs.model_validate({k: v for k, v in values.items() if v is not None})
     except ValidationError as e:
-        refuse_outputs([_problem(error) for error in e.errors(include_url=False)])
+        refuse_outputs([problem_line(error) for error in e.errors(include_url=False)], version)
         raise  # unreachable: refuse_outputs raises
 
 
-def check_kubeconfig(kubeconfig: Any) -> str:
-    """The ``kubeconfig`` output: a non-empty string (the value stays a secret: this runs inside its own apply)."""
+def check_kubeconfig(values: list[Any]) -> str:
+    """The ``kubeconfig`` output: a non-empty string (the value stays a secret: this runs inside its own apply, with
+    ``outputsVersion`` only to name the contract version in a refusal)."""
+    kubeconfig, version = values
     if not isinstance(kubeconfig, str) or not kubeconfig.strip():
-        got = "an empty string" if isinstance(kubeconfig, str) else _json_kind(kubeconfig)
-        refuse_outputs(["kubeconfig: missing" if kubeconfig is None else f"kubeconfig: must be a kubeconfig, got {got}"])
+        got = "an empty string" if isinstance(kubeconfig, str) else json_kind(kubeconfig)
+        refuse_outputs(["kubeconfig: missing" if kubeconfig is None
+                        else f"kubeconfig: must be a kubeconfig, got {got}"], version)
     return kubeconfig
 
 
 def plan(values: list[Any]) -> dict[str, Any]:
     """Check the platform's outputs against what this Job needs; return what the resources below use."""
-    version, tenants, pools, topology, region = values
+    version, tenants, pools, topology, region, bucket = values
     where = f"the outputs of {platform_stack}"
     if isinstance(version, float) and version.is_integer():
         version = int(version)  # stack outputs cross the wire as JSON numbers
     if isinstance(version, (str, bool)):
-        refuse("outputsVersion", f"{where} have an outputsVersion that is {_json_kind(version)}, not a number: the "
+        refuse("outputsVersion", f"{where} have an outputsVersion that is {json_kind(version)}, not a number: the "
                f"contract's version is a whole number (this program reads versions "
                f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))})",
                "fix the platform stack's outputsVersion output (pulumi up of a current oke-rdma)")
@@ -213,7 +192,8 @@ def plan(values: list[Any]) -> dict[str, Any]:
                f"{', '.join(map(str, SUPPORTED_OUTPUTS_VERSIONS))}",
                "update this program for the new contract (oke-rdma docs/outputs.md) or point "
                "training-job:platformStack at a stack of a supported version")
-    outputs = check_outputs({"tenants": tenants, "nodePools": pools, "topology": topology, "region": region})
+    outputs = check_outputs({"tenants": tenants, "nodePools": pools, "topology": topology, "region": region,
+                             "weightsBucket": bucket}, version)
     tenants = {name: t.model_dump() for name, t in outputs.tenants.items()}
     pools = {name: p.model_dump() for name, p in outputs.nodePools.items()}
     topology = outputs.topology.model_dump() if outputs.topology else None
@@ -227,14 +207,21 @@ def plan(values: list[Any]) -> dict[str, Any]:
         refuse("training-job:tenant", f"tenant {tenant_name!r} is not RDMA-enabled (rdma: "
                f"{str(bool(tenant.get('rdma'))).lower()}, Pod Security {tenant.get('podSecurity')}): its namespace refuses hostNetwork, /dev/infiniband and IPC_LOCK",
                "use an RDMA tenant, or ask the platform team to set tenants." + tenant_name + ".rdma: true")
-    if not tenant.get("sharedStorageClaim"):
+    if checkpoint_volume == "fss" and not tenant.get("sharedStorageClaim"):
         refuse("training-job:tenant", f"tenant {tenant_name!r} has no shared FSS claim for checkpoints",
-               "ask the platform team to give it sharedStorage")
+               "ask the platform team to give it sharedStorage, or set training-job:checkpointVolume: lustre")
+    if checkpoint_volume == "lustre" and not tenant.get("lustreClaim"):
+        refuse("training-job:checkpointVolume", f"lustre, but tenant {tenant_name!r} has no Lustre claim in "
+               f"{where} (tenants.{tenant_name}.lustreClaim is null or absent)",
+               "ask the platform team to list the tenant in storage.lustre.tenants, or set it to fss")
+    claim = tenant["sharedStorageClaim"] if checkpoint_volume == "fss" else tenant["lustreClaim"]
     accounts = list(tenant.get("serviceAccounts") or [])
     if not accounts:
         refuse("training-job:tenant", f"tenant {tenant_name!r} has no Workload Identity ServiceAccount",
                "ask the platform team to add one under tenants." + tenant_name + ".serviceAccounts")
-    account = service_account or (accounts[0] if len(accounts) == 1 else None)
+    # with several ServiceAccounts, a Job that needs the bucket runs as the one granted it
+    granted = (tenant.get("weights") or {}).get("serviceAccount") if weights_prefix or checkpoint_upload else None
+    account = service_account or (accounts[0] if len(accounts) == 1 else granted if granted in accounts else None)
     if account not in accounts:
         refuse("training-job:serviceAccount", f"{service_account or 'not set'}; tenant {tenant_name!r} has "
                f"ServiceAccounts {', '.join(accounts)}", "set it to one of them")
@@ -250,29 +237,92 @@ def plan(values: list[Any]) -> dict[str, Any]:
     if nodes > int(pool["size"]) or not int(pool.get("gpusPerNode") or 0):
         refuse("training-job:nodes", f"{nodes} nodes asked, pool {chosen!r} has {int(pool['size'])} nodes with "
                f"{int(pool.get('gpusPerNode') or 0)} GPUs each", "ask for at most the pool's size")
+    weights = None if weights_prefix is None else check_weights(version, outputs, tenant, account, chosen, pool)
+    upload = check_upload(version, outputs, tenant, account) if checkpoint_upload else None
     levels = list((topology or {}).get("levels") or [])
     if topology_level not in levels:
         refuse("training-job:topologyLevel", f"{topology_level!r} is not a level of the stack's Kueue topology "
                f"({', '.join(levels) or 'none: no RDMA topology'})", "pick one of the levels")
-    return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": tenant["sharedStorageClaim"],
-            "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region}
+    return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": claim,
+            "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region,
+            "weights": weights, "upload": upload}
+
+
+def check_grant(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str,
+                needed_by: str, undo: str) -> dict[str, Any]:
+    """The bucket and the tenant's grant on it, from contract version 3's ``weightsBucket`` and
+    ``tenants.<tenant>.weights``, for the config key ``needed_by``.
+
+    :raises pulumi.RunError: one line naming the output at fault: a version before 3, no bucket, no grant for the
+        tenant, or a grant for another ServiceAccount than the pods'."""
+    where = f"the outputs of {platform_stack}"
+    if version < WEIGHTS_OUTPUTS_VERSION:
+        refuse("outputsVersion", f"{where} have output contract version {version}; {needed_by} needs "
+               f"version {WEIGHTS_OUTPUTS_VERSION} or later (weightsBucket, tenants.<tenant>.weights)",
+               f"update the platform stack (pulumi up of a current oke-rdma) or {undo}")
+    if outputs.weightsBucket is None:
+        refuse("weightsBucket", f"absent or null in {where}: the platform stack has no weights bucket",
+               f"ask the platform team for one (storage.objectStorage), or {undo}")
+    grant = tenant.get("weights")
+    if grant is None:
+        refuse(f"tenants.{tenant_name}.weights", f"null in {where}: tenant {tenant_name!r} has no grant on the "
+               f"weights bucket {outputs.weightsBucket.name}", "ask the platform team to grant it to the "
+               f"ServiceAccount {account}, or {undo}")
+    if grant["serviceAccount"] != account:
+        refuse(f"tenants.{tenant_name}.weights.serviceAccount", f"the weights grant is for ServiceAccount "
+               f"{grant['serviceAccount']!r}, the pods run as {account!r}",
+               f"set training-job:serviceAccount: {grant['serviceAccount']}")
+    bucket = outputs.weightsBucket
+    return {"namespace": bucket.namespace, "bucket": bucket.name, "region": bucket.region, **grant}
+
+
+def check_weights(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str, pool_name: str,
+                  pool: dict[str, Any]) -> dict[str, Any]:
+    """What the weights init containers need: :func:`check_grant` and the pool's ``localNvme``.
+
+    :raises pulumi.RunError: as :func:`check_grant`, or for a pool without local NVMe."""
+    grant = check_grant(version, outputs, tenant, account, "training-job:weightsPrefix",
+                        "unset training-job:weightsPrefix")
+    if not pool.get("localNvme"):
+        refuse(f"nodePools.{pool_name}.localNvme", f"null or absent in the outputs of {platform_stack}: pool "
+               f"{pool_name!r} has no local NVMe file system to copy the weights to", "ask the platform team to set "
+               f"nodePools.{pool_name}.localNvme.enabled, or pick another pool with training-job:nodePool")
+    return {**grant, "mountPath": pool["localNvme"]["mountPath"]}
+
+
+def check_upload(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str) -> dict[str, Any]:
+    """What the checkpoint upload needs: :func:`check_grant` with ``readWrite`` access and its ``checkpointPrefix``
+    (the object names the grant lets the tenant create).
+
+    :raises pulumi.RunError: as :func:`check_grant`, or for a read-only grant."""
+    grant = check_grant(version, outputs, tenant, account, "training-job:checkpointUpload",
+                        "set training-job:checkpointUpload: false")
+    if grant["access"] != "readWrite" or not grant.get("checkpointPrefix"):
+        refuse(f"tenants.{tenant_name}.weights.access", f"{grant['access']} (checkpointPrefix "
+               f"{grant.get('checkpointPrefix')!r}): tenant {tenant_name!r} may not write to the bucket",
+               "ask the platform team for readWrite access, or set training-job:checkpointUpload: false")
+    return grant
 
 
 checked = pulumi.Output.all(platform.get_output("outputsVersion"), platform.get_output("tenants"),
                             platform.get_output("nodePools"), platform.get_output("topology"),
-                            platform.get_output("region")).apply(plan)
+                            platform.get_output("region"), platform.get_output("weightsBucket")).apply(plan)
 namespace = checked.apply(lambda p: p["namespace"])
 
 # One explicit provider from the platform's kubeconfig (a secret; it runs `oci ce cluster generate-token`, so the
 # OCI CLI must be installed where `pulumi up` runs, inside or routed into the VCN: the API endpoint is private).
-provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=platform.get_output("kubeconfig").apply(check_kubeconfig),
+kubeconfig = pulumi.Output.all(platform.get_output("kubeconfig"), platform.get_output("outputsVersion")).apply(
+    check_kubeconfig)
+provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=kubeconfig,
                                                      enable_server_side_apply=True, delete_unreachable=False))
 k8s_opts = pulumi.ResourceOptions(provider=provider)
 labels = {"app.kubernetes.io/name": job_name, "app.kubernetes.io/managed-by": "pulumi"}
 
 script = k8s.core.v1.ConfigMap(f"{job_name}-script", k8s.core.v1.ConfigMapInitArgs(
     metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace, labels=labels),
-    data={"train.py": (Path(__file__).resolve().parent / "train.py").read_text(encoding="utf-8")}), k8s_opts)
+    data={name: (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
+          for name in ("train.py", *(("stage_weights.py",) if weights_prefix or checkpoint_upload else ()))}),
+    k8s_opts)
 
 service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitArgs(
     metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace, labels=labels),
@@ -283,9 +333,9 @@ service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitA
 
 def env(p: dict[str, Any]) -> list[k8s.core.v1.EnvVarArgs]:
     values = {"CHECKPOINT_DIR": f"{SHARED_MOUNT}/checkpoints/{job_name}", "NCCL_DEBUG": "WARN",
-              # OKE Workload Identity for OCI SDK clients (oci.auth.signers.get_oke_workload_identity_...)
-              "OCI_RESOURCE_PRINCIPAL_VERSION": "2.2", "OCI_RESOURCE_PRINCIPAL_REGION": p["region"],
-              **NCCL_BY_SHAPE.get(p["shape"], {})}
+              **job_storage.workload_identity_env(p["region"]), **NCCL_BY_SHAPE.get(p["shape"], {})}
+    if p["weights"]:
+        values["WEIGHTS_DIR"] = f"{LOCAL_MOUNT}/weights/{weights_prefix}"
     return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in values.items()]
 
 
@@ -293,6 +343,8 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
     gpus = str(p["gpus"])
     torchrun = (f"torchrun --nnodes={nodes} --nproc-per-node={gpus} --node-rank=${{JOB_COMPLETION_INDEX}} "
                 f"--master-addr={job_name}-0.{job_name} --master-port={RENDEZVOUS_PORT} /opt/train/train.py")
+    w, up = p["weights"], p["upload"]
+    shared = k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path)
     return k8s.core.v1.PodSpecArgs(
         subdomain=job_name,
         restart_policy="Never",
@@ -302,8 +354,13 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                                                             run_as_non_root=True),
         host_network=True,  # the node's RDMA NICs (no RDMA device plugin needed)
         dns_policy="ClusterFirstWithHostNet",
+        # only nodes of a pool with the NVMe RAID (Kueue adds the RDMA pool's labels at admission)
+        node_selector={LOCAL_NVME_LABEL: "true"} if w else None,
+        init_containers=job_storage.weights_init_containers(
+            weights_image, p["namespace"], run_as_user, run_as_group, w, weights_prefix, p["region"]) if w else None,
         containers=[k8s.core.v1.ContainerArgs(
-            name="train", image=image, command=["bash", "-c"], args=[torchrun], env=env(p),
+            name="train", image=image, command=["bash", "-c"], env=env(p),
+            args=[job_storage.record_exit(torchrun) if up else torchrun],
             resources=k8s.core.v1.ResourceRequirementsArgs(
                 requests={"cpu": str(cpu), "memory": f"{memory_gi}Gi", "nvidia.com/gpu": gpus},
                 limits={"memory": f"{memory_gi}Gi", "nvidia.com/gpu": gpus}),
@@ -314,7 +371,12 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
                 k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/train", read_only=True),
                 k8s.core.v1.VolumeMountArgs(name="infiniband", mount_path="/dev/infiniband"),
                 k8s.core.v1.VolumeMountArgs(name="shm", mount_path="/dev/shm"),
-                k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path)])],
+                shared,
+                *([k8s.core.v1.VolumeMountArgs(name="nvme", mount_path=LOCAL_MOUNT, sub_path=p["namespace"])]
+                  if w else []),
+                *([k8s.core.v1.VolumeMountArgs(name="signal", mount_path=job_storage.SIGNAL_MOUNT)] if up else [])]),
+            *([job_storage.upload_container(weights_image, up, p["region"], f"{SHARED_MOUNT}/checkpoints/{job_name}",
+                                            f"{up['checkpointPrefix']}{job_name}/", shared)] if up else [])],
         volumes=[
             k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=job_name)),
             k8s.core.v1.VolumeArgs(name="infiniband",
@@ -322,7 +384,11 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
             k8s.core.v1.VolumeArgs(name="shm", empty_dir=k8s.core.v1.EmptyDirVolumeSourceArgs(
                 medium="Memory", size_limit=f"{shm_gi}Gi")),
             k8s.core.v1.VolumeArgs(name="shared", persistent_volume_claim=(
-                k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(claim_name=p["claim"])))])
+                k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(claim_name=p["claim"]))),
+            # the pool's NVMe RAID; type Directory: the pod does not start on a node where it is not mounted
+            *([k8s.core.v1.VolumeArgs(name="nvme", host_path=k8s.core.v1.HostPathVolumeSourceArgs(
+                path=w["mountPath"], type="Directory"))] if w else []),
+            *([job_storage.signal_volume()] if up else [])])
 
 
 job = k8s.batch.v1.Job(f"{job_name}-job", k8s.batch.v1.JobInitArgs(
@@ -346,3 +412,11 @@ pulumi.export("job", job.metadata.name)
 pulumi.export("localQueue", checked.apply(lambda p: p["queue"]))
 pulumi.export("gpus", checked.apply(lambda p: p["gpus"] * nodes))
 pulumi.export("checkpoints", checked.apply(lambda p: f"{p['claim']}:{SHARED_MOUNT}/checkpoints/{job_name}"))
+if checkpoint_upload:
+    pulumi.export("checkpointUpload", checked.apply(lambda p: "oci://{bucket}@{namespace}/{checkpointPrefix}".format(
+        **p["upload"]) + f"{job_name}/"))
+if weights_prefix:
+    pulumi.export("weights", checked.apply(lambda p: {
+        "source": f"oci://{p['weights']['bucket']}@{p['weights']['namespace']}/{weights_prefix}",
+        "nodePath": f"{p['weights']['mountPath']}/{p['namespace']}/weights/{weights_prefix}",
+        "podPath": f"{LOCAL_MOUNT}/weights/{weights_prefix}"}))

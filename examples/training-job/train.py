@@ -3,7 +3,9 @@
 Started by torchrun on every pod (one per node, one process per GPU). The model and data are deliberately small and
 synthetic so the example runs anywhere; replace ``batches`` and ``Model`` with yours. Checkpoints go to
 ``$CHECKPOINT_DIR`` (on the shared claim, so every rank sees the same files) and a restarted Job resumes from the
-latest one. Runs as the tenant's ServiceAccount: OCI SDK clients in this pod can use OKE Workload Identity
+latest one. With ``$WEIGHTS_DIR`` set (``training-job:weightsPrefix``), the init containers have copied the model's
+weights there, on the node's local NVMe: load them into your model where this script builds its synthetic one (it
+only reports what it finds). Runs as the tenant's ServiceAccount: OCI SDK clients in this pod can use OKE Workload Identity
 (``oci.auth.signers.get_oke_workload_identity_resource_principal_signer()``) for what the tenant was granted.
 """
 
@@ -18,6 +20,7 @@ from torch import nn
 STEPS = int(os.environ.get("TRAIN_STEPS", "2000"))
 EVERY = int(os.environ.get("CHECKPOINT_EVERY", "200"))
 CHECKPOINTS = Path(os.environ["CHECKPOINT_DIR"])
+WEIGHTS = Path(os.environ["WEIGHTS_DIR"]) if os.environ.get("WEIGHTS_DIR") else None
 
 
 class Model(nn.Module):
@@ -44,6 +47,10 @@ def main() -> None:
     model = nn.parallel.DistributedDataParallel(Model().cuda())
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
     start = 0
+    if WEIGHTS is not None and rank == 0:
+        staged = [f for f in WEIGHTS.rglob("*") if f.is_file() and ".okerdma-stage" not in f.parts]
+        print(f"weights on local NVMe: {len(staged)} files, {sum(f.stat().st_size for f in staged) / 2**30:.1f} GiB "
+              f"in {WEIGHTS}", flush=True)
     CHECKPOINTS.mkdir(parents=True, exist_ok=True)
     saved = sorted(CHECKPOINTS.glob("step-*.pt"))
     if saved:

@@ -112,7 +112,7 @@ def test_consumer_project_declares_its_config_and_pins_its_sdks():
     assert stack["training-job:platformStack"] == "organization/oke-rdma/dev" and stack["training-job:tenant"]
     assert {k.split(":", 1)[1] for k in stack} <= set(project["config"])
     source = (ROOT / "examples" / "training-job" / "__main__.py").read_text()
-    used = set(re.findall(r'config\.(?:get|require)(?:_int)?\("([A-Za-z]+)"\)', source))
+    used = set(re.findall(r'config\.(?:get|require)(?:_int|_bool)?\("([A-Za-z]+)"\)', source))
     assert used == set(project["config"])  # every key the program reads is declared, and nothing else
     ours = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
                 if "==" in line and not line.startswith("#"))

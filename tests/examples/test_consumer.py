@@ -2,6 +2,7 @@
 preview passes the policy pack; the example refuses tenants and outputs it cannot use."""
 
 import copy
+import importlib.util
 import json
 import subprocess
 import sys
@@ -133,9 +134,9 @@ def _edit(outputs: dict, edit) -> dict:
 
 
 @pytest.mark.parametrize("edit, overrides, message", [
-    (lambda o: o.__setitem__("outputsVersion", 3), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
-                                                       "have output contract version 3, this program reads versions 1, "
-                                                       "2"),
+    (lambda o: o.__setitem__("outputsVersion", 4), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                       "have output contract version 4, this program reads versions 1, "
+                                                       "2, 3"),
     (lambda o: o.pop("outputsVersion"), {}, "have output contract version None"),
     (lambda o: None, {"tenant": "nobody"}, "training-job:tenant: the outputs of organization/oke-rdma/dev have no "
                                             "tenant 'nobody' (tenants: analytics, research); pick one of them"),
@@ -224,21 +225,58 @@ def test_incomplete_or_malformed_outputs_are_refused_naming_the_output(plan, tmp
         assert "do not honour the oke-rdma output contract version 2" in out.err
 
 
-def test_the_outputs_model_reads_only_what_the_contract_defines():
-    """The example's subset of the contract agrees with outputs.contract.json: every field it requires is required
-    there with the same JSON type (a consumer must not demand what the platform never promised)."""
-    import runpy  # noqa: F401 (the example is a program, not a module: read its model through its source)
-    import ast
+_spec = importlib.util.spec_from_file_location("training_job_platform_outputs", EXAMPLE / "platform_outputs.py")
+outputs_model = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(outputs_model)
+
+#: Where each model of the example's outputs subset sits in outputs.contract.json ("*": any key of a map).
+MODEL_PATHS = {"PlatformOutputs": (), "NodePoolOutput": ("nodePools", "*"),
+               "LocalNvmeOutput": ("nodePools", "*", "localNvme"), "TenantOutput": ("tenants", "*"),
+               "WeightsGrantOutput": ("tenants", "*", "weights"), "TopologyOutput": ("topology",),
+               "WeightsBucketOutput": ("weightsBucket",)}
+#: Outputs the example reads before the platform exports them (contract version 3 and the storage outputs). Each is
+#: a strict xfail: once the contract defines it the test passes unexpectedly and fails, so the entry must go.
+PENDING = {"PlatformOutputs.weightsBucket", "WeightsBucketOutput.*", "TenantOutput.weights", "WeightsGrantOutput.*",
+           "TenantOutput.lustreClaim", "NodePoolOutput.localNvme", "LocalNvmeOutput.*"}
+
+
+def _object_schema(contract: dict, node: dict) -> dict:
+    """The object schema of ``node``, through ``$ref`` and the object branch of ``anyOf``/``oneOf`` (nullable)."""
+    if "$ref" in node:
+        node = contract["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    for option in node.get("anyOf", []) + node.get("oneOf", []):
+        if "properties" in _object_schema(contract, option):
+            return _object_schema(contract, option)
+    return node
+
+
+def _model_fields():
+    for model, path in MODEL_PATHS.items():
+        for field, info in getattr(outputs_model, model).model_fields.items():
+            pending = {f"{model}.{field}", f"{model}.*"} & PENDING
+            yield pytest.param(path, field, info.is_required(), id=f"{model}.{field}", marks=[pytest.mark.xfail(
+                strict=True, reason="not in the platform's output contract yet")] if pending else [])
+
+
+@pytest.mark.parametrize("path, field, required", list(_model_fields()))
+def test_the_outputs_model_reads_only_what_the_contract_defines(path, field, required):
+    """The example's subset of the contract agrees with outputs.contract.json: every field it reads is defined there,
+    and every field it requires is required there (a consumer must not demand what the platform never promised)."""
     contract = json.loads((ROOT / "outputs.contract.json").read_text())
-    source = ast.parse((EXAMPLE / "__main__.py").read_text())
-    fields = {node.name: [stmt.target.id for stmt in node.body if isinstance(stmt, ast.AnnAssign)]
-              for node in source.body if isinstance(node, ast.ClassDef)}
-    props = contract["properties"]
-    assert set(fields["PlatformOutputs"]) <= set(props) and set(fields["PlatformOutputs"]) - {"topology"} <= set(
-        contract["required"])
-    for model, key in (("NodePoolOutput", "nodePools"), ("TenantOutput", "tenants")):
-        assert set(fields[model]) <= set(props[key]["additionalProperties"]["required"]), model
-    assert set(fields["TopologyOutput"]) <= set(props["topology"]["required"])
+    node = contract
+    for part in path:
+        node = _object_schema(contract, node)
+        node = node["additionalProperties"] if part == "*" else node["properties"][part]
+    node = _object_schema(contract, node)
+    assert field in node["properties"]
+    assert not required or field in node.get("required", [])
+
+
+def test_every_model_of_the_outputs_subset_is_checked_against_the_contract():
+    models = {name for name, value in vars(outputs_model).items()
+              if isinstance(value, type) and issubclass(value, outputs_model._Output) and value is not
+              outputs_model._Output}
+    assert models == set(MODEL_PATHS)
 
 
 def test_a_platform_stack_in_a_region_with_several_words_is_read(plan, tmp_path, capsys):
