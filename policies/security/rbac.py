@@ -186,6 +186,11 @@ def allowed_entries(role: RoleObject, entries: list[dict]) -> list[dict]:
     return [e for e in entries if glob(str(e.get("role", "")), role.name)]
 
 
+_RBAC = "kubernetes:rbac.authorization.k8s.io/v1:"
+#: The RBAC kinds by type token (other modules judge patches and rendered objects as these kinds).
+BINDINGS = (_RBAC + "ClusterRoleBinding", _RBAC + "RoleBinding")
+ROLES = (_RBAC + "ClusterRole", _RBAC + "Role")
+
 #: Dangers judged only at the scope the stack gives a ClusterRole (the others are refused at any scope, object by
 #: object), and non-resource URLs (effective only through a ClusterRoleBinding).
 CLUSTER_ONLY = frozenset({d.key for d in DANGERS if d.scope == "cluster"} | {"non-resource-urls"})

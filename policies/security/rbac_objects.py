@@ -166,7 +166,11 @@ def role_ref(kind: str, props: Any, patch: bool) -> tuple[Any, Any]:
         name = read(props, "metadata", "name")
         known = kind == "ClusterRoleBinding" and isinstance(name, str) and name in BUILT_IN_ROLES
         return ("ClusterRole", name) if known else (None, None)
-    return read(ref, "kind"), read(ref, "name")
+    ref_kind = read(ref, "kind")
+    if ref_kind is None and kind == "ClusterRoleBinding" and ref is not None:
+        ref_kind = "ClusterRole"  # the only kind a ClusterRoleBinding may reference (RBAC docs "RoleBinding and
+        # ClusterRoleBinding"); a patch may leave it to the live object
+    return ref_kind, read(ref, "name")
 
 
 def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:

@@ -157,6 +157,8 @@ PASSES = {
         "metadata": {"name": "system:discovery"}, "subjects": [SA]}),
     "verbs spelled in capitals grant nothing but are judged as if lower case": role(rule(["GET"], ["pods"])),
     "public info viewer": binding("system:public-info-viewer"),
+    "a ClusterRoleBinding patch naming its role without the kind": res(RBAC + "ClusterRoleBindingPatch", "p", {
+        "metadata": {"name": "p"}, "roleRef": {"name": "view"}, "subjects": [SA]}),
 }
 
 

@@ -122,8 +122,11 @@ def binding_to_system_authenticated(bad):
 
 @case("identity", ESCALATION)
 def binding_patch_adds_a_subject_to_cluster_admin(bad):
-    k8s.rbac.v1.ClusterRoleBindingPatch("patch", metadata={"name": "cluster-admin" if bad else "system:discovery"},
-                                        subjects=[SA])
+    if bad:  # a default binding's roleRef is its name: the subject gets cluster-admin
+        k8s.rbac.v1.ClusterRoleBindingPatch("patch", metadata={"name": "cluster-admin"}, subjects=[SA])
+    else:
+        k8s.rbac.v1.ClusterRoleBindingPatch("patch", metadata={"name": "trainer-view"}, subjects=[SA], role_ref={
+            "api_group": RBAC_API, "kind": "ClusterRole", "name": "view"})
 
 
 @case("identity", ESCALATION)
