@@ -36,12 +36,14 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._objects import HELM_TYPES, release_objects
     from ._rules import UNKNOWN, elements, read
     from .rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
                                rbac_objects, role_ref)
     from .rbac_builtin import BUILT_IN_ROLES
     from .rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _objects import HELM_TYPES, release_objects
     from _rules import UNKNOWN, elements, read
     from rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
                               rbac_objects, role_ref)
@@ -247,7 +249,12 @@ def validate_rbac(args: StackValidationArgs, report_violation: ReportViolation) 
     entries = list(_config(args, "allowedGrants", DEFAULT_ALLOWED_GRANTS))
     allowed = frozenset(_config(args, "allowedBindings", []))
     resources = list(args.resources)
-    in_stack = stack_problems(resources, entries, allowed)
+    # Objects a Helm release renders from its values (extraManifests, extraObjects, ...) are RBAC of this stack too:
+    # a ClusterRole arriving that way is judged at the scope its bindings (rendered or declared) give it, and the
+    # problems are reported on the release. Each rendered object alone is judged by helm-values-manifests.
+    rendered = [obj for res in resources if res.resource_type in HELM_TYPES
+                for obj, _ in release_objects(res) if obj is not None]
+    in_stack = stack_problems(resources + rendered, entries, allowed)
     for res in resources:
         problems = problems_of(res.resource_type, res.props, allowed) + in_stack.get(res.urn, [])
         if problems:

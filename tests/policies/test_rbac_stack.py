@@ -163,3 +163,30 @@ def test_a_role_binding_in_kube_system_is_a_cluster_wide_grant():
     got = found(cr, in_kube_system)
     assert len(got) == 1 and "system namespace" in got[0]
     assert found(cr, rb) == []
+
+
+def _release_with(*objects):
+    return res("kubernetes:helm.sh/v3:Release", "kps", {
+        "chart": "kube-prometheus-stack", "version": "87.2.1", "namespace": "monitoring",
+        "repositoryOpts": {"repo": "https://prometheus-community.github.io/helm-charts"},
+        "values": {"extraManifests": list(objects)}})
+
+
+def _cluster_role(verbs, resources, name="extra"):
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+            "rules": [{"apiGroups": [""], "resources": resources, "verbs": verbs}]}
+
+
+def test_rbac_a_helm_release_renders_is_judged_at_the_scope_its_bindings_give_it():
+    """A ClusterRole rendered from Helm values that reads Secrets cluster-wide (bound by a rendered
+    ClusterRoleBinding, or bound nowhere) is refused on the release; the same role reading pods passes, and so does
+    the Secret reader bound only in one namespace by a rendered RoleBinding."""
+    crb = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "extra"},
+           "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "extra"},
+           "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "monitoring"}]}
+    rb = {**crb, "kind": "RoleBinding", "metadata": {"name": "extra", "namespace": "monitoring"}}
+    for objects in ([_cluster_role(["list"], ["secrets"]), crb], [_cluster_role(["list"], ["secrets"])]):
+        got = found(_release_with(*objects))
+        assert len(got) == 1 and "Release 'kps'" in got[0] and "Secret reads" in got[0], got
+    assert found(_release_with(_cluster_role(["list"], ["pods"]), crb)) == []
+    assert found(_release_with(_cluster_role(["list"], ["secrets"]), rb)) == []
