@@ -205,3 +205,17 @@ def test_no_two_addons_install_crds_of_the_same_api_group():
     planned: every API group is installed by one add-on at most."""
     groups = [g for a in REGISTRY for g in a.crds]
     assert len(groups) == len(set(groups))
+
+
+def test_the_prod_plan_has_the_operator_and_kueue_admits_mpijobs_and_trainjobs():
+    from offline.engine import run_program
+    from offline.stackfile import read_stack_file
+
+    raw, secrets = read_stack_file(ROOT / "Pulumi.prod.yaml")
+    run = run_program(raw, secrets, "prod")
+    (group,) = of_type(run.resources, CONFIG_GROUP)
+    cfg = load_stack_config(raw)
+    tenant_namespaces = {cfg.tenant_namespace(t) for t in cfg.tenants}
+    deployments = [r for r in run.resources if r.parent == group.urn and r.inputs["kind"] == "Deployment"]
+    assert {d.inputs["metadata"]["name"] for d in deployments} == {f"mpi-operator-{ns}" for ns in tenant_namespaces}
+    assert {"kubeflow.org/mpijob", "trainer.kubeflow.org/trainjob"} <= set(_kueue_frameworks(run))
