@@ -219,3 +219,46 @@ def test_the_prod_plan_has_the_operator_and_kueue_admits_mpijobs_and_trainjobs()
     deployments = [r for r in run.resources if r.parent == group.urn and r.inputs["kind"] == "Deployment"]
     assert {d.inputs["metadata"]["name"] for d in deployments} == {f"mpi-operator-{ns}" for ns in tenant_namespaces}
     assert {"kubeflow.org/mpijob", "trainer.kubeflow.org/trainjob"} <= set(_kueue_frameworks(run))
+
+
+def _manifest_addon(**kw):
+    from oke_rdma.addons import AddOn
+
+    args = dict(key="thing", release_name="thing", chart="", repository=None, config=MpiOperatorRelease,
+                pod_security="baseline", values=lambda c, ctx: {}, manifest=lambda c, ctx: [])
+    args.update(kw)
+    return AddOn(**args)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(chart="thing"), "a manifest add-on takes no chart, repository, value shapes or prepare hook"),
+    (dict(repository="https://charts.example.com"), "a manifest add-on takes no chart"),
+    (dict(value_shapes=((("a",), "map"),)), "a manifest add-on takes no chart"),
+    (dict(config=type(REGISTRY["jobset"].defaults)), "a manifest add-on's config must be a ManifestRelease subclass"),
+    (dict(kueue_frameworks=("",)), "kueue_frameworks [''] are not Kueue framework names"),
+])
+def test_a_malformed_manifest_addon_is_refused(kw, message):
+    with pytest.raises(ValueError) as e:
+        _manifest_addon(**kw)
+    assert message in str(e.value) and "add-on 'thing'" in str(e.value)
+
+
+def test_a_well_formed_manifest_addon_has_no_helm_values():
+    addon = _manifest_addon()
+    assert addon.is_manifest and addon.helm_values(addon.defaults, ValuesContext()) == {}
+
+
+@pytest.mark.parametrize("version", ["latest", "0.8", ">=0.8.0", "0.8.0-rc.1"])
+def test_a_version_that_is_not_exact_is_refused_by_the_model(version):
+    raw = dev_raw_config(platform={"mpiOperator": {"enabled": True, "version": version}})
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert any(p.startswith("oke-rdma:platform.mpiOperator.version: ") for p in err.value.problems)
+
+
+def test_values_are_not_a_setting_of_a_manifest_addon():
+    """A Helm-style ``values`` section would be silently ignored: the model refuses it (unknown key)."""
+    raw = dev_raw_config(platform={"mpiOperator": {"enabled": True, "values": {"replicas": 2}}})
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(raw)
+    assert any(p.startswith("oke-rdma:platform.mpiOperator.values") for p in err.value.problems)
