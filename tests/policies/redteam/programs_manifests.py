@@ -36,3 +36,12 @@ def mpi_operator_manifest_applied_as_released(bad):
     objs = ([o for o in upstream_objects("0.8.0") if o["kind"] != "Namespace"] if bad else
             objects(MpiOperatorRelease(enabled=True), ValuesContext(tenant_namespaces=("research",))))
     k8s.yaml.v2.ConfigGroup("mpi", objs=objs)
+
+
+@case("pod", "kubernetes-manifest-source-pinned")
+def manifest_from_a_branch_url(bad):
+    """A manifest fetched from a branch can serve other objects at the next pulumi up than the ones judged; at a
+    commit SHA it cannot."""
+    revision = "master" if bad else "101db144e019e1de65aaded07745e9d805c2852a"
+    k8s.yaml.v2.ConfigFile("mpi", file=f"https://raw.githubusercontent.com/kubeflow/mpi-operator/{revision}/deploy/"
+                                       f"v2beta1/mpi-operator.yaml")
