@@ -14,9 +14,10 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
-``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``), manifests applied from a URL (supply chain:
-``manifests``),
-File Storage exports and NFS rules, public buckets (data), node pool IMDSv2 and in-transit encryption (node escape
+``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``),
+manifests applied from a URL (supply chain: ``manifests``), static credentials minted for users and OAuth clients
+(``credentials``), File Storage exports and NFS rules, public buckets and container repositories (data), node pool
+IMDSv2 and in-transit encryption (node escape
 and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
@@ -30,10 +31,12 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
+    from . import credentials
     from . import (iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network, pod_security,
                    privileged_namespaces, public_endpoints, rbac, reachability, storage)
     from . import manifests
 else:  # run by the Pulumi CLI from inside policies/security/
+    import credentials
     import iam
     import identity
     import kubernetes
@@ -58,7 +61,8 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
-                          *pod_security.POLICIES, *privileged_namespaces.POLICIES, *manifests.POLICIES]
+                          *pod_security.POLICIES, *privileged_namespaces.POLICIES,
+                          *credentials.POLICIES, *manifests.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
