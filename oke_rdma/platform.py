@@ -1,4 +1,5 @@
-"""The in-cluster platform: namespaces with Pod Security Admission labels and the pinned Helm add-ons.
+"""The in-cluster platform: namespaces with Pod Security Admission labels and the pinned add-ons (Helm releases and
+vendored release manifests).
 
 Every Kubernetes resource here takes the explicit provider handed in (``PlatformArgs.provider``, built by the cluster
 component from the OKE kubeconfig) — nothing uses the ambient kubeconfig — and is parented to the component.
@@ -6,7 +7,10 @@ component from the OKE kubeconfig) — nothing uses the ambient kubeconfig — a
 The add-ons come from a registry (:data:`oke_rdma.addons.REGISTRY`, one module per add-on): each enabled add-on gets
 its namespace and a ``helm.sh/v3:Release`` of its pinned chart with its values (``platform.<key>.values`` deep-merged
 over the ones the add-on sets), waiting for its namespace, for what the add-on prepares (e.g. the Secret Grafana
-reads), for the enabled add-ons it names in ``after`` and for ``PlatformArgs.depends_on``.
+reads), for the enabled add-ons it names in ``after`` and for ``PlatformArgs.depends_on``. An add-on installed from
+a vendored release manifest (``AddOn.manifest``, e.g. the MPI Operator) is a ``yaml/v2:ConfigGroup`` of the objects
+the add-on renders (``objs``: the pack judges each one), waiting for the same things and for the tenant namespaces
+(its per-tenant objects live there).
 
 Namespaces are our own resources (releases use ``create_namespace=False``), one per enabled add-on namespace (and
 extra namespace its config asks for) and one per tenant, each labelled for Pod Security Admission (``enforce``,
@@ -29,8 +33,8 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from oke_rdma.addons import (PRIVILEGED, REGISTRY, RESTRICTED, Registry, ValuesContext, enabled_releases,
-                             merge_values, platform_model)
+from oke_rdma.addons import (PRIVILEGED, REGISTRY, RESTRICTED, Registry, enabled_releases, merge_values,
+                             platform_model)
 from oke_rdma.addons import namespace_levels as addon_namespace_levels
 from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 from oke_rdma.addons.kueue import TENANT_LABEL
@@ -79,6 +83,23 @@ def namespace_levels(platform: Any, tenants: Mapping[str, TenantNamespace],
     return levels
 
 
+#: Kinds a manifest's object may leave without a namespace (cluster-scoped). Source: ``kubectl api-resources
+#: --namespaced=false`` of Kubernetes v1.34 — checked 2026-12-01.
+_CLUSTER_SCOPED_KINDS = frozenset({"Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding",
+                                   "PriorityClass", "StorageClass", "PersistentVolume", "IngressClass",
+                                   "RuntimeClass", "MutatingWebhookConfiguration",
+                                   "ValidatingWebhookConfiguration", "APIService"})
+
+
+def _namespaced(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """``obj`` with ``metadata.namespace`` set to ``namespace`` when it is a namespaced object without one (the
+    provider would otherwise put it in its default namespace)."""
+    meta = obj.setdefault("metadata", {})
+    if obj.get("kind") not in _CLUSTER_SCOPED_KINDS and not meta.get("namespace"):
+        meta["namespace"] = namespace
+    return obj
+
+
 class PlatformArgs:
     """Inputs of :class:`Platform`.
 
@@ -116,8 +137,8 @@ class Platform(pulumi.ComponentResource):
     Logical names are deterministic: ``<prefix>-ns-<namespace>`` and ``<prefix>-<release name>``; Helm release names
     and namespace names are set explicitly (no auto-naming suffix).
 
-    Attributes: ``namespaces`` (namespace name → ``Namespace``), ``releases`` (add-on key → ``Release``, enabled ones
-    only, in install order), ``tenant_namespaces`` (tenant → namespace name), ``pod_security`` (namespace name → PSA
+    Attributes: ``namespaces`` (namespace name → ``Namespace``), ``releases`` (add-on key → ``Release``, enabled Helm
+    add-ons only, in install order), ``manifests`` (add-on key → ``ConfigGroup``, enabled manifest add-ons), ``tenant_namespaces`` (tenant → namespace name), ``pod_security`` (namespace name → PSA
     level), ``resource_quotas`` (tenant → ``ResourceQuota``), ``prepared`` (add-on key → the resources it created
     before its release, e.g. the Secret Grafana reads).
 
@@ -154,9 +175,12 @@ class Platform(pulumi.ComponentResource):
                 k8s_opts())
 
         enabled = enabled_releases(args.platform, args.addons)
-        context = ValuesContext(enabled=frozenset(enabled))
+        context = args.addons.context(args.platform, [t.namespace for t in args.tenants.values()])
         self.prepared: dict[str, list[pulumi.Resource]] = {}
         self.releases: dict[str, k8s.helm.v3.Release] = {}
+        self.manifests: dict[str, k8s.yaml.v2.ConfigGroup] = {}
+        installed: dict[str, pulumi.Resource] = {}
+        tenant_nss = [self.namespaces[ns] for ns in sorted({t.namespace for t in args.tenants.values()})]
         for key, release in enabled.items():
             addon = args.addons[key]
             ns = self.namespaces[release.namespace]
@@ -164,14 +188,23 @@ class Platform(pulumi.ComponentResource):
             if prepared:
                 self.prepared[key] = prepared
             deps: list[pulumi.Resource] = [ns, *args.depends_on, *prepared,
-                                           *(self.releases[k] for k in addon.after if k in self.releases)]
+                                           *(installed[k] for k in addon.after if k in installed)]
+            if addon.manifest is not None:
+                objs = [_namespaced(o, release.namespace) for o in addon.manifest(release, context)]
+                installed[key] = self.manifests[key] = k8s.yaml.v2.ConfigGroup(
+                    f"{prefix}-{addon.release_name}", k8s.yaml.v2.ConfigGroupArgs(objs=objs),
+                    k8s_opts([*deps, *tenant_nss]))
+                continue
             repo = k8s.helm.v3.RepositoryOptsArgs(repo=addon.repository) if addon.repository else None
             self.releases[key] = k8s.helm.v3.Release(f"{prefix}-{addon.release_name}", k8s.helm.v3.ReleaseArgs(
                 name=addon.release_name, chart=addon.chart, version=release.version, repository_opts=repo,
                 namespace=ns.metadata.name, create_namespace=False, values=addon.helm_values(release, context)),
                 k8s_opts(deps))
+            installed[key] = self.releases[key]
 
         self.register_outputs({"namespaces": {n: ns.metadata.name for n, ns in self.namespaces.items()},
                                "releases": {k: r.version for k, r in self.releases.items()},
+                               "manifests": {k: getattr(args.platform, args.addons[k].field).version
+                                             for k in self.manifests},
                                "tenantNamespaces": self.tenant_namespaces,
                                "gpuQuotas": {t: v.gpu_quota for t, v in args.tenants.items()}})

@@ -8,6 +8,7 @@ pack keeps its own Helm repository allow-list (it is published alone); a test ti
 """
 
 from oke_rdma.addons._registry import (BASELINE, POD_SECURITY_LEVELS, PRIVILEGED, RESTRICTED, AddOn, ExtraNamespace,
+                                       ManifestRelease,
                                        HelmRelease, Registry, ValuesContext, all_namespaces, discover,
                                        enabled_releases, merge_values, namespace_levels,
                                        platform_model)
@@ -16,5 +17,6 @@ from oke_rdma.addons._registry import (BASELINE, POD_SECURITY_LEVELS, PRIVILEGED
 REGISTRY: Registry = discover(__name__)
 
 __all__ = ["BASELINE", "POD_SECURITY_LEVELS", "PRIVILEGED", "RESTRICTED", "AddOn", "ExtraNamespace", "HelmRelease",
+           "ManifestRelease",
            "REGISTRY", "Registry", "ValuesContext", "all_namespaces", "discover", "enabled_releases", "merge_values",
            "namespace_levels", "platform_model"]

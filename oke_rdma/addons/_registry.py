@@ -1,5 +1,6 @@
-"""What an add-on module declares (:class:`AddOn`), its config base (:class:`HelmRelease`) and the registry that
-collects the add-on modules of a package (:func:`discover`).
+"""What an add-on module declares (:class:`AddOn`), its config base (:class:`HelmRelease` for a Helm chart,
+:class:`ManifestRelease` for a vendored release manifest) and the registry that collects the add-on modules of a
+package (:func:`discover`).
 
 An add-on module is one Python file in a registry package (``oke_rdma/addons/<name>.py``) with a module-level
 ``ADDON = AddOn(...)``. Nothing else names it: the stack config's ``platform`` model gets a ``platform.<key>`` field
@@ -8,7 +9,8 @@ platform component (:mod:`oke_rdma.platform`) creates its namespace and Helm rel
 
 Sources: Helm docs "Values Files" (values merge map by map; any other value replaces) and "Charts" (exact SemVer
 chart versions); Kubernetes docs "Pod Security Standards" (the ``privileged``/``baseline``/``restricted`` levels);
-pulumi_kubernetes 4.34 ``helm.sh/v3:Release`` (``chart``, ``version``, ``repositoryOpts.repo``, ``values``) —
+pulumi_kubernetes 4.34 ``helm.sh/v3:Release`` (``chart``, ``version``, ``repositoryOpts.repo``, ``values``) and
+``yaml/v2:ConfigGroup`` (``objs``: objects applied as given, CustomResourceDefinitions and Namespaces first) —
 checked 2026-11-30.
 """
 
@@ -63,12 +65,36 @@ class HelmRelease(_Model):
     _ns = field_validator("namespace")(lambda v: _k8s_name(v))
 
 
+class ManifestRelease(_Model):
+    """Config of one add-on installed from a release manifest vendored in the repository (not a Helm chart),
+    ``oke-rdma:platform.<key>``: the ``version`` names the vendored manifest (refused by the add-on's checks when no
+    file of that version is vendored), installed into ``namespace`` when ``enabled``. No Helm values: the objects are
+    the manifest's, with the changes the add-on module documents."""
+
+    enabled: bool = Field(True, description="Install the manifest.")
+    version: str = Field(description="Exact release version; a manifest of that version must be vendored.")
+    namespace: str = Field(description="Namespace of the operator (a Kubernetes name, never a reserved one).")
+
+    @field_validator("version")
+    @classmethod
+    def _exact(cls, v: str) -> str:
+        if not _EXACT_VERSION_RE.match(v):
+            raise ValueError(f"must be an exact release version like 1.2.3 (no ranges or 'latest'), got {v!r}")
+        return v
+
+    _ns = field_validator("namespace")(lambda v: _k8s_name(v))
+
+
 @dataclass(frozen=True)
 class ValuesContext:
-    """What an add-on's :attr:`AddOn.values` may know beyond its own config: ``enabled``, the keys of the add-ons
-    enabled in the same platform (e.g. a ServiceMonitor is only turned on when ``kubePrometheusStack`` is)."""
+    """What an add-on's :attr:`AddOn.values` (or :attr:`AddOn.manifest`) may know beyond its own config:
+    ``enabled``, the keys of the add-ons enabled in the same platform (e.g. a ServiceMonitor is only turned on when
+    ``kubePrometheusStack`` is); ``kueue_frameworks``, add-on key → the Kueue integrations of its kinds, for every
+    add-on of the registry (enabled or not); ``tenant_namespaces``, the tenants' namespaces (sorted)."""
 
     enabled: frozenset[str] = frozenset()
+    kueue_frameworks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    tenant_namespaces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,13 +110,17 @@ class ExtraNamespace:
     pod_security: str
 
 
+#: ``manifest(config, context)`` → the Kubernetes objects (dicts) a manifest add-on applies.
+ManifestHook = Callable[[Any, ValuesContext], list[dict[str, Any]]]
 #: ``prepare(config, namespace, name_prefix, opts)`` → resources the release waits for (e.g. a Secret it reads).
 PrepareHook = Callable[[HelmRelease, pulumi.Output, str, pulumi.ResourceOptions], Sequence[pulumi.Resource]]
 
 
 @dataclass(frozen=True)
 class AddOn:
-    """One Helm add-on of the platform, as its module declares it (``ADDON = AddOn(...)``).
+    """One add-on of the platform, as its module declares it (``ADDON = AddOn(...)``): a Helm chart, or a release
+    manifest vendored in the repository (``manifest`` set; then ``chart`` is ``""``, ``repository`` None, ``config`` a
+    :class:`ManifestRelease` subclass and ``values`` returns ``{}``).
 
     :param key: its config key, ``oke-rdma:platform.<key>`` (lower camelCase, e.g. ``gpuOperator``); also the key of
         :attr:`oke_rdma.platform.Platform.releases`.
@@ -114,6 +144,10 @@ class AddOn:
         problem a line starting with the config key path (``at`` is ``("platform", key)``).
     :param extra_namespaces: ``(config) -> namespaces`` its config asks for besides the release's.
     :param prepare: resources created before the release, which waits for them (see :data:`PrepareHook`).
+    :param manifest: for a release-manifest add-on, ``(config, context) -> objects``: the objects applied (a
+        ``yaml/v2:ConfigGroup``), namespaced into ``config.namespace``; None for a Helm add-on.
+    :param kueue_frameworks: the Kueue integrations (``integrations.frameworks`` names) of the kinds it installs: Kueue
+        enables them only while the add-on is enabled (:mod:`oke_rdma.addons.kueue`).
     :param source: where its facts come from (docs titles/URLs, chart versions) and when they were checked.
     """
 
@@ -130,6 +164,8 @@ class AddOn:
     checks: Optional[Callable[[Any, tuple[str, ...]], list[str]]] = None
     extra_namespaces: Optional[Callable[[Any], Sequence[ExtraNamespace]]] = None
     prepare: Optional[PrepareHook] = None
+    manifest: Optional[ManifestHook] = None
+    kueue_frameworks: tuple[str, ...] = ()
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -138,10 +174,19 @@ class AddOn:
             problems.append(f"key {self.key!r} is not a lower camelCase config key")
         if self.pod_security not in POD_SECURITY_LEVELS:
             problems.append(f"pod_security {self.pod_security!r} is not one of {POD_SECURITY_LEVELS}")
-        if (self.repository is None) != self.chart.startswith("oci://"):
-            problems.append("an oci:// chart takes no repository, any other chart needs one")
-        if not (isinstance(self.config, type) and issubclass(self.config, HelmRelease)):
-            problems.append("config must be a HelmRelease subclass")
+        if self.manifest is not None:
+            if self.chart or self.repository is not None or self.value_shapes or self.prepare:
+                problems.append("a manifest add-on takes no chart, repository, value shapes or prepare hook")
+            if not (isinstance(self.config, type) and issubclass(self.config, ManifestRelease)):
+                problems.append("a manifest add-on's config must be a ManifestRelease subclass")
+        else:
+            if (self.repository is None) != self.chart.startswith("oci://"):
+                problems.append("an oci:// chart takes no repository, any other chart needs one")
+            if not (isinstance(self.config, type) and issubclass(self.config, HelmRelease)):
+                problems.append("config must be a HelmRelease subclass")
+        bad = [f for f in self.kueue_frameworks if not isinstance(f, str) or not f]
+        if bad:
+            problems.append(f"kueue_frameworks {bad} are not Kueue framework names")
         for path, shape in self.value_shapes:
             if shape not in VALUE_SHAPE_KINDS or not path:
                 problems.append(f"value shape {path}: {shape!r} is not one of {VALUE_SHAPE_KINDS}")
@@ -164,8 +209,16 @@ class AddOn:
         """Its config with every default (pinned version, namespace, enabled)."""
         return self.config()
 
-    def helm_values(self, config: HelmRelease, context: ValuesContext) -> dict[str, Any]:
-        """The values the release is installed with: :attr:`values` with ``config.values`` deep-merged over."""
+    @property
+    def is_manifest(self) -> bool:
+        """True for an add-on installed from a vendored release manifest (no Helm chart)."""
+        return self.manifest is not None
+
+    def helm_values(self, config: Any, context: ValuesContext) -> dict[str, Any]:
+        """The values the release is installed with: :attr:`values` with ``config.values`` deep-merged over; ``{}``
+        for a manifest add-on (it has no Helm values)."""
+        if self.is_manifest:
+            return {}
         return merge_values(self.values(config, context), config.values)
 
 
@@ -231,6 +284,13 @@ class Registry:
     def __add__(self, other: "Registry") -> "Registry":
         return Registry(self.addons + other.addons)
 
+    def context(self, platform: Any, tenant_namespaces: Sequence[str] = ()) -> ValuesContext:
+        """The :class:`ValuesContext` of ``platform`` (a model of :func:`platform_model`): its enabled add-ons, every
+        add-on's Kueue integrations, and ``tenant_namespaces``."""
+        return ValuesContext(enabled=frozenset(enabled_releases(platform, self)),
+                             kueue_frameworks={a.key: a.kueue_frameworks for a in self},
+                             tenant_namespaces=tuple(sorted(set(tenant_namespaces))))
+
 
 def discover(package: Union[str, ModuleType]) -> Registry:
     """The registry of every add-on module of ``package`` (a package name or module): each public module (name not
@@ -253,7 +313,7 @@ def discover(package: Union[str, ModuleType]) -> Registry:
     return Registry(tuple(addons))
 
 
-def enabled_releases(platform: Any, registry: Registry) -> dict[str, HelmRelease]:
+def enabled_releases(platform: Any, registry: Registry) -> dict[str, Any]:
     """Add-on key → its config on ``platform`` (a model built by :func:`oke_rdma.config.platform_model`), enabled
     add-ons only, in install order."""
     out = {}
@@ -295,7 +355,8 @@ def all_namespaces(platform: Any, registry: Registry) -> Mapping[str, tuple[str,
 
 
 class _PlatformBase(_Model):
-    """The in-cluster platform: one pinned Helm add-on per field (``platform.<key>``), from the add-on registry."""
+    """The in-cluster platform: one pinned add-on (Helm chart or vendored manifest) per field (``platform.<key>``),
+    from the add-on registry."""
 
     @property
     def operator_device_plugin(self) -> bool:

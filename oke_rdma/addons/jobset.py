@@ -46,6 +46,7 @@ ADDON = AddOn(
     pod_security=BASELINE,
     values=values,
     crds=("jobset.x-k8s.io",),
+    kueue_frameworks=KUEUE_FRAMEWORKS,
     source="kubernetes-sigs/jobset charts/jobset; kubeflow/trainer 2.3.0 Chart.yaml; Kueue docs Run A JobSet; "
            "checked 2026-11-30",
 )

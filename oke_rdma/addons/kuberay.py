@@ -45,5 +45,6 @@ ADDON = AddOn(
     pod_security=BASELINE,
     values=values,
     crds=("ray.io",),
+    kueue_frameworks=KUEUE_FRAMEWORKS,
     source="Ray docs KubeRay Operator Installation (kuberay-operator 1.7.0); Kueue docs; checked 2026-11-30",
 )

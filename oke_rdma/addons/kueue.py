@@ -24,6 +24,12 @@ its tenant name; ``oke_rdma.platform``) and nothing else. The selector lives in 
 (``oke_rdma.facts.charts.kueue_manager_config``, sourced per version) with the selector added. A
 ``values.managerConfig.controllerManagerConfigYaml`` of the user's replaces that string; it is refused unless it is a
 YAML map whose ``managedJobsNamespaceSelector`` is exactly oke-rdma's (naming both sides).
+
+The training operators' kinds: the chart's default ``integrations.frameworks`` lists every job kind Kueue knows
+(``kubeflow.org/mpijob``, ``trainer.kubeflow.org/trainjob``, ``jobset.x-k8s.io/jobset``, ``ray.io/*``...). oke-rdma
+keeps a kind an add-on of the registry installs only while that add-on is enabled (each add-on's
+``kueue_frameworks``), so Kueue enables the integrations of the installed kinds; kinds no add-on installs keep the
+chart's choice (:func:`integration_frameworks`).
 Sources: kubernetes-sigs/kueue apis/config/v1beta2/configuration_types.go@v0.18.2 (ManagedJobsNamespaceSelector),
 defaults.go@v0.18.2 (the default selector), charts/kueue/values.yaml@v0.18.2 — checked 2026-11-30.
 """
@@ -31,7 +37,7 @@ defaults.go@v0.18.2 (the default selector), charts/kueue/values.yaml@v0.18.2 —
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
 import yaml
 from pydantic import Field, field_validator
@@ -110,9 +116,22 @@ class KueueRelease(HelmRelease):
         return v
 
 
-def manager_config_yaml(version: str) -> str:
+def integration_frameworks(defaults: list[str], context: ValuesContext) -> list[str]:
+    """Kueue's ``integrations.frameworks`` for the platform of ``context``: the chart's ``defaults`` without the
+    frameworks of the registry's add-ons that are off (their kinds are not installed), plus those of the enabled
+    add-ons the defaults lack. A framework no add-on declares (``batch/job``, ``pod``, the Training Operator's
+    ``kubeflow.org/pytorchjob``...) keeps the chart's choice. A framework two add-ons declare stays while either is on.
+    Order: the defaults' order, then the added ones sorted."""
+    owned = {f for frameworks in context.kueue_frameworks.values() for f in frameworks}
+    on = {f for key in context.enabled for f in context.kueue_frameworks.get(key, ())}
+    kept = [f for f in defaults if f not in owned or f in on]
+    return kept + sorted(on - set(defaults))
+
+
+def manager_config_yaml(version: str, context: Optional[ValuesContext] = None) -> str:
     """The manager configuration string for chart ``version``: the chart's default with
-    :data:`MANAGED_JOBS_NAMESPACE_SELECTOR` (the config check has refused a version with no recorded default).
+    :data:`MANAGED_JOBS_NAMESPACE_SELECTOR` and, given ``context``, the integrations of the installed kinds
+    (:func:`integration_frameworks`). The config check has refused a version with no recorded default.
 
     :raises ValueError: when no default is recorded for ``version`` (a wiring bug: the config check refuses it).
     """
@@ -123,14 +142,18 @@ def manager_config_yaml(version: str) -> str:
         raise ValueError(f"no recorded Kueue manager configuration for chart {version}")
     config, _source = found
     config["managedJobsNamespaceSelector"] = MANAGED_JOBS_NAMESPACE_SELECTOR
+    if context is not None:
+        integrations = config.setdefault("integrations", {})
+        integrations["frameworks"] = integration_frameworks(list(integrations.get("frameworks") or []), context)
     return yaml.safe_dump(config, sort_keys=False)
 
 
 def values(cfg: KueueRelease, context: ValuesContext) -> dict[str, Any]:
     """Kueue's metrics ServiceMonitor only with kube-prometheus-stack (its CRD); the manager configuration with
-    the tenants-only ``managedJobsNamespaceSelector`` (see the module docstring)."""
+    the tenants-only ``managedJobsNamespaceSelector`` and the integrations of the installed operators (see the module
+    docstring)."""
     return {"enablePrometheus": "kubePrometheusStack" in context.enabled,
-            "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(cfg.version)}}
+            "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(cfg.version, context)}}
 
 
 def checks(cfg: KueueRelease, at: tuple[str, ...]) -> list[str]:
@@ -176,7 +199,9 @@ ADDON = AddOn(
     config=KueueRelease,
     pod_security=RESTRICTED,
     values=values,
-    after=("kubePrometheusStack",),  # its metrics ServiceMonitor needs the monitoring.coreos.com CRD
+    # its metrics ServiceMonitor needs the monitoring.coreos.com CRD; the MPIJob CRD present when it starts (it would
+    # otherwise poll for the API with a backoff before serving MPIJobs: jobframework/setup.go@v0.18.2)
+    after=("kubePrometheusStack", "mpiOperator"),
     crds=("kueue.x-k8s.io",),
     value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map")),
     checks=checks,

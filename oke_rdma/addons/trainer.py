@@ -23,9 +23,11 @@ from pydantic import Field
 
 from oke_rdma.addons._registry import RESTRICTED, AddOn, HelmRelease, ValuesContext
 
-#: The Kueue integrations this add-on's kinds need (Kueue's ``integrations.frameworks`` names); the JobSets a
-#: TrainJob creates are admitted through the TrainJob, not on their own.
-KUEUE_FRAMEWORKS = ("trainer.kubeflow.org/trainjob",)
+#: The Kueue integrations this add-on's kinds need (Kueue's ``integrations.frameworks`` names). The JobSets a
+#: TrainJob creates are admitted through the TrainJob, not on their own; ``jobset.x-k8s.io/jobset`` is listed because
+#: Trainer always runs a JobSet controller (its subchart, or the ``jobset`` add-on's), so a JobSet a tenant creates
+#: directly must queue too.
+KUEUE_FRAMEWORKS = ("trainer.kubeflow.org/trainjob", "jobset.x-k8s.io/jobset")
 
 
 class TrainerRelease(HelmRelease):
@@ -52,6 +54,7 @@ ADDON = AddOn(
     after=("jobset", "kubePrometheusStack"),
     crds=("trainer.kubeflow.org",),
     value_shapes=((("jobset",), "map"), (("jobset", "install"), "bool")),
+    kueue_frameworks=KUEUE_FRAMEWORKS,
     source="Kubeflow Trainer docs Installation; kubeflow/trainer v2.3.0 release notes and chart; kueue chart values; "
            "checked 2026-11-30",
 )

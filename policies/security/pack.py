@@ -16,9 +16,9 @@ endpoint / internet SSH / NSG internet ingress / private node subnets / per-port
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
 other path to an object — manifests rendered from Helm values, ``*Patch`` resources: ``object_paths``; exposure
-through Helm values and operator resources: ``exposure_paths``), static credentials minted for users and OAuth
-clients (``credentials``), File Storage exports and NFS rules, public buckets and container repositories (data),
-node pool IMDSv2 and in-transit encryption (node escape
+through Helm values and operator resources: ``exposure_paths``), manifests applied from a URL (supply chain:
+``manifests``), static credentials minted for users and OAuth clients (``credentials``), File Storage exports and NFS
+rules, public buckets and container repositories (data), node pool IMDSv2 and in-transit encryption (node escape
 and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
@@ -35,12 +35,14 @@ if __package__:  # imported as the package `policies.security`
     from . import credentials
     from . import (exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets, object_paths,
                    oke_network, pod_security, privileged_namespaces, public_endpoints, rbac, reachability, storage)
+    from . import manifests
 else:  # run by the Pulumi CLI from inside policies/security/
     import credentials
     import iam
     import identity
     import kubernetes
     import lustre
+    import manifests
     import network
     import node_pool
     import node_subnets
@@ -63,7 +65,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *object_paths.POLICIES,
-                          *exposure_paths.POLICIES, *credentials.POLICIES]
+                          *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from oke_rdma.addons import REGISTRY
 from oke_rdma.addons.kueue import MANAGED_JOBS_NAMESPACE_SELECTOR, TENANT_LABEL, manager_config_yaml
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts.charts import kueue_manager_config
@@ -63,9 +64,13 @@ def test_selector_with_the_labeler_and_a_renamed_tenant_namespace():
 
 
 def test_the_chart_default_is_kept_apart_from_the_selector(dev):
-    """Everything else is the chart's own default for the pinned version (integrations included)."""
+    """Everything else is the chart's own default for the pinned version; its integrations without the kinds of the
+    training-operator add-ons the dev stack leaves off."""
     config = _kueue_config(dev)
     default, _ = kueue_manager_config("0.18.2")
+    off = {f for a in REGISTRY if a.kueue_frameworks and not a.defaults.enabled for f in a.kueue_frameworks}
+    frameworks = config["integrations"].pop("frameworks")
+    assert frameworks == [f for f in default["integrations"].pop("frameworks") if f not in off]
     assert {k: v for k, v in config.items() if k != "managedJobsNamespaceSelector"} == default
     assert "managedJobsNamespaceSelector" not in default  # the chart's default leaves it to Kueue (all but 2 ns)
 

@@ -31,7 +31,7 @@ def check_platform(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]
     for addon in registry:
         release = getattr(p, addon.field)
         at = ("platform", addon.key)
-        problems += values_problems(addon, release.values)
+        problems += values_problems(addon, getattr(release, "values", {}))  # a manifest add-on has no values
         if addon.checks:
             problems += addon.checks(release, at)
         if release.namespace in RESERVED_NAMESPACES:
@@ -153,10 +153,10 @@ def check_addon_dependencies(cfg: StackConfig, registry: Registry = REGISTRY) ->
     values.yaml@v25.10.1 (``dcgmExporter.serviceMonitor.enabled``); kueue values.yaml@v0.18.2
     (``enablePrometheus``) — checked 2026-11-30.
     """
-    from oke_rdma.addons import ValuesContext, enabled_releases
+    from oke_rdma.addons import enabled_releases
 
     enabled = enabled_releases(cfg.platform, registry)
-    context = ValuesContext(enabled=frozenset(enabled))
+    context = registry.context(cfg.platform)
     problems: list[str] = []
     gpu_values = cfg.platform.gpu_operator.values if "gpuOperator" in enabled else {}
     if _get(gpu_values, "nfd", "enabled") is False and any(is_gpu_shape(p.shape) for p in cfg.node_pools.values()):

@@ -1,0 +1,57 @@
+"""kubernetes-manifest-source-pinned: manifests applied from a remote reference (ConfigFile, ConfigGroup files,
+Kustomize Directory) name a commit SHA; branches, tags and release assets are refused, local paths pass, unknown
+sources fail closed."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.security.manifests import CONFIG_FILE, CONFIG_GROUP, KUSTOMIZE, validate_manifest_source
+from tests.policies.test_policies import U, call_resource_rule
+
+SHA = "101db144e019e1de65aaded07745e9d805c2852a"
+RAW = "https://raw.githubusercontent.com/kubeflow/mpi-operator"
+
+
+@pytest.mark.parametrize("type_, props", [
+    (CONFIG_FILE, {"file": "manifests/mpi-operator-v0.8.0.yaml"}),
+    (CONFIG_FILE, {"file": "/abs/path/pod.yaml"}),
+    (CONFIG_FILE, {"file": f"{RAW}/{SHA}/deploy/v2beta1/mpi-operator.yaml"}),
+    (CONFIG_GROUP, {"files": ["a.yaml", "dir/*.yaml", f"{RAW}/{SHA}/deploy/v2beta1/mpi-operator.yaml"]}),
+    (CONFIG_GROUP, {"objs": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]}),
+    (CONFIG_GROUP, {"yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"}),
+    (KUSTOMIZE, {"directory": "overlays/prod"}),
+    (KUSTOMIZE, {"directory": f"https://github.com/kubeflow/trainer.git//manifests/overlays/manager?ref={SHA}"}),
+    (KUSTOMIZE, {"directory": f"git@github.com:kubeflow/trainer.git//manifests?ref={SHA}"}),
+])
+def test_local_inline_and_commit_pinned_sources_pass(type_, props):
+    assert call_resource_rule(validate_manifest_source, type_, props) == []
+
+
+@pytest.mark.parametrize("type_, props, needle", [
+    (CONFIG_FILE, {"file": f"{RAW}/master/deploy/v2beta1/mpi-operator.yaml"}, "without a commit SHA"),
+    (CONFIG_FILE, {"file": f"{RAW}/v0.8.0/deploy/v2beta1/mpi-operator.yaml"}, "without a commit SHA"),
+    (CONFIG_FILE, {"file": "https://github.com/kubeflow/mpi-operator/releases/latest/download/mpi-operator.yaml"},
+     "without a commit SHA"),
+    (CONFIG_FILE, {"file": "HTTP://example.com/pod.yaml"}, "does not address files by"),
+    (CONFIG_FILE, {"file": f"{RAW}/{SHA[:12]}/deploy/x.yaml"}, "without a commit SHA"),  # a short SHA may collide
+    (CONFIG_GROUP, {"files": ["a.yaml", f"{RAW}/main/deploy/x.yaml"]}, "without a commit SHA"),
+    (KUSTOMIZE, {"directory": "github.com/kubeflow/trainer/manifests/overlays/manager?ref=v2.3.0"},
+     "without a commit SHA"),
+    (KUSTOMIZE, {"directory": "git::https://github.com/kubeflow/trainer.git//manifests?ref=master"},
+     "without a commit SHA"),
+    (CONFIG_FILE, {"file": U}, "unknown"),
+    (CONFIG_GROUP, {"files": U}, "unknown"),
+    (CONFIG_GROUP, {"files": ["a.yaml", U]}, "unknown"),
+    (CONFIG_FILE, {"file": 42}, "not a path or URL"),
+    (CONFIG_FILE, {"file": f"https://manifests.example.com/{SHA}/mpi-operator.yaml"}, "does not address files by"),
+    (CONFIG_FILE, {"file": f"https://raw.githubusercontent.com.evil.example/{SHA}/x.yaml"}, "does not address"),
+])
+def test_moving_remote_and_unknown_sources_are_refused(type_, props, needle):
+    found = call_resource_rule(validate_manifest_source, type_, props)
+    assert found and needle in " ".join(found)
+
+
+def test_other_resource_types_are_not_judged():
+    assert call_resource_rule(validate_manifest_source, "kubernetes:helm.sh/v3:Release",
+                              {"file": "https://example.com/x.yaml"}) == []
