@@ -17,10 +17,14 @@ it does not expect, so a new manifest version is reviewed, never applied half-un
   (``mpi-operator-<namespace>``, ``--namespace=<namespace>``, ``--lock-namespace=<namespace>``: its leader-election
   Lease lives there) and service account; the upstream ClusterRole's rules on namespaced resources become a Role
   ``mpi-operator`` in each tenant namespace, bound to that tenant's service account only, and its rules on
-  cluster-scoped resources (CustomResourceDefinitions, PriorityClasses, Volcano Queues) stay in the ClusterRole.
+  cluster-scoped resources (PriorityClasses, Volcano Queues) stay in the ClusterRole; its rule on
+  CustomResourceDefinitions (create, get) is dropped: the controller's code never touches CRDs (no Go file of cmd/
+  or pkg/ at v0.8.0 names them), and creating CRDs is a cluster-wide escalation the security pack refuses.
   A stack without tenants gets the CRD and the ClusterRoles only (no controller: no namespace to run MPIJobs in).
-* Everything else (the ``mpijobs.kubeflow.org`` CRD, the aggregated ``kubeflow-mpijobs-{admin,edit,view}``
-  ClusterRoles, the Deployment's pod template and image) is the manifest's.
+* The user-facing ClusterRoles aggregate into Kubernetes' built-in ``edit``/``admin`` and ``view`` instead of
+  Kubeflow Platform's roles, which oke-rdma does not install (:data:`_BUILT_IN_AGGREGATION`);
+  ``kubeflow-mpijobs-admin`` is not applied.
+* Everything else (the ``mpijobs.kubeflow.org`` CRD, the Deployment's pod template and image) is the manifest's.
 
 Namespace Pod Security ``baseline``: the Deployment sets no security context (no non-root user, no seccomp profile),
 and its image is ``gcr.io/distroless/base-debian12`` (root by default; Dockerfile@v0.8.0), so ``restricted`` would
@@ -156,6 +160,30 @@ def _split_rule(rule: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, 
     return part(cluster), part(namespaced)
 
 
+#: The upstream user-facing roles aggregate into Kubeflow Platform's ``kubeflow-{admin,edit,view}`` (labels
+#: ``rbac.authorization.kubeflow.org/aggregate-to-kubeflow-*``), which oke-rdma does not install. Relabelled to
+#: aggregate into Kubernetes' built-in roles instead, as operators' CRD roles do (Kubernetes docs "Using RBAC
+#: Authorization", "Default roles and role bindings": ``rbac.authorization.k8s.io/aggregate-to-<role>``), so a
+#: tenant user holding ``edit`` or ``admin`` in the tenant's namespace may submit MPIJobs there:
+#: ``kubeflow-mpijobs-edit`` → edit and admin, ``kubeflow-mpijobs-view`` → view. ``kubeflow-mpijobs-admin`` (it only
+#: aggregates ``-edit`` for Kubeflow's admin) is not applied: bound by nothing, it would be a role granting MPIJob
+#: creation to whoever binds it cluster-wide.
+_BUILT_IN_AGGREGATION = {"kubeflow-mpijobs-edit": ("edit", "admin"), "kubeflow-mpijobs-view": ("view",)}
+
+
+def _user_role(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """An upstream user-facing ClusterRole as applied here (see :data:`_BUILT_IN_AGGREGATION`)."""
+    name = obj["metadata"]["name"]
+    if name not in _BUILT_IN_AGGREGATION:
+        return []
+    if obj.get("aggregationRule"):
+        raise ManifestError(f"ClusterRole {name} now aggregates other roles; review the manifest")
+    labels = {k: v for k, v in (obj["metadata"].get("labels") or {}).items()
+              if not k.startswith("rbac.authorization.kubeflow.org/")}
+    labels.update({f"rbac.authorization.k8s.io/aggregate-to-{role}": "true" for role in _BUILT_IN_AGGREGATION[name]})
+    return [{**obj, "metadata": {**obj["metadata"], "labels": labels}}]
+
+
 def controller_name(namespace: str) -> str:
     """The Deployment and service account of the controller watching tenant ``namespace``."""
     return f"{UPSTREAM_NAME}-{namespace}"
@@ -175,8 +203,10 @@ def objects(cfg: MpiOperatorRelease, context: ValuesContext) -> list[dict[str, A
         if (kind, name) in by_kind:
             raise ManifestError(f"the manifest declares {kind} {name} twice")
         by_kind[(kind, name)] = obj
-        if kind == "CustomResourceDefinition" or (kind == "ClusterRole" and name in _USER_ROLES):
+        if kind == "CustomResourceDefinition":
             out.append(obj)
+        elif kind == "ClusterRole" and name in _USER_ROLES:
+            out += _user_role(obj)
         elif (kind, name) not in {(k, UPSTREAM_NAME) for k in ("Namespace", "ServiceAccount", "ClusterRole",
                                                                  "ClusterRoleBinding", "Deployment")}:
             raise ManifestError(f"the manifest holds {kind} {name}, which oke-rdma does not know how to install; "
@@ -189,6 +219,11 @@ def objects(cfg: MpiOperatorRelease, context: ValuesContext) -> list[dict[str, A
     cluster_rules, namespaced_rules = [], []
     for rule in role.get("rules") or []:
         c, n = _split_rule(rule)
+        if c and c.get("apiGroups") == ["apiextensions.k8s.io"]:
+            # Vestigial: no Go file of cmd/ or pkg/ at v0.8.0 names apiextensions or CustomResourceDefinition (git
+            # grep, checked 2026-12-01); the CRD comes with these objects. Creating CRDs cluster-wide would let the
+            # controller's account define conversion webhooks (the RBAC rule refuses it).
+            c = None
         cluster_rules += [c] if c else []
         namespaced_rules += [n] if n else []
     out.append({**role, "rules": cluster_rules})

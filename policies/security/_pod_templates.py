@@ -97,7 +97,11 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
                 _templates(read(spec, "replicatedJobs"), "template", "spec", "template", "spec")]
     if group == RAY_GROUP and kind in ("RayJob", "RayCluster", "RayService", "RayCronJob"):
         return ray_pod_specs(kind, spec)
-    if group in ("helm.sh", "yaml", "kustomize") or "." not in group:
+    if group in ("helm.sh", "yaml", "kustomize") or "." not in group or group.endswith(".k8s.io"):
+        # Kubernetes' own API groups named *.k8s.io (apiextensions, rbac.authorization, networking, storage,
+        # admissionregistration, ...) hold no pod templates — their workload kinds are in apps/batch/core, read
+        # above — and a CustomResourceDefinition's schema describes pod fields without setting them (Kubernetes
+        # API reference v1.34, checked 2026-12-01). x-k8s.io groups (JobSet, LeaderWorkerSet) are not these.
         return []
     return embedded_pod_specs(spec, "spec")
 

@@ -148,11 +148,30 @@ def test_no_rbac_object_reads_secrets_cluster_wide_and_the_pack_agrees():
 
 
 def test_the_upstream_cluster_wide_role_is_what_the_pack_refuses():
-    """Applied as released, the controller's ClusterRole reads every Secret in the cluster: why it is scoped."""
+    """Applied as released, the controller's ClusterRole reads every Secret in the cluster and creates CRDs: why it
+    is scoped; the ClusterRole applied here keeps only its cluster-scoped reads and passes the RBAC rule."""
+    from tests.policies.test_policies import res
+    from tests.policies.test_rbac_stack import found
     (role,) = [o for o in upstream_objects("0.8.0") if o["kind"] == "ClusterRole" and o["metadata"]["name"] ==
                "mpi-operator"]
-    assert any("reads secrets in every namespace" in p
-               for p in problems_of("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", role))
+    got = found(res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "upstream", role))
+    assert len(got) == 1 and "Secret reads" in got[0] and "customresourcedefinitions" in got[0], got
+    (applied,) = [o for o in objects(MpiOperatorRelease(enabled=True), ValuesContext(tenant_namespaces=("research",)))
+                  if o["kind"] == "ClusterRole" and o["metadata"]["name"] == "mpi-operator"]
+    assert not any("customresourcedefinitions" in r["resources"] for r in applied["rules"])
+    assert found(res("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "applied", applied)) == []
+
+
+def test_the_user_roles_aggregate_into_the_built_in_roles_not_kubeflows():
+    """Tenant users holding edit/admin (view) in their namespace get MPIJob write (read) through the built-in
+    roles' aggregation labels; Kubeflow Platform's labels and the unbound kubeflow-mpijobs-admin are not applied."""
+    roles = {o["metadata"]["name"]: o["metadata"]["labels"] for o in
+             objects(MpiOperatorRelease(enabled=True), ValuesContext()) if o["kind"] == "ClusterRole"}
+    assert "kubeflow-mpijobs-admin" not in roles
+    assert {k for k in roles["kubeflow-mpijobs-edit"] if k.startswith("rbac.")} == {
+        "rbac.authorization.k8s.io/aggregate-to-edit", "rbac.authorization.k8s.io/aggregate-to-admin"}
+    assert {k for k in roles["kubeflow-mpijobs-view"] if k.startswith("rbac.")} == {
+        "rbac.authorization.k8s.io/aggregate-to-view"}
 
 
 def test_without_tenants_only_the_crd_and_cluster_roles_are_applied():
