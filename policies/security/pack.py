@@ -15,7 +15,7 @@ Which module is here and why: IAM grants (``iam``, ``identity``: escalation judg
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``),
-File Storage exports and NFS rules, public buckets (data), node pool IMDSv2 and in-transit encryption (node escape
+File Storage exports and NFS rules, public buckets, protected buckets' versioning and keys (data), node pool IMDSv2 and in-transit encryption (node escape
 and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
@@ -29,9 +29,10 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import (iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network, pod_security,
-                   privileged_namespaces, public_endpoints, rbac, reachability, storage)
+    from . import (buckets, iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network,
+                   pod_security, privileged_namespaces, public_endpoints, rbac, reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
+    import buckets
     import iam
     import identity
     import kubernetes
@@ -54,7 +55,7 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
+                          *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES]
 
 _names = [p.name for p in POLICIES]
