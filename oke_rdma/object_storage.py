@@ -39,7 +39,8 @@ class WeightsBucketArgs:
     """Inputs of :class:`WeightsBucket`.
 
     :param config: :class:`oke_rdma.config.object_storage.ObjectStorage` (``oke-rdma:storage.objectStorage``).
-    :param bucket_name: the bucket's name (the stack passes ``oke_rdma.config.checks.object_storage.weights_bucket_name``).
+    :param bucket_name: the bucket's name (the stack passes
+        ``oke_rdma.config.checks.object_storage.weights_bucket_name``).
     :param compartment_id: the compartment of a created bucket (the stack's).
     :param region: the stack's region (``oci:region``), reported with the bucket.
     :param freeform_tags: free-form tags on the bucket (default none).
@@ -103,7 +104,8 @@ class WeightsBucket(pulumi.ComponentResource):
                                 self.bucket)
             else:
                 pulumi.log.warn(f"bucket {args.bucket_name} is NOT protected (storage.objectStorage.protect: false): "
-                                f"pulumi destroy deletes it once it is empty", self.bucket)
+                                f"pulumi destroy deletes it (OCI refuses while it holds objects or versions)",
+                                self.bucket)
             self.namespace = self.bucket.namespace
             self.name = self.bucket.name
         self.outputs = {"namespace": self.namespace, "name": self.name, "region": self.region}

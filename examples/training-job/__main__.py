@@ -36,7 +36,8 @@ import pulumi_kubernetes as k8s
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, ValidationError
 
 #: The oke-rdma output contract versions this program reads.
-SUPPORTED_OUTPUTS_VERSIONS = (1, 2)  # 2 widens the region pattern (us-gov-ashburn-1); same shape otherwise
+# 2 widens the region pattern (us-gov-ashburn-1); 3 adds weightsBucket and tenants.<t>.weights (not read here yet)
+SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3)
 RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
 #: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in

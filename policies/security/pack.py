@@ -15,8 +15,9 @@ Which module is here and why: IAM grants (``iam``, ``identity``: escalation judg
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``),
-File Storage exports and NFS rules, public buckets, protected buckets' versioning and keys (data), node pool IMDSv2 and in-transit encryption (node escape
-and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
+File Storage exports and NFS rules, Lustre root squash, public buckets, protected buckets' versioning and keys
+(data: ``storage``, ``lustre``, ``buckets``), node pool IMDSv2 and in-transit encryption (node escape and data in
+transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
 ``no-internet-ingress`` in the same module, so it stays with it rather than being copied into the placement pack.

@@ -30,8 +30,9 @@ def _prod():
 
 
 def _dev(object_storage: dict, weights: dict | None = None, tenant: str = "research", **more):
+    """The dev stack with ``object_storage`` (a created bucket unless it names ``bucket``: dev brings one)."""
     tenants = {tenant: {"weights": weights}} if weights else {}
-    return dev_raw_config(storage={"objectStorage": object_storage}, tenants=tenants, **more)
+    return dev_raw_config(storage={"objectStorage": {"bucket": None, **object_storage}}, tenants=tenants, **more)
 
 
 def _statements(run) -> list[str]:
@@ -101,7 +102,8 @@ def test_prod_outputs_name_the_bucket_and_each_tenants_access(prod):
     assert check_outputs(prod.outputs) == []
     [bucket] = of_type(prod.resources, BUCKET)
     weights = unwrap(prod.outputs["weightsBucket"])[0]
-    assert weights == {"namespace": bucket.inputs["namespace"], "name": "okerdma-prod-weights", "region": "us-chicago-1"}
+    assert weights == {"namespace": bucket.inputs["namespace"], "name": "okerdma-prod-weights",
+                       "region": "us-chicago-1"}
     tenants = unwrap(prod.outputs["tenants"])[0]
     assert tenants["research"]["weights"] == {"serviceAccount": "trainer", "access": "readWrite",
                                               "checkpointPrefix": "research.checkpoints/"}
@@ -118,10 +120,23 @@ def test_prod_bucket_passes_the_public_exposure_rule(prod):
     assert list(public_endpoints.problems_of(BUCKET, {**bucket.inputs, "accessType": "ObjectRead"}, {}))
 
 
-def test_dev_has_no_bucket_by_default():
-    """The dev stack creates no bucket, calls no namespace lookup and exports no weightsBucket."""
+def test_dev_brings_its_bucket_and_creates_none():
+    """The dev stack brings the data team's bucket: no Bucket, no namespace lookup, the brought bucket exported."""
     raw, secrets = read_stack_file(ROOT / "Pulumi.dev.yaml")
     run = run_program(raw, secrets, "dev")
+    assert of_type(run.resources, BUCKET) == []
+    assert "oci:ObjectStorage/getNamespace:getNamespace" not in run.mocks.invokes
+    assert unwrap(run.outputs["weightsBucket"])[0] == {"namespace": "axaxnpcrorw5", "name": "model-weights",
+                                                        "region": "sa-saopaulo-1"}
+    tenants = unwrap(run.outputs["tenants"])[0]
+    assert tenants["research"]["weights"]["access"] == "readWrite" and tenants["analytics"]["weights"] is None
+    assert check_outputs(run.outputs) == []
+
+
+def test_without_object_storage_nothing_is_declared_or_exported():
+    """storage.objectStorage off: no bucket, no lookup, no weightsBucket output, every tenant's weights null."""
+    raw = dev_raw_config(storage={"objectStorage": None}, tenants={"research": {"weights": None}})
+    run = _run(raw)
     assert of_type(run.resources, BUCKET) == []
     assert "oci:ObjectStorage/getNamespace:getNamespace" not in run.mocks.invokes
     assert "weightsBucket" not in run.outputs
@@ -159,8 +174,7 @@ def test_brought_bucket_is_not_created_but_granted():
 def test_service_account_with_only_weights_access():
     """A ServiceAccount declared with no grant of its own gets only the weights statements, and its Kubernetes
     ServiceAccount is created in the tenant's namespace."""
-    raw = _dev({"enabled": True}, {"serviceAccount": "loader", "access": "read"}, tenant="analytics",
-               **{})
+    raw = _dev({"enabled": True}, {"serviceAccount": "loader", "access": "read"}, tenant="analytics")
     doc = json.loads(raw["oke-rdma:tenants"])
     doc["analytics"]["serviceAccounts"]["loader"] = {}
     raw["oke-rdma:tenants"] = json.dumps(doc)

@@ -12,7 +12,8 @@ from tests.stackcfg import load_dev_config
 DATA = "ocid1.compartment.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4cdata"
 OTHER = "ocid1.compartment.oc1..aaaaaaaa9z8y7x6w5v4u3t2s1r0q9p8o7n6m5l4k3j2i1h0g9f8eother"
 TENANCY = "ocid1.tenancy.oc1..aaaaaaaa3x5z7b9d2f4h6j8l1n3p5r7t9v2x4z6b8d1f3h5j7l9n2p4tenancy"
-ON = {"objectStorage": {"enabled": True}}
+ON = {"objectStorage": {"enabled": True, "bucket": None}}  # a created bucket (dev brings one)
+OFF = {"objectStorage": {"enabled": False, "bucket": None}}
 BROUGHT = {"namespace": "axaxnpcrorw5", "name": "team-weights", "compartmentId": DATA}
 
 
@@ -29,8 +30,10 @@ def _weights(sa: str = "trainer", access: str = "read", tenant: str = "research"
 
 
 def test_off_by_default_and_a_tenant_with_weights_is_accepted_when_on():
-    """Dev has no bucket; turning it on with a tenant's declared ServiceAccount is a valid config."""
-    assert load_dev_config().storage.object_storage.enabled is False
+    """Without storage.objectStorage there is no bucket; a created one with a tenant's declared ServiceAccount is a
+    valid config."""
+    assert load_dev_config(storage={"objectStorage": None}, tenants={"research": {"weights": None}}
+                           ).storage.object_storage.enabled is False
     cfg = load_dev_config(storage=ON, tenants=_weights(access="readWrite"))
     assert cfg.tenants["research"].weights.access == "readWrite"
     assert weights_bucket_name(cfg) == "okerdma-dev-weights"
@@ -38,7 +41,7 @@ def test_off_by_default_and_a_tenant_with_weights_is_accepted_when_on():
 
 def test_weights_need_the_bucket():
     """A tenant asking for weights while the bucket is off is refused at tenants.<t>.weights."""
-    [problem] = _problems(tenants=_weights())
+    [problem] = _problems(storage=OFF, tenants=_weights())
     assert problem.startswith("oke-rdma:tenants.research.weights: asks for the weights bucket but "
                               "storage.objectStorage.enabled is false;")
 
@@ -60,12 +63,15 @@ def test_access_must_be_read_or_read_write(access):
 @pytest.mark.parametrize("missing", ["namespace", "name", "compartmentId"])
 def test_brought_bucket_needs_namespace_name_and_compartment(missing):
     """A brought bucket names all of namespace, name and compartmentId."""
-    bucket = {k: v for k, v in BROUGHT.items() if k != missing}
+    bucket = {**BROUGHT, missing: None}  # None deletes the dev stack's value
     [problem] = _problems(storage={"objectStorage": {"enabled": True, "bucket": bucket}})
     assert problem.startswith(f"oke-rdma:storage.objectStorage.bucket.{missing}: required")
 
 
-@pytest.mark.parametrize("key, value", [("name", "mine"), ("kmsKeyId", "ocid1.key.oc1.sa-saopaulo-1.bbpr4kqzaafaq.abzxiljr5k7m9o2q4s6u8w1y3a5c7e9g2i4k6m8o1q3s5u7w9objkey")])
+KEY = "ocid1.key.oc1.sa-saopaulo-1.bbpr4kqzaafaq.abzxiljr5k7m9o2q4s6u8w1y3a5c7e9g2i4k6m8o1q3s5u7w9objkey"
+
+
+@pytest.mark.parametrize("key, value", [("name", "mine"), ("kmsKeyId", KEY)])
 def test_brought_bucket_refuses_settings_of_a_created_one(key, value):
     """name or kmsKeyId beside a brought bucket would configure nothing: refused."""
     [problem] = _problems(storage={"objectStorage": {"enabled": True, "bucket": BROUGHT, key: value}})
@@ -74,7 +80,8 @@ def test_brought_bucket_refuses_settings_of_a_created_one(key, value):
 
 @pytest.mark.parametrize("where, value", [
     (("name",), "bad name"), (("name",), "x" * 256), (("name",), "weights/ckpt"),
-    (("bucket", "name"), "a:b"), (("bucket", "namespace"), "Upper_Case"), (("bucket", "compartmentId"), "ocid1.vcn.oc1..aaaa"),
+    (("bucket", "name"), "a:b"), (("bucket", "namespace"), "Upper_Case"),
+    (("bucket", "compartmentId"), "ocid1.vcn.oc1..aaaa"),
     (("kmsKeyId",), "ocid1.vault.oc1.sa-saopaulo-1.aaaaaaaa"),
 ])
 def test_malformed_values_are_refused(where, value):
@@ -84,14 +91,14 @@ def test_malformed_values_are_refused(where, value):
     if where[0] == "bucket":
         obj["bucket"] = {**BROUGHT, where[1]: value}
     else:
-        obj[where[0]] = value
+        obj[where[0]], obj["bucket"] = value, None
     problems = _problems(storage={"objectStorage": obj})
     assert problems and problems[0].startswith(f"oke-rdma:storage.objectStorage.{'.'.join(where)}:"), problems
 
 
 def test_service_account_with_no_grant_only_for_weights():
     """An empty allow list is accepted for the tenant's weights ServiceAccount and refused for any other."""
-    tenants = {"research": {"serviceAccounts": {"loader": {}}, "weights": {"serviceAccount": "loader"}}}
+    tenants = {"research": {"serviceAccounts": {"loader": {}}, "weights": {"serviceAccount": "loader", "access": "read"}}}
     cfg = load_dev_config(storage=ON, tenants=tenants)
     [binding] = [b for b in workload_bindings(cfg) if b.service_account == "loader"]
     assert [g.render() for g in binding.grants] == [
@@ -134,7 +141,7 @@ def test_brought_bucket_in_another_compartment_is_the_tenants_mapped_compartment
     [problem] = _problems(storage=other, tenants=_weights())
     assert problem.startswith("oke-rdma:tenants.research.serviceAccounts: the grants of namespace 'research' reach "
                               "2 compartments besides oke-rdma:compartmentId")
-    analytics = _weights(sa="gpu-metrics", tenant="analytics")
+    analytics = {**_weights(sa="gpu-metrics", tenant="analytics"), "research": {"weights": None}}
     assert _problems(storage=other, tenants=analytics) == []
     problems = _problems(storage=other, tenants=analytics, iam={"deployerGroupId": None})  # research's too
     assert any(p.startswith("oke-rdma:iam.deployerGroupId: required because tenant 'analytics' reaches compartment "
@@ -145,7 +152,7 @@ def test_brought_bucket_in_the_root_compartment_needs_no_mapping():
     """A bucket in the root compartment is granted with the location 'tenancy' (its policy attached to that OCID),
     with no workload mapping and no iam.tenancyId."""
     obj = {"objectStorage": {"enabled": True, "bucket": {**BROUGHT, "compartmentId": TENANCY}}}
-    cfg = load_dev_config(storage=obj, tenants=_weights(sa="gpu-metrics", tenant="analytics"))
+    cfg = load_dev_config(storage=obj, tenants=_weights(sa="gpu-metrics", tenant="analytics"))  # research: DATA too
     [binding] = [b for b in workload_bindings(cfg) if b.tenant == "analytics"]
     assert binding.mapped_compartment_id is None
     assert all(g.location == "tenancy" and g.compartment_id == TENANCY for g in binding.grants[1:])

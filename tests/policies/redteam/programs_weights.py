@@ -12,6 +12,6 @@ KEY = "ocid1.key.oc1.sa-saopaulo-1.bbpr4kqzaafaq.abzxiljr5k7m9o2q4s6u8w1y3a5c7e9
 
 @case("data", "bucket-protected-data-versioned")
 def protected_weights_bucket_without_versioning(bad: bool) -> None:
+    safe = {} if bad else {"versioning": "Enabled", "kms_key_id": KEY}
     oci.objectstorage.Bucket("weights", compartment_id=C, namespace="axaxnpcrorw5", name="weights",
-                             access_type="NoPublicAccess", **({} if bad else {"versioning": "Enabled", "kms_key_id": KEY}),
-                             opts=pulumi.ResourceOptions(protect=True))
+                             access_type="NoPublicAccess", **safe, opts=pulumi.ResourceOptions(protect=True))
