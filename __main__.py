@@ -19,7 +19,7 @@ from oke_rdma.guard import Guard
 from oke_rdma.health import GpuHealth
 from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
-from oke_rdma.scheduling import Scheduling, SchedulingArgs, topology_name
+from oke_rdma.scheduling import Scheduling, topology_name
 from oke_rdma.storage import Storage
 from oke_rdma.volumes import SharedVolumes
 from oke_rdma.workload_identity import WorkloadIdentity
@@ -63,8 +63,8 @@ lustre = None if config.storage.lustre is None else LustreStorage(f"{prefix}-lus
     config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.workload_identity_args(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
-scheduling = (Scheduling(f"{prefix}-scheduling", SchedulingArgs(config, cluster.provider, platform.releases["kueue"],
-                                                                platform.namespaces))
+scheduling = (Scheduling(f"{prefix}-scheduling", adapter.scheduling_args(config, cluster.provider,
+                                                                        platform.releases["kueue"], platform.namespaces))
               if "kueue" in platform.releases else None)
 # GPU fleet: alert and metering rules and dashboards (with kube-prometheus-stack), and the admission guard that holds
 # the pack's RDMA and tenant-pool rules for every pod created later (docs/monitoring.md, docs/sharing.md).
@@ -100,7 +100,7 @@ pulumi.export("fss", None if storage.file_system_id is None else {
     "storageClassName": volumes.storage_class_name if volumes else None})
 pulumi.export("weightsBucket", weights.outputs)
 pulumi.export("topology", None if scheduling is None or scheduling.topology is None else {
-    "name": topology_name(config), "levels": list(config.platform.kueue.topology_levels)})
+    "name": topology_name(config.name_prefix), "levels": list(config.platform.kueue.topology_levels)})
 queues = scheduling.queues if scheduling else {}
 pulumi.export("tenants", {name: {
     "namespace": ns,

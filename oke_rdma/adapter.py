@@ -16,7 +16,7 @@ from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
                              workload_bindings)
-from oke_rdma.config.checks.fleet import tenant_pools
+from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
 from oke_rdma.config.checks.object_storage import weights_bucket_name
 from oke_rdma.config.object_storage import checkpoint_prefix
 from oke_rdma.config.checks.storage import lustre_availability_domain, tenant_ids
@@ -29,6 +29,7 @@ from oke_rdma.monitoring.component import MonitoringArgs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.object_storage import WeightsBucketArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
+from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
 from oke_rdma.sharing import device_plugin_configs
 from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
 from oke_rdma.volumes import SharedVolumesArgs, TenantShare
@@ -219,3 +220,58 @@ def gpu_health_args(cfg: StackConfig, provider: pulumi.ProviderResource, platfor
     namespace = cfg.platform.gpu_operator.namespace
     return GpuHealthArgs(name_prefix=cfg.name_prefix, provider=provider, namespace=namespace,
                          depends_on=[platform.namespaces[namespace]])
+
+
+def _split(total: int, weights: list[int]) -> list[int]:
+    """``total`` split in proportion to ``weights`` (integers; the remainder goes to the last non-zero weight)."""
+    if total == 0 or not any(weights):
+        return [total if i == 0 else 0 for i in range(len(weights))]
+    whole = sum(weights)
+    parts = [total * w // whole for w in weights]
+    last = max(i for i, w in enumerate(weights) if w)
+    parts[last] += total - sum(parts)
+    return parts
+
+
+def flavor_quotas(cfg: StackConfig, tenant: str) -> dict[str, FlavorQuota]:
+    """Pool → :class:`~oke_rdma.scheduling.FlavorQuota` of tenant ``tenant``'s ClusterQueue, over the pools
+    of :func:`oke_rdma.config.checks.fleet.tenant_pools` (every RDMA pool; the shared pools too for a ``shared`` tenant).
+
+    GPUs fill the pools in order up to each one's ``nvidia.com/gpu`` (``size × GPUs per shape``, times the
+    time-slicing replicas or MIG instances of a shared pool); the borrowing limit fills what is left; CPU
+    (millicores) and memory (MiB) follow the GPU shares (all on the first pool when the quota has no GPU). The
+    config model has already refused a GPU quota above what the pools can offer.
+    """
+    q = cfg.tenants[tenant].quota
+    pools = tenant_pools(cfg, tenant)
+    capacity = [pool_gpu_units(cfg, p) or 0 for p in pools]
+    gpus, borrow, left, left_borrow = [], [], q.gpu, q.gpu_borrowing_limit
+    for cap in capacity:
+        take = min(left, cap)
+        gpus.append(take)
+        left -= take
+        extra = min(left_borrow, cap - take)
+        borrow.append(extra)
+        left_borrow -= extra
+    cpu = _split(q.cpu * 1000, gpus)
+    mem = _split(q.memory_gb * 1024, gpus)
+    return {p: FlavorQuota(gpu=gpus[i], gpu_borrowing_limit=borrow[i], cpu_millis=cpu[i], memory_mi=mem[i])
+            for i, p in enumerate(pools)}
+
+
+
+def scheduling_args(cfg: StackConfig, provider: pulumi.ProviderResource, kueue_release: pulumi.Resource,
+                    namespaces: Mapping[str, pulumi.Resource]) -> SchedulingArgs:
+    """:class:`~oke_rdma.scheduling.SchedulingArgs` from ``platform.kueue`` (namespace, topology levels, labeler),
+    ``nodePools`` (RDMA pools, then the shared GPU pools: :func:`~oke_rdma.config.checks.fleet.shared_pools`),
+    ``tenants`` (namespaces and :func:`flavor_quotas`), ``cluster.kubernetesVersion`` and ``namePrefix``."""
+    kueue = cfg.platform.kueue
+    pools = {p: FlavorPool(rdma=p in cfg.rdma_pools, gpu=bool(cfg.node_pools[p].gpus))
+             for p in [*cfg.rdma_pools, *shared_pools(cfg)]}
+    tenants = {t: TenantQueue(namespace=cfg.tenant_namespace(t), quotas=flavor_quotas(cfg, t)) for t in cfg.tenants}
+    labeler = kueue.topology_labeler
+    return SchedulingArgs(
+        name_prefix=cfg.name_prefix, provider=provider, kueue_release=kueue_release, namespaces=namespaces,
+        kueue_namespace=kueue.namespace, kubernetes_version=cfg.cluster.kubernetes_version,
+        topology_levels=tuple(kueue.topology_levels), pools=pools, tenants=tenants,
+        labeler=TopologyLabelerArgs(image=labeler.image, namespace=labeler.namespace) if labeler.enabled else None)

@@ -34,15 +34,15 @@ Network Locality When Running Workloads on OKE".
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from oke_rdma.addons.gpu_operator import GPU_RESOURCE
-from oke_rdma.config import StackConfig
-from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
+from oke_rdma.addons.kueue import HOSTNAME_LABEL
 from oke_rdma.readiness import ApiGate, ApiGateArgs, Probe
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -58,30 +58,33 @@ COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE)
 LABELER_SCRIPT = Path(__file__).resolve().parent / "files" / "rdma_topology_labeler.py"
 
 
-def kueue_probes(cfg: StackConfig) -> list[Probe]:
-    """The Kueue kinds this component creates for ``cfg`` (Topology and ResourceFlavor with RDMA pools,
-    ClusterQueue and LocalQueue with tenants), each with a minimal valid object for the readiness gate's dry run."""
+def kueue_probes(has_rdma_pools: bool, has_tenants: bool, name_prefix: str) -> list[Probe]:
+    """The Kueue kinds this component creates (Topology and ResourceFlavor with RDMA pools, ClusterQueue and
+    LocalQueue with tenants), each with a minimal valid object for the readiness gate's dry run."""
     probes: list[Probe] = []
-    if cfg.rdma_pools:
+    if has_rdma_pools:
         probes += [Probe(KUEUE_API, "Topology", "topologies", False, {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}),
                    Probe(KUEUE_API, "ResourceFlavor", "resourceflavors", False, {})]
-    if cfg.tenants:
+    if has_tenants:
         probes += [Probe(KUEUE_API, "ClusterQueue", "clusterqueues", False, {}),
                    Probe(KUEUE_API, "LocalQueue", "localqueues", True,
-                         {"clusterQueue": f"{cfg.name_prefix}-readiness-probe"})]
+                         {"clusterQueue": f"{name_prefix}-readiness-probe"})]
     return probes
 
 
-def topology_name(cfg: StackConfig) -> str:
-    return f"{cfg.name_prefix}-rdma"
+def topology_name(name_prefix: str) -> str:
+    """Name of the Kueue ``Topology`` (``<prefix>-rdma``)."""
+    return f"{name_prefix}-rdma"
 
 
-def flavor_name(cfg: StackConfig, pool: str) -> str:
-    return f"{cfg.name_prefix}-{pool}"
+def flavor_name(name_prefix: str, pool: str) -> str:
+    """Name of a pool's ``ResourceFlavor`` (``<prefix>-<pool>``)."""
+    return f"{name_prefix}-{pool}"
 
 
-def cluster_queue_name(cfg: StackConfig, tenant: str) -> str:
-    return f"{cfg.name_prefix}-{tenant}"
+def cluster_queue_name(name_prefix: str, tenant: str) -> str:
+    """Name of a tenant's ``ClusterQueue`` (``<prefix>-<tenant>``)."""
+    return f"{name_prefix}-{tenant}"
 
 
 def local_queue_name(tenant: str) -> str:
@@ -89,59 +92,103 @@ def local_queue_name(tenant: str) -> str:
     return tenant
 
 
-def _split(total: int, weights: list[int]) -> list[int]:
-    """``total`` split in proportion to ``weights`` (integers; the remainder goes to the last non-zero weight)."""
-    if total == 0 or not any(weights):
-        return [total if i == 0 else 0 for i in range(len(weights))]
-    whole = sum(weights)
-    parts = [total * w // whole for w in weights]
-    last = max(i for i, w in enumerate(weights) if w)
-    parts[last] += total - sum(parts)
-    return parts
+@dataclass(frozen=True)
+class FlavorQuota:
+    """A tenant's nominal quota on one pool's flavor: ``gpu`` (GPUs, or GPU slices on a shared pool), ``gpu_borrowing_limit``
+    (GPUs it may borrow beyond that from the cohort), ``cpu_millis`` (millicores) and ``memory_mi`` (MiB)."""
+
+    gpu: int
+    gpu_borrowing_limit: int
+    cpu_millis: int
+    memory_mi: int
 
 
-def flavor_quotas(cfg: StackConfig, tenant: str) -> dict[str, dict[str, int]]:
-    """Pool → ``{gpu, gpuBorrowingLimit, cpuMillis, memoryMi}`` of tenant ``tenant``'s ClusterQueue, over the pools
-    of :func:`oke_rdma.config.checks.fleet.tenant_pools` (every RDMA pool; the shared pools too for a ``shared`` tenant).
+@dataclass(frozen=True)
+class FlavorPool:
+    """A node pool that gets a ``ResourceFlavor``: ``rdma`` — in the Compute Cluster, so the flavor names the RDMA
+    ``Topology``; ``gpu`` — a GPU shape, so the flavor tolerates the ``nvidia.com/gpu`` taint."""
 
-    GPUs fill the pools in order up to each one's ``nvidia.com/gpu`` (``size × GPUs per shape``, times the
-    time-slicing replicas or MIG instances of a shared pool); the borrowing limit fills what is left; CPU
-    (millicores) and memory (MiB) follow the GPU shares (all on the first pool when the quota has no GPU). The
-    config model has already refused a GPU quota above what the pools can offer.
-    """
-    q = cfg.tenants[tenant].quota
-    pools = tenant_pools(cfg, tenant)
-    capacity = [pool_gpu_units(cfg, p) or 0 for p in pools]
-    gpus, borrow, left, left_borrow = [], [], q.gpu, q.gpu_borrowing_limit
-    for cap in capacity:
-        take = min(left, cap)
-        gpus.append(take)
-        left -= take
-        extra = min(left_borrow, cap - take)
-        borrow.append(extra)
-        left_borrow -= extra
-    cpu = _split(q.cpu * 1000, gpus)
-    mem = _split(q.memory_gb * 1024, gpus)
-    return {p: {"gpu": gpus[i], "gpuBorrowingLimit": borrow[i], "cpuMillis": cpu[i], "memoryMi": mem[i]}
-            for i, p in enumerate(pools)}
+    rdma: bool
+    gpu: bool
 
 
+@dataclass(frozen=True)
+class TenantQueue:
+    """A tenant's queueing: its ``namespace`` (the only one its ClusterQueue admits from) and ``quotas``, pool →
+    :class:`FlavorQuota` in the order the ClusterQueue lists the flavors (every pool named must be in
+    :attr:`SchedulingArgs.pools`)."""
+
+    namespace: str
+    quotas: Mapping[str, FlavorQuota]
+
+
+@dataclass(frozen=True)
+class TopologyLabelerArgs:
+    """The RDMA topology labeler DaemonSet: its pinned ``image`` and ``namespace`` (which must be in
+    :attr:`SchedulingArgs.namespaces`, Pod Security ``privileged``: hostNetwork)."""
+
+    image: str
+    namespace: str
+
+
+@dataclass
 class SchedulingArgs:
-    """Inputs of :class:`Scheduling`.
+    """Inputs of :class:`Scheduling`; nothing here reads this project's stack config
+    (:func:`oke_rdma.adapter.scheduling_args` builds it from ``platform.kueue``, ``nodePools``, ``tenants``).
 
-    :param config: the stack config (reads ``platform.kueue``, ``nodePools``, ``tenants``, ``namePrefix``).
+    :param name_prefix: prefix of every name (``<prefix>-rdma`` Topology, ``<prefix>-<pool>`` flavors, the cohort).
     :param provider: the explicit Kubernetes provider of the OKE cluster.
     :param kueue_release: the Kueue Helm release; the readiness gate depends on it, every custom resource on both.
     :param namespaces: namespace name → ``Namespace`` (``Platform.namespaces``): Kueue's (the gate runs there), the
         tenants' and the labeler's.
+    :param kueue_namespace: Kueue's namespace (the readiness gate's Job runs there).
+    :param kubernetes_version: the cluster's version (``v1.34.1``): the gate's kubectl image follows it.
+    :param topology_levels: node label keys of the RDMA ``Topology``, coarse to fine, ending with
+        ``kubernetes.io/hostname`` (Kueue's rule for TAS).
+    :param pools: pool name → :class:`FlavorPool`, in flavor order (RDMA pools first, then shared GPU pools).
+    :param tenants: tenant name → :class:`TenantQueue`.
+    :param labeler: the topology labeler, or None; runs only when some pool is RDMA.
+    :raises ValueError: one line naming the argument: RDMA pools with ``topology_levels`` not ending with
+        ``kubernetes.io/hostname`` (or repeating one), a namespace (Kueue's, a tenant's, the labeler's) missing from
+        ``namespaces``, a tenant quota on a pool not in ``pools``.
     """
 
-    def __init__(self, config: StackConfig, provider: pulumi.ProviderResource, kueue_release: pulumi.Resource,
-                 namespaces: dict[str, k8s.core.v1.Namespace]):
-        self.config = config
-        self.provider = provider
-        self.kueue_release = kueue_release
-        self.namespaces = namespaces
+    name_prefix: str
+    provider: pulumi.ProviderResource
+    kueue_release: pulumi.Resource
+    namespaces: Mapping[str, k8s.core.v1.Namespace]
+    kueue_namespace: str
+    kubernetes_version: str
+    topology_levels: Sequence[str]
+    pools: Mapping[str, FlavorPool] = field(default_factory=dict)
+    tenants: Mapping[str, TenantQueue] = field(default_factory=dict)
+    labeler: Optional[TopologyLabelerArgs] = None
+
+    def __post_init__(self) -> None:
+        # A library user has no stack-config checks in front of this: refuse, one line each, what Kueue or this
+        # component could not use, before anything is declared.
+        levels = list(self.topology_levels)
+        if self.pools and any(f.rdma for f in self.pools.values()) and (
+                not levels or levels[-1] != HOSTNAME_LABEL or len(set(levels)) != len(levels)):
+            raise ValueError(f"SchedulingArgs.topology_levels: must be distinct node label keys ending with "
+                             f"{HOSTNAME_LABEL} (Kueue's rule for topology-aware scheduling), got {levels}")
+        needed = {"kueue_namespace": self.kueue_namespace,
+                  **{f"tenants.{t}.namespace": q.namespace for t, q in self.tenants.items()},
+                  **({"labeler.namespace": self.labeler.namespace} if self.labeler else {})}
+        for where, ns in needed.items():
+            if ns not in self.namespaces:
+                raise ValueError(f"SchedulingArgs.{where}: namespace {ns!r} is not in SchedulingArgs.namespaces "
+                                 f"(pass its Namespace resource)")
+        for tenant, queue in self.tenants.items():
+            unknown = sorted(set(queue.quotas) - set(self.pools))
+            if unknown:
+                raise ValueError(f"SchedulingArgs.tenants.{tenant}.quotas: pools {unknown} are not in "
+                                 f"SchedulingArgs.pools (a quota needs the pool's ResourceFlavor)")
+
+    @property
+    def rdma_pools(self) -> list[str]:
+        """The RDMA pools, in order."""
+        return [p for p, f in self.pools.items() if f.rdma]
 
 
 class Scheduling(pulumi.ComponentResource):
@@ -157,16 +204,15 @@ class Scheduling(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: SchedulingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:scheduling:Scheduling", name, None, opts)
-        cfg = args.config
-        prefix = cfg.name_prefix
-        kueue = cfg.platform.kueue
+        prefix = args.name_prefix
+        rdma_pools = args.rdma_pools
 
-        probes = kueue_probes(cfg)
+        probes = kueue_probes(bool(rdma_pools), bool(args.tenants), prefix)
         self.gate: Optional[ApiGate] = None
         if probes:
             self.gate = ApiGate(f"{prefix}-kueue-gate", ApiGateArgs(
-                args.kueue_release, args.namespaces[kueue.namespace], probes, args.provider,
-                cfg.cluster.kubernetes_version, prefix), pulumi.ResourceOptions(parent=self))
+                args.kueue_release, args.namespaces[args.kueue_namespace], probes, args.provider,
+                args.kubernetes_version, prefix), pulumi.ResourceOptions(parent=self))
         gate_deps: list[pulumi.Resource] = [self.gate.job] if self.gate else []
 
         def k8s_opts(*deps: Optional[pulumi.Resource], immutable: Sequence[str] = ()) -> pulumi.ResourceOptions:
@@ -180,39 +226,37 @@ class Scheduling(pulumi.ComponentResource):
                                               labels={"app.kubernetes.io/managed-by": "pulumi",
                                                       "app.kubernetes.io/part-of": prefix})
 
-        rdma_pools = list(cfg.rdma_pools)
         self.topology: Optional[k8s.apiextensions.CustomResource] = None
         self.resource_flavors: dict[str, k8s.apiextensions.CustomResource] = {}
         if rdma_pools:
             self.topology = k8s.apiextensions.CustomResource(
-                f"{prefix}-topology", api_version=KUEUE_API, kind="Topology", metadata=meta(topology_name(cfg)),
-                spec={"levels": [{"nodeLabel": level} for level in kueue.topology_levels]},
+                f"{prefix}-topology", api_version=KUEUE_API, kind="Topology", metadata=meta(topology_name(prefix)),
+                spec={"levels": [{"nodeLabel": level} for level in args.topology_levels]},
                 opts=k8s_opts(immutable=KUEUE_IMMUTABLE["Topology"]))
-        for pool in rdma_pools + shared_pools(cfg):
+        for pool, flavor in args.pools.items():
             # Shared (time-sliced or MIG) pools are not in the Compute Cluster: no RDMA topology to schedule by.
             spec: dict = {"nodeLabels": {POOL_LABEL: pool}}
-            if pool in rdma_pools:
-                spec["topologyName"] = topology_name(cfg)
-            if cfg.node_pools[pool].gpus:
+            if flavor.rdma:
+                spec["topologyName"] = topology_name(prefix)
+            if flavor.gpu:
                 spec["tolerations"] = [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
             self.resource_flavors[pool] = k8s.apiextensions.CustomResource(
                 f"{prefix}-flavor-{pool}", api_version=KUEUE_API, kind="ResourceFlavor",
-                metadata=meta(flavor_name(cfg, pool)), spec=spec,
-                opts=k8s_opts(*([self.topology] if pool in rdma_pools and self.topology else []),
+                metadata=meta(flavor_name(prefix, pool)), spec=spec,
+                opts=k8s_opts(*([self.topology] if flavor.rdma and self.topology else []),
                               immutable=KUEUE_IMMUTABLE["ResourceFlavor"]))
 
         self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.queues: dict[str, dict[str, str]] = {}
-        for tenant in cfg.tenants:
-            ns_name = cfg.tenant_namespace(tenant)
+        for tenant, queue in args.tenants.items():
+            ns_name = queue.namespace
             namespace = args.namespaces[ns_name]
-            quotas = flavor_quotas(cfg, tenant)
-            flavors = [{"name": flavor_name(cfg, pool), "resources": [
-                {"name": "cpu", "nominalQuota": f"{q['cpuMillis']}m"},
-                {"name": "memory", "nominalQuota": f"{q['memoryMi']}Mi"},
-                {"name": GPU_RESOURCE, "nominalQuota": str(q["gpu"]), "borrowingLimit": str(q["gpuBorrowingLimit"])},
-            ]} for pool, q in quotas.items()]
+            flavors = [{"name": flavor_name(prefix, pool), "resources": [
+                {"name": "cpu", "nominalQuota": f"{q.cpu_millis}m"},
+                {"name": "memory", "nominalQuota": f"{q.memory_mi}Mi"},
+                {"name": GPU_RESOURCE, "nominalQuota": str(q.gpu), "borrowingLimit": str(q.gpu_borrowing_limit)},
+            ]} for pool, q in queue.quotas.items()]
             cq_spec: dict = {
                 "cohortName": prefix,
                 "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns_name}},
@@ -223,30 +267,29 @@ class Scheduling(pulumi.ComponentResource):
             }
             self.cluster_queues[tenant] = k8s.apiextensions.CustomResource(
                 f"{prefix}-cq-{tenant}", api_version=KUEUE_API, kind="ClusterQueue",
-                metadata=meta(cluster_queue_name(cfg, tenant)), spec=cq_spec,
+                metadata=meta(cluster_queue_name(prefix, tenant)), spec=cq_spec,
                 opts=k8s_opts(*self.resource_flavors.values()))
             self.local_queues[tenant] = k8s.apiextensions.CustomResource(
                 f"{prefix}-lq-{tenant}", api_version=KUEUE_API, kind="LocalQueue",
                 metadata=meta(local_queue_name(tenant), namespace.metadata.name),
-                spec={"clusterQueue": cluster_queue_name(cfg, tenant)},
+                spec={"clusterQueue": cluster_queue_name(prefix, tenant)},
                 opts=k8s_opts(self.cluster_queues[tenant], namespace, immutable=KUEUE_IMMUTABLE["LocalQueue"]))
             self.queues[tenant] = {"namespace": ns_name, "localQueue": local_queue_name(tenant),
-                                   "clusterQueue": cluster_queue_name(cfg, tenant)}
+                                   "clusterQueue": cluster_queue_name(prefix, tenant)}
 
         self.labeler: Optional[k8s.apps.v1.DaemonSet] = None
-        if kueue.topology_labeler.enabled and rdma_pools:
-            self.labeler = self._labeler(cfg, args, rdma_pools)
+        if args.labeler is not None and rdma_pools:
+            self.labeler = self._labeler(args, args.labeler, rdma_pools)
 
-        self.register_outputs({"topology": topology_name(cfg) if self.topology else None, "queues": self.queues})
+        self.register_outputs({"topology": topology_name(prefix) if self.topology else None, "queues": self.queues})
 
-    def _labeler(self, cfg: StackConfig, args: SchedulingArgs, pools: list[str]) -> k8s.apps.v1.DaemonSet:
+    def _labeler(self, args: SchedulingArgs, spec: TopologyLabelerArgs, pools: list[str]) -> k8s.apps.v1.DaemonSet:
         """The RDMA topology labeler: ServiceAccount, ClusterRole (get/patch nodes only), binding, script, DaemonSet.
 
         The pod uses hostNetwork (the metadata service must answer for the host, not a pod VNIC) and nothing else:
         non-root, read-only root filesystem, no capabilities, no privilege escalation, RuntimeDefault seccomp.
         """
-        prefix = cfg.name_prefix
-        spec = cfg.platform.kueue.topology_labeler
+        prefix = args.name_prefix
         name = "rdma-topology-labeler"
         namespace = args.namespaces[spec.namespace]
         opts = pulumi.ResourceOptions(parent=self, provider=args.provider)

@@ -70,3 +70,25 @@ def test_platform_args_need_a_config_for_every_addon_of_the_registry():
     with pytest.raises(ValueError, match=r"platform has no config for the add-ons \['keda'\]"):
         PlatformArgs(provider=None, name_prefix="t", platform=smaller)
     assert PlatformArgs(provider=None, name_prefix="t").platform.keda.enabled
+
+
+def test_no_component_args_take_the_stack_config():
+    """Every component's ``*Args`` names the slice it uses: no parameter or field is typed with the whole stack config
+    (a library user has no ``oke-rdma:`` config to give)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import oke_rdma
+    found = []
+    for info in pkgutil.walk_packages(oke_rdma.__path__, "oke_rdma."):
+        if info.name.startswith(("oke_rdma.config", "oke_rdma.preflight", "oke_rdma.adapter", "oke_rdma.new_stack",
+                                 "oke_rdma.docs")):
+            continue
+        module = importlib.import_module(info.name)
+        for name, cls in vars(module).items():
+            if inspect.isclass(cls) and name.endswith(("Args", "Inputs")) and cls.__module__ == info.name:
+                text = str(inspect.signature(cls.__init__))
+                found.append(name)
+                assert "StackConfig" not in text, f"{info.name}.{name}{text}"
+    assert {"SchedulingArgs", "NetworkArgs", "ComputeArgs", "PlatformArgs", "IamInputs"} <= set(found), found

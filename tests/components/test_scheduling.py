@@ -13,7 +13,8 @@ import yaml
 
 from oke_rdma.compute import node_labels
 from oke_rdma.config import GPUS_PER_SHAPE, RDMA_TOPOLOGY_LEVELS
-from oke_rdma.scheduling import POOL_LABEL, flavor_quotas, local_queue_name
+from oke_rdma.adapter import flavor_quotas
+from oke_rdma.scheduling import POOL_LABEL, FlavorQuota, local_queue_name
 from tests.crddeps import crd_dependency_problems
 from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
 from offline.engine import run_program
@@ -160,13 +161,13 @@ def _two_pools():
 def test_quota_fills_pools_in_order_and_cpu_memory_follow_gpu_shares():
     cfg = _two_pools()
     q = flavor_quotas(cfg, "research")
-    assert q == {"gpu": {"gpu": 16, "gpuBorrowingLimit": 0, "cpuMillis": 8000, "memoryMi": 2457},
-                 "gpu2": {"gpu": 4, "gpuBorrowingLimit": 3, "cpuMillis": 2000, "memoryMi": 615}}
-    assert sum(v["memoryMi"] for v in q.values()) == 3 * 1024
+    assert q == {"gpu": FlavorQuota(gpu=16, gpu_borrowing_limit=0, cpu_millis=8000, memory_mi=2457),
+                 "gpu2": FlavorQuota(gpu=4, gpu_borrowing_limit=3, cpu_millis=2000, memory_mi=615)}
+    assert sum(v.memory_mi for v in q.values()) == 3 * 1024
     zero_gpu = flavor_quotas(load_dev_config(tenants={"analytics": {"quota": {"gpu": 0, "gpuBorrowingLimit": 0,
                                                                               "cpu": 4, "memoryGb": 8}}}),
                              "analytics")
-    assert zero_gpu == {"gpu": {"gpu": 0, "gpuBorrowingLimit": 0, "cpuMillis": 4000, "memoryMi": 8192}}
+    assert zero_gpu == {"gpu": FlavorQuota(gpu=0, gpu_borrowing_limit=0, cpu_millis=4000, memory_mi=8192)}
 
 
 def test_gpus_per_shape_covers_the_rdma_shapes():
@@ -272,3 +273,59 @@ def test_dev_preview_json_shows_the_objects_and_edges(tmp_path):
     assert by_name["okerdma-dev-ns-research"]["inputs"]["metadata"]["labels"][
         "pod-security.kubernetes.io/enforce"] == "privileged"
     assert by_name["okerdma-dev-quota-research"]["inputs"]["spec"]["hard"] == {"requests.nvidia.com/gpu": "16"}
+
+
+def test_scheduling_builds_from_its_own_args_without_the_stack_config():
+    """Another program builds the Kueue objects from typed Args alone: one RDMA pool, one shared pool, one tenant,
+    no ``oke-rdma:`` config; the flavors, the ClusterQueue's quotas and the LocalQueue follow the Args."""
+    from oke_rdma.scheduling import FlavorPool, Scheduling, SchedulingArgs, TenantQueue
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="{}")
+        release = k8s.helm.v3.Release("kueue", chart="kueue", version="0.18.2", namespace="kueue-system",
+                                      opts=pulumi.ResourceOptions(provider=provider))
+        namespaces = {n: k8s.core.v1.Namespace(n, metadata={"name": n}, opts=pulumi.ResourceOptions(provider=provider))
+                      for n in ("kueue-system", "team-a")}
+        Scheduling("lib", SchedulingArgs(
+            name_prefix="lib", provider=provider, kueue_release=release, namespaces=namespaces,
+            kueue_namespace="kueue-system", kubernetes_version="v1.34.1",
+            topology_levels=("oci.oraclecloud.com/rdma.network_block_id", "kubernetes.io/hostname"),
+            pools={"h100": FlavorPool(rdma=True, gpu=True), "a10": FlavorPool(rdma=False, gpu=True)},
+            tenants={"a": TenantQueue(namespace="team-a", quotas={
+                "h100": FlavorQuota(gpu=8, gpu_borrowing_limit=0, cpu_millis=100000, memory_mi=1024),
+                "a10": FlavorQuota(gpu=2, gpu_borrowing_limit=2, cpu_millis=1000, memory_mi=512)})}))
+
+    run = run_program({}, [], "lib", program=program)
+    flavors = {r.inputs["metadata"]["name"]: r.inputs["spec"] for r in of_type(run.resources, KUEUE + "ResourceFlavor")}
+    assert flavors["lib-h100"]["topologyName"] == "lib-rdma" and "topologyName" not in flavors["lib-a10"]
+    (topology,) = of_type(run.resources, KUEUE + "Topology")
+    assert [lv["nodeLabel"] for lv in topology.inputs["spec"]["levels"]][-1] == "kubernetes.io/hostname"
+    (cq,) = of_type(run.resources, KUEUE + "ClusterQueue")
+    quotas = {f["name"]: {r["name"]: r for r in f["resources"]} for f in cq.inputs["spec"]["resourceGroups"][0]["flavors"]}
+    assert quotas["lib-a10"]["nvidia.com/gpu"] == {"name": "nvidia.com/gpu", "nominalQuota": "2", "borrowingLimit": "2"}
+    assert quotas["lib-h100"]["cpu"]["nominalQuota"] == "100000m"
+    (lq,) = of_type(run.resources, KUEUE + "LocalQueue")
+    assert lq.inputs["metadata"]["namespace"] == "team-a" and lq.inputs["spec"] == {"clusterQueue": "lib-a"}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"topology_levels": ("oci.oraclecloud.com/rdma.network_block_id",)}, "SchedulingArgs.topology_levels: "),
+    ({"kueue_namespace": "elsewhere"}, "SchedulingArgs.kueue_namespace: namespace 'elsewhere'"),
+    ({"tenants": {"a": "team-b"}}, "SchedulingArgs.tenants.a.namespace: namespace 'team-b'"),
+    ({"tenants": {"a": "team-a", "pool": "l40s"}}, "SchedulingArgs.tenants.a.quotas: pools ['l40s']"),
+])
+def test_scheduling_args_refuse_what_kueue_cannot_use_with_one_line(change, message):
+    """Args a library user gets wrong are refused before anything is declared, naming the argument."""
+    from oke_rdma.scheduling import FlavorPool, SchedulingArgs, TenantQueue
+    tenants = change.pop("tenants", {"a": "team-a"})
+    pool = tenants.pop("pool", "h100")
+    quota = FlavorQuota(gpu=8, gpu_borrowing_limit=0, cpu_millis=1000, memory_mi=1024)
+    kwargs = dict(name_prefix="lib", provider=None, kueue_release=None,
+                  namespaces={"kueue-system": None, "team-a": None}, kueue_namespace="kueue-system",
+                  kubernetes_version="v1.34.1",
+                  topology_levels=("oci.oraclecloud.com/rdma.network_block_id", "kubernetes.io/hostname"),
+                  pools={"h100": FlavorPool(rdma=True, gpu=True)},
+                  tenants={t: TenantQueue(namespace=ns, quotas={pool: quota}) for t, ns in tenants.items()})
+    with pytest.raises(ValueError) as err:
+        SchedulingArgs(**{**kwargs, **change})
+    assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)

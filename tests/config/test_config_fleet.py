@@ -11,7 +11,7 @@ import yaml
 from oke_rdma.config import ConfigError
 from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
 from oke_rdma.config.fleet import MIG_GPU_OF_SHAPE, MIG_PROFILES, mig_instances
-from oke_rdma.scheduling import flavor_quotas
+from oke_rdma.adapter import flavor_quotas
 from tests.stackcfg import load_dev_config
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -105,7 +105,7 @@ def test_shared_tenant_quota_counts_the_shared_pool_and_dedicated_does_not():
     ok = load_dev_config(nodePools=shared_pool(mode="timeSlicing", replicas=4),
                          tenants={"analytics": {"isolation": "shared", "quota": big}})
     quotas = flavor_quotas(ok, "analytics")
-    assert sum(q["gpu"] for q in quotas.values()) == 40 and quotas["shared"]["gpu"] == 32  # shared pool first
+    assert sum(q.gpu for q in quotas.values()) == 40 and quotas["shared"].gpu == 32  # shared pool first
     found = problems(nodePools=shared_pool(mode="timeSlicing", replicas=4), tenants={"analytics": {"quota": big}})
     assert any(p.startswith("oke-rdma:tenants.analytics.quota.gpu: 40 GPUs") and "RDMA pools" in p
                for p in found), found
