@@ -20,6 +20,7 @@ import re
 from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
 
 from ..facts.storage import BUCKET_NAME_PATTERN
 from ._base import _Model, _ocid
@@ -87,6 +88,10 @@ class ObjectStorage(_Model):
 
     @model_validator(mode="after")
     def _brought_alone(self) -> "ObjectStorage":
+        ignored = sorted(to_camel(k) for k in self.model_fields_set - {"enabled"})
+        if not self.enabled and ignored:
+            raise ValueError(f"{', '.join(ignored)} would be ignored: enabled is false (the default); set enabled: "
+                             f"true or remove {', '.join(ignored)}")
         if self.bucket is not None:
             set_keys = [k for k, v in (("name", self.name), ("kmsKeyId", self.kms_key_id)) if v is not None]
             if set_keys:

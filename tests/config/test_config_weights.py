@@ -156,3 +156,19 @@ def test_brought_bucket_in_the_root_compartment_needs_no_mapping():
     [binding] = [b for b in workload_bindings(cfg) if b.tenant == "analytics"]
     assert binding.mapped_compartment_id is None
     assert all(g.location == "tenancy" and g.compartment_id == TENANCY for g in binding.grants[1:])
+
+
+@pytest.mark.parametrize("key, value", [("bucket", BROUGHT), ("name", "w"), ("protect", False),
+                                        ("objectEventsEnabled", True)])
+def test_settings_of_a_disabled_bucket_are_refused_not_ignored(key, value):
+    """A key set under storage.objectStorage while enabled is false would be silently dropped: refused instead."""
+    [problem] = _problems(storage={"objectStorage": {"enabled": False, "bucket": None, key: value}},
+                          tenants={"research": {"weights": None}})
+    assert problem.startswith("oke-rdma:storage.objectStorage:") and f"{key} would be ignored" in problem
+
+
+def test_key_in_another_region_is_refused():
+    """The bucket's Vault key is an OCID of oci:region (the stack-wide OCID region rule covers it)."""
+    other = KEY.replace("sa-saopaulo-1", "us-ashburn-1")
+    problems = _problems(storage={"objectStorage": {"enabled": True, "bucket": None, "kmsKeyId": other}})
+    assert any(p.startswith("oke-rdma:storage.objectStorage.kmsKeyId:") for p in problems), problems
