@@ -172,3 +172,13 @@ def test_key_in_another_region_is_refused():
     other = KEY.replace("sa-saopaulo-1", "us-ashburn-1")
     problems = _problems(storage={"objectStorage": {"enabled": True, "bucket": None, "kmsKeyId": other}})
     assert any(p.startswith("oke-rdma:storage.objectStorage.kmsKeyId:") for p in problems), problems
+
+
+def test_every_vault_key_of_the_storage_section_is_region_checked():
+    """The class of the rule above: the Lustre file system's key is regional too."""
+    other = KEY.replace("sa-saopaulo-1", "us-ashburn-1")
+    lustre = {"lustre": {"capacityGb": 31200, "performanceTier": 125, "tenants": ["research"], "kmsKeyId": other}}
+    problems = _problems(storage=lustre)
+    assert any(p.startswith("oke-rdma:storage.lustre.kmsKeyId: expected a Vault key in oci:region") for p in problems), \
+        problems
+    assert not [p for p in _problems(storage={"lustre": {**lustre["lustre"], "kmsKeyId": KEY}}) if "kmsKeyId" in p]
