@@ -19,12 +19,13 @@ from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, req
 from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
 from oke_rdma.config.checks.object_storage import weights_bucket_name
 from oke_rdma.config.object_storage import checkpoint_prefix
-from oke_rdma.config.checks.storage import lustre_availability_domain, tenant_ids
+from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_client_pools, tenant_ids
 from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
 from oke_rdma.health import GpuHealthArgs
 from oke_rdma.iam import IamArgs, IamInputs
 from oke_rdma.lustre import LustreArgs
+from oke_rdma.node_init import LustreArchive
 from oke_rdma.monitoring.component import MonitoringArgs
 from oke_rdma.network import NetworkArgs
 from oke_rdma.object_storage import WeightsBucketArgs
@@ -87,13 +88,26 @@ def compute_args(cfg: StackConfig, cluster_id: pulumi.Input[str], kubernetes_ver
                  subnet_ids: Mapping[str, pulumi.Input[str]], nsg_ids: Mapping[str, pulumi.Input[str]],
                  depends_on: Sequence[pulumi.Resource] = ()) -> ComputeArgs:
     """:class:`~oke_rdma.compute.ComputeArgs` from ``nodePools``, ``computeCluster``, ``availabilityDomains``,
-    ``cluster.cniType``, the GPU Operator's device plugin (``platform.gpuOperator``), the placement warnings,
+    ``cluster.cniType``, the GPU Operator's device plugin (``platform.gpuOperator``), the placement warnings, the
+    Lustre client pools (``storage.lustre.client``),
     ``compartmentId``, ``namePrefix`` and ``freeformTags``, plus the cluster's and network's outputs."""
     return ComputeArgs(cfg.compartment_id, cluster_id, kubernetes_version, subnet_ids, nsg_ids, cfg.node_pools,
                        availability_domains=cfg.availability_domains, compute_cluster=cfg.compute_cluster,
                        cni_type=cfg.cluster.cni_type, disable_oke_device_plugin=cfg.platform.operator_device_plugin,
                        name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
-                       warnings=placement_warnings(cfg), depends_on=depends_on)
+                       warnings=placement_warnings(cfg), lustre_clients=lustre_clients(cfg), depends_on=depends_on)
+
+
+def lustre_clients(cfg: StackConfig) -> dict[str, dict[str, LustreArchive]]:
+    """Pool name → Lustre client package archives (OS key → archive) for the pools of
+    :func:`~oke_rdma.config.checks.storage.lustre_client_pools` (none without ``storage.lustre``)."""
+    pools = lustre_client_pools(cfg)
+    if not pools:
+        return {}
+    assert cfg.storage.lustre is not None
+    packages = cfg.storage.lustre.client.packages.model_dump(by_alias=True)
+    archives = {os_key: LustreArchive(a["url"], a["sha256"]) for os_key, a in packages.items() if a is not None}
+    return {pool: dict(archives) for pool in pools}
 
 
 def iam_inputs(cfg: StackConfig) -> IamInputs:

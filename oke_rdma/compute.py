@@ -49,13 +49,17 @@ USER_DATA_KEY = "user_data"
 LOCAL_NVME_LABEL = PROGRAM_NODE_LABELS[1]
 
 
-def node_metadata(pool: NodePool) -> dict[str, str]:
-    """The pool's node metadata: IMDSv2 only (or not), and the cloud-init user data when ``localNvme`` is on (a pool
-    without it keeps OKE's default initialisation)."""
+def node_metadata(pool: NodePool,
+                  lustre_client: Optional[Mapping[str, node_init.LustreArchive]] = None) -> dict[str, str]:
+    """The pool's node metadata: IMDSv2 only (or not), and the cloud-init user data (``oke_rdma.node_init``) when
+    ``localNvme`` is on or the pool gets the Lustre client (``lustre_client``: OS key → package archive, possibly
+    empty; None = no Lustre client step). A pool with neither keeps OKE's default initialisation."""
     metadata = {IMDS_METADATA_KEY: "true" if pool.are_legacy_imds_endpoints_disabled else "false"}
-    if pool.local_nvme.enabled:
-        metadata[USER_DATA_KEY] = node_init.user_data(nvme=True, mount_path=pool.local_nvme.mount_path,
-                                                      filesystem=pool.local_nvme.filesystem)
+    if pool.local_nvme.enabled or lustre_client is not None:
+        metadata[USER_DATA_KEY] = node_init.user_data(nvme=pool.local_nvme.enabled,
+                                                      mount_path=pool.local_nvme.mount_path,
+                                                      filesystem=pool.local_nvme.filesystem,
+                                                      lustre_client=lustre_client)
     return metadata
 #: Properties whose change replaces a pool (every node destroyed): declared so every preview says "replace".
 POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]
@@ -93,6 +97,8 @@ class ComputeArgs:
     :param freeform_tags: free-form tags on every pool, node and the Compute Cluster (default none).
     :param warnings: pool name → a warning logged on the pool every run (the stack program passes the placement
         warnings of its config, e.g. an unlisted RDMA shape allowed by override); default none.
+    :param lustre_clients: pool name → the Lustre client package archives (OS key → ``node_init.LustreArchive``,
+        possibly empty) for the pools whose nodes get the Lustre client step; default none.
     :param depends_on: resources every node pool waits for (the Compute Cluster launch policy, the KMS key policy).
     :raises ValueError: no pools, an RDMA pool without ``compute_cluster`` or breaking a placement rule
         (:func:`oke_rdma.config.checks.compute.rdma_pool_problems`: fault domains, preemptible, shape, AD), a
@@ -105,6 +111,7 @@ class ComputeArgs:
                  compute_cluster: Optional[ComputeCluster] = None, cni_type: str = CNI_TYPE,
                  disable_oke_device_plugin: bool = False, name_prefix: str = "okerdma",
                  freeform_tags: Optional[Mapping[str, str]] = None, warnings: Optional[Mapping[str, str]] = None,
+                 lustre_clients: Optional[Mapping[str, Mapping[str, node_init.LustreArchive]]] = None,
                  depends_on: Sequence[pulumi.Resource] = ()):
         problems = []
         if not node_pools:
@@ -133,6 +140,7 @@ class ComputeArgs:
         roles = ("workers", "pods") if cni_type == CNI_TYPE else ("workers",)
         problems += [f"subnet_ids[{r!r}] missing" for r in roles if r not in subnet_ids]
         problems += [f"nsg_ids[{r!r}] missing" for r in roles if r not in nsg_ids]
+        problems += [f"lustre_clients[{n!r}]: no such node pool" for n in (lustre_clients or {}) if n not in node_pools]
         if problems:
             raise ValueError("ComputeArgs: " + "; ".join(problems))
         self.compartment_id = compartment_id
@@ -148,6 +156,7 @@ class ComputeArgs:
         self.name_prefix = name_prefix
         self.freeform_tags = dict(freeform_tags or {})
         self.warnings = dict(warnings or {})
+        self.lustre_clients = {n: dict(a) for n, a in (lustre_clients or {}).items()}
         self.depends_on = list(depends_on)
 
 
@@ -216,7 +225,7 @@ class Compute(pulumi.ComponentResource):
                         nsg_ids=[args.nsg_ids["workers"]],
                         is_pv_encryption_in_transit_enabled=pool.is_pv_encryption_in_transit_enabled,
                         freeform_tags=tags, node_pool_pod_network_option_details=pod_network),
-                    node_metadata=node_metadata(pool),
+                    node_metadata=node_metadata(pool, args.lustre_clients.get(pool_name)),
                     node_eviction_node_pool_settings=oci.containerengine.NodePoolNodeEvictionNodePoolSettingsArgs(
                         eviction_grace_duration=pool.eviction.grace_duration,
                         is_force_action_after_grace_duration=pool.eviction.force_action_after_grace_duration,

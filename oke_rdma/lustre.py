@@ -8,14 +8,21 @@
   between it and the workers' NSG (the Lustre client runs in the node's kernel: pods reach it through the node, so the
   workers' NSG is the client side, and LNet connects in both directions). All rules stateful.
 * Per tenant listed in ``storage.lustre.tenants``: a ``PersistentVolume`` ``<prefix>-<namespace>-lustre`` of the OKE
-  Lustre CSI driver (``lustre.csi.oraclecloud.com``, ``volumeHandle: <MGS address>@<LNet>:/<file system name>``),
-  ``ReadWriteMany``, ``Retain``, reserved for the tenant's claim ``lustre-shared`` (``claimRef``/``volumeName``).
+  Lustre CSI driver (``lustre.csi.oraclecloud.com``, ``volumeHandle: <MGS address>@<LNet>:/<file system name>``,
+  ``fsType: lustre``, ``volumeAttributes.setupLnet: "true"`` so the driver configures LNet on the node before it
+  mounts), ``ReadWriteMany``, ``Retain``, reserved for the tenant's claim ``lustre-shared`` (``claimRef``/
+  ``volumeName``). With ``client.enabled`` (default) the volume's node affinity requires the node label
+  ``okerdma.io/lustre-client: "true"``, which a node registers with only when its Lustre client works
+  (``oke_rdma.node_init``): a pod that mounts the volume is scheduled only where the mount can succeed.
 
 Sources (checked 2026-11-30): File Storage with Lustre docs "Required VCN Security Rules" (LNet over TCP 988, source
 ports 512-1023, both directions, client and file-system sides) and "Increasing File System Capacity"; OKE docs
 "Provisioning PVCs on the File Storage with Lustre Service" (the ``lustre.csi.oraclecloud.com`` driver, the static PV
 volume handle ``<MGS IP>@<LNet>:/<fs name>``; the worker nodes need the Lustre client installed); pulumi_oci 5.5.0
-``lustre.FileStorageLustreFileSystem`` (``management_service_address`` and ``lnet`` outputs).
+``lustre.FileStorageLustreFileSystem`` (``management_service_address`` and ``lnet`` outputs). Checked 2026-12-01:
+the same OKE page as published in oracle/oci-cloud-controller-manager@1100ac3 docs/pvcs-with-lustre-using-csi.md
+(``fsType: lustre``; ``setupLnet: "true"`` "strongly recommended"), and that repository's
+pkg/csi/driver/lustre_node.go (``setupLnet`` makes the node plugin load ``lnet`` and add the node's interface).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
 from oke_rdma.config.lustre import Lustre
+from oke_rdma.node_init import LUSTRE_CLIENT_LABEL
 
 LUSTRE_CSI_DRIVER = "lustre.csi.oraclecloud.com"
 #: The claim each tenant that asked for the Lustre file system gets in its namespace.
@@ -128,11 +136,16 @@ class LustreStorage(pulumi.ComponentResource):
             for tenant in cfg.tenants:
                 namespace = args.tenant_namespaces[tenant]
                 pv_name = f"{prefix}-{namespace}-lustre"
-                k8s.core.v1.PersistentVolume(pv_name, metadata={"name": pv_name}, spec={
+                spec = {
                     "capacity": {"storage": f"{cfg.capacity_gb}G"}, "accessModes": ["ReadWriteMany"],
                     "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "",
                     "claimRef": {"namespace": namespace, "name": CLAIM_NAME},
-                    "csi": {"driver": LUSTRE_CSI_DRIVER, "volumeHandle": self.volume_handle}}, opts=k8s_opts)
+                    "csi": {"driver": LUSTRE_CSI_DRIVER, "volumeHandle": self.volume_handle, "fsType": "lustre",
+                            "volumeAttributes": {"setupLnet": "true"}}}
+                if cfg.client.enabled:
+                    spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                        {"key": LUSTRE_CLIENT_LABEL, "operator": "In", "values": ["true"]}]}]}}
+                k8s.core.v1.PersistentVolume(pv_name, metadata={"name": pv_name}, spec=spec, opts=k8s_opts)
                 deps = [args.namespaces[namespace]] if namespace in args.namespaces else []
                 k8s.core.v1.PersistentVolumeClaim(f"{prefix}-{namespace}-{CLAIM_NAME}", metadata={
                     "name": CLAIM_NAME, "namespace": namespace}, spec={

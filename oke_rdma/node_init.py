@@ -1,9 +1,9 @@
-"""Cloud-init user data for OKE managed nodes: local NVMe RAID 0, then OKE's own bootstrap.
+"""Cloud-init user data for OKE managed nodes: local NVMe RAID 0, the Lustre client, then OKE's own bootstrap.
 
 :func:`render` fills ``files/node-init.sh`` (a bash script: cloud-init runs a user-data script that starts with
 ``#!`` once per instance) and :func:`user_data` base64-encodes it for the node pool's ``node_metadata["user_data"]``,
-the key OKE passes to cloud-init. A pool whose ``localNvme`` is off gets no user data: OKE's default initialisation
-runs unchanged.
+the key OKE passes to cloud-init. A pool with neither ``localNvme`` nor the Lustre client gets no user data: OKE's
+default initialisation runs unchanged. What each step does, and its sources, is in the script's header.
 
 Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 (``user_data`` in the node pool's node metadata, base64-encoded; a custom script must run OKE's bootstrap itself);
@@ -17,6 +17,7 @@ import base64
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, Optional
 
 TEMPLATE = Path(__file__).parent / "files" / "node-init.sh"
 #: NVMe namespaces of the host. OCI bare metal boot and block volumes attach over iSCSI or paravirtualized and
@@ -27,6 +28,19 @@ DEVICE_GLOB = "/dev/nvme[0-9]*n1"
 MD_DEVICE = "/dev/md/okerdma-nvme"
 #: File systems the script can create (``mkfs.<type>`` exists on OKE's Oracle Linux and Ubuntu images).
 FILESYSTEMS = ("ext4", "xfs")
+#: The node label a node registers with when its Lustre client works; the Lustre volumes require it.
+LUSTRE_CLIENT_LABEL = "okerdma.io/lustre-client"
+#: OS keys of the Lustre client package archives (``storage.lustre.client.packages``): Oracle Linux 8 (RHCK) and
+#: Ubuntu 22.04, the systems OKE's Lustre CSI driver supports; each maps to the script's URL/SHA-256 placeholders.
+LUSTRE_CLIENT_OS = {"oracleLinux8": "OL8", "ubuntu2204": "UBUNTU2204"}
+
+
+@dataclass(frozen=True)
+class LustreArchive:
+    """A Lustre client package archive: its HTTPS ``url`` and the ``sha256`` (hex) the node checks it against."""
+
+    url: str
+    sha256: str
 
 
 @dataclass(frozen=True)
@@ -39,24 +53,42 @@ class Paths:
     os_release: str = "/etc/os-release"
     device_glob: str = DEVICE_GLOB
     md_device: str = MD_DEVICE
+    lustre_work_dir: str = "/var/lib/oke-rdma/lustre"
 
 
-def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4", paths: Paths = Paths()) -> str:
+def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4",
+           lustre_client: Optional[Mapping[str, LustreArchive]] = None, paths: Paths = Paths()) -> str:
     """The node initialisation script (text).
 
     :param nvme: assemble the local NVMe drives into one RAID 0 file system at ``mount_path``.
     :param mount_path: an absolute path on the node.
     :param filesystem: one of :data:`FILESYSTEMS`.
-    :raises ValueError: for a relative ``mount_path`` or an unknown ``filesystem`` (the config model refuses them
-        first, with the key path).
+    :param lustre_client: None = no Lustre step; else OS key (:data:`LUSTRE_CLIENT_OS`) → the archive to install the
+        client from when the image lacks a working one (an empty mapping: only detect it). Either way the node
+        registers with :data:`LUSTRE_CLIENT_LABEL` only when its client works.
+    :raises ValueError: for a relative ``mount_path``, an unknown ``filesystem`` or OS key, or an archive that is not
+        an ``https://`` URL with a 64-hex-digit SHA-256 (the config model refuses them first, with the key path).
     """
     if not mount_path.startswith("/"):
         raise ValueError(f"mount_path must be absolute, got {mount_path!r}")
     if filesystem not in FILESYSTEMS:
         raise ValueError(f"filesystem must be one of {FILESYSTEMS}, got {filesystem!r}")
+    archives = dict(lustre_client or {})
+    for os_key, archive in archives.items():
+        if os_key not in LUSTRE_CLIENT_OS:
+            raise ValueError(f"lustre_client: unknown OS {os_key!r}; use one of {', '.join(LUSTRE_CLIENT_OS)}")
+        if not archive.url.startswith("https://") or len(archive.sha256) != 64 or \
+                any(c not in "0123456789abcdef" for c in archive.sha256):
+            raise ValueError(f"lustre_client[{os_key!r}]: needs an https:// url and a 64-hex-digit sha256")
     values = {"NVME_ENABLED": "1" if nvme else "0", "MOUNT_PATH": mount_path, "FS_TYPE": filesystem,
               "DEVICE_GLOB": paths.device_glob, "MD_DEVICE": paths.md_device, "SYSTEMD_DIR": paths.systemd_dir,
-              "MDADM_CONF": paths.mdadm_conf, "IMDS": paths.imds, "OS_RELEASE": paths.os_release}
+              "MDADM_CONF": paths.mdadm_conf, "IMDS": paths.imds, "OS_RELEASE": paths.os_release,
+              "LUSTRE_ENABLED": "1" if lustre_client is not None else "0", "LUSTRE_LABEL": LUSTRE_CLIENT_LABEL,
+              "LUSTRE_WORK_DIR": paths.lustre_work_dir}
+    for os_key, tag in LUSTRE_CLIENT_OS.items():
+        archive = archives.get(os_key)
+        values[f"LUSTRE_{tag}_URL"] = archive.url if archive else ""
+        values[f"LUSTRE_{tag}_SHA256"] = archive.sha256 if archive else ""
     text = TEMPLATE.read_text()
     for key, value in values.items():
         # The glob must stay unquoted in the script's `for` loop; it is a fixed pattern, never user input.

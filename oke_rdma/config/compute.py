@@ -35,7 +35,7 @@ MAX_EVICTION_GRACE_MINUTES = 60
 
 #: Node labels the program sets on every node of a pool (``oke_rdma.compute.node_labels``): Kueue ResourceFlavors
 #: and the scheduling component select nodes by it, so a user label must not replace it.
-PROGRAM_NODE_LABELS = ("okerdma.io/node-pool", "okerdma.io/local-nvme")
+PROGRAM_NODE_LABELS = ("okerdma.io/node-pool", "okerdma.io/local-nvme", "okerdma.io/lustre-client")
 #: Node labels the program derives from ``gpuSharing`` (``oke_rdma.sharing``; NVIDIA GPU Operator docs
 #: "Time-Slicing GPUs in Kubernetes" and "GPU Operator with MIG"): a user label must not contradict them.
 SHARING_NODE_LABELS = ("okerdma.io/gpu-sharing", "nvidia.com/device-plugin.config", "nvidia.com/mig.config")

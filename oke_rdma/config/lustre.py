@@ -14,6 +14,13 @@ Facts (checked 2026-11-30):
 * File system name: at most 8 characters, letters, digits and ``_`` (CLI reference, ``--file-system-name``).
 * Root squash: ``rootSquashConfiguration`` with ``identitySquash`` NONE or ROOT, ``squashUid``/``squashGid``, and
   ``clientExceptions`` (CIDRs exempt from squash) (SDK ``RootSquashConfiguration``).
+* The Lustre client (``client``): OKE's Lustre CSI driver mounts with the node kernel's Lustre client, which must be
+  installed on every worker node that mounts the file system; the driver supports Oracle Linux 8 x86 and Ubuntu 22.04
+  x86 (OKE docs "Provisioning PVCs on the File Storage with Lustre Service", oracle/oci-cloud-controller-manager
+  docs/pvcs-with-lustre-using-csi.md@1100ac3). No Oracle Linux or Ubuntu repository carries client packages for OKE
+  images: Oracle's own installer (oci-hpc/oke-lustre-client@1a6fbcf, checked 2026-12-01) downloads a DKMS build of
+  Lustre 2.15.5 as a ``.tar.gz`` from Object Storage, and needs Oracle Linux 8 on the Red Hat compatible kernel
+  (RHCK), not UEK. ``client.packages`` names such archives (``oke_rdma.node_init`` installs them).
 """
 
 from __future__ import annotations
@@ -30,6 +37,64 @@ LUSTRE_TIERS_MBPS_PER_TB = (125, 250, 500, 1000)
 #: Smallest file system, and the capacity steps below and above 124800 GB ("Increasing File System Capacity").
 LUSTRE_MIN_GB, LUSTRE_SMALL_STEP_GB, LUSTRE_STEP_THRESHOLD_GB, LUSTRE_LARGE_STEP_GB = 31200, 10400, 124800, 41600
 _NAME_RE = re.compile(r"^[A-Za-z0-9_]{1,8}$")
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+#: An HTTPS URL without whitespace, quotes or shell metacharacters (it is written into the node's cloud-init).
+_URL_RE = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]+)?/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*$")
+
+
+class LustreClientArchive(_Model):
+    """One archive of Lustre client packages: ``url`` (HTTPS; an Object Storage pre-authenticated request or any
+    server the worker nodes reach) and ``sha256`` (64 lowercase hex digits) of the archive; the node installs nothing
+    from an archive whose checksum differs."""
+
+    url: str = Field(description=(
+        "HTTPS URL of a `.tar.gz` of the client packages (RPMs for Oracle Linux, DEBs for Ubuntu); written in clear "
+        "into the node pool's cloud-init, so use a read-only pre-authenticated request scoped to the one object."))
+    sha256: str = Field(description="SHA-256 of the archive, 64 lowercase hex digits; a different archive is refused.")
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        if not _URL_RE.match(v) or '"' in v or "'" in v or "`" in v or "$" in v:
+            raise ValueError(f"expected an https:// URL without spaces, quotes, '$' or '`', got {v!r}")
+        return v
+
+    @field_validator("sha256")
+    @classmethod
+    def _sha(cls, v: str) -> str:
+        if not _SHA256_RE.match(v):
+            raise ValueError(f"expected 64 lowercase hex digits (sha256sum of the archive), got {v!r}")
+        return v
+
+
+class LustreClientPackages(_Model):
+    """Where the node installs the Lustre client from, per OS the Lustre CSI driver supports. An OS without an
+    archive (and every node that is not x86_64, the architecture the driver supports) gets no install: its nodes are
+    labelled only when their image already carries a working client."""
+
+    oracle_linux8: Optional[LustreClientArchive] = Field(None, description=(
+        "Oracle Linux 8 x86_64 on the RHCK kernel: a `.tar.gz` of `lustre-client` and `lustre-client-dkms` RPMs."))
+    ubuntu2204: Optional[LustreClientArchive] = Field(None, description=(
+        "Ubuntu 22.04 x86_64: a `.tar.gz` of `lustre-client-utils` and `lustre-client-modules-dkms` DEBs."))
+
+
+class LustreClient(_Model):
+    """The Lustre client on the worker nodes, ``storage.lustre.client``.
+
+    ``enabled`` (default): every node of ``pools`` (default every pool) checks for a working client at first boot
+    (``lfs`` runs and the ``lnet`` module loads in the running kernel), installs it from ``packages`` when missing,
+    and joins with the node label ``okerdma.io/lustre-client: "true"`` only when the client works; the Lustre volumes
+    require that label (node affinity), so a pod that mounts Lustre never lands on a node without the client.
+    ``enabled: false``: the nodes are prepared outside oke-rdma; no label is set nor required.
+    """
+
+    enabled: bool = Field(True, description=(
+        "Check for (and install) the client at node boot, label the nodes where it works, and require the label in "
+        "the Lustre volumes' node affinity."))
+    pools: StrList = Field((), description="Node pools whose nodes get the client (default: every node pool).")
+    packages: LustreClientPackages = Field(LustreClientPackages(), description=(
+        "Client package archives per OS (`oracleLinux8`, `ubuntu2204`); without one, only images that already carry "
+        "the client are labelled."))
 
 
 def valid_capacities_gb(up_to: int) -> list[int]:
@@ -51,6 +116,7 @@ class Lustre(_Model):
     maps root on clients to ``squashUid``/``squashGid`` (65534, nobody) except for ``clientExceptions`` CIDRs.
     ``kmsKeyId``: a Vault key; None = Oracle-managed keys. ``protect``: the file system holds data (default on).
     ``tenants``: the tenants that get a static PersistentVolume and claim of it (``lustre-shared``).
+    ``client``: the Lustre client on the worker nodes (:class:`LustreClient`).
     """
 
     capacity_gb: int = Field(description=(
@@ -74,6 +140,8 @@ class Lustre(_Model):
     protect: bool = Field(True, description="`protect` the file system against `pulumi destroy` (it holds data).")
     tenants: StrList = Field((), description=(
         "Tenants that get a static PersistentVolume and the claim `lustre-shared` of it."))
+    client: LustreClient = Field(LustreClient(), description=(
+        "The Lustre client on the worker nodes: which pools get it, from which package archives."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 

@@ -83,7 +83,9 @@ class _SubnetRoles(_Model):
     internal_load_balancers: Optional[str] = Field(None, description="internal load balancer subnet.")
     public_load_balancers: Optional[str] = Field(None, description=(
         "public load balancer subnet (only with `network.publicLoadBalancers`)."))
-    storage: Optional[str] = Field(None, description="storage subnet (FSS mount target).")
+    storage: Optional[str] = Field(None, description=(
+        "storage subnet (FSS mount target: 3 IPs; Lustre file system: up to 60 IPs per started 100 TB, "
+        "docs/storage.md)."))
 
 
 class SubnetCidrs(_SubnetRoles):

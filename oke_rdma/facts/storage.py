@@ -16,6 +16,28 @@ FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS = 30
 FSS_LIMIT_SERVICE = "filesystem"
 FSS_MOUNT_TARGET_LIMIT = "mount-target-count"
 
+#: Private IP addresses a File Storage with Lustre file system takes in its subnet: "between 43 to 60 IP addresses
+#: per 100TB depending on the performance tier selected" (Oracle Architecture Center, "Deploy Lustre File Systems" /
+#: "About Configuring Lustre Connectivity",
+#: https://docs.oracle.com/en/solutions/deploy-lustre-file-systems/configuring-lustre-connectivity.html, checked
+#: 2026-12-01). Which tier takes how many is not stated, nor the count below 100 TB: the upper figure is used for every
+#: tier, per started 100 TB (a file system's address count cannot shrink as its capacity grows, so a smaller one needs
+#: no more than a 100 TB one).
+LUSTRE_SUBNET_IPS_PER_BLOCK = 60
+#: The capacity block the figure above is given for: 100 TB, in GB (the service counts capacity in thousands of GB).
+LUSTRE_SUBNET_BLOCK_GB = 100_000
+
+
+def lustre_subnet_ips(capacity_gb: int) -> int:
+    """Upper bound of the private IPs a Lustre file system of ``capacity_gb`` GB takes in its subnet:
+    :data:`LUSTRE_SUBNET_IPS_PER_BLOCK` per started :data:`LUSTRE_SUBNET_BLOCK_GB` (31200 GB → 60, 166400 GB → 120).
+
+    :raises ValueError: for a capacity that is not a positive whole number of GB.
+    """
+    if isinstance(capacity_gb, bool) or not isinstance(capacity_gb, int) or capacity_gb <= 0:
+        raise ValueError(f"capacity_gb must be a positive whole number of GB, got {capacity_gb!r}")
+    return -(-capacity_gb // LUSTRE_SUBNET_BLOCK_GB) * LUSTRE_SUBNET_IPS_PER_BLOCK
+
 # --- Object Storage (checked 2026-12-01) ------------------------------------------------------------------------
 # Sources: Object Storage docs "Object Storage Buckets" and "Object Names" (a bucket name: letters, digits, '-', '_'
 # and '.', at most 255 characters, unique in the namespace); pulumi_oci 5.5.0 ``objectstorage/bucket.py`` (``name``

@@ -6,12 +6,29 @@
 #    mount unit. Idempotent: an array that already exists is assembled, never recreated; a formatted array is never
 #    formatted again; so a re-run, a reboot (the mount unit and mdadm.conf bring it back) and a boot volume
 #    replacement keep the data, and a new node from node cycling builds its own array.
-# 2. OKE's own node bootstrap, always, last: a pool with custom user data must still run it or the node never joins
+# 2. Lustre client (when @@LUSTRE_ENABLED@@ is 1): a client counts as working when `lfs --version` runs and the `lnet`
+#    kernel module loads in the running kernel (the checks OKE's Lustre CSI driver makes before it sets up LNet).
+#    A working client is kept; otherwise, on x86_64, the package archive for this OS (Oracle Linux 8 on RHCK: RPMs;
+#    Ubuntu 22.04: DEBs) is downloaded over HTTPS, its SHA-256 checked, and installed with the running kernel's
+#    headers (the modules are DKMS builds for that kernel). An Arm node, a UEK kernel, another OS, no archive, a
+#    failed download, checksum, install, or modules that do not load in this kernel: logged, nothing half-done is
+#    used, and the node joins without the label below.
+# 3. OKE's own node bootstrap, always, last: a pool with custom user data must still run it or the node never joins
 #    the cluster (Oracle Linux images: the oke_init_script from the instance metadata; Ubuntu images: `oke bootstrap`).
+#    When the Lustre client works, the kubelet registers the node with @@LUSTRE_LABEL@@=true (--node-labels through
+#    --kubelet-extra-args): the Lustre volumes require that label, so pods that mount Lustre only land where it works.
+#    (NodeRestriction lets a kubelet set labels outside the kubernetes.io / k8s.io namespaces on its own node:
+#    Kubernetes docs "Admission Controllers Reference", NodeRestriction, checked 2026-12-01.)
 #
 # Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 # (the oke_init_script metadata key, IMDSv2 header); oracle-quickstart/oci-hpc-oke@61d210a files/oke-nvme-raid.sh
-# and files/oke-ubuntu-cloud-init.sh (RAID over /dev/nvme*n1 on GPU bare metal, `oke bootstrap` on Ubuntu images).
+# and files/oke-ubuntu-cloud-init.sh (RAID over /dev/nvme*n1 on GPU bare metal, `oke bootstrap` on Ubuntu images,
+# `--kubelet-extra-args` on both bootstraps). Checked 2026-12-01: oracle/oci-cloud-controller-manager@1100ac3
+# pkg/csi-util/lustre_lnet_helper.go (the driver checks `lfs --version`, runs `modprobe lnet` and configures LNet
+# itself when the volume says setupLnet) and docs/pvcs-with-lustre-using-csi.md (client needed on every node that
+# mounts; Oracle Linux 8 and Ubuntu 22.04 x86); oci-hpc/oke-lustre-client@1a6fbcf (Oracle's installer: DKMS archives,
+# kernel-devel / linux-headers of the running kernel, the ol8_codeready_builder and ol8_developer_EPEL repositories
+# for the build dependencies, RHCK required on Oracle Linux 8).
 set -o errexit -o nounset -o pipefail
 
 NVME_ENABLED=@@NVME_ENABLED@@
@@ -23,7 +40,15 @@ SYSTEMD_DIR=@@SYSTEMD_DIR@@
 MDADM_CONF=@@MDADM_CONF@@
 IMDS=@@IMDS@@
 OS_RELEASE=@@OS_RELEASE@@
+LUSTRE_ENABLED=@@LUSTRE_ENABLED@@
+LUSTRE_LABEL=@@LUSTRE_LABEL@@
+LUSTRE_OL8_URL=@@LUSTRE_OL8_URL@@
+LUSTRE_OL8_SHA256=@@LUSTRE_OL8_SHA256@@
+LUSTRE_UBUNTU2204_URL=@@LUSTRE_UBUNTU2204_URL@@
+LUSTRE_UBUNTU2204_SHA256=@@LUSTRE_UBUNTU2204_SHA256@@
+LUSTRE_WORK_DIR=@@LUSTRE_WORK_DIR@@
 LOG_TAG=oke-rdma-node-init
+KUBELET_EXTRA_ARGS=""
 
 log() { echo "${LOG_TAG}: $*" >&2; }
 
@@ -91,25 +116,110 @@ UNIT
   systemctl enable --now "$unit" || return 1
 }
 
-oke_bootstrap() {
-  local id=""
+os_field() {  # os_field NAME: a field of os-release, empty when absent
   if [ -r "$OS_RELEASE" ]; then
-    id=$(. "$OS_RELEASE" && echo "${ID:-}")
-  fi
-  if [ "$id" = "ubuntu" ]; then
-    log "Ubuntu image: oke bootstrap"
-    oke bootstrap
-  else
-    log "Oracle Linux image: running the oke_init_script from the instance metadata"
-    curl --fail --silent --show-error --retry 10 --retry-delay 5 -H "Authorization: Bearer Oracle" \
-      "${IMDS}/opc/v2/instance/metadata/oke_init_script" | base64 --decode >/var/run/oke-init.sh
-    bash /var/run/oke-init.sh
+    (. "$OS_RELEASE" && printf '%s' "${!1:-}")
   fi
 }
 
+lustre_client_works() {
+  lfs --version >/dev/null 2>&1 && modprobe lnet >/dev/null 2>&1
+}
+
+setup_lustre_client() {
+  local kernel id version url sha archive dir
+  kernel=$(uname -r)
+  if lustre_client_works; then
+    log "Lustre client present: lfs runs and lnet loads in kernel ${kernel}"
+    return 0
+  fi
+  if [ "$(uname -m)" != "x86_64" ]; then
+    log "no Lustre client packages for $(uname -m): the archives, like OKE's Lustre CSI driver, are for x86_64; use" \
+      "an image that carries the client"
+    return 1
+  fi
+  id=$(os_field ID)
+  version=$(os_field VERSION_ID)
+  case "${id}:${version%%.*}" in
+    ol:8)
+      if [[ "$kernel" == *uek* ]]; then
+        log "kernel mismatch: ${kernel} is UEK; the Oracle Linux 8 Lustre client packages are built for the Red Hat" \
+          "compatible kernel (RHCK): use an image that boots RHCK or carries the client"
+        return 1
+      fi
+      url=$LUSTRE_OL8_URL sha=$LUSTRE_OL8_SHA256 ;;
+    ubuntu:22)
+      url=$LUSTRE_UBUNTU2204_URL sha=$LUSTRE_UBUNTU2204_SHA256 ;;
+    *)
+      log "no Lustre client packages for ${id:-an unknown OS} ${version}: OKE's Lustre CSI driver supports Oracle" \
+        "Linux 8 and Ubuntu 22.04; use an image that carries the client"
+      return 1 ;;
+  esac
+  if [ -z "$url" ]; then
+    log "the image has no working Lustre client and storage.lustre.client.packages names no archive for" \
+      "${id} ${version}"
+    return 1
+  fi
+  mkdir -p "$LUSTRE_WORK_DIR" || return 1
+  archive="${LUSTRE_WORK_DIR}/lustre-client.tar.gz"
+  dir="${LUSTRE_WORK_DIR}/packages"
+  rm -rf "$archive" "$dir"
+  log "downloading the Lustre client packages for ${id} ${version}"
+  curl --fail --silent --show-error --location --retry 5 --retry-delay 5 --output "$archive" "$url" || return 1
+  if ! echo "${sha}  ${archive}" | sha256sum --check --status; then
+    log "checksum mismatch: the downloaded archive is not the one storage.lustre.client.packages names; not installed"
+    rm -f "$archive"
+    return 1
+  fi
+  mkdir -p "$dir" && tar -xzf "$archive" -C "$dir" || return 1
+  local packages=()
+  if [ "$id" = "ol" ]; then
+    mapfile -t packages < <(find "$dir" -type f -name '*.rpm' | sort)
+    [ "${#packages[@]}" -gt 0 ] || { log "the archive holds no .rpm"; return 1; }
+    # DKMS builds the modules for the running kernel: its headers must match it exactly.
+    dnf install -y "kernel-devel-${kernel}" || return 1
+    dnf install -y --enablerepo ol8_codeready_builder --enablerepo ol8_developer_EPEL "${packages[@]}" || return 1
+  else
+    mapfile -t packages < <(find "$dir" -type f -name '*.deb' | sort)
+    [ "${#packages[@]}" -gt 0 ] || { log "the archive holds no .deb"; return 1; }
+    export DEBIAN_FRONTEND=noninteractive  # cloud-init has no terminal: debconf must never prompt
+    apt-get update || return 1
+    apt-get install -y --no-upgrade "linux-headers-${kernel}" || return 1
+    apt-get install -y --no-install-recommends "${packages[@]}" || return 1
+  fi
+  if ! lustre_client_works; then
+    log "kernel mismatch: the Lustre client is installed but lfs or the lnet module does not work in kernel ${kernel}"
+    return 1
+  fi
+  log "Lustre client installed for kernel ${kernel}"
+}
+
+oke_bootstrap() {
+  local args=()
+  if [ -n "$KUBELET_EXTRA_ARGS" ]; then
+    args=(--kubelet-extra-args "$KUBELET_EXTRA_ARGS")
+  fi
+  if [ "$(os_field ID)" = "ubuntu" ]; then
+    log "Ubuntu image: oke bootstrap ${args[*]}"
+    oke bootstrap "${args[@]}"
+  else
+    log "Oracle Linux image: running the oke_init_script from the instance metadata ${args[*]}"
+    curl --fail --silent --show-error --retry 10 --retry-delay 5 -H "Authorization: Bearer Oracle" \
+      "${IMDS}/opc/v2/instance/metadata/oke_init_script" | base64 --decode >/var/run/oke-init.sh
+    bash /var/run/oke-init.sh "${args[@]}"
+  fi
+}
+
+# A failed step never keeps the node out of the cluster: it is logged and the node joins without what it failed to
+# set up. (errexit does not apply inside a function called from an if or || list: every step returns on failure.)
 if [ "$NVME_ENABLED" = "1" ]; then
-  # A failed RAID must not keep the node out of the cluster: log it and join; the node lacks the mount then.
-  # (errexit does not apply inside a function called from an || list: every step above returns on failure.)
   setup_nvme || log "local NVMe setup failed; the node joins without ${MOUNT_PATH}"
+fi
+if [ "$LUSTRE_ENABLED" = "1" ]; then
+  if setup_lustre_client; then
+    KUBELET_EXTRA_ARGS="--node-labels=${LUSTRE_LABEL}=true"
+  else
+    log "Lustre client not available; the node joins without ${LUSTRE_LABEL}, so no Lustre volume is mounted here"
+  fi
 fi
 oke_bootstrap

@@ -17,6 +17,8 @@ program (a config error exits 2, as in the offline preview), then asks OCI throu
   shape (a GPU image for a GPU shape, an aarch64 image for an Arm shape, the pool's Kubernetes version), or else is
   an image the deployer can read that declares the shape (``Compute.GetImage``,
   ``Compute.ListImageShapeCompatibilityEntries``);
+* a pool that gets the Lustre client (``storage.lustre.client``) does not run an OKE platform image (which carries
+  no client and boots UEK, where the node-init step cannot install one);
 * the Kubernetes versions are offered (``ContainerEngine.GetClusterOptions`` / ``GetNodePoolOptions``);
 * the mount target tier fits the AD's mount target limits (``Limits`` service ``filesystem``);
 * the deployer can read what the stack declares in its compartment (the reads above and listing clusters,

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..config._base import _key
+from ..config.checks.storage import lustre_client_pools
 from ..facts import shapes
 from ..facts.storage import FSS_LIMIT_SERVICE, FSS_MOUNT_TARGET_LIMIT
 from .base import Finding, Unreachable
@@ -111,6 +112,15 @@ class Preflight(ComputeChecks):
         if built and f"v{built.group(1)}" != version:
             self.problem(at, f"{image} is built for Kubernetes v{built.group(1)}, but the pool runs {version}; use "
                              f"the OKE image of {version}")
+        if name in lustre_client_pools(self.cfg):
+            # OKE's images carry no Lustre client (OKE docs "Provisioning PVCs on the File Storage with Lustre
+            # Service": it must be installed) and their Oracle Linux boots UEK, for which no client packages exist
+            # (oci-hpc/oke-lustre-client@1a6fbcf: OL8 nodes must be switched to RHCK); checked 2026-12-01.
+            self.problem(at, f"{image} is an OKE platform image: it carries no Lustre client, and the node-init step "
+                             f"of storage.lustre.client cannot install one on it (Oracle Linux on UEK; the packages "
+                             f"need Oracle Linux 8 on RHCK or Ubuntu 22.04, x86_64), so its nodes would never mount "
+                             f"Lustre; use an image that carries the client or one of those systems, or leave the "
+                             f"pool out of storage.lustre.client.pools")
 
     def _other_image(self, name: str, pool: NodePool) -> None:
         at = ("nodePools", name, "imageId")

@@ -6,7 +6,12 @@ tag namespaces or tag defaults (tag-based conditions such as ``target.resource.t
 administer identity domains. ``use`` is enough for several of them (IAM "Policy Reference": ``use groups`` holds
 GROUP_UPDATE and ``use users`` USER_UPDATE, which together add a user to a group). ``all-resources`` includes every
 IAM type (IAM "Policy Reference": "There's no family resource-type for IAM"; ``all-resources`` covers all types),
-so ``use``/``manage all-resources`` is an escalation too.
+so ``use``/``manage all-resources`` is an escalation too. Credentials belong to two types ("Details for IAM without
+Identity Domains", checked 2026-12-01): ``manage users`` holds USER_APIKEY_ADD, USER_AUTHTOKEN_SET, USER_UIPASS_SET,
+USER_SWIFTPASS_SET, USER_SECRETKEY_ADD, USER_OAUTH2_CLIENT_CRED_CREATE, USER_TOTPDEVICE_ADD (and, with identity
+domains, USER_CAPABILITIES_UPDATE) — minting a credential for another user is acting as that user — and
+``credentials`` is SMTP credentials only (CREDENTIAL_ADD). There is no ``api-keys`` or ``auth-tokens`` type. The
+resources that mint credentials are refused by ``iam-no-static-credentials`` (``credentials.py``).
 
 | rule                            | kind     | checks                                                                   |
 |---------------------------------|----------|--------------------------------------------------------------------------|
@@ -54,6 +59,9 @@ IAM_RESOURCE_TYPES = frozenset({
     "policies", "dynamic-groups", "groups", "group-memberships", "users", "credentials", "domains", "domain",
     "identity-providers", "network-sources", "authentication-policies", "oauth2-clients", "compartments",
     "tenancies", "tag-namespaces", "tag-defaults", "tagnamespaces", "tagrules", "service-principal",
+    # listed as IAM resource types (2024-06-06 revision, checked 2026-12-01) without a permission table: what
+    # use/manage of them allows cannot be judged, so they are treated as IAM-changing (fail closed)
+    "authentication", "tasdomain",
 })
 #: Resource families that include IAM types: only ``all-resources`` (IAM has no family of its own).
 IAM_FAMILIES = frozenset({"all-resources"})

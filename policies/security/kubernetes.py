@@ -34,9 +34,17 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._objects import NAMESPACE_PATCH, sets_enforce_label, with_derived
+    from ._pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
+                                 POD_SPEC_PATHS, RAY_GROUP, RDMA_DEVICE_PATH, TRAINER_GROUP, canonical_type,
+                                 is_cluster_scoped, pod_specs, without_rdma_envelope)
     from ._pss import BASELINE_CAPABILITIES, context_privileges
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _objects import NAMESPACE_PATCH, sets_enforce_label, with_derived
+    from _pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
+                                POD_SPEC_PATHS, RAY_GROUP, RDMA_DEVICE_PATH, TRAINER_GROUP, canonical_type,
+                                is_cluster_scoped, pod_specs, without_rdma_envelope)
     from _pss import BASELINE_CAPABILITIES, context_privileges
     from _rules import UNKNOWN, elements, read
 
@@ -45,37 +53,6 @@ HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 PSA_LEVELS = ("privileged", "baseline", "restricted")
-#: Workload type → path of its pod spec inside the object.
-POD_SPEC_PATHS = {
-    "kubernetes:core/v1:Pod": ("spec",),
-    "kubernetes:core/v1:PodTemplate": ("template", "spec"),
-    "kubernetes:core/v1:ReplicationController": ("spec", "template", "spec"),
-    "kubernetes:apps/v1:Deployment": ("spec", "template", "spec"),
-    "kubernetes:apps/v1:StatefulSet": ("spec", "template", "spec"),
-    "kubernetes:apps/v1:DaemonSet": ("spec", "template", "spec"),
-    "kubernetes:apps/v1:ReplicaSet": ("spec", "template", "spec"),
-    "kubernetes:batch/v1:Job": ("spec", "template", "spec"),
-    "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
-# Server-side-apply patches of the same kinds (pulumi_kubernetes ``*Patch`` resources) change live pods too.
-POD_SPEC_PATHS.update({f"{t}Patch": p for t, p in list(POD_SPEC_PATHS.items())})
-#: Custom resources (``apiextensions.CustomResource`` registers as ``kubernetes:<group>/<version>:<kind>``) whose
-#: pod templates this rule reads: Kubeflow training jobs (``spec.<x>ReplicaSpecs.<role>.template.spec``), JobSet
-#: (``spec.replicatedJobs[].template.spec.template.spec``) and KubeRay (head and worker group templates).
-KUBEFLOW_GROUP, JOBSET_GROUP, RAY_GROUP = "kubeflow.org", "jobset.x-k8s.io", "ray.io"
-#: Kubeflow Trainer v2: (Cluster)TrainingRuntime holds a JobSet template
-#: (``spec.template.spec.replicatedJobs[].template.spec.template.spec``; kubeflow/trainer 2.3.0 CRDs).
-TRAINER_GROUP = "trainer.kubeflow.org"
-
-
-def canonical_type(resource_type: str) -> str:
-    """The type token pulumi_kubernetes gives a built-in kind, also for the same object declared another way:
-    ``apiextensions.CustomResource(api_version="v1", kind="Pod")`` registers ``kubernetes:v1:Pod``, the core group
-    without its ``core/`` name; it is the same Pod to the API server."""
-    parts = resource_type.split(":")
-    if len(parts) == 3 and parts[0] == "kubernetes" and "/" not in parts[1] and parts[1].startswith("v"):
-        return f"kubernetes:core/{parts[1]}:{parts[2]}"
-    return resource_type
 #: Capabilities that include IPC_LOCK.
 IPC_LOCK_CAPABILITIES = ("IPC_LOCK", "ALL")
 #: The repositories of the four charts oke-rdma installs (the default allow-list).
@@ -172,12 +149,16 @@ def namespace_problem(props: Any) -> Optional[str]:
 
 def validate_namespace_pod_security(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
     """Resource rule ``namespace-pod-security-enforce``: every Namespace carries ``pod-security.kubernetes.io/
-    enforce`` with a valid level. Unknowns fail closed."""
-    if args.resource_type != NAMESPACE:
+    enforce`` with a valid level; a ``NamespacePatch`` (server-side apply to a namespace the stack does not own) that
+    sets the label — or blanks it, which removes the level — is held to the same. Unknowns fail closed."""
+    if args.resource_type == NAMESPACE_PATCH:
+        if not sets_enforce_label(args.props):
+            return  # the patch leaves the namespace's level as it is
+    elif args.resource_type != NAMESPACE:
         return
     problem = namespace_problem(args.props)
     if problem:
-        report_violation(f"Namespace '{args.name}': {problem}.", None)
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}': {problem}.", None)
 
 
 # --- rdma-pods-in-privileged-namespaces -------------------------------------------------------------------------
@@ -236,60 +217,6 @@ def pod_privileges(pod_spec: Any) -> list[str]:
     return found
 
 
-def _templates(items: Any, *path: str) -> list[tuple[str, Any]]:
-    """(index label, pod spec at ``path``) of each element of a list; one UNKNOWN entry if the list is unknown."""
-    items = elements(items)
-    if items is UNKNOWN:
-        return [("[*]", UNKNOWN)]
-    return [(f"[{i}]", read(item, *path)) for i, item in enumerate(items)]
-
-
-def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
-    """The pod specs a workload creates, as (where, spec) pairs — ``where`` is "" for a built-in kind's one
-    template, else the replica/group it belongs to; empty for a resource that is not a known workload. A part of
-    the object that is unknown during preview yields an UNKNOWN spec (the caller fails closed)."""
-    resource_type = canonical_type(resource_type)
-    path = POD_SPEC_PATHS.get(resource_type)
-    if path is not None:
-        return [("", read(props, *path))]
-    parts = resource_type.split(":")
-    if len(parts) != 3 or parts[0] != "kubernetes":
-        return []
-    group, kind = parts[1].split("/")[0], parts[2]
-    spec = read(props, "spec")
-    if spec is UNKNOWN:
-        return [("spec", UNKNOWN)]
-    if group == KUBEFLOW_GROUP and kind.endswith("Job"):
-        if not isinstance(spec, dict) and not hasattr(spec, "keys"):
-            return []
-        found = []
-        for key in list(spec.keys()):
-            if not key.endswith("ReplicaSpecs"):
-                continue
-            roles = read(spec, key)
-            if roles is UNKNOWN or not (isinstance(roles, dict) or hasattr(roles, "keys")):
-                found.append((key, UNKNOWN if roles is UNKNOWN else None))
-                continue
-            found += [(f"{key}.{role}", read(roles, role, "template", "spec")) for role in list(roles.keys())]
-        return found
-    if group == TRAINER_GROUP and kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
-        # A runtime's JobSet template: every TrainJob that names the runtime gets these pods.
-        return [(f"template.replicatedJobs{i}", s) for i, s in
-                _templates(read(spec, "template", "spec", "replicatedJobs"), "template", "spec", "template", "spec")]
-    if group == JOBSET_GROUP and kind == "JobSet":
-        return [(f"replicatedJobs{i}", s) for i, s in
-                _templates(read(spec, "replicatedJobs"), "template", "spec", "template", "spec")]
-    if group == RAY_GROUP and kind in ("RayJob", "RayCluster", "RayService"):
-        cluster = {"RayJob": ("rayClusterSpec",), "RayService": ("rayClusterConfig",)}.get(kind, ())
-        cluster_spec = read(spec, *cluster) if cluster else spec
-        if cluster_spec is UNKNOWN:
-            return [("rayCluster", UNKNOWN)]
-        found = [("headGroupSpec", read(cluster_spec, "headGroupSpec", "template", "spec"))]
-        return found + [(f"workerGroupSpecs{i}", s) for i, s in
-                        _templates(read(cluster_spec, "workerGroupSpecs"), "template", "spec")]
-    return []
-
-
 def _namespace_level(workload: Any, namespaces: list[Any], external: list[str]) -> tuple[Any, str]:
     """(True / False / UNKNOWN "the workload's namespace is labelled privileged", its name for messages)."""
     name = read(workload.props, "metadata", "namespace", default="default")
@@ -320,8 +247,20 @@ def validate_rdma_pods_in_privileged_namespaces(args: StackValidationArgs,
     workload's ``metadata`` property dependency or found by name among the stack's Namespaces; a namespace managed
     elsewhere must be listed in ``privilegedNamespaces``. Anything it cannot verify fails closed."""
     external = list(args.get_config().get("privilegedNamespaces") or [])
-    namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
-    for workload in args.resources:
+    resources = with_derived(args.resources)
+    namespaces = [r for r in resources if r.resource_type == NAMESPACE]
+    for workload in resources:
+        kind = workload.resource_type.split(':')[-1]
+        if is_cluster_scoped(workload.resource_type):
+            beyond = [f"{where}: {ask}" if where else ask for where, spec in
+                      pod_specs(workload.resource_type, workload.props)
+                      for ask in pod_privileges(without_rdma_envelope(spec))]
+            if beyond:
+                report_violation(f"{kind} '{workload.name}' is cluster-scoped: its pods run in the namespace of every "
+                                 f"job that names it, so it may ask for at most what RDMA tenants need (hostNetwork, "
+                                 f"privileged, IPC_LOCK, hostPath {RDMA_DEVICE_PATH}); it also sets "
+                                 f"{'; '.join(beyond)}. Drop these settings.", workload.urn)
+            continue
         asks = [f"{where}: {ask}" if where else ask
                 for where, spec in pod_specs(workload.resource_type, workload.props) for ask in pod_privileges(spec)]
         if not asks:

@@ -14,10 +14,12 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
-``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``),
-File Storage exports and NFS rules, Lustre root squash, public buckets, protected buckets' versioning and keys
-(data: ``storage``, ``lustre``, ``buckets``), node pool IMDSv2 and in-transit encryption (node escape and data in
-transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
+``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
+other path to an object — manifests rendered from Helm values, ``*Patch`` resources: ``object_paths``; exposure
+through Helm values and operator resources: ``exposure_paths``), static credentials minted for users and OAuth
+clients (``credentials``), File Storage exports and NFS rules, Lustre root squash, public buckets and container repositories,
+protected buckets' versioning and keys (data: ``storage``, ``lustre``, ``buckets``), node pool IMDSv2 and in-transit
+encryption (node escape and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
 ``no-internet-ingress`` in the same module, so it stays with it rather than being copied into the placement pack.
@@ -30,10 +32,13 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import (buckets, iam, identity, kubernetes, lustre, network, node_pool, node_subnets, oke_network,
-                   pod_security, privileged_namespaces, public_endpoints, rbac, reachability, storage)
+    from . import credentials
+    from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
+                   object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
+                   reachability, storage)
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
+    import credentials
     import iam
     import identity
     import kubernetes
@@ -41,6 +46,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import network
     import node_pool
     import node_subnets
+    import object_paths
+    import exposure_paths
     import oke_network
     import pod_security
     import privileged_namespaces
@@ -56,8 +63,9 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
-                          *pod_security.POLICIES, *privileged_namespaces.POLICIES]
+                          *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES,
+                          *kubernetes.POLICIES, *pod_security.POLICIES, *privileged_namespaces.POLICIES,
+                          *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -14,8 +14,9 @@ namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
 | rule                                   | kind  | checks                                                               |
 |----------------------------------------|-------|----------------------------------------------------------------------|
 | helm-values-pod-security               | stack | the well-known privilege settings anywhere in a Helm release's values|
-|                                        |       | (and ``type: LoadBalancer`` services without the internal annotation)|
-|                                        |       | fit the Pod Security level of the release's namespace                |
+|                                        |       | fit the Pod Security level of the release's namespace (objects the   |
+|                                        |       | chart renders verbatim are judged as objects: ``object_paths``;      |
+|                                        |       | exposure through values: ``helm-values-exposure``)                   |
 | node-escape-only-in-node-agent-namespaces | stack | host PID/IPC, SYS_ADMIN-class capabilities and node-escape host   |
 |                                        |       | paths, in workloads or Helm values, only in ``nodeAgentNamespaces``  |
 | workload-namespace-declared            | stack | every workload and Helm release goes to a Namespace of this stack    |
@@ -47,14 +48,16 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
                        node_agent_namespaces, node_escape_path)
-    from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, pod_specs
-    from .public_endpoints import service_problems
+    from ._objects import OBJECT_HOOK_KEYS, object_type, with_derived
+    from .kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
+                             pod_specs)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
                       node_agent_namespaces, node_escape_path)
-    from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, pod_specs
-    from public_endpoints import service_problems
+    from _objects import OBJECT_HOOK_KEYS, object_type, with_derived
+    from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
+                            pod_specs)
 
 DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring"]
 
@@ -71,9 +74,13 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
         return found
     if not hasattr(values, "keys"):
         return found
+    if object_type(values) is not None and read(values, "metadata") is not None:
+        return found  # a whole object rendered verbatim: judged as that object (``_objects.with_derived``)
     for key in list(values.keys()):
         value = read(values, key)
         where = f"{path}.{key}"
+        if key in OBJECT_HOOK_KEYS:
+            continue  # objects rendered verbatim: judged as those objects, in their own namespaces
         if key in ("hostNetwork", "hostPID", "hostIPC", "privileged"):
             flag = _flag(value)
             kind = "escape" if key in ("hostPID", "hostIPC") else "baseline"
@@ -107,10 +114,6 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
             if inner is not None and (inner is UNKNOWN or isinstance(inner, str)):
                 found.append(_host_path_finding(inner, where))
                 continue
-        elif key == "type" and value == "LoadBalancer":
-            props = {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": read(values, "annotations",
-                                                                                          default={})}}
-            found += [("exposure", f"{path} {p}") for p in service_problems(props, False)]
         if value is UNKNOWN or isinstance(value, (str, int, float, bool)) or value is None:
             continue
         found += values_findings(value, where)
@@ -202,11 +205,11 @@ def _releases(resources: list[Any]) -> Iterable[Any]:
 
 def validate_helm_values(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``helm-values-pod-security``: baseline findings need a privileged namespace, restricted findings a
-    baseline or privileged one; exposure findings are always violations. Namespaces outside the stack are looked
+    baseline or privileged one. Namespaces outside the stack are looked
     up in ``privilegedNamespaces`` (their level is then privileged); otherwise fail closed."""
     config = args.get_config() or {}
     external = set(config.get("privilegedNamespaces") or [])
-    namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
+    namespaces = [r for r in with_derived(args.resources) if r.resource_type == NAMESPACE]
     for release in _releases(args.resources):
         hidden = hidden_inputs(release.props)
         if hidden:
@@ -250,9 +253,10 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
     cluster-scoped, so a node-escape host path in one is refused wherever its claims live."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
     agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
-    namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
-    for r in args.resources:
-        if r.resource_type == PERSISTENT_VOLUME:
+    resources = with_derived(args.resources)
+    namespaces = [r for r in resources if r.resource_type == NAMESPACE]
+    for r in resources:
+        if r.resource_type in (PERSISTENT_VOLUME, PERSISTENT_VOLUME + "Patch"):  # a patch can set the host path
             escapes = persistent_volume_escapes(r.props)
             if escapes:
                 report_violation(f"PersistentVolume '{r.name}' exposes the node to any pod that claims it "
@@ -265,10 +269,15 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
                        for e in pod_spec_escapes(spec)]
         if not escapes:
             continue
+        kind = r.resource_type.split(":")[-1]
+        if is_cluster_scoped(r.resource_type):
+            report_violation(f"{kind} '{r.name}' is cluster-scoped, so its pods run in the namespace of every job that "
+                             f"names it, and it can take over their nodes ({'; '.join(escapes)}). Drop these settings "
+                             "(RDMA pods need hostNetwork, IPC_LOCK and /dev/infiniband, none of them).", r.urn)
+            continue
         _, ns = namespace_level(r, namespaces)
         if ns in agents:
             continue
-        kind = r.resource_type.split(":")[-1]
         report_violation(f"{kind} '{r.name}' in namespace '{ns}' can take over its node ({'; '.join(escapes)}). "
                          f"Only node agents in {', '.join(sorted(agents))} may; drop these settings (RDMA pods need "
                          "hostNetwork, IPC_LOCK and /dev/infiniband, none of them).", r.urn)
@@ -277,9 +286,11 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
 def validate_namespace_declared(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``workload-namespace-declared``: see the module docstring."""
     external = set((args.get_config() or {}).get("externalNamespaces") or [])
-    namespaces = [r for r in args.resources if r.resource_type == NAMESPACE]
-    for r in args.resources:
-        if r.resource_type not in (HELM_RELEASE, HELM_CHART_V4) and not pod_specs(r.resource_type, r.props):
+    resources = with_derived(args.resources)
+    namespaces = [r for r in resources if r.resource_type == NAMESPACE]
+    for r in resources:
+        if is_cluster_scoped(r.resource_type) or (
+                r.resource_type not in (HELM_RELEASE, HELM_CHART_V4) and not pod_specs(r.resource_type, r.props)):
             continue
         level, ns = namespace_level(r, namespaces)
         if level == NOT_DECLARED and ns not in external:
@@ -298,14 +309,13 @@ _NS_NAME = {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[
 helm_values_pod_security = StackValidationPolicy(
     name="helm-values-pod-security",
     description=("Privilege settings anywhere in a Helm release's values (hostNetwork, privileged, capabilities, "
-                 "hostPath, hostPort, allowPrivilegeEscalation, runAsUser 0, public LoadBalancer services) fit "
+                 "hostPath, hostPort, allowPrivilegeEscalation, runAsUser 0) fit "
                  "the Pod Security level of the release's namespace."),
     validate=validate_helm_values,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation_steps=("Remove the setting from the release's values, or install the release into a namespace "
-                       "labelled for it (privileged only for RDMA tenants and node agents). Public LoadBalancer "
-                       "services in values need OCI's internal annotation. Source: " + _PSS + "."),
+                       "labelled for it (privileged only for RDMA tenants and node agents). Source: " + _PSS + "."),
     tags=["kubernetes", "helm", "pod-security"],
     config_schema=PolicyConfigSchema({"privilegedNamespaces": {
         "type": "array", "uniqueItems": True, "default": [], "items": _NS_NAME,

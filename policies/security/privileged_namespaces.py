@@ -25,10 +25,12 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._objects import with_derived
     from ._pss import node_agent_namespaces
     from ._rules import UNKNOWN, read
     from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _objects import with_derived
     from _pss import node_agent_namespaces
     from _rules import UNKNOWN, read
     from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name
@@ -58,8 +60,9 @@ def validate_privileged_namespace_purpose(args: StackValidationArgs, report_viol
     """Stack rule ``privileged-namespace-purpose``: see the module docstring."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
     agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
-    tenant_names, tenant_urns = gpu_tenant_namespaces(args.resources)
-    for ns in (r for r in args.resources if r.resource_type == NAMESPACE):
+    resources = with_derived(args.resources)  # rendered Namespaces and quotas, NamespacePatches that relabel
+    tenant_names, tenant_urns = gpu_tenant_namespaces(resources)
+    for ns in (r for r in resources if r.resource_type == NAMESPACE):
         level = read(ns.props, "metadata", "labels", ENFORCE_LABEL)
         if level != "privileged" and level is not UNKNOWN:
             continue

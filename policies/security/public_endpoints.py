@@ -23,6 +23,11 @@ bastions, public IPs and VNICs that get one.
 | ``oci:ApiGateway/gateway:Gateway``                       | ``endpointType`` is not ``PRIVATE``                    |
 | ``oci:Database/autonomousDatabase:AutonomousDatabase``   | no ``subnetId`` (public endpoint) and no access control|
 |                                                          | list, or one that is internet-wide / internet-scale    |
+| ``oci:Artifacts/containerRepository:ContainerRepository``| ``isPublic`` is not false or unset (a public repository|
+|                                                          | serves its images to anyone, unauthenticated)          |
+| ``oci:ContainerEngine/containerInstance:...``            | a ``vnics[].isPublicIpAssigned`` is not literally false|
+| ``oci:Marketplace/publication:Publication``              | ``listingType`` is not ``PRIVATE`` (a COMMUNITY listing|
+|                                                          | offers the image to every tenancy)                     |
 
 Kubernetes Services: OCI's cloud controller manager provisions a load balancer, or a network load balancer when
 ``oci.oraclecloud.com/load-balancer-type: "nlb"``; it is internal only when
@@ -44,7 +49,13 @@ Balancers and Network Load Balancers" ("Creating Internal Load Balancers"); OCI 
 ObjectRead, ObjectReadWithoutList) and "Pre-Authenticated Requests"; API Gateway docs "Creating an API Gateway"
 (``endpointType`` PUBLIC/PRIVATE); Autonomous Database docs "Configure Network Access with Private Endpoints" and
 "... with Access Control Rules (ACLs)" (``subnetId``, ``isAccessControlEnabled``, ``whitelistedIps``); Kubernetes docs "Service" (externalIPs), "Ingress", Gateway API;
-pulumi_oci 5.5.0 (property names; ``Instance`` takes ``assignPublicIp`` as a string).
+pulumi_oci 5.5.0 (property names; ``Instance`` takes ``assignPublicIp`` as a string). Checked 2026-12-01: Container
+Registry docs "Overview of Container Registry" and OCI API "CreateContainerRepositoryDetails" (``isPublic``, false by
+default: a public repository allows unauthenticated pulls); OCI API "CreateContainerVnicDetails"
+(``isPublicIpAssigned``, no documented default, so only false passes); pulumi_oci 5.5.0
+``artifacts/container_repository.py``, ``containerengine/container_instance.py``; OCI API
+"CreatePublicationDetails" (``listingType`` COMMUNITY, PARTNER, PRIVATE) and Marketplace docs "Community
+Applications" (a community listing is available to every OCI tenancy), pulumi_oci 5.5.0 ``marketplace/publication.py``.
 """
 from __future__ import annotations
 
@@ -74,6 +85,9 @@ API_GATEWAY = "oci:ApiGateway/gateway:Gateway"
 AUTONOMOUS_DB = "oci:Database/autonomousDatabase:AutonomousDatabase"
 PREAUTH_REQUEST = "oci:ObjectStorage/preauthrequest:Preauthrequest"
 BASTION = "oci:Bastion/bastion:Bastion"
+CONTAINER_REPOSITORY = "oci:Artifacts/containerRepository:ContainerRepository"
+CONTAINER_INSTANCE = "oci:ContainerEngine/containerInstance:ContainerInstance"
+MARKETPLACE_PUBLICATION = "oci:Marketplace/publication:Publication"
 #: Resource type → path of its CreateVnicDetails.
 VNIC_DETAILS = {
     "oci:Core/instance:Instance": ("createVnicDetails",),
@@ -163,8 +177,39 @@ def _autonomous_db_problems(props: Any) -> Iterable[str]:
                f"({', '.join(wide) if wide else scale}); list only client networks or VCNs")
 
 
+def _published_problems(resource_type: str, props: Any) -> Iterable[str]:
+    """Container repositories that serve images to anyone, container instances with a public IP and Marketplace
+    publications listed outside the tenancy."""
+    if resource_type == CONTAINER_REPOSITORY:
+        public = R.read(props, "isPublic")
+        if public is UNKNOWN:
+            yield "has isPublic unknown during preview; set it to the literal false"
+        elif public is not None and public is not False:
+            yield (f"has isPublic {public!r}: anyone on the internet may pull its images without signing in; set "
+                   "isPublic: false and let nodes pull with instance principals")
+    elif resource_type == CONTAINER_INSTANCE:
+        vnics = R.elements(R.read(props, "vnics"))
+        if vnics is UNKNOWN:
+            yield "has vnics unknown during preview; list them with isPublicIpAssigned: false"
+            return
+        for i, vnic in enumerate(vnics):
+            value = R.read(vnic, "isPublicIpAssigned")
+            if value is UNKNOWN:
+                yield f"vnics[{i}].isPublicIpAssigned is unknown during preview; set it to the literal false"
+            elif value is not False:
+                yield (f"vnics[{i}] may get a public IP (isPublicIpAssigned is {value!r}, only false is private); "
+                       "set isPublicIpAssigned: false")
+    elif resource_type == MARKETPLACE_PUBLICATION:
+        listing = R.read(props, "listingType")
+        if listing != "PRIVATE":
+            shown = "unknown during preview" if listing is UNKNOWN else repr(listing)
+            yield (f"has listingType {shown}: a COMMUNITY or PARTNER listing publishes its image to other "
+                   "tenancies; use PRIVATE, or share images through a reviewed process")
+
+
 def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
     """Why one resource faces the internet (see the module table)."""
+    yield from _published_problems(resource_type, props)
     allow_lbs = bool(config.get("allowPublicLoadBalancers"))
     if resource_type in (LOAD_BALANCER, NETWORK_LOAD_BALANCER):
         private = R.read(props, "isPrivate")
@@ -235,8 +280,8 @@ no_public_endpoints = ResourceValidationPolicy(
     description=("Nothing faces the internet: load balancers and network load balancers are private, Kubernetes "
                  "Services of type LoadBalancer carry OCI's internal annotation, Ingresses/Gateways use an internal "
                  "class, no public IPs or VNICs with one, no Service externalIPs, bastions admit only known "
-                 "networks, no public buckets or pre-authenticated requests, no public API gateways or open Autonomous "
-                 "Database endpoints."),
+                 "networks, no public buckets, pre-authenticated requests, container repositories or Marketplace "
+                 "listings, no public API gateways, container instances or open Autonomous Database endpoints."),
     validate=validate_no_public_endpoints,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -261,5 +306,7 @@ POLICIES = [no_public_endpoints]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "no-public-endpoints": ("fails closed: an unknown isPrivate, Service type or annotation, ingress class, "
-                            "assignPublicIp, bastion client list or bucket accessType is a violation"),
+                            "assignPublicIp, bastion client list, bucket accessType, container repository "
+                            "isPublic, container instance isPublicIpAssigned or publication listingType is a "
+                            "violation"),
 }

@@ -1,134 +1,287 @@
-"""Identity escalation inside the cluster: Kubernetes RBAC objects that hand out cluster-admin or the means to get it.
+"""Identity escalation inside the cluster: ``kubernetes-rbac-no-escalation`` (stack) refuses every Kubernetes RBAC
+object that lets a subject gain more privilege than the platform intends, judged by effect with one model of what a
+rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
 
-``kubernetes-rbac-no-escalation`` (resource) refuses:
+1. Each object on its own (``rbac_objects``): Role, ClusterRole, RoleBinding, ClusterRoleBinding, their ``*Patch``
+   and ``*List`` kinds, every API version — grants that escalate even in one namespace, what a role adds to the built-in
+   admin/edit/view roles it feeds, built-in roles an ``aggregationRule`` collects or a binding binds, subjects
+   everyone is in, and anything that cannot be interpreted.
+2. Each ClusterRole at the scope the stack gives it, with the rules its ``aggregationRule`` collects from the stack:
+   cluster-wide when a ClusterRoleBinding (or a RoleBinding in ``kube-system``) binds it, namespaced when only
+   RoleBindings do, the scope of the roles that aggregate it when a selector of the stack collects it, and — bound
+   nowhere in the stack — cluster-wide, since any ClusterRoleBinding, here or in another stack, grants it in every
+   namespace (Kubernetes docs "Using RBAC Authorization": a RoleBinding may reference a ClusterRole and grants it
+   only in its namespace; aggregated ClusterRoles). Refused cluster-wide: Secret reads, workload creation, exec,
+   token requests and service-account impersonation (within one namespace, the tenant boundary, these are what
+   workload creation there already gives), ``nodes/proxy``, node, PersistentVolume, certificate, admission and
+   APIService writes, non-resource URLs beyond discovery/health/metrics.
+3. Every binding's role must be one the pack can judge: declared in the stack or built in; an unknown
+   ``roleRef.name`` is followed through its property dependency to a role of the stack.
 
-* a ``ClusterRoleBinding`` or ``RoleBinding`` whose ``roleRef`` is ``cluster-admin``, or that binds any role to the
-  groups every caller or every service account is in (``system:authenticated``, ``system:unauthenticated``,
-  ``system:anonymous``, ``system:serviceaccounts``, ``system:serviceaccounts:<namespace>``);
-* a ``ClusterRole`` or ``Role`` rule with the verbs ``escalate``, ``bind`` or ``impersonate``, a wildcard verb on a
-  wildcard resource, ``nodes/proxy`` (kubelet API: exec in any pod of the node), or — in a ClusterRole —
-  ``get``/``list``/``watch`` of ``secrets`` in every namespace;
-* ``aggregationRule`` ClusterRoles are judged by the roles they collect (those roles are judged themselves).
+Config: ``allowedBindings`` (objects, ``<namespace>/<name>`` or ``<name>``, accepted as they are) and
+``allowedGrants`` (a role name pattern, the exact permissions it may hold cluster-wide, the subjects — every binding
+of such a role must bind only these — and why). The default ``allowedGrants`` are the platform's node agents:
+oke-rdma's GPU health (node-problem-detector and its cordoner patch nodes and node status) and the RDMA topology
+labeler (patches node labels), each only for its own ServiceAccount.
 
-Config ``allowedBindings``: binding names (``<namespace>/<name>`` or ``<name>`` for cluster-scoped) an administrator
-accepts, e.g. an operator's own ``cluster-admin`` binding.
-
-Unknown values fail closed: an unknown roleRef, subject list or rule list is a violation.
-
-Sources (checked 2026-11-30): Kubernetes docs "Using RBAC Authorization" (default roles, ``system:*`` groups,
-``escalate``/``bind``/``impersonate`` verbs) and "Role Based Access Control Good Practices" (privilege escalation
-risks: listing secrets, ``nodes/proxy``, escalate/bind, impersonate, wildcards); pulumi_kubernetes 4.34.2 type tokens
-``kubernetes:rbac.authorization.k8s.io/v1:*``.
+Unknown values fail closed: an unknown or uninterpretable rule, roleRef, subject, label or selector is a violation.
+Sources: see ``rbac_model`` (checked 2026-12-01).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
-from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
-                           ResourceValidationPolicy, Severity)
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
+                           StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
+    from .rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
+                               rbac_objects, role_ref)
+    from .rbac_builtin import BUILT_IN_ROLES
+    from .rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
+    from rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
+                              rbac_objects, role_ref)
+    from rbac_builtin import BUILT_IN_ROLES
+    from rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
 
-_RBAC = "kubernetes:rbac.authorization.k8s.io/v1:"
-BINDINGS = (_RBAC + "ClusterRoleBinding", _RBAC + "RoleBinding")
-ROLES = (_RBAC + "ClusterRole", _RBAC + "Role")
-ADMIN_ROLES = frozenset({"cluster-admin"})
-BROAD_GROUPS = frozenset({"system:authenticated", "system:unauthenticated", "system:anonymous",
-                          "system:serviceaccounts"})
-ESCALATING_VERBS = frozenset({"escalate", "bind", "impersonate"})
-READ_VERBS = frozenset({"get", "list", "watch", "*"})
-
-
-def binding_problems(props: Any) -> list[str]:
-    """Why a (Cluster)RoleBinding hands out too much."""
-    problems = []
-    role = read(props, "roleRef", "name")
-    if role is UNKNOWN:
-        problems.append("its roleRef is unknown during preview")
-    elif role in ADMIN_ROLES:
-        problems.append(f"binds {role}, which may do anything in the cluster")
-    subjects = elements(read(props, "subjects"))
-    if subjects is UNKNOWN:
-        return problems + ["its subjects are unknown during preview"]
-    for i, subject in enumerate(subjects):
-        name = read(subject, "name")
-        if name is UNKNOWN:
-            problems.append(f"subjects[{i}].name is unknown during preview")
-        elif read(subject, "kind") == "Group" and isinstance(name, str) and (
-                name in BROAD_GROUPS or name.startswith("system:serviceaccounts:")):
-            problems.append(f"binds role {role!r} to group {name}, which every caller (or every service account) "
-                            "is in")
-    return problems
+FIX = ("Grant the namespaced verbs and resources the subject needs, through a Role and RoleBinding, to a named "
+       "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants).")
+DEFAULT_ALLOWED_GRANTS = [
+    {"role": "*-gpu-node-problem-detector", "grants": ["patch nodes", "patch nodes/status"],
+     "subjects": ["ServiceAccount:*/gpu-node-problem-detector"],
+     "reason": "oke-rdma GPU health: node-problem-detector sets a node condition and its cordoner cordons and "
+               "annotates a node whose GPU reported a fatal Xid error (oke_rdma/health.py)"},
+    {"role": "*-rdma-topology-labeler", "grants": ["patch nodes"],
+     "subjects": ["ServiceAccount:*/rdma-topology-labeler"],
+     "reason": "oke-rdma scheduling: the labeler writes each GPU node's RDMA network block labels for Kueue "
+               "topology-aware scheduling (oke_rdma/scheduling.py)"},
+]
 
 
-def role_problems(resource_type: str, props: Any) -> list[str]:
-    """Why a (Cluster)Role's rules grant escalation."""
-    rules = elements(read(props, "rules"))
-    if rules is UNKNOWN:
-        return ["its rules are unknown during preview"]
-    problems = []
-    cluster_wide = resource_type.endswith(":ClusterRole")
-    for i, rule in enumerate(rules):
-        verbs, resources = elements(read(rule, "verbs")), elements(read(rule, "resources"))
-        if verbs is UNKNOWN or resources is UNKNOWN or UNKNOWN in verbs or UNKNOWN in resources:
-            problems.append(f"rules[{i}] is unknown during preview")
+def _config(args: Any, key: str, default: Any) -> Any:
+    value = (args.get_config() or {}).get(key)
+    return default if value is None else value
+
+
+ALLOWED_BINDINGS_SCHEMA = {
+    "type": "array", "uniqueItems": True, "default": [], "items": {"type": "string", "maxLength": 317},
+    "description": "RBAC objects (<namespace>/<name>, or <name> when cluster-scoped) accepted as they are"}
+
+
+@dataclass(eq=False)
+class RoleObject:
+    """A ClusterRole or Role of the stack (one item of a ``*List`` counts as one)."""
+
+    resource: Any
+    kind: str
+    patch: bool
+    props: Any
+    name: Any
+    namespace: Any
+    rules: list[Rule]
+    labels: Any
+    bindings: list["BindingObject"] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class BindingObject:
+    """A ClusterRoleBinding or RoleBinding of the stack, with the roles of the stack its roleRef resolves to."""
+
+    resource: Any
+    kind: str
+    props: Any
+    ref_kind: Any
+    ref_name: Any
+    roles: Optional[list[RoleObject]] = None  # None: the roleRef cannot be resolved
+
+
+def collect(resources: list[Any], allowed: frozenset[str]) -> tuple[list[RoleObject], list[BindingObject]]:
+    """The stack's RBAC roles and bindings (objects listed in ``allowedBindings`` left out), bindings resolved to
+    roles: a known ``roleRef.name`` by name (and namespace, for a Role), an unknown one through the property
+    dependency of ``roleRef`` on a role resource of the stack."""
+    roles, bindings = [], []
+    for res in resources:
+        for kind, patch, _, obj in rbac_objects(res.resource_type, res.props):
+            if kind == "?" or object_key(obj) in allowed:
+                continue
+            if kind.endswith("Binding"):
+                ref_kind, ref_name = role_ref(kind, obj, patch)
+                bindings.append(BindingObject(res, kind, obj, ref_kind, ref_name))
+            else:
+                rules, _ = parse_rules(read(obj, "rules"), kind == "Role")  # what cannot be parsed: the other rule
+                roles.append(RoleObject(res, kind, patch, obj, read(obj, "metadata", "name"),
+                                        read(obj, "metadata", "namespace"), rules, labels_of(obj)))
+    for b in bindings:
+        if b.ref_kind not in ("ClusterRole", "Role"):
+            continue  # refused by kubernetes-rbac-no-escalation
+        namespace = read(b.props, "metadata", "namespace")
+        candidates = [r for r in roles if r.kind == b.ref_kind]
+        if isinstance(b.ref_name, str):
+            b.roles = [r for r in candidates if r.name == b.ref_name
+                       and (b.ref_kind == "ClusterRole" or r.namespace == namespace)]
+        elif b.ref_name is UNKNOWN:
+            deps = {d.urn for d in (getattr(b.resource, "property_dependencies", {}) or {}).get("roleRef", [])}
+            found = [r for r in candidates if r.resource.urn in deps]
+            b.roles = found or None
+        for r in b.roles or []:
+            r.bindings.append(b)
+    return roles, bindings
+
+
+def collected_by(aggregator: RoleObject, roles: list[RoleObject]) -> list[RoleObject]:
+    """The stack's ClusterRoles an ``aggregationRule`` selects (by their labels)."""
+    selectors = elements(read(aggregator.props, "aggregationRule", "clusterRoleSelectors"))
+    if read(aggregator.props, "aggregationRule") is None or selectors is UNKNOWN:
+        return []
+    return [r for r in roles if r is not aggregator and r.kind == "ClusterRole" and isinstance(r.labels, dict)
+            and any(selector_matches(s, r.labels) is True for s in selectors)]
+
+
+def effective_rules(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset()) -> list[Rule]:
+    """A role's own rules, and — for an aggregated ClusterRole — those of every role it collects, transitively,
+    built-in ones included."""
+    rules = list(role.rules)
+    for member in collected_by(role, roles):
+        if id(member) not in seen:
+            rules += effective_rules(member, roles, seen | {id(role)})
+    built_ins, _ = aggregated_built_ins(role.props)
+    return rules + [r for name in built_ins for r in BUILT_IN_ROLES[name]]
+
+
+def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset()) -> tuple[str, str]:
+    """(``cluster`` | ``namespace`` | ``built-in``, why) for a ClusterRole of the stack."""
+    cluster = [b for b in role.bindings if b.kind == "ClusterRoleBinding"]
+    if cluster:
+        return "cluster", f"is bound cluster-wide by ClusterRoleBinding '{cluster[0].resource.name}'"
+    system = [b for b in role.bindings if namespace_scope(b.props) == "cluster"]
+    if system:
+        return "cluster", (f"is bound by RoleBinding '{system[0].resource.name}' in a system namespace (or one "
+                           "unknown during preview), where the controllers' service accounts live")
+    if role.bindings:
+        return "namespace", "is bound only by RoleBindings"
+    aggregators = [a for a in roles if id(a) not in seen and role in collected_by(a, roles)]
+    scopes = [(scope_of(a, roles, seen | {id(role)}), a) for a in aggregators]
+    for (scope, why), a in scopes:
+        if scope == "cluster":
+            return "cluster", f"is aggregated into ClusterRole '{a.resource.name}', which {why}"
+    if scopes:
+        return "namespace", "is aggregated only into roles bound by RoleBindings"
+    if isinstance(role.labels, dict) and feeds(role.name, role.labels, role.patch):
+        return "built-in", "feeds a built-in role"
+    return "cluster", ("is bound by no binding of this stack, so it is judged as bound cluster-wide (any "
+                       "ClusterRoleBinding, here or in another stack, grants it in every namespace)")
+
+
+def subject_text(subject: Any) -> str:
+    """``ServiceAccount:<namespace>/<name>``, ``User:<name>`` or ``Group:<name>``."""
+    kind, name, namespace = read(subject, "kind"), read(subject, "name"), read(subject, "namespace")
+    return f"{kind}:{namespace}/{name}" if kind == "ServiceAccount" else f"{kind}:{name}"
+
+
+def allowed_entries(role: RoleObject, entries: list[dict]) -> list[dict]:
+    return [e for e in entries if glob(str(e.get("role", "")), role.name)]
+
+
+#: Dangers judged only at the scope the stack gives a ClusterRole (the others are refused at any scope, object by
+#: object), and non-resource URLs (effective only through a ClusterRoleBinding).
+CLUSTER_ONLY = frozenset({d.key for d in DANGERS if d.scope == "cluster"} | {"non-resource-urls"})
+
+
+def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset[str]) -> dict[str, list[str]]:
+    """URN → why an RBAC resource escalates given the rest of the stack (points 2 and 3 of the module docstring)."""
+    out: dict[str, list[str]] = {}
+    roles, bindings = collect(resources, allowed)
+    for role in roles:
+        if role.kind != "ClusterRole":
+            continue  # a Role is namespaced: judged on its own (rbac_objects)
+        scope, why = scope_of(role, roles)
+        if scope != "cluster":
             continue
-        verbs = {str(v).lower() for v in verbs}
-        resources = {str(r) for r in resources}
-        if verbs & ESCALATING_VERBS:
-            problems.append(f"rules[{i}] grants {', '.join(sorted(verbs & ESCALATING_VERBS))}")
-        if "*" in verbs and "*" in resources:
-            problems.append(f"rules[{i}] grants every verb on every resource")
-        if "nodes/proxy" in resources:
-            problems.append(f"rules[{i}] grants nodes/proxy (the kubelet API: exec into any pod of a node)")
-        if cluster_wide and verbs & READ_VERBS and resources & {"secrets", "*"}:
-            problems.append(f"rules[{i}] reads secrets in every namespace")
-    return problems
+        found = {k: v for k, v in findings(effective_rules(role, roles), "cluster").items() if k in CLUSTER_ONLY}
+        accepted = {g for entry in allowed_entries(role, entries) for g in (entry.get("grants") or [])}
+        found = {k: v - accepted for k, v in found.items() if v - accepted}
+        if found:
+            collected = aggregated_built_ins(role.props)[0] + [str(m.name) for m in collected_by(role, roles)]
+            via = f", with what its aggregationRule collects ({', '.join(collected)})," if collected else ""
+            out.setdefault(role.resource.urn, []).append(f"{why}{via} and grants {describe(found)}")
+    for b in bindings:
+        problems = out.setdefault(b.resource.urn, [])
+        if b.ref_kind not in ("ClusterRole", "Role"):
+            continue  # refused on its own (rbac_objects)
+        if b.roles is None:
+            problems.append("its roleRef.name is unknown during preview and does not depend on a role of this stack, "
+                            "so what it grants cannot be judged")
+            continue
+        if not b.roles and not (b.ref_kind == "ClusterRole" and isinstance(b.ref_name, str)
+                                and (b.ref_name in BUILT_IN_ROLES or b.ref_name.startswith("system:"))):
+            problems.append(f"binds {b.ref_kind} '{b.ref_name}', which is neither declared in this stack nor a "
+                            "built-in role, so what it grants cannot be judged")
+        for role in b.roles:
+            patterns = [p for e in allowed_entries(role, entries) for p in (e.get("subjects") or [])]
+            if not allowed_entries(role, entries):
+                continue
+            subjects = elements(read(b.props, "subjects"))
+            for subject in ([UNKNOWN] if subjects is UNKNOWN else subjects):
+                if UNKNOWN in (subject, read(subject, "kind"), read(subject, "name"), read(subject, "namespace")):
+                    problems.append(f"binds ClusterRole '{role.name}', whose grants allowedGrants accepts only for "
+                                    "the subjects it lists, to a subject unknown during preview (set its kind, name "
+                                    "and namespace literally)")
+                elif not any(glob(p, subject_text(subject)) for p in patterns):
+                    problems.append(f"binds ClusterRole '{role.name}', whose grants allowedGrants accepts only for "
+                                    f"{', '.join(patterns)}, to {subject_text(subject)} (bind it only to the "
+                                    "subjects listed, or list the subject with its reason)")
+    return {urn: problems for urn, problems in out.items() if problems}
 
 
-def problems_of(resource_type: str, props: Any) -> Iterable[str]:
-    """Why one RBAC object escalates (see the module docstring)."""
-    if resource_type in BINDINGS:
-        yield from binding_problems(props)
-    elif resource_type in ROLES:
-        yield from role_problems(resource_type, props)
+def validate_rbac(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``kubernetes-rbac-no-escalation``: see the module docstring. One violation per resource."""
+    entries = list(_config(args, "allowedGrants", DEFAULT_ALLOWED_GRANTS))
+    allowed = frozenset(_config(args, "allowedBindings", []))
+    resources = list(args.resources)
+    in_stack = stack_problems(resources, entries, allowed)
+    for res in resources:
+        problems = problems_of(res.resource_type, res.props, allowed) + in_stack.get(res.urn, [])
+        if problems:
+            report_violation(f"{res.resource_type.split(':')[-1]} '{res.name}' {'; '.join(problems)}. {FIX}", res.urn)
 
 
-def validate_rbac(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``kubernetes-rbac-no-escalation``: see the module docstring."""
-    if args.resource_type not in BINDINGS + ROLES:
-        return
-    name, namespace = read(args.props, "metadata", "name"), read(args.props, "metadata", "namespace")
-    key = f"{namespace}/{name}" if isinstance(namespace, str) else str(name)
-    if key in set((args.get_config() or {}).get("allowedBindings") or []):
-        return
-    problems = list(problems_of(args.resource_type, args.props))
-    if problems:
-        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}' {'; '.join(problems)}. Grant the "
-                         "namespaced verbs and resources the subject needs, to a named service account.", None)
+ALLOWED_GRANTS_SCHEMA = {
+    "type": "array", "default": DEFAULT_ALLOWED_GRANTS,
+    "description": ("permissions ('verb resource[.group][/subresource]', e.g. 'patch nodes', as the violation "
+                    "names them) accepted cluster-wide for ClusterRoles whose name matches 'role' (* wildcards), "
+                    "bound only to 'subjects' (Kind:<namespace>/<name> or Kind:<name>), with the reason"),
+    "items": {"type": "object", "required": ["role", "grants", "subjects", "reason"], "additionalProperties": False,
+              "properties": {"role": {"type": "string"}, "grants": {"type": "array", "items": {"type": "string"}},
+                             "subjects": {"type": "array", "items": {"type": "string"}},
+                             "reason": {"type": "string", "minLength": 1}}}}
 
-
-kubernetes_rbac_no_escalation = ResourceValidationPolicy(
+kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
-    description=("No RBAC object hands out cluster-admin, binds roles to every caller or service account, or grants "
-                 "escalate/bind/impersonate, wildcard access, nodes/proxy or cluster-wide secret reads."),
+    description=("No RBAC object lets a subject escalate: escalate, bind, impersonating users, namespace writes; "
+                 "cluster-wide Secret reads, workload creation, exec, token requests, nodes/proxy, node, PV, "
+                 "certificate, admission or APIService writes; bindings of escalating built-in roles or to everyone; "
+                 "aggregation into or of admin/edit; roles the pack cannot see or interpret."),
     validate=validate_rbac,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
-    remediation_steps=("Bind a Role with the namespaced verbs and resources needed to a named ServiceAccount; list "
-                       "a binding an administrator accepts in allowedBindings. Source: Kubernetes docs: Using RBAC "
-                       "Authorization; Role Based Access Control Good Practices."),
+    remediation_steps=("Bind a Role with the namespaced verbs and resources needed to a named ServiceAccount (a "
+                       "ClusterRole only through RoleBindings); list an object an administrator accepts in "
+                       "allowedBindings, a platform component's exact cluster-wide need in allowedGrants with its "
+                       "subjects and reason. Source: Kubernetes docs: Using RBAC Authorization; Role Based Access "
+                       "Control Good Practices (checked 2026-12-01)."),
     tags=["kubernetes", "rbac", "identity-escalation"],
-    config_schema=PolicyConfigSchema(properties={"allowedBindings": {
-        "type": "array", "uniqueItems": True, "default": [], "items": {"type": "string", "maxLength": 317},
-        "description": "RBAC objects (<namespace>/<name>, or <name> when cluster-scoped) accepted as they are"}}),
+    config_schema=PolicyConfigSchema(properties={"allowedBindings": ALLOWED_BINDINGS_SCHEMA,
+                                                 "allowedGrants": ALLOWED_GRANTS_SCHEMA}),
 )
 
 POLICIES = [kubernetes_rbac_no_escalation]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
-    "kubernetes-rbac-no-escalation": ("fails closed: an unknown roleRef, subject or rule is a violation"),
+    "kubernetes-rbac-no-escalation": ("fails closed: an unknown rule, roleRef kind, subject, label or aggregation "
+                                      "selector is a violation; an unknown roleRef name is followed through its "
+                                      "property dependency to a role of the stack, else a violation"),
 }

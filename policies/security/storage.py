@@ -18,6 +18,15 @@ Rules and levels:
   every other uid reads and writes everything from any network that reaches the mount target (peered VCNs, VPN,
   FastConnect); NSGs then are the only guard. Advisory because it is a deliberate choice some shared read-mostly
   datasets make; narrow it to the client subnets unless you mean it.
+* ``fss-export-root-needs-privileged-port`` (MANDATORY): an export option (of an Export or an FSS StorageClass)
+  that leaves root unsquashed (``identitySquash: NONE``, or a squash to ``anonymousUid`` 0) must keep
+  ``requirePrivilegedSourcePort`` true (unset counts as true: pulumi_oci 5.5.0 ``ExportExportOptionArgs`` and OCI API
+  "ClientOptions" default it to true for an explicit option). NFS over AUTH_SYS believes the UID a client sends;
+  with unprivileged source ports allowed, any non-root process on any client host claims UID 0 and is root on every
+  file. An export with no options (FSS's default entry: 0.0.0.0/0, NONE, any port) is refused by
+  ``fss-export-no-internet-root``.
+  Limit: a source port below 1024 only proves root on the client, and a pod may bind one (``NET_BIND_SERVICE``, or
+  a runtime that lowers ``net.ipv4.ip_unprivileged_port_start``), so NSGs that admit only the nodes stay the guard.
 * ``nfs-rules-only-nfs-ports`` (MANDATORY, stack): the NFS rules of every mount target in the stack use NFS ports
   only. "NFS rules" are identified structurally, so the rule works on any stack: the *storage NSGs* are the NSGs in a
   mount target's ``nsgIds`` (linked through the mount target's property dependencies on ``nsgIds``, or by comparing
@@ -161,6 +170,56 @@ def validate_export_no_internet(args: ResourceValidationArgs, report_violation: 
         report_violation(message, None)
 
 
+# --- unsquashed root without a privileged source port ------------------------------------------------------------
+def _raw_options(resource_type: str, props: Any, name: str) -> Any:
+    """``(label, option)`` pairs of an Export or an FSS StorageClass (``option`` a mapping, or UNKNOWN); None when the
+    resource is neither, or its options are not a JSON list. Both that and no options at all (FSS's default entry,
+    0.0.0.0/0 with NONE) are refused by ``fss-export-no-internet-root``."""
+    if resource_type == EXPORT:
+        raw, owner = R.elements(R.read(props, "exportOptions")), f"Export '{name}'"
+    elif resource_type == STORAGE_CLASS and R.read(props, "provisioner") == FSS_CSI_DRIVER:
+        owner, text = f"StorageClass '{name}'", R.read(props, "parameters", "exportOptions")
+        try:
+            raw = UNKNOWN if text is UNKNOWN else (json.loads(text) if text else [])
+        except (TypeError, ValueError):
+            return None
+        if raw is not UNKNOWN and (not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw)):
+            return None
+    else:
+        return None
+    if raw is UNKNOWN:
+        return [(f"{owner} exportOptions", UNKNOWN)]
+    return [(f"{owner} exportOptions[{i}]", o) for i, o in enumerate(raw)]
+
+
+def privileged_port_findings(resource_type: str, props: Any, name: str) -> Iterable[str]:
+    """Messages for ``fss-export-root-needs-privileged-port`` (see the module docstring); unknowns fail closed."""
+    for label, option in _raw_options(resource_type, props, name) or []:
+        if option is UNKNOWN:
+            yield f"{label} are unknown during preview, so root may be unsquashed on unprivileged ports"
+            continue
+        squash = effective_squash(R.read(option, "identitySquash", default="ROOT"), R.read(option, "anonymousUid"))
+        port = R.read(option, "requirePrivilegedSourcePort", default=True)
+        if port is True or squash in ("ROOT", "ALL"):
+            continue
+        if squash not in (UNKNOWN, "NONE"):
+            yield (f"{label} has identitySquash {squash!r}, which is not ROOT, ALL or NONE, and no privileged source "
+                   "port; give identitySquash ROOT")
+        elif squash is UNKNOWN or port is UNKNOWN:
+            yield (f"{label} may leave root unsquashed without a privileged source port: identitySquash or "
+                   "requirePrivilegedSourcePort is unknown during preview; give them literal values")
+        else:
+            yield (f"{label} leaves root unsquashed (identitySquash NONE) without requirePrivilegedSourcePort: any "
+                   "non-root process on a client host can claim UID 0 over NFS and own every file. Set "
+                   "requirePrivilegedSourcePort: true, or squash root (identitySquash ROOT)")
+
+
+def validate_root_needs_privileged_port(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``fss-export-root-needs-privileged-port`` (see :func:`privileged_port_findings`)."""
+    for message in privileged_port_findings(args.resource_type, args.props, args.name):
+        report_violation(message, None)
+
+
 # --- NFS security rules ------------------------------------------------------------------------------------------
 def _id_matches(resource: Any, ocid: Any) -> bool:
     value = R.read(resource.props, "id")
@@ -295,6 +354,19 @@ fss_export_no_internet = ResourceValidationPolicy(
     tags=["storage", "security"],
 )
 
+fss_export_root_needs_privileged_port = ResourceValidationPolicy(
+    name="fss-export-root-needs-privileged-port",
+    description="An FSS export option (or FSS StorageClass option) that leaves root unsquashed requires clients to "
+                "use a privileged source port.",
+    validate=validate_root_needs_privileged_port,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Set requirePrivilegedSourcePort: true on every option with identitySquash NONE (or squash "
+                       "root with ROOT), and keep such options to the few hosts that must act as root. Source: "
+                       f"{_FSS_DOC}; OCI API: ClientOptions."),
+    tags=["storage", "security"],
+)
+
 nfs_rules_only_nfs_ports = StackValidationPolicy(
     name="nfs-rules-only-nfs-ports",
     description=f"The NSG rules of a mount target's NSGs use NFS ports only ({NFS_PORTS_TEXT}).",
@@ -308,13 +380,16 @@ nfs_rules_only_nfs_ports = StackValidationPolicy(
     tags=["storage", "network", "security"],
 )
 
-POLICIES = [fss_export_no_internet_root, fss_export_no_internet, nfs_rules_only_nfs_ports]
+POLICIES = [fss_export_no_internet_root, fss_export_no_internet, nfs_rules_only_nfs_ports,
+            fss_export_root_needs_privileged_port]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "fss-export-no-internet-root": ("fails closed: unknown exportOptions, or an option whose source or "
                                     "identitySquash is unknown and could be 0.0.0.0/0 with NONE, is a violation."),
     "fss-export-no-internet": ("reads only inputs known at preview: options whose squash is unknown are left to "
                                "fss-export-no-internet-root; an unknown source is reported as unverifiable."),
+    "fss-export-root-needs-privileged-port": ("fails closed: unknown exportOptions, or an option whose squash could "
+                                              "be NONE with requirePrivilegedSourcePort unknown, is a violation."),
     "nfs-rules-only-nfs-ports": ("fails closed: a storage NSG rule whose protocol or ports are unknown is a "
                                  "violation; NSGs are linked to mount targets through property dependencies, so "
                                  "unknown OCIDs do not hide them."),

@@ -72,7 +72,7 @@ def test_overlapping_subnets_are_both_named():
 
 
 @pytest.mark.parametrize("role, cidr, expected", [
-    ("storage", "10.0.3.0/30", "10.0.3.0/30 has 1 usable IPs but an FSS mount target takes 3"),
+    ("storage", "10.0.3.0/30", "10.0.3.0/30 has 1 usable IPs (OCI reserves 3) but the storage subnet needs 3"),
     ("controlPlane", "10.0.0.0/30", "10.0.0.0/30 is smaller than /29"),
 ])
 def test_storage_room_and_control_plane_size(role, cidr, expected):

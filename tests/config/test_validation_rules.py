@@ -133,6 +133,11 @@ CASES: dict[str, Case] = {
     "vcn-size": _set("oke-rdma:network", "vcnCidr", "10.0.0.0/8"),
     "subnet-size": _set("oke-rdma:network", "subnets", "storage", "10.0.3.0/32"),
     "worker-ip-capacity": _set("oke-rdma:network", "subnets", "workers", "10.0.16.0/30"),
+    "lustre-client-pool": lambda c: c["oke-rdma:storage"].update(
+        {"lustre": {"capacityGb": 31200, "tenants": ["research"], "client": {"pools": ["nope"]}}}),
+    "storage-ip-capacity": lambda c: (c["oke-rdma:storage"].update({"lustre": {"capacityGb": 31200}}),
+                                      c["oke-rdma:network"].setdefault("subnets", {}).update(
+                                          {"storage": "10.0.3.0/27"})),
     "api-cidr-internet": _set("oke-rdma:network", "apiEndpoint", "allowedCidrs", ["0.0.0.0/1", "128.0.0.0/1"]),
     "helm-values-password": _set("oke-rdma:platform", "kubePrometheusStack", "values",
                                  {"grafana": {"adminPassword": "hunter2hunter2"}}),

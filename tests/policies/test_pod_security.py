@@ -39,7 +39,7 @@ def found(policy, *resources):
     ({"ports": {"hostPort": 8080}}, VALUES),
     ({"securityContext": {"allowPrivilegeEscalation": True}}, VALUES),
     ({"securityContext": {"runAsUser": 0}}, VALUES),
-    ({"service": {"type": "LoadBalancer"}}, VALUES),
+    ({"service": {"type": "LoadBalancer"}}, "helm-values-exposure"),
     ({"hostPID": True}, ESCAPE), ({"x": {"hostIPC": True}}, ESCAPE),
     ({"securityContext": {"capabilities": {"add": ["SYS_ADMIN"]}}}, ESCAPE),
     ({"securityContext": {"capabilities": {"add": ["CAP_ALL"]}}}, ESCAPE),
@@ -71,7 +71,7 @@ def test_values_fit_the_namespace_level():
                                                                                        "allowPrivilegeEscalation": False}})) == []
     internal = {"service": {"type": "LoadBalancer", "annotations": {
         "service.beta.kubernetes.io/oci-load-balancer-internal": "true"}}}
-    assert found(VALUES, namespace("apps", "restricted"), release(internal)) == []
+    assert found("helm-values-exposure", namespace("apps", "restricted"), release(internal)) == []
 
 
 def test_the_issue_example_pod_is_refused_in_a_privileged_non_rdma_namespace():

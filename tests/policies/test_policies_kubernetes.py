@@ -322,7 +322,16 @@ def test_custom_resource_unknown_parts_fail_closed(spec):
     assert "unknown during preview" in message
 
 
-def test_unrelated_custom_resource_is_ignored():
+def test_any_custom_resource_embedding_a_pod_spec_is_judged():
+    """An operator's custom resource of a kind the pack does not name is still read: every map under spec with a
+    containers list is a pod spec."""
     props = {"metadata": {"namespace": "analytics"}, "spec": {"template": {"spec": POD}}}
+    [message] = messages(run(res(NS, "analytics", namespace("analytics", "restricted")),
+                             res("kubernetes:example.com/v1:Widget", "w", props), policy=RDMA), RDMA)
+    assert "spec.template.spec: hostNetwork: true" in message
+
+
+def test_custom_resource_without_a_pod_spec_is_ignored():
+    props = {"metadata": {"namespace": "analytics"}, "spec": {"template": {"replicas": 3, "hostNetwork": True}}}
     assert run(res(NS, "analytics", namespace("analytics", "restricted")),
                res("kubernetes:example.com/v1:Widget", "w", props), policy=RDMA).violations == []

@@ -453,3 +453,19 @@ def test_the_instance_principal_path_fails_in_one_line_off_oci(monkeypatch):
 
 def test_the_dev_stacks_raw_config_is_json():
     assert json.loads(RAW["oke-rdma:nodePools"])["gpu"]["rdma"] is True
+
+
+def test_a_pool_that_gets_the_lustre_client_cannot_run_an_oke_platform_image(tenancy, clients):
+    """OKE's images carry no Lustre client and boot UEK: the node-init step could never give such nodes a client."""
+    raw = edited(RAW, "storage", ("lustre",), {"capacityGb": 31200, "tenants": ["research"]})  # research → gpu pool
+    problems, _ = findings(clients, raw)
+    assert problems == ["oke-rdma:nodePools.gpu.imageId: Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900 is an "
+                        "OKE platform image: it carries no Lustre client, and the node-init step of "
+                        "storage.lustre.client cannot install one on it (Oracle Linux on UEK; the packages need Oracle "
+                        "Linux 8 on RHCK or Ubuntu 22.04, x86_64), so its nodes would never mount Lustre; use an image "
+                        "that carries the client or one of those systems, or leave the pool out of "
+                        "storage.lustre.client.pools"]
+    assert findings(clients, edited(raw, "storage", ("lustre", "client"), {"enabled": False}))[0] == []
+    del tenancy.sources[GPU_IMAGE]
+    tenancy.images[GPU_IMAGE] = ("ubuntu-22.04-gpu-lustre-custom", ["BM.GPU.H100.8"])
+    assert findings(clients, raw)[0] == []  # a custom image may carry the client: the node decides at boot

@@ -85,8 +85,11 @@ def _check_flex(at: tuple[str, ...], pool: NodePool) -> list[str]:
 def _label_problem(key: str) -> Optional[str]:
     """Why a user label ``key`` cannot be an initial node label of a pool, or None."""
     if key in PROGRAM_NODE_LABELS:
-        what = ("to the pool name (Kueue ResourceFlavors and the scheduling objects select nodes by it)"
-                if key == PROGRAM_NODE_LABELS[0] else "from the pool's localNvme setting")
+        what = {PROGRAM_NODE_LABELS[0]: "to the pool name (Kueue ResourceFlavors and the scheduling objects select "
+                                        "nodes by it)",
+                PROGRAM_NODE_LABELS[1]: "from the pool's localNvme setting",
+                PROGRAM_NODE_LABELS[2]: "on each node, only when the node's Lustre client works "
+                                        "(storage.lustre.client; the Lustre volumes require it)"}[key]
         return f"is set by oke-rdma {what}; remove it (use your own key, like okerdma.io/role)"
     if key in SHARING_NODE_LABELS:
         return ("is set by oke-rdma from the pool's gpuSharing (the device plugin, MIG manager, policy pack and "

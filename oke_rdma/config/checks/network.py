@@ -8,10 +8,11 @@ import ipaddress
 import math
 from typing import Callable, Optional
 
+from ...facts.storage import LUSTRE_SUBNET_IPS_PER_BLOCK, lustre_subnet_ips
 from .._base import _key
 from ..compute import NodePool
 from ..network import (DEFAULT_MAX_SURGE, MIN_CONTROL_PLANE_PREFIX, MOUNT_TARGET_IPS, NSG_ROLES, OCI_RESERVED_IPS,
-                       SUBNET_ROLES, subnet_plan)
+                       SUBNET_ROLES, VCN_PREFIX_RANGE, subnet_plan)
 from ..stack import StackConfig
 
 
@@ -84,9 +85,32 @@ def _ip_demands(cfg: StackConfig, roles: list[str]) -> list[tuple[str, int, str]
     if "pods" in roles and vcn_native(cfg):
         detail = " + ".join(f"{name} ({p.size}+{cycle_headroom_nodes(p)}) × {p.max_pods_per_node}" for name, p in pools)
         demands.append(("pods", pod_ip_demand(cfg), f"pod IPs Σ (size + {_HEADROOM}) × maxPodsPerNode = {detail}"))
-    if "storage" in roles and cfg.storage.fss.enabled:
-        demands.append(("storage", MOUNT_TARGET_IPS, f"the FSS mount target's {MOUNT_TARGET_IPS}"))
+    if "storage" in roles:
+        parts = storage_ip_demands(cfg)
+        if parts:
+            demands.append(("storage", sum(n for n, _ in parts), " + ".join(how for _, how in parts)))
     return demands
+
+
+def storage_ip_demands(cfg: StackConfig) -> list[tuple[int, str]]:
+    """``(IPs, what takes them)`` in the storage subnet: the FSS mount target's 3 (``storage.fss.enabled``) and the
+    Lustre file system's upper bound (``storage.lustre``: :func:`~oke_rdma.facts.storage.lustre_subnet_ips`)."""
+    parts = []
+    if cfg.storage.fss.enabled:
+        parts.append((MOUNT_TARGET_IPS, f"the FSS mount target's {MOUNT_TARGET_IPS}"))
+    lustre = cfg.storage.lustre
+    if lustre is not None:
+        n = lustre_subnet_ips(lustre.capacity_gb)
+        parts.append((n, f"the Lustre file system's {n} (up to {LUSTRE_SUBNET_IPS_PER_BLOCK} per started 100 TB of "
+                         f"storage.lustre.capacityGb {lustre.capacity_gb}, OCI's sizing figure)"))
+    return parts
+
+
+def smallest_prefix(ips: int) -> Optional[int]:
+    """The longest prefix length (smallest subnet) OCI accepts whose usable addresses hold ``ips``, or None when not
+    even a /16 does."""
+    low, high = VCN_PREFIX_RANGE
+    return next((p for p in range(high, low - 1, -1) if 2 ** (32 - p) - OCI_RESERVED_IPS >= ips), None)
 
 
 def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key: Callable[[str], str],
@@ -94,8 +118,8 @@ def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key:
                   same_subnet: Optional[Callable[[str, str], bool]] = None) -> list[str]:
     """The CIDR-planning rules on subnet CIDRs ``nets`` (role → network), each message starting with ``key(role)``:
     inside ``vcn`` (when known), no overlaps, the services CIDR outside the VCN (or, with no VCN CIDR, outside every
-    subnet), worker-IP and pod-IP capacity with cycle headroom, room for the mount target, a control-plane subnet of
-    /29 or larger.
+    subnet), worker-IP and pod-IP capacity with cycle headroom, room for the FSS mount target and the Lustre file system
+    in the storage subnet (:func:`storage_ip_demands`), a control-plane subnet of /29 or larger.
 
     :param same_subnet: ``(role a, role b) -> True`` when both roles are served by one subnet (a brought network may
         give one subnet OCID for several roles, which OKE allows): such roles do not overlap each other, and their
@@ -158,8 +182,11 @@ def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key:
                             f"node pools need {need}, one per node: Σ (size + {_HEADROOM}) = {detail}; enlarge the "
                             f"workers subnet or lower the pool sizes or cycling.maxSurge")
         else:
-            problems.append(f"{key('storage')}: {net} has {have} usable IPs but an FSS mount target takes "
-                            f"{MOUNT_TARGET_IPS}; use a /29 or larger")
+            prefix = smallest_prefix(need)
+            fix = (f"use a /{prefix} or larger" if prefix is not None else
+                   "no single subnet holds them: lower storage.lustre.capacityGb")
+            problems.append(f"{key('storage')}: {net} has {have} usable IPs (OCI reserves {OCI_RESERVED_IPS}) but the "
+                            f"storage subnet needs {need}: {how}; {fix}")
     if "controlPlane" in nets and nets["controlPlane"].prefixlen > MIN_CONTROL_PLANE_PREFIX:
         problems.append(f"{key('controlPlane')}: {nets['controlPlane']} is smaller than "
                         f"/{MIN_CONTROL_PLANE_PREFIX}; use a /{MIN_CONTROL_PLANE_PREFIX} or larger")

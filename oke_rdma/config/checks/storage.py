@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._base import _key
 from ..stack import StackConfig
+from .fleet import tenant_pools
 from ..storage import PREPARATION_NAMESPACE, derived_id
 
 
@@ -23,7 +24,8 @@ def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
 def check_storage(cfg: StackConfig) -> list[str]:
     """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
     domain of the file system must be one of ``availabilityDomains``; ``identitySquash: ALL`` is refused while tenants
-    use the storage (every writer would be the anonymous 65534); two tenants never share a UID or GID (each owns its
+    use the storage (every writer would be the anonymous 65534); ``identitySquash: NONE`` needs
+    ``requirePrivilegedSourcePort``; two tenants never share a UID or GID (each owns its
     directory alone), nor the same ``subPath`` (nor one inside another's); no tenant takes the preparation
     namespace."""
     problems: list[str] = []
@@ -34,6 +36,12 @@ def check_storage(cfg: StackConfig) -> list[str]:
         problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
                         f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
                         f"could not be told apart; use ROOT (the default)")
+    if fss.enabled and fss.identity_squash == "NONE" and not fss.require_privileged_source_port:
+        # FSS docs "Working with NFS Export Options": NFS (AUTH_SYS) believes the UID a client sends; without the
+        # privileged-port check any non-root process on a client host claims UID 0 (checked 2026-12-01)
+        problems.append(f"{_key(('storage', 'fss', 'requirePrivilegedSourcePort'))}: false with identitySquash NONE "
+                        f"lets any non-root process on a client host act as root on every file; set it to true, or "
+                        f"squash root (identitySquash ROOT)")
     owners: dict[tuple[str, int], str] = {}
     paths: dict[str, str] = {}
     for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
@@ -80,8 +88,8 @@ def lustre_availability_domain(cfg: StackConfig) -> str:
 
 
 def check_lustre(cfg: StackConfig) -> list[str]:
-    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists; a brought network
-    provides the storage subnet the file system's addresses come from."""
+    """``storage.lustre``: its AD is one of ``availabilityDomains``; every tenant it lists exists, once; every node
+    pool of ``client.pools`` exists, once."""
     lustre = cfg.storage.lustre
     if lustre is None:
         return []
@@ -96,4 +104,31 @@ def check_lustre(cfg: StackConfig) -> list[str]:
                             f"{', '.join(sorted(cfg.tenants)) or '(no tenants defined)'}, or remove it")
     if len(set(lustre.tenants)) != len(lustre.tenants):
         problems.append(f"{_key((*at, 'tenants'))}: lists a tenant twice; list each once")
+    for i, pool in enumerate(lustre.client.pools):
+        if pool not in cfg.node_pools:
+            problems.append(f"{_key((*at, 'client', 'pools', i))}: no node pool named {pool!r}; use one of "
+                            f"{', '.join(sorted(cfg.node_pools))}, or remove it")
+    if len(set(lustre.client.pools)) != len(lustre.client.pools):
+        problems.append(f"{_key((*at, 'client', 'pools'))}: lists a pool twice; list each once")
+    listed = [t for t in lustre.tenants if t in cfg.tenants]
+    if listed and lustre.client.enabled and not lustre_client_pools(cfg):
+        # The tenants' volumes require the client label, which only nodes of the client pools can get.
+        problems.append(f"{_key((*at, 'client', 'pools'))}: no node pool gets the Lustre client (tenants "
+                        f"{', '.join(listed)} have no pool in their Kueue flavors), so their Lustre volumes could "
+                        f"never be mounted; name the pools in storage.lustre.client.pools, or set "
+                        f"storage.lustre.client.enabled false if the nodes are prepared outside oke-rdma")
     return problems
+
+
+def lustre_client_pools(cfg: StackConfig) -> tuple[str, ...]:
+    """The node pools whose nodes get the Lustre client: ``storage.lustre.client.pools`` when given, else the pools
+    the Kueue flavors of the tenants in ``storage.lustre.tenants`` cover (where their queued jobs run:
+    :func:`~oke_rdma.config.checks.fleet.tenant_pools`), in pool order; none without ``storage.lustre`` or with
+    ``client.enabled: false``."""
+    lustre = cfg.storage.lustre
+    if lustre is None or not lustre.client.enabled:
+        return ()
+    if lustre.client.pools:
+        return tuple(lustre.client.pools)
+    wanted = {pool for tenant in lustre.tenants if tenant in cfg.tenants for pool in tenant_pools(cfg, tenant)}
+    return tuple(pool for pool in cfg.node_pools if pool in wanted)

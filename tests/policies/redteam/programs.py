@@ -441,7 +441,7 @@ def autonomous_database_open_to_everyone(bad):
                                     **({} if bad else {"subnet_id": "ocid1.subnet.oc1..aaaaaaaadata"}))
 
 
-@case("data", "helm-values-pod-security")
+@case("data", "helm-values-exposure")
 def helm_values_public_load_balancer(bad):
     release({"service": {"type": "LoadBalancer", "annotations": {} if bad else INTERNAL_LB}})
 

@@ -1,0 +1,31 @@
+"""storage.fss: an unsquashed export (identitySquash NONE) must keep requirePrivilegedSourcePort; every other
+combination loads."""
+from __future__ import annotations
+
+import pytest
+
+from oke_rdma.config import ConfigError
+from tests.stackcfg import load_dev_config
+
+KEY = "oke-rdma:storage.fss.requirePrivilegedSourcePort: "
+
+
+def test_unsquashed_root_on_unprivileged_ports_is_refused_with_its_key_path():
+    with pytest.raises(ConfigError) as err:
+        load_dev_config(storage={"fss": {"identitySquash": "NONE", "requirePrivilegedSourcePort": False}})
+    [problem] = err.value.problems
+    assert problem.startswith(KEY) and "identitySquash ROOT" in problem
+
+
+@pytest.mark.parametrize("squash, privileged", [("NONE", True), ("ROOT", False), ("ROOT", True)])
+def test_squashed_root_or_privileged_ports_load(squash, privileged):
+    cfg = load_dev_config(storage={"fss": {"identitySquash": squash, "requirePrivilegedSourcePort": privileged}})
+    assert (cfg.storage.fss.identity_squash, cfg.storage.fss.require_privileged_source_port) == (squash, privileged)
+
+
+def test_a_disabled_file_system_is_not_judged():
+    """(The dev tenants' shared storage needs FSS, so disabling it is refused for that reason alone.)"""
+    with pytest.raises(ConfigError) as err:
+        load_dev_config(storage={"fss": {"enabled": False, "identitySquash": "NONE",
+                                         "requirePrivilegedSourcePort": False}})
+    assert err.value.problems and not [p for p in err.value.problems if p.startswith(KEY)]
