@@ -13,6 +13,7 @@ from oke_rdma.config import load_from_pulumi
 from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
+from oke_rdma.object_storage import WeightsBucket
 from oke_rdma.outputs import OUTPUTS_VERSION
 from oke_rdma.guard import Guard
 from oke_rdma.health import GpuHealth
@@ -44,6 +45,9 @@ compute = Compute(f"{prefix}-compute", adapter.compute_args(
 storage = Storage(f"{prefix}-storage", adapter.storage_args(config, network.subnet_ids, network.subnet_cidrs,
                                                            network.nsg_ids,
                                                            file_system_depends_on=iam.fss_kms_dependencies))
+# The weights bucket waits for the policy letting Object Storage use its Vault key (storage.objectStorage.kmsKeyId).
+weights = WeightsBucket(f"{prefix}-weights", adapter.weights_bucket_args(
+    config, [iam.object_storage_kms_policy] if iam.object_storage_kms_policy else []))
 # The add-ons run on the CPU pools, so they wait for those only — not for bare-metal GPU pools (tens of minutes to
 # create), whose nodes join later and are set up by the GPU Operator's DaemonSets as they arrive. Waiting for every
 # pool made the GPU pool a serial edge on `pulumi up`'s critical path (bench/critical_path.py).
@@ -94,6 +98,7 @@ pulumi.export("fss", None if storage.file_system_id is None else {
     "fileSystemId": storage.file_system_id, "mountTargetIp": storage.mount_target_ip,
     "exportPath": storage.export_path, "mountTargetId": storage.mount_target_id,
     "storageClassName": volumes.storage_class_name if volumes else None})
+pulumi.export("weightsBucket", weights.outputs)
 pulumi.export("topology", None if scheduling is None or scheduling.topology is None else {
     "name": topology_name(config.name_prefix), "levels": list(config.platform.kueue.topology_levels)})
 queues = scheduling.queues if scheduling else {}
@@ -106,7 +111,8 @@ pulumi.export("tenants", {name: {
     "serviceAccounts": [b.service_account for b in workload_identity.bindings if b.tenant == name],
     "mappedCompartmentId": next((b.mapped_compartment_id for b in workload_identity.bindings
                                  if b.tenant == name and b.mapped_compartment_id), None),
-    "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None}
+    "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None,
+    "weights": adapter.tenant_weights_output(config, name)}
     for name, ns in platform.tenant_namespaces.items()})
 pulumi.export("policyStatements", iam.statement_texts)
 pulumi.export("iamPolicies", iam.policy_documents)

@@ -48,6 +48,7 @@ FORCE_NEW: dict[str, tuple[str, ...]] = {
     "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": (
         "availabilityDomain", "fileSystemName", "performanceTier", "subnetId", "clusterPlacementGroupId"),
     "oci:Core/natGateway:NatGateway": ("vcnId", "publicIpId"),
+    "oci:ObjectStorage/bucket:Bucket": ("name", "namespace", "storageTier"),
 }
 
 _SELECTOR = ("matchExpressions", "matchLabels")
@@ -210,7 +211,8 @@ def _quantity(value: Any) -> Any:
 
 
 #: Type → why a replacement or deletion destroys something (``--fail-on-replace``). Sources: OCI docs "Overview of
-#: Container Engine", "Managing Node Pools", "Compute Clusters", "Overview of File Storage", "VCNs and Subnets".
+#: Container Engine", "Managing Node Pools", "Compute Clusters", "Overview of File Storage", "VCNs and Subnets",
+#: "Object Storage Buckets" (deleting a bucket: it must hold no object, version or multipart upload).
 STATEFUL: dict[str, str] = {
     "oci:ContainerEngine/cluster:Cluster": "the cluster: its etcd (every Kubernetes object) and API endpoint",
     "oci:ContainerEngine/nodePool:NodePool": "the pool's nodes: every pod and GPU job running on them",
@@ -220,6 +222,8 @@ STATEFUL: dict[str, str] = {
                                                "throughput tier's billing commitment",
     "oci:FileStorage/export:Export": "the export: clients mounting its path lose it",
     "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": "the Lustre file system: all data on it",
+    "oci:ObjectStorage/bucket:Bucket": "the bucket: every object and object version in it (OCI deletes only an "
+                                       "empty bucket, so the replacement fails until it is emptied)",
     "oci:Core/vcn:Vcn": "the VCN: every subnet, gateway and instance in it",
     "oci:Core/subnet:Subnet": "the subnet: every VNIC, node and mount target in it",
     "kubernetes:core/v1:PersistentVolume": "the volume's binding to its data",

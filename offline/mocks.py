@@ -2,7 +2,7 @@
 
 :class:`OciMocks` gives deterministic fake OCIDs, the computed outputs the program reads (API endpoint, default
 security list, mount target private IPs) and the invokes it calls (``getServices``, ``getClusterKubeConfig``,
-``getPrivateIp``, ``getMountTargets``). With ``unknowns=True`` it behaves like a stack's first ``pulumi preview``:
+``getPrivateIp``, ``getMountTargets``, ``getNamespace``). With ``unknowns=True`` it behaves like a stack's first ``pulumi preview``:
 every computed output and every id is unknown. Given a previous plan (``--previous``) it answers from that state:
 existing resources keep their ids, lookups find what the state holds, and a resource the planner says is created or
 replaced gets an unknown id and unknown computed outputs.
@@ -245,6 +245,9 @@ class OciMocks(pulumi_mocks.Mocks):
             return {"id": pip, "privateIpId": pip, "subnetId": subnet, "ipAddress": address}, []
         if token == "oci:FileStorage/getMountTargets:getMountTargets":
             return self._mount_targets(dict(args.args)), []
+        if token == "oci:ObjectStorage/getNamespace:getNamespace":
+            compartment = args.args.get("compartmentId")
+            return {"id": "namespace", "compartmentId": compartment, "namespace": self._namespace(compartment)}, []
         if token == "kubernetes:yaml:decode":  # pulumi_kubernetes.yaml (v1) ConfigFile/ConfigGroup parse through it
             return {"result": [d for d in yaml.safe_load_all(str(args.args.get("text", ""))) if d is not None]}, []
         if token in KUBERNETES_RENDERERS:  # v1 helm.sh/v3 Chart and kustomize Directory render through the provider
@@ -260,6 +263,16 @@ class OciMocks(pulumi_mocks.Mocks):
                                    "not known offline; the policy pack did not check them")
             return {"result": []}, []
         raise NotImplementedError(f"the offline mocks do not answer the invoke {token}; add it to offline/mocks.py")
+
+    def _namespace(self, compartment: Any) -> str:
+        """The tenancy's Object Storage namespace: the one the previous plan's buckets live in (``--previous``: the
+        state the stack is in), else a deterministic fake (lowercase letters and digits, like OCI's) derived from the
+        compartment asked about — one tenancy, one namespace, in every region."""
+        for res in self.previous.values():
+            namespace = (res.get("inputs") or {}).get("namespace")
+            if res.get("type") == "oci:ObjectStorage/bucket:Bucket" and isinstance(namespace, str) and namespace:
+                return namespace
+        return "ns" + _digest("objectstorage-namespace", str(compartment or ""), n=10)
 
     def _existing_mount_targets(self, query: dict) -> list[tuple[str, str]]:
         """``(id, requested throughput)`` of the mount targets that exist under the queried display name: those of

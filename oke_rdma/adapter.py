@@ -17,6 +17,8 @@ from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
                              workload_bindings)
 from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
+from oke_rdma.config.checks.object_storage import weights_bucket_name
+from oke_rdma.config.object_storage import checkpoint_prefix
 from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_client_pools, tenant_ids
 from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
@@ -26,6 +28,7 @@ from oke_rdma.lustre import LustreArgs
 from oke_rdma.node_init import LustreArchive
 from oke_rdma.monitoring.component import MonitoringArgs
 from oke_rdma.network import NetworkArgs
+from oke_rdma.object_storage import WeightsBucketArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
 from oke_rdma.sharing import device_plugin_configs
@@ -109,10 +112,13 @@ def lustre_clients(cfg: StackConfig) -> dict[str, dict[str, LustreArchive]]:
 
 def iam_inputs(cfg: StackConfig) -> IamInputs:
     """:class:`~oke_rdma.iam.IamInputs` from ``iam``, ``compartmentId``, ``namePrefix``, ``freeformTags``, the RDMA
-    pools, ``storage.fss``, the cluster's Vault keys and the tenants' Workload Identity bindings."""
+    pools, ``storage.fss``, the cluster's Vault keys, the tenants' Workload Identity bindings (their weights bucket
+    grants included) and the created weights bucket's Vault key (``storage.objectStorage.kmsKeyId``)."""
+    obj = cfg.storage.object_storage
     return IamInputs(compartment_id=cfg.compartment_id, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
                      iam=cfg.iam, rdma_pools=bool(cfg.rdma_pools), fss=cfg.storage.fss,
-                     cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)))
+                     cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)),
+                     object_storage_kms_key_id=obj.kms_key_id if obj.enabled else None, region=cfg.region)
 
 
 def iam_args(cfg: StackConfig, cluster_id: pulumi.Input[str],
@@ -154,6 +160,24 @@ def storage_args(cfg: StackConfig, subnet_ids: Mapping[str, pulumi.Input[str]],
     return StorageArgs(cfg.compartment_id, cfg.storage.fss, fss_availability_domain(cfg), subnet_ids, subnet_cidrs,
                        nsg_ids, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
                        file_system_depends_on=file_system_depends_on, prepare_directories=needs_preparation(cfg))
+
+
+def weights_bucket_args(cfg: StackConfig, depends_on: Sequence[pulumi.Resource] = ()) -> WeightsBucketArgs:
+    """:class:`~oke_rdma.object_storage.WeightsBucketArgs` from ``storage.objectStorage``, its bucket name
+    (``oke_rdma.config.checks.object_storage.weights_bucket_name``), ``compartmentId``, ``oci:region`` and
+    ``freeformTags``; ``depends_on``: the ``objectstorage-kms`` policy when there is one."""
+    return WeightsBucketArgs(cfg.storage.object_storage, weights_bucket_name(cfg), cfg.compartment_id, cfg.region,
+                             freeform_tags=cfg.freeform_tags, depends_on=depends_on)
+
+
+def tenant_weights_output(cfg: StackConfig, tenant: str) -> Optional[dict[str, Optional[str]]]:
+    """The ``tenants.<t>.weights`` stack output: ``{serviceAccount, access, checkpointPrefix}`` (the prefix a
+    ``readWrite`` tenant may create objects under, None for ``read``), or None without ``weights``."""
+    weights = cfg.tenants[tenant].weights
+    if weights is None:
+        return None
+    return {"serviceAccount": weights.service_account, "access": weights.access,
+            "checkpointPrefix": checkpoint_prefix(tenant) if weights.access == "readWrite" else None}
 
 
 def tenant_shares(cfg: StackConfig) -> dict[str, TenantShare]:

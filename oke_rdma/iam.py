@@ -16,6 +16,8 @@ policy ``<prefix>-...``          attached to             statements (feature)
                                                         signatures); must exist before the cluster
 ``fss-kms``                     iam.vaultCompartmentId  file systems (a dynamic group) use ``storage.fss.kmsKeyId``;
                                                         must exist before the file system
+``objectstorage-kms``           iam.vaultCompartmentId  Object Storage uses ``storage.objectStorage.kmsKeyId``; must
+                                                        exist before the weights bucket
 ``wi-<tenant>``                 compartmentId           the tenant's Workload Identity grants in the stack's
 ``wi-<tenant>-mapped``          the mapped compartment  compartment / in the compartment its namespace is mapped
 ``wi-<tenant>-tenancy``         iam.tenancyId           to / in the tenancy — each pinned to the workload's
@@ -38,7 +40,8 @@ PVCs on the File Storage Service" (``file-family``); "Policy Configuration for C
 Secrets at Rest in Etcd" (contengencryptingdata.htm: the cluster key statement); IAM docs "Common Policies", "Let
 File Storage encrypt and decrypt file systems" (the file systems' dynamic group and key statement); OKE docs
 "Granting Workloads Access to OCI Resources" (contenggrantingworkloadaccesstoresources.htm: workload statements, the
-workload mapping and its ``cluster-workload-mappings`` / ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` statements).
+workload mapping and its ``cluster-workload-mappings`` / ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` statements); Object
+Storage docs "Using Your Own Keys in Vault for Server-Side Encryption" (``objectstorage-<region>`` uses the key).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ FEATURE_FSS_CSI = "fss-csi"
 FEATURE_LOAD_BALANCERS = "load-balancers"
 FEATURE_CLUSTER_KMS = "cluster-secrets-encryption"
 FEATURE_FSS_KMS = "fss-encryption"
+FEATURE_OBJECT_STORAGE_KMS = "object-storage-encryption"
 FEATURE_WORKLOAD_IDENTITY = "workload-identity"
 FEATURE_WORKLOAD_MAPPING = "workload-mapping"
 
@@ -72,6 +76,7 @@ _DOC_LOAD_BALANCERS = ("OKE docs, 'Policy Configuration for Cluster Creation and
 _DOC_CLUSTER_KMS = "OKE docs, 'Encrypting Kubernetes Secrets at Rest in Etcd' (contengencryptingdata.htm)"
 _DOC_FSS_KMS = ("OCI IAM docs, 'Common Policies': 'Let File Storage encrypt and decrypt file systems'; FSS docs, "
                 "'Encrypting a File System'")
+_DOC_OBJECT_STORAGE_KMS = "Object Storage docs, 'Using Your Own Keys in Vault for Server-Side Encryption'"
 _DOC_WORKLOADS = "OKE docs, 'Granting Workloads Access to OCI Resources' (contenggrantingworkloadaccesstoresources.htm)"
 
 WORKLOAD_MAPPING_PERMISSIONS = "{CLUSTER_WORKLOAD_COMPARTMENT_BIND,CLUSTER_WORKLOAD_COMPARTMENT_UNBIND}"
@@ -92,8 +97,10 @@ class IamInputs:
         file system.
     :param cluster_kms_key_ids: Vault key OCIDs the cluster principal uses (secrets encryption, then image
         verification keys); default none.
-    :param workload_bindings: the Workload Identity bindings (tenant, namespace, service account, grants); default
-        none.
+    :param workload_bindings: the Workload Identity bindings (tenant, namespace, service account, grants; the weights
+        bucket's grants included); default none.
+    :param object_storage_kms_key_id: the Vault key of the created weights bucket, and ``region`` (names the Object
+        Storage service principal ``objectstorage-<region>``); default none.
     """
 
     compartment_id: str
@@ -104,6 +111,8 @@ class IamInputs:
     fss: Optional[Fss] = None
     cluster_kms_key_ids: tuple[str, ...] = ()
     workload_bindings: tuple[WorkloadBinding, ...] = ()
+    object_storage_kms_key_id: Optional[str] = None
+    region: str = ""
 
     @property
     def fss_enabled(self) -> bool:
@@ -207,7 +216,7 @@ def _workload_statements(plan: IamPlan, config: IamInputs, cluster_id: pulumi.In
                 mapped[b.tenant] = grant.compartment_id  # type: ignore[assignment]
             location = grant.location
             extra = ", ".join(c.render() for c in grant.conditions)
-            text = _join(f"Allow any-user to {grant.verb} {grant.resource} in {location} ",
+            text = _join(f"Allow any-user to {grant.action} in {location} ",
                          workload_condition(b, cluster_id, extra))
             plan.add(PolicySpec(key, attach, f"{prefix}: Workload Identity of namespace {b.namespace} in {where}"),
                      PolicyStatement(f"wi-{b.tenant}-{b.service_account}-{i}", text, FEATURE_WORKLOAD_IDENTITY,
@@ -235,8 +244,8 @@ def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
     """Every statement, policy and dynamic group the platform needs for ``config`` (a pure function).
 
     Statements that embed ``cluster_id`` are ``Output[str]`` when it is an Output (built with ``Output.concat``
-    only), plain strings otherwise. Order: launch, cluster principal, cluster key, FSS key, then Workload Identity
-    tenant by tenant and the workload-mapping statements.
+    only), plain strings otherwise. Order: launch, cluster principal, cluster key, FSS key, Object Storage key, then
+    Workload Identity tenant by tenant and the workload-mapping statements.
     """
     plan = IamPlan()
     prefix, comp = config.name_prefix, config.compartment_id
@@ -295,6 +304,12 @@ def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
                 "fss-kms-key-delegate", f"Allow group id {config.iam.deployer_group_id} to use key-delegate in "
                 f"{_location(vault)} where target.key.id = '{fss.kms_key_id}'", FEATURE_FSS_KMS, _DOC_FSS_KMS,
                 "fss-kms"))
+    if config.object_storage_kms_key_id:
+        # Object Storage encrypts the bucket's objects with our key as its regional service principal; pinned to it.
+        plan.add(PolicySpec("objectstorage-kms", vault, f"{prefix}: Object Storage encrypts the weights bucket"),
+                 PolicyStatement("objectstorage-kms-key", f"Allow service objectstorage-{config.region} to use keys in "
+                                 f"{_location(vault)} where target.key.id = '{config.object_storage_kms_key_id}'",
+                                 FEATURE_OBJECT_STORAGE_KMS, _DOC_OBJECT_STORAGE_KMS, "objectstorage-kms"))
     _workload_statements(plan, config, cluster_id)
     return plan
 
@@ -338,7 +353,8 @@ class Iam(pulumi.ComponentResource):
     * ``policy_documents``: policy name → ``{"compartmentId", "description", "statements"}`` (for an admin);
     * ``dynamic_group_documents``: dynamic group name → ``{"compartmentId", "matchingRule"}``;
     * ``policies`` (key → ``Policy``), ``dynamic_groups`` (name → ``DynamicGroup``): empty when not created;
-    * ``launch_policy``, ``cluster_policy``, ``cluster_kms_policy`` (``Policy`` or None);
+    * ``launch_policy``, ``cluster_policy``, ``cluster_kms_policy``, ``object_storage_kms_policy`` (``Policy`` or
+      None; the weights bucket waits for the last);
     * ``fss_kms_dependencies``: what the file system must ``depends_on`` (the ``fss-kms`` policy and its dynamic
       group; empty when not created or not needed);
     * ``workload_mapping_dependencies``: tenant → what its ClusterWorkloadMapping must ``depends_on`` (the
@@ -386,6 +402,7 @@ class Iam(pulumi.ComponentResource):
         self.launch_policy: Optional[oci.identity.Policy] = self.policies.get("nodepool-launch")
         self.cluster_policy: Optional[oci.identity.Policy] = self.policies.get("cluster-principal")
         self.cluster_kms_policy: Optional[oci.identity.Policy] = self.policies.get("cluster-kms")
+        self.object_storage_kms_policy: Optional[oci.identity.Policy] = self.policies.get("objectstorage-kms")
         self.fss_kms_dependencies: list[pulumi.Resource] = (
             [self.policies["fss-kms"], *self.dynamic_groups.values()] if "fss-kms" in self.policies else [])
         self.workload_mapping_dependencies: dict[str, list[pulumi.Resource]] = {

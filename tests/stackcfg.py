@@ -112,7 +112,10 @@ def one(resources: list, type_: str, name: Optional[str] = None):
     return found[0]
 def without_tenant_keys(raw: dict[str, str], *keys: str) -> dict[str, str]:
     """``raw`` with ``keys`` (e.g. ``quota``, ``serviceAccounts``) removed from every tenant: for variants (a basic
-    cluster, no RDMA pool) where the dev tenants' GPU quotas or Workload Identity bindings cannot apply."""
+    cluster, no RDMA pool) where the dev tenants' GPU quotas or Workload Identity bindings cannot apply. Removing
+    ``serviceAccounts`` removes ``weights`` too (the weights bucket is reached through one of them)."""
+    if "serviceAccounts" in keys and "weights" not in keys:
+        keys = (*keys, "weights")
     for tenant in json.loads(raw["oke-rdma:tenants"]):
         for key in keys:
             raw = edited(raw, "tenants", (tenant, key), None, delete=True)

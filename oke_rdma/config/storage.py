@@ -17,6 +17,7 @@ from ..facts.storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_C
                              FSS_THROUGHPUT_TIERS)
 from ._base import _Model, _ocid
 from .lustre import Lustre
+from .object_storage import ObjectStorage
 
 
 # Mount target tiers (Gbps), their capacity entitlement (TB) and billing commitment (days): ``oke_rdma.facts.storage``.
@@ -109,12 +110,16 @@ class Fss(_Model):
 
 
 class Storage(_Model):
-    """Shared storage settings: File Storage (``fss``, on by default) and File Storage with Lustre (``lustre``, none
-    unless set; see :class:`oke_rdma.config.lustre.Lustre`)."""
+    """Shared storage settings: File Storage (``fss``, on by default), File Storage with Lustre (``lustre``, none
+    unless set; see :class:`oke_rdma.config.lustre.Lustre`) and the Object Storage weights bucket (``objectStorage``,
+    off by default; see :class:`oke_rdma.config.object_storage.ObjectStorage`)."""
 
     fss: Fss = Field(Fss(), description="The shared file system, its mount target and export.")
     lustre: Optional[Lustre] = Field(None, description=(
         "File Storage with Lustre: a high-throughput file system with a static volume per tenant (docs/storage.md)."))
+    object_storage: ObjectStorage = Field(ObjectStorage(), description=(
+        "The Object Storage bucket for model weights and checkpoints, created or brought, reached by tenants through "
+        "Workload Identity (`tenants.<t>.weights`; docs/storage.md)."))
 
 
 class SharedStorage(_Model):

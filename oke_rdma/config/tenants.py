@@ -7,6 +7,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator
 
 from ._base import _k8s_name, _Model, _ocid
+from .object_storage import TenantWeights
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
 
@@ -44,6 +45,9 @@ class Tenant(_Model):
     #: Workload Identity: service account name → its grants (see ``oke_rdma.config.workload_identity``).
     service_accounts: dict[str, ServiceAccount] = Field(default_factory=dict, description=(
         "Workload Identity ServiceAccounts in the tenant's namespace, by name."))
+    weights: Optional[TenantWeights] = Field(None, description=(
+        "Access to the weights bucket (`storage.objectStorage`) for one of `serviceAccounts`: `{serviceAccount, "
+        "access: read | readWrite}`."))
     quota: TenantQuota = Field(TenantQuota(), description="Kueue quotas of the tenant's ClusterQueue.")
     isolation: Literal["dedicated", "shared"] = Field("dedicated", description=(
         "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool; `shared`: may be "

@@ -74,8 +74,12 @@ class Condition:
     variable: str
     operator: str  # "=" or "!="
     value: str
+    #: True for an IAM pattern (``/value/``, ``*`` a wildcard: IAM docs "Conditions"); only generated grants use one.
+    pattern: bool = False
 
     def render(self) -> str:
+        if self.pattern:
+            return f"{self.variable} {self.operator} /{self.value}/"
         return f"{self.variable} {self.operator} '{self.value}'"
 
 
@@ -84,12 +88,20 @@ class Grant:
     """A parsed grant: what one service account may do (see the module docstring for the grammar).
 
     ``compartment_id`` is the location's OCID (a compartment or tenancy OCID), None for ``tenancy``.
+    ``permissions``: a generated grant (never a user's: :func:`parse_grant` refuses lists) may name permissions
+    instead of a verb and resource type (IAM docs "Policy Syntax"); ``verb`` and ``resource`` are then empty.
     """
 
     verb: str
     resource: str
     compartment_id: Optional[str]
     conditions: tuple[Condition, ...] = ()
+    permissions: tuple[str, ...] = ()
+
+    @property
+    def action(self) -> str:
+        """What the statement allows: ``<verb> <resource-type>`` or ``{PERMISSION, ...}``."""
+        return "{" + ", ".join(self.permissions) + "}" if self.permissions else f"{self.verb} {self.resource}"
 
     @property
     def location(self) -> str:
@@ -107,7 +119,7 @@ class Grant:
         if self.conditions:
             inner = ", ".join(c.render() for c in self.conditions)
             where = f" where all {{{inner}}}" if len(self.conditions) > 1 else f" where {inner}"
-        return f"{self.verb} {self.resource} in {self.location}{where}"
+        return f"{self.action} in {self.location}{where}"
 
 
 def _parse_conditions(text: str) -> tuple[Condition, ...]:
@@ -195,7 +207,8 @@ class ServiceAccount(_Model):
 
     allow: StrList = Field((), description=(
         "Grants `<verb> <resource-type> in <tenancy | compartment id OCID> [where ...]`, each a statement pinned "
-        "to this cluster, namespace and service account; no `use`/`manage` of IAM's resource types."))
+        "to this cluster, namespace and service account; no `use`/`manage` of IAM's resource types. May be empty "
+        "only for the tenant's `weights.serviceAccount`."))
 
     @model_validator(mode="before")
     @classmethod
@@ -208,9 +221,8 @@ class ServiceAccount(_Model):
     @field_validator("allow")
     @classmethod
     def _grants(cls, v: StrList) -> StrList:
-        if not v:
-            raise ValueError("lists no grant; add at least one ('<verb> <resource-type> in <location>') or remove "
-                             "the service account")
+        # An empty list is judged with the rest of the tenant (checks.workload_identity): a ServiceAccount whose only
+        # access is the weights bucket (tenants.<t>.weights) lists no grant of its own.
         for i, text in enumerate(v):
             try:
                 parse_grant(text)

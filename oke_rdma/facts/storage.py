@@ -37,3 +37,32 @@ def lustre_subnet_ips(capacity_gb: int) -> int:
     if isinstance(capacity_gb, bool) or not isinstance(capacity_gb, int) or capacity_gb <= 0:
         raise ValueError(f"capacity_gb must be a positive whole number of GB, got {capacity_gb!r}")
     return -(-capacity_gb // LUSTRE_SUBNET_BLOCK_GB) * LUSTRE_SUBNET_IPS_PER_BLOCK
+
+# --- Object Storage (checked 2026-12-01) ------------------------------------------------------------------------
+# Sources: Object Storage docs "Object Storage Buckets" and "Object Names" (a bucket name: letters, digits, '-', '_'
+# and '.', at most 255 characters, unique in the namespace); pulumi_oci 5.5.0 ``objectstorage/bucket.py`` (``name``
+# characters; ``accessType`` NoPublicAccess by default; ``versioning`` Enabled/Disabled on create; ``storageTier``
+# immutable; ``autoTiering`` Disabled by default); IAM docs "Details for Object Storage, Archive Storage, and Data
+# Transfer" (resource types, the permissions of each verb, ``target.bucket.name`` and ``target.object.name`` with
+# string or pattern values), "Conditions" (patterns /x*/; matching is case-insensitive), "Common Policies" ("Let users
+# download objects from Object Storage buckets": read buckets + read objects); Object Storage docs "Using Your Own
+# Keys in Vault for Server-Side Encryption" (``Allow service objectstorage-<region> to use keys ... where
+# target.key.id = ...``).
+
+#: A bucket name: letters, digits, '-', '_' and '.'; 1-255 characters.
+BUCKET_NAME_PATTERN = r"^[A-Za-z0-9._-]{1,255}$"
+#: Permissions each verb on ``objects`` holds (cumulative): ``use`` adds only OBJECT_OVERWRITE, so it cannot create a
+#: new object; ``manage`` adds OBJECT_CREATE and, with it, OBJECT_DELETE and OBJECT_VERSION_DELETE.
+OBJECT_PERMISSIONS_BY_VERB = {
+    "inspect": ("OBJECT_INSPECT",),
+    "read": ("OBJECT_INSPECT", "OBJECT_READ"),
+    "use": ("OBJECT_INSPECT", "OBJECT_READ", "OBJECT_OVERWRITE"),
+    "manage": ("OBJECT_INSPECT", "OBJECT_READ", "OBJECT_OVERWRITE", "OBJECT_CREATE", "OBJECT_DELETE",
+               "OBJECT_RESTORE", "OBJECT_UPDATE_TIER", "OBJECT_VERSION_DELETE"),
+}
+#: What a checkpoint writer needs beyond ``read objects``: PutObject and the multipart upload calls need OBJECT_CREATE
+#: for a new object name and OBJECT_OVERWRITE for an existing one. Nothing that deletes (OBJECT_DELETE,
+#: OBJECT_VERSION_DELETE; AbortMultipartUpload needs OBJECT_DELETE), restores or re-tiers.
+CHECKPOINT_WRITE_PERMISSIONS = ("OBJECT_CREATE", "OBJECT_OVERWRITE")
+#: The Object Storage service principal of a region, which must ``use`` a bucket's Vault key.
+OBJECT_STORAGE_SERVICE = "objectstorage-{region}"

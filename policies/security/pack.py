@@ -18,8 +18,9 @@ values / internet-facing resources (exposure: ``network``, ``oke_network``, ``no
 other path to an object — manifests rendered from Helm values, ``*Patch`` resources: ``object_paths``; exposure
 through Helm values and operator resources: ``exposure_paths``), manifests applied from a URL (supply chain:
 ``manifests``), static credentials minted for users and OAuth clients (``credentials``), File Storage exports and NFS
-rules, public buckets and container repositories (data), node pool IMDSv2 and in-transit encryption (node escape
-and data in transit). The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
+rules, Lustre root squash, public buckets and container repositories, protected buckets' versioning and keys (data:
+``storage``, ``lustre``, ``buckets``), node pool IMDSv2 and in-transit encryption (node escape and data in transit).
+The classes and their coverage: ``docs/threat-model.md``. ``oke_network``
 also holds ``oke-required-nsg-rules`` (the NSG rules every OKE cluster needs to register its nodes): it applies to
 any OKE cluster, not only RDMA projects, and it is computed from the same effective-NSG model as
 ``no-internet-ingress`` in the same module, so it stays with it rather than being copied into the placement pack.
@@ -33,10 +34,12 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import credentials
-    from . import (exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets, object_paths,
-                   oke_network, pod_security, privileged_namespaces, public_endpoints, rbac, reachability, storage)
+    from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
+                   object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
+                   reachability, storage)
     from . import manifests
 else:  # run by the Pulumi CLI from inside policies/security/
+    import buckets
     import credentials
     import iam
     import identity
@@ -63,9 +66,9 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *lustre.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES,
-                          *pod_security.POLICIES, *privileged_namespaces.POLICIES, *object_paths.POLICIES,
-                          *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
+                          *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES,
+                          *kubernetes.POLICIES, *pod_security.POLICIES, *privileged_namespaces.POLICIES,
+                          *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -222,7 +222,8 @@ def test_incomplete_or_malformed_outputs_are_refused_naming_the_output(plan, tmp
     assert out.err.startswith(first) and len(out.err.splitlines()) == 1, out.err
     assert "Traceback" not in out.err and out.out == ""
     if name not in ("version_string",):
-        assert "do not honour the oke-rdma output contract version 2" in out.err
+        from oke_rdma.outputs import OUTPUTS_VERSION
+        assert f"do not honour the oke-rdma output contract version {OUTPUTS_VERSION}" in out.err
 
 
 _spec = importlib.util.spec_from_file_location("training_job_platform_outputs", EXAMPLE / "platform_outputs.py")

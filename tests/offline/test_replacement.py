@@ -108,7 +108,7 @@ def _param_doc(args_cls, camel_path: str) -> str:
 @pytest.mark.parametrize("rtype, path", [(t, p) for t, paths in FORCE_NEW.items() for p in paths])
 def test_every_force_new_entry_is_documented_as_not_updatable_by_pulumi_oci(rtype, path):
     module = {"ContainerEngine": oci.containerengine, "Core": oci.core, "FileStorage": oci.filestorage,
-              "Identity": oci.identity, "Lustre": oci.lustre}[rtype.split(":")[1].split("/")[0]]
+              "Identity": oci.identity, "Lustre": oci.lustre, "ObjectStorage": oci.objectstorage}[rtype.split(":")[1].split("/")[0]]
     args_cls = getattr(module, rtype.rsplit(":", 1)[1] + "Args")
     line = _param_doc(args_cls, path)
     assert line and "(Updatable)" not in line, (rtype, path, line)

@@ -386,7 +386,8 @@ def test_pack_metadata():
     assert {"rdma-node-pool-placement", "rdma-cluster-enhanced", "kubernetes-api-not-public",
             "no-internet-ssh-or-all-ports"} <= set(names)
     advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit", "instance-imds-v2-only",  # hardening
-                "fss-export-no-internet"}  # a deliberate, documented choice (policies/security/storage.py)
+                "fss-export-no-internet",  # a deliberate, documented choice (policies/security/storage.py)
+                "bucket-protected-data-customer-key"}  # Oracle-managed encryption is on regardless (buckets.py)
     for p in POLICIES:
         level = EnforcementLevel.ADVISORY if p.name in advisory else EnforcementLevel.MANDATORY
         assert p.enforcement_level == level and p.severity and p.remediation_steps

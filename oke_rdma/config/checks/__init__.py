@@ -12,6 +12,7 @@ from ..stack import StackConfig
 from .compute import check_pools
 from .fleet import check_fleet
 from .network import check_network
+from .object_storage import check_object_storage
 from .oci_facts import check_image_regions, check_oci_facts, check_ocid_regions
 from .platform import check_addon_dependencies, check_chart_compatibility, check_platform
 from .storage import check_storage
@@ -22,7 +23,7 @@ from .workload_identity import check_workload_identity
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
-    check_oci_facts, check_fleet,
+    check_oci_facts, check_fleet, check_object_storage,
 )
 
 

@@ -168,6 +168,10 @@ def check_ocid_regions(cfg: StackConfig) -> list[str]:
         found.append((("cluster", "imageVerificationKeyIds", i), key, "a Vault key"))
     if cfg.storage.fss.kms_key_id is not None:
         found.append((("storage", "fss", "kmsKeyId"), cfg.storage.fss.kms_key_id, "a Vault key"))
+    if cfg.storage.lustre is not None and cfg.storage.lustre.kms_key_id is not None:
+        found.append((("storage", "lustre", "kmsKeyId"), cfg.storage.lustre.kms_key_id, "a Vault key"))
+    if cfg.storage.object_storage.kms_key_id is not None:  # Object Storage uses a key of the bucket's region
+        found.append((("storage", "objectStorage", "kmsKeyId"), cfg.storage.object_storage.kms_key_id, "a Vault key"))
     problems = []
     for at, ocid, what in found:
         region = _region_of(ocid)

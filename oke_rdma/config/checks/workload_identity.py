@@ -8,6 +8,7 @@ from __future__ import annotations
 from .._base import _key
 from ..stack import StackConfig
 from ..workload_identity import Grant, valid_service_account_name, WorkloadBinding
+from .object_storage import weights_grants, weights_service_account
 
 
 def _other_compartments(cfg: StackConfig, grants: tuple[Grant, ...]) -> list[str]:
@@ -18,6 +19,17 @@ def _other_compartments(cfg: StackConfig, grants: tuple[Grant, ...]) -> list[str
     return seen
 
 
+def service_account_grants(cfg: StackConfig, tenant: str, name: str) -> tuple[Grant, ...]:
+    """The grants of service account ``name`` of tenant ``tenant``: its ``allow`` list, then, when it is the tenant's
+    ``weights.serviceAccount``, the weights bucket's (:func:`~.object_storage.weights_grants`)."""
+    own = cfg.tenants[tenant].service_accounts[name].grants
+    return own + (weights_grants(cfg, tenant) if name == weights_service_account(cfg, tenant) else ())
+
+
+def _tenant_grants(cfg: StackConfig, tenant: str) -> tuple[Grant, ...]:
+    return tuple(g for name in cfg.tenants[tenant].service_accounts for g in service_account_grants(cfg, tenant, name))
+
+
 def workload_bindings(cfg: StackConfig) -> list[WorkloadBinding]:
     """Every Workload Identity binding of the stack, tenant by tenant, service account by service account.
 
@@ -26,10 +38,11 @@ def workload_bindings(cfg: StackConfig) -> list[WorkloadBinding]:
     """
     bindings = []
     for tenant, t in cfg.tenants.items():
-        others = _other_compartments(cfg, tuple(g for sa in t.service_accounts.values() for g in sa.grants))
-        for name, sa in t.service_accounts.items():
-            mine = _other_compartments(cfg, sa.grants)
-            bindings.append(WorkloadBinding(tenant, cfg.tenant_namespace(tenant), name, sa.grants,
+        others = _other_compartments(cfg, _tenant_grants(cfg, tenant))
+        for name in t.service_accounts:
+            grants = service_account_grants(cfg, tenant, name)
+            mine = _other_compartments(cfg, grants)
+            bindings.append(WorkloadBinding(tenant, cfg.tenant_namespace(tenant), name, grants,
                                             others[0] if mine else None))
     return bindings
 
@@ -39,8 +52,9 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
 
     * bindings need an ``ENHANCED_CLUSTER`` (OKE: workload identities only on enhanced clusters);
     * service account names are Kubernetes names (DNS-1123 subdomains);
-    * a tenant's grants reach at most one compartment besides the stack's: OKE maps a namespace to one compartment
-      with a ``ClusterWorkloadMapping``;
+    * a service account lists at least one grant, unless it is the tenant's ``weights.serviceAccount``;
+    * a tenant's grants (the weights bucket's included, :func:`service_account_grants`) reach at most one compartment
+      besides the stack's: OKE maps a namespace to one compartment with a ``ClusterWorkloadMapping``;
     * a workload mapping needs ``iam.deployerGroupId`` (the group that creates it must be allowed to ``manage
       cluster-workload-mappings`` and to ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` in the mapped compartment);
     * with ``iam.createPolicies``, a grant ``in tenancy`` and an FSS ``kmsKeyId`` (its dynamic group) need
@@ -61,7 +75,11 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
                                 f"digits, '-' and '.', at most 253); rename it")
             if any(g.compartment_id is None for g in sa.grants):
                 tenancy_needed.append(_key(at + ("allow",)))
-        others = _other_compartments(cfg, tuple(g for sa in t.service_accounts.values() for g in sa.grants))
+            if not sa.grants and name != weights_service_account(cfg, tenant):
+                problems.append(f"{_key(at + ('allow',))}: lists no grant; add at least one ('<verb> <resource-type> "
+                                f"in <location>'), name it in tenants.{tenant}.weights.serviceAccount, or remove "
+                                f"the service account")
+        others = _other_compartments(cfg, _tenant_grants(cfg, tenant))
         at = ("tenants", tenant, "serviceAccounts")
         if len(others) > 1:
             problems.append(f"{_key(at)}: the grants of namespace {cfg.tenant_namespace(tenant)!r} reach "

@@ -1,0 +1,17 @@
+"""Hand-written programs around a protected data bucket (weights, checkpoints): the unsafe variant keeps the bucket
+from ``pulumi destroy`` but not its objects from an overwrite or delete (no versioning, no Vault key)."""
+from __future__ import annotations
+
+import pulumi
+import pulumi_oci as oci
+
+from tests.policies.redteam.programs import C, case
+
+KEY = "ocid1.key.oc1.sa-saopaulo-1.bbpr4kqzaafaq.abzxiljr5k7m9o2q4s6u8w1y3a5c7e9g2i4k6m8o1q3s5u7w9objkey"
+
+
+@case("data", "bucket-protected-data-versioned")
+def protected_weights_bucket_without_versioning(bad: bool) -> None:
+    safe = {} if bad else {"versioning": "Enabled", "kms_key_id": KEY}
+    oci.objectstorage.Bucket("weights", compartment_id=C, namespace="axaxnpcrorw5", name="weights",
+                             access_type="NoPublicAccess", **safe, opts=pulumi.ResourceOptions(protect=True))
