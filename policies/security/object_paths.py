@@ -50,6 +50,9 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from kubernetes import NAMESPACE, namespace_problem
 
+#: RBAC binding kinds (pulumi_kubernetes 4.34.2 type tokens).
+RBAC_BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+                 "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
 #: The pack's per-object checks, by rule name: ``(resource type, props, config) → problems``. A rendered object and a
 #: patch are held to every one of them, as the rule of that name holds a declared object.
 OBJECT_CHECKS: dict[str, Callable[[str, Any, dict], Iterable[str]]] = {
@@ -143,7 +146,7 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
             if lb_type is not None and read(props, "spec", "type") is None:
                 found.append(f"[no-public-endpoints] switches the load-balancer type ({lb_type!r}) of a Service whose "
                              "internal annotation for that type it does not set; set spec.type and the annotation")
-    if kind in rbac.BINDINGS:
+    if kind in RBAC_BINDINGS:
         subjects = read(props, "subjects")
         if subjects is not None and read(props, "roleRef") is None:
             found.append("[kubernetes-rbac-no-escalation] adds subjects to a binding whose roleRef it does not name, "

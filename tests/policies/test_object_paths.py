@@ -213,7 +213,7 @@ SVC_PATCH, CRB_PATCH = "kubernetes:core/v1:ServicePatch", f"kubernetes:{RBAC}/v1
     (SVC_PATCH, {"metadata": {"annotations": UNKNOWN}}, "unknown"),
     (SVC_PATCH, {"spec": {"externalIPs": ["203.0.113.2"]}}, "externalIPs"),
     (CRB_PATCH, {"subjects": [{"kind": "ServiceAccount", "name": "a", "namespace": "b"}]}, "roleRef"),
-    (CRB_PATCH, {"roleRef": {"name": "cluster-admin"}}, "cluster-admin"),
+    (CRB_PATCH, {"roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "cluster-admin"}}, "cluster-admin"),
     (f"kubernetes:{RBAC}/v1:ClusterRolePatch", {"rules": [{"verbs": ["escalate"], "resources": ["clusterroles"]}]},
      "escalate"),
     ("kubernetes:networking.k8s.io/v1:IngressPatch", {"spec": {"ingressClassName": "public-nginx"}}, "public-nginx"),
@@ -229,7 +229,8 @@ def test_a_patch_is_judged_like_its_kind(type_, props, what):
     (SVC_PATCH, {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": {
         **INTERNAL_LB, "oci-network-load-balancer.oraclecloud.com/internal": "1"}}}, {}),
     (SVC_PATCH, {"metadata": {"labels": {"team": "a"}}}, {}),
-    (CRB_PATCH, {"roleRef": {"name": "view"}, "subjects": [{"kind": "ServiceAccount", "name": "a"}]}, {}),
+    (CRB_PATCH, {"roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"},
+                 "subjects": [{"kind": "ServiceAccount", "name": "a", "namespace": "b"}]}, {}),
     ("kubernetes:networking.k8s.io/v1:IngressPatch", {"spec": {"ingressClassName": "oci-internal"}},
      {"internalIngressClasses": ["oci-internal"]}),
     ("kubernetes:core/v1:ConfigMapPatch", {"data": {"a": "b"}}, {}),
