@@ -50,9 +50,6 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from kubernetes import NAMESPACE, namespace_problem
 
-#: RBAC binding kinds (pulumi_kubernetes 4.34.2 type tokens).
-RBAC_BINDINGS = ("kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-                 "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding")
 #: The pack's per-object checks, by rule name: ``(resource type, props, config) → problems``. A rendered object and a
 #: patch are held to every one of them, as the rule of that name holds a declared object.
 OBJECT_CHECKS: dict[str, Callable[[str, Any, dict], Iterable[str]]] = {
@@ -102,6 +99,12 @@ def validate_helm_values_manifests(args: ResourceValidationArgs, report_violatio
 
 
 # --- kubernetes-patch-or-list-judged-as-kind -------------------------------------------------------------------
+def _rbac_judges_itself(rule: str, kind: str) -> bool:
+    """``kubernetes-rbac-no-escalation`` reads RBAC ``*Patch`` and ``*List`` kinds itself (``rbac_objects``), with
+    the default bindings a patch without roleRef targets; judging them here too would only repeat it."""
+    return rule == "kubernetes-rbac-no-escalation" and kind.split(":")[1].startswith("rbac.authorization.k8s.io/")
+
+
 def patched_kind(resource_type: str) -> Any:
     """``kubernetes:core/v1:ServicePatch`` → ``kubernetes:core/v1:Service``; None for a type that is no patch."""
     parts = resource_type.split(":")
@@ -120,8 +123,8 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
         return []
     found: list[str] = []
     for rule, check in OBJECT_CHECKS.items():
-        if rule == "namespace-pod-security-enforce":
-            continue  # the rule itself reads NamespacePatch (only when the patch sets the label)
+        if rule == "namespace-pod-security-enforce" or _rbac_judges_itself(rule, kind):
+            continue  # these rules read the patch kinds themselves
         found += [f"[{rule}] {p}" for p in check(kind, props, config)]
     if kind == public_endpoints.SERVICE:
         annotations = read(props, "metadata", "annotations")
@@ -146,11 +149,6 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
             if lb_type is not None and read(props, "spec", "type") is None:
                 found.append(f"[no-public-endpoints] switches the load-balancer type ({lb_type!r}) of a Service whose "
                              "internal annotation for that type it does not set; set spec.type and the annotation")
-    if kind in RBAC_BINDINGS:
-        subjects = read(props, "subjects")
-        if subjects is not None and read(props, "roleRef") is None:
-            found.append("[kubernetes-rbac-no-escalation] adds subjects to a binding whose roleRef it does not name, "
-                         "so the role they get cannot be judged; declare the binding with its roleRef")
     return found
 
 
@@ -165,7 +163,8 @@ def list_problems(resource_type: str, props: Any, config: dict) -> list[str]:
         if item is UNKNOWN:
             found.append(f"{where} is unknown during preview")
             continue
-        found += [f"{where} {p}" for p in object_problems(kind, item, config)]
+        found += [f"{where} [{rule}] {p}" for rule, check in OBJECT_CHECKS.items()
+                  if not _rbac_judges_itself(rule, kind) for p in check(kind, item, config)]
     return found
 
 

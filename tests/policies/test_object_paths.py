@@ -212,10 +212,6 @@ SVC_PATCH, CRB_PATCH = "kubernetes:core/v1:ServicePatch", f"kubernetes:{RBAC}/v1
     (SVC_PATCH, {"metadata": {"annotations": {"oci.oraclecloud.com/load-balancer-type": "nlb"}}}, "switches"),
     (SVC_PATCH, {"metadata": {"annotations": UNKNOWN}}, "unknown"),
     (SVC_PATCH, {"spec": {"externalIPs": ["203.0.113.2"]}}, "externalIPs"),
-    (CRB_PATCH, {"subjects": [{"kind": "ServiceAccount", "name": "a", "namespace": "b"}]}, "roleRef"),
-    (CRB_PATCH, {"roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "cluster-admin"}}, "cluster-admin"),
-    (f"kubernetes:{RBAC}/v1:ClusterRolePatch", {"rules": [{"verbs": ["escalate"], "resources": ["clusterroles"]}]},
-     "escalate"),
     ("kubernetes:networking.k8s.io/v1:IngressPatch", {"spec": {"ingressClassName": "public-nginx"}}, "public-nginx"),
 ])
 def test_a_patch_is_judged_like_its_kind(type_, props, what):
@@ -277,7 +273,6 @@ def test_patch_rule_reports_through_the_pack():
 
 
 @pytest.mark.parametrize("type_, items, what", [
-    (f"kubernetes:{RBAC}/v1:ClusterRoleBindingList", [ADMIN_FOR_ALL], "cluster-admin"),
     ("kubernetes:core/v1:ServiceList", [{"metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}}],
      "oci-load-balancer-internal"),
     ("kubernetes:core/v1:NamespaceList", [{"metadata": {"name": "n"}}], "pod-security.kubernetes.io/enforce"),
