@@ -99,6 +99,12 @@ def validate_helm_values_manifests(args: ResourceValidationArgs, report_violatio
 
 
 # --- kubernetes-patch-or-list-judged-as-kind -------------------------------------------------------------------
+def _rbac_judges_itself(rule: str, kind: str) -> bool:
+    """``kubernetes-rbac-no-escalation`` reads RBAC ``*Patch`` and ``*List`` kinds itself (``rbac_objects``), with
+    the default bindings a patch without roleRef targets; judging them here too would only repeat it."""
+    return rule == "kubernetes-rbac-no-escalation" and kind.split(":")[1].startswith("rbac.authorization.k8s.io/")
+
+
 def patched_kind(resource_type: str) -> Any:
     """``kubernetes:core/v1:ServicePatch`` → ``kubernetes:core/v1:Service``; None for a type that is no patch."""
     parts = resource_type.split(":")
@@ -110,17 +116,15 @@ def patched_kind(resource_type: str) -> Any:
 def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
     """Why a ``*Patch`` would make its object unsafe: the full kind's :data:`OBJECT_CHECKS` on what it sets (a
     NamespacePatch that leaves the enforce label alone is judged by the pod rules, not here), plus what only a
-    patch can do — unset or falsify a Service's internal annotation. RBAC patches are the RBAC rule's (it reads
-    them with a patch's semantics: a binding patch that names no roleRef hands out a role it cannot judge)."""
+    patch can do — unset or falsify a Service's internal annotation, add subjects to a binding whose role it does
+    not name."""
     kind = patched_kind(resource_type)
     if kind is None:
         return []
     found: list[str] = []
     for rule, check in OBJECT_CHECKS.items():
-        if rule in ("namespace-pod-security-enforce", "kubernetes-rbac-no-escalation"):
-            # Those rules read the patch kinds themselves: NamespacePatch when it sets the label; every RBAC patch
-            # with a patch's semantics (a binding patch without roleRef gets a role that cannot be judged).
-            continue
+        if rule == "namespace-pod-security-enforce" or _rbac_judges_itself(rule, kind):
+            continue  # these rules read the patch kinds themselves
         found += [f"[{rule}] {p}" for p in check(kind, props, config)]
     if kind == public_endpoints.SERVICE:
         annotations = read(props, "metadata", "annotations")
@@ -159,7 +163,8 @@ def list_problems(resource_type: str, props: Any, config: dict) -> list[str]:
         if item is UNKNOWN:
             found.append(f"{where} is unknown during preview")
             continue
-        found += [f"{where} {p}" for p in object_problems(kind, item, config)]
+        found += [f"{where} [{rule}] {p}" for rule, check in OBJECT_CHECKS.items()
+                  if not _rbac_judges_itself(rule, kind) for p in check(kind, item, config)]
     return found
 
 

@@ -212,18 +212,10 @@ SVC_PATCH, CRB_PATCH = "kubernetes:core/v1:ServicePatch", f"kubernetes:{RBAC}/v1
     (SVC_PATCH, {"metadata": {"annotations": {"oci.oraclecloud.com/load-balancer-type": "nlb"}}}, "switches"),
     (SVC_PATCH, {"metadata": {"annotations": UNKNOWN}}, "unknown"),
     (SVC_PATCH, {"spec": {"externalIPs": ["203.0.113.2"]}}, "externalIPs"),
-    (CRB_PATCH, {"subjects": [{"kind": "ServiceAccount", "name": "a", "namespace": "b"}]}, "roleRef"),
-    (CRB_PATCH, {"roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}, "cluster-admin"),
-    (f"kubernetes:{RBAC}/v1:ClusterRolePatch", {"rules": [{"verbs": ["escalate"], "resources": ["clusterroles"]}]},
-     "escalate"),
     ("kubernetes:networking.k8s.io/v1:IngressPatch", {"spec": {"ingressClassName": "public-nginx"}}, "public-nginx"),
 ])
 def test_a_patch_is_judged_like_its_kind(type_, props, what):
-    """The pack judges a patch as its kind: the patch rule for every object check but RBAC, whose own rule reads
-    the RBAC patch kinds with a patch's semantics."""
-    from policies.security import rbac
-    problems = patch_problems(type_, props, {}) + [f"[kubernetes-rbac-no-escalation] {p}"
-                                                    for p in rbac.problems_of(type_, props)]
+    problems = patch_problems(type_, props, {})
     assert problems and what in " ".join(problems)
 
 
@@ -233,15 +225,14 @@ def test_a_patch_is_judged_like_its_kind(type_, props, what):
     (SVC_PATCH, {"spec": {"type": "LoadBalancer"}, "metadata": {"annotations": {
         **INTERNAL_LB, "oci-network-load-balancer.oraclecloud.com/internal": "1"}}}, {}),
     (SVC_PATCH, {"metadata": {"labels": {"team": "a"}}}, {}),
-    (CRB_PATCH, {"roleRef": {"kind": "ClusterRole", "name": "view"},
-                 "subjects": [{"kind": "ServiceAccount", "name": "a"}]}, {}),
+    (CRB_PATCH, {"roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"},
+                 "subjects": [{"kind": "ServiceAccount", "name": "a", "namespace": "b"}]}, {}),
     ("kubernetes:networking.k8s.io/v1:IngressPatch", {"spec": {"ingressClassName": "oci-internal"}},
      {"internalIngressClasses": ["oci-internal"]}),
     ("kubernetes:core/v1:ConfigMapPatch", {"data": {"a": "b"}}, {}),
 ])
 def test_a_safe_patch_passes(type_, props, config):
-    from policies.security import rbac
-    assert patch_problems(type_, props, config) == [] and rbac.problems_of(type_, props) == []
+    assert patch_problems(type_, props, config) == []
 
 
 RAY = "kubernetes:ray.io/v1:"
@@ -282,7 +273,6 @@ def test_patch_rule_reports_through_the_pack():
 
 
 @pytest.mark.parametrize("type_, items, what", [
-    (f"kubernetes:{RBAC}/v1:ClusterRoleBindingList", [ADMIN_FOR_ALL], "cluster-admin"),
     ("kubernetes:core/v1:ServiceList", [{"metadata": {"name": "s"}, "spec": {"type": "LoadBalancer"}}],
      "oci-load-balancer-internal"),
     ("kubernetes:core/v1:NamespaceList", [{"metadata": {"name": "n"}}], "pod-security.kubernetes.io/enforce"),

@@ -135,7 +135,7 @@ def service_patch_unsets_the_internal_annotation(bad):
         "service.beta.kubernetes.io/oci-load-balancer-internal": "false" if bad else "true"}})
 
 
-@case("identity", "kubernetes-patch-or-list-judged-as-kind")
+@case("identity", "kubernetes-rbac-no-escalation")
 def cluster_role_binding_patch_adds_every_caller(bad):
     k8s.rbac.v1.ClusterRoleBindingPatch("grant", metadata={"name": "metrics-reader"},
                                         role_ref={"apiGroup": RBAC, "kind": "ClusterRole", "name": "view"},
@@ -150,7 +150,7 @@ def daemonset_patch_adds_host_pid(bad):
                                spec={"template": {"spec": spec}})
 
 
-@case("identity", "kubernetes-patch-or-list-judged-as-kind")
+@case("identity", "kubernetes-rbac-no-escalation")
 def cluster_role_binding_list_for_every_caller(bad):
     k8s.rbac.v1.ClusterRoleBindingList("grants", items=[{**binding("cluster-admin" if bad else "view",
                                                                    AUTHENTICATED if bad else METRICS_SA),
