@@ -92,7 +92,9 @@ pulumi.export("computeClusterId", compute.compute_cluster_id)
 pulumi.export("computeClusterAvailabilityDomain", compute.compute_cluster_availability_domain)
 pulumi.export("nodePools", {name: {"id": pool.id, "shape": config.node_pools[name].shape,
                                    "size": config.node_pools[name].size, "rdma": config.node_pools[name].rdma,
-                                   "gpusPerNode": config.node_pools[name].gpus or 0}
+                                   "gpusPerNode": config.node_pools[name].gpus or 0,
+                                   "localNvme": ({"mountPath": config.node_pools[name].local_nvme.mount_path}
+                                                 if config.node_pools[name].local_nvme.enabled else None)}
                             for name, pool in compute.node_pools.items()})
 pulumi.export("fss", None if storage.file_system_id is None else {
     "fileSystemId": storage.file_system_id, "mountTargetIp": storage.mount_target_ip,
@@ -112,6 +114,7 @@ pulumi.export("tenants", {name: {
     "mappedCompartmentId": next((b.mapped_compartment_id for b in workload_identity.bindings
                                  if b.tenant == name and b.mapped_compartment_id), None),
     "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None,
+    "lustreClaim": lustre.claim_names.get(name) if lustre else None,
     "weights": adapter.tenant_weights_output(config, name)}
     for name, ns in platform.tenant_namespaces.items()})
 pulumi.export("policyStatements", iam.statement_texts)

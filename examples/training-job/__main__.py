@@ -61,7 +61,9 @@ from job_storage import LOCAL_MOUNT  # noqa: E402
 from platform_outputs import PlatformOutputs, json_kind, problem_line  # noqa: E402
 
 #: The oke-rdma output contract versions this program reads.
-SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3)  # 2 widens the region pattern; 3 adds weightsBucket and tenants.<t>.weights
+#: 2 widens the region pattern; 3 adds weightsBucket and tenants.<t>.weights; 4 adds nodePools.<p>.localNvme and
+#: tenants.<t>.lustreClaim (older stacks lack them: a Job that needs them is refused, naming the output).
+SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3, 4)
 #: The first version with the weights bucket and the tenants' grants (training-job:weightsPrefix needs it).
 WEIGHTS_OUTPUTS_VERSION = 3
 RENDEZVOUS_PORT = 29500

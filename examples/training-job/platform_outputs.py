@@ -3,7 +3,7 @@ as pydantic models, and how a validation error reads in one line (``nodePools.gp
 
 The contract may grow new fields within a version (consumers ignore what they do not read); the types of the fields
 read here are checked strictly: no "2" for 2, no "true" for true. Fields of contract version 3 (``weightsBucket``,
-``tenants.<t>.weights``) and the storage fields (``nodePools.<p>.localNvme``, ``tenants.<t>.lustreClaim``) are
+``tenants.<t>.weights``) and of version 4 (``nodePools.<p>.localNvme``, ``tenants.<t>.lustreClaim``) are
 optional: older stacks lack them, and the program refuses their absence only when the Job needs them.
 """
 

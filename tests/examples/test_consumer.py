@@ -235,10 +235,9 @@ MODEL_PATHS = {"PlatformOutputs": (), "NodePoolOutput": ("nodePools", "*"),
                "LocalNvmeOutput": ("nodePools", "*", "localNvme"), "TenantOutput": ("tenants", "*"),
                "WeightsGrantOutput": ("tenants", "*", "weights"), "TopologyOutput": ("topology",),
                "WeightsBucketOutput": ("weightsBucket",)}
-#: Outputs the example reads before the platform exports them (contract version 3 and the storage outputs). Each is
-#: a strict xfail: once the contract defines it the test passes unexpectedly and fails, so the entry must go.
-PENDING = {"PlatformOutputs.weightsBucket", "WeightsBucketOutput.*", "TenantOutput.weights", "WeightsGrantOutput.*",
-           "TenantOutput.lustreClaim", "NodePoolOutput.localNvme", "LocalNvmeOutput.*"}
+#: Outputs the example reads before the platform exports them ("<Model>.<field>" or "<Model>.*"; none today). Each
+#: is a strict xfail: once the contract defines it the test passes unexpectedly and fails, so the entry must go.
+PENDING: set[str] = set()
 
 
 def _object_schema(contract: dict, node: dict) -> dict:

@@ -354,3 +354,47 @@ def test_with_several_service_accounts_the_granted_one_is_used(platform_v3, over
         return
     (job,) = of_type(run_consumer(outputs, **overrides), "kubernetes:batch/v1:Job")
     assert job.inputs["spec"]["template"]["spec"]["serviceAccountName"] == expected
+
+
+PROD = "organization/oke-rdma/prod"
+
+
+@pytest.fixture(scope="module")
+def prod_plan(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("prod") / "plan.json"
+    out = preview("--stack", "prod", "--json", str(path))
+    assert out.returncode == 0, out.stdout + out.stderr
+    return path
+
+
+@pytest.mark.parametrize("tenant, volume, upload", [("pretraining", "lustre", False), ("research", "fss", True)])
+def test_against_the_prod_stacks_own_outputs_weights_go_to_nvme_and_checkpoints_to_lustre_or_fss(
+        prod_plan, tmp_path, tenant, volume, upload):
+    """The prod stack's unedited outputs (contract version 4: the weights bucket, the tenants' grants, the GPU pool's
+    NVMe RAID, pretraining's Lustre claim) carry everything the example needs: pretraining pulls weights into NVMe
+    and checkpoints to Lustre, research checkpoints to FSS and uploads the last one, both clean under the pack."""
+    from oke_rdma.config import load_stack_config
+    from oke_rdma.config.checks.storage import tenant_ids
+    from tests.stackcfg import ROOT, read_stack_file
+    uid, gid = tenant_ids(load_stack_config(*read_stack_file(ROOT / "Pulumi.prod.yaml")), tenant)
+    outputs = read_stack_outputs([f"{PROD}={prod_plan}"])[PROD]
+    assert outputs["outputsVersion"] == 4
+    platform = write_outputs(prod_plan, outputs, tmp_path / "platform.json")
+    config = write_config(tmp_path, platformStack=PROD, tenant=tenant, runAsUser=uid, runAsGroup=gid, nodes=2,
+                          weightsPrefix=PREFIX, checkpointVolume=volume, checkpointUpload=upload)
+    # the example's policy config names research as the privileged namespace it deploys to; here, the tenant's
+    policy = tmp_path / "policy-config.json"
+    policy.write_text((EXAMPLE / "policy-config.json").read_text().replace('"research"', json.dumps(tenant)))
+    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(config),
+                  "--stack-outputs", f"{PROD}={platform}", "--policy-pack", "policies/security",
+                  "--policy-config", str(policy), "--json", str(tmp_path / "consumer.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    doc = json.loads((tmp_path / "consumer.json").read_text())
+    assert doc["policyViolations"] == []
+    pod = _job(doc)["inputs"]["spec"]["template"]["spec"]
+    claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"] if "persistentVolumeClaim" in v}
+    assert claims == {outputs["tenants"][tenant]["lustreClaim" if volume == "lustre" else "sharedStorageClaim"]}
+    assert {"name": "nvme", "hostPath": {"path": outputs["nodePools"]["h100"]["localNvme"]["mountPath"],
+                                         "type": "Directory"}} in pod["volumes"]
+    assert [c["name"] for c in pod["initContainers"]] == ["nvme-prepare", "weights"]
+    assert ("checkpoint-upload" in [c["name"] for c in pod["containers"]]) is upload
