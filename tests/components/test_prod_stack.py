@@ -38,7 +38,8 @@ def test_prod_stack_previews_clean_with_its_first_up_notes(tmp_path):
     outputs = plan["outputs"]
     assert check_outputs(_unmask(outputs)) == []
     assert outputs["nodePools"]["h100"] == {"id": outputs["nodePools"]["h100"]["id"], "shape": "BM.GPU.H100.8",
-                                            "size": 16, "rdma": True, "gpusPerNode": 8}
+                                            "size": 16, "rdma": True, "gpusPerNode": 8,
+                                            "localNvme": {"mountPath": "/mnt/nvme"}}
     assert {t: (v["rdma"], v["serviceAccounts"], v["sharedStorageClaim"]) for t, v in outputs["tenants"].items()} == {
         "pretraining": (True, ["trainer"], "fss-shared"), "research": (True, ["trainer"], "fss-shared"),
         "evaluation": (False, ["evaluator"], "fss-shared")}

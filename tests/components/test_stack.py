@@ -79,7 +79,8 @@ def test_outputs_contract_and_secret_kubeconfig(run):
     assert run.outputs["outputsVersion"] == OUTPUTS_VERSION
     assert run.outputs["kubeconfig"][SECRET[0]] == SECRET[1]
     assert run.outputs["nodePools"]["gpu"] == {"id": run.ids[named(run, "okerdma-dev-gpu").urn],
-                                               "shape": "BM.GPU.H100.8", "size": 2, "rdma": True, "gpusPerNode": 8}
+                                               "shape": "BM.GPU.H100.8", "size": 2, "rdma": True, "gpusPerNode": 8,
+                                               "localNvme": None}
     assert run.outputs["nodePools"]["system"]["gpusPerNode"] == 0
     assert run.outputs["fss"]["mountTargetIp"] == "10.0.3.10"
     assert run.outputs["topology"]["name"] == "okerdma-dev-rdma"

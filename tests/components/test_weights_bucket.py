@@ -92,6 +92,8 @@ def test_prod_grants_are_pinned_to_service_account_namespace_cluster_and_bucket(
         f"{pin('research', 'trainer')}, target.object.name = /research.checkpoints*/}}",
         f"Allow any-user to read buckets in compartment id {comp} {pin('evaluation', 'evaluator')}}}",
         f"Allow any-user to read objects in compartment id {comp} {pin('evaluation', 'evaluator')}}}",
+        f"Allow any-user to read buckets in compartment id {comp} {pin('pretraining', 'trainer')}}}",
+        f"Allow any-user to read objects in compartment id {comp} {pin('pretraining', 'trainer')}}}",
     ])
     assert not any(w in s for s in statements for w in ("manage", "use ", "OBJECT_DELETE", "OBJECT_VERSION_DELETE"))
 
@@ -109,7 +111,8 @@ def test_prod_outputs_name_the_bucket_and_each_tenants_access(prod):
                                               "checkpointPrefix": "research.checkpoints/"}
     assert tenants["evaluation"]["weights"] == {"serviceAccount": "evaluator", "access": "read",
                                                 "checkpointPrefix": None}
-    assert tenants["pretraining"]["weights"] is None
+    assert tenants["pretraining"]["weights"] == {"serviceAccount": "trainer", "access": "read",
+                                                 "checkpointPrefix": None}
 
 
 def test_prod_bucket_passes_the_public_exposure_rule(prod):

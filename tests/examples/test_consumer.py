@@ -134,9 +134,9 @@ def _edit(outputs: dict, edit) -> dict:
 
 
 @pytest.mark.parametrize("edit, overrides, message", [
-    (lambda o: o.__setitem__("outputsVersion", 4), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
-                                                       "have output contract version 4, this program reads versions 1, "
-                                                       "2, 3"),
+    (lambda o: o.__setitem__("outputsVersion", 5), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                       "have output contract version 5, this program reads versions 1, "
+                                                       "2, 3, 4"),
     (lambda o: o.pop("outputsVersion"), {}, "have output contract version None"),
     (lambda o: None, {"tenant": "nobody"}, "training-job:tenant: the outputs of organization/oke-rdma/dev have no "
                                             "tenant 'nobody' (tenants: analytics, research); pick one of them"),
