@@ -57,7 +57,8 @@ NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MOD
 #: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
 #: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
 NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
-                     "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib")
+                     "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib",
+                     "/lib64", "/opt/cni")  # /lib64 → /usr/lib64 on Oracle Linux; the runtime runs /opt/cni/bin as root
 _FALSE_TEXT = ("false", "0", "no", "off", "")
 
 

@@ -217,6 +217,10 @@ def _statement_problems(text: str) -> tuple[list[str], list[str], list[str]]:
             missing.insert(0, "type = 'workload'")
         if missing:
             workload = [f"is a workload statement that does not restrict {', '.join(missing)}"]
+        elif restricts(st.condition, "request.principal.service_account", {"default"}):
+            # Kubernetes docs "Service Accounts": a pod that names no ServiceAccount runs as "default" (2026-12-01).
+            workload = ["is a workload statement pinned to the ServiceAccount 'default', which every pod of the "
+                        "namespace that names no ServiceAccount runs as"]
     return manage_all, any_user, workload
 
 

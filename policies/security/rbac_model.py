@@ -66,9 +66,19 @@ WORKLOAD_CUSTOM_RESOURCES = {
     "kubeflow.org": ("pytorchjobs", "tfjobs", "mpijobs", "xgboostjobs", "paddlejobs", "jaxjobs", "notebooks"),
     "trainer.kubeflow.org": ("trainjobs", "trainingruntimes", "clustertrainingruntimes"),
     "jobset.x-k8s.io": ("jobsets",),
-    "ray.io": ("rayjobs", "rayclusters", "rayservices"),
+    "ray.io": ("rayjobs", "rayclusters", "rayservices", "raycronjobs"),
     "keda.sh": ("scaledjobs",),
     "leaderworkerset.x-k8s.io": ("leaderworkersets",),
+    # Operators that run what their custom resources name: the GPU Operator's driver/toolkit images as privileged
+    # hostPID DaemonSets (NVIDIA "ClusterPolicy Custom Resource Reference", NVIDIADriver CRD), the Network
+    # Operator's (NicClusterPolicy), prometheus-operator's StatefulSets with any containers and ServiceAccount
+    # (Prometheus, Alertmanager, ThanosRuler, PrometheusAgent `containers`), Argo Workflows and Volcano jobs (pod
+    # specs copied into pods) — checked 2026-12-01.
+    "nvidia.com": ("clusterpolicies", "nvidiadrivers"),
+    "mellanox.com": ("nicclusterpolicies",),
+    "monitoring.coreos.com": ("prometheuses", "alertmanagers", "thanosrulers", "prometheusagents"),
+    "argoproj.io": ("workflows", "cronworkflows"),
+    "batch.volcano.sh": ("jobs",),
 }
 #: Non-resource URLs the default roles ``system:discovery``, ``system:public-info-viewer``, ``system:monitoring`` and
 #: ``system:service-account-issuer-discovery`` grant ``get`` on: read-only discovery, health and metrics. Any other

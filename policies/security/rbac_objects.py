@@ -45,7 +45,10 @@ SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
 #: built-in controller runs as its own ServiceAccount in kube-system, bound to its ``system:controller:*`` role (RBAC
 #: docs "Controller roles"), so creating pods, reading Secrets or exec there hands over those controllers' powers.
 #: An unknown namespace may be one of them.
-SYSTEM_NAMESPACES = frozenset({"kube-system"})
+#: kube-system, and the namespaces where the pack lets node agents escape to the node (pod_security's default
+#: ``nodeAgentNamespaces``: the GPU Operator's and kube-prometheus-stack's, Pod Security ``privileged``): workload
+#: creation, Secret reads or exec there reach every node and the agents' service accounts, as cluster-wide grants do.
+SYSTEM_NAMESPACES = frozenset({"kube-system", "gpu-operator", "monitoring"})
 
 
 def namespace_scope(props: Any) -> str:
@@ -212,7 +215,11 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
                 s_kind == "User" and s_name in BROAD_USERS):
             problems.append(f"binds role {name!r} to {s_kind} {s_name}, which every caller, node or service account "
                             "(of a namespace) is in")
-        elif s_kind == "ServiceAccount" and s_name == "default":
+        elif (s_kind == "ServiceAccount" and s_name == "default") or (
+                s_kind == "User" and s_name.startswith("system:serviceaccount:") and s_name.endswith(":default")):
+            # A ServiceAccount's username is system:serviceaccount:<namespace>:<name>; RBAC matches a User subject
+            # by username, so the User form is the same principal (Kubernetes docs "Using RBAC Authorization",
+            # "Referring to subjects"; checked 2026-12-01).
             problems.append(f"binds role {name!r} to the ServiceAccount 'default', which every pod of its namespace "
                             "that names no service account runs as")
     return problems

@@ -184,9 +184,25 @@ def test_rbac_a_helm_release_renders_is_judged_at_the_scope_its_bindings_give_it
     crb = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "extra"},
            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "extra"},
            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "monitoring"}]}
-    rb = {**crb, "kind": "RoleBinding", "metadata": {"name": "extra", "namespace": "monitoring"}}
+    rb = {**crb, "kind": "RoleBinding", "metadata": {"name": "extra", "namespace": "team-a"}}
     for objects in ([_cluster_role(["list"], ["secrets"]), crb], [_cluster_role(["list"], ["secrets"])]):
         got = found(_release_with(*objects))
         assert len(got) == 1 and "Release 'kps'" in got[0] and "Secret reads" in got[0], got
     assert found(_release_with(_cluster_role(["list"], ["pods"]), crb)) == []
     assert found(_release_with(_cluster_role(["list"], ["secrets"]), rb)) == []
+
+
+@pytest.mark.parametrize("namespace", ["gpu-operator", "monitoring", "kube-system"])
+def test_workload_creation_in_a_node_agent_or_system_namespace_is_a_cluster_wide_grant(namespace):
+    """Creating pods where node agents run privileged (or in kube-system) reaches every node: a RoleBinding there to
+    a role that creates pods is refused; the same binding in a tenant's namespace passes."""
+    from tests.policies.test_policies import res
+    from tests.policies.test_rbac import RBAC as TYPE
+
+    def rb(ns):
+        b = binding("pods", kind="RoleBinding", name="pods-binding")
+        return (role(rule(["create"], ["pods"]), name="pods"),
+                res(TYPE + "RoleBinding", "pods-binding", {**b.inputs, "metadata": {"name": "pods-binding",
+                                                                                   "namespace": ns}}))
+    assert found(*rb(namespace)), namespace
+    assert found(*rb("research")) == []

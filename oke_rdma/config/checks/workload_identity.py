@@ -73,6 +73,12 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
             if not valid_service_account_name(name):
                 problems.append(f"{_key(at)}: {name!r} is not a Kubernetes ServiceAccount name (lowercase letters, "
                                 f"digits, '-' and '.', at most 253); rename it")
+            elif name == "default":
+                # Kubernetes docs "Service Accounts": every pod that names no ServiceAccount runs as its namespace's
+                # "default"; a grant to it is a grant to every such pod (checked 2026-12-01).
+                problems.append(f"{_key(at)}: 'default' is the ServiceAccount every pod of the namespace that names "
+                                f"none runs as, so its grants would reach all of them; name a ServiceAccount of "
+                                f"its own (e.g. trainer) and set it in the pods")
             if any(g.compartment_id is None for g in sa.grants):
                 tenancy_needed.append(_key(at + ("allow",)))
             if not sa.grants and name != weights_service_account(cfg, tenant):
