@@ -38,6 +38,7 @@ import yaml
 from pydantic import BaseModel
 
 from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
+from .facts.shapes import SHAPES
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The Kubernetes version written unless ``--kubernetes-version`` is given: the one Pulumi.dev.yaml and
@@ -99,10 +100,20 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
     if args.gpus_per_node is not None:
         gpu_pool["gpusPerNode"] = args.gpus_per_node
     gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
+    # Default quota: the GPU nodes' CPUs and memory (Kueue admits a GPU job only if its CPU and memory requests fit
+    # too). Kubernetes counts vCPUs: 2 per OCPU on the x86 GPU shapes (OCI docs "Compute Shapes"); a Flex shape's
+    # size is the pool's --ocpus/--memory-gb.
+    fact = SHAPES.get(args.shape)
+    node_ocpus = args.ocpus or (fact.ocpus if fact else None) or 0
+    node_memory = args.memory_gb or (fact.memory_gb if fact else None) or 0
+    cpu_default = 2 * node_ocpus * args.nodes if rdma else 0
+    memory_default = node_memory * args.nodes if rdma else 0
     tenant: dict[str, Any] = {"rdma": rdma, "sharedStorage": {},
                               # Kueue queues GPUs of RDMA pools only (its flavors are the RDMA pools)
-                              "quota": {"gpu": gpus * args.nodes if rdma else 0, "cpu": args.tenant_cpu,
-                                        "memoryGb": args.tenant_memory_gb}}
+                              "quota": {"gpu": gpus * args.nodes if rdma else 0,
+                                        "cpu": args.tenant_cpu if args.tenant_cpu is not None else cpu_default,
+                                        "memoryGb": (args.tenant_memory_gb if args.tenant_memory_gb is not None
+                                                     else memory_default)}}
     entries: list[tuple[str, Any, str]] = [
         ("oci:region", region, "OCI region (`oci iam region-subscription list`); every regional OCID below is of it"),
         ("oke-rdma:namePrefix", prefix, "prefix of every resource name (1-24 lowercase letters, digits, '-')"),
@@ -241,8 +252,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--api-client-cidr", help="client CIDR allowed to reach the API endpoint (default: the VCN)")
     p.add_argument("--name-prefix", help="resource name prefix (default okerdma-<stack>)")
     p.add_argument("--tenant", default="research", help="the tenant's name and namespace (default research)")
-    p.add_argument("--tenant-cpu", type=int, default=0, help="the tenant's nominal CPU quota in cores (default 0)")
-    p.add_argument("--tenant-memory-gb", type=int, default=0, help="its nominal memory quota in GiB (default 0)")
+    p.add_argument("--tenant-cpu", type=int, default=None, help=(
+        "the tenant's nominal CPU quota in cores (default: the GPU nodes' vCPUs)"))
+    p.add_argument("--tenant-memory-gb", type=int, default=None, help=(
+        "its nominal memory quota in GiB (default: the GPU nodes' memory)"))
     p.add_argument("--output", type=Path, help="where to write (default Pulumi.<stack>.yaml in the project)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     return p

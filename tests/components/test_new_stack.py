@@ -196,3 +196,19 @@ def test_placeholder_ocids_pass_the_ocid_check_of_their_kind():
     pools["gpu"]["imageId"] = new_stack.placeholder("subnet", "sa-saopaulo-1")
     with pytest.raises(ConfigError):
         load_stack_config(dict(raw, **{"oke-rdma:nodePools": json.dumps(pools)}), secrets)
+
+
+def test_the_tenant_quota_defaults_to_what_the_gpu_nodes_offer(tmp_path):
+    """Without --tenant-cpu/--tenant-memory-gb the tenant's CPU and memory quota are the GPU nodes' vCPUs (2 per
+    OCPU) and memory, so Kueue can admit its GPU jobs; the flags still override them."""
+    from oke_rdma.facts.shapes import SHAPES
+    code, path, err = write(tmp_path, "--region", "us-ashburn-1", "--availability-domains", "Uocm:US-ASHBURN-AD-1",
+                            "--nodes", "2")
+    assert code == 0, err
+    quota = load_stack_config(*read_stack_file(path)).tenants["research"].quota
+    h100 = SHAPES["BM.GPU.H100.8"]
+    assert (quota.gpu, quota.cpu, quota.memory_gb) == (16, 2 * h100.ocpus * 2, h100.memory_gb * 2)
+    code, path, err = write(tmp_path, "--region", "us-ashburn-1", "--availability-domains", "Uocm:US-ASHBURN-AD-1",
+                            "--nodes", "2", "--tenant-cpu", "100", "--tenant-memory-gb", "500", stack="given")
+    quota = load_stack_config(*read_stack_file(path)).tenants["research"].quota
+    assert (quota.cpu, quota.memory_gb) == (100, 500)

@@ -148,3 +148,12 @@ def test_sharing_needs_the_operator_parts_that_do_it(platform, mode, needle):
     refused, naming the pool's gpuSharing.mode."""
     found = problems(platform=platform, nodePools=shared_pool(**mode))
     assert any(p.startswith("oke-rdma:nodePools.shared.gpuSharing.mode") and needle in p for p in found), found
+
+
+@pytest.mark.parametrize("field, quota", [("cpu", {"cpu": 0}), ("memoryGb", {"memoryGb": 0})])
+def test_a_gpu_quota_without_cpu_or_memory_is_refused(field, quota):
+    """Kueue admits a GPU job only if its CPU and memory requests fit the quota too: a tenant with GPUs and 0 CPU or
+    memory could never run one. The dev quota (GPUs, CPU and memory) passes."""
+    found = problems(tenants={"research": {"quota": quota}})
+    assert any(p.startswith(f"oke-rdma:tenants.research.quota.{field}: 0 with 16 GPUs") for p in found), found
+    assert load_dev_config().tenants["research"].quota.cpu > 0  # the control loads

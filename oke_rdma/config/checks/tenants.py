@@ -55,6 +55,14 @@ def check_quotas(cfg: StackConfig) -> list[str]:
         at = _key(("tenants", name, "quota", "gpu"))
         if q.gpu + q.gpu_borrowing_limit == 0:
             continue
+        # Kueue admits a workload only when every resource its pods request fits the ClusterQueue's quota (Kueue
+        # docs "Cluster Queue", resource groups; checked 2026-12-01): with GPUs but 0 CPU or memory, no GPU job —
+        # whose pods always request CPU and memory — is ever admitted.
+        for field, value in (("cpu", q.cpu), ("memoryGb", q.memory_gb)):
+            if value == 0:
+                problems.append(f"{_key(('tenants', name, 'quota', field))}: 0 with {q.gpu} GPUs: Kueue admits a "
+                                f"job only when its pods' CPU and memory requests fit the quota too, so no GPU job "
+                                f"would ever run; set quota.{field} (e.g. what the tenant's GPU nodes offer)")
         pools = tenant_pools(cfg, name)
         unknown = sorted(n for n in pools if capacity[n] is None)
         total = sum(capacity[n] or 0 for n in pools)
