@@ -295,7 +295,10 @@ def validate_launch_statement(args: StackValidationArgs, report_violation: Repor
         report_violation(f"Node pool '{pool.name}' is placed in a Compute Cluster, but no policy of the stack has "
                          f"\"Allow any-user to {{{LAUNCH_PERMISSION}}} in compartment id {compartment} where "
                          f"request.principal.type = 'nodepool'\"{why}. Without it OKE cannot launch the pool's nodes "
-                         f"into the Compute Cluster.", pool.urn)
+                         f"into the Compute Cluster. If an administrator applies it outside the stack "
+                         f"(iam.createPolicies: false), give this pack the config "
+                         f"{{\"iam-compute-cluster-launch-statement\": {{\"statementsManagedOutsideStack\": true}}}} "
+                         f"(docs/policy-config.md).", pool.urn)
 
 
 iam_no_manage_all_resources = ResourceValidationPolicy(
