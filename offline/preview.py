@@ -193,7 +193,9 @@ def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[A
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m offline.preview", description=__doc__.splitlines()[0])
-    parser.add_argument("--stack", default="dev", help="stack name; reads Pulumi.<stack>.yaml (default: dev)")
+    parser.add_argument("--stack", default=None, help=(
+        "stack name; reads Pulumi.<stack>.yaml (default: dev). With --config-file, the stack previewed (URNs, "
+        "--previous); default: <stack> of a file named Pulumi.<stack>.yaml, else dev"))
     parser.add_argument("--config-file", type=Path, help="a stack config file in Pulumi's format (any path)")
     parser.add_argument("--config-json", type=Path, metavar="PATH",
                         help="the stack's config as written by `pulumi config --json` (or `esc open` of an ESC "
@@ -254,9 +256,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"error: --policy-pack {pack_dir}: {problem}", file=sys.stderr)
             return EXIT_CONFIG
 
-    path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
+    path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack or 'dev'}.yaml"
     named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
-    stack = named.group(1) if args.config_file and named else args.stack  # Pulumi.<stack>.yaml names its stack
+    # an explicit --stack names the stack; else a Pulumi.<stack>.yaml file names it; else dev
+    stack = args.stack or (named.group(1) if args.config_file and named else "dev")
     project = program_project(args.program)
     # the packs start (or were started) while the program runs; the stream, closed first, feeds them
     with start_analyzers(packs) as analyzers, contextlib.ExitStack() as streams:
