@@ -126,6 +126,12 @@ class LustreStorage(pulumi.ComponentResource):
                     identity_squash=cfg.root_squash, squash_uid=str(cfg.squash_uid), squash_gid=str(cfg.squash_gid),
                     client_exceptions=list(cfg.client_exceptions) or None)),
             pulumi.ResourceOptions(parent=self, protect=cfg.protect, depends_on=list(args.depends_on)))
+        if cfg.protect:
+            pulumi.log.info(f"Lustre file system {prefix}-lustre is protected: pulumi destroy stops at it (and keeps "
+                            f"its data) until storage.lustre.protect is false and pulumi up has run", file_system)
+        else:
+            pulumi.log.warn(f"Lustre file system {prefix}-lustre is NOT protected (storage.lustre.protect: false): "
+                            f"pulumi destroy deletes it and every file on it", file_system)
         self.file_system_id = file_system.id
         self.volume_handle = pulumi.Output.all(file_system.management_service_address, file_system.lnet).apply(
             lambda a: volume_handle(a[0], a[1] or "tcp", cfg.file_system_name))

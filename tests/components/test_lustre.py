@@ -132,3 +132,13 @@ def test_a_lustre_mistake_is_one_line_naming_the_key(tmp_path, lustre, key):
     from tests.offline.test_cli import preview, stack_file
     out = preview("--config-file", str(stack_file(tmp_path, _with_lustre(lustre))))
     assert out.returncode == 2 and key in out.stderr + out.stdout and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("protect, level, text", [
+    (True, "info", "Lustre file system t-lustre is protected: pulumi destroy stops at it"),
+    (False, "warning", "Lustre file system t-lustre is NOT protected (storage.lustre.protect: false)"),
+])
+def test_the_preview_says_whether_the_lustre_file_system_is_protected(protect, level, text):
+    run = _run(Lustre(capacityGb=41600, performanceTier=500, fileSystemName="ckpt", tenants=("research",),
+                      protect=protect))
+    assert any(sev == level and msg.startswith(text) for sev, msg in run.diagnostics), run.diagnostics
