@@ -202,6 +202,39 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
     return lines
 
 
+#: Node pool inputs that OKE applies to nodes created after the update only; existing nodes keep the old value
+#: until they are replaced — by node cycling (``nodePoolCyclingDetails``, enhanced clusters) or by hand (OKE docs,
+#: "Modifying Node Pool and Worker Node Properties" and "Performing an In-Place Worker Node Update by Cycling Nodes";
+#: checked 2026-12-01).
+NODE_PROPERTIES = ("nodeMetadata", "initialNodeLabels", "nodeSourceDetails", "nodeShape", "nodeShapeConfig",
+                   "kubernetesVersion", "sshPublicKey", "nodeConfigDetails.nsgIds",
+                   "nodeConfigDetails.isPvEncryptionInTransitEnabled", "nodeConfigDetails.kmsKeyId",
+                   "nodeConfigDetails.nodePoolPodNetworkOptionDetails")
+
+
+def node_pool_block(changes: Optional[list[Change]], run: ProgramRun) -> list[str]:
+    """Node pools updated in place on a node property: whether existing nodes get it (node cycling) or keep theirs."""
+    inputs = {r.urn: r.inputs for r in run.resources}
+    lines: list[str] = []
+    for c in changes or []:
+        if c.op != "update" or c.type != "oci:ContainerEngine/nodePool:NodePool":
+            continue
+        touched = sorted({p for p in c.changed for prop in NODE_PROPERTIES if p == prop or p.startswith(prop + ".")
+                          or p.startswith(prop + "[")})
+        if not touched:
+            continue
+        cycling = (inputs.get(c.urn) or {}).get("nodePoolCyclingDetails") or {}
+        if cycling.get("isNodeCyclingEnabled") is True:
+            lines.append(f"    {c.name}: {', '.join(touched)} changed; node cycling replaces the existing nodes "
+                         f"(maxSurge {cycling.get('maximumSurge')}, maxUnavailable "
+                         f"{cycling.get('maximumUnavailable')} at a time): jobs on them are evicted")
+        else:
+            lines.append(f"    {c.name}: {', '.join(touched)} changed; only nodes created from now on get it — the "
+                         f"existing nodes keep the old value until replaced: set nodePools.<pool>.cycling.enabled "
+                         f"(node cycling) or replace them")
+    return ["", "Node pools updated in place (OKE applies node properties to new nodes):"] + lines if lines else []
+
+
 def errors_block(changes: Optional[list[Change]]) -> list[str]:
     """The plan's errors: protected resources replaced or deleted, Kubernetes changes the API server refuses."""
     lines: list[str] = []
@@ -315,6 +348,7 @@ def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     # What a reviewer must read whole is never cut (a terminal wraps it): the counts, every replacement and its
     # cause, the errors, the diagnostics, the policy findings and the IAM statements.
     lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
+    lines += node_pool_block(changes, run)
     lines += _diagnostics(run, stack) + _policy_lines(run, report) + iam_section(run)
     tail = ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
@@ -361,6 +395,7 @@ def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     lines += replacements_block(changes)
     lines += stateful_block(changes)
     lines += errors_block(changes)
+    lines += node_pool_block(changes, run)
     lines += ["", "Types:"]
     for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):
         lines.append(f"      {n:>4}  {typ}")
