@@ -118,7 +118,8 @@ def iam_inputs(cfg: StackConfig) -> IamInputs:
     return IamInputs(compartment_id=cfg.compartment_id, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
                      iam=cfg.iam, rdma_pools=bool(cfg.rdma_pools), fss=cfg.storage.fss,
                      cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)),
-                     object_storage_kms_key_id=obj.kms_key_id if obj.enabled else None, region=cfg.region)
+                     object_storage_kms_key_id=obj.kms_key_id if obj.enabled else None, region=cfg.region,
+                     lustre=cfg.storage.lustre is not None)
 
 
 def iam_args(cfg: StackConfig, cluster_id: pulumi.Input[str],

@@ -63,6 +63,7 @@ FEATURE_LOAD_BALANCERS = "load-balancers"
 FEATURE_CLUSTER_KMS = "cluster-secrets-encryption"
 FEATURE_FSS_KMS = "fss-encryption"
 FEATURE_OBJECT_STORAGE_KMS = "object-storage-encryption"
+FEATURE_LUSTRE = "lustre-service"
 FEATURE_WORKLOAD_IDENTITY = "workload-identity"
 FEATURE_WORKLOAD_MAPPING = "workload-mapping"
 
@@ -77,6 +78,7 @@ _DOC_CLUSTER_KMS = "OKE docs, 'Encrypting Kubernetes Secrets at Rest in Etcd' (c
 _DOC_FSS_KMS = ("OCI IAM docs, 'Common Policies': 'Let File Storage encrypt and decrypt file systems'; FSS docs, "
                 "'Encrypting a File System'")
 _DOC_OBJECT_STORAGE_KMS = "Object Storage docs, 'Using Your Own Keys in Vault for Server-Side Encryption'"
+_DOC_LUSTRE = "File Storage with Lustre docs, 'Required IAM Policies' (the lustrefs service uses the VCN)"
 _DOC_WORKLOADS = "OKE docs, 'Granting Workloads Access to OCI Resources' (contenggrantingworkloadaccesstoresources.htm)"
 
 WORKLOAD_MAPPING_PERMISSIONS = "{CLUSTER_WORKLOAD_COMPARTMENT_BIND,CLUSTER_WORKLOAD_COMPARTMENT_UNBIND}"
@@ -101,6 +103,8 @@ class IamInputs:
         bucket's grants included); default none.
     :param object_storage_kms_key_id: the Vault key of the created weights bucket, and ``region`` (names the Object
         Storage service principal ``objectstorage-<region>``); default none.
+    :param lustre: the stack has a File Storage with Lustre file system: its service places the file system's
+        endpoints in the VCN (a root-compartment policy); default False.
     """
 
     compartment_id: str
@@ -113,6 +117,7 @@ class IamInputs:
     workload_bindings: tuple[WorkloadBinding, ...] = ()
     object_storage_kms_key_id: Optional[str] = None
     region: str = ""
+    lustre: bool = False
 
     @property
     def fss_enabled(self) -> bool:
@@ -310,6 +315,12 @@ def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
                  PolicyStatement("objectstorage-kms-key", f"Allow service objectstorage-{config.region} to use keys in "
                                  f"{_location(vault)} where target.key.id = '{config.object_storage_kms_key_id}'",
                                  FEATURE_OBJECT_STORAGE_KMS, _DOC_OBJECT_STORAGE_KMS, "objectstorage-kms"))
+    if config.lustre:
+        # The Lustre service creates the file system's endpoints in our subnet as the 'lustrefs' service principal;
+        # OCI documents the grant at tenancy level, so it is attached to the root compartment.
+        plan.add(PolicySpec("lustre-service", config.iam.tenancy_id, f"{prefix}: the Lustre service uses the VCN"),
+                 PolicyStatement("lustre-service", "Allow service lustrefs to use virtual-network-family in tenancy",
+                                 FEATURE_LUSTRE, _DOC_LUSTRE, "lustre-service"))
     _workload_statements(plan, config, cluster_id)
     return plan
 
@@ -389,6 +400,13 @@ class Iam(pulumi.ComponentResource):
                         matching_rule=group.matching_rule, freeform_tags=cfg.freeform_tags),
                     pulumi.ResourceOptions(parent=self))
             for key, spec in self.plan.policies.items():
+                if spec.compartment_id is None:
+                    # Only the Lustre service grant gets here (the config requires iam.tenancyId for the others):
+                    # without the tenancy OCID it is handed to an administrator, as with createPolicies: false.
+                    pulumi.log.warn(f"policy {prefix}-{key} is not created: it belongs in the root compartment and "
+                                    f"iam.tenancyId is not set; set it, or have an administrator apply the "
+                                    f"statements listed under IAM statements", self)
+                    continue
                 description: pulumi.Input[str] = spec.description
                 if key == "nodepool-launch" and args.compute_cluster_id is not None:
                     description = pulumi.Output.concat(f"{prefix}: OKE node pools launch RDMA instances into "

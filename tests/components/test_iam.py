@@ -193,3 +193,23 @@ def test_key_in_the_root_compartment_uses_the_tenancy_location():
                                                iam={"vaultCompartmentId": TENANCY})), "ocid1.cluster.oc1..x")
     assert plan.policies["cluster-kms"].compartment_id == TENANCY
     assert plan.statements[-1].text.startswith("Allow any-user to use keys in tenancy where all {")
+
+
+def test_lustre_gets_its_service_grant_in_the_root_compartment_and_needs_the_tenancy_to_create_it():
+    """With storage.lustre the lustrefs service may use the VCN (a tenancy-level statement, attached to the root
+    compartment); without Lustre there is no such statement; without iam.tenancyId it is listed, not created."""
+    from dataclasses import replace
+
+    cfg = load_dev_config()
+    base = iam_inputs(cfg)
+    with_lustre = replace(base, lustre=True, iam=base.iam.model_copy(update={"tenancy_id": "ocid1.tenancy.oc1..aaaa"}))
+    plan = iam_plan(with_lustre, "ocid1.cluster.oc1..x")
+    statements = {s.name: s for s in plan.statements}
+    assert statements["lustre-service"].text == "Allow service lustrefs to use virtual-network-family in tenancy"
+    assert plan.policies["lustre-service"].compartment_id == "ocid1.tenancy.oc1..aaaa"
+    assert "lustre-service" not in {s.name for s in iam_plan(base, "c").statements}
+    # without iam.tenancyId the root-compartment policy is not created: the preview warns and lists the statement
+    run, _ = _run(storage={"lustre": {"capacityGb": 52000, "performanceTier": 250, "tenants": []}})
+    assert "okerdma-dev-lustre-service" not in [p.name for p in of_type(run.resources, POLICY)]
+    assert any(level == "warning" and "okerdma-dev-lustre-service is not created" in text
+               for level, text in run.diagnostics), run.diagnostics
