@@ -196,6 +196,16 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
             found = findings(rules, scope)
             if found:
                 problems.append(f"binds the built-in role {name}, which grants {describe(found)}")
+            elif scope == "namespace" and findings(rules, "cluster"):
+                # A namespace's admin/edit (its Secrets, pods and service accounts — hence their OCI Workload
+                # Identity grants) handed to a ServiceAccount of another namespace crosses the tenant boundary.
+                home = read(props, "metadata", "namespace")
+                for i, subject in enumerate(elements(read(props, "subjects")) or []):
+                    other = read(subject, "namespace")
+                    if read(subject, "kind") == "ServiceAccount" and isinstance(other, str) and other != home:
+                        problems.append(f"gives subjects[{i}], ServiceAccount {other}/{read(subject, 'name')}, the "
+                                        f"built-in role {name} in namespace {home!r} (another namespace's Secrets, "
+                                        f"pods and service accounts); bind a Role with what it needs there instead")
         elif name.startswith("system:"):
             problems.append(f"binds {name}, a system role whose grants this pack does not know")
     elif name is not None and not isinstance(name, str) and name is not UNKNOWN:

@@ -51,3 +51,13 @@ def host_path_cni_plugins(bad):
     path = "/opt/cni/bin" if bad else "/dev/infiniband"
     pod({"volumes": [{"name": "v", "hostPath": {"path": path}}], "containers": [container()]},
         ns="research", level="privileged")
+
+
+@case("identity", "kubernetes-rbac-no-escalation")
+def another_tenants_service_account_gets_admin(bad):
+    # research's admin (its Secrets, pods and service accounts, hence their Workload Identity grants) for vision's
+    # ServiceAccount; the control gives it to research's own.
+    k8s.rbac.v1.RoleBinding("rb", metadata={"name": "x", "namespace": "research"},
+                            subjects=[{"kind": "ServiceAccount", "name": "ml",
+                                       "namespace": "vision" if bad else "research"}],
+                            role_ref={"api_group": RBAC, "kind": "ClusterRole", "name": "admin"})
