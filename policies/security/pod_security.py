@@ -46,6 +46,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
+    from ._pss import NODE_ESCAPE_NAMESPACES
     from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
                        node_agent_namespaces, node_escape_path)
     from ._objects import OBJECT_HOOK_KEYS, object_type, with_derived
@@ -53,13 +54,14 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
                              pod_specs)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
+    from _pss import NODE_ESCAPE_NAMESPACES
     from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
                       node_agent_namespaces, node_escape_path)
     from _objects import OBJECT_HOOK_KEYS, object_type, with_derived
     from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                             pod_specs)
 
-DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring"]
+DEFAULT_NODE_AGENT_NAMESPACES = list(NODE_ESCAPE_NAMESPACES)
 
 
 def values_findings(values: Any, path: str = "values") -> list[Finding]:

@@ -25,10 +25,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Iterator
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._pss import NODE_ESCAPE_NAMESPACES
     from ._rules import UNKNOWN, elements, read
     from .rbac_builtin import BUILT_IN_ROLES, built_in_labels, built_in_role
     from .rbac_model import AGGREGATION_LABELS, READ, describe, findings, minus, parse_rules, selector_matches
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _pss import NODE_ESCAPE_NAMESPACES
     from _rules import UNKNOWN, elements, read
     from rbac_builtin import BUILT_IN_ROLES, built_in_labels, built_in_role
     from rbac_model import AGGREGATION_LABELS, READ, describe, findings, minus, parse_rules, selector_matches
@@ -45,10 +47,10 @@ SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
 #: built-in controller runs as its own ServiceAccount in kube-system, bound to its ``system:controller:*`` role (RBAC
 #: docs "Controller roles"), so creating pods, reading Secrets or exec there hands over those controllers' powers.
 #: An unknown namespace may be one of them.
-#: kube-system, and the namespaces where the pack lets node agents escape to the node (pod_security's default
-#: ``nodeAgentNamespaces``: the GPU Operator's and kube-prometheus-stack's, Pod Security ``privileged``): workload
-#: creation, Secret reads or exec there reach every node and the agents' service accounts, as cluster-wide grants do.
-SYSTEM_NAMESPACES = frozenset({"kube-system", "gpu-operator", "monitoring"})
+#: kube-system, and the namespaces where the pack lets node agents escape to the node (``_pss.NODE_ESCAPE_NAMESPACES``,
+#: Pod Security ``privileged``): workload creation, Secret reads or exec there reach every node and the agents'
+#: service accounts, as cluster-wide grants do.
+SYSTEM_NAMESPACES = frozenset({"kube-system", *NODE_ESCAPE_NAMESPACES})
 
 
 def namespace_scope(props: Any) -> str:
