@@ -206,3 +206,15 @@ def test_workload_creation_in_a_node_agent_or_system_namespace_is_a_cluster_wide
                                                                                    "namespace": ns}}))
     assert found(*rb(namespace)), namespace
     assert found(*rb("research")) == []
+
+
+@pytest.mark.parametrize("group, resource", [
+    ("ray.io", "raycronjobs"), ("nvidia.com", "clusterpolicies"), ("nvidia.com", "nvidiadrivers"),
+    ("mellanox.com", "nicclusterpolicies"), ("monitoring.coreos.com", "prometheuses"),
+    ("monitoring.coreos.com", "alertmanagers"), ("argoproj.io", "workflows"), ("batch.volcano.sh", "jobs")])
+def test_operator_resources_whose_controllers_run_what_they_name_are_workload_creation(group, resource):
+    """Creating one of these cluster-wide makes its operator run pods (or privileged DaemonSets) it names: refused;
+    reading them passes."""
+    got = found(*bound(rule(["create"], [resource], [group])))
+    assert len(got) == 1 and "workload creation" in got[0], got
+    assert found(*bound(rule(["get", "list"], [resource], [group]))) == []
