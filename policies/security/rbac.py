@@ -38,20 +38,23 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import HELM_TYPES, release_objects
     from ._rules import UNKNOWN, elements, read
-    from .rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
-                               rbac_objects, role_ref)
+    from .rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, outside_subjects,
+                               problems_of, rbac_objects, role_ref)
     from .rbac_builtin import BUILT_IN_ROLES
-    from .rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
+    from .rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
+                             selector_matches)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import HELM_TYPES, release_objects
     from _rules import UNKNOWN, elements, read
-    from rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
-                              rbac_objects, role_ref)
+    from rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, outside_subjects,
+                              problems_of, rbac_objects, role_ref)
     from rbac_builtin import BUILT_IN_ROLES
-    from rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
+    from rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
+                            selector_matches)
 
 FIX = ("Grant the namespaced verbs and resources the subject needs, through a Role and RoleBinding, to a named "
-       "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants).")
+       "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants / "
+       "allowedCrossNamespaceGrants).")
 DEFAULT_ALLOWED_GRANTS = [
     {"role": "*-gpu-node-problem-detector", "grants": ["patch nodes", "patch nodes/status"],
      "subjects": ["ServiceAccount:*/gpu-node-problem-detector"],
@@ -61,6 +64,20 @@ DEFAULT_ALLOWED_GRANTS = [
      "subjects": ["ServiceAccount:*/rdma-topology-labeler"],
      "reason": "oke-rdma scheduling: the labeler writes each GPU node's RDMA network block labels for Kueue "
                "topology-aware scheduling (oke_rdma/scheduling.py)"},
+]
+
+#: RoleBindings that hand a subject of another namespace a tenant's powers on purpose (``allowedCrossNamespaceGrants``;
+#: ``{namespace}`` in a subject pattern is the binding's namespace).
+DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS = [
+    {"role": "mpi-operator",
+     "grants": ["list secrets", "watch secrets", "create pods", "update pods", "patch pods", "create pods/exec",
+                "create jobs.batch", "update jobs.batch", "create mpijobs.kubeflow.org", "update mpijobs.kubeflow.org",
+                "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps"],
+     "subjects": ["ServiceAccount:*/mpi-operator-{namespace}"],
+     "reason": "oke-rdma MPI Operator: one controller per tenant namespace runs in the operator's namespace and "
+               "creates that tenant's MPIJob launcher and workers (pods, Jobs, the hostfile ConfigMap, the SSH key "
+               "Secret, exec into the launcher); its Role in the tenant namespace is bound only to the controller "
+               "named after that namespace (oke_rdma/addons/mpi_operator.py)"},
 ]
 
 
@@ -198,8 +215,45 @@ ROLES = (_RBAC + "ClusterRole", _RBAC + "Role")
 CLUSTER_ONLY = frozenset({d.key for d in DANGERS if d.scope == "cluster"} | {"non-resource-urls"})
 
 
-def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset[str]) -> dict[str, list[str]]:
-    """URN → why an RBAC resource escalates given the rest of the stack (points 2 and 3 of the module docstring)."""
+def cross_namespace_problems(b: BindingObject, roles: list[RoleObject], entries: list[dict]) -> list[str]:
+    """Why a RoleBinding hands a subject of another namespace (``rbac_objects.outside_subjects``) what only the
+    namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads, workload
+    creation, exec/attach/port-forward/proxy, token requests, service-account impersonation, ConfigMap writes), by
+    what its role grants — a built-in role's rules or a role of the stack's (with what its aggregationRule
+    collects) — less what an ``allowedCrossNamespaceGrants`` entry accepts for that role and subject."""
+    if b.kind != "RoleBinding":
+        return []
+    outside = outside_subjects(b.props)
+    if not outside:
+        return []
+    if b.roles:
+        granted = [(str(r.name), effective_rules(r, roles)) for r in b.roles]
+    elif b.ref_kind == "ClusterRole" and isinstance(b.ref_name, str) and b.ref_name in BUILT_IN_ROLES:
+        granted = [(f"{b.ref_name} (built-in)", BUILT_IN_ROLES[b.ref_name])]
+    else:
+        return []  # an unresolved role is refused on its own (stack_problems)
+    home = read(b.props, "metadata", "namespace")
+    problems = []
+    for role_name, rules in granted:
+        found = {k: v for k, v in findings(rules, "cluster").items() if k in CROSS_NAMESPACE_DANGERS}
+        if not found:
+            continue
+        for i, text, _ in outside:
+            accepted = {g for e in entries if glob(str(e.get("role", "")), role_name)
+                        and any(glob(str(p).replace("{namespace}", str(home)), text) for p in e.get("subjects") or [])
+                        for g in e.get("grants") or []}
+            left = {k: v - accepted for k, v in found.items() if v - accepted}
+            if left:
+                problems.append(f"gives subjects[{i}] ({text}, not of namespace {home!r}) role '{role_name}' in "
+                                f"{home!r}, which grants {describe(left)} there: another namespace's Secrets, pods "
+                                "and service accounts (and their cloud grants); bind the subject's own namespace's "
+                                "account, or list the grant in allowedCrossNamespaceGrants with its reason")
+    return problems
+
+
+def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset[str],
+                   cross_entries: tuple = ()) -> dict[str, list[str]]:
+    """URN → why an RBAC resource escalates given the rest of the stack (points 2 to 4 of the module docstring)."""
     out: dict[str, list[str]] = {}
     roles, bindings = collect(resources, allowed)
     for role in roles:
@@ -219,6 +273,7 @@ def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset
         problems = out.setdefault(b.resource.urn, [])
         if b.ref_kind not in ("ClusterRole", "Role"):
             continue  # refused on its own (rbac_objects)
+        problems += cross_namespace_problems(b, roles, list(cross_entries))
         if b.roles is None:
             problems.append("its roleRef.name is unknown during preview and does not depend on a role of this stack, "
                             "so what it grants cannot be judged")
@@ -254,7 +309,8 @@ def validate_rbac(args: StackValidationArgs, report_violation: ReportViolation) 
     # problems are reported on the release. Each rendered object alone is judged by helm-values-manifests.
     rendered = [obj for res in resources if res.resource_type in HELM_TYPES
                 for obj, _ in release_objects(res) if obj is not None]
-    in_stack = stack_problems(resources + rendered, entries, allowed)
+    cross = tuple(_config(args, "allowedCrossNamespaceGrants", DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS))
+    in_stack = stack_problems(resources + rendered, entries, allowed, cross)
     for res in resources:
         problems = problems_of(res.resource_type, res.props, allowed) + in_stack.get(res.urn, [])
         if problems:
@@ -270,6 +326,14 @@ ALLOWED_GRANTS_SCHEMA = {
               "properties": {"role": {"type": "string"}, "grants": {"type": "array", "items": {"type": "string"}},
                              "subjects": {"type": "array", "items": {"type": "string"}},
                              "reason": {"type": "string", "minLength": 1}}}}
+
+ALLOWED_CROSS_NAMESPACE_GRANTS_SCHEMA = {
+    "type": "array", "default": DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS,
+    "description": ("permissions ('verb resource[.group][/subresource]', as the violation names them) a RoleBinding "
+                    "may give a subject of another namespace, for roles whose name matches 'role' (* wildcards; a "
+                    "built-in role as '<name> (built-in)'), bound only to 'subjects' (Kind:<namespace>/<name>; "
+                    "{namespace} is the binding's namespace), with the reason"),
+    "items": ALLOWED_GRANTS_SCHEMA["items"]}
 
 kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
@@ -287,7 +351,9 @@ kubernetes_rbac_no_escalation = StackValidationPolicy(
                        "Control Good Practices (checked 2026-12-01)."),
     tags=["kubernetes", "rbac", "identity-escalation"],
     config_schema=PolicyConfigSchema(properties={"allowedBindings": ALLOWED_BINDINGS_SCHEMA,
-                                                 "allowedGrants": ALLOWED_GRANTS_SCHEMA}),
+                                                 "allowedGrants": ALLOWED_GRANTS_SCHEMA,
+                                                 "allowedCrossNamespaceGrants":
+                                                     ALLOWED_CROSS_NAMESPACE_GRANTS_SCHEMA}),
 )
 
 POLICIES = [kubernetes_rbac_no_escalation]

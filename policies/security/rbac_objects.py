@@ -198,16 +198,6 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
             found = findings(rules, scope)
             if found:
                 problems.append(f"binds the built-in role {name}, which grants {describe(found)}")
-            elif scope == "namespace" and findings(rules, "cluster"):
-                # A namespace's admin/edit (its Secrets, pods and service accounts — hence their OCI Workload
-                # Identity grants) handed to a ServiceAccount of another namespace crosses the tenant boundary.
-                home = read(props, "metadata", "namespace")
-                for i, subject in enumerate(elements(read(props, "subjects")) or []):
-                    other = read(subject, "namespace")
-                    if read(subject, "kind") == "ServiceAccount" and isinstance(other, str) and other != home:
-                        problems.append(f"gives subjects[{i}], ServiceAccount {other}/{read(subject, 'name')}, the "
-                                        f"built-in role {name} in namespace {home!r} (another namespace's Secrets, "
-                                        f"pods and service accounts); bind a Role with what it needs there instead")
         elif name.startswith("system:"):
             problems.append(f"binds {name}, a system role whose grants this pack does not know")
     elif name is not None and not isinstance(name, str) and name is not UNKNOWN:
@@ -235,6 +225,39 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
             problems.append(f"binds role {name!r} to the ServiceAccount 'default', which every pod of its namespace "
                             "that names no service account runs as")
     return problems
+
+
+def outside_subjects(props: Any) -> list[tuple[int, str, Any]]:
+    """(index, ``Kind:<namespace>/<name>`` text, the namespace it is of) for each subject of a RoleBinding that is
+    a service account of another namespace than the binding's: a ServiceAccount whose ``namespace`` differs (absent:
+    the binding's, as the authorizer reads it — ``k8s.io/kubernetes`` ``pkg/registry/rbac/validation/rule.go``
+    ``appliesToUser``), the same account as a User ``system:serviceaccount:<namespace>:<name>``, and the groups of
+    every service account of a namespace (``system:serviceaccounts:<namespace>``), of every namespace
+    (``system:serviceaccounts``) or of everyone (``system:authenticated``, ``system:unauthenticated``) — namespace
+    ``*``. A subject unknown during preview, or a binding whose namespace is unknown, counts (fail closed)."""
+    home = read(props, "metadata", "namespace")
+    subjects = elements(read(props, "subjects"))
+    out = []
+    for i, subject in enumerate([UNKNOWN] if subjects is UNKNOWN else subjects):
+        kind, name = read(subject, "kind"), read(subject, "name")
+        if UNKNOWN in (subject, kind, name):
+            out.append((i, "a subject unknown during preview", "*"))
+            continue
+        other: Any = None
+        if kind == "ServiceAccount":
+            other = read(subject, "namespace", default=home)
+            text = f"ServiceAccount:{other if isinstance(other, str) else '<unknown>'}/{name}"
+        elif kind == "User" and isinstance(name, str) and name.startswith("system:serviceaccount:"):
+            other, text = (name.split(":") + [""])[2], f"User:{name}"
+        elif kind == "Group" and isinstance(name, str) and (name.startswith("system:serviceaccounts:")
+                                                           or name in BROAD_GROUPS - {"system:nodes"}):
+            other = name.split(":", 2)[2] if name.startswith("system:serviceaccounts:") else "*"
+            text = f"Group:{name}"
+        else:
+            continue  # a person or group of people (not of a namespace): how a tenant's users are given access
+        if other is UNKNOWN or not isinstance(other, str) or not isinstance(home, str) or other != home:
+            out.append((i, text, other if isinstance(other, str) else "*"))
+    return out
 
 
 def object_key(props: Any) -> str:
