@@ -8,8 +8,11 @@ container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
 directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
-the Prometheus node exporter) need node escape and run in their own namespaces (``nodeAgentNamespaces``, and the
-namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
+the Prometheus node exporter) need node escape and run in their own namespaces: only those the config names
+(``nodeAgentNamespaces``), never a tenant's (``_pss.tenant_namespaces``: a GPU ResourceQuota, a Kueue LocalQueue or
+the ``okerdma.io/tenant`` label). A release of a node-agent chart (``_pss.NODE_AGENT_CHARTS``, by chart name from
+any repository) is node escape itself — its chart's defaults take the node — so it goes only to such a namespace;
+where it lands never becomes one (nor does its release name or ``createNamespace``).
 
 | rule                                   | kind  | checks                                                               |
 |----------------------------------------|-------|----------------------------------------------------------------------|
@@ -19,6 +22,7 @@ namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
 |                                        |       | exposure through values: ``helm-values-exposure``)                   |
 | node-escape-only-in-node-agent-namespaces | stack | host PID/IPC, SYS_ADMIN-class capabilities and node-escape host   |
 |                                        |       | paths, in workloads or Helm values, only in ``nodeAgentNamespaces``  |
+|                                        |       | (never a tenant's); a node-agent chart's release only there too      |
 | workload-namespace-declared            | stack | every workload and Helm release goes to a Namespace of this stack    |
 |                                        |       | (whose Pod Security level the stack declares) or to                  |
 |                                        |       | ``externalNamespaces``                                               |
@@ -48,7 +52,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from ._pss import NODE_ESCAPE_NAMESPACES
     from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
-                       node_agent_namespaces, node_escape_path)
+                       is_node_agent_chart, node_agent_namespaces, node_escape_path)
     from ._objects import OBJECT_HOOK_KEYS, object_type, with_derived
     from .kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                              pod_specs)
@@ -56,7 +60,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from _pss import NODE_ESCAPE_NAMESPACES
     from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
-                      node_agent_namespaces, node_escape_path)
+                      is_node_agent_chart, node_agent_namespaces, node_escape_path)
     from _objects import OBJECT_HOOK_KEYS, object_type, with_derived
     from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                             pod_specs)
@@ -253,9 +257,8 @@ def persistent_volume_escapes(props: Any) -> list[str]:
 def validate_node_escape(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``node-escape-only-in-node-agent-namespaces``: see the module docstring. A PersistentVolume is
     cluster-scoped, so a node-escape host path in one is refused wherever its claims live."""
-    agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
-    agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
     resources = with_derived(args.resources)
+    agents = node_agent_namespaces(args.get_config(), resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
         if r.resource_type in (PERSISTENT_VOLUME, PERSISTENT_VOLUME + "Patch"):  # a patch can set the host path
@@ -266,6 +269,12 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
             continue
         if r.resource_type in (HELM_RELEASE, HELM_CHART_V4):
             escapes = [t for k, t in values_findings(read(r.props, "values", default={})) if k == "escape"]
+            chart = chart_name(r.props)
+            if is_node_agent_chart(chart) or read(r.props, "chart") is UNKNOWN:
+                # What the chart renders by default takes the node (node exporter: hostPID, hostPath /; the GPU
+                # Operator's privileged host-path DaemonSets) whatever the values say.
+                escapes.insert(0, f"its chart {chart if is_node_agent_chart(chart) else '(unknown during preview)'} "
+                                  "is a node agent's (its pods take the node by default)")
         else:
             escapes = [f"{where}: {e}" if where else e for where, spec in pod_specs(r.resource_type, r.props)
                        for e in pod_spec_escapes(spec)]
@@ -281,8 +290,10 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
         if ns in agents:
             continue
         report_violation(f"{kind} '{r.name}' in namespace '{ns}' can take over its node ({'; '.join(escapes)}). "
-                         f"Only node agents in {', '.join(sorted(agents))} may; drop these settings (RDMA pods need "
-                         "hostNetwork, IPC_LOCK and /dev/infiniband, none of them).", r.urn)
+                         f"Only node agents in {', '.join(sorted(agents)) or 'no namespace'} may (nodeAgentNamespaces; "
+                         "never a tenant's); drop these settings (RDMA pods need hostNetwork, IPC_LOCK and "
+                         "/dev/infiniband, none of them), or install the node agent into a node-agent namespace.",
+                         r.urn)
 
 
 def validate_namespace_declared(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -327,8 +338,9 @@ helm_values_pod_security = StackValidationPolicy(
 node_escape_only_in_node_agent_namespaces = StackValidationPolicy(
     name="node-escape-only-in-node-agent-namespaces",
     description=("Host PID/IPC, SYS_ADMIN-class capabilities and node-escape hostPath mounts (/, /etc, /proc, /sys, "
-                 "kubelet and runtime directories), in workloads or Helm values, appear only in node-agent "
-                 "namespaces."),
+                 "kubelet and runtime directories), in workloads or Helm values, and releases of node-agent charts "
+                 "(GPU Operator, kube-prometheus-stack, node exporter, ...) appear only in the configured node-agent "
+                 "namespaces, never in a tenant's."),
     validate=validate_node_escape,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -337,7 +349,9 @@ node_escape_only_in_node_agent_namespaces = StackValidationPolicy(
     tags=["kubernetes", "pod-security", "node-escape"],
     config_schema=PolicyConfigSchema({"nodeAgentNamespaces": {
         "type": "array", "uniqueItems": True, "default": DEFAULT_NODE_AGENT_NAMESPACES, "items": _NS_NAME,
-        "description": "Namespaces of node agents that may use host PID/IPC, SYS_ADMIN or node-escape host paths"}}),
+        "description": ("Namespaces of node agents that may use host PID/IPC, SYS_ADMIN or node-escape host paths "
+                        "(the only ones: a release of a node-agent chart elsewhere is refused, and a tenant "
+                        "namespace never is one)")}}),
 )
 
 workload_namespace_declared = StackValidationPolicy(

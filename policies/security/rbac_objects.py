@@ -53,11 +53,11 @@ SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
 SYSTEM_NAMESPACES = frozenset({"kube-system", *NODE_ESCAPE_NAMESPACES})
 
 
-def namespace_scope(props: Any) -> str:
-    """``cluster`` for a namespaced object in a :data:`SYSTEM_NAMESPACES` namespace (or an unknown one), else
-    ``namespace``."""
+def namespace_scope(props: Any, system: frozenset[str] = SYSTEM_NAMESPACES) -> str:
+    """``cluster`` for a namespaced object in a ``system`` namespace (default :data:`SYSTEM_NAMESPACES`; the stack
+    rule adds where the stack releases a node-agent chart) or an unknown one, else ``namespace``."""
     namespace = read(props, "metadata", "namespace")
-    return "cluster" if namespace is UNKNOWN or namespace in SYSTEM_NAMESPACES else "namespace"
+    return "cluster" if namespace is UNKNOWN or namespace in system else "namespace"
 
 
 def rbac_objects(resource_type: str, props: Any) -> Iterator[tuple[str, bool, str, Any]]:
@@ -124,11 +124,11 @@ def aggregated_built_ins(props: Any) -> tuple[list[str], list[str]]:
     return sorted(collected), problems
 
 
-def role_problems(kind: str, patch: bool, props: Any) -> list[str]:
+def role_problems(kind: str, patch: bool, props: Any, system: frozenset[str] = SYSTEM_NAMESPACES) -> list[str]:
     """Why a Role/ClusterRole (or patch) escalates by itself: namespace-scope dangers, what it adds to the
     built-in roles it feeds, what its aggregationRule collects, and what cannot be interpreted."""
     rules, problems = parse_rules(read(props, "rules"), kind == "Role")
-    scope = namespace_scope(props) if kind == "Role" else "namespace"
+    scope = namespace_scope(props, system) if kind == "Role" else "namespace"
     found = findings(rules, scope)
     if found:
         where = " in a system namespace (the controllers' service accounts live there)" if scope == "cluster" else ""
@@ -178,7 +178,7 @@ def role_ref(kind: str, props: Any, patch: bool) -> tuple[Any, Any]:
     return ref_kind, read(ref, "name")
 
 
-def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
+def binding_problems(kind: str, patch: bool, props: Any, system: frozenset[str] = SYSTEM_NAMESPACES) -> list[str]:
     """Why a (Cluster)RoleBinding (or patch) escalates by itself: a built-in role that escalates at the binding's
     scope, a ``system:`` role whose grants are not known, subjects that are everyone, uninterpretable parts."""
     problems = []
@@ -189,7 +189,7 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
     elif ref_kind is UNKNOWN or (ref_kind not in ("ClusterRole", "Role")):
         problems.append(f"its roleRef.kind {ref_kind!r} is not ClusterRole or Role")
     elif ref_kind == "ClusterRole" and isinstance(name, str):
-        scope = "cluster" if kind == "ClusterRoleBinding" else namespace_scope(props)
+        scope = "cluster" if kind == "ClusterRoleBinding" else namespace_scope(props, system)
         rules = built_in_role(name)
         if name.startswith("system:controller:"):
             problems.append(f"binds {name}, a controller's own role (controllers create pods everywhere, delete "
@@ -266,7 +266,8 @@ def object_key(props: Any) -> str:
     return f"{namespace}/{name}" if isinstance(namespace, str) else str(name)
 
 
-def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozenset()) -> list[str]:
+def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozenset(),
+                system: frozenset[str] = SYSTEM_NAMESPACES) -> list[str]:
     """Why one RBAC resource escalates by itself (see the module docstring); [] when it does not."""
     problems = []
     for kind, patch, where, obj in rbac_objects(resource_type, props):
@@ -275,6 +276,6 @@ def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozen
             continue
         if object_key(obj) in allowed:
             continue
-        found = (binding_problems if kind.endswith("Binding") else role_problems)(kind, patch, obj)
+        found = (binding_problems if kind.endswith("Binding") else role_problems)(kind, patch, obj, system)
         problems += [f"{where}{p}" for p in found]
     return problems
