@@ -126,6 +126,40 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
     return found
 
 
+#: Values keys that move what a chart renders out of the release's namespace: the prometheus-community charts'
+#: ``namespaceOverride`` (prometheus-node-exporter ``_helpers.tpl`` ``prometheus-node-exporter.namespace``: the value,
+#: else ``.Release.Namespace``; kube-prometheus-stack and its sub-charts take it too; checked 2026-12-01).
+NAMESPACE_OVERRIDE_KEYS = ("namespaceOverride",)
+
+
+def values_namespaces(values: Any) -> set:
+    """The namespaces a release's values send rendered objects to (:data:`NAMESPACE_OVERRIDE_KEYS` at any depth,
+    outside objects rendered verbatim, which carry their own); UNKNOWN among them when one is unknown or not a
+    string."""
+    found: set = set()
+    if values is UNKNOWN:
+        return {UNKNOWN}
+    if hasattr(values, "keys"):
+        if object_type(values) is not None and read(values, "metadata") is not None:
+            return found
+        for key in list(values.keys()):
+            value = read(values, key)
+            if key in OBJECT_HOOK_KEYS:
+                continue
+            if key in NAMESPACE_OVERRIDE_KEYS:
+                if value is UNKNOWN or (value not in (None, "") and not isinstance(value, str)):
+                    found.add(UNKNOWN)
+                elif value:
+                    found.add(value)
+            elif value is not UNKNOWN and not isinstance(value, (str, int, float, bool)) and value is not None:
+                found |= values_namespaces(value)
+    elif not isinstance(values, str) and hasattr(values, "__len__") and hasattr(values, "__getitem__"):
+        items = elements(values)
+        for item in ([] if items is UNKNOWN else items):
+            found |= values_namespaces(item)
+    return found
+
+
 def pod_spec_escapes(spec: Any) -> list[str]:
     """Node-escape settings of a pod spec: host PID/IPC, node-escape capabilities, node-escape hostPath volumes."""
     if spec is UNKNOWN:
@@ -187,6 +221,16 @@ def namespace_level(resource: Any, namespaces: list[Any]) -> tuple[Any, str]:
     return (levels.pop() if len(levels) == 1 else UNKNOWN), str(name)
 
 
+def _level_of(name: str, namespaces: list[Any]) -> Any:
+    """The ``enforce`` label of the stack's Namespace ``name`` (UNKNOWN when its Namespaces disagree),
+    :data:`NOT_DECLARED` when the stack has none."""
+    levels = {read(n.props, "metadata", "labels", ENFORCE_LABEL) for n in namespaces
+              if read(n.props, "metadata", "name") == name}
+    if not levels:
+        return NOT_DECLARED
+    return levels.pop() if len(levels) == 1 else UNKNOWN
+
+
 def hidden_inputs(props: Any) -> list[str]:
     """Inputs of a Helm release/chart that change its manifests where the pack cannot see: values files (assets;
     ``valueYamlFiles``) and post renderers (``postrender`` of helm.sh/v3 Release, ``postRenderer`` of helm.sh/v4
@@ -225,17 +269,22 @@ def validate_helm_values(args: StackValidationArgs, report_violation: ReportViol
         findings = [f for f in values_findings(read(release.props, "values", default={})) if f[0] != "escape"]
         if not findings:
             continue
-        level, ns = namespace_level(release, namespaces)
-        if level == NOT_DECLARED and ns in external:
-            level = "privileged"
-        allowed = _ALLOWED_BY_LEVEL.get(level, set()) if isinstance(level, str) else set()  # unknown: nothing
-        bad = [text for kind, text in findings if kind not in allowed]
-        if bad:
-            shown = {NOT_DECLARED: "not declared by this stack", None: "unlabelled"}.get(
-                level, "unknown" if level is UNKNOWN else repr(level))
-            report_violation(f"Helm release '{release.name}' in namespace '{ns}' (Pod Security level {shown}) sets "
-                             f"{'; '.join(bad)}. Drop these values, or install the release into a namespace whose "
-                             "level allows them (privileged only for RDMA tenants and node agents).", release.urn)
+        targets = [namespace_level(release, namespaces)]
+        # namespaceOverride renders the chart's pods in another namespace: judged at that namespace's level too
+        for moved in values_namespaces(read(release.props, "values", default={})) - {targets[0][1]}:
+            targets.append((UNKNOWN, "<unknown>") if moved is UNKNOWN else (_level_of(moved, namespaces), moved))
+        for level, ns in targets:
+            if level == NOT_DECLARED and ns in external:
+                level = "privileged"
+            allowed = _ALLOWED_BY_LEVEL.get(level, set()) if isinstance(level, str) else set()  # unknown: nothing
+            bad = [text for kind, text in findings if kind not in allowed]
+            if bad:
+                shown = {NOT_DECLARED: "not declared by this stack", None: "unlabelled"}.get(
+                    level, "unknown" if level is UNKNOWN else repr(level))
+                report_violation(f"Helm release '{release.name}' in namespace '{ns}' (Pod Security level {shown}) "
+                                 f"sets {'; '.join(bad)}. Drop these values, or install the release into a namespace "
+                                 "whose level allows them (privileged only for RDMA tenants and node agents).",
+                                 release.urn)
 
 
 PERSISTENT_VOLUME = "kubernetes:core/v1:PersistentVolume"
@@ -287,6 +336,16 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
                              "(RDMA pods need hostNetwork, IPC_LOCK and /dev/infiniband, none of them).", r.urn)
             continue
         _, ns = namespace_level(r, namespaces)
+        if r.resource_type in (HELM_RELEASE, HELM_CHART_V4):
+            moved = values_namespaces(read(r.props, "values", default={})) - {ns}
+            outside = sorted("<unknown>" if m is UNKNOWN else m for m in moved if m is UNKNOWN or m not in agents)
+            if outside:  # namespaceOverride renders the chart's pods there, not in the release's namespace
+                allowed_in = ", ".join(sorted(agents)) or "no namespace"
+                report_violation(f"{kind} '{r.name}' renders its pods into namespace(s) {', '.join(outside)} "
+                                 f"(namespaceOverride in its values), where they can take over their node "
+                                 f"({'; '.join(escapes)}); only node agents in {allowed_in} may. Drop "
+                                 "namespaceOverride or point it at a node-agent namespace.", r.urn)
+                continue
         if ns in agents:
             continue
         report_violation(f"{kind} '{r.name}' in namespace '{ns}' can take over its node ({'; '.join(escapes)}). "

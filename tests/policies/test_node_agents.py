@@ -133,3 +133,27 @@ def test_rbac_treats_a_namespace_holding_a_node_agent_chart_as_a_system_namespac
     got = found(RBAC_RULE, chart("gpu-operator", "nvidia"), edit)
     assert len(got) == 1 and "binds the built-in role edit" in got[0], got
     assert found(RBAC_RULE, chart("keda", "nvidia"), edit) == []
+
+
+@pytest.mark.parametrize("values", [{"namespaceOverride": "research"},
+                                    {"prometheus-node-exporter": {"namespaceOverride": "research"}},
+                                    {"namespaceOverride": U}])
+def test_values_that_move_a_node_agent_charts_pods_into_another_namespace_are_refused(values):
+    """kube-prometheus-stack released into its node-agent namespace, its node exporter rendered into a tenant's."""
+    got = found(ESCAPE, namespace("monitoring", "privileged"), *gpu_tenant(),
+                chart("kube-prometheus-stack", "monitoring", values=values))
+    assert len(got) == 1 and "namespaceOverride" in got[0], got
+    same = {"namespaceOverride": "monitoring"}
+    assert found(ESCAPE, namespace("monitoring", "privileged"),
+                 chart("kube-prometheus-stack", "monitoring", values=same)) == []
+
+
+def test_values_privileges_are_judged_at_the_level_of_the_namespace_they_are_moved_to():
+    values = {"namespaceOverride": "apps", "hostNetwork": True}
+    rel = res(HELM, "rel", {"chart": "keda", "version": "2.20.2", "namespace": "monitoring", "values": values,
+                            "repositoryOpts": {"repo": "https://kedacore.github.io/charts"}})
+    got = found("helm-values-pod-security", namespace("monitoring", "privileged"), namespace("apps", "restricted"),
+                rel)
+    assert len(got) == 1 and "namespace 'apps'" in got[0], got
+    values["namespaceOverride"] = "monitoring"
+    assert found("helm-values-pod-security", namespace("monitoring", "privileged"), rel) == []

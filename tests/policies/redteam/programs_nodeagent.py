@@ -93,6 +93,16 @@ def tenant_namespace_named_like_a_node_agent_namespace(bad):
     _daemon_set("monitoring")
 
 
+@case("pod", ESCAPE)
+def node_exporter_moved_into_a_tenant_namespace_by_values(bad):
+    # kube-prometheus-stack where oke-rdma installs it, its node exporter rendered into the tenant's namespace
+    # (the prometheus-community charts' namespaceOverride).
+    namespace("monitoring", "privileged")
+    namespace("research", "privileged")
+    _kube_prometheus_stack("monitoring", values={
+        "prometheus-node-exporter": {"namespaceOverride": "research" if bad else "monitoring"}})
+
+
 @case("pod", PURPOSE)
 def decoy_release_to_label_a_namespace_privileged(bad):
     ns = "apps" if bad else "monitoring"
