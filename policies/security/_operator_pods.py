@@ -309,6 +309,8 @@ def operator_pod_specs(group: str, kind: str, props: Any, recurse: Recurse) -> O
     if spec is UNKNOWN:
         return [("spec", UNKNOWN)]
     spec = runtime_parameters(as_map(spec), group)
+    if kind.endswith("List") and len(kind) > 4:
+        return []  # a ``*List``'s items are judged as their own kind (``_objects.derived_resources``)
     base = kind[:-5] if kind.endswith("Patch") and len(kind) > 5 else kind
     if group not in WORKLOAD_GROUPS:
         return standard_pods(group, base, spec)
