@@ -22,7 +22,8 @@ depends on is a Namespace (then they all must be privileged); else fail closed.
 
 Workloads: the built-in pod-template kinds and their ``*Patch`` variants, and custom resources of known job kinds —
 Kubeflow ``kubeflow.org`` jobs (``spec.*ReplicaSpecs.<role>.template.spec``), JobSet (``spec.replicatedJobs[]
-.template.spec.template.spec``) and KubeRay RayJob/RayCluster/RayService (head and worker group templates).
+.template.spec.template.spec``) and KubeRay RayJob/RayCluster/RayService (head and worker group templates); operators'
+own pod shapes (Argo, Spark, Tekton, KServe, Flink, ...) gathered as partial pod specs by ``_operator_pods``.
 ``capabilities.add: [ALL]`` includes IPC_LOCK.
 """
 from __future__ import annotations
