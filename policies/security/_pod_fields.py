@@ -131,6 +131,8 @@ def created_object_pods(obj: Any, where: str, ctx: Context) -> Found:
             f"{where} creates a {obj['kind']} in namespace {'<unknown>' if ns is UNKNOWN else repr(ns)}, not its own "
             f"namespace {ctx.namespace if isinstance(ctx.namespace, str) else '<unknown>'!r}; the pack judges the "
             "objects a resource creates only in that resource's namespace"))]
+    if ns is None and ctx.namespace is not None:  # created in the resource's namespace, as its controller does
+        obj = {**obj, "metadata": {**as_map(obj.get("metadata")), "namespace": ctx.namespace}}
     return [(f"{where} ({obj['kind']})" + (f".{w}" if w else ""), s) for w, s in ctx.recurse(typ, obj)]
 
 

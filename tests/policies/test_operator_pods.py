@@ -415,3 +415,53 @@ def test_groups_under_k8s_io_are_read_unless_they_are_kubernetes_own():
     assert pod_specs("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", crd) == []
     assert pod_specs(WF + "Workflow", {"spec": UNKNOWN}) == [("spec", UNKNOWN)]
     assert pod_specs(WF + "WorkflowEventBinding", {"spec": {"submit": {"workflowTemplateRef": {"name": "t"}}}}) == []
+
+
+def test_objects_created_by_created_objects_stay_in_the_creators_namespace():
+    """A Sensor in ``apps`` submits a Workflow without a namespace (it lands in ``apps``); that Workflow's resource
+    template creating a Pod in ``apps`` is judged there, one in ``kube-system`` is refused."""
+    def sensor(pod_ns):
+        manifest = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: {pod_ns}}}\nspec: {{containers: []}}\n"
+        workflow = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"generateName": "w-"},
+                    "spec": {"templates": [{"name": "r", "resource": {"action": "create", "manifest": manifest}}]}}
+        return cr(WF + "Sensor", {"triggers": [{"template": {"name": "t", "argoWorkflow": {
+            "source": {"resource": workflow}}}}]})
+    ns = namespace("apps", "restricted")
+    assert found(RDMA, ns, sensor("apps")) == []
+    [message] = found(RDMA, ns, sensor("kube-system"))
+    assert "namespace 'kube-system'" in message
+
+
+OPERATOR_TYPES = sorted({m[1] for m in MEMBERS + ESCAPES + UNREADABLE} | {WF + "ClusterWorkflowTemplate",
+                                                                         KSERVE_A + "LocalModelNodeGroup"})
+SHAPE_KEYS = ["spec", "templates", "container", "script", "containerSet", "containers", "volumes", "hostPath",
+              "path", "securityContext", "privileged", "podSpecPatch", "resource", "manifest", "action", "steps",
+              "inline", "dag", "tasks", "triggers", "template", "k8s", "source", "parameters", "dest", "driver",
+              "sparkConf", "podTemplate", "taskSpec", "predictor", "model", "workerSpec", "flinkConfiguration",
+              "jobTargetRef", "workflowSpec", "metadata", "namespace", "hostNetwork", "executorPlugins", "sidecars"]
+
+
+def test_operator_readers_report_or_pass_on_any_shape():
+    """Whatever shape a program passes (strings for maps, lists of lists, parameters, unknowns), the operator
+    readers and the rules never raise."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from policies.security.kubernetes import pod_privileges
+    from policies.security.pod_security import pod_spec_escapes
+    from tests.policies.test_policies import U
+
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(-1, 3), st.sampled_from(
+        ["/", "x", "{{inputs.parameters.p}}", "$(params.p)", "hostPID: true", "[1", "-1", "a.0.b", U, UNKNOWN,
+         "spark.kubernetes.driver.volumes.hostPath.x.options.path", "apiVersion: v1\nkind: Pod\nspec: {}\n"]))
+    values = st.recursive(leaves, lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(SHAPE_KEYS), inner, max_size=4)), max_leaves=14)
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.sampled_from(OPERATOR_TYPES), st.dictionaries(st.sampled_from(SHAPE_KEYS), values, max_size=4))
+    def check(type_, props):
+        for _, spec in pod_specs(type_, props):
+            pod_privileges(spec)
+            pod_spec_escapes(spec)
+
+    check()
