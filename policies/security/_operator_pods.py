@@ -32,7 +32,7 @@ ClusterStorageContainer ``container``, cluster-scoped);
 apache/flink-kubernetes-operator release-1.15.0 (FlinkDeployment ``podTemplate``, ``jobManager.podTemplate``,
 ``taskManager.podTemplate``, ``flinkConfiguration``; FlinkBlueGreenDeployment ``template.spec``;
 ``FlinkConfigBuilder.java`` sets ``kubernetes.pod-template-file.*`` from the podTemplate fields);
-kedacore/keda ScaledJob ``jobTargetRef`` (a JobSpec), kubernetes-sigs/lws LeaderWorkerSet
+kedacore/keda ScaledJob ``jobTargetRef`` (a JobSpec), Kubeflow ``PodDefault`` ``volumes`` (injected into pods), kubernetes-sigs/lws LeaderWorkerSet
 ``leaderWorkerTemplate.{leaderTemplate,workerTemplate}``, volcano-sh Job ``tasks[].template``.
 """
 from __future__ import annotations
@@ -279,7 +279,7 @@ def flink_pods(kind: str, spec: Any) -> Optional[Found]:
 # --- entry point ------------------------------------------------------------------------------------------------
 #: Groups whose standard pod templates are read at their paths (the generic scan needs a ``containers`` key; these
 #: are read even without one); their other kinds fall back to the generic scan.
-STANDARD_GROUPS = frozenset({"keda.sh", "leaderworkerset.x-k8s.io", "batch.volcano.sh"})
+STANDARD_GROUPS = frozenset({"keda.sh", "leaderworkerset.x-k8s.io", "batch.volcano.sh", "kubeflow.org"})
 
 
 def standard_pods(group: str, kind: str, spec: Any) -> Optional[Found]:
@@ -293,6 +293,10 @@ def standard_pods(group: str, kind: str, spec: Any) -> Optional[Found]:
         return [(f"spec.leaderWorkerTemplate.{t}", at(lwt, (t, "spec"))) for t in ("leaderTemplate",
                                                                                        "workerTemplate")
                 if at(lwt, (t,)) is not None]
+    if (group, kind) == ("kubeflow.org", "PodDefault"):
+        # volumes its admission webhook injects into every pod its selector matches in the namespace (kubeflow/kubeflow
+        # components/admission-webhook/pkg/apis/settings/v1alpha1/poddefault_types.go @1a2780c8, checked 2026-12-01)
+        return [("spec.volumes", {"volumes": spec.get("volumes")})] if spec.get("volumes") is not None else []
     if (group, kind) == ("batch.volcano.sh", "Job"):
         return template_list(spec.get("tasks"), "spec.tasks", ("template", "spec"))
     return None
