@@ -25,7 +25,9 @@ podSecurityContext, hostNetwork, sidecars, initContainers; spec.volumes, sparkCo
 that rewrite the pod);
 tektoncd/pipeline v1.15.0 ``pkg/apis/pipeline/v1`` and ``v1beta1`` (TaskSpec steps, sidecars, stepTemplate,
 volumes; TaskRun/PipelineRun podTemplate, taskRunTemplate, taskRunSpecs[].podTemplate/taskPodTemplate; Pipeline
-tasks[]/finally[].taskSpec and nested pipelineSpec; StepAction), ``pkg/apis/pipeline/pod/template.go``;
+tasks[]/finally[].taskSpec and nested pipelineSpec; StepAction), ``pkg/apis/pipeline/pod/template.go``; tektoncd/triggers v0.37.0 ``pkg/apis/triggers/v1beta1``
+(TriggerTemplate ``resourcetemplates``, Trigger ``template.spec``, EventListener ``triggers[].template.spec``,
+``resources.kubernetesResource`` — a ``duckv1.WithPodSpec`` — and ``resources.customResource``);
 kserve/kserve v0.20.0 ``pkg/apis/serving`` (InferenceService predictor/transformer/explainer: an inline PodSpec plus
 framework and model containers, workerSpec; ServingRuntime and ClusterServingRuntime pod spec and workerSpec;
 ClusterStorageContainer ``container``, cluster-scoped);
@@ -58,6 +60,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
 __all__ = ["Uninterpretable", "operator_pod_specs", "CLUSTER_SCOPED", "WORKLOAD_GROUPS"]
 
 SPARK, KSERVE, FLINK = "sparkoperator.k8s.io", "serving.kserve.io", "flink.apache.org"
+TRIGGERS = "triggers.tekton.dev"
 #: Kinds of each workload group that hold no pod fields (configuration, bookkeeping the controller writes, or a
 #: reference to a template judged where it is declared).
 NO_POD_KINDS = {
@@ -67,6 +70,7 @@ NO_POD_KINDS = {
     KSERVE: frozenset({"TrainedModel", "InferenceGraph", "LocalModelCache", "LocalModelNamespaceCache",
                        "LocalModelNode", "LocalModelNodeGroup"}),  # LocalModelNodeGroup: its PV spec, see pod_security
     FLINK: frozenset({"FlinkSessionJob", "FlinkStateSnapshot"}),
+    TRIGGERS: frozenset({"TriggerBinding", "ClusterTriggerBinding", "Interceptor", "ClusterInterceptor"}),
 }
 #: Groups whose every kind is known here: any other kind of them is refused (its pod fields cannot be read).
 WORKLOAD_GROUPS = frozenset(NO_POD_KINDS)
@@ -206,6 +210,42 @@ def tekton_pods(kind: str, spec: Any, ctx: Context) -> Optional[Found]:
     return None
 
 
+def _resource_templates(templates: Any, where: str, ctx: Context) -> Found:
+    """The objects a Tekton Triggers template creates (``resourcetemplates[]``, with ``$(tt.params.x)`` unknown)."""
+    templates = as_list(templates)
+    if templates is UNKNOWN:
+        return [(f"{where}[*]", UNKNOWN)]
+    found: Found = []
+    for i, obj in enumerate(templates):
+        found += created_object_pods(obj, f"{where}[{i}]", ctx)
+    return found
+
+
+def tekton_triggers_pods(kind: str, spec: Any, ctx: Context) -> Optional[Found]:
+    """Tekton Triggers: a TriggerTemplate's, a Trigger's and an EventListener's inline ``resourcetemplates``, and
+    the EventListener's own pod (``resources.kubernetesResource.spec.template.spec``, containers optional) or the
+    custom resource it runs as (``resources.customResource``)."""
+    if kind == "TriggerTemplate":
+        return _resource_templates(spec.get("resourcetemplates"), "spec.resourcetemplates", ctx)
+    if kind == "Trigger":
+        return _resource_templates(at(spec, ("template", "spec", "resourcetemplates")),
+                                   "spec.template.spec.resourcetemplates", ctx)
+    if kind == "EventListener":
+        found: Found = []
+        pod = at(spec, ("resources", "kubernetesResource", "spec", "template"))
+        if pod is not None:
+            found.append(("spec.resources.kubernetesResource", at(pod, ("spec",)) if pod is not UNKNOWN else UNKNOWN))
+        custom = at(spec, ("resources", "customResource"))
+        if custom is not None:
+            found += created_object_pods(custom, "spec.resources.customResource", ctx)
+        triggers = as_list(spec.get("triggers"))
+        for i, trigger in enumerate(triggers if isinstance(triggers, list) else [UNKNOWN]):
+            found += _resource_templates(UNKNOWN if trigger is UNKNOWN else at(trigger, (
+                "template", "spec", "resourcetemplates")), f"spec.triggers[{i}].template.spec.resourcetemplates", ctx)
+        return found
+    return None
+
+
 # --- KServe -----------------------------------------------------------------------------------------------------
 #: The container-shaped fields of an InferenceService component besides its ``containers`` list.
 KSERVE_CONTAINERS = {"predictor": ("sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface",
@@ -326,7 +366,7 @@ def operator_pod_specs(group: str, kind: str, props: Any, recurse: Recurse) -> O
     ctx = Context(group, namespace, recurse)
     readers = {ARGO: lambda: argo_pods(base, spec, ctx), SPARK: lambda: spark_pods(base, spec),
                TEKTON: lambda: tekton_pods(base, spec, ctx), KSERVE: lambda: kserve_pods(base, spec),
-               FLINK: lambda: flink_pods(base, spec)}
+               FLINK: lambda: flink_pods(base, spec), TRIGGERS: lambda: tekton_triggers_pods(base, spec, ctx)}
     found = readers[group]()
     if found is None:
         return [("", Uninterpretable(

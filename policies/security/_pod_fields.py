@@ -34,7 +34,8 @@ Found = list[tuple[str, Any]]
 Recurse = Callable[[str, Any], Found]
 
 ARGO, TEKTON = "argoproj.io", "tekton.dev"
-_PARAMETER = {ARGO: re.compile(r"\{\{.*?\}\}", re.S), TEKTON: re.compile(r"\$\(.*?\)", re.S)}
+_PARAMETER = {ARGO: re.compile(r"\{\{.*?\}\}", re.S), TEKTON: re.compile(r"\$\(.*?\)", re.S),
+              "triggers.tekton.dev": re.compile(r"\$\(.*?\)", re.S)}
 _SENTINEL = "__OKE_RDMA_RUNTIME_PARAMETER__"
 #: Strings that are documents the pack parses itself (parameters inside them are made unknown after parsing).
 DOCUMENT_KEYS = frozenset({"podSpecPatch", "manifest", "inline"})

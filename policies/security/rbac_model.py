@@ -90,6 +90,7 @@ WORKLOAD_CUSTOM_RESOURCES = {
     "serving.kserve.io": ("inferenceservices", "servingruntimes", "clusterservingruntimes",
                           "clusterstoragecontainers", "llminferenceservices", "localmodelnodegroups"),
     "flink.apache.org": ("flinkdeployments", "flinkbluegreendeployments"),
+    "triggers.tekton.dev": ("eventlisteners", "triggertemplates", "triggers"),  # tektoncd/triggers v0.37.0
 }
 #: Non-resource URLs the default roles ``system:discovery``, ``system:public-info-viewer``, ``system:monitoring`` and
 #: ``system:service-account-issuer-discovery`` grant ``get`` on: read-only discovery, health and metrics. Any other

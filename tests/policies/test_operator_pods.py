@@ -184,6 +184,20 @@ MEMBERS = [
      "taskPodTemplate"),
     ("tekton StepAction", "kubernetes:tekton.dev/v1beta1:StepAction", {"image": "x", "securityContext": PRIV},
      {"image": "x", "securityContext": SAFE}, "privileged"),
+    ("tekton-triggers TriggerTemplate resourcetemplates", "kubernetes:triggers.tekton.dev/v1beta1:TriggerTemplate",
+     {"params": [{"name": "rev"}], "resourcetemplates": [{"apiVersion": "tekton.dev/v1", "kind": "PipelineRun",
+                                                          "metadata": {"generateName": "run-"}, "spec": {
+         "pipelineRef": {"name": "p"}, "params": [{"name": "rev", "value": "$(tt.params.rev)"}],
+         "taskRunTemplate": {"podTemplate": {"hostNetwork": True}}}}]},
+     {"params": [{"name": "rev"}], "resourcetemplates": [{"apiVersion": "tekton.dev/v1", "kind": "PipelineRun",
+                                                          "metadata": {"generateName": "run-"}, "spec": {
+         "pipelineRef": {"name": "p"}, "params": [{"name": "rev", "value": "$(tt.params.rev)"}]}}]},
+     "resourcetemplates[0] (PipelineRun)"),
+    ("tekton-triggers EventListener pod", "kubernetes:triggers.tekton.dev/v1beta1:EventListener",
+     {"serviceAccountName": "el", "resources": {"kubernetesResource": {"spec": {"template": {"spec": {
+         "volumes": HOST_ROOT}}}}}},
+     {"serviceAccountName": "el", "resources": {"kubernetesResource": {"spec": {"template": {"spec": {
+         "volumes": EMPTY}}}}}}, "kubernetesResource"),
     ("kserve InferenceService predictor model container", KSERVE + "InferenceService",
      {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "securityContext": PRIV}}},
      {"predictor": {"model": {"modelFormat": {"name": "sklearn"}, "securityContext": SAFE}}}, "spec.predictor"),

@@ -203,3 +203,19 @@ def keda_scaled_job_host_pid(bad):
         "hostPID": bad, "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}},
         "triggers": [{"type": "cron", "metadata": {"timezone": "UTC", "start": "0 * * * *", "end": "5 * * * *",
                                                    "desiredReplicas": "1"}}]}, ns="research")
+
+
+@case("pod", "rdma-pods-in-privileged-namespaces")
+def tekton_trigger_template_creates_a_host_network_pipeline_run(bad):
+    run = {"apiVersion": "tekton.dev/v1", "kind": "PipelineRun", "metadata": {"generateName": "ci-"},
+           "spec": {"pipelineRef": {"name": "ci"}, "params": [{"name": "rev", "value": "$(tt.params.rev)"}],
+                    "taskRunTemplate": {"podTemplate": {"hostNetwork": bad}}}}
+    cr("triggers.tekton.dev/v1beta1", "TriggerTemplate", {"params": [{"name": "rev"}], "resourcetemplates": [run]})
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def kubeflow_pod_default_injects_the_host_root(bad):
+    """A PodDefault's volumes are injected into every pod its selector matches in the namespace."""
+    path = "/" if bad else "/dev/infiniband"
+    cr("kubeflow.org/v1alpha1", "PodDefault", {"selector": {"matchLabels": {"rdma": "true"}}, "desc": "RDMA",
+                                               "volumes": [{"name": "h", "hostPath": {"path": path}}]}, ns="research")
