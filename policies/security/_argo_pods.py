@@ -46,11 +46,11 @@ def argo_template(t: Any, where: str, ctx: Context) -> Found:
         return []
     found: Found = []
     cset = t.get("containerSet")
-    pod = partial_pod(containers=gather_containers(t.get("container"), t.get("script"),
-                                      UNKNOWN if cset is UNKNOWN else as_list(as_map(cset).get("containers")),
-                                      as_list(t.get("sidecars"))),
-               initContainers=gather_containers(as_list(t.get("initContainers"))),
-               volumes=gather_volumes(t.get("volumes")), securityContext=t.get("securityContext"))
+    set_containers = UNKNOWN if cset is UNKNOWN else as_list(as_map(cset).get("containers"))
+    pod = partial_pod(containers=gather_containers(t.get("container"), t.get("script"), set_containers,
+                                                   as_list(t.get("sidecars"))),
+                      initContainers=gather_containers(as_list(t.get("initContainers"))),
+                      volumes=gather_volumes(t.get("volumes")), securityContext=t.get("securityContext"))
     if pod:
         found.append((where, pod))
     found += pod_spec_patch(t.get("podSpecPatch"), f"{where}.podSpecPatch", ARGO)
@@ -95,10 +95,10 @@ def argo_workflow_spec(ws: Any, where: str, ctx: Context) -> Found:
         return []
     plugins = as_list(ws.get("executorPlugins"))
     sidecars = [UNKNOWN] if plugins is UNKNOWN else [
-        UNKNOWN if p is UNKNOWN else as_map(as_map(as_map(p).get("spec")).get("sidecar")).get("container") for p in plugins]
+        UNKNOWN if p is UNKNOWN else at(p, ("spec", "sidecar", "container")) for p in plugins]
     found: Found = []
     pod = partial_pod(hostNetwork=ws.get("hostNetwork"), securityContext=ws.get("securityContext"),
-               volumes=gather_volumes(ws.get("volumes")), containers=gather_containers(*sidecars))
+                      volumes=gather_volumes(ws.get("volumes")), containers=gather_containers(*sidecars))
     if pod:
         found.append((where, pod))
     found += pod_spec_patch(ws.get("podSpecPatch"), f"{where}.podSpecPatch", ARGO)
@@ -117,7 +117,7 @@ def argo_events_template(t: Any, where: str) -> Found:
         return [(where, UNKNOWN)]
     t = as_map(t)
     pod = partial_pod(containers=gather_containers(t.get("container")), volumes=gather_volumes(t.get("volumes")),
-               securityContext=t.get("securityContext"))
+                      securityContext=t.get("securityContext"))
     return [(where, pod)] if pod else []
 
 
@@ -186,9 +186,10 @@ def eventbus_pods(spec: dict) -> Found:
         if strategy is UNKNOWN:
             found.append((where, UNKNOWN))
         elif isinstance(strategy, dict):
-            found.append((where, partial_pod(securityContext=strategy.get("securityContext"), containers=gather_containers(*(
-                strategy.get(k) for k in ("containerTemplate", "metricsContainerTemplate",
-                                          "reloaderContainerTemplate"))))))
+            templates = (strategy.get(k) for k in ("containerTemplate", "metricsContainerTemplate",
+                                                   "reloaderContainerTemplate"))
+            found.append((where, partial_pod(securityContext=strategy.get("securityContext"),
+                                             containers=gather_containers(*templates))))
     return found
 
 

@@ -25,7 +25,8 @@ podSecurityContext, hostNetwork, sidecars, initContainers; spec.volumes, sparkCo
 that rewrite the pod);
 tektoncd/pipeline v1.15.0 ``pkg/apis/pipeline/v1`` and ``v1beta1`` (TaskSpec steps, sidecars, stepTemplate,
 volumes; TaskRun/PipelineRun podTemplate, taskRunTemplate, taskRunSpecs[].podTemplate/taskPodTemplate; Pipeline
-tasks[]/finally[].taskSpec and nested pipelineSpec; StepAction), ``pkg/apis/pipeline/pod/template.go``; tektoncd/triggers v0.37.0 ``pkg/apis/triggers/v1beta1``
+tasks[]/finally[].taskSpec and nested pipelineSpec; StepAction), ``pkg/apis/pipeline/pod/template.go``;
+tektoncd/triggers v0.37.0 ``pkg/apis/triggers/v1beta1``
 (TriggerTemplate ``resourcetemplates``, Trigger ``template.spec``, EventListener ``triggers[].template.spec``,
 ``resources.kubernetesResource`` — a ``duckv1.WithPodSpec`` — and ``resources.customResource``);
 kserve/kserve v0.20.0 ``pkg/apis/serving`` (InferenceService predictor/transformer/explainer: an inline PodSpec plus
@@ -34,7 +35,8 @@ ClusterStorageContainer ``container``, cluster-scoped);
 apache/flink-kubernetes-operator release-1.15.0 (FlinkDeployment ``podTemplate``, ``jobManager.podTemplate``,
 ``taskManager.podTemplate``, ``flinkConfiguration``; FlinkBlueGreenDeployment ``template.spec``;
 ``FlinkConfigBuilder.java`` sets ``kubernetes.pod-template-file.*`` from the podTemplate fields);
-kedacore/keda ScaledJob ``jobTargetRef`` (a JobSpec), Kubeflow ``PodDefault`` ``volumes`` (injected into pods), kubernetes-sigs/lws LeaderWorkerSet
+kedacore/keda ScaledJob ``jobTargetRef`` (a JobSpec), Kubeflow ``PodDefault`` ``volumes`` (injected into pods),
+kubernetes-sigs/lws LeaderWorkerSet
 ``leaderWorkerTemplate.{leaderTemplate,workerTemplate}``, volcano-sh Job ``tasks[].template``.
 """
 from __future__ import annotations
@@ -157,8 +159,9 @@ def tekton_task_spec(ts: Any, where: str, ctx: Context) -> Found:
     if ts.get("apiVersion") is not None or ts.get("kind") is not None:  # a custom task run by another controller
         return created_object_pods({"apiVersion": ts.get("apiVersion"), "kind": ts.get("kind"), "metadata": {},
                         "spec": ts.get("spec")}, where, ctx)
-    pod = partial_pod(containers=gather_containers(as_list(ts.get("steps")), ts.get("stepTemplate"), as_list(ts.get("sidecars"))),
-               volumes=gather_volumes(ts.get("volumes")))
+    pod = partial_pod(containers=gather_containers(as_list(ts.get("steps")), ts.get("stepTemplate"),
+                                                   as_list(ts.get("sidecars"))),
+                      volumes=gather_volumes(ts.get("volumes")))
     return [(where, pod)] if pod else []
 
 

@@ -298,8 +298,9 @@ UNREADABLE = [
      {"templates": [{"name": "r", "resource": {"action": "delete", "manifestFrom": {"artifact": {"name": "m"}}}}]},
      "manifestFrom"),
     ("argo resource JSON patch", WF + "Workflow",
-     {"templates": [{"name": "r", "resource": {"action": "patch", "mergeStrategy": "json",
-                                               "manifest": '[{"op": "add", "path": "/spec/hostPID", "value": true}]'}}]},
+     {"templates": [{"name": "r", "resource": {
+         "action": "patch", "mergeStrategy": "json",
+         "manifest": '[{"op": "add", "path": "/spec/hostPID", "value": true}]'}}]},
      {"templates": [{"name": "r", "resource": {"action": "get", "mergeStrategy": "json", "manifest": "[]"}}]},
      "JSON patch"),
     ("argo resource manifest in another namespace", WF + "Workflow",

@@ -128,8 +128,9 @@ def argo_sensor_trigger_creates_a_host_network_pod(bad):
 def argo_sensor_trigger_parameter_sets_a_pod_field_from_event_data(bad):
     """The event's payload is written at ``dest``: at a pod field its value is chosen by whoever sends events."""
     dest = "spec.template.spec.containers.0.securityContext.privileged" if bad else "metadata.labels.run"
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"generateName": "j-"}, "spec": {"template": {
-        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "securityContext": SAFE}]}}}}
+    container = {"name": "c", "image": "busybox", "securityContext": SAFE}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"generateName": "j-"},
+           "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
     cr(ARGO, "Sensor", {"dependencies": [{"name": "d", "eventSourceName": "webhook", "eventName": "e"}],
                         "triggers": [{"template": {"name": "t", "k8s": {"source": {"resource": job}, "parameters": [
                             {"src": {"dependencyName": "d", "dataKey": "body.x"}, "dest": dest}]}}}]})
@@ -183,7 +184,8 @@ def tekton_step_template_adds_a_capability(bad):
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def kserve_predictor_model_privileged(bad):
     cr("serving.kserve.io/v1beta1", "InferenceService", {"predictor": {"model": {
-        "modelFormat": {"name": "sklearn"}, "storageUri": "oci://bucket/model", "securityContext": PRIV if bad else SAFE}}})
+        "modelFormat": {"name": "sklearn"}, "storageUri": "oci://bucket/model",
+        "securityContext": PRIV if bad else SAFE}}})
 
 
 @case("pod", "node-escape-only-in-node-agent-namespaces")
