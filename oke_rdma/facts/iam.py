@@ -98,8 +98,9 @@ ALL_RESOURCE_TYPES = FAMILIES | IAM_RESOURCE_TYPES | RESOURCE_TYPES
 
 # --- node access: grants that reach the operating system of compute instances (the cluster's GPU nodes) -------------
 # Sources (checked 2026-12-01): IAM "Details for the Core Services" (verb tables, revision 2025-01-23:
-# instance-agent-commands, instances, instance-console-connection, volumes), "Details for Kubernetes Engine" (2024-08-13:
-# clusters, cluster-node-pools), "Bastion IAM Policies", OS Management Hub "Resource Types, Variables, and Permissions"
+# instance-agent-commands, instances, instance-console-connection, volumes, instance-pools, cluster-networks), "Details
+# for Kubernetes Engine" (2024-08-13: clusters, cluster-node-pools), "Details for Logging" (2024-06-06:
+# unified-configuration), "Bastion IAM Policies", OS Management Hub "Resource Types, Variables, and Permissions"
 # and OS Management "Policy Reference" (types only: their verb tables were not read, so use/manage count), Compute docs
 # "Running Commands on an Instance" and "Troubleshooting Instances Using Instance Console Connections", OKE docs "About
 # Access Control and Kubernetes Engine" and "Setting Up a Bastion for Cluster Access". What each one gives:
@@ -109,8 +110,8 @@ ALL_RESOURCE_TYPES = FAMILIES | IAM_RESOURCE_TYPES | RESOURCE_TYPES
 #: not read —, what it gives).
 NODE_ACCESS_TYPES: dict[str, tuple[str, frozenset[str] | None, str]] = {
     "instance-agent-commands": ("use", frozenset({"INSTANCE_AGENT_COMMAND_CREATE"}),
-                                "runs commands on the instances through the Oracle Cloud Agent (Run Command), which "
-                                "read the node's instance-principal credentials"),
+                                "runs commands on the instances through the Oracle Cloud Agent (Run Command, as its "
+                                "ocarun user), which read the node's instance-principal credentials"),
     "instance-agent-command-execution-family": ("use", None,
                                                 "turns Run Command on for the instances the subject matches (the "
                                                 "agent fetches and runs the commands queued for them)"),
@@ -127,6 +128,15 @@ NODE_ACCESS_TYPES: dict[str, tuple[str, frozenset[str] | None, str]] = {
     "clusters": ("manage", frozenset({"CLUSTER_MANAGE", "CLUSTER_JOIN", "CLUSTER_UPDATE"}),
                  "administers Kubernetes through IAM (AdministerK8s: privileged pods on every node), joins "
                  "instances as nodes, or changes the cluster's options"),
+    "instance-pools": ("manage", frozenset({"INSTANCE_POOL_UPDATE"}),
+                       "points an instance pool at another instance configuration (image, cloud-init): every "
+                       "instance it launches runs it"),
+    "cluster-networks": ("manage", frozenset({"CLUSTER_NETWORK_UPDATE"}),
+                         "points a cluster network's pools (RDMA nodes outside OKE node pools) at another instance "
+                         "configuration"),
+    "unified-configuration": ("use", frozenset({"UNIFIED_AGENT_CONFIG_UPDATE", "UNIFIED_AGENT_CONFIG_CREATE"}),
+                              "points the agent's custom-log collection at any file of the instances it targets (the "
+                              "kubelet's keys, pods' mounted Secrets) and ships it to Logging"),
     "bastion-session": ("manage", frozenset({"BASTION_SESSION_CREATE"}),
                         "opens managed SSH sessions to instances (the agent's Bastion plugin installs the key)"),
     **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management "
@@ -143,6 +153,8 @@ NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
     "instance-family": frozenset({"instances", "instance-console-connection"}),
     "instance-agent-command-family": frozenset({"instance-agent-commands"}),
     "volume-family": frozenset({"volumes"}),
+    "compute-management-family": frozenset({"instance-pools", "cluster-networks"}),
+    "logging-family": frozenset({"unified-configuration"}),
     "cluster-family": frozenset({"clusters", "cluster-node-pools"}),
     "bastion-family": frozenset({"bastion-session"}),
     "osmh-family": frozenset(t for t in NODE_ACCESS_TYPES if t.startswith("osmh-")),

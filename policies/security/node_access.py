@@ -3,9 +3,9 @@ cluster's GPU worker nodes), or change what those nodes boot and run — without
 
 OCI lets a principal reach an instance's operating system through several services, each gated by its own resource
 type and verb (OCI IAM "Details for the Core Services", "Details for Kubernetes Engine", "Bastion IAM Policies",
-OS Management Hub "Resource Types, Variables, and Permissions", OS Management "Policy Reference"; the verb tables
-were read on 2026-12-01 from the policy reference pages, Core and Kubernetes Engine revisions of 2025-01-23 and
-2024-08-13):
+OS Management Hub "Resource Types, Variables, and Permissions", OS Management "Policy Reference", "Details for
+Logging"; the verb tables were read on 2026-12-01 from the policy reference pages, Core, Kubernetes Engine and
+Logging revisions of 2025-01-23, 2024-08-13 and 2024-06-06):
 
 * **Run Command** — ``use instance-agent-commands`` holds INSTANCE_AGENT_COMMAND_CREATE (CreateInstanceAgentCommand):
   a script the Oracle Cloud Agent runs on the node; any local process reads the node's instance-principal
@@ -28,6 +28,14 @@ were read on 2026-12-01 from the policy reference pages, Core and Kubernetes Eng
   (JoinCluster: an instance joins as a node and is handed pods and their secrets) and CLUSTER_UPDATE.
   ``use clusters`` (CLUSTER_USE, CreateKubeconfig) is not a member: it authenticates, and Kubernetes RBAC (judged
   by ``kubernetes-rbac-no-escalation``) decides what the user may do.
+* **Instance pools and cluster networks** — ``manage instance-pools`` holds INSTANCE_POOL_UPDATE and ``manage
+  cluster-networks`` CLUSTER_NETWORK_UPDATE: both point pools at another instance configuration (OCI API
+  "UpdateInstancePoolDetails", "UpdateClusterNetworkInstancePoolDetails" ``instanceConfigurationId``), so every
+  instance they launch — self-managed RDMA nodes in a cluster network — runs its image and cloud-init. An instance
+  configuration itself only changes its name and tags ("UpdateInstanceConfigurationDetails").
+* **Custom logs** — ``use unified-configuration`` holds UNIFIED_AGENT_CONFIG_UPDATE (``manage``: CREATE) ("Details
+  for Logging"): the agent configuration names the files the Oracle Cloud Agent on the targeted instances reads and
+  ships to Logging, so any file of a node (the kubelet's keys, Secrets mounted into pods) can be read.
 * **Bastion managed SSH** — ``manage bastion-session`` creates sessions; a managed-SSH session has the agent's
   Bastion plugin install the session key for an OS user. A condition pinning ``target.bastion-session.type`` to a
   port-forwarding type narrows it to a network path (OKE docs "Setting Up a Bastion for Cluster Access", "Setting
@@ -36,8 +44,8 @@ were read on 2026-12-01 from the policy reference pages, Core and Kubernetes Eng
   software sources on registered instances, as root. Their verb tables were not read: ``use`` and ``manage`` are
   refused (fail closed).
 
-Families expand to their members (``instance-family``, ``cluster-family``, ``volume-family``, ``bastion-family``,
-``osmh-family``), and ``all-resources`` to every member; a ``{PERMISSION}`` list is judged by its permissions.
+Families expand to their members (``instance-family``, ``compute-management-family``, ``cluster-family``,
+``volume-family``, ``logging-family``, ``bastion-family``, ``osmh-family``), and ``all-resources`` to every member; a ``{PERMISSION}`` list is judged by its permissions.
 Every subject counts (a group, a dynamic group, ``any-user``, a service). Every location counts: a policy in a
 parent compartment or the tenancy reaches the nodes' compartment by inheritance (IAM "Policy Inheritance"), and a
 preview cannot see the compartment tree, so the pack refuses these grants wherever they point. A ``where`` clause
@@ -78,8 +86,8 @@ VERBS = ("inspect", "read", "use", "manage")
 #: keeps them equal) for the config's Workload Identity grants.
 NODE_ACCESS_TYPES: dict[str, tuple[str, Optional[frozenset[str]], str]] = {
     "instance-agent-commands": ("use", frozenset({"INSTANCE_AGENT_COMMAND_CREATE"}),
-                                "runs commands on the instances through the Oracle Cloud Agent (Run Command), which "
-                                "read the node's instance-principal credentials"),
+                                "runs commands on the instances through the Oracle Cloud Agent (Run Command, as its "
+                                "ocarun user), which read the node's instance-principal credentials"),
     "instance-agent-command-execution-family": ("use", None,
                                                 "turns Run Command on for the instances the subject matches (the "
                                                 "agent fetches and runs the commands queued for them)"),
@@ -96,6 +104,15 @@ NODE_ACCESS_TYPES: dict[str, tuple[str, Optional[frozenset[str]], str]] = {
     "clusters": ("manage", frozenset({"CLUSTER_MANAGE", "CLUSTER_JOIN", "CLUSTER_UPDATE"}),
                  "administers Kubernetes through IAM (AdministerK8s: privileged pods on every node), joins "
                  "instances as nodes, or changes the cluster's options"),
+    "instance-pools": ("manage", frozenset({"INSTANCE_POOL_UPDATE"}),
+                       "points an instance pool at another instance configuration (image, cloud-init): every "
+                       "instance it launches runs it"),
+    "cluster-networks": ("manage", frozenset({"CLUSTER_NETWORK_UPDATE"}),
+                         "points a cluster network's pools (RDMA nodes outside OKE node pools) at another instance "
+                         "configuration"),
+    "unified-configuration": ("use", frozenset({"UNIFIED_AGENT_CONFIG_UPDATE", "UNIFIED_AGENT_CONFIG_CREATE"}),
+                              "points the agent's custom-log collection at any file of the instances it targets (the "
+                              "kubelet's keys, pods' mounted Secrets) and ships it to Logging"),
     "bastion-session": ("manage", frozenset({"BASTION_SESSION_CREATE"}),
                         "opens managed SSH sessions to instances (the agent's Bastion plugin installs the key)"),
     **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management "
@@ -114,6 +131,8 @@ NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
     "instance-family": frozenset({"instances", "instance-console-connection"}),
     "instance-agent-command-family": frozenset({"instance-agent-commands"}),
     "volume-family": frozenset({"volumes"}),
+    "compute-management-family": frozenset({"instance-pools", "cluster-networks"}),
+    "logging-family": frozenset({"unified-configuration"}),
     "cluster-family": frozenset({"clusters", "cluster-node-pools"}),
     "bastion-family": frozenset({"bastion-session"}),
     "osmh-family": frozenset(t for t in NODE_ACCESS_TYPES if t.startswith("osmh-")),

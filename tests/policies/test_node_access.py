@@ -57,6 +57,12 @@ def findings(*statements) -> list[str]:
     "Allow group Ops to manage cluster-family in tenancy",
     "Allow dynamic-group extra-nodes to {CLUSTER_JOIN} in compartment id " + C,
     "Allow group Ops to {CLUSTER_NODE_POOL_UPDATE} in tenancy",
+    # instance pools and cluster networks pointed at another configuration; custom logs reading node files
+    "Allow group Ops to manage compute-management-family in compartment id " + C,
+    "Allow group Ops to manage instance-pools in tenancy",
+    "Allow group Ops to {CLUSTER_NETWORK_UPDATE} in tenancy",
+    "Allow group Ops to use unified-configuration in compartment id " + C,
+    "Allow group Ops to manage logging-family in tenancy",
     # Bastion managed SSH
     "Allow group Ops to manage bastion-session in compartment id " + C,
     "Allow group Ops to manage bastion-family in tenancy",
@@ -101,6 +107,10 @@ def test_grants_that_reach_the_nodes_are_refused(statement):
     "Allow group Ops to manage bastion-session in tenancy where all {target.bastion.ocid = 'ocid1.bastion.oc1..b', "
     "target.bastion-session.type = 'port_forwarding'}",
     "Allow group Ops to read osmh-family in tenancy",
+    "Allow group Ops to manage instance-configurations in tenancy",
+    "Allow group Ops to use compute-management-family in tenancy",
+    "Allow group Ops to read logging-family in tenancy",
+    "Allow group Ops to manage log-groups in tenancy",
     "Allow any-user to {COMPUTE_CLUSTER_LAUNCH_INSTANCE} in compartment id " + C
     + " where request.principal.type = 'nodepool'",
     "Allow any-user to use virtual-network-family in compartment id " + C + " where request.principal.type = "

@@ -82,3 +82,13 @@ def os_management_installs_packages(bad):
 @case("identity", RULE)
 def workload_runs_commands_on_its_own_nodes(bad):
     grant("any-user", f"{'use' if bad else 'read'} instance-agent-commands", WORKLOAD)
+
+
+@case("identity", RULE)
+def instance_pool_points_at_another_configuration(bad):
+    grant("group Ops", f"{'manage' if bad else 'use'} compute-management-family")
+
+
+@case("identity", RULE)
+def custom_logs_read_node_files(bad):
+    grant("group Ops", f"{'use' if bad else 'read'} unified-configuration")
