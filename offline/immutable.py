@@ -2,11 +2,12 @@
 
 Paths use Pulumi's property path syntax on the engine's camelCase inputs: ``a.b``, ``a[0].b``, ``a[*].b``.
 
-* :data:`FORCE_NEW` — what OCI cannot change in place for the OCI types this program declares. Each entry is an
-  input that pulumi_oci 5.5.0 documents *without* "(Updatable)" (its Args docstrings follow the OCI API's Update*
-  models; ``tests/offline/test_replacement.py`` checks every entry against them). Entries the docstrings mark
-  non-updatable but the OCI API does update (a cluster endpoint's ``nsgIds``, through
-  ``UpdateClusterEndpointConfig``) are left out, so the preview never cries wolf.
+* :data:`FORCE_NEW` — what the OCI provider cannot change in place for the OCI types this program declares: every
+  field terraform-provider-oci (the provider pulumi-oci bridges; its ``ForceNew`` marks are what the bridge's
+  ``Diff`` answers "replace" for) marks ``ForceNew`` in its resource schema, read from its Go source by
+  :mod:`offline.tfschema` into ``offline/oci_force_new.json`` — derived, not picked by hand. Fields pulumi_oci's
+  docstrings mark non-updatable but the provider updates in place (a cluster endpoint's ``nsgIds``, through
+  ``UpdateClusterEndpointConfig``) are not ForceNew there, so the preview never cries wolf.
 * :data:`KUBERNETES_FORCE_NEW` — the fields pulumi-kubernetes itself replaces on (its ``forceNew`` table:
   ``provider/pkg/provider/diff.go``, pulumi-kubernetes v4.32.0-27-g9497796, checked 2026-11-30), plus
   ``metadata.name``/``metadata.namespace`` for every kind (``metadataForceNewProperties``). A replaced object with a
@@ -21,35 +22,20 @@ Paths use Pulumi's property path syntax on the engine's camelCase inputs: ``a.b`
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-#: Resource type → input paths OCI cannot change in place (changing one replaces the resource).
-FORCE_NEW: dict[str, tuple[str, ...]] = {
-    "oci:ContainerEngine/nodePool:NodePool": (
-        "clusterId", "compartmentId", "nodeConfigDetails.computeClusterId"),
-    "oci:ContainerEngine/cluster:Cluster": (
-        "compartmentId", "vcnId", "kmsKeyId", "clusterPodNetworkOptions[*].cniType", "endpointConfig.subnetId",
-        "options.kubernetesNetworkConfig.servicesCidr", "options.kubernetesNetworkConfig.podsCidr"),
-    "oci:Core/computeCluster:ComputeCluster": ("availabilityDomain",),
-    "oci:Core/vcn:Vcn": ("dnsLabel",),
-    "oci:Core/subnet:Subnet": (
-        "vcnId", "availabilityDomain", "dnsLabel", "prohibitInternetIngress", "prohibitPublicIpOnVnic"),
-    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": ("vcnId",),
-    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": ("networkSecurityGroupId",),
-    "oci:Core/routeTable:RouteTable": ("vcnId",),
-    "oci:Core/serviceGateway:ServiceGateway": ("vcnId",),
-    "oci:Core/internetGateway:InternetGateway": ("vcnId",),
-    "oci:FileStorage/fileSystem:FileSystem": ("availabilityDomain",),
-    "oci:FileStorage/mountTarget:MountTarget": ("availabilityDomain", "subnetId", "hostnameLabel"),
-    "oci:FileStorage/export:Export": ("exportSetId", "fileSystemId", "path"),
-    "oci:Identity/policy:Policy": ("compartmentId", "name"),
-    "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": ("clusterId", "namespace"),
-    "oci:Identity/dynamicGroup:DynamicGroup": ("compartmentId", "name"),
-    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": (
-        "availabilityDomain", "fileSystemName", "performanceTier", "subnetId", "clusterPlacementGroupId"),
-    "oci:Core/natGateway:NatGateway": ("vcnId", "publicIpId"),
-    "oci:ObjectStorage/bucket:Bucket": ("name", "namespace", "storageTier"),
-}
+def _oci_force_new() -> dict[str, tuple[str, ...]]:
+    """The OCI provider's replace-on fields per type, from ``offline/oci_force_new.json`` (written by
+    :mod:`offline.tfschema` from terraform-provider-oci's Go source; the file names the version and commit)."""
+    doc = json.loads(Path(__file__).with_name("oci_force_new.json").read_text(encoding="utf-8"))
+    return {typ: tuple(paths) for typ, paths in doc["types"].items()}
+
+
+#: Resource type → input paths OCI cannot change in place (changing one replaces the resource): every field
+#: terraform-provider-oci (which pulumi-oci bridges) marks ``ForceNew`` or forces with ``ForceNewIfChange``.
+FORCE_NEW: dict[str, tuple[str, ...]] = _oci_force_new()
 
 _SELECTOR = ("matchExpressions", "matchLabels")
 
