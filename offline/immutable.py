@@ -85,11 +85,14 @@ KUBERNETES_FORCE_NEW: dict[str, tuple[str, ...]] = {
 KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
 
 _K8S_VALIDATION = "Kubernetes pkg/apis/{}/validation/validation.go {} (v1.34, checked 2026-11-30)"
-_KUEUE = "Kueue v0.18.2 CRD config/components/crd/bases/kueue.x-k8s.io_{}.yaml x-kubernetes-validations (checked 2026-11-30)"
+_KUEUE = ("Kueue v0.18.2 CRD config/components/crd/bases/kueue.x-k8s.io_{}.yaml x-kubernetes-validations, every "
+          "'oldSelf' rule of the kinds v0.18.2 defines (checked 2026-12-01)")
 
 #: Type → ``(path, condition, reason)``: what the API server refuses to change in place although pulumi-kubernetes
-#: would plan an update. ``condition`` names an input path that must be set in the *previous* inputs for the rule to
-#: apply (a transition rule guarded by ``has(oldSelf.x)``), or "".
+#: would plan an update. ``condition`` names an input path that must be set (and not false or empty) in the
+#: *previous* inputs for the rule to apply (a transition rule guarded by ``has(oldSelf.x)``, a ConfigMap's
+#: ``immutable: true``), or "". The fields the API reference itself describes as immutable
+#: (``offline/k8s_immutable.json``, :mod:`offline.k8sschema`) are added after the table.
 API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
     "kubernetes:core/v1:PersistentVolumeClaim": tuple(
         (p, "", "a claim's spec is immutable except resources.requests and volumeAttributesClassName ("
@@ -106,17 +109,36 @@ API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
         (p, "", "a StorageClass's parameters, provisioner, reclaimPolicy and volumeBindingMode are immutable ("
          + _K8S_VALIDATION.format("storage", "ValidateStorageClassUpdate") + ")")
         for p in ("reclaimPolicy", "volumeBindingMode")),
-    "kubernetes:kueue.x-k8s.io/v1beta2:Topology": (
-        ("spec.levels", "", "Topology levels: rule self == oldSelf, 'field is immutable' ("
-         + _KUEUE.format("topologies") + ")"),),
-    "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": tuple(
-        (p, "spec.topologyName", f"{p.split('.')[-1]} is immutable when topologyName is set ("
-         + _KUEUE.format("resourceflavors") + ")") for p in ("spec.nodeLabels", "spec.tolerations",
-                                                             "spec.topologyName")),
-    "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": (
-        ("spec.clusterQueue", "", "a LocalQueue's clusterQueue: rule self == oldSelf, 'field is immutable' ("
-         + _KUEUE.format("localqueues") + ")"),),
+    **{f"kubernetes:core/v1:{kind}": (
+        ("immutable", "immutable", f"a {kind} marked immutable: true can never be unmarked, nor its data changed ("
+         + _K8S_VALIDATION.format("core", f"Validate{kind}Update") + ")"),) for kind in ("ConfigMap", "Secret")},
+    # Kueue serves v1beta1 and v1beta2 of its kinds; both carry the same transition rules.
+    **{f"kubernetes:kueue.x-k8s.io/{v}:{kind}": rules for v in ("v1beta1", "v1beta2") for kind, rules in {
+        "Topology": (("spec.levels", "", "Topology levels: rule self == oldSelf, 'field is immutable' ("
+                      + _KUEUE.format("topologies") + ")"),),
+        "ResourceFlavor": tuple(
+            (p, "spec.topologyName", f"{p.split('.')[-1]} is immutable when topologyName is set ("
+             + _KUEUE.format("resourceflavors") + ")") for p in ("spec.nodeLabels", "spec.tolerations",
+                                                                 "spec.topologyName")),
+        "LocalQueue": (("spec.clusterQueue", "", "a LocalQueue's clusterQueue: rule self == oldSelf, 'field is "
+                        "immutable' (" + _KUEUE.format("localqueues") + ")"),),
+        "AdmissionCheck": (("spec.controllerName", "", "an AdmissionCheck's controllerName: rule self == oldSelf, "
+                            "'field is immutable' (" + _KUEUE.format("admissionchecks") + ")"),),
+    }.items()},
 }
+
+
+def _documented_immutable() -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """The fields the Kubernetes API reference describes as immutable, per type (``offline/k8s_immutable.json``,
+    derived by :mod:`offline.k8sschema` from the OpenAPI descriptions the kubernetes client ships)."""
+    doc = json.loads(Path(__file__).with_name("k8s_immutable.json").read_text(encoding="utf-8"))
+    return {typ: tuple((p, "", f"described as immutable in the Kubernetes API reference ({doc['source']})")
+                       for p in paths) for typ, paths in doc["types"].items()}
+
+
+for _typ, _rules in _documented_immutable().items():
+    API_IMMUTABLE[_typ] = API_IMMUTABLE.get(_typ, ()) + tuple(r for r in _rules
+                                                               if r[0] not in {x[0] for x in API_IMMUTABLE.get(_typ, ())})
 
 #: Type → ``(path, kind, reason)``: values the service never lowers in place (an update that lowers one fails at
 #: ``pulumi up``). ``kind``: ``number`` (compared as numbers), ``version`` (a Kubernetes ``v1.x.y``, compared as
@@ -243,8 +265,8 @@ def api_immutable(typ: str, old_inputs: dict[str, Any]) -> list[tuple[str, str]]
     """``(path, reason)`` of the fields the API server refuses to change on a ``typ`` object with ``old_inputs``."""
     out = []
     for path, condition, reason in API_IMMUTABLE.get(typ, ()):
-        if condition and _get(old_inputs, condition) is None:
-            continue
+        if condition and _get(old_inputs, condition) in (None, False, "", [], {}):
+            continue  # the rule's guard (``has(oldSelf.x)``, ``immutable: true``) does not hold
         out.append((path, reason))
     return out
 
