@@ -91,6 +91,9 @@ MEMBERS = [
      {"placementConstraintDetails": {"hpcIslandId": "b"}}, "placementConstraintDetails.hpcIslandId"),
     ("oci:FileStorage/fileSystem:FileSystem", {"sourceSnapshotId": "a"}, {"sourceSnapshotId": "b"},
      "sourceSnapshotId"),
+    # the VCN's default security list is managed through its id: a new VCN means a new default security list
+    ("oci:Core/defaultSecurityList:DefaultSecurityList", {"manageDefaultResourceId": "ocid1.securitylist.a"},
+     {"manageDefaultResourceId": "[unknown]"}, "manageDefaultResourceId"),
 ]
 CONTROLS = [
     ("oci:ContainerEngine/cluster:Cluster", {"endpointConfig": {"nsgIds": ["a"]}},
@@ -113,3 +116,30 @@ def test_a_change_to_a_field_the_provider_replaces_on_is_a_replacement(typ, old,
 def test_a_change_to_an_updatable_field_stays_an_update(typ, old, new):
     [change] = compare({"resources": [_res(typ, old)]}, {"resources": [_res(typ, new)]})
     assert change.op == "update"
+
+
+def test_a_new_prod_vcn_replaces_its_default_security_list_and_stops_at_the_protected_lustre_file_system(
+        tmp_path, capsys):
+    """On the prod stack a new VCN DNS label replaces the VCN, so its default security list (managed through the
+    VCN's id), the storage subnet and the Lustre file system in it: the Lustre file system is protected, so the
+    preview fails naming it and how to proceed, and the unknown ids of what is replaced raise no contract warning."""
+    import yaml
+
+    from offline import preview
+    from tests.offline.plans import ROOT
+
+    assert preview.main(["--stack", "prod", "--json", str(tmp_path / "old.json")]) == 0
+    doc = yaml.safe_load((ROOT / "Pulumi.prod.yaml").read_text())
+    doc["config"]["oke-rdma:network"]["dnsLabel"] = "otherlabel"
+    (tmp_path / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
+    capsys.readouterr()
+    code = preview.main(["--config-file", str(tmp_path / "Pulumi.prod.yaml"), "--json", str(tmp_path / "new.json"),
+                         "--previous", str(tmp_path / "old.json")])
+    err = capsys.readouterr().err
+    assert code == preview.EXIT_PLAN
+    ops = {c["type"].rsplit(":", 1)[1]: c for c in json.loads((tmp_path / "new.json").read_text())["changes"]}
+    assert ops["DefaultSecurityList"]["op"] == "replace"
+    assert ops["DefaultSecurityList"]["causedBy"] == ["okerdma-prod-vcn is replaced"]
+    assert ops["FileStorageLustreFileSystem"]["op"] == "replace"
+    assert "okerdma-prod-lustre is protected and would be replaced" in err and "pulumi state unprotect" in err
+    assert "outputs.contract.json" not in err
