@@ -238,6 +238,36 @@ STATEFUL: dict[str, str] = {
     "kubernetes:core/v1:PersistentVolumeClaim": "the claim: pods using it lose their volume",
     "kubernetes:core/v1:Namespace": "the namespace: every object in it is deleted with it",
     "pulumi:providers:kubernetes": "the Kubernetes provider: every object it manages is replaced with it",
+    # Members the program may declare beyond the list above (sources checked 2026-12-01): Kubernetes docs "Extend the
+    # Kubernetes API with CustomResourceDefinitions" (deleting a CRD deletes every custom object of it); OCI docs
+    # "Deleting a Master Encryption Key" / "Deleting a Vault" (data encrypted with the key can no longer be
+    # decrypted), "Deleting a Block Volume", "Terminating an Instance" (its boot volume is deleted unless preserved),
+    # "Managing Instance Pools", "Managing Cluster Networks", "Managing Snapshots" (File Storage), "Managing Objects",
+    # "Deleting a Secret" (Vault), "Deleting an Autonomous Database", "Deleting a DB System" (Base Database, MySQL
+    # HeatWave, PostgreSQL), "Deleting a Table" (NoSQL), "Deleting a Stream", OKE "Managing Virtual Node Pools",
+    # "Compute GPU Memory Clusters".
+    "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition": "every custom object of the kind: deleting a "
+                                                                   "CRD deletes them all",
+    "oci:Kms/key:Key": "the key: every volume, bucket, file system and secret encrypted with it becomes unreadable",
+    "oci:Kms/vault:Vault": "the vault: every key in it, so all data encrypted with them",
+    "oci:Vault/secret:Secret": "the secret and all its versions",
+    "oci:Core/volume:Volume": "the block volume: all data on it",
+    "oci:Core/bootVolume:BootVolume": "the boot volume: all data on it",
+    "oci:Core/volumeBackup:VolumeBackup": "the volume backup",
+    "oci:Core/bootVolumeBackup:BootVolumeBackup": "the boot volume backup",
+    "oci:Core/instance:Instance": "the instance: its boot volume (deleted unless preserveBootVolume) and workloads",
+    "oci:Core/instancePool:InstancePool": "the pool's instances and their boot volumes",
+    "oci:Core/clusterNetwork:ClusterNetwork": "the cluster network's RDMA instances and their boot volumes",
+    "oci:Core/computeGpuMemoryCluster:ComputeGpuMemoryCluster": "the GPU memory cluster's instances",
+    "oci:ContainerEngine/virtualNodePool:VirtualNodePool": "the virtual node pool: every pod running on it",
+    "oci:FileStorage/snapshot:Snapshot": "the snapshot: the file system's data as of that time",
+    "oci:ObjectStorage/storageObject:StorageObject": "the object's data",
+    "oci:Database/autonomousDatabase:AutonomousDatabase": "the database: all data in it",
+    "oci:Database/dbSystem:DbSystem": "the DB system: its databases",
+    "oci:Mysql/mysqlDbSystem:MysqlDbSystem": "the MySQL DB system: its databases",
+    "oci:Psql/dbSystem:DbSystem": "the PostgreSQL DB system: its databases",
+    "oci:Nosql/table:Table": "the table: all rows in it",
+    "oci:Streaming/stream:Stream": "the stream: every message retained in it",
 }
 
 

@@ -144,3 +144,38 @@ def test_the_stateful_class_covers_every_kind_of_resource_that_holds_data_or_nod
     assert {"oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem",
             "kubernetes:core/v1:PersistentVolumeClaim", "kubernetes:core/v1:Namespace"} <= set(STATEFUL)
     assert all(reason.strip() for reason in STATEFUL.values())
+
+
+def test_every_stateful_type_is_a_real_type_of_its_provider_and_the_crd_the_prod_stack_declares_is_one():
+    """Each STATEFUL entry names a type pulumi_oci / pulumi_kubernetes declares (a misspelt token would never match
+    a plan), and the data-holding kinds beyond the cluster and storage are members: a CustomResourceDefinition (its
+    custom objects), a Vault key (what it encrypts), block volumes, instances, databases."""
+    import re
+
+    import pulumi_kubernetes
+    import pulumi_oci
+
+    from offline.immutable import STATEFUL
+
+    declared = set()
+    for package in (pulumi_oci, pulumi_kubernetes):
+        for f in Path(package.__file__).parent.rglob("*.py"):
+            declared |= {m.decode() for m in re.findall(rb"'((?:oci|kubernetes):[\w.]+/\w+:\w+)'", f.read_bytes())}
+    assert {t for t in STATEFUL if not t.startswith("pulumi:")} <= declared
+    assert {"kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "oci:Kms/key:Key",
+            "oci:Core/volume:Volume", "oci:Core/instance:Instance",
+            "oci:Database/autonomousDatabase:AutonomousDatabase"} <= set(STATEFUL)
+
+
+def test_the_gate_names_a_replaced_custom_resource_definition_and_passes_an_updated_one():
+    from offline.replacement import compare, stateful_destroyed
+
+    crd = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+    old = {"urn": "urn:pulumi:s::p::" + crd + "::c", "type": crd, "name": "c",
+           "inputs": {"metadata": {"name": "flavors.example.com"}, "spec": {"group": "example.com"}}}
+    renamed = old | {"inputs": {"metadata": {"name": "flavors2.example.com"}, "spec": {"group": "example.com"}}}
+    relabelled = old | {"inputs": {"metadata": {"name": "flavors.example.com", "labels": {"a": "b"}},
+                                   "spec": {"group": "example.com"}}}
+    [(change, reason)] = stateful_destroyed(compare({"resources": [old]}, {"resources": [renamed]}))
+    assert change.op == "replace" and "custom object" in reason
+    assert stateful_destroyed(compare({"resources": [old]}, {"resources": [relabelled]})) == []
