@@ -61,6 +61,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.changes: dict[str, Change] = {}  # URN → the planned operation (with a planner)
         #: What the offline run could not see, one line per resource (a Helm chart's objects, a remote file).
         self.advisories: list[str] = []
+        #: What the Kubernetes provider would refuse inside a remote component (``pulumi preview`` fails on it).
+        self.errors: list[str] = []
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.type == "pulumi:pulumi:Stack":
@@ -100,7 +102,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
-        children, advisories = expand_remote(resource, provider, cwd=self.cwd)
+        children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors)
         self.advisories += advisories
         for child in children:
             self._record_child(child)
@@ -173,6 +175,8 @@ class ProgramRun:
     changes: Optional[list[Change]] = None
     #: What the offline run could not check, one line per resource (see :mod:`offline.remote`).
     advisories: list[str] = field(default_factory=list)
+    #: What a provider would refuse while registering (a remote component's invalid object): ``pulumi preview`` fails.
+    errors: list[str] = field(default_factory=list)
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
     #: "Diagnostics" of ``pulumi preview``.
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
@@ -257,7 +261,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
                       diagnostics=list(diagnostics.records),
-                      advisories=list(monitor.advisories) + list(mocks.advisories),
+                      advisories=list(monitor.advisories) + list(mocks.advisories), errors=list(monitor.errors),
                       changes=None if planner is None else [
                           *(monitor.changes[r.urn] for r in topological(monitor.recorded)),
                           *planner.deletions(r.urn for r in monitor.recorded)])
