@@ -205,6 +205,41 @@ def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) ->
     return out
 
 
+STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
+_RESIZE = ("the API server grows a claim only when it was dynamically provisioned by a StorageClass with "
+           "allowVolumeExpansion: true (PersistentVolumeClaimResize admission plugin, kubernetes "
+           "plugin/pkg/admission/storage/persistentvolume/resize/admission.go: \"only dynamically provisioned pvc can be "
+           "resized and the storageclass that provisions the pvc must support resize\"; Kubernetes docs \"Persistent "
+           "Volumes\", Expanding Persistent Volumes Claims; checked 2026-12-01)")
+
+
+def resize_refused(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any],
+                   classes: dict[str, dict]) -> list[tuple[str, str]]:
+    """``(path, reason)`` when a PersistentVolumeClaim's storage request grows where the resize admission refuses it:
+    the claim has no StorageClass (``storageClassName: ""``, a statically bound volume), changes it, or names one in
+    ``classes`` (name → inputs) without ``allowVolumeExpansion: true``. A class that ``classes`` does not hold (one
+    the cluster provides) cannot be judged offline and is not refused."""
+    path = "spec.resources.requests.storage"
+    if typ != _CLAIM:
+        return []
+    old, new = _quantity(_get(old_inputs, path)), _quantity(_get(new_inputs, path))
+    if old is None or new is None or new <= old:
+        return []
+    before, after = _get(old_inputs, "spec.storageClassName"), _get(new_inputs, "spec.storageClassName")
+    if before in _UNSEEN or after in _UNSEEN:
+        return []
+    shown = f"{_get(old_inputs, path)} -> {_get(new_inputs, path)}"
+    if not before or before != after:
+        return [(path, f"{shown}: the claim is bound to a statically provisioned volume (storageClassName "
+                       f"{before!r}): {_RESIZE}; to grow it, declare {path} in replaceOnChanges (a new claim and "
+                       "volume) or keep the size")]
+    expandable = (classes.get(before) or {}).get("allowVolumeExpansion") if before in classes else True
+    if expandable is not True and expandable not in _UNSEEN:
+        return [(path, f"{shown}: StorageClass {before} does not set allowVolumeExpansion: true: {_RESIZE}")]
+    return []
+
+
 def _quantity(value: Any) -> Any:
     """``value`` as a Kubernetes quantity (a ``Decimal``, e.g. ``100Gi`` → 107374182400), or None when it is not one.
     Parsed by the Kubernetes client (``kubernetes.utils.parse_quantity``, kubernetes 35.0.0), imported only here."""

@@ -24,7 +24,9 @@ for every registration:
 * ``deleteBeforeReplace``: the resource option, or pulumi-kubernetes' rule that a named object keeping its name and
   namespace is deleted before it is created again (``provider.go`` ``Diff``).
 * A Kubernetes change the API server refuses in place (:data:`offline.immutable.API_IMMUTABLE`) that is no
-  replacement is *refused*: ``pulumi up`` would fail on it.
+  replacement is *refused*: ``pulumi up`` would fail on it. So are a lowered value that only grows
+  (:data:`offline.immutable.NO_DECREASE`) and a claim grown where the resize admission refuses it
+  (:func:`offline.immutable.resize_refused`: a static claim, or a class without ``allowVolumeExpansion``).
 * Protection, as the step generator has it (``step_generator.go``, same commit): replacing a resource protected both
   in the previous state and in the program is an error (unprotecting and replacing in one update is allowed), and so
   is deleting a resource protected in the previous state.
@@ -40,7 +42,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from offline.immutable import FORCE_NEW, STATEFUL, api_immutable, force_new, lowered  # noqa: F401 (FORCE_NEW re-exported)
+from offline.immutable import (FORCE_NEW, STATEFUL, STORAGE_CLASS, api_immutable, force_new,  # noqa: F401
+                               lowered, resize_refused)
 from offline.values import UNKNOWN_SHOWN
 
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
@@ -264,6 +267,17 @@ class Planner:
         self.before: dict[str, dict] = {r["urn"]: r for r in previous["resources"]}
         self.changes: dict[str, Change] = {}
         self.custom: set[str] = set()  # the custom resources (and providers) planned so far
+        self.current_classes: list[dict] = []  # the StorageClasses registered so far, inputs in display form
+
+    def _storage_classes(self) -> dict[str, dict]:
+        """StorageClass name → its inputs: this run's registrations so far over the previous plan's."""
+        found = {}
+        for inputs in [r.get("inputs") or {} for r in self.before.values() if r["type"] == STORAGE_CLASS] + \
+                self.current_classes:
+            name = (inputs.get("metadata") or {}).get("name")
+            if isinstance(name, str):
+                found[name] = inputs
+        return found
 
     def previous(self, urn: str) -> Optional[dict]:
         return self.before.get(urn)
@@ -283,6 +297,8 @@ class Planner:
         name = _name(urn)
         if custom:
             self.custom.add(urn)
+        if typ == STORAGE_CLASS:
+            self.current_classes.append(inputs)
         old = self.before.get(urn)
         if old is None:
             change = Change(urn, typ, name, "create", protect=protect)
@@ -316,6 +332,8 @@ class Planner:
                             if touches(p, rule))
             refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs)
                              if any(touches(d, p) for d in diff))  # an ignored path keeps its old value
+            refused += tuple(f"{p}: {reason}" for p, reason in resize_refused(
+                typ, old.get("inputs", {}), inputs, self._storage_classes()) if any(touches(d, p) for d in diff))
         op = "replace" if because else ("update" if diff else "same")
         dbr = bool(delete_before_replace) or (op == "replace" and typ.startswith("kubernetes:") and _named(inputs)
                                               and (old.get("inputs", {}).get("metadata") or {}).get("name")
