@@ -98,7 +98,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             property_dependencies=property_dependencies, protect=bool(request.protect),
             provider=request.provider or None, ignore_changes=list(request.ignoreChanges),
             delete_before_replace=dbr, additional_secret_outputs=list(request.additionalSecretOutputs),
-            aliases=[str(a) for a in request.aliasURNs])
+            aliases=[str(a) for a in request.aliasURNs], retain_on_delete=bool(request.retainOnDelete))
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")

@@ -84,6 +84,8 @@ class EngineResource:
     delete_before_replace: Optional[bool] = None
     additional_secret_outputs: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
+    #: ``retainOnDelete``: the engine removes it from the state only; the provider never deletes it.
+    retain_on_delete: bool = False
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,8 @@ class Change:
     :param protect: protection blocks this operation: a replacement of a resource protected in the previous state
         and in the program, a deletion of one protected in the previous state (else: protected in the program).
     :param refused: ``path: reason`` of each change the API server refuses in place.
+    :param retained: the old resource has ``retainOnDelete`` in the previous state: a replacement or deletion
+        removes it from the state only and leaves it (and its data) in the cloud, unmanaged.
     """
 
     urn: str
@@ -75,6 +77,7 @@ class Change:
     delete_before_replace: bool = False
     protect: bool = False
     refused: tuple[str, ...] = ()
+    retained: bool = False
 
     @property
     def cause(self) -> str:
@@ -173,8 +176,9 @@ def check_plan(previous: Any) -> None:
         for key in ("id", "provider"):
             if res.get(key) is not None and not isinstance(res[key], str):
                 raise ValueError(f"{at}.{key}: expected text or null, got {_kind(res[key])}")
-        if "protect" in res and not isinstance(res["protect"], bool):
-            raise ValueError(f"{at}.protect: expected true or false, got {_kind(res['protect'])}")
+        for key in ("protect", "retainOnDelete"):
+            if key in res and not isinstance(res[key], bool):
+                raise ValueError(f"{at}.{key}: expected true or false, got {_kind(res[key])}")
         roc = res.get("replaceOnChanges", [])
         if not isinstance(roc, list) or not all(isinstance(p, str) for p in roc):
             raise ValueError(f"{at}.replaceOnChanges: expected a list of property paths (text), got {roc!r}")
@@ -343,15 +347,16 @@ class Planner:
         if op == "replace":  # the engine lets a program unprotect and replace in one update
             protect = protect and bool(old.get("protect"))
         change = Change(urn, typ, name, op, because, diff, tuple(dict.fromkeys(caused)), dbr and op == "replace",
-                        protect, refused)
+                        protect, refused, op == "replace" and bool(old.get("retainOnDelete")))
         self.changes[urn] = change
         return change
 
     def deletions(self, registered: Iterable[str]) -> list[Change]:
         """The previous plan's resources this run did not register: deleted (protected ones stay errors)."""
         seen = set(registered)
-        return [Change(urn, r["type"], r["name"], "delete", protect=bool(r.get("protect")))
-                for urn, r in sorted(self.before.items()) if urn not in seen]
+        return [Change(urn, r["type"], r["name"], "delete", protect=bool(r.get("protect")),
+                       retained=bool(r.get("retainOnDelete"))) for urn, r in sorted(self.before.items())
+                if urn not in seen]
 
 
 def compare(previous: dict, current: dict) -> list[Change]:
@@ -378,8 +383,16 @@ def summary(changes: Iterable[Change]) -> dict[str, int]:
 
 
 def stateful_destroyed(changes: Iterable[Change]) -> list[tuple[Change, str]]:
-    """The replaced or deleted resources holding state (:data:`offline.immutable.STATEFUL`), with the reason."""
-    return [(c, STATEFUL[c.type]) for c in changes if c.op in ("replace", "delete") and c.type in STATEFUL]
+    """The replaced or deleted resources holding state (:data:`offline.immutable.STATEFUL`), with the reason. A
+    retained one (``retainOnDelete`` in the previous state) is not destroyed: the engine only forgets it."""
+    return [(c, STATEFUL[c.type]) for c in changes if c.op in ("replace", "delete") and c.type in STATEFUL
+            and not c.retained]
+
+
+def retained(changes: Iterable[Change]) -> list[Change]:
+    """The replaced or deleted resources the engine only removes from the state (``retainOnDelete``): they stay in
+    the cloud, with their data, no longer managed by the stack."""
+    return [c for c in changes if c.retained and c.op in ("replace", "delete")]
 
 
 def protected_destroyed(changes: Iterable[Change]) -> list[Change]:

@@ -179,3 +179,45 @@ def test_the_gate_names_a_replaced_custom_resource_definition_and_passes_an_upda
     [(change, reason)] = stateful_destroyed(compare({"resources": [old]}, {"resources": [renamed]}))
     assert change.op == "replace" and "custom object" in reason
     assert stateful_destroyed(compare({"resources": [old]}, {"resources": [relabelled]})) == []
+
+
+RETAINED = '''
+import pulumi, pulumi_oci as oci
+cfg = pulumi.Config()
+oci.filestorage.FileSystem("fs", availability_domain=cfg.get("ad") or "AD-1", compartment_id="ocid1.compartment.oc1..c",
+                           opts=pulumi.ResourceOptions(retain_on_delete=cfg.get_bool("retain")))
+if not cfg.get_bool("drop"):
+    oci.objectstorage.Bucket("b", name="b", namespace="ns", compartment_id="ocid1.compartment.oc1..c",
+                             opts=pulumi.ResourceOptions(retain_on_delete=cfg.get_bool("retain")))
+'''
+
+
+@pytest.mark.parametrize("retain", [True, False])
+def test_a_retained_resource_replaced_or_deleted_is_left_in_the_cloud_and_passes_the_gate(tmp_path, capsys, retain):
+    """retainOnDelete: the engine only removes the old resource from the state, so a replaced file system and a
+    deleted bucket keep their data: the plan says so and --fail-on-replace passes; without it the gate fails."""
+    from offline import preview
+
+    program = tmp_path / "__main__.py"
+    program.write_text(RETAINED)
+    flag = f"  oke-rdma:retain: \"{str(retain).lower()}\"\n"
+    (tmp_path / "Pulumi.a.yaml").write_text("config:\n  oci:region: sa-saopaulo-1\n" + flag)
+    (tmp_path / "Pulumi.b.yaml").write_text("config:\n  oci:region: sa-saopaulo-1\n  oke-rdma:ad: AD-2\n"
+                                            "  oke-rdma:drop: \"true\"\n" + flag)
+    base = ["--program", str(program), "--stack", "dev"]
+    assert preview.main([*base, "--config-file", str(tmp_path / "Pulumi.a.yaml"), "--json",
+                         str(tmp_path / "a.json")]) == 0
+    assert json.loads((tmp_path / "a.json").read_text())["resources"][0]["retainOnDelete"] is retain
+    capsys.readouterr()
+    code = preview.main([*base, "--config-file", str(tmp_path / "Pulumi.b.yaml"), "--json", str(tmp_path / "b.json"),
+                         "--previous", str(tmp_path / "a.json"), "--fail-on-replace"])
+    out = capsys.readouterr()
+    changes = {c["name"]: c for c in json.loads((tmp_path / "b.json").read_text())["changes"]}
+    assert (changes["fs"]["op"], changes["b"]["op"]) == ("replace", "delete")
+    assert changes["fs"]["retained"] is changes["b"]["retained"] is retain
+    if retain:
+        assert code == 0, out.err
+        assert "Retained, not destroyed (2)" in out.out and "Stateful resources destroyed" not in out.out
+    else:
+        assert code == preview.EXIT_DESTROYS
+        assert "Stateful resources destroyed (2)" in out.out and "Retained" not in out.out
