@@ -109,6 +109,9 @@ API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
         (p, "", "a StorageClass's parameters, provisioner, reclaimPolicy and volumeBindingMode are immutable ("
          + _K8S_VALIDATION.format("storage", "ValidateStorageClassUpdate") + ")")
         for p in ("reclaimPolicy", "volumeBindingMode")),
+    "kubernetes:batch/v1:Job": tuple(
+        (p, "", "a Job's " + p.split(".")[-1] + " is immutable (" + _K8S_VALIDATION.format("batch", "ValidateJobSpecUpdate")
+         + ")") for p in ("spec.completionMode", "spec.podFailurePolicy", "spec.successPolicy")),
     **{f"kubernetes:core/v1:{kind}": (
         ("immutable", "immutable", f"a {kind} marked immutable: true can never be unmarked, nor its data changed ("
          + _K8S_VALIDATION.format("core", f"Validate{kind}Update") + ")"),) for kind in ("ConfigMap", "Secret")},
@@ -203,6 +206,39 @@ def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) ->
         if down:
             out.append((path, f"{old} -> {new}: {reason}"))
     return out
+
+
+#: Type → (input that must be unique, the inputs naming its scope): a replacement keeping the name in the same
+#: scope is created while the old resource still holds the name, so OCI refuses the create (409 conflict) unless the
+#: old one is deleted first (``deleteBeforeReplace``). pulumi-oci sets no auto-naming (provider/resources.go, no
+#: ``AutoName``, v4.20.0, checked 2026-12-01), so the bridge never turns on delete-before-replace by itself. The
+#: members: every input of the types this program declares that pulumi_oci 5.5.0 documents as unique (a test
+#: derives them from its docstrings): a policy's and a dynamic group's ``name`` ("must be unique across all
+#: policies/groups in the tenancy"), a bucket's ``name`` ("unique within an Object Storage namespace"), a subnet's
+#: ``dnsLabel`` ("unique within the VCN"), a mount target's ``hostnameLabel`` ("unique across all VNICs in the
+#: subnet").
+UNIQUE_NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "oci:Identity/policy:Policy": ("name", ()),
+    "oci:Identity/dynamicGroup:DynamicGroup": ("name", ()),
+    "oci:ObjectStorage/bucket:Bucket": ("name", ("namespace",)),
+    "oci:Core/subnet:Subnet": ("dnsLabel", ("vcnId",)),
+    "oci:FileStorage/mountTarget:MountTarget": ("hostnameLabel", ("subnetId",)),
+}
+
+
+def name_conflict(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(path, reason)`` when replacing a ``typ`` resource (created before the old one is deleted) keeps a unique
+    name (:data:`UNIQUE_NAMES`) in the same scope: both known and equal before and after."""
+    if typ not in UNIQUE_NAMES:
+        return []
+    field, scope = UNIQUE_NAMES[typ]
+    values = [(_get(old_inputs, k), _get(new_inputs, k)) for k in (field, *scope)]
+    if any(a is None or a in _UNSEEN or a != b for a, b in values):
+        return []
+    where = f" in the same {', '.join(scope)}" if scope else " in the tenancy"
+    return [(field, f"{values[0][0]!r} is kept{where}: the replacement is created while the old resource still holds "
+                    "the name, and OCI refuses a duplicate (pulumi up fails with a conflict); set deleteBeforeReplace "
+                    f"on it (it is then gone until created again) or give it another {field}")]
 
 
 STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"

@@ -10,7 +10,8 @@ package::
 
     python -m offline.k8sschema --write
 
-Left out: fields under a pod template (a workload's template may change: its pods are replaced, not updated),
+Left out: fields under a template (a workload's pod template, a CronJob's job template: changing one makes new
+objects from it, nothing is updated in place),
 ``status`` (no input), fields "populated by the API server", and fields that say they "now" are mutable ("This field
 was immutable in Kubernetes < 1.29 and now is mutable").
 """
@@ -28,6 +29,9 @@ DATA = Path(__file__).with_name("k8s_immutable.json")
 
 _IMMUTABLE = re.compile(r"(This|The) field is immutable|is immutable\.|immutable after creation", re.I)
 _NOT = re.compile(r"was immutable|now is mutable|Populated by the API server|Once populated", re.I)
+#: A template of other objects (a pod template, a CronJob's job template, a claim template): changing it makes new
+#: objects from it, it never updates one in place.
+_TEMPLATE = re.compile(r"Template(Spec)?$")
 _TOKEN = re.compile(rb"'(kubernetes:[a-z0-9.]+/v[0-9a-z]+:[A-Za-z]+)'")
 
 
@@ -67,7 +71,7 @@ def _walk(cls: Any, prefix: str, out: list[str], depth: int = 0) -> None:
             continue
         inner = re.fullmatch(r"(list\[)?(\w+)\]?", typ)
         nested = getattr(client, inner.group(2), None) if inner else None
-        if nested is None or not hasattr(nested, "openapi_types") or inner.group(2) == "V1PodTemplateSpec":
+        if nested is None or not hasattr(nested, "openapi_types") or _TEMPLATE.search(inner.group(2)):
             continue
         _walk(nested, path + ("[*]." if inner.group(1) else "."), out, depth + 1)
 

@@ -26,7 +26,9 @@ for every registration:
 * A Kubernetes change the API server refuses in place (:data:`offline.immutable.API_IMMUTABLE`) that is no
   replacement is *refused*: ``pulumi up`` would fail on it. So are a lowered value that only grows
   (:data:`offline.immutable.NO_DECREASE`) and a claim grown where the resize admission refuses it
-  (:func:`offline.immutable.resize_refused`: a static claim, or a class without ``allowVolumeExpansion``).
+  (:func:`offline.immutable.resize_refused`: a static claim, or a class without ``allowVolumeExpansion``), and a
+  replacement created before the old resource is deleted that keeps a name the old one still holds
+  (:data:`offline.immutable.UNIQUE_NAMES`): the create fails with a conflict.
 * Protection, as the step generator has it (``step_generator.go``, same commit): replacing a resource protected both
   in the previous state and in the program is an error (unprotecting and replacing in one update is allowed), and so
   is deleting a resource protected in the previous state.
@@ -43,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from offline.immutable import (FORCE_NEW, STATEFUL, STORAGE_CLASS, api_immutable, force_new,  # noqa: F401
-                               lowered, resize_refused)
+                               lowered, name_conflict, resize_refused)
 from offline.values import UNKNOWN_SHOWN
 
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
@@ -346,6 +348,8 @@ class Planner:
                                               == inputs["metadata"].get("namespace"))
         if op == "replace":  # the engine lets a program unprotect and replace in one update
             protect = protect and bool(old.get("protect"))
+        if op == "replace" and not dbr:
+            refused += tuple(f"{p}: {reason}" for p, reason in name_conflict(typ, old.get("inputs", {}), inputs))
         change = Change(urn, typ, name, op, because, diff, tuple(dict.fromkeys(caused)), dbr and op == "replace",
                         protect, refused, op == "replace" and bool(old.get("retainOnDelete")))
         self.changes[urn] = change

@@ -143,3 +143,55 @@ def test_a_new_prod_vcn_replaces_its_default_security_list_and_stops_at_the_prot
     assert ops["FileStorageLustreFileSystem"]["op"] == "replace"
     assert "okerdma-prod-lustre is protected and would be replaced" in err and "pulumi state unprotect" in err
     assert "outputs.contract.json" not in err
+
+
+def test_every_input_pulumi_oci_documents_as_unique_is_a_known_name_conflict():
+    """The class behind UNIQUE_NAMES: each input of a declared OCI type whose pulumi_oci docstring says it must be
+    unique (and that is no "(Updatable)" display name) is listed, so a replacement keeping it is caught."""
+    import re
+
+    import pulumi_oci as oci
+
+    from offline.immutable import UNIQUE_NAMES
+
+    found = set()
+    for typ in tfschema.TYPES:
+        module = getattr(oci, typ.split(":")[1].split("/")[0].lower())
+        for line in (getattr(module, typ.rsplit(":", 1)[1] + "Args").__init__.__doc__ or "").splitlines():
+            m = re.match(r"\s*:param .*?\] (\w+): (.*)", line)
+            if m and re.search(r"must be unique|is unique within|unique within an", m.group(2), re.I) \
+                    and "(Updatable)" not in m.group(2):
+                found.add((typ, re.sub(r"_([a-z])", lambda g: g.group(1).upper(), m.group(1))))
+    assert found == {(t, field) for t, (field, _) in UNIQUE_NAMES.items()}
+
+
+POLICY = "oci:Identity/policy:Policy"
+SUBNET = "oci:Core/subnet:Subnet"
+
+
+@pytest.mark.parametrize("typ, old, new, dbr, conflict", [
+    (POLICY, {"name": "p", "compartmentId": "a"}, {"name": "p", "compartmentId": "b"}, None, True),
+    (POLICY, {"name": "p", "compartmentId": "a"}, {"name": "p", "compartmentId": "b"}, True, False),
+    (POLICY, {"name": "p", "compartmentId": "a"}, {"name": "p2", "compartmentId": "b"}, None, False),
+    ("oci:Identity/dynamicGroup:DynamicGroup", {"name": "g", "compartmentId": "a"},
+     {"name": "g", "compartmentId": "b"}, None, True),
+    ("oci:ObjectStorage/bucket:Bucket", {"name": "w", "namespace": "ns", "storageTier": "Standard"},
+     {"name": "w", "namespace": "ns", "storageTier": "Archive"}, None, True),
+    (SUBNET, {"dnsLabel": "s", "vcnId": "v", "prohibitPublicIpOnVnic": False},
+     {"dnsLabel": "s", "vcnId": "v", "prohibitPublicIpOnVnic": True}, None, True),
+    (SUBNET, {"dnsLabel": "s", "vcnId": "v", "availabilityDomain": "AD-1"},
+     {"dnsLabel": "s", "vcnId": "[unknown]", "availabilityDomain": "AD-1"}, None, False),  # a new VCN: new scope
+    ("oci:FileStorage/mountTarget:MountTarget", {"hostnameLabel": "fs", "subnetId": "s", "availabilityDomain": "1"},
+     {"hostnameLabel": "fs", "subnetId": "s", "availabilityDomain": "2"}, None, True),
+])
+def test_a_replacement_keeping_a_unique_name_in_its_scope_is_refused_unless_deleted_first(typ, old, new, dbr,
+                                                                                          conflict):
+    from offline.replacement import Planner
+
+    urn = f"urn:pulumi:dev::oke-rdma::{typ}::r"
+    change = Planner({"resources": [_res(typ, old, urn)]}).decide(urn, typ, True, new, property_dependencies={},
+                                                                  provider=None, delete_before_replace=dbr)
+    assert change.op == "replace"
+    assert bool(change.refused) is conflict
+    if conflict:
+        assert "deleteBeforeReplace" in change.refused[0]

@@ -74,3 +74,16 @@ def test_the_same_change_declared_in_replace_on_changes_is_a_replacement(typ, ol
 def test_a_change_the_api_server_accepts_stays_a_clean_update(typ, old, new):
     change = _plan(typ, old, new)
     assert change.op == "update" and not change.refused
+
+
+@pytest.mark.parametrize("path", ["spec.completionMode", "spec.podFailurePolicy", "spec.successPolicy"])
+def test_a_jobs_fields_validation_keeps_immutable_are_refused(path):
+    key = path.split(".")[1]
+    change = _plan("kubernetes:batch/v1:Job", {"spec": {key: "a"}}, {"spec": {key: "b"}})
+    assert change.refused and change.refused[0].startswith(f"{path}: ") and "ValidateJobSpecUpdate" in change.refused[0]
+
+
+def test_a_cron_jobs_job_template_is_a_template_and_changes_in_place():
+    change = _plan("kubernetes:batch/v1:CronJob", {"spec": {"jobTemplate": {"spec": {"backoffLimitPerIndex": 1}}}},
+                   {"spec": {"jobTemplate": {"spec": {"backoffLimitPerIndex": 2}}}})
+    assert change.op == "update" and not change.refused
