@@ -21,6 +21,12 @@ for every registration:
   ``providerChanged``: the new provider's ``DiffConfig`` reports a replacement; checked 2026-11-30 at commit
   00285a9), "because <provider> is replaced".
 * ``ignoreChanges``: changed paths under them are left out before the diff (``processIgnoreChanges``).
+* The engine's own replacement options, checked before the diff as ``step_generator.go`` does: a changed (or
+  unknown) ``replacementTrigger``; ``replaceWith`` or ``deletedWith`` naming a resource this plan replaces
+  ("because <it> is replaced").
+* Aliases: a registration whose URN the previous plan lacks but one of its aliases names (the alias URNs the SDK
+  sent, or computed from alias specs and inherited from aliased parents, :mod:`offline.engine`) is that resource,
+  planned against its state (its id kept), and the old URN is no deletion.
 * ``deleteBeforeReplace``: the resource option, or pulumi-kubernetes' rule that a named object keeping its name and
   namespace is deleted before it is created again (``provider.go`` ``Diff``).
 * A Kubernetes change the API server refuses in place (:data:`offline.immutable.API_IMMUTABLE`) that is no
@@ -249,6 +255,21 @@ def kubernetes_provider_replaces(old: dict, new: dict) -> list[str]:
     return replaces
 
 
+def _trigger_fires(old: Any, new: Any) -> bool:
+    """pulumi ``shouldTriggerReplace`` (step_generator.go, commit 1b5949891b, checked 2026-12-01): an unknown on
+    either side fires; a missing (null) trigger on either side does not; else any change fires. Values in display
+    form (``[unknown]``; a secret compares as ``[secret]``)."""
+    def unknown(value: Any) -> bool:
+        if isinstance(value, dict):
+            return any(unknown(v) for v in value.values())
+        if isinstance(value, list):
+            return any(unknown(v) for v in value)
+        return value == UNKNOWN_SHOWN
+    if unknown(old) or unknown(new):
+        return True
+    return old is not None and new is not None and old != new
+
+
 def _value_at(value: Any, path: str) -> Any:
     """The value at a changed path (``a.b[0].c``), or None when the path leads nowhere."""
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
@@ -274,6 +295,8 @@ class Planner:
         self.changes: dict[str, Change] = {}
         self.custom: set[str] = set()  # the custom resources (and providers) planned so far
         self.current_classes: list[dict] = []  # the StorageClasses registered so far, inputs in display form
+        #: New URN → the previous URN it took over through an alias (the engine's alias resolution).
+        self.aliased: dict[str, str] = {}
 
     def _storage_classes(self) -> dict[str, dict]:
         """StorageClass name → its inputs: this run's registrations so far over the previous plan's."""
@@ -286,7 +309,8 @@ class Planner:
         return found
 
     def previous(self, urn: str) -> Optional[dict]:
-        return self.before.get(urn)
+        """The previous state of ``urn``: its own, or that of the alias it took over (:meth:`decide`)."""
+        return self.before.get(self.aliased.get(urn, urn))
 
     def replaced(self, urn: Optional[str]) -> bool:
         change = self.changes.get(urn or "")
@@ -295,7 +319,8 @@ class Planner:
     def decide(self, urn: str, typ: str, custom: bool, inputs: dict, *, property_dependencies: dict[str, list[str]],
                provider: Optional[str], replace_on_changes: Iterable[str] = (), protect: bool = False,
                delete_before_replace: Optional[bool] = None, dependencies: Iterable[str] = (),
-               ignore_changes: Iterable[str] = ()) -> Change:
+               ignore_changes: Iterable[str] = (), aliases: Iterable[str] = (), replace_with: Iterable[str] = (),
+               replacement_trigger: Any = None, deleted_with: Optional[str] = None) -> Change:
         """The operation for one registration (``inputs`` in display form, as the plan writes them). The cause of a
         replacement is looked up in the changed input's ``property_dependencies``; an unknown value whose property
         dependencies are not recorded (a value passed through an invoke) is blamed on the replaced or created
@@ -305,7 +330,12 @@ class Planner:
             self.custom.add(urn)
         if typ == STORAGE_CLASS:
             self.current_classes.append(inputs)
-        old = self.before.get(urn)
+        if urn not in self.before:  # an alias names the resource's previous URN: the same resource, renamed or moved
+            taken = set(self.aliased.values())
+            found = next((a for a in aliases if a in self.before and a not in taken and a not in self.changes), None)
+            if found is not None:
+                self.aliased[urn] = found
+        old = self.previous(urn)
         if old is None:
             change = Change(urn, typ, name, "create", protect=protect)
             self.changes[urn] = change
@@ -315,7 +345,15 @@ class Planner:
         diff = tuple(p for p in changed_paths(old.get("inputs", {}), inputs) if not any(_inside(p, i) for i in ignored))
         because: tuple[str, ...] = ()
         caused: list[str] = []
-        if typ == KUBERNETES_PROVIDER:
+        # the engine's own replacement rules, checked before any diff (step_generator.go ``diff``, trigger first)
+        with_replaced = [u for u in (*replace_with, *([deleted_with] if deleted_with else [])) if self.replaced(u)
+                         and (u in self.before or u in self.aliased)]
+        if _trigger_fires(old.get("replacementTrigger"), replacement_trigger):
+            because = ("replacementTrigger",)
+        elif with_replaced:
+            because = ("deletedWith" if deleted_with in with_replaced else "replaceWith",)
+            caused = [f"{_name(u)} is replaced" for u in with_replaced]
+        elif typ == KUBERNETES_PROVIDER:
             because = tuple(kubernetes_provider_replaces(old.get("inputs", {}), inputs))
         elif custom:
             prov = provider_urn(provider)
@@ -357,7 +395,7 @@ class Planner:
 
     def deletions(self, registered: Iterable[str]) -> list[Change]:
         """The previous plan's resources this run did not register: deleted (protected ones stay errors)."""
-        seen = set(registered)
+        seen = set(registered) | set(self.aliased.values())
         return [Change(urn, r["type"], r["name"], "delete", protect=bool(r.get("protect")),
                        retained=bool(r.get("retainOnDelete"))) for urn, r in sorted(self.before.items())
                 if urn not in seen]
@@ -373,7 +411,9 @@ def compare(previous: dict, current: dict) -> list[Change]:
     planner = Planner(previous)
     out = [planner.decide(r["urn"], r["type"], r.get("custom", True), r.get("inputs", {}),
                           property_dependencies=r.get("propertyDependencies", {}), provider=r.get("provider"),
-                          replace_on_changes=r.get("replaceOnChanges", ()), protect=bool(r.get("protect")))
+                          replace_on_changes=r.get("replaceOnChanges", ()), protect=bool(r.get("protect")),
+                          replace_with=r.get("replaceWith", ()), replacement_trigger=r.get("replacementTrigger"),
+                          deleted_with=r.get("deletedWith"))
            for r in current["resources"]]
     return out + planner.deletions(r["urn"] for r in current["resources"])
 
