@@ -169,3 +169,15 @@ def test_make_preview_prints_every_contract_output_with_secrets_masked():
     assert keys == sorted(CONTRACT["properties"])
     assert "    kubeconfig: [secret]" in shown and "generate-token" not in out.stdout
     assert f"    outputsVersion: {OUTPUTS_VERSION}" in shown
+
+
+def test_a_value_unknown_in_a_preview_is_not_judged_but_a_known_wrong_one_still_is(dev):
+    """A replaced VCN's id is unknown in a ``--previous`` preview: the contract cannot judge it (no false warning);
+    a known value of the wrong shape beside it is still reported."""
+    from pulumi.runtime import rpc
+
+    outputs = copy.deepcopy(dev.outputs)
+    outputs["vcnId"] = rpc.UNKNOWN
+    assert check_outputs(outputs) == []
+    outputs["clusterId"] = "not-an-ocid"
+    assert [p.split(":")[0] for p in check_outputs(outputs)] == ["clusterId"]
