@@ -124,7 +124,7 @@ def test_a_stack_with_lustre_previews_clean_with_the_file_system_and_a_tenant_vo
 
 
 @pytest.mark.parametrize("lustre,key", [
-    ({"capacityGb": 52000, "tenants": ["nobody"]}, "oke-rdma:storage.lustre.tenants.0"),
+    ({"capacityGb": 52000, "tenants": ["nobody"]}, "oke-rdma:storage.lustre.tenants[0]"),
     ({"capacityGb": 50000}, "oke-rdma:storage.lustre.capacityGb"),
     ({"capacityGb": 31200, "availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-3"}, "oke-rdma:storage.lustre.availabilityDomain"),
 ])

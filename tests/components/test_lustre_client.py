@@ -97,7 +97,7 @@ def test_with_the_client_prepared_elsewhere_the_volume_requires_no_label():
 
 
 @pytest.mark.parametrize("client, key, needle", [
-    ({"pools": ["nope"]}, "oke-rdma:storage.lustre.client.pools.0", "no node pool named 'nope'"),
+    ({"pools": ["nope"]}, "oke-rdma:storage.lustre.client.pools[0]", "no node pool named 'nope'"),
     ({"pools": ["gpu", "gpu"]}, "oke-rdma:storage.lustre.client.pools", "lists a pool twice"),
     ({"packages": {"oracleLinux8": {"url": "http://example.com/x.tar.gz", "sha256": SHA}}},
      "oke-rdma:storage.lustre.client.packages.oracleLinux8.url", "https://"),
@@ -118,7 +118,7 @@ def test_a_user_label_cannot_take_the_lustre_client_label():
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
     [p] = [p for p in err.value.problems if LUSTRE_CLIENT_LABEL in p]
-    assert p.startswith(f'oke-rdma:nodePools.gpu.labels."{LUSTRE_CLIENT_LABEL}": is set by oke-rdma on each node')
+    assert p.startswith(f'oke-rdma:nodePools.gpu.labels["{LUSTRE_CLIENT_LABEL}"]: is set by oke-rdma on each node')
     assert "Lustre client works" in p
 
 
