@@ -60,7 +60,8 @@ volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-v
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs,
     storage.preparation_export_path, [storage.preparation_export] if storage.preparation_export else []))
 lustre = None if config.storage.lustre is None else LustreStorage(f"{prefix}-lustre", adapter.lustre_args(
-    config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces))
+    config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces,
+    volumes.preparation_namespace if volumes else None, network.subnet_cidrs))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.workload_identity_args(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
 scheduling = (Scheduling(f"{prefix}-scheduling", adapter.scheduling_args(config, cluster.provider,

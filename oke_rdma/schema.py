@@ -98,6 +98,18 @@ _LABEL_NAME_RE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
+#: A fully qualified image reference pinned by tag or digest: ``registry[:port]/repository:tag`` or ``@sha256:<64 hex>``.
+_PINNED_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
+
+
+def _pinned_image(v: str) -> str:
+    """``v`` when it is a fully qualified image pinned by tag (not ``latest``) or digest; else ValueError."""
+    if not _PINNED_IMAGE_RE.match(v) or v.endswith(":latest"):
+        raise ValueError(f"must be a fully qualified image pinned by tag or digest (registry/repository:tag, "
+                         f"not latest), got {v!r}")
+    return v
+
+
 def _k8s_labels(labels: dict[str, str]) -> dict[str, str]:
     """Kubernetes label syntax ("Labels and Selectors"): key ``[prefix/]name`` — prefix a DNS subdomain of at most
     253 characters, name at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric; value empty or
