@@ -116,3 +116,18 @@ def test_a_library_user_must_give_ids_and_the_workers_cidr():
 def test_the_preparation_image_must_be_pinned():
     with pytest.raises(ValueError, match="pinned by tag or digest"):
         Lustre(capacityGb=31200, preparationImage="python:latest")
+
+
+def test_the_tenants_outputs_give_their_ids_and_directories(dev):
+    """``tenants.<t>.runAsUser/runAsGroup`` (configured or derived) and the directory on each claim (contract
+    version 5): what a job sets as its securityContext and volumeMounts[].subPath, without reading annotations."""
+    from oke_rdma.outputs import unwrap
+    _, run = dev
+    tenants, _ = unwrap(run.outputs["tenants"])
+    research, analytics = tenants["research"], tenants["analytics"]
+    assert (research["runAsUser"], research["runAsGroup"]) == (20001, 20001)  # Pulumi.dev.yaml's sharedStorage IDs
+    assert (analytics["runAsUser"], analytics["runAsGroup"]) == (20002, 20002)
+    assert research["sharedStorageSubPath"] is None  # shares the export's top directory
+    assert analytics["sharedStorageSubPath"] == "analytics"
+    assert research["lustreSubPath"] == "research" and research["lustreClaim"] == "lustre-shared"
+    assert analytics["lustreSubPath"] is None and analytics["lustreClaim"] is None
