@@ -131,3 +131,26 @@ def test_the_tenants_outputs_give_their_ids_and_directories(dev):
     assert analytics["sharedStorageSubPath"] == "analytics"
     assert research["lustreSubPath"] == "research" and research["lustreClaim"] == "lustre-shared"
     assert analytics["lustreSubPath"] is None and analytics["lustreClaim"] is None
+
+
+def _problems(**overrides):
+    from oke_rdma.config import ConfigError
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_raw_config(**overrides), [])
+    return err.value.problems
+
+
+def test_a_lustre_only_tenant_never_shares_an_owner_with_another_tenant():
+    """A tenant with a Lustre directory and no sharedStorage owns it by the IDs derived from its name; another
+    tenant holding those IDs is refused (each tenant owns its directories alone), naming the Lustre tenant."""
+    from oke_rdma.config.storage import derived_id
+    nlp = {"rdma": True, "quota": {"gpu": 0, "cpu": 1, "memoryGb": 1}}
+    clash = derived_id("nlp")
+    found = _problems(tenants={"nlp": nlp, "analytics": {"sharedStorage": {"uid": clash, "gid": clash}}},
+                      storage={"lustre": {**LUSTRE, "tenants": ["research", "nlp"]}})
+    assert [p for p in found if p.startswith("oke-rdma:tenants.nlp: its uid ")], found
+    assert all("sharedStorage with its own" in p for p in found if p.startswith("oke-rdma:tenants.nlp:"))
+    # without the Lustre directory, the same IDs are nobody else's business
+    cfg = load_stack_config(dev_raw_config(tenants={"nlp": nlp, "analytics": {"sharedStorage": {"uid": clash,
+                                                                                              "gid": clash}}}), [])
+    assert tenant_ids(cfg, "nlp") == (clash, clash)
