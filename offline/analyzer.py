@@ -94,6 +94,34 @@ class EngineLog:
             self.server = None
 
 
+class PendingCall:
+    """A unary call sent to a pack's server whose answer has not been read yet."""
+
+    def __init__(self, process: "AnalyzerProcess", method: str, what: str, future: Any):
+        self._process, self._method, self._what, self._future = process, method, what, future
+        self._start = time.perf_counter()
+
+    def done(self) -> bool:
+        """Whether the answer (or an error) has arrived."""
+        return self._future.done()
+
+    def result(self) -> Any:
+        """The answer (waits for it).
+
+        :raises PolicyPackError: a gRPC error (a rule that raised, a dead server)."""
+        import grpc
+
+        try:
+            return self._future.result()
+        except grpc.RpcError as e:
+            self._process.failed = True
+            detail = e.details() if hasattr(e, "details") else str(e)
+            raise PolicyPackError(f"policy pack {self._process.pack_dir}: {self._method} {self._what} failed: "
+                                  f"{detail}") from None
+        finally:
+            timings.add(self._process.pack_dir.name, self._method, time.perf_counter() - self._start)
+
+
 class AnalyzerProcess:
     """One pack's analyzer server: ``python -u -m pulumi.policy <engine> .`` in the pack directory."""
 
@@ -148,18 +176,11 @@ class AnalyzerProcess:
 
     def call(self, method: str, request: Any, what: str) -> Any:
         """One unary call; a gRPC error (a rule that raised, a dead server) becomes :class:`PolicyPackError`."""
-        import grpc
+        return self.send(method, request, what).result()
 
-        stub = self.stub()
-        start = time.perf_counter()
-        try:
-            return getattr(stub, method)(request)
-        except grpc.RpcError as e:
-            self.failed = True
-            detail = e.details() if hasattr(e, "details") else str(e)
-            raise PolicyPackError(f"policy pack {self.pack_dir}: {method} {what} failed: {detail}") from None
-        finally:
-            timings.add(self.pack_dir.name, method, time.perf_counter() - start)
+    def send(self, method: str, request: Any, what: str) -> "PendingCall":
+        """Start one unary call without waiting for its answer (``PendingCall.result()`` waits)."""
+        return PendingCall(self, method, what, getattr(self.stub(), method).future(request))
 
     def close(self) -> None:
         """Stop the server process and release the channel (idempotent)."""

@@ -6,9 +6,11 @@ resource's steps — "Send the resource off to any Analyzers before being operat
 ``pkg/resource/deploy/step_generator.go`` ``generateSteps``, read 2026-12-01) — and ``AnalyzeStack`` once the program
 has finished. :class:`AnalysisStream` does the same: :meth:`~AnalysisStream.submit` is called by the offline engine
 (:class:`offline.engine.RecordingMonitor`) for each registration in the order it records them, and one thread per
-pack sends that pack's calls one after the other (the engine's order: ``Handshake``, ``GetAnalyzerInfo``,
-``Configure``, ``ConfigureStack``, then ``Analyze`` per resource), so the servers, separate processes, judge on the
-machine's other cores while the program keeps registering. :meth:`~AnalysisStream.finish` sends ``AnalyzeStack``
+pack sends that pack's calls in the engine's order (``Handshake``, ``GetAnalyzerInfo``, ``Configure``,
+``ConfigureStack``, then ``Analyze`` per resource), so the servers, separate processes, judge on the machine's other
+cores while the program keeps registering. One difference from the engine, in timing only: up to
+:data:`IN_FLIGHT` ``Analyze`` calls are sent before the oldest answer is awaited, where the engine waits for each;
+the requests and the answers, read back in registration order, are the same. :meth:`~AnalysisStream.finish` sends ``AnalyzeStack``
 with every resource's outputs and returns the same report as judging the finished resource list would
 (:func:`offline.analyzer.analyze`): a registration whose ``Analyze`` request could differ from the one built from
 the finished list (another URN at that position, a provider recorded only later) is analysed again there.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -30,12 +33,22 @@ from offline.policy_eval import EngineResource, PackInfo, PolicyReport, pack_ver
 
 _STOP = object()
 
+#: How many ``Analyze`` calls one pack has in flight at most. The engine sends a pack one registration's call at a
+#: time (its step generator handles events one by one); a round trip costs a few milliseconds of thread hand-offs
+#: on a busy machine for well under one of work, so waiting for each answer left a pack a hundred calls behind the
+#: program. pulumi-policy serves each call on a pool of 4 threads (``PolicyPack`` in ``policy.py``, 1.21.0:
+#: ``futures.ThreadPoolExecutor(max_workers=4)``) and ``Analyze`` keeps no state between calls, so up to 4 calls are
+#: sent before the oldest answer is awaited; the answers are the same, read back in registration order.
+IN_FLIGHT = 4
+
 
 @dataclass
 class _Finish:
-    """The last item of a pack's queue: the finished resource list (the stack first)."""
+    """The last item of a pack's queue: the finished resource list (the stack first) and its ``AnalyzeStack``
+    request (the same for every pack: built once)."""
 
     resources: Sequence[EngineResource]
+    stack_request: Any
 
 
 @dataclass
@@ -107,24 +120,29 @@ class AnalysisStream:
         try:
             configure(pack.session, resolved, self._stack, self._project, self._tags)
             by_urn: dict[str, EngineResource] = {}
+            in_flight: deque[tuple[EngineResource, Any, bool]] = deque()
             while True:
                 item = pack.queue.get()
                 if item is _STOP or self._closed:
                     return
                 if isinstance(item, _Finish):
-                    pack.report = self._finish_pack(pack, item.resources)
+                    while in_flight:
+                        _collect(pack, in_flight)
+                    pack.report = self._finish_pack(pack, item.resources, item.stack_request)
                     return
                 by_urn[item.urn] = item
                 known = _provider_urn(item) in by_urn if item.provider else True
-                response = pack.process.call("Analyze", analyze_request(item, by_urn), f"of {item.urn}")
-                pack.sent.append(_Sent(item, response, known))
+                in_flight.append((item, pack.process.send("Analyze", analyze_request(item, by_urn),
+                                                          f"of {item.urn}"), known))
+                while len(in_flight) >= IN_FLIGHT or (in_flight and in_flight[0][1].done()):
+                    _collect(pack, in_flight)
         except BaseException as e:  # noqa: BLE001 (reported by finish)
             pack.error = e
 
-    def _finish_pack(self, pack: _Pack, resources: Sequence[EngineResource]) -> PolicyReport:
+    def _finish_pack(self, pack: _Pack, resources: Sequence[EngineResource], stack: Any) -> PolicyReport:
         """The streamed responses checked against the finished list (re-analysing what could differ), then
         ``AnalyzeStack``; the pack's report."""
-        from offline.analyzer import analyze_request, findings, stack_request
+        from offline.analyzer import analyze_request, findings
 
         by_urn = {r.urn: r for r in resources}
         responses: list[tuple[Optional[str], Any]] = []
@@ -135,7 +153,7 @@ class AnalysisStream:
             response = sent.response if same else pack.process.call("Analyze", analyze_request(r, by_urn),
                                                                      f"of {r.urn}")
             responses.append((r.urn, response))
-        responses.append((None, pack.process.call("AnalyzeStack", stack_request(resources, by_urn),
+        responses.append((None, pack.process.call("AnalyzeStack", stack,
                                                   f"of {len(resources)} resources")))
         return findings(responses, by_urn)
 
@@ -146,8 +164,11 @@ class AnalysisStream:
         :raises PolicyRuntimeError: a pack did not start, or a call failed (a rule raised).
         :raises PolicyConfigError: a pack's policy config is invalid (``by_pack`` names the pack).
         """
+        from offline.analyzer import stack_request
+
+        finished = _Finish(list(resources), stack_request(resources, {r.urn: r for r in resources}))
         for pack in self._packs:
-            pack.queue.put(_Finish(list(resources)))
+            pack.queue.put(finished)
         for pack in self._packs:
             pack.thread.join()
         failures = []
@@ -192,6 +213,12 @@ class AnalysisStream:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _collect(pack: _Pack, in_flight: "deque[tuple[EngineResource, Any, bool]]") -> None:
+    """Wait for the oldest call in flight and record its answer (answers are kept in registration order)."""
+    item, pending, known = in_flight.popleft()
+    pack.sent.append(_Sent(item, pending.result(), known))
 
 
 def _provider_urn(r: EngineResource) -> Optional[str]:

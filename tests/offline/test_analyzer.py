@@ -295,3 +295,27 @@ def test_a_config_schema_the_cli_cannot_use_is_refused_in_one_line():
         configSchema=analyzer_pb2.PolicyConfigSchema(properties=analyzer._struct({"enforcementLevel": {}})))])
     with pytest.raises(PolicyConfigError, match="policy 'x' reports a config schema the CLI cannot use"):
         policy_specs(info)
+
+
+def test_pack_servers_run_nicer_than_the_preview_and_still_judge(toy):
+    """The analyzer servers are spawned at a lower CPU priority than the preview process (they take what the
+    program leaves of the machine) and answer exactly as before."""
+    import os
+
+    with start_analyzers([toy]) as started:
+        pid = started.processes[0].process.pid
+        assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0)
+                                                           + prestart.SERVER_NICENESS)
+        nice = run(toy, thing("a", {"value": 2}), analyzers=started)
+    assert nice.violations == run(toy, thing("a", {"value": 2})).violations  # same answer as a fresh server
+    assert nice.violations != run(toy, thing("a", {"value": 1})).violations
+
+
+def test_lowering_the_priority_of_a_finished_process_is_harmless():
+    """A server that already exited (or any pid that is gone) is skipped without an error."""
+    import subprocess
+    import sys
+
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    prestart.lower_priority(done.pid)  # reaped: no such process any more

@@ -126,3 +126,42 @@ def test_the_command_line_preview_keeps_its_exit_code(tmp_path):
     assert out.returncode == 1, out.stdout[-2000:] + out.stderr
     assert "mandatory" in out.stdout
 
+
+
+OVERLAP_PACK = '''
+import threading, time
+from pulumi_policy import EnforcementLevel, PolicyPack, ResourceValidationPolicy
+
+running = [0]
+lock = threading.Lock()
+
+def rule(args, report_violation):
+    with lock:
+        running[0] += 1
+        seen = running[0]
+    time.sleep(0.2)
+    with lock:
+        running[0] -= 1
+    report_violation(f"{args.name} overlapped {seen}")
+
+PolicyPack(name="overlap", enforcement_level=EnforcementLevel.ADVISORY, policies=[
+    ResourceValidationPolicy(name="overlap", description="Concurrent calls.", validate=rule),
+])
+'''
+
+
+def test_a_pack_gets_several_analyze_calls_at_once_and_answers_stay_in_registration_order(tmp_path):
+    """Registrations are not held back one round trip each: up to IN_FLIGHT Analyze calls reach a pack's server
+    together (pulumi-policy serves them on its thread pool), and the report keeps registration order."""
+    from offline.streaming import IN_FLIGHT
+
+    pack = tmp_path / "overlap"
+    pack.mkdir()
+    (pack / "PulumiPolicy.yaml").write_text("runtime: python\nversion: 0.0.1\n")
+    (pack / "__main__.py").write_text(OVERLAP_PACK)
+    resources = [thing(f"r{i}", {"value": i}) for i in range(2 * IN_FLIGHT)]
+    report = _streamed(pack, resources, resources)
+    names = [v.message.split("\n", 1)[1].split()[0] for v in report.violations]
+    overlaps = [int(v.message.rsplit(" ", 1)[1]) for v in report.violations]
+    assert names == [r.name for r in resources]
+    assert 1 < max(overlaps) <= IN_FLIGHT
