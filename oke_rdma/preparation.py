@@ -43,7 +43,8 @@ PREPARATION_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
 
 
 def tenant_directory(path: str, uid: int, gid: int) -> dict[str, Any]:
-    """One plan entry: ``path`` (relative to the file system's top) owned by ``uid:gid``, mode :data:`TENANT_DIR_MODE`."""
+    """One plan entry: ``path`` (relative to the file system's top) owned by ``uid:gid``, mode
+    :data:`TENANT_DIR_MODE`."""
     return {"path": path, "uid": uid, "gid": gid, "mode": TENANT_DIR_MODE}
 
 

@@ -154,8 +154,8 @@ class SharedVolumes(pulumi.ComponentResource):
     See the module docstring for what is built and why. Attributes: ``storage_class`` (the ``StorageClass``),
     ``storage_class_name`` (str), ``volumes`` / ``claims`` (tenant → ``PersistentVolume`` /
     ``PersistentVolumeClaim``), ``claim_names`` (tenant → claim name), ``volume_handles`` (tenant →
-    ``Output[str]``), ``preparation_job`` (the ``Job`` or None), ``preparation_plan`` (see
-    :func:`preparation_plan`).
+    ``Output[str]``), ``preparation_job`` (the ``Job`` or None), ``preparation_namespace`` (the ``oke-rdma-storage``
+    ``Namespace`` or None; Lustre's preparation reuses it), ``preparation_plan`` (see :func:`preparation_plan`).
 
     """
 
