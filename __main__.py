@@ -10,6 +10,7 @@ from oke_rdma import adapter
 from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
+from oke_rdma.config.checks.storage import tenant_ids
 from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
@@ -60,7 +61,8 @@ volumes = None if storage.file_system_id is None else SharedVolumes(f"{prefix}-v
     storage.mount_target_ip, storage.export_path, storage.availability_domain, storage.client_cidrs,
     storage.preparation_export_path, [storage.preparation_export] if storage.preparation_export else []))
 lustre = None if config.storage.lustre is None else LustreStorage(f"{prefix}-lustre", adapter.lustre_args(
-    config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces))
+    config, network.vcn_id, network.subnet_ids, network.nsg_ids, cluster.provider, platform.namespaces,
+    volumes.preparation_namespace if volumes else None, network.subnet_cidrs))
 workload_identity = WorkloadIdentity(f"{prefix}-workload-identity", adapter.workload_identity_args(
     config, cluster.provider, cluster.cluster_id, platform.namespaces, iam.workload_mapping_dependencies))
 scheduling = (Scheduling(f"{prefix}-scheduling", adapter.scheduling_args(config, cluster.provider,
@@ -115,6 +117,11 @@ pulumi.export("tenants", {name: {
                                  if b.tenant == name and b.mapped_compartment_id), None),
     "sharedStorageClaim": volumes.claim_names.get(name) if volumes else None,
     "lustreClaim": lustre.claim_names.get(name) if lustre else None,
+    "runAsUser": tenant_ids(config, name)[0],
+    "runAsGroup": tenant_ids(config, name)[1],
+    "sharedStorageSubPath": (config.tenants[name].shared_storage.sub_path
+                             if volumes and name in volumes.claim_names else None),
+    "lustreSubPath": lustre.sub_paths.get(name) if lustre else None,
     "weights": adapter.tenant_weights_output(config, name)}
     for name, ns in platform.tenant_namespaces.items()})
 pulumi.export("policyStatements", iam.statement_texts)

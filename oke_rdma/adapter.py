@@ -140,17 +140,24 @@ def workload_identity_args(cfg: StackConfig, provider: pulumi.ProviderResource, 
 
 def lustre_args(cfg: StackConfig, vcn_id: pulumi.Input[str], subnet_ids: Mapping[str, pulumi.Input[str]],
                 nsg_ids: Mapping[str, pulumi.Input[str]], provider: Optional[pulumi.ProviderResource],
-                namespaces: Mapping[str, pulumi.Resource]) -> LustreArgs:
+                namespaces: Mapping[str, pulumi.Resource],
+                preparation_namespace: Optional[pulumi.Resource] = None,
+                subnet_cidrs: Optional[Mapping[str, pulumi.Input[str]]] = None) -> LustreArgs:
     """:class:`~oke_rdma.lustre.LustreArgs` from ``storage.lustre`` (which must be set), ``compartmentId``,
-    ``namePrefix``, ``freeformTags`` and the tenants' namespaces, plus the network's outputs (the storage subnet,
-    the workers' NSG) and the platform's namespaces."""
+    ``namePrefix``, ``freeformTags``, the tenants' namespaces and storage IDs
+    (:func:`~oke_rdma.config.checks.storage.tenant_ids`), plus the network's outputs (the storage subnet, the
+    workers' NSG and subnet CIDR), the platform's namespaces and FSS's preparation namespace
+    (``SharedVolumes.preparation_namespace``, None without one)."""
     lustre = cfg.storage.lustre
     assert lustre is not None, "lustre_args needs storage.lustre"
     return LustreArgs(config=lustre, name_prefix=cfg.name_prefix, compartment_id=cfg.compartment_id,
                       availability_domain=lustre_availability_domain(cfg), vcn_id=vcn_id,
                       subnet_id=subnet_ids["storage"], client_nsg_id=nsg_ids["workers"],
                       freeform_tags=cfg.freeform_tags, provider=provider,
-                      tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces)
+                      tenant_namespaces={t: cfg.tenant_namespace(t) for t in lustre.tenants}, namespaces=namespaces,
+                      tenant_ids={t: tenant_ids(cfg, t) for t in lustre.tenants},
+                      preparation_namespace=preparation_namespace,
+                      workers_cidr=(subnet_cidrs or {}).get("workers"))
 
 
 def storage_args(cfg: StackConfig, subnet_ids: Mapping[str, pulumi.Input[str]],

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 #: The version of the output contract this program exports as ``outputsVersion``.
-OUTPUTS_VERSION = 4
+OUTPUTS_VERSION = 5
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT_PATH = ROOT / "outputs.contract.json"

@@ -98,6 +98,18 @@ _LABEL_NAME_RE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$
 _DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
+#: A fully qualified image reference pinned by tag or digest: ``registry[:port]/repository:tag`` or ``@sha256:<64 hex>``.
+_PINNED_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
+
+
+def _pinned_image(v: str) -> str:
+    """``v`` when it is a fully qualified image pinned by tag (not ``latest``) or digest; else ValueError."""
+    if not _PINNED_IMAGE_RE.match(v) or v.endswith(":latest"):
+        raise ValueError(f"must be a fully qualified image pinned by tag or digest (registry/repository:tag, "
+                         f"not latest), got {v!r}")
+    return v
+
+
 def _k8s_labels(labels: dict[str, str]) -> dict[str, str]:
     """Kubernetes label syntax ("Labels and Selectors"): key ``[prefix/]name`` — prefix a DNS subdomain of at most
     253 characters, name at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric; value empty or
@@ -122,15 +134,29 @@ class _Model(BaseModel):
 
 
 def _key(loc: tuple[Any, ...]) -> str:
-    """``('nodePools', 'gpu', 'size')`` → ``oke-rdma:nodePools.gpu.size`` (``oci:region`` for the region)."""
+    """A config key path as users type it in ``pulumi config set --path`` (Pulumi docs "Configuration", structured
+    configuration; checked 2026-12-01): ``('nodePools', 'gpu', 'size')`` → ``oke-rdma:nodePools.gpu.size``, a list
+    item by its index in brackets (``('tenants', 't', 'serviceAccounts', 'sa', 'allow', 0)`` →
+    ``oke-rdma:tenants.t.serviceAccounts.sa.allow[0]``), a key holding characters other than letters, digits, ``_``,
+    ``-`` and ``/`` as a quoted index (``oke-rdma:nodePools.gpu.labels["okerdma.io/role"]``); ``oci:region`` for
+    the region. The one notation of every config problem, the offline preview's and the program's."""
     if loc and loc[0] == "region":
         return "oci:region"
-    path = ".".join(_part(p) for p in loc)
-    return f"{NAMESPACE}:{path}" if path else NAMESPACE
+    if not loc:
+        return NAMESPACE
+    text = f"{NAMESPACE}:{_part(loc[0])}"
+    for part in loc[1:]:
+        if isinstance(part, int) and not isinstance(part, bool):
+            text += f"[{part}]"
+        else:
+            shown = _part(part)
+            text += f"[{shown}]" if shown.startswith('"') else f".{shown}"
+    return text
 
 
 def _part(part: Any) -> str:
-    """One key of a path as text; a key with spaces, dots or control characters is quoted (JSON-style)."""
+    """One map key of a path as text: bare when it holds only letters, digits, ``_``, ``-`` and ``/``, else
+    JSON-quoted (dots, spaces, brackets, quotes, control characters)."""
     text = str(part)
     return text if re.fullmatch(r"[A-Za-z0-9_/-]+", text) else json.dumps(text)
 

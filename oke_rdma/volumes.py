@@ -43,10 +43,8 @@ Volumes" (reserving a PersistentVolume with ``claimRef``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
@@ -54,6 +52,8 @@ import pulumi_kubernetes as k8s
 
 from oke_rdma.config import Fss, SharedStorage
 from oke_rdma.config.storage import PREPARATION_NAMESPACE
+from oke_rdma.preparation import (PREPARE_SCRIPT, SHARED_TOP_MODE, TENANT_DIR_MODE,  # noqa: F401 - re-exported
+                                  preparation_job, preparation_job_name, preparation_namespace, tenant_directory)
 
 FSS_CSI_DRIVER = "fss.csi.oraclecloud.com"
 #: The claim every tenant that asked for shared storage gets in its namespace.
@@ -61,11 +61,6 @@ CLAIM_NAME = "fss-shared"
 
 
 PREPARATION_CLAIM = "fss-prepare"
-PREPARE_SCRIPT = Path(__file__).resolve().parent / "files" / "fss_prepare.py"
-#: Tenant directories: owner rwx, group rwx + setgid (new files keep the tenant's group), others nothing.
-TENANT_DIR_MODE = "2770"
-#: The top directory when tenants share it: writable by all, sticky (only an entry's owner may remove it).
-SHARED_TOP_MODE = "1777"
 ANNOTATION_PREFIX = "okerdma.io"
 
 
@@ -102,15 +97,8 @@ def preparation_plan(shares: Mapping[str, TenantShare]) -> list[dict[str, Any]]:
         plan.append({"path": "", "uid": 0, "gid": 0, "mode": SHARED_TOP_MODE})
     for share in shares.values():
         if share.storage.sub_path is not None:
-            plan.append({"path": share.storage.sub_path, "uid": share.uid, "gid": share.gid,
-                         "mode": TENANT_DIR_MODE})
+            plan.append(tenant_directory(share.storage.sub_path, share.uid, share.gid))
     return plan
-
-
-def preparation_job_name(plan: list[dict[str, Any]], script: str) -> str:
-    """``fss-prepare-<10 hex>``: a digest of the plan and the script, so any change runs a new Job."""
-    digest = hashlib.sha256((json.dumps(plan, sort_keys=True) + script).encode()).hexdigest()[:10]
-    return f"fss-prepare-{digest}"
 
 
 class SharedVolumesArgs:
@@ -166,8 +154,8 @@ class SharedVolumes(pulumi.ComponentResource):
     See the module docstring for what is built and why. Attributes: ``storage_class`` (the ``StorageClass``),
     ``storage_class_name`` (str), ``volumes`` / ``claims`` (tenant → ``PersistentVolume`` /
     ``PersistentVolumeClaim``), ``claim_names`` (tenant → claim name), ``volume_handles`` (tenant →
-    ``Output[str]``), ``preparation_job`` (the ``Job`` or None), ``preparation_plan`` (see
-    :func:`preparation_plan`).
+    ``Output[str]``), ``preparation_job`` (the ``Job`` or None), ``preparation_namespace`` (the ``oke-rdma-storage``
+    ``Namespace`` or None; Lustre's preparation reuses it), ``preparation_plan`` (see :func:`preparation_plan`).
 
     """
 
@@ -198,6 +186,7 @@ class SharedVolumes(pulumi.ComponentResource):
 
         self.preparation_plan = preparation_plan(args.shares)
         self.preparation_job: Optional[k8s.batch.v1.Job] = None
+        self.preparation_namespace: Optional[k8s.core.v1.Namespace] = None
         if args.preparation_export_path is not None and self.preparation_plan:
             self.preparation_job = self._preparation(args, labels)
         claim_deps: list[pulumi.Resource] = [self.preparation_job] if self.preparation_job else []
@@ -240,15 +229,12 @@ class SharedVolumes(pulumi.ComponentResource):
                                "volumeHandles": self.volume_handles})
 
     def _preparation(self, args: SharedVolumesArgs, labels: dict[str, str]) -> k8s.batch.v1.Job:
-        """The preparation namespace, volume, claim and one-off Job (see the module docstring)."""
+        """The preparation namespace, volume, claim and one-off Job (see the module docstring and
+        :mod:`oke_rdma.preparation`)."""
         prefix = args.name_prefix
         fss = args.fss
         opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
-        level = "baseline"
-        namespace = k8s.core.v1.Namespace(f"{prefix}-ns-{PREPARATION_NAMESPACE}", k8s.core.v1.NamespaceInitArgs(
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=PREPARATION_NAMESPACE, labels={
-                **labels, **{f"pod-security.kubernetes.io/{m}": level for m in ("enforce", "audit", "warn")}})),
-            opts)
+        self.preparation_namespace = namespace = preparation_namespace(prefix, labels, opts)
         pv_name = f"{prefix}-fss-prepare"
         handle = pulumi.Output.all(args.file_system_id, args.mount_target_ip, args.preparation_export_path).apply(
             lambda v: volume_handle(v[0], v[1], v[2]))
@@ -270,39 +256,6 @@ class SharedVolumes(pulumi.ComponentResource):
                     access_modes=["ReadWriteMany"], storage_class_name="", volume_name=pv_name,
                     resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests={"storage": "1Gi"}))),
             pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[namespace, volume]))
-        script = PREPARE_SCRIPT.read_text()
-        job_name = preparation_job_name(self.preparation_plan, script)
-        script_cm = k8s.core.v1.ConfigMap(f"{prefix}-fss-prepare-script", k8s.core.v1.ConfigMapInitArgs(
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace.metadata.name, labels=labels),
-            data={"prepare.py": script}), opts)
-        container = k8s.core.v1.ContainerArgs(
-            name="prepare", image=fss.preparation_image, command=["python3", "/opt/prepare/prepare.py"],
-            env=[k8s.core.v1.EnvVarArgs(name="PREPARE_PLAN",
-                                        value=json.dumps(self.preparation_plan, separators=(",", ":")))],
-            resources=k8s.core.v1.ResourceRequirementsArgs(requests={"cpu": "10m", "memory": "32Mi"},
-                                                           limits={"cpu": "200m", "memory": "128Mi"}),
-            security_context=k8s.core.v1.SecurityContextArgs(
-                run_as_user=0, run_as_group=0, run_as_non_root=False, allow_privilege_escalation=False,
-                read_only_root_filesystem=True,
-                capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"], add=["CHOWN", "DAC_OVERRIDE", "FOWNER"])),
-            volume_mounts=[k8s.core.v1.VolumeMountArgs(name="fss", mount_path="/fss"),
-                           k8s.core.v1.VolumeMountArgs(name="script", mount_path="/opt/prepare", read_only=True)])
-        return k8s.batch.v1.Job(f"{prefix}-fss-prepare-job", k8s.batch.v1.JobInitArgs(
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=job_name, namespace=namespace.metadata.name, labels=labels),
-            spec=k8s.batch.v1.JobSpecArgs(
-                backoff_limit=6, active_deadline_seconds=1800,
-                template=k8s.core.v1.PodTemplateSpecArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(labels=labels),
-                    spec=k8s.core.v1.PodSpecArgs(
-                        restart_policy="Never", automount_service_account_token=False,
-                        security_context=k8s.core.v1.PodSecurityContextArgs(
-                            seccomp_profile=k8s.core.v1.SeccompProfileArgs(type="RuntimeDefault")),
-                        containers=[container],
-                        volumes=[k8s.core.v1.VolumeArgs(
-                                     name="fss", persistent_volume_claim=k8s.core.v1.PersistentVolumeClaimVolumeSourceArgs(
-                                         claim_name=claim.metadata.name)),
-                                 k8s.core.v1.VolumeArgs(name="script", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(
-                                     name=script_cm.metadata.name))])))),
-            pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[claim, script_cm],
-                                   replace_on_changes=["spec.template"],  # force-new in pulumi-kubernetes too
-                                   custom_timeouts=pulumi.CustomTimeouts(create="40m", update="40m")))
+        return preparation_job("fss", name_prefix=prefix, plan=self.preparation_plan, image=fss.preparation_image,
+                               claim_name=claim.metadata.name, namespace=namespace.metadata.name, labels=labels,
+                               parent=self, provider=args.provider, depends_on=[claim])

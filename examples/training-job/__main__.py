@@ -25,10 +25,11 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
   container beside the training waits for its exit code and, on the first pod after a successful run, uploads the
   last checkpoint under the grant's ``checkpointPrefix`` (``<prefix><job>/step-*.pt``). The containers are built in
   ``job_storage.py``.
-* The pods run as the tenant's storage UID/GID (``runAsUser``/``runAsGroup``: the ``okerdma.io/uid`` and
-  ``okerdma.io/gid`` annotations of the tenant's claim, i.e. ``tenants.<tenant>.sharedStorage.uid/gid`` of the
-  platform): the export squashes root to the anonymous user, so only the owner of the tenant's directory can write
-  checkpoints. With ``subPath`` (the claim's ``okerdma.io/sub-path``) the volume mounts that directory only.
+* The pods run as the tenant's storage UID/GID (``tenants.<tenant>.runAsUser``/``runAsGroup`` of the platform's
+  outputs, contract version 5; before it ``training-job:runAsUser``/``runAsGroup``, the claim's ``okerdma.io/uid``
+  and ``okerdma.io/gid`` annotations): both file systems squash root, so only the owner of the tenant's directory
+  can write checkpoints. The checkpoint volume mounts that directory only (``sharedStorageSubPath`` or
+  ``lustreSubPath``; before version 5 ``training-job:subPath``).
 
 Only core Kubernetes and Kueue are needed (no training operator). Every refusal is a ``pulumi.RunError`` naming the
 config key or the platform output at fault: an unsupported ``outputsVersion``, an unknown tenant, a tenant that is
@@ -62,10 +63,14 @@ from platform_outputs import PlatformOutputs, json_kind, problem_line  # noqa: E
 
 #: The oke-rdma output contract versions this program reads.
 #: 2 widens the region pattern; 3 adds weightsBucket and tenants.<t>.weights; 4 adds nodePools.<p>.localNvme and
-#: tenants.<t>.lustreClaim (older stacks lack them: a Job that needs them is refused, naming the output).
-SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3, 4)
+#: tenants.<t>.lustreClaim (older stacks lack them: a Job that needs them is refused, naming the output); 5 adds
+#: tenants.<t>.runAsUser/runAsGroup and sharedStorageSubPath/lustreSubPath (read instead of training-job config).
+SUPPORTED_OUTPUTS_VERSIONS = (1, 2, 3, 4, 5)
 #: The first version with the weights bucket and the tenants' grants (training-job:weightsPrefix needs it).
 WEIGHTS_OUTPUTS_VERSION = 3
+#: The first version with tenants.<t>.runAsUser/runAsGroup and the claims' sub-paths (before it: training-job:
+#: runAsUser/runAsGroup/subPath, copied from the claim's annotations).
+IDS_OUTPUTS_VERSION = 5
 RENDEZVOUS_PORT = 29500
 SHARED_MOUNT = "/shared"
 #: The label oke-rdma puts on the nodes of a pool with localNvme (oke-rdma docs/storage.md, "Local NVMe on GPU nodes").
@@ -121,11 +126,11 @@ if min(cpu, memory_gi, shm_gi) < 1 or shm_gi >= memory_gi:
            f"(got {cpu}, {memory_gi}, {shm_gi})", "correct the values")
 
 for key, value in (("runAsUser", run_as_user), ("runAsGroup", run_as_group)):
-    # root is squashed to 65534 by the platform's export: a root or anonymous writer cannot write checkpoints
-    if value is None or value < 1000 or value == 65534:
-        refuse(f"training-job:{key}", f"must be the tenant's non-root storage ID (the okerdma.io/"
-               f"{'uid' if key == 'runAsUser' else 'gid'} annotation of its claim), got {value}",
-               "read it with kubectl get pvc fss-shared -n <namespace> -o jsonpath='{.metadata.annotations}'")
+    # root is squashed to 65534 by the platform's export: a root or anonymous writer cannot write checkpoints.
+    # Unset is checked once the platform's outputs are read: contract version 5 publishes the IDs.
+    if value is not None and (value < 1000 or value == 65534):
+        refuse(f"training-job:{key}", f"must be the tenant's non-root storage ID (tenants.<tenant>.{key} of the "
+               f"platform's outputs), got {value}", "remove it to use the platform's, or correct it")
 if sub_path is not None and (sub_path.startswith("/") or ".." in sub_path.split("/")):
     refuse("training-job:subPath", f"must be the claim's relative okerdma.io/sub-path, got {sub_path!r}",
            "copy it from the claim's annotation")
@@ -241,13 +246,43 @@ def plan(values: list[Any]) -> dict[str, Any]:
                f"{int(pool.get('gpusPerNode') or 0)} GPUs each", "ask for at most the pool's size")
     weights = None if weights_prefix is None else check_weights(version, outputs, tenant, account, chosen, pool)
     upload = check_upload(version, outputs, tenant, account) if checkpoint_upload else None
+    identity = check_identity(version, tenant)
     levels = list((topology or {}).get("levels") or [])
     if topology_level not in levels:
         refuse("training-job:topologyLevel", f"{topology_level!r} is not a level of the stack's Kueue topology "
                f"({', '.join(levels) or 'none: no RDMA topology'})", "pick one of the levels")
     return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": claim,
             "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region,
-            "weights": weights, "upload": upload}
+            "weights": weights, "upload": upload, **identity}
+
+
+def check_identity(version: int, tenant: dict[str, Any]) -> dict[str, Any]:
+    """``{runAsUser, runAsGroup, subPath}`` of the pods: from contract version 5's ``tenants.<t>.runAsUser``,
+    ``runAsGroup`` and the chosen claim's sub-path (``sharedStorageSubPath`` / ``lustreSubPath``); before it, from
+    ``training-job:runAsUser``, ``runAsGroup`` and ``subPath``. With version 5 a config value that differs from the
+    platform's is refused (the tenant's directory belongs to the platform's IDs).
+
+    :raises pulumi.RunError: one line naming the key at fault."""
+    sub_key = "sharedStorageSubPath" if checkpoint_volume == "fss" else "lustreSubPath"
+    if version < IDS_OUTPUTS_VERSION:
+        for key, value in (("runAsUser", run_as_user), ("runAsGroup", run_as_group)):
+            if value is None:
+                refuse(f"training-job:{key}", f"not set, and the outputs of {platform_stack} (contract version "
+                       f"{version}) do not publish the tenant's storage IDs (version {IDS_OUTPUTS_VERSION} does)",
+                       "set it to the okerdma.io/" + ("uid" if key == "runAsUser" else "gid") + " annotation of the "
+                       "tenant's claim (kubectl get pvc -n <namespace> -o jsonpath='{.items[*].metadata.annotations}')")
+        return {"runAsUser": run_as_user, "runAsGroup": run_as_group, "subPath": sub_path}
+    published = {"runAsUser": tenant.get("runAsUser"), "runAsGroup": tenant.get("runAsGroup"),
+                 "subPath": tenant.get(sub_key)}
+    for key, name in (("runAsUser", "runAsUser"), ("runAsGroup", "runAsGroup"), ("subPath", sub_key)):
+        if key != "subPath" and published[key] is None:
+            refuse_outputs([f"tenants.{tenant_name}.{name}: missing"], version)
+        mine = {"runAsUser": run_as_user, "runAsGroup": run_as_group, "subPath": sub_path}[key]
+        if mine is not None and mine != published[key]:
+            refuse(f"training-job:{key}", f"{mine!r}, but the platform publishes tenants.{tenant_name}.{name}: "
+                   f"{published[key]!r} (the owner of the tenant's directory)",
+                   "remove it: the Job reads the platform's")
+    return published
 
 
 def check_grant(version: int, outputs: PlatformOutputs, tenant: dict[str, Any], account: str,
@@ -346,20 +381,21 @@ def pod_spec(p: dict[str, Any]) -> k8s.core.v1.PodSpecArgs:
     torchrun = (f"torchrun --nnodes={nodes} --nproc-per-node={gpus} --node-rank=${{JOB_COMPLETION_INDEX}} "
                 f"--master-addr={job_name}-0.{job_name} --master-port={RENDEZVOUS_PORT} /opt/train/train.py")
     w, up = p["weights"], p["upload"]
-    shared = k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=sub_path)
+    shared = k8s.core.v1.VolumeMountArgs(name="shared", mount_path=SHARED_MOUNT, sub_path=p["subPath"])
     return k8s.core.v1.PodSpecArgs(
         subdomain=job_name,
         restart_policy="Never",
         service_account_name=p["serviceAccount"],
         # the tenant's storage IDs: root would be squashed to 65534 on the shared export and could not write
-        security_context=k8s.core.v1.PodSecurityContextArgs(run_as_user=run_as_user, run_as_group=run_as_group,
+        security_context=k8s.core.v1.PodSecurityContextArgs(run_as_user=p["runAsUser"], run_as_group=p["runAsGroup"],
                                                             run_as_non_root=True),
         host_network=True,  # the node's RDMA NICs (no RDMA device plugin needed)
         dns_policy="ClusterFirstWithHostNet",
         # only nodes of a pool with the NVMe RAID (Kueue adds the RDMA pool's labels at admission)
         node_selector={LOCAL_NVME_LABEL: "true"} if w else None,
         init_containers=job_storage.weights_init_containers(
-            weights_image, p["namespace"], run_as_user, run_as_group, w, weights_prefix, p["region"]) if w else None,
+            weights_image, p["namespace"], p["runAsUser"], p["runAsGroup"], w, weights_prefix, p["region"])
+        if w else None,
         containers=[k8s.core.v1.ContainerArgs(
             name="train", image=image, command=["bash", "-c"], env=env(p),
             args=[job_storage.record_exit(torchrun) if up else torchrun],

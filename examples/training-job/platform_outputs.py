@@ -3,8 +3,9 @@ as pydantic models, and how a validation error reads in one line (``nodePools.gp
 
 The contract may grow new fields within a version (consumers ignore what they do not read); the types of the fields
 read here are checked strictly: no "2" for 2, no "true" for true. Fields of contract version 3 (``weightsBucket``,
-``tenants.<t>.weights``) and of version 4 (``nodePools.<p>.localNvme``, ``tenants.<t>.lustreClaim``) are
-optional: older stacks lack them, and the program refuses their absence only when the Job needs them.
+``tenants.<t>.weights``), of version 4 (``nodePools.<p>.localNvme``, ``tenants.<t>.lustreClaim``) and of version 5
+(``tenants.<t>.runAsUser``/``runAsGroup``/``sharedStorageSubPath``/``lustreSubPath``) are optional: older stacks lack
+them, and the program refuses their absence only when the Job needs them.
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ class TenantOutput(_Output):
     sharedStorageClaim: Optional[StrictStr] = None
     lustreClaim: Optional[StrictStr] = None  # the tenant's claim on the Lustre file system (null without one)
     weights: Optional[WeightsGrantOutput] = None  # version 3: null without a grant
+    runAsUser: Optional[WholeNumber] = None  # version 5: the UID the tenant's pods run as and its directories belong to
+    runAsGroup: Optional[WholeNumber] = None  # version 5: their GID
+    sharedStorageSubPath: Optional[StrictStr] = None  # version 5: the tenant's directory on the FSS claim
+    lustreSubPath: Optional[StrictStr] = None  # version 5: the tenant's directory on the Lustre claim
 
 
 class TopologyOutput(_Output):

@@ -4,11 +4,11 @@
 from oke_rdma.schema import (_ANY_OCID_RE, _DNS_LABEL_RE, _DNS_SUBDOMAIN_RE, _EXACT_VERSION_RE, _FD_RE,
                              _K8S_NAME_RE, _K8S_VERSION_RE, _LABEL_NAME_RE, _OCID_RE, _PREFIX_RE, NAMESPACE,
                              RESERVED_NAMESPACES, SECRET_PLACEHOLDER, ConfigError, StrList, _a, _cidr, _k8s_labels,
-                             _k8s_name, _key, _Model, _ocid, _part, ocid_region, shown_key)
+                             _k8s_name, _key, _Model, _ocid, _part, _pinned_image, ocid_region, shown_key)
 
 __all__ = [
     "_ANY_OCID_RE", "_DNS_LABEL_RE", "_DNS_SUBDOMAIN_RE", "_EXACT_VERSION_RE", "_FD_RE", "_K8S_NAME_RE",
     "_K8S_VERSION_RE", "_LABEL_NAME_RE", "_OCID_RE", "_PREFIX_RE", "NAMESPACE", "RESERVED_NAMESPACES",
     "SECRET_PLACEHOLDER", "ConfigError", "StrList", "_a", "_cidr", "_k8s_labels", "_k8s_name", "_key", "_Model",
-    "_ocid", "_part", "ocid_region", "shown_key",
+    "_ocid", "_part", "_pinned_image", "ocid_region", "shown_key",
 ]

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -203,20 +202,9 @@ def _format_error(err: Mapping[str, Any]) -> str:
 
 def _top(key: str) -> str:
     """``oke-rdma:nodePools.gpu.size`` → ``oke-rdma:nodePools`` (the key Pulumi stores and marks secret)."""
-    return key.split(".", 1)[0]
+    return re.split(r"[.\[]", key, maxsplit=1)[0]
 
 
 def _pulumi_path(loc: tuple[Any, ...]) -> str:
-    """A key path in ``pulumi config set --path`` syntax: ``oke-rdma:nodePools.gpu.size``, list items ``[0]``, keys
-    with dots or other special characters ``["a.b"]`` (Pulumi docs, "Configuration": structured configuration)."""
-    if loc and loc[0] == "region":
-        return "oci:region"
-    text = f"{NAMESPACE}:{loc[0]}" if loc else NAMESPACE
-    for part in loc[1:]:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z0-9_-]+", str(part)):
-            text += f".{part}"
-        else:
-            text += f"[{json.dumps(str(part))}]"
-    return text
+    """A key path in ``pulumi config set --path`` syntax: :func:`oke_rdma.schema._key` (the one notation)."""
+    return _key(loc)

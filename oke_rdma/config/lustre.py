@@ -30,8 +30,10 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import StrList, _cidr, _Model, _ocid
+from ._base import StrList, _cidr, _Model, _ocid, _pinned_image
 
+#: The pinned Python image of the directory preparation Jobs (FSS and Lustre; ``oke_rdma.preparation``).
+PREPARATION_IMAGE = "docker.io/library/python:3.12.10-slim-bookworm"
 #: Performance tiers in MB/s per TB of capacity (CLI reference, ``--performance-tier``).
 LUSTRE_TIERS_MBPS_PER_TB = (125, 250, 500, 1000)
 #: Smallest file system, and the capacity steps below and above 124800 GB ("Increasing File System Capacity").
@@ -117,6 +119,13 @@ class Lustre(_Model):
     ``kmsKeyId``: a Vault key; None = Oracle-managed keys. ``protect``: the file system holds data (default on).
     ``tenants``: the tenants that get a static PersistentVolume and claim of it (``lustre-shared``).
     ``client``: the Lustre client on the worker nodes (:class:`LustreClient`).
+    ``prepareDirectories`` (default on): a one-off Job (``oke_rdma.preparation``, the same as FSS's) creates a
+    directory ``/<tenant>`` per listed tenant, owned by the tenant's UID/GID (``tenants.<t>.sharedStorage.uid/gid``,
+    else derived from its name), mode ``2770``; the tenant's claim names it (``okerdma.io/sub-path``) and the stack
+    output ``tenants.<t>.lustreSubPath``. The Job runs as root on a worker node, so with ``rootSquash: ROOT`` the
+    workers subnet becomes a root-squash client exception (``oke_rdma.lustre``; stated in the preview), as FSS's
+    preparation export is unsquashed for the workers subnet; false = none of this: create the directories by hand
+    (docs/storage.md). ``preparationImage``: the pinned Python image that Job runs.
     """
 
     capacity_gb: int = Field(description=(
@@ -142,6 +151,13 @@ class Lustre(_Model):
         "Tenants that get a static PersistentVolume and the claim `lustre-shared` of it."))
     client: LustreClient = Field(LustreClient(), description=(
         "The Lustre client on the worker nodes: which pools get it, from which package archives."))
+    prepare_directories: bool = Field(True, description=(
+        "Create a directory `/<tenant>` per tenant owned by its UID/GID with a one-off root Job on a worker node "
+        "(with rootSquash ROOT this adds the workers subnet to the client exceptions; docs/storage.md)."))
+    preparation_image: str = Field(PREPARATION_IMAGE, description=(
+        "Pinned image of the directory preparation Job."))
+
+    _pinned = field_validator("preparation_image")(lambda v: _pinned_image(v))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
 

@@ -15,8 +15,8 @@ from pydantic import Field, field_validator
 
 from ..facts.storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS,  # noqa: F401
                              FSS_THROUGHPUT_TIERS)
-from ._base import _Model, _ocid
-from .lustre import Lustre
+from ._base import _Model, _ocid, _pinned_image
+from .lustre import PREPARATION_IMAGE, Lustre
 from .object_storage import ObjectStorage
 
 
@@ -34,7 +34,6 @@ MIN_TENANT_ID, ANONYMOUS_ID, MAX_TENANT_ID = 1000, 65534, 2**31 - 1
 PREPARATION_NAMESPACE = "oke-rdma-storage"
 #: Derived default IDs fall in [DERIVED_BASE, DERIVED_BASE + DERIVED_SPAN): above the usual human ranges.
 DERIVED_BASE, DERIVED_SPAN = 100000, 900000
-_IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
 
 
 def derived_id(tenant: str) -> int:
@@ -79,7 +78,7 @@ class Fss(_Model):
     prepare_directories: bool = Field(True, description=(
         "Create each tenant's directory owned by its UID/GID through a workers-only unsquashed preparation export "
         "and a one-off Job (docs/operations.md)."))
-    preparation_image: str = Field("docker.io/library/python:3.12.10-slim-bookworm", description=(
+    preparation_image: str = Field(PREPARATION_IMAGE, description=(
         "Pinned image of the directory preparation Job."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
@@ -91,13 +90,7 @@ class Fss(_Model):
             raise ValueError(f"must be one of {', '.join(map(str, FSS_THROUGHPUT_TIERS))} (Gbps), got {v}")
         return v
 
-    @field_validator("preparation_image")
-    @classmethod
-    def _pinned(cls, v: str) -> str:
-        if not _IMAGE_RE.match(v) or v.endswith(":latest"):
-            raise ValueError(f"must be a fully qualified image pinned by tag or digest (registry/repository:tag, "
-                             f"not latest), got {v!r}")
-        return v
+    _pinned = field_validator("preparation_image")(lambda v: _pinned_image(v))
 
     @field_validator("export_path")
     @classmethod

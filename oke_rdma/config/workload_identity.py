@@ -43,13 +43,13 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, Strict, field_validator, model_validator
 
 from ..facts.iam import (ALL_RESOURCE_TYPES, IAM_RESOURCE_TYPES, NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES,
                          PORT_FORWARDING_SESSION_TYPES, VERBS)  # noqa: F401 - VERBS re-exported
-from ._base import StrList, _Model
+from ._base import _Model
 
 
 #: IAM's own resource types (``oke_rdma.facts.iam``; work requests excepted): ``use``/``manage`` of any of them lets
@@ -244,10 +244,26 @@ def node_access(verb: str, resource: str, conditions: tuple[Condition, ...]) -> 
     return [f"{' and '.join(m)} {what}" for what, m in found.items()]
 
 
+def _grant_text(text: str) -> str:
+    """A grant that :func:`parse_grant` reads; its problem names the grant (the key path names its index)."""
+    try:
+        parse_grant(text)
+    except ValueError as e:
+        raise ValueError(f"{text!r}: {e}") from None
+    return text
+
+
+#: One grant of ``allow``: strict text that :func:`parse_grant` reads. Checked per item, so a problem's key path
+#: names the item (``oke-rdma:tenants.<t>.serviceAccounts.<sa>.allow[1]``). An empty list is judged with the rest of
+#: the tenant (checks.workload_identity): a ServiceAccount whose only access is the weights bucket
+#: (tenants.<t>.weights) lists no grant of its own.
+GrantText = Annotated[str, Strict(), AfterValidator(_grant_text)]
+
+
 class ServiceAccount(_Model):
     """A Kubernetes ServiceAccount in its tenant's namespace and the OCI access its pods get (``allow``: grants)."""
 
-    allow: StrList = Field((), description=(
+    allow: Annotated[tuple[GrantText, ...], Strict(False)] = Field((), description=(
         "Grants `<verb> <resource-type> in <tenancy | compartment id OCID> [where ...]`, each a statement pinned "
         "to this cluster, namespace and service account; no `use`/`manage` of IAM's resource types. May be empty "
         "only for the tenant's `weights.serviceAccount`."))
@@ -259,18 +275,6 @@ class ServiceAccount(_Model):
             raise ValueError("a service account lives in its tenant's namespace; declare it under the tenant that "
                              "owns that namespace (tenants.<tenant>.serviceAccounts) and remove namespace")
         return data
-
-    @field_validator("allow")
-    @classmethod
-    def _grants(cls, v: StrList) -> StrList:
-        # An empty list is judged with the rest of the tenant (checks.workload_identity): a ServiceAccount whose only
-        # access is the weights bucket (tenants.<t>.weights) lists no grant of its own.
-        for i, text in enumerate(v):
-            try:
-                parse_grant(text)
-            except ValueError as e:
-                raise ValueError(f"allow[{i}] {text!r}: {e}") from None
-        return v
 
     @property
     def grants(self) -> tuple[Grant, ...]:

@@ -18,7 +18,10 @@ FS = "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
 RULE = "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"
 
 
-def _run(cfg: Lustre, tenants=("research",)):
+_DEFAULT = object()
+
+
+def _run(cfg: Lustre, tenants=("research",), tenant_ids=_DEFAULT, workers_cidr="10.0.16.0/20"):
     def program():
         vcn = oci.core.Vcn("vcn", compartment_id="ocid1.compartment.oc1..aaaa", cidr_blocks=["10.0.0.0/16"])
         subnet = oci.core.Subnet("storage", compartment_id="ocid1.compartment.oc1..aaaa", vcn_id=vcn.id,
@@ -31,7 +34,9 @@ def _run(cfg: Lustre, tenants=("research",)):
             config=cfg, name_prefix="t", compartment_id="ocid1.compartment.oc1..aaaa",
             availability_domain="Uocm:US-ASHBURN-AD-1", vcn_id=vcn.id, subnet_id=subnet.id, client_nsg_id=workers.id,
             freeform_tags={"team": "ml"}, provider=provider, tenant_namespaces={t: t for t in tenants},
-            namespaces=ns))
+            namespaces=ns, workers_cidr=workers_cidr,
+            tenant_ids={t: (20001 + i, 30001 + i) for i, t in enumerate(tenants)} if tenant_ids is _DEFAULT
+            else tenant_ids))
     return run_program(dev_raw_config(), [], "dev", program=program)
 
 
@@ -124,7 +129,7 @@ def test_a_stack_with_lustre_previews_clean_with_the_file_system_and_a_tenant_vo
 
 
 @pytest.mark.parametrize("lustre,key", [
-    ({"capacityGb": 52000, "tenants": ["nobody"]}, "oke-rdma:storage.lustre.tenants.0"),
+    ({"capacityGb": 52000, "tenants": ["nobody"]}, "oke-rdma:storage.lustre.tenants[0]"),
     ({"capacityGb": 50000}, "oke-rdma:storage.lustre.capacityGb"),
     ({"capacityGb": 31200, "availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-3"}, "oke-rdma:storage.lustre.availabilityDomain"),
 ])

@@ -82,7 +82,7 @@ def test_local_nvme_and_the_lustre_client_share_one_script():
 
 def test_the_volume_requires_the_label_and_asks_the_driver_to_set_up_lnet():
     run = _run(Lustre(capacityGb=31200, tenants=("research",)))
-    [pv] = [r for r in run.resources if r.type == PV]
+    [pv] = [r for r in run.resources if r.type == PV and r.name == "t-research-lustre"]
     csi = pv.inputs["spec"]["csi"]
     assert csi["fsType"] == "lustre" and csi["volumeAttributes"] == {"setupLnet": "true"}
     terms = pv.inputs["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]
@@ -91,13 +91,14 @@ def test_the_volume_requires_the_label_and_asks_the_driver_to_set_up_lnet():
 
 def test_with_the_client_prepared_elsewhere_the_volume_requires_no_label():
     run = _run(Lustre.model_validate({"capacityGb": 31200, "tenants": ["research"], "client": {"enabled": False}}))
-    [pv] = [r for r in run.resources if r.type == PV]
-    assert "nodeAffinity" not in pv.inputs["spec"]
-    assert pv.inputs["spec"]["csi"]["volumeAttributes"]["setupLnet"] == "true"
+    pvs = [r for r in run.resources if r.type == PV]
+    assert {pv.name for pv in pvs} == {"t-research-lustre", "t-lustre-prepare"}  # the tenant's and the preparation's
+    assert all("nodeAffinity" not in pv.inputs["spec"] for pv in pvs)
+    assert all(pv.inputs["spec"]["csi"]["volumeAttributes"]["setupLnet"] == "true" for pv in pvs)
 
 
 @pytest.mark.parametrize("client, key, needle", [
-    ({"pools": ["nope"]}, "oke-rdma:storage.lustre.client.pools.0", "no node pool named 'nope'"),
+    ({"pools": ["nope"]}, "oke-rdma:storage.lustre.client.pools[0]", "no node pool named 'nope'"),
     ({"pools": ["gpu", "gpu"]}, "oke-rdma:storage.lustre.client.pools", "lists a pool twice"),
     ({"packages": {"oracleLinux8": {"url": "http://example.com/x.tar.gz", "sha256": SHA}}},
      "oke-rdma:storage.lustre.client.packages.oracleLinux8.url", "https://"),
@@ -118,7 +119,7 @@ def test_a_user_label_cannot_take_the_lustre_client_label():
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
     [p] = [p for p in err.value.problems if LUSTRE_CLIENT_LABEL in p]
-    assert p.startswith(f'oke-rdma:nodePools.gpu.labels."{LUSTRE_CLIENT_LABEL}": is set by oke-rdma on each node')
+    assert p.startswith(f'oke-rdma:nodePools.gpu.labels["{LUSTRE_CLIENT_LABEL}"]: is set by oke-rdma on each node')
     assert "Lustre client works" in p
 
 

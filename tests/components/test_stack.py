@@ -90,10 +90,12 @@ def test_outputs_contract_and_secret_kubeconfig(run):
                      "mappedCompartmentId": "ocid1.compartment.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4cdata",
                      "sharedStorageClaim": "fss-shared", "lustreClaim": None,
                      "weights": {"serviceAccount": "trainer", "access": "readWrite",
-                                 "checkpointPrefix": "research.checkpoints/"}},
+                                 "checkpointPrefix": "research.checkpoints/"},
+                     "runAsUser": 20001, "runAsGroup": 20001, "sharedStorageSubPath": None, "lustreSubPath": None},
         "analytics": {"namespace": "analytics", "podSecurity": "restricted", "rdma": False, "localQueue": "analytics",
                       "clusterQueue": "okerdma-dev-analytics", "serviceAccounts": ["gpu-metrics"],
-                      "mappedCompartmentId": None, "sharedStorageClaim": "fss-shared", "lustreClaim": None, "weights": None}}
+                      "mappedCompartmentId": None, "sharedStorageClaim": "fss-shared", "lustreClaim": None, "weights": None,
+                      "runAsUser": 20002, "runAsGroup": 20002, "sharedStorageSubPath": "analytics", "lustreSubPath": None}}
 
 
 def test_dev_stack_passes_every_policy(run):

@@ -152,13 +152,15 @@ def test_derived_ids_are_stable_and_in_range():
 
 
 def test_prepare_script_sets_owner_and_mode(tmp_path, monkeypatch):
-    """The script itself, run against a temporary directory as the current user (owner unchanged: chown to self)."""
+    """The script itself, run against a temporary directory (``PREPARE_ROOT``) as the current user (owner unchanged:
+    chown to self)."""
     uid, gid = os.getuid(), os.getgid()
     plan = [{"path": "teams/nlp", "uid": uid, "gid": gid, "mode": "2770"}]
     code = subprocess.run([sys.executable, "-c", f"import runpy, sys; sys.modules['__main__'].__dict__; "
                            f"import importlib.util as u; s=u.spec_from_file_location('p', {str(PREPARE_SCRIPT)!r}); "
-                           f"m=u.module_from_spec(s); s.loader.exec_module(m); m.ROOT={str(tmp_path)!r}; "
-                           f"sys.exit(m.main())"], env={**os.environ, "PREPARE_PLAN": json.dumps(plan)},
+                           f"m=u.module_from_spec(s); s.loader.exec_module(m); "
+                           f"sys.exit(m.main())"],
+                          env={**os.environ, "PREPARE_PLAN": json.dumps(plan), "PREPARE_ROOT": str(tmp_path)},
                           capture_output=True, text=True)
     assert code.returncode == 0, code.stderr
     st = (tmp_path / "teams" / "nlp").stat()
@@ -169,8 +171,9 @@ def test_prepare_script_refuses_a_path_leaving_the_file_system(tmp_path):
     plan = [{"path": "../escape", "uid": 1, "gid": 1, "mode": "2770"}]
     code = subprocess.run([sys.executable, "-c", f"import importlib.util as u, sys; "
                            f"s=u.spec_from_file_location('p', {str(PREPARE_SCRIPT)!r}); m=u.module_from_spec(s); "
-                           f"s.loader.exec_module(m); m.ROOT={str(tmp_path)!r}; sys.exit(m.main())"],
-                          env={**os.environ, "PREPARE_PLAN": json.dumps(plan)}, capture_output=True, text=True)
+                           f"s.loader.exec_module(m); sys.exit(m.main())"],
+                          env={**os.environ, "PREPARE_PLAN": json.dumps(plan), "PREPARE_ROOT": str(tmp_path)},
+                          capture_output=True, text=True)
     assert code.returncode == 2 and "leaves the file system" in code.stderr
     assert not (tmp_path.parent / "escape").exists()
 

@@ -105,7 +105,7 @@ def test_basic_cluster_without_bindings_is_fine():
 def test_manage_all_resources_binding_is_refused():
     [problem] = _problems(tenants={"analytics": {"serviceAccounts": {"gpu-metrics": {
         "allow": ["read metrics in tenancy", "manage all-resources in tenancy"]}}}})
-    assert problem.startswith("oke-rdma:tenants.analytics.serviceAccounts.gpu-metrics.allow: allow[1] "
+    assert problem.startswith("oke-rdma:tenants.analytics.serviceAccounts.gpu-metrics.allow[1]: "
                               "'manage all-resources in tenancy': 'manage all-resources' gives the workload full "
                               "control of everything in the location; name the resource types it needs")
 

@@ -146,5 +146,5 @@ def test_overrides_win_over_the_plan():
 
 def test_a_refused_list_item_is_reported_once():
     raw = edited(RAW, "availabilityDomains", (), "[1]")
-    assert problems(raw) == ["oke-rdma:availabilityDomains.0: expected text, got the number 1; quote it if it is "
+    assert problems(raw) == ["oke-rdma:availabilityDomains[0]: expected text, got the number 1; quote it if it is "
                              "meant as text"]

@@ -125,8 +125,8 @@ def test_invalid_labels(labels):
     # found by the fuzz test: a key or a map key with a line separator split one problem over two lines
     (("freeformTags", ("project",), {"\x1e": None}),
      "oke-rdma:freeformTags.project: expected text, got a map with keys '\\x1e'; see Pulumi.yaml for this key's type"),
-    (("nodePools", ("gpu", "\r"), 1), 'oke-rdma:nodePools.gpu."\\r": unknown key; valid keys here:'),
-    (("tenants", ("data team",), {}), 'oke-rdma:tenants."data team": the tenant name is used as its namespace'),
+    (("nodePools", ("gpu", "\r"), 1), 'oke-rdma:nodePools.gpu["\\r"]: unknown key; valid keys here:'),
+    (("tenants", ("data team",), {}), 'oke-rdma:tenants["data team"]: the tenant name is used as its namespace'),
 ])
 def test_odd_keys_are_quoted_and_every_problem_is_one_line(edit, expected):
     key, path, value = edit

@@ -68,7 +68,7 @@ def test_topology_level_rules():
 def test_device_plugin_off_while_nothing_advertises_gpus():
     found = problems(platform={"gpuOperator": {"values": {"devicePlugin": {"enabled": False}}}},
                      nodePools={"gpu": {"labels": {PLUGIN: "true"}}})
-    assert found == [f"oke-rdma:nodePools.gpu.labels.{PLUGIN_KEY}: disables OKE's device plugin but the GPU Operator's "
+    assert found == [f"oke-rdma:nodePools.gpu.labels[{PLUGIN_KEY}]: disables OKE's device plugin but the GPU Operator's "
                      "device plugin is off, so nothing advertises nvidia.com/gpu on these nodes; remove the label "
                      "or enable platform.gpuOperator (values.devicePlugin.enabled)"]
     assert problems(platform={"gpuOperator": {"enabled": False}}, nodePools={"gpu": {"labels": {PLUGIN: "true"}}})
@@ -76,7 +76,7 @@ def test_device_plugin_off_while_nothing_advertises_gpus():
 
 def test_device_plugin_on_while_the_oke_plugin_is_forced_on():
     found = problems(nodePools={"gpu": {"labels": {PLUGIN: "false"}}})
-    assert len(found) == 1 and found[0].startswith(f"oke-rdma:nodePools.gpu.labels.{PLUGIN_KEY}: keeps OKE's device "
+    assert len(found) == 1 and found[0].startswith(f"oke-rdma:nodePools.gpu.labels[{PLUGIN_KEY}]: keeps OKE's device "
                                                    "plugin on while the GPU Operator runs its own")
 
 

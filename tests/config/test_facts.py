@@ -62,7 +62,7 @@ def test_an_oc1_ocid_is_refused_in_a_region_of_another_realm(region):
             f"oci:region {region} is in realm {realm} (OCI SDK region table); OCIDs of another realm never resolve "
             f"there: use the compartment's OCID from your {realm} tenancy, or set oci:region") in found
     # the OCIDs inside a Workload Identity grant are checked too
-    assert any(p.startswith("oke-rdma:tenants.research.serviceAccounts.trainer.allow.0: ocid1.compartment.oc1")
+    assert any(p.startswith("oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]: ocid1.compartment.oc1")
                for p in found)
 
 
@@ -128,7 +128,7 @@ def test_ads_of_the_stacks_region_are_accepted(region, ads):
 def test_a_sao_paulo_ad_in_an_ashburn_stack_is_refused():
     raw = relocated("us-ashburn-1", ads=["bxtG:SA-SAOPAULO-1-AD-1"])
     assert problems(raw) == [
-        "oke-rdma:availabilityDomains.0: 'bxtG:SA-SAOPAULO-1-AD-1' is an availability domain of sa-saopaulo-1, not of "
+        "oke-rdma:availabilityDomains[0]: 'bxtG:SA-SAOPAULO-1-AD-1' is an availability domain of sa-saopaulo-1, not of "
         "oci:region us-ashburn-1; use us-ashburn-1's ADs (bxtG:US-ASHBURN-AD-1, bxtG:US-ASHBURN-AD-2, "
         "bxtG:US-ASHBURN-AD-3, with your tenancy's prefix: `oci iam availability-domain list`), or set oci:region"]
 
@@ -142,7 +142,7 @@ def test_a_sao_paulo_ad_in_an_ashburn_stack_is_refused():
 ])
 def test_an_ad_that_is_not_the_regions_is_refused(region, ad):
     found = problems(relocated(region, ads=[ad]))
-    assert len(found) == 1 and found[0].startswith(f"oke-rdma:availabilityDomains.0: {ad!r} is ")
+    assert len(found) == 1 and found[0].startswith(f"oke-rdma:availabilityDomains[0]: {ad!r} is ")
     assert f"not of oci:region {region}" in found[0]
 
 

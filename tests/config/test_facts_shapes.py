@@ -175,7 +175,7 @@ def test_grants_with_resource_types_oci_has_are_accepted(text):
                                         (f"manage gpu-clusters in {C}", "")])
 def test_a_grant_with_a_resource_type_oci_does_not_have_is_refused(text, hint):
     [found] = grant(text)
-    assert found.startswith("oke-rdma:tenants.research.serviceAccounts.trainer.allow: allow[0]")
+    assert found.startswith("oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]")
     assert "is not an OCI resource type or family oke-rdma knows" in found and hint in found
 
 

@@ -132,8 +132,8 @@ def test_pool_names_must_be_label_values_and_object_names(name):
     pools = json.loads(raw["oke-rdma:nodePools"])
     pools[name] = pools.pop("gpu")
     raw["oke-rdma:nodePools"] = json.dumps(pools)
-    shown = f'"{name}"' if "." in name else name  # a key with dots is quoted in a key path
-    assert any(p.startswith(f"oke-rdma:nodePools.{shown}: the pool name") and "valid Kubernetes label value" in p
+    shown = f'["{name}"]' if "." in name else f".{name}"  # a key with dots is a quoted index in a key path
+    assert any(p.startswith(f"oke-rdma:nodePools{shown}: the pool name") and "valid Kubernetes label value" in p
                for p in problems(raw))
 
 

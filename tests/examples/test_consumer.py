@@ -134,9 +134,9 @@ def _edit(outputs: dict, edit) -> dict:
 
 
 @pytest.mark.parametrize("edit, overrides, message", [
-    (lambda o: o.__setitem__("outputsVersion", 5), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
-                                                       "have output contract version 5, this program reads versions 1, "
-                                                       "2, 3, 4"),
+    (lambda o: o.__setitem__("outputsVersion", 6), {}, "outputsVersion: the outputs of organization/oke-rdma/dev "
+                                                       "have output contract version 6, this program reads versions 1, "
+                                                       "2, 3, 4, 5"),
     (lambda o: o.pop("outputsVersion"), {}, "have output contract version None"),
     (lambda o: None, {"tenant": "nobody"}, "training-job:tenant: the outputs of organization/oke-rdma/dev have no "
                                             "tenant 'nobody' (tenants: analytics, research); pick one of them"),
@@ -294,19 +294,17 @@ def test_a_platform_stack_in_a_region_with_several_words_is_read(plan, tmp_path,
 
 
 @pytest.mark.parametrize("edit, key", [
-    ({"training-job:runAsUser": None}, "training-job:runAsUser"),
     ({"training-job:runAsUser": 0}, "training-job:runAsUser"),
     ({"training-job:runAsGroup": 65534}, "training-job:runAsGroup"),
     ({"training-job:subPath": "../other"}, "training-job:subPath"),
+    ({"training-job:runAsUser": 20002}, "training-job:runAsUser"),  # not the platform's: another tenant's owner
+    ({"training-job:subPath": "research"}, "training-job:subPath"),  # research shares the export's top directory
 ])
 def test_consumer_refuses_a_writer_the_squashed_export_would_reject(plan, tmp_path, edit, key):
     import yaml
     doc = yaml.safe_load((EXAMPLE / "Pulumi.dev.yaml").read_text())
     for k, v in edit.items():
-        if v is None:
-            doc["config"].pop(k)
-        else:
-            doc["config"][k] = v
+        doc["config"][k] = v
     cfg = tmp_path / "Pulumi.dev.yaml"
     cfg.write_text(yaml.safe_dump(doc))
     out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(cfg),
@@ -314,14 +312,64 @@ def test_consumer_refuses_a_writer_the_squashed_export_would_reject(plan, tmp_pa
     assert out.returncode != 0 and key in out.stdout + out.stderr and "Traceback" not in out.stdout + out.stderr
 
 
+def _before_v5(outputs: dict) -> dict:
+    """The outputs as a stack of contract version 4 exported them: no runAsUser/runAsGroup, no sub-paths."""
+    out = copy.deepcopy(outputs)
+    out["outputsVersion"] = 4
+    for tenant in out["tenants"].values():
+        for key in ("runAsUser", "runAsGroup", "sharedStorageSubPath", "lustreSubPath"):
+            tenant.pop(key, None)
+    return out
+
+
+def test_the_pods_run_as_the_ids_and_directory_the_platform_publishes(platform_outputs):
+    """Contract version 5: ``tenants.<t>.runAsUser``/``runAsGroup`` become the pod's securityContext and the
+    claim's sub-path its mount, with no training-job config."""
+    outputs = _edit(platform_outputs, lambda o: o["tenants"]["research"].update(
+        runAsUser=30001, runAsGroup=30002, sharedStorageSubPath="teams/research"))
+    config = {k: v for k, v in _config().items() if not k.endswith((":runAsUser", ":runAsGroup", ":subPath"))}
+    run = run_program(config, [], "dev", program=EXAMPLE / "__main__.py", project="training-job",
+                      stack_outputs={PLATFORM: outputs})
+    (job,) = of_type(run, "kubernetes:batch/v1:Job")
+    pod = job.inputs["spec"]["template"]["spec"]
+    assert pod["securityContext"] == {"runAsUser": 30001, "runAsGroup": 30002, "runAsNonRoot": True}
+    (container,) = pod["containers"]
+    shared = next(m for m in container["volumeMounts"] if m["name"] == "shared")
+    assert shared == {"name": "shared", "mountPath": "/shared", "subPath": "teams/research"}
+
+
+def test_a_platform_before_v5_needs_the_ids_in_config(platform_outputs):
+    """A stack of contract version 4 publishes no IDs: without training-job:runAsUser the Job is refused, naming the
+    key and where to read it; with it (and subPath) the Job runs as configured."""
+    config = {k: v for k, v in _config().items() if not k.endswith((":runAsUser", ":runAsGroup"))}
+    with pytest.raises(pulumi.RunError) as err:
+        run_program(config, [], "dev", program=EXAMPLE / "__main__.py", project="training-job",
+                    stack_outputs={PLATFORM: _before_v5(platform_outputs)})
+    assert str(err.value).startswith("training-job:runAsUser: not set") and "okerdma.io/uid" in str(err.value)
+    run = run_consumer(_before_v5(platform_outputs), runAsUser="20001", runAsGroup="20001", subPath="research")
+    (job,) = of_type(run, "kubernetes:batch/v1:Job")
+    pod = job.inputs["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsUser"] == 20001
+    shared = next(m for m in pod["containers"][0]["volumeMounts"] if m["name"] == "shared")
+    assert shared["subPath"] == "research"
+
+
+def test_a_v5_platform_without_the_ids_is_refused(platform_outputs):
+    """Version 5 promises runAsUser: its absence is a broken platform, named as the output at fault."""
+    outputs = _edit(platform_outputs, lambda o: o["tenants"]["research"].pop("runAsUser"))
+    with pytest.raises(pulumi.RunError) as err:
+        run_consumer(outputs)
+    assert "tenants.research.runAsUser: missing" in str(err.value)
+
+
 def test_consumer_mounts_the_tenant_directory_with_sub_path(plan, tmp_path):
-    import yaml
-    doc = yaml.safe_load((EXAMPLE / "Pulumi.dev.yaml").read_text())
-    doc["config"]["training-job:subPath"] = "research"
-    cfg = tmp_path / "Pulumi.dev.yaml"
-    cfg.write_text(yaml.safe_dump(doc))
-    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(cfg),
-                  "--stack-outputs", f"{PLATFORM}={plan}", "--policy-pack", "policies/security",
+    """The published sub-path, through the offline preview under the pack."""
+    doc = json.loads(plan.read_text())
+    doc["outputs"]["tenants"]["research"]["sharedStorageSubPath"] = "research"
+    moved = tmp_path / "plan.json"
+    moved.write_text(json.dumps(doc))
+    out = preview("--program", str(EXAMPLE / "__main__.py"), "--config-file", str(EXAMPLE / "Pulumi.dev.yaml"),
+                  "--stack-outputs", f"{PLATFORM}={moved}", "--policy-pack", "policies/security",
                   "--policy-config", str(EXAMPLE / "policy-config.json"), "--json", str(tmp_path / "c.json"))
     assert out.returncode == 0, out.stdout + out.stderr
     job = next(r for r in json.loads((tmp_path / "c.json").read_text())["resources"]

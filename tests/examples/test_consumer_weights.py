@@ -27,14 +27,15 @@ K8S = "1.34.0"
 
 
 def with_weights(outputs: dict) -> dict:
-    """The dev stack's outputs as a version-3 platform with a weights bucket, research's read grant for its
-    ServiceAccount trainer, the GPU pool's NVMe at /mnt/nvme, and a Lustre claim for research."""
+    """The dev stack's outputs (the current contract version) with a weights bucket, research's read grant for its
+    ServiceAccount trainer, the GPU pool's NVMe at /mnt/nvme, and a Lustre claim for research (its directory
+    ``research``)."""
     out = copy.deepcopy(outputs)
-    out["outputsVersion"] = 3
     out["weightsBucket"] = dict(BUCKET)
     for name, tenant in out["tenants"].items():
         tenant["weights"] = {"serviceAccount": "trainer", "access": "read"} if name == "research" else None
         tenant["lustreClaim"] = "lustre-shared" if name == "research" else None
+        tenant["lustreSubPath"] = "research" if name == "research" else None
     for pool in out["nodePools"].values():
         pool["localNvme"] = {"mountPath": "/mnt/nvme"} if pool["rdma"] else None
     return out
@@ -304,7 +305,9 @@ def read_write(outputs: dict) -> dict:
 
 def test_the_last_checkpoint_is_uploaded_beside_the_training_with_a_read_write_grant(
         plan, platform_v3, tmp_path):  # noqa: F811
-    out, doc = preview_example(plan, read_write(platform_v3), tmp_path, checkpointUpload=True, subPath="research")
+    outputs = read_write(platform_v3)
+    outputs["tenants"]["research"]["sharedStorageSubPath"] = "research"  # the mount follows the published directory
+    out, doc = preview_example(plan, outputs, tmp_path, checkpointUpload=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "no violations" in out.stdout
     assert doc["outputs"]["checkpointUpload"] == (f"oci://{BUCKET['name']}@{BUCKET['namespace']}/"
@@ -370,17 +373,18 @@ def prod_plan(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("tenant, volume, upload", [("pretraining", "lustre", False), ("research", "fss", True)])
 def test_against_the_prod_stacks_own_outputs_weights_go_to_nvme_and_checkpoints_to_lustre_or_fss(
         prod_plan, tmp_path, tenant, volume, upload):
-    """The prod stack's unedited outputs (contract version 4: the weights bucket, the tenants' grants, the GPU pool's
-    NVMe RAID, pretraining's Lustre claim) carry everything the example needs: pretraining pulls weights into NVMe
-    and checkpoints to Lustre, research checkpoints to FSS and uploads the last one, both clean under the pack."""
+    """The prod stack's unedited outputs (contract version 5: the weights bucket, the tenants' grants, the GPU pool's
+    NVMe RAID, pretraining's Lustre claim and directory, each tenant's storage IDs) carry everything the example
+    needs, with no IDs in its config: pretraining pulls weights into NVMe and checkpoints to its own Lustre directory
+    as its UID/GID, research checkpoints to FSS and uploads the last one, both clean under the pack."""
     from oke_rdma.config import load_stack_config
     from oke_rdma.config.checks.storage import tenant_ids
     from tests.stackcfg import ROOT, read_stack_file
     uid, gid = tenant_ids(load_stack_config(*read_stack_file(ROOT / "Pulumi.prod.yaml")), tenant)
     outputs = read_stack_outputs([f"{PROD}={prod_plan}"])[PROD]
-    assert outputs["outputsVersion"] == 4
+    assert outputs["outputsVersion"] == 5
     platform = write_outputs(prod_plan, outputs, tmp_path / "platform.json")
-    config = write_config(tmp_path, platformStack=PROD, tenant=tenant, runAsUser=uid, runAsGroup=gid, nodes=2,
+    config = write_config(tmp_path, platformStack=PROD, tenant=tenant, nodes=2,
                           weightsPrefix=PREFIX, checkpointVolume=volume, checkpointUpload=upload)
     # the example's policy config names research as the privileged namespace it deploys to; here, the tenant's
     policy = tmp_path / "policy-config.json"
@@ -398,3 +402,6 @@ def test_against_the_prod_stacks_own_outputs_weights_go_to_nvme_and_checkpoints_
                                          "type": "Directory"}} in pod["volumes"]
     assert [c["name"] for c in pod["initContainers"]] == ["nvme-prepare", "weights"]
     assert ("checkpoint-upload" in [c["name"] for c in pod["containers"]]) is upload
+    assert pod["securityContext"]["runAsUser"] == uid and pod["securityContext"]["runAsGroup"] == gid
+    shared = next(m for m in pod["containers"][0]["volumeMounts"] if m["name"] == "shared")
+    assert shared.get("subPath") == tenant  # pretraining: its Lustre directory; research: its FSS subPath

@@ -78,7 +78,7 @@ def test_the_credentials_must_be_of_the_stacks_tenancy(tenancy, clients):
 def test_an_ad_the_tenancy_does_not_have_is_a_problem(tenancy, clients):
     tenancy.ads = ["Abcd:SA-SAOPAULO-1-AD-1"]
     problems, _ = findings(clients)
-    assert problems[0] == ("oke-rdma:availabilityDomains.0: 'bxtG:SA-SAOPAULO-1-AD-1' is not an availability domain "
+    assert problems[0] == ("oke-rdma:availabilityDomains[0]: 'bxtG:SA-SAOPAULO-1-AD-1' is not an availability domain "
                            "of this tenancy in sa-saopaulo-1 (ListAvailabilityDomains: Abcd:SA-SAOPAULO-1-AD-1); use "
                            "those names")
 

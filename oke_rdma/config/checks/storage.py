@@ -44,21 +44,30 @@ def check_storage(cfg: StackConfig) -> list[str]:
                         f"squash root (identitySquash ROOT)")
     owners: dict[tuple[str, int], str] = {}
     paths: dict[str, str] = {}
+    lustre = cfg.storage.lustre
+    # tenants whose Lustre directory the platform creates own it by the same IDs
+    on_lustre = set(lustre.tenants) if lustre is not None and lustre.prepare_directories else set()
     for name, tenant in sorted(cfg.tenants.items()):  # sorted: the same tenant is named whatever the YAML order
-        if tenant.shared_storage is None:
+        if tenant.shared_storage is None and name not in on_lustre:
             continue
         uid, gid = tenant_ids(cfg, name)
         for kind, value in (("uid", uid), ("gid", gid)):
             other = owners.setdefault((kind, value), name)
-            if other != name:
-                how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
-                problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
-                                f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
-                                f"{kind}")
+            if other == name:
+                continue
+            if tenant.shared_storage is None:  # a Lustre-only tenant: its IDs are derived from its name
+                problems.append(f"{_key(('tenants', name))}: its {kind} {value} (derived from the name, for its "
+                                f"Lustre directory) is already the {kind} of tenant {other!r}; each tenant owns its "
+                                f"directories alone: give it sharedStorage with its own {kind}, or rename it")
+                continue
+            how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
+            problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
+                            f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
+                            f"{kind}")
         if cfg.tenant_namespace(name) == PREPARATION_NAMESPACE:
             problems.append(f"{_key(('tenants', name, 'namespace'))}: {PREPARATION_NAMESPACE!r} is the platform's "
                             f"storage preparation namespace; give the tenant its own")
-        sub = tenant.shared_storage.sub_path
+        sub = tenant.shared_storage.sub_path if tenant.shared_storage is not None else None
         if sub is not None:
             for other_path, other in paths.items():
                 if sub == other_path or sub.startswith(other_path + "/") or other_path.startswith(sub + "/"):

@@ -69,7 +69,7 @@ def check_quotas(cfg: StackConfig) -> list[str]:
         if unknown:
             problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
                             f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
-                            f"oke-rdma:nodePools.{unknown[0]}.gpusPerNode")
+                            + _key(("nodePools", unknown[0], "gpusPerNode")))
         elif q.gpu + q.gpu_borrowing_limit > total:
             listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
             what = "RDMA and shared pools" if tenant.isolation == "shared" else "RDMA pools"

@@ -38,13 +38,13 @@ CONFIG_CASES: dict[str, tuple[str, str, Edit, Edit]] = {
         "network", "oke-rdma:network.apiEndpoint.allowedCidrs", _api(["0.0.0.0/1", "128.0.0.0/1"]),
         _api(["10.0.0.0/16"])),
     "workload_grant_manage_policies": (
-        "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow", _grant("manage policies in tenancy"),
+        "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]", _grant("manage policies in tenancy"),
         _grant(f"read objects in compartment id {DATA}")),
     "workload_grant_use_all_resources": (
-        "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow",
+        "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]",
         _grant(f"use all-resources in compartment id {DATA}"), _grant(f"read buckets in compartment id {DATA}")),
     "workload_grant_use_groups": (
-        "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow", _grant(f"use groups in compartment id {DATA}"),
+        "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]", _grant(f"use groups in compartment id {DATA}"),
         _grant(f"inspect groups in compartment id {DATA}")),
     "rdma_pool_fault_domains": (
         "placement", "oke-rdma:nodePools.gpu.faultDomains",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.policies.redteam.configs import CONFIG_CASES, DATA, _grant
 
-KEY = "oke-rdma:tenants.research.serviceAccounts.trainer.allow"
+KEY = "oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]"  # the grant the case sets
 
 for _name, _bad, _safe in (
         ("workload_grant_run_command", "use instance-agent-command-family", "read instance-agent-command-family"),

