@@ -39,7 +39,7 @@ from pydantic import BaseModel
 
 from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
 from .facts import regions
-from .facts.shapes import SHAPES, max_pods_per_node
+from .facts.shapes import SHAPES, max_pods_per_node, vcpus_per_ocpu
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The Kubernetes version written unless ``--kubernetes-version`` is given: the one Pulumi.dev.yaml and
@@ -117,13 +117,13 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
         gpu_pool["gpusPerNode"] = args.gpus_per_node
     gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
     # Default quota: the GPU nodes' CPUs and memory (Kueue admits a GPU job only if its CPU and memory requests fit
-    # too). Kubernetes counts vCPUs: 2 per OCPU on the x86 GPU shapes (OCI docs "Compute Shapes"); a Flex shape's
-    # size is the pool's --ocpus/--memory-gb.
+    # too). Kubernetes counts vCPUs: 2 per OCPU on x86, 1 on Arm (GB200/GB300: facts.shapes.vcpus_per_ocpu);
+    # a Flex shape's size is the pool's --ocpus/--memory-gb.
     fact = SHAPES.get(args.shape)
     node_ocpus = args.ocpus or (fact.ocpus if fact else None) or 0
     node_memory = args.memory_gb or (fact.memory_gb if fact else None) or 0
     nodes = max(args.nodes, 0)  # a negative --nodes is refused on its own key, not again on the derived quotas
-    cpu_default = 2 * node_ocpus * nodes if rdma else 0
+    cpu_default = vcpus_per_ocpu(args.shape) * node_ocpus * nodes if rdma else 0
     memory_default = node_memory * nodes if rdma else 0
     tenant: dict[str, Any] = {"rdma": rdma, "sharedStorage": {},
                               # Kueue queues GPUs of RDMA pools only (its flavors are the RDMA pools)

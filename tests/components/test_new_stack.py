@@ -290,3 +290,16 @@ def test_a_bad_value_is_reported_once_not_again_on_values_derived_from_it(tmp_pa
     assert code == 2 and not path.exists()
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert [line.split(": ", 2)[1] for line in lines if "availabilityDomains" not in line] == [flag], err
+
+
+@pytest.mark.parametrize("shape, per_ocpu", [("BM.GPU.GB200.4", 1), ("BM.GPU.H200.8", 2), ("BM.GPU.B200.8", 2)])
+def test_the_tenant_cpu_quota_counts_vcpus_by_processor(tmp_path, shape, per_ocpu, capsys):
+    """Kubernetes counts vCPUs: an OCPU is 2 on x86 and 1 on Arm (Grace in GB200), so the default CPU quota of an
+    Arm GPU pool is not twice what its nodes have."""
+    from oke_rdma.facts.shapes import SHAPES
+    out = tmp_path / "Pulumi.mine.yaml"
+    code = new_stack.main(["--stack", "mine", "--output", str(out), "--region", "us-chicago-1",
+                           "--availability-domains", "Uocm:US-CHICAGO-1-AD-2", "--shape", shape, "--nodes", "2"])
+    assert code == 0, capsys.readouterr().err
+    quota = load_stack_config(*read_stack_file(out)).tenants["research"].quota
+    assert quota.cpu == per_ocpu * SHAPES[shape].ocpus * 2 and quota.gpu == SHAPES[shape].gpus * 2
