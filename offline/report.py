@@ -245,8 +245,11 @@ def errors_block(changes: Optional[list[Change]]) -> list[str]:
                      f"first make sure its data may be lost")
     for c in changes or []:
         for refused in c.refused:
-            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update. Declare the "
-                         f"field in replaceOnChanges (the object is then replaced) or keep its old value")
+            # replaceOnChanges is the way out for a Kubernetes object; for a cloud resource (a cluster's version, a
+            # Lustre capacity) a replacement would destroy it, so only the value's own fix is offered.
+            fix = (" Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
+                   if c.type.startswith("kubernetes:") else "" if "; " in refused else " Keep its old value")
+            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update.{fix}")
     return [""] + lines if lines else []
 
 
