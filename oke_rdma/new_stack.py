@@ -62,7 +62,9 @@ FLAGS = {
     "oke-rdma:nodePools.gpu.memoryGb": "--memory-gb", "oke-rdma:nodePools.system.imageId": "--system-image-id",
     "oke-rdma:cluster.kubernetesVersion": "--kubernetes-version", "oke-rdma:network.vcnCidr": "--vcn-cidr",
     "oke-rdma:network.apiEndpoint.allowedCidrs": "--api-client-cidr", "oke-rdma:iam": "--deployer-group-id",
-    "oke-rdma:tenants": "--tenant",
+    "oke-rdma:tenants": "--tenant", "oke-rdma:nodePools.gpu.maxPodsPerNode": "--max-pods-per-node",
+    # the pod subnet is carved from the VCN (at most a /16): a pool too large for it is fixed by fewer pods per node
+    "oke-rdma:network.subnets.pods": "--max-pods-per-node or --nodes",
 }
 
 
@@ -109,7 +111,8 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
         gpu_pool.update(ocpus=args.ocpus, memoryGb=args.memory_gb)
     # 64 pods per node, or fewer when the shape's VNICs carry fewer (facts.shapes.max_pods_per_node: a VM shape
     # the table does not know is held to one pod VNIC, 31 pods).
-    pods = min(GPU_MAX_PODS_PER_NODE, max_pods_per_node(args.shape, args.ocpus) or GPU_MAX_PODS_PER_NODE)
+    pods = args.max_pods_per_node or min(GPU_MAX_PODS_PER_NODE,
+                                         max_pods_per_node(args.shape, args.ocpus) or GPU_MAX_PODS_PER_NODE)
     gpu_pool.update(bootVolumeGb=500 if args.shape.startswith("BM.") else 100, maxPodsPerNode=pods, rdma=rdma)
     if args.allow_unlisted_rdma_shape:
         gpu_pool["allowUnlistedRdmaShape"] = True
@@ -257,6 +260,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus-per-node", type=int, help="GPUs per node, for a shape oke-rdma does not know")
     p.add_argument("--allow-unlisted-rdma-shape", action="store_true",
                    help="with --rdma: accept a bare metal shape not on Oracle's RDMA list (the previews warn)")
+    p.add_argument("--max-pods-per-node", type=int, help=(
+        f"pods per GPU node (default {GPU_MAX_PODS_PER_NODE}, or fewer when the shape's VNICs carry fewer); every pod "
+        "takes an IP of the pod subnet, so a large pool needs fewer"))
     p.add_argument("--ocpus", type=float, help="OCPUs per node (Flex shapes)")
     p.add_argument("--memory-gb", type=float, help="memory per node in GB (Flex shapes)")
     p.add_argument("--compartment-id", help="compartment OCID (default: a placeholder)")

@@ -303,3 +303,16 @@ def test_the_tenant_cpu_quota_counts_vcpus_by_processor(tmp_path, shape, per_ocp
     assert code == 0, capsys.readouterr().err
     quota = load_stack_config(*read_stack_file(out)).tenants["research"].quota
     assert quota.cpu == per_ocpu * SHAPES[shape].ocpus * 2 and quota.gpu == SHAPES[shape].gpus * 2
+
+
+def test_a_pool_too_large_for_the_pod_subnet_is_fixed_with_a_flag(tmp_path, capsys):
+    """600 H100 nodes at 64 pods each need more pod IPs than the largest VCN's pod subnet: the refusal names the flags
+    that fix it, and --max-pods-per-node does."""
+    out = tmp_path / "Pulumi.mine.yaml"
+    base = ["--stack", "mine", "--output", str(out), "--region", "us-ashburn-1",
+            "--availability-domains", "Uocm:US-ASHBURN-AD-3", "--nodes", "600"]
+    assert new_stack.main(base) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --max-pods-per-node or --nodes (oke-rdma:network.subnets.pods): ") and not out.exists()
+    assert new_stack.main(base + ["--max-pods-per-node", "48"]) == 0, capsys.readouterr().err
+    assert load_stack_config(*read_stack_file(out)).node_pools["gpu"].max_pods_per_node == 48
