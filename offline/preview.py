@@ -59,7 +59,7 @@ from offline.failure import program_failure
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
-from offline.replacement import check_plan, protected_destroyed, stateful_destroyed
+from offline.replacement import check_plan, check_plan_stack, protected_destroyed, stateful_destroyed
 from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
@@ -299,6 +299,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous else None
         if previous is not None:
             check_plan(previous)  # its shape, before the program runs
+            check_plan_stack(previous, stack, project)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
         print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
