@@ -44,9 +44,11 @@ IN_FLIGHT = 4
 
 @dataclass
 class _Finish:
-    """The last item of a pack's queue: the finished resource list (the stack first)."""
+    """The last item of a pack's queue: the finished resource list (the stack first) and its ``AnalyzeStack``
+    request (the same for every pack: built once)."""
 
     resources: Sequence[EngineResource]
+    stack_request: Any
 
 
 @dataclass
@@ -126,7 +128,7 @@ class AnalysisStream:
                 if isinstance(item, _Finish):
                     while in_flight:
                         _collect(pack, in_flight)
-                    pack.report = self._finish_pack(pack, item.resources)
+                    pack.report = self._finish_pack(pack, item.resources, item.stack_request)
                     return
                 by_urn[item.urn] = item
                 known = _provider_urn(item) in by_urn if item.provider else True
@@ -137,10 +139,10 @@ class AnalysisStream:
         except BaseException as e:  # noqa: BLE001 (reported by finish)
             pack.error = e
 
-    def _finish_pack(self, pack: _Pack, resources: Sequence[EngineResource]) -> PolicyReport:
+    def _finish_pack(self, pack: _Pack, resources: Sequence[EngineResource], stack: Any) -> PolicyReport:
         """The streamed responses checked against the finished list (re-analysing what could differ), then
         ``AnalyzeStack``; the pack's report."""
-        from offline.analyzer import analyze_request, findings, stack_request
+        from offline.analyzer import analyze_request, findings
 
         by_urn = {r.urn: r for r in resources}
         responses: list[tuple[Optional[str], Any]] = []
@@ -151,7 +153,7 @@ class AnalysisStream:
             response = sent.response if same else pack.process.call("Analyze", analyze_request(r, by_urn),
                                                                      f"of {r.urn}")
             responses.append((r.urn, response))
-        responses.append((None, pack.process.call("AnalyzeStack", stack_request(resources, by_urn),
+        responses.append((None, pack.process.call("AnalyzeStack", stack,
                                                   f"of {len(resources)} resources")))
         return findings(responses, by_urn)
 
@@ -162,8 +164,11 @@ class AnalysisStream:
         :raises PolicyRuntimeError: a pack did not start, or a call failed (a rule raised).
         :raises PolicyConfigError: a pack's policy config is invalid (``by_pack`` names the pack).
         """
+        from offline.analyzer import stack_request
+
+        finished = _Finish(list(resources), stack_request(resources, {r.urn: r for r in resources}))
         for pack in self._packs:
-            pack.queue.put(_Finish(list(resources)))
+            pack.queue.put(finished)
         for pack in self._packs:
             pack.thread.join()
         failures = []

@@ -47,7 +47,8 @@ from typing import Any, Optional
 
 from pydantic import Field, field_validator, model_validator
 
-from ..facts.iam import ALL_RESOURCE_TYPES, IAM_RESOURCE_TYPES, VERBS  # noqa: F401 - VERBS re-exported
+from ..facts.iam import (ALL_RESOURCE_TYPES, IAM_RESOURCE_TYPES, NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES,
+                         PORT_FORWARDING_SESSION_TYPES, VERBS)  # noqa: F401 - VERBS re-exported
 from ._base import StrList, _Model
 
 
@@ -199,7 +200,48 @@ def parse_grant(text: str) -> Grant:
     else:
         raise ValueError(f"location {location!r} must be 'tenancy' or 'compartment id <compartment OCID>'")
     where = match.group("where")
-    return Grant(verb, resource, compartment_id, _parse_conditions(where) if where else ())
+    conditions = _parse_conditions(where) if where else ()
+    reaches = node_access(verb, resource, conditions)
+    if reaches:
+        raise ValueError(f"'{verb} {resource}' reaches the nodes' operating system: {'; '.join(reaches)}; a workload "
+                         f"is never given a way onto the GPU nodes (its pods already run there under Pod Security): "
+                         f"grant 'read {resource}', or narrow it with where request.permission = '<a permission "
+                         f"that does not reach the node>'")
+    return Grant(verb, resource, compartment_id, conditions)
+
+
+def node_access(verb: str, resource: str, conditions: tuple[Condition, ...]) -> list[str]:
+    """What a grant ``<verb> <resource> ... where all {conditions}`` lets a workload do to compute instances (run
+    commands, open a shell, copy disks, change what the nodes boot), [] when nothing.
+
+    Judged as ``policies/security/node_access.py`` judges a statement, from the same tables
+    (:data:`~oke_rdma.facts.iam.NODE_ACCESS_TYPES`, :data:`~oke_rdma.facts.iam.NODE_ACCESS_FAMILIES`): a family
+    stands for its members and ``all-resources`` for every one; a condition exempts a member only when it pins
+    ``request.permission`` (``=``) to permissions none of which reaches the node, or pins
+    ``target.bastion-session.type`` to port forwarding. Every location counts (policies inherit down the
+    compartment tree, which a preview cannot see).
+
+    :returns: one short reason per effect, e.g. ``"use instance-agent-commands runs commands on the instances ..."``.
+    """
+    pins: dict[str, set[str]] = {}
+    for c in conditions:
+        if c.operator == "=" and not c.pattern:
+            pins[c.variable] = pins[c.variable] & {c.value} if c.variable in pins else {c.value}
+    members = NODE_ACCESS_FAMILIES.get(resource, frozenset({resource}) & NODE_ACCESS_TYPES.keys())
+    found: dict[str, list[str]] = {}
+    for member in sorted(members):
+        least, perms, what = NODE_ACCESS_TYPES[member]
+        if VERBS.index(verb) < VERBS.index(least):
+            continue
+        pinned = pins.get("request.permission")
+        if perms is not None and pinned is not None and not {p.upper() for p in pinned} & perms:
+            continue
+        sessions = pins.get("target.bastion-session.type")
+        if member == "bastion-session" and sessions is not None and {t.lower() for t in sessions} <= \
+                PORT_FORWARDING_SESSION_TYPES:
+            continue
+        found.setdefault(what, []).append(f"{least} {member}")
+    return [f"{' and '.join(m)} {what}" for what, m in found.items()]
 
 
 class ServiceAccount(_Model):

@@ -25,6 +25,8 @@ FAMILIES = frozenset({
     "data-catalog-family", "data-flow-family", "ai-service-language-family", "ai-service-vision-family",
     "ai-service-speech-family", "ai-service-document-family", "data-labeling-family", "devops-family",
     "apm-domains", "cloud-guard-family", "opensearch-family", "log-analytics-family",
+    # Core Services (Compute), OS Management Hub (node access, below)
+    "instance-agent-family", "instance-agent-command-execution-family", "osmh-family",
 })
 
 #: IAM's own resource types (IAM docs "Details for IAM with Identity Domains" and "... without Identity Domains").
@@ -46,6 +48,12 @@ RESOURCE_TYPES = frozenset({
     "compute-clusters", "compute-capacity-reports", "compute-capacity-reservations", "compute-image-capability-schema",
     "compute-global-image-capability-schema", "compute-gpu-memory-clusters", "compute-gpu-memory-fabrics",
     "compute-capacity-topologies",
+    # Bastion ("Bastion IAM Policies"); OS Management Hub and OS Management (their policy references)
+    "bastion", "bastion-session", "osmh-managed-instances", "osmh-managed-instance-group",
+    "osmh-managed-instance-groups", "osmh-scheduled-jobs", "osmh-software-sources", "osmh-lifecycle-environments",
+    "osmh-lifecycle-stages", "osmh-profiles", "osmh-management-station", "osmh-work-requests", "osmh-entitlements",
+    "osmh-events", "osms-managed-instances", "osms-managed-instance-groups", "osms-scheduled-jobs",
+    "osms-software-sources", "osms-events",
     "instance-configurations", "instance-pools", "cluster-networks",
     # Block Volume
     "volumes", "volume-attachments", "volume-backups", "boot-volume-backups", "backup-policies",
@@ -87,3 +95,70 @@ RESOURCE_TYPES = frozenset({
 
 #: Every resource-type name a grant may use: families, IAM's types and the individual types above.
 ALL_RESOURCE_TYPES = FAMILIES | IAM_RESOURCE_TYPES | RESOURCE_TYPES
+
+# --- node access: grants that reach the operating system of compute instances (the cluster's GPU nodes) -------------
+# Sources (checked 2026-12-01): IAM "Details for the Core Services" (verb tables, revision 2025-01-23:
+# instance-agent-commands, instances, instance-console-connection, volumes, instance-pools, cluster-networks), "Details
+# for Kubernetes Engine" (2024-08-13: clusters, cluster-node-pools), "Details for Logging" (2024-06-06:
+# unified-configuration), "Bastion IAM Policies", OS Management Hub "Resource Types, Variables, and Permissions"
+# and OS Management "Policy Reference" (types only: their verb tables were not read, so use/manage count), Compute docs
+# "Running Commands on an Instance" and "Troubleshooting Instances Using Instance Console Connections", OKE docs "About
+# Access Control and Kubernetes Engine" and "Setting Up a Bastion for Cluster Access". What each one gives:
+# policies/security/node_access.py, which holds the same tables (a test keeps them equal).
+
+#: resource type -> (least verb that reaches the nodes, the permissions that do — None when the permission table was
+#: not read —, what it gives).
+NODE_ACCESS_TYPES: dict[str, tuple[str, frozenset[str] | None, str]] = {
+    "instance-agent-commands": ("use", frozenset({"INSTANCE_AGENT_COMMAND_CREATE"}),
+                                "runs commands on the instances through the Oracle Cloud Agent (Run Command, as its "
+                                "ocarun user), which read the node's instance-principal credentials"),
+    "instance-agent-command-execution-family": ("use", None,
+                                                "turns Run Command on for the instances the subject matches (the "
+                                                "agent fetches and runs the commands queued for them)"),
+    "instances": ("use", frozenset({"INSTANCE_UPDATE", "INSTANCE_CREATE_IMAGE"}),
+                  "replaces an instance's boot volume or turns on its agent plugins (UpdateInstance), or copies its "
+                  "boot disk with the kubelet's credentials (CreateImage)"),
+    "instance-console-connection": ("manage", frozenset({"INSTANCE_CONSOLE_CONNECTION_CREATE"}),
+                                    "opens the serial console, where a reboot gives a maintenance-mode root shell"),
+    "volumes": ("use", frozenset({"VOLUME_UPDATE", "VOLUME_WRITE"}),
+                "backs up, clones or attaches elsewhere a node's boot and data volumes (kubelet credentials, "
+                "cached weights)"),
+    "cluster-node-pools": ("manage", frozenset({"CLUSTER_NODE_POOL_CREATE", "CLUSTER_NODE_POOL_UPDATE"}),
+                           "changes the nodes' image, cloud-init and SSH key, or adds a pool that runs its own"),
+    "clusters": ("manage", frozenset({"CLUSTER_MANAGE", "CLUSTER_JOIN", "CLUSTER_UPDATE"}),
+                 "administers Kubernetes through IAM (AdministerK8s: privileged pods on every node), joins "
+                 "instances as nodes, or changes the cluster's options"),
+    "instance-pools": ("manage", frozenset({"INSTANCE_POOL_UPDATE"}),
+                       "points an instance pool at another instance configuration (image, cloud-init): every "
+                       "instance it launches runs it"),
+    "cluster-networks": ("manage", frozenset({"CLUSTER_NETWORK_UPDATE"}),
+                         "points a cluster network's pools (RDMA nodes outside OKE node pools) at another instance "
+                         "configuration"),
+    "unified-configuration": ("use", frozenset({"UNIFIED_AGENT_CONFIG_UPDATE", "UNIFIED_AGENT_CONFIG_CREATE"}),
+                              "points the agent's custom-log collection at any file of the instances it targets (the "
+                              "kubelet's keys, pods' mounted Secrets) and ships it to Logging"),
+    "bastion-session": ("manage", frozenset({"BASTION_SESSION_CREATE"}),
+                        "opens managed SSH sessions to instances (the agent's Bastion plugin installs the key)"),
+    **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management "
+                        "Hub)")
+       for t in ("osmh-managed-instances", "osmh-managed-instance-group", "osmh-managed-instance-groups",
+                 "osmh-scheduled-jobs", "osmh-software-sources", "osmh-lifecycle-environments",
+                 "osmh-lifecycle-stages", "osmh-profiles")},
+    **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management)")
+       for t in ("osms-managed-instances", "osms-managed-instance-groups", "osms-scheduled-jobs",
+                 "osms-software-sources")},
+}
+#: aggregate type -> its members that are node-access types.
+NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
+    "instance-family": frozenset({"instances", "instance-console-connection"}),
+    "instance-agent-command-family": frozenset({"instance-agent-commands"}),
+    "volume-family": frozenset({"volumes"}),
+    "compute-management-family": frozenset({"instance-pools", "cluster-networks"}),
+    "logging-family": frozenset({"unified-configuration"}),
+    "cluster-family": frozenset({"clusters", "cluster-node-pools"}),
+    "bastion-family": frozenset({"bastion-session"}),
+    "osmh-family": frozenset(t for t in NODE_ACCESS_TYPES if t.startswith("osmh-")),
+    "all-resources": frozenset(NODE_ACCESS_TYPES),
+}
+#: Bastion session types that are a network path, not a shell (OCI API "CreateSessionTargetResourceDetails").
+PORT_FORWARDING_SESSION_TYPES = frozenset({"port_forwarding", "dynamic_port_forwarding"})

@@ -13,9 +13,13 @@ from typing import Any
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import plain as _plain
+    from ._operator_pods import CLUSTER_SCOPED as _OPERATOR_CLUSTER_SCOPED
+    from ._operator_pods import Uninterpretable, operator_pod_specs
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import plain as _plain
+    from _operator_pods import CLUSTER_SCOPED as _OPERATOR_CLUSTER_SCOPED
+    from _operator_pods import Uninterpretable, operator_pod_specs
     from _rules import UNKNOWN, elements, read
 
 #: Workload type → path of its pod spec inside the object.
@@ -39,6 +43,19 @@ KUBEFLOW_GROUP, JOBSET_GROUP, RAY_GROUP = "kubeflow.org", "jobset.x-k8s.io", "ra
 #: Kubeflow Trainer v2: (Cluster)TrainingRuntime holds a JobSet template
 #: (``spec.template.spec.replicatedJobs[].template.spec.template.spec``; kubeflow/trainer 2.3.0 CRDs).
 TRAINER_GROUP = "trainer.kubeflow.org"
+
+
+#: Kubernetes' own API groups named with a dot (Kubernetes API reference v1.34, and the SIG projects' API groups:
+#: Gateway API, CSI snapshots, metrics APIs; checked 2026-12-01): they hold no pod templates — the workload kinds are
+#: in core/apps/batch, read above — and a CustomResourceDefinition's schema describes pod fields without setting
+#: them. Every other group is an operator's, including ones under k8s.io (``sparkoperator.k8s.io``).
+KUBERNETES_GROUPS = frozenset({
+    "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io", "authentication.k8s.io",
+    "authorization.k8s.io", "certificates.k8s.io", "coordination.k8s.io", "discovery.k8s.io", "events.k8s.io",
+    "flowcontrol.apiserver.k8s.io", "internal.apiserver.k8s.io", "networking.k8s.io", "node.k8s.io",
+    "rbac.authorization.k8s.io", "resource.k8s.io", "scheduling.k8s.io", "storage.k8s.io",
+    "storagemigration.k8s.io", "gateway.networking.k8s.io", "snapshot.storage.k8s.io", "metrics.k8s.io",
+    "custom.metrics.k8s.io", "external.metrics.k8s.io"})
 
 
 def canonical_type(resource_type: str) -> str:
@@ -97,13 +114,10 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
                 _templates(read(spec, "replicatedJobs"), "template", "spec", "template", "spec")]
     if group == RAY_GROUP and kind in ("RayJob", "RayCluster", "RayService", "RayCronJob"):
         return ray_pod_specs(kind, spec)
-    if group in ("helm.sh", "yaml", "kustomize") or "." not in group or group.endswith(".k8s.io"):
-        # Kubernetes' own API groups named *.k8s.io (apiextensions, rbac.authorization, networking, storage,
-        # admissionregistration, ...) hold no pod templates — their workload kinds are in apps/batch/core, read
-        # above — and a CustomResourceDefinition's schema describes pod fields without setting them (Kubernetes
-        # API reference v1.34, checked 2026-12-01). x-k8s.io groups (JobSet, LeaderWorkerSet) are not these.
+    if group in ("helm.sh", "yaml", "kustomize") or "." not in group or group in KUBERNETES_GROUPS:
         return []
-    return embedded_pod_specs(spec, "spec")
+    found = operator_pod_specs(group, kind, props, pod_specs)
+    return embedded_pod_specs(spec, "spec") if found is None else found
 
 
 def trainjob_pod_specs(spec: Any) -> list[tuple[str, Any]]:
@@ -173,13 +187,15 @@ def embedded_pod_specs(node: Any, where: str) -> list[tuple[str, Any]]:
 
 #: Pod-template kinds that are cluster-scoped: their pods run in the namespace of whatever references them (a
 #: ``ClusterTrainingRuntime`` serves TrainJobs of every namespace), so no namespace's level can allow anything.
-CLUSTER_SCOPED_TEMPLATES = frozenset({f"kubernetes:{TRAINER_GROUP}/v1alpha1:ClusterTrainingRuntime"})
+CLUSTER_SCOPED_TEMPLATES = frozenset({f"kubernetes:{TRAINER_GROUP}/v1alpha1:ClusterTrainingRuntime"} | {
+    f"kubernetes:{group}/v1:{kind}" for group, kind in _OPERATOR_CLUSTER_SCOPED})
 
 
 def is_cluster_scoped(resource_type: str) -> bool:
     """True for :data:`CLUSTER_SCOPED_TEMPLATES` at any API version."""
     parts = resource_type.split(":")
-    return len(parts) == 3 and any(t.split(":")[2] == parts[2] and t.split(":")[1].split("/")[0] ==
+    kind = parts[2][:-5] if len(parts) == 3 and parts[2].endswith("Patch") else parts[-1]
+    return len(parts) == 3 and any(t.split(":")[2] in (parts[2], kind) and t.split(":")[1].split("/")[0] ==
                                    parts[1].split("/")[0] for t in CLUSTER_SCOPED_TEMPLATES)
 
 
@@ -191,8 +207,8 @@ def without_rdma_envelope(spec: Any) -> Any:
     """A copy of a pod spec without what the platform's RDMA tenants may ask for — ``hostNetwork``, privileged
     containers, IPC_LOCK, a hostPath under ``/dev/infiniband`` — so that :func:`pod_privileges` of the copy lists
     only what goes beyond that envelope."""
-    if spec is UNKNOWN:
-        return UNKNOWN
+    if spec is UNKNOWN or isinstance(spec, Uninterpretable):
+        return spec
     from_plain = _plain(spec)
     if not isinstance(from_plain, dict):
         return from_plain

@@ -22,7 +22,8 @@ depends on is a Namespace (then they all must be privileged); else fail closed.
 
 Workloads: the built-in pod-template kinds and their ``*Patch`` variants, and custom resources of known job kinds —
 Kubeflow ``kubeflow.org`` jobs (``spec.*ReplicaSpecs.<role>.template.spec``), JobSet (``spec.replicatedJobs[]
-.template.spec.template.spec``) and KubeRay RayJob/RayCluster/RayService (head and worker group templates).
+.template.spec.template.spec``) and KubeRay RayJob/RayCluster/RayService (head and worker group templates); operators'
+own pod shapes (Argo, Spark, Tekton, KServe, Flink, ...) gathered as partial pod specs by ``_operator_pods``.
 ``capabilities.add: [ALL]`` includes IPC_LOCK.
 """
 from __future__ import annotations
@@ -38,6 +39,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
                                  POD_SPEC_PATHS, RAY_GROUP, RDMA_DEVICE_PATH, TRAINER_GROUP, canonical_type,
                                  is_cluster_scoped, pod_specs, without_rdma_envelope)
+    from ._operator_pods import Uninterpretable
     from ._pss import BASELINE_CAPABILITIES, context_privileges
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -45,6 +47,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
                                 POD_SPEC_PATHS, RAY_GROUP, RDMA_DEVICE_PATH, TRAINER_GROUP, canonical_type,
                                 is_cluster_scoped, pod_specs, without_rdma_envelope)
+    from _operator_pods import Uninterpretable
     from _pss import BASELINE_CAPABILITIES, context_privileges
     from _rules import UNKNOWN, elements, read
 
@@ -170,6 +173,8 @@ def pod_privileges(pod_spec: Any) -> list[str]:
     (fail closed)."""
     if pod_spec is UNKNOWN:
         return ["may use hostNetwork, privileged containers or IPC_LOCK (its pod spec is unknown during preview)"]
+    if isinstance(pod_spec, Uninterpretable):
+        return [f"its pod fields cannot be interpreted: {pod_spec.reason}"]
     found = []
     for key in ("hostNetwork", "hostPID", "hostIPC"):
         value = read(pod_spec, key)

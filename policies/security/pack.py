@@ -11,7 +11,8 @@ Imported two ways, and both must work:
 Every module therefore picks relative or top-level imports from ``__package__``. Nothing here starts the gRPC
 server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves and blocks).
 
-Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect), Kubernetes API
+Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect; ``node_access``:
+grants that reach the nodes' operating system), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
@@ -38,6 +39,7 @@ if __package__:  # imported as the package `policies.security`
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
     from . import manifests
+    from . import node_access
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
     import credentials
@@ -47,6 +49,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import lustre
     import manifests
     import network
+    import node_access
     import node_pool
     import node_subnets
     import object_paths
@@ -66,8 +69,9 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
-                          *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES, *rbac.POLICIES,
-                          *kubernetes.POLICIES, *pod_security.POLICIES, *privileged_namespaces.POLICIES,
+                          *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
+                          *node_access.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES, *pod_security.POLICIES,
+                          *privileged_namespaces.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
 
 _names = [p.name for p in POLICIES]

@@ -50,6 +50,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
                        node_agent_namespaces, node_escape_path)
     from ._objects import OBJECT_HOOK_KEYS, object_type, with_derived
+    from ._operator_pods import Uninterpretable
     from .kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                              pod_specs)
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -58,6 +59,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
                       node_agent_namespaces, node_escape_path)
     from _objects import OBJECT_HOOK_KEYS, object_type, with_derived
+    from _operator_pods import Uninterpretable
     from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                             pod_specs)
 
@@ -126,6 +128,8 @@ def pod_spec_escapes(spec: Any) -> list[str]:
     """Node-escape settings of a pod spec: host PID/IPC, node-escape capabilities, node-escape hostPath volumes."""
     if spec is UNKNOWN:
         return ["its pod spec is unknown during preview"]
+    if isinstance(spec, Uninterpretable):
+        return [f"its pod fields cannot be interpreted: {spec.reason}"]
     found = [f"{k}: true" if _flag(read(spec, k)) is True else f"{k} unknown during preview"
              for k in ("hostPID", "hostIPC") if _flag(read(spec, k)) is not False]
     for kind in ("initContainers", "containers", "ephemeralContainers"):
@@ -250,6 +254,20 @@ def persistent_volume_escapes(props: Any) -> list[str]:
     return found
 
 
+def persistent_volume_spec(resource_type: str, props: Any) -> Any:
+    """The PersistentVolume spec a resource creates: a PersistentVolume's (or its ``*Patch``'s, which can set the
+    host path) ``spec``, and a KServe ``LocalModelNodeGroup``'s ``spec.persistentVolumeSpec`` (cluster-scoped: the
+    volume every node's model cache mounts; kserve/kserve v0.20.0 ``local_model_node_group_types.go``, checked
+    2026-12-01); None for any other resource."""
+    if resource_type in (PERSISTENT_VOLUME, PERSISTENT_VOLUME + "Patch"):
+        return read(props, "spec")
+    parts = resource_type.split(":")
+    if len(parts) == 3 and parts[1].split("/")[0] == "serving.kserve.io" and parts[2] in (
+            "LocalModelNodeGroup", "LocalModelNodeGroupPatch"):
+        return read(props, "spec", "persistentVolumeSpec")
+    return None
+
+
 def validate_node_escape(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``node-escape-only-in-node-agent-namespaces``: see the module docstring. A PersistentVolume is
     cluster-scoped, so a node-escape host path in one is refused wherever its claims live."""
@@ -258,10 +276,12 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
     resources = with_derived(args.resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
-        if r.resource_type in (PERSISTENT_VOLUME, PERSISTENT_VOLUME + "Patch"):  # a patch can set the host path
-            escapes = persistent_volume_escapes(r.props)
+        pv_spec = persistent_volume_spec(r.resource_type, r.props)
+        if pv_spec is not None:
+            escapes = persistent_volume_escapes({"spec": pv_spec})
             if escapes:
-                report_violation(f"PersistentVolume '{r.name}' exposes the node to any pod that claims it "
+                what = "PersistentVolume" if "PersistentVolume" in r.resource_type else r.resource_type.split(":")[-1]
+                report_violation(f"{what} '{r.name}' exposes the node to any pod that claims it "
                                  f"({'; '.join(escapes)}); use a CSI volume (FSS, block volume) instead.", r.urn)
             continue
         if r.resource_type in (HELM_RELEASE, HELM_CHART_V4):

@@ -77,8 +77,20 @@ WORKLOAD_CUSTOM_RESOURCES = {
     "nvidia.com": ("clusterpolicies", "nvidiadrivers"),
     "mellanox.com": ("nicclusterpolicies",),
     "monitoring.coreos.com": ("prometheuses", "alertmanagers", "thanosrulers", "prometheusagents"),
-    "argoproj.io": ("workflows", "cronworkflows"),
+    "argoproj.io": ("workflows", "cronworkflows", "workflowtemplates", "clusterworkflowtemplates", "workflowtasksets",
+                    "sensors", "eventsources", "eventbus", "rollouts", "experiments", "analysisruns",
+                    "analysistemplates", "clusteranalysistemplates", "applications", "applicationsets"),
     "batch.volcano.sh": ("jobs",),
+    # Operators whose pods are built from their own fields (``_operator_pods``; CRD plurals at argo-workflows
+    # v4.1.2, argo-events v1.9.11, argo-rollouts v1.9.1, spark-operator v2.5.2, tektoncd/pipeline v1.15.0, kserve
+    # v0.20.0, flink-kubernetes-operator 1.15.0 — checked 2026-12-01). Templates others' runs name count too, as
+    # Trainer's runtimes do.
+    "sparkoperator.k8s.io": ("sparkapplications", "scheduledsparkapplications", "sparkconnects"),
+    "tekton.dev": ("tasks", "clustertasks", "taskruns", "pipelines", "pipelineruns", "stepactions"),
+    "serving.kserve.io": ("inferenceservices", "servingruntimes", "clusterservingruntimes",
+                          "clusterstoragecontainers", "llminferenceservices", "localmodelnodegroups"),
+    "flink.apache.org": ("flinkdeployments", "flinkbluegreendeployments"),
+    "triggers.tekton.dev": ("eventlisteners", "triggertemplates", "triggers"),  # tektoncd/triggers v0.37.0
 }
 #: Non-resource URLs the default roles ``system:discovery``, ``system:public-info-viewer``, ``system:monitoring`` and
 #: ``system:service-account-issuer-discovery`` grant ``get`` on: read-only discovery, health and metrics. Any other

@@ -211,7 +211,9 @@ def test_workload_creation_in_a_node_agent_or_system_namespace_is_a_cluster_wide
 @pytest.mark.parametrize("group, resource", [
     ("ray.io", "raycronjobs"), ("nvidia.com", "clusterpolicies"), ("nvidia.com", "nvidiadrivers"),
     ("mellanox.com", "nicclusterpolicies"), ("monitoring.coreos.com", "prometheuses"),
-    ("monitoring.coreos.com", "alertmanagers"), ("argoproj.io", "workflows"), ("batch.volcano.sh", "jobs")])
+    ("monitoring.coreos.com", "alertmanagers"), ("argoproj.io", "workflows"), ("batch.volcano.sh", "jobs"),
+    ("argoproj.io", "sensors"), ("argoproj.io", "clusterworkflowtemplates"), ("sparkoperator.k8s.io", "sparkapplications"),
+    ("tekton.dev", "taskruns"), ("serving.kserve.io", "inferenceservices"), ("flink.apache.org", "flinkdeployments")])
 def test_operator_resources_whose_controllers_run_what_they_name_are_workload_creation(group, resource):
     """Creating one of these cluster-wide makes its operator run pods (or privileged DaemonSets) it names: refused;
     reading them passes."""
