@@ -59,12 +59,17 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.ids: dict[str, str] = {}  # URN → the id the provider returned (the engine keeps ids apart from outputs)
         self.replace_on_changes: dict[str, list[str]] = {}  # URN → properties whose change forces a replacement
         self.changes: dict[str, Change] = {}  # URN → the planned operation (with a planner)
+        self.alias_urns: dict[str, list[str]] = {}  # URN → the URNs its aliases name (children inherit them)
+        self.stack_urn = ""  # the root stack's URN: the parent of every top-level resource under mocks
         #: What the offline run could not see, one line per resource (a Helm chart's objects, a remote file).
         self.advisories: list[str] = []
+        #: What the Kubernetes provider would refuse inside a remote component (``pulumi preview`` fails on it).
+        self.errors: list[str] = []
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.type == "pulumi:pulumi:Stack":
             response = super().RegisterResource(request)
+            self.stack_urn = response.urn
             if self.on_record is not None:
                 with self._order:
                     self.on_record(stack_resource(response.urn))
@@ -73,13 +78,18 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         inputs = json_format.MessageToDict(request.object)
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
         dbr = request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None
+        aliases = self._alias_urns(request)
+        trigger = (json_format.MessageToDict(request.replacement_trigger)
+                   if request.HasField("replacement_trigger") else None)
         if self.planner is not None:
             with self._lock:
                 change = self.planner.decide(
                     urn, request.type, bool(request.custom), mask(inputs), property_dependencies=property_dependencies,
                     provider=request.provider or None, replace_on_changes=list(request.replaceOnChanges),
                     protect=bool(request.protect), delete_before_replace=dbr,
-                    dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges))
+                    dependencies=list(request.dependencies), ignore_changes=list(request.ignoreChanges),
+                    aliases=aliases, replace_with=list(request.replace_with), replacement_trigger=mask(trigger),
+                    deleted_with=request.deletedWith or None)
                 self.changes[urn] = change
             self.mocks._pending.value = (change, self.planner.previous(urn))
         try:
@@ -96,22 +106,56 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             property_dependencies=property_dependencies, protect=bool(request.protect),
             provider=request.provider or None, ignore_changes=list(request.ignoreChanges),
             delete_before_replace=dbr, additional_secret_outputs=list(request.additionalSecretOutputs),
-            aliases=[str(a) for a in request.aliasURNs])
+            aliases=aliases, retain_on_delete=bool(request.retainOnDelete), replace_with=list(request.replace_with),
+            replacement_trigger=trigger, deleted_with=request.deletedWith or None)
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
-        children, advisories = expand_remote(resource, provider, cwd=self.cwd)
+        children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors)
         self.advisories += advisories
         for child in children:
             self._record_child(child)
         return response
 
+    def _alias_urns(self, request) -> list[str]:
+        """The URNs a registration's aliases name, as the engine resolves them (``source_eval.go``: an alias spec's
+        name, type, stack and project default to the resource's own, its parent to the resource's parent unless
+        ``noParent`` or ``parentUrn``), plus the aliases it inherits from an aliased parent (its own name and type
+        under each of the parent's old URNs). Recorded per URN so children can inherit them."""
+        found = list(request.aliasURNs)
+        own = [(request.name, request.type, request.parent)]
+        for alias in request.aliases:
+            if alias.urn:
+                found.append(alias.urn)
+                continue
+            spec = alias.spec
+            # no parent: a top-level resource, whose parent the mock engine records as the root stack
+            parent = self.stack_urn if spec.noParent else (spec.parentUrn or request.parent)
+            urn = self.make_urn(parent, spec.type or request.type, spec.name or request.name)
+            if spec.stack or spec.project:
+                head, _, rest = urn.partition("::")
+                stack = spec.stack or head.split(":")[-1]
+                urn = f"urn:pulumi:{stack}::{spec.project or rest.split('::')[0]}::" + rest.split("::", 1)[1]
+            found.append(urn)
+            if not spec.noParent and not spec.parentUrn:
+                own.append((spec.name or request.name, spec.type or request.type, request.parent))
+        for parent_alias in self.alias_urns.get(request.parent, []):
+            found += [self.make_urn(parent_alias, typ, name) for name, typ, _ in own]
+        found = list(dict.fromkeys(found))
+        with self._lock:
+            self.alias_urns[self.make_urn(request.parent, request.type, request.name)] = found
+        return found
+
     def _record_child(self, child: EngineResource) -> None:
         """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other."""
+        # an aliased component's children inherit its aliases (named as offline.remote names children)
+        child.aliases = ["::".join([*pa.split("::")[:2], f"{pa.split('::')[2]}${child.type}", child.name])
+                         for pa in self.alias_urns.get(child.parent or "", [])]
         if self.planner is not None:
             with self._lock:
                 self.changes[child.urn] = self.planner.decide(child.urn, child.type, True, mask(child.inputs),
-                                                              property_dependencies={}, provider=child.provider)
+                                                              property_dependencies={}, provider=child.provider,
+                                                              aliases=child.aliases)
         self.ids[child.urn] = "" if child.urn in self.changes and self.changes[child.urn].op in (
             "create", "replace") else k8s_object_id(child.inputs, child.name)
         child.outputs = dict(child.inputs)
@@ -173,6 +217,8 @@ class ProgramRun:
     changes: Optional[list[Change]] = None
     #: What the offline run could not check, one line per resource (see :mod:`offline.remote`).
     advisories: list[str] = field(default_factory=list)
+    #: What a provider would refuse while registering (a remote component's invalid object): ``pulumi preview`` fails.
+    errors: list[str] = field(default_factory=list)
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
     #: "Diagnostics" of ``pulumi preview``.
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
@@ -257,7 +303,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
                       diagnostics=list(diagnostics.records),
-                      advisories=list(monitor.advisories) + list(mocks.advisories),
+                      advisories=list(monitor.advisories) + list(mocks.advisories), errors=list(monitor.errors),
                       changes=None if planner is None else [
                           *(monitor.changes[r.urn] for r in topological(monitor.recorded)),
                           *planner.deletions(r.urn for r in monitor.recorded)])

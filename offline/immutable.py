@@ -2,11 +2,12 @@
 
 Paths use Pulumi's property path syntax on the engine's camelCase inputs: ``a.b``, ``a[0].b``, ``a[*].b``.
 
-* :data:`FORCE_NEW` — what OCI cannot change in place for the OCI types this program declares. Each entry is an
-  input that pulumi_oci 5.5.0 documents *without* "(Updatable)" (its Args docstrings follow the OCI API's Update*
-  models; ``tests/offline/test_replacement.py`` checks every entry against them). Entries the docstrings mark
-  non-updatable but the OCI API does update (a cluster endpoint's ``nsgIds``, through
-  ``UpdateClusterEndpointConfig``) are left out, so the preview never cries wolf.
+* :data:`FORCE_NEW` — what the OCI provider cannot change in place for the OCI types this program declares: every
+  field terraform-provider-oci (the provider pulumi-oci bridges; its ``ForceNew`` marks are what the bridge's
+  ``Diff`` answers "replace" for) marks ``ForceNew`` in its resource schema, read from its Go source by
+  :mod:`offline.tfschema` into ``offline/oci_force_new.json`` — derived, not picked by hand. Fields pulumi_oci's
+  docstrings mark non-updatable but the provider updates in place (a cluster endpoint's ``nsgIds``, through
+  ``UpdateClusterEndpointConfig``) are not ForceNew there, so the preview never cries wolf.
 * :data:`KUBERNETES_FORCE_NEW` — the fields pulumi-kubernetes itself replaces on (its ``forceNew`` table:
   ``provider/pkg/provider/diff.go``, pulumi-kubernetes v4.32.0-27-g9497796, checked 2026-11-30), plus
   ``metadata.name``/``metadata.namespace`` for every kind (``metadataForceNewProperties``). A replaced object with a
@@ -21,36 +22,21 @@ Paths use Pulumi's property path syntax on the engine's camelCase inputs: ``a.b`
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any, Optional
 
-#: Resource type → input paths OCI cannot change in place (changing one replaces the resource).
-FORCE_NEW: dict[str, tuple[str, ...]] = {
-    "oci:ContainerEngine/nodePool:NodePool": (
-        "clusterId", "compartmentId", "nodeConfigDetails.computeClusterId"),
-    "oci:ContainerEngine/cluster:Cluster": (
-        "compartmentId", "vcnId", "kmsKeyId", "clusterPodNetworkOptions[*].cniType", "endpointConfig.subnetId",
-        "options.kubernetesNetworkConfig.servicesCidr", "options.kubernetesNetworkConfig.podsCidr"),
-    "oci:Core/computeCluster:ComputeCluster": ("availabilityDomain",),
-    "oci:Core/vcn:Vcn": ("dnsLabel",),
-    "oci:Core/subnet:Subnet": (
-        "vcnId", "availabilityDomain", "dnsLabel", "prohibitInternetIngress", "prohibitPublicIpOnVnic"),
-    "oci:Core/networkSecurityGroup:NetworkSecurityGroup": ("vcnId",),
-    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule": ("networkSecurityGroupId",),
-    "oci:Core/routeTable:RouteTable": ("vcnId",),
-    "oci:Core/serviceGateway:ServiceGateway": ("vcnId",),
-    "oci:Core/internetGateway:InternetGateway": ("vcnId",),
-    "oci:FileStorage/fileSystem:FileSystem": ("availabilityDomain",),
-    "oci:FileStorage/mountTarget:MountTarget": ("availabilityDomain", "subnetId", "hostnameLabel"),
-    "oci:FileStorage/export:Export": ("exportSetId", "fileSystemId", "path"),
-    "oci:Identity/policy:Policy": ("compartmentId", "name"),
-    "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": ("clusterId", "namespace"),
-    "oci:Identity/dynamicGroup:DynamicGroup": ("compartmentId", "name"),
-    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": (
-        "availabilityDomain", "fileSystemName", "performanceTier", "subnetId", "clusterPlacementGroupId"),
-    "oci:Core/natGateway:NatGateway": ("vcnId", "publicIpId"),
-    "oci:ObjectStorage/bucket:Bucket": ("name", "namespace", "storageTier"),
-}
+def _oci_force_new() -> dict[str, tuple[str, ...]]:
+    """The OCI provider's replace-on fields per type, from ``offline/oci_force_new.json`` (written by
+    :mod:`offline.tfschema` from terraform-provider-oci's Go source; the file names the version and commit)."""
+    doc = json.loads(Path(__file__).with_name("oci_force_new.json").read_text(encoding="utf-8"))
+    return {typ: tuple(paths) for typ, paths in doc["types"].items()}
+
+
+#: Resource type → input paths OCI cannot change in place (changing one replaces the resource): every field
+#: terraform-provider-oci (which pulumi-oci bridges) marks ``ForceNew`` or forces with ``ForceNewIfChange``.
+FORCE_NEW: dict[str, tuple[str, ...]] = _oci_force_new()
 
 _SELECTOR = ("matchExpressions", "matchLabels")
 
@@ -100,11 +86,14 @@ KUBERNETES_FORCE_NEW: dict[str, tuple[str, ...]] = {
 KUBERNETES_IDENTITY = ("metadata.name", "metadata.namespace")
 
 _K8S_VALIDATION = "Kubernetes pkg/apis/{}/validation/validation.go {} (v1.34, checked 2026-11-30)"
-_KUEUE = "Kueue v0.18.2 CRD config/components/crd/bases/kueue.x-k8s.io_{}.yaml x-kubernetes-validations (checked 2026-11-30)"
+_KUEUE = ("Kueue v0.18.2 CRD config/components/crd/bases/kueue.x-k8s.io_{}.yaml x-kubernetes-validations, every "
+          "'oldSelf' rule of the kinds v0.18.2 defines (checked 2026-12-01)")
 
 #: Type → ``(path, condition, reason)``: what the API server refuses to change in place although pulumi-kubernetes
-#: would plan an update. ``condition`` names an input path that must be set in the *previous* inputs for the rule to
-#: apply (a transition rule guarded by ``has(oldSelf.x)``), or "".
+#: would plan an update. ``condition`` names an input path that must be set (and not false or empty) in the
+#: *previous* inputs for the rule to apply (a transition rule guarded by ``has(oldSelf.x)``, a ConfigMap's
+#: ``immutable: true``), or "". The fields the API reference itself describes as immutable
+#: (``offline/k8s_immutable.json``, :mod:`offline.k8sschema`) are added after the table.
 API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
     "kubernetes:core/v1:PersistentVolumeClaim": tuple(
         (p, "", "a claim's spec is immutable except resources.requests and volumeAttributesClassName ("
@@ -121,17 +110,39 @@ API_IMMUTABLE: dict[str, tuple[tuple[str, str, str], ...]] = {
         (p, "", "a StorageClass's parameters, provisioner, reclaimPolicy and volumeBindingMode are immutable ("
          + _K8S_VALIDATION.format("storage", "ValidateStorageClassUpdate") + ")")
         for p in ("reclaimPolicy", "volumeBindingMode")),
-    "kubernetes:kueue.x-k8s.io/v1beta2:Topology": (
-        ("spec.levels", "", "Topology levels: rule self == oldSelf, 'field is immutable' ("
-         + _KUEUE.format("topologies") + ")"),),
-    "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor": tuple(
-        (p, "spec.topologyName", f"{p.split('.')[-1]} is immutable when topologyName is set ("
-         + _KUEUE.format("resourceflavors") + ")") for p in ("spec.nodeLabels", "spec.tolerations",
-                                                             "spec.topologyName")),
-    "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue": (
-        ("spec.clusterQueue", "", "a LocalQueue's clusterQueue: rule self == oldSelf, 'field is immutable' ("
-         + _KUEUE.format("localqueues") + ")"),),
+    "kubernetes:batch/v1:Job": tuple(
+        (p, "", "a Job's " + p.split(".")[-1] + " is immutable (" + _K8S_VALIDATION.format("batch", "ValidateJobSpecUpdate")
+         + ")") for p in ("spec.completionMode", "spec.podFailurePolicy", "spec.successPolicy")),
+    **{f"kubernetes:core/v1:{kind}": (
+        ("immutable", "immutable", f"a {kind} marked immutable: true can never be unmarked, nor its data changed ("
+         + _K8S_VALIDATION.format("core", f"Validate{kind}Update") + ")"),) for kind in ("ConfigMap", "Secret")},
+    # Kueue serves v1beta1 and v1beta2 of its kinds; both carry the same transition rules.
+    **{f"kubernetes:kueue.x-k8s.io/{v}:{kind}": rules for v in ("v1beta1", "v1beta2") for kind, rules in {
+        "Topology": (("spec.levels", "", "Topology levels: rule self == oldSelf, 'field is immutable' ("
+                      + _KUEUE.format("topologies") + ")"),),
+        "ResourceFlavor": tuple(
+            (p, "spec.topologyName", f"{p.split('.')[-1]} is immutable when topologyName is set ("
+             + _KUEUE.format("resourceflavors") + ")") for p in ("spec.nodeLabels", "spec.tolerations",
+                                                                 "spec.topologyName")),
+        "LocalQueue": (("spec.clusterQueue", "", "a LocalQueue's clusterQueue: rule self == oldSelf, 'field is "
+                        "immutable' (" + _KUEUE.format("localqueues") + ")"),),
+        "AdmissionCheck": (("spec.controllerName", "", "an AdmissionCheck's controllerName: rule self == oldSelf, "
+                            "'field is immutable' (" + _KUEUE.format("admissionchecks") + ")"),),
+    }.items()},
 }
+
+
+def _documented_immutable() -> dict[str, tuple[tuple[str, str, str], ...]]:
+    """The fields the Kubernetes API reference describes as immutable, per type (``offline/k8s_immutable.json``,
+    derived by :mod:`offline.k8sschema` from the OpenAPI descriptions the kubernetes client ships)."""
+    doc = json.loads(Path(__file__).with_name("k8s_immutable.json").read_text(encoding="utf-8"))
+    return {typ: tuple((p, "", f"described as immutable in the Kubernetes API reference ({doc['source']})")
+                       for p in paths) for typ, paths in doc["types"].items()}
+
+
+for _typ, _rules in _documented_immutable().items():
+    API_IMMUTABLE[_typ] = API_IMMUTABLE.get(_typ, ()) + tuple(r for r in _rules
+                                                               if r[0] not in {x[0] for x in API_IMMUTABLE.get(_typ, ())})
 
 #: Type → ``(path, kind, reason)``: values the service never lowers in place (an update that lowers one fails at
 #: ``pulumi up``). ``kind``: ``number`` (compared as numbers), ``version`` (a Kubernetes ``v1.x.y``, compared as
@@ -223,6 +234,74 @@ def _minor(version: Any) -> Optional[tuple[int, int]]:
     return (int(m[1]), int(m[2])) if m else None
 
 
+#: Type → (input that must be unique, the inputs naming its scope): a replacement keeping the name in the same
+#: scope is created while the old resource still holds the name, so OCI refuses the create (409 conflict) unless the
+#: old one is deleted first (``deleteBeforeReplace``). pulumi-oci sets no auto-naming (provider/resources.go, no
+#: ``AutoName``, v4.20.0, checked 2026-12-01), so the bridge never turns on delete-before-replace by itself. The
+#: members: every input of the types this program declares that pulumi_oci 5.5.0 documents as unique (a test
+#: derives them from its docstrings): a policy's and a dynamic group's ``name`` ("must be unique across all
+#: policies/groups in the tenancy"), a bucket's ``name`` ("unique within an Object Storage namespace"), a subnet's
+#: ``dnsLabel`` ("unique within the VCN"), a mount target's ``hostnameLabel`` ("unique across all VNICs in the
+#: subnet").
+UNIQUE_NAMES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "oci:Identity/policy:Policy": ("name", ()),
+    "oci:Identity/dynamicGroup:DynamicGroup": ("name", ()),
+    "oci:ObjectStorage/bucket:Bucket": ("name", ("namespace",)),
+    "oci:Core/subnet:Subnet": ("dnsLabel", ("vcnId",)),
+    "oci:FileStorage/mountTarget:MountTarget": ("hostnameLabel", ("subnetId",)),
+}
+
+
+def name_conflict(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(path, reason)`` when replacing a ``typ`` resource (created before the old one is deleted) keeps a unique
+    name (:data:`UNIQUE_NAMES`) in the same scope: both known and equal before and after."""
+    if typ not in UNIQUE_NAMES:
+        return []
+    field, scope = UNIQUE_NAMES[typ]
+    values = [(_get(old_inputs, k), _get(new_inputs, k)) for k in (field, *scope)]
+    if any(a is None or a in _UNSEEN or a != b for a, b in values):
+        return []
+    where = f" in the same {', '.join(scope)}" if scope else " in the tenancy"
+    return [(field, f"{values[0][0]!r} is kept{where}: the replacement is created while the old resource still holds "
+                    "the name, and OCI refuses a duplicate (pulumi up fails with a conflict); set deleteBeforeReplace "
+                    f"on it (it is then gone until created again) or give it another {field}")]
+
+
+STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
+_RESIZE = ("the API server grows a claim only when it was dynamically provisioned by a StorageClass with "
+           "allowVolumeExpansion: true (PersistentVolumeClaimResize admission plugin, kubernetes "
+           "plugin/pkg/admission/storage/persistentvolume/resize/admission.go: \"only dynamically provisioned pvc can be "
+           "resized and the storageclass that provisions the pvc must support resize\"; Kubernetes docs \"Persistent "
+           "Volumes\", Expanding Persistent Volumes Claims; checked 2026-12-01)")
+
+
+def resize_refused(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any],
+                   classes: dict[str, dict]) -> list[tuple[str, str]]:
+    """``(path, reason)`` when a PersistentVolumeClaim's storage request grows where the resize admission refuses it:
+    the claim has no StorageClass (``storageClassName: ""``, a statically bound volume), changes it, or names one in
+    ``classes`` (name → inputs) without ``allowVolumeExpansion: true``. A class that ``classes`` does not hold (one
+    the cluster provides) cannot be judged offline and is not refused."""
+    path = "spec.resources.requests.storage"
+    if typ != _CLAIM:
+        return []
+    old, new = _quantity(_get(old_inputs, path)), _quantity(_get(new_inputs, path))
+    if old is None or new is None or new <= old:
+        return []
+    before, after = _get(old_inputs, "spec.storageClassName"), _get(new_inputs, "spec.storageClassName")
+    if before in _UNSEEN or after in _UNSEEN:
+        return []
+    shown = f"{_get(old_inputs, path)} -> {_get(new_inputs, path)}"
+    if not before or before != after:
+        return [(path, f"{shown}: the claim is bound to a statically provisioned volume (storageClassName "
+                       f"{before!r}): {_RESIZE}; to grow it, declare {path} in replaceOnChanges (a new claim and "
+                       "volume) or keep the size")]
+    expandable = (classes.get(before) or {}).get("allowVolumeExpansion") if before in classes else True
+    if expandable is not True and expandable not in _UNSEEN:
+        return [(path, f"{shown}: StorageClass {before} does not set allowVolumeExpansion: true: {_RESIZE}")]
+    return []
+
+
 def _quantity(value: Any) -> Any:
     """``value`` as a Kubernetes quantity (a ``Decimal``, e.g. ``100Gi`` → 107374182400), or None when it is not one.
     Parsed by the Kubernetes client (``kubernetes.utils.parse_quantity``, kubernetes 35.0.0), imported only here."""
@@ -256,6 +335,36 @@ STATEFUL: dict[str, str] = {
     "kubernetes:core/v1:PersistentVolumeClaim": "the claim: pods using it lose their volume",
     "kubernetes:core/v1:Namespace": "the namespace: every object in it is deleted with it",
     "pulumi:providers:kubernetes": "the Kubernetes provider: every object it manages is replaced with it",
+    # Members the program may declare beyond the list above (sources checked 2026-12-01): Kubernetes docs "Extend the
+    # Kubernetes API with CustomResourceDefinitions" (deleting a CRD deletes every custom object of it); OCI docs
+    # "Deleting a Master Encryption Key" / "Deleting a Vault" (data encrypted with the key can no longer be
+    # decrypted), "Deleting a Block Volume", "Terminating an Instance" (its boot volume is deleted unless preserved),
+    # "Managing Instance Pools", "Managing Cluster Networks", "Managing Snapshots" (File Storage), "Managing Objects",
+    # "Deleting a Secret" (Vault), "Deleting an Autonomous Database", "Deleting a DB System" (Base Database, MySQL
+    # HeatWave, PostgreSQL), "Deleting a Table" (NoSQL), "Deleting a Stream", OKE "Managing Virtual Node Pools",
+    # "Compute GPU Memory Clusters".
+    "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition": "every custom object of the kind: deleting a "
+                                                                   "CRD deletes them all",
+    "oci:Kms/key:Key": "the key: every volume, bucket, file system and secret encrypted with it becomes unreadable",
+    "oci:Kms/vault:Vault": "the vault: every key in it, so all data encrypted with them",
+    "oci:Vault/secret:Secret": "the secret and all its versions",
+    "oci:Core/volume:Volume": "the block volume: all data on it",
+    "oci:Core/bootVolume:BootVolume": "the boot volume: all data on it",
+    "oci:Core/volumeBackup:VolumeBackup": "the volume backup",
+    "oci:Core/bootVolumeBackup:BootVolumeBackup": "the boot volume backup",
+    "oci:Core/instance:Instance": "the instance: its boot volume (deleted unless preserveBootVolume) and workloads",
+    "oci:Core/instancePool:InstancePool": "the pool's instances and their boot volumes",
+    "oci:Core/clusterNetwork:ClusterNetwork": "the cluster network's RDMA instances and their boot volumes",
+    "oci:Core/computeGpuMemoryCluster:ComputeGpuMemoryCluster": "the GPU memory cluster's instances",
+    "oci:ContainerEngine/virtualNodePool:VirtualNodePool": "the virtual node pool: every pod running on it",
+    "oci:FileStorage/snapshot:Snapshot": "the snapshot: the file system's data as of that time",
+    "oci:ObjectStorage/storageObject:StorageObject": "the object's data",
+    "oci:Database/autonomousDatabase:AutonomousDatabase": "the database: all data in it",
+    "oci:Database/dbSystem:DbSystem": "the DB system: its databases",
+    "oci:Mysql/mysqlDbSystem:MysqlDbSystem": "the MySQL DB system: its databases",
+    "oci:Psql/dbSystem:DbSystem": "the PostgreSQL DB system: its databases",
+    "oci:Nosql/table:Table": "the table: all rows in it",
+    "oci:Streaming/stream:Stream": "the stream: every message retained in it",
 }
 
 
@@ -283,8 +392,8 @@ def api_immutable(typ: str, old_inputs: dict[str, Any]) -> list[tuple[str, str]]
     """``(path, reason)`` of the fields the API server refuses to change on a ``typ`` object with ``old_inputs``."""
     out = []
     for path, condition, reason in API_IMMUTABLE.get(typ, ()):
-        if condition and _get(old_inputs, condition) is None:
-            continue
+        if condition and _get(old_inputs, condition) in (None, False, "", [], {}):
+            continue  # the rule's guard (``has(oldSelf.x)``, ``immutable: true``) does not hold
         out.append((path, reason))
     return out
 

@@ -44,7 +44,10 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
         "stack": stack,
         "resources": [{
             "urn": r.urn, "type": r.type, "name": r.name, "id": _id(run, r.urn), "parent": r.parent,
-            "custom": r.custom, "provider": r.provider, "protect": r.protect,
+            "custom": r.custom, "provider": r.provider, "protect": r.protect, "retainOnDelete": r.retain_on_delete,
+            **({"replaceWith": sorted(r.replace_with)} if r.replace_with else {}),
+            **({"replacementTrigger": mask(r.replacement_trigger)} if r.replacement_trigger is not None else {}),
+            **({"deletedWith": r.deleted_with} if r.deleted_with else {}),
             "deleteBeforeReplace": r.delete_before_replace, "ignoreChanges": sorted(r.ignore_changes),
             "replaceOnChanges": run.replace_on_changes.get(r.urn, []),
             "dependencies": sorted(r.dependencies),
@@ -65,6 +68,7 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
         doc["changes"] = [{"urn": c.urn, "type": c.type, "name": c.name, "op": c.op,
                            "replaceBecause": list(c.replace_because), "causedBy": list(c.caused_by),
                            "deleteBeforeReplace": c.delete_before_replace, "protect": c.protect,
+                           "retained": c.retained,
                            "refused": list(c.refused), "changed": list(c.changed)} for c in ordered_changes]
     return doc
 

@@ -84,6 +84,14 @@ class EngineResource:
     delete_before_replace: Optional[bool] = None
     additional_secret_outputs: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
+    #: ``retainOnDelete``: the engine removes it from the state only; the provider never deletes it.
+    retain_on_delete: bool = False
+    #: ``replaceWith``: replaced whenever one of these URNs is replaced.
+    replace_with: list[str] = field(default_factory=list)
+    #: ``replacementTrigger`` (wire form; None when not set): replaced whenever it changes (an unknown counts).
+    replacement_trigger: Any = None
+    #: ``deletedWith``: the URN whose deletion deletes this one (its own Delete is skipped); replaced with it.
+    deleted_with: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ engine would (:mod:`offline.replacement`): create, update, **replace** with its 
 
 Exit codes (docs/preview.md): 0 clean, 1 a mandatory policy violation, 2 invalid configuration or an unusable
 argument (one line per problem, before anything is declared; no traceback; a ``--policy-pack`` that is no pack, a
-``--policy-config`` count that is not one per pack), 3 the program failed (``pulumi preview`` reports that with 255)
+``--policy-config`` count that is not one per pack), 3 the program failed (``pulumi preview`` reports that with 255; a remote component holding an object the Kubernetes
+provider refuses included)
 or a policy pack failed (it did not start, or a rule raised: one line ``error: policy pack <dir>: ...``), 4 the plan cannot be applied (a protected resource replaced or deleted, a
 Kubernetes change the API server refuses), 5 ``--fail-on-replace`` and a stateful resource replaced or deleted.
 A program that calls ``os._exit(n)`` ends this process at once: the preview then prints nothing and exits ``n``.
@@ -118,8 +119,11 @@ def read_stack_outputs(specs: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def program_project(program: Optional[Path]) -> str:
-    """The Pulumi project a program belongs to: ``name`` of the ``Pulumi.yaml`` beside it, else this project."""
-    project_file = program.resolve().parent / "Pulumi.yaml" if program else None
+    """The Pulumi project a program belongs to: ``name`` of the ``Pulumi.yaml`` in it (a program directory) or beside
+    it (a program file), else this project."""
+    # a program directory holds its Pulumi.yaml; a program file sits beside it
+    project_file = (program.resolve() if program.is_dir() else program.resolve().parent) / "Pulumi.yaml" \
+        if program else None
     if project_file and project_file.is_file():
         doc = yaml.safe_load(project_file.read_text(encoding="utf-8")) or {}
         if isinstance(doc, dict) and isinstance(doc.get("name"), str):
@@ -326,6 +330,10 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     timings.mark("program")
+    if run.errors:  # the provider fails the registration: pulumi preview stops there
+        for problem in run.errors:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_PROGRAM
     try:
         report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack, stream)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors

@@ -12,8 +12,12 @@ no child is registered and the policy pack would never see them. :func:`expand_r
   group), name ``<resourcePrefix>:<namespace>/<name>`` (prefix: the component's name unless ``resourcePrefix`` is
   given; namespace only when set), parent the component. A namespaced kind without a namespace gets ``default``
   (``Normalize`` applies the provider's default namespace; the offline run assumes the default one).
+* List objects (anything whose ``items`` is a list) are expanded into their items, recursively, as the provider's
+  ``expand`` does.
 * Where they cannot be known (a chart rendered by Helm, a kustomization, a URL, a value unknown in this preview),
   one advisory per resource says what was not checked. Never a silent pass.
+* What the provider refuses (YAML that does not parse, an object without kind, apiVersion or ``metadata.name``, a
+  local file that does not exist) fails ``pulumi preview``: the offline preview fails too (exit 3), naming it.
 """
 
 from __future__ import annotations
@@ -72,29 +76,51 @@ def _child(parent: EngineResource, prefix: str, obj: dict, provider: Optional[st
                           provider=provider)
 
 
+def _expand(items: list[Any]) -> list[Any]:
+    """Lists expanded into their items, recursively, as pulumi-kubernetes' ``expand`` does (yaml/v2 ``yaml.go``): an
+    object whose ``items`` is a list (``unstructured.IsList``: ``kind: List``, ``ConfigMapList``...) is no object
+    of its own; the API server would apply each item."""
+    out: list[Any] = []
+    queue = list(items)
+    while queue:
+        item = queue.pop(0)
+        if isinstance(item, dict) and isinstance(item.get("items"), list):
+            queue[:0] = item["items"]
+        else:
+            out.append(item)
+    return out
+
+
+def _identified(obj: Any) -> bool:
+    return isinstance(obj, dict) and bool(_type_token(obj)) and isinstance((obj.get("metadata") or {}).get("name"), str) \
+        and bool(obj["metadata"]["name"])
+
+
 def _documents(text: str, where: str) -> tuple[list[dict], list[str]]:
+    """The objects of a YAML stream and what the provider refuses in it (invalid YAML, an object without kind,
+    apiVersion or metadata.name: ``Normalize`` fails the component with "Kubernetes resources require ...")."""
     try:
         docs = [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError as e:
-        return [], [f"{where}: not valid YAML ({e.__class__.__name__}); its objects were not checked"]
+        return [], [f"{where}: not valid YAML ({e.__class__.__name__}); pulumi preview fails on it"]
     objs, problems = [], []
-    for d in docs:
-        items = d.get("items") if isinstance(d, dict) and str(d.get("kind", "")).endswith("List") else [d]
-        for item in items or []:
-            if isinstance(item, dict) and _type_token(item) and isinstance((item.get("metadata") or {}).get("name"),
-                                                                           str):
-                objs.append(item)
-            else:
-                problems.append(f"{where}: an object without apiVersion, kind and metadata.name was not checked")
+    for item in _expand(docs):
+        if _identified(item):
+            objs.append(item)
+        else:
+            problems.append(f"{where}: an object without apiVersion, kind and metadata.name: the Kubernetes provider "
+                            "refuses it (\"Kubernetes resources require a kind and apiVersion\" / \"a .metadata.name\")")
     return objs, problems
 
 
-def expand_remote(res: EngineResource, provider: Optional[str] = None,
-                  cwd: Optional[str] = None) -> tuple[list[EngineResource], list[str]]:
+def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Optional[str] = None,
+                  errors: Optional[list[str]] = None) -> tuple[list[EngineResource], list[str]]:
     """The children a remote component ``res`` would register that are known offline (managed by ``provider``, the
     component's Kubernetes provider reference), and one advisory per thing that is not (empty lists for any other
     resource). Relative file paths are read from ``cwd`` (default: the working directory, as Pulumi runs a program
-    in its project directory)."""
+    in its project directory). What the Kubernetes provider would refuse, failing ``pulumi preview`` (YAML that does
+    not parse, an object without kind, apiVersion or name, a local file that does not exist), is appended to
+    ``errors`` when given, else reported among the advisories."""
     what = f"{res.type} {res.name}"
     if res.type in OPAQUE:
         return [], [f"{what}: {OPAQUE[res.type]} are not known offline; the policy pack did not check them "
@@ -105,6 +131,7 @@ def expand_remote(res: EngineResource, provider: Optional[str] = None,
     prefix = inputs.get("resourcePrefix") if isinstance(inputs.get("resourcePrefix"), str) else res.name
     objs: list[dict] = []
     advisories: list[str] = []
+    refused: list[str] = []
     sources: list[tuple[str, Any]] = []
     if res.type == CONFIG_FILE:
         sources.append(("file", inputs.get("file")))
@@ -115,32 +142,39 @@ def expand_remote(res: EngineResource, provider: Optional[str] = None,
         sources += [("yaml", t) for t in (text if isinstance(text, list) else [text] if text else [])]
         given = inputs.get("objs")
         for i, obj in enumerate(given if isinstance(given, list) else [given] if given else []):
-            if not _known(obj) or not isinstance(obj, dict):
+            if not _known(obj):
                 advisories.append(f"{what}: objs[{i}] is not known in this preview; it was not checked")
-            elif not _type_token(obj) or not isinstance((obj.get("metadata") or {}).get("name"), str):
-                advisories.append(f"{what}: objs[{i}] has no apiVersion, kind and metadata.name; it was not checked")
-            else:
-                objs.append(obj)
+                continue
+            for item in _expand([obj]):
+                if _identified(item):
+                    objs.append(item)
+                else:
+                    refused.append(f"{what}: objs[{i}] holds an object without apiVersion, kind and metadata.name: "
+                                   "the Kubernetes provider refuses it")
     for key, value in sources:
         if not isinstance(value, str) or not _known(value):
             advisories.append(f"{what}: {key} is not known in this preview; its objects were not checked")
         elif key == "yaml":
             found, problems = _documents(value, f"{what}: yaml")
             objs += found
-            advisories += problems
+            refused += problems
         elif value.startswith(("http://", "https://")):
             advisories.append(f"{what}: {key} {value} is a URL, not fetched offline; its objects were not checked")
         else:
             paths = sorted(glob.glob(os.path.join(cwd or os.getcwd(), value)))
             if not paths:
-                advisories.append(f"{what}: {key} {value}: no such local file; its objects were not checked")
+                refused.append(f"{what}: {key} {value}: no such local file; the Kubernetes provider fails on it")
             for path in paths:
                 try:
                     text = open(path, encoding="utf-8").read()
                 except (OSError, UnicodeDecodeError) as e:
-                    advisories.append(f"{what}: {key} {value}: cannot read {path} ({e}); not checked")
+                    refused.append(f"{what}: {key} {value}: cannot read {path} ({e})")
                     continue
                 found, problems = _documents(text, f"{what}: {path}")
                 objs += found
-                advisories += problems
+                refused += problems
+    if errors is not None:
+        errors += refused
+    else:
+        advisories += refused
     return [_child(res, prefix, copy.deepcopy(o), provider) for o in objs], advisories

@@ -21,10 +21,20 @@ for every registration:
   ``providerChanged``: the new provider's ``DiffConfig`` reports a replacement; checked 2026-11-30 at commit
   00285a9), "because <provider> is replaced".
 * ``ignoreChanges``: changed paths under them are left out before the diff (``processIgnoreChanges``).
+* The engine's own replacement options, checked before the diff as ``step_generator.go`` does: a changed (or
+  unknown) ``replacementTrigger``; ``replaceWith`` or ``deletedWith`` naming a resource this plan replaces
+  ("because <it> is replaced").
+* Aliases: a registration whose URN the previous plan lacks but one of its aliases names (the alias URNs the SDK
+  sent, or computed from alias specs and inherited from aliased parents, :mod:`offline.engine`) is that resource,
+  planned against its state (its id kept), and the old URN is no deletion.
 * ``deleteBeforeReplace``: the resource option, or pulumi-kubernetes' rule that a named object keeping its name and
   namespace is deleted before it is created again (``provider.go`` ``Diff``).
 * A Kubernetes change the API server refuses in place (:data:`offline.immutable.API_IMMUTABLE`) that is no
-  replacement is *refused*: ``pulumi up`` would fail on it.
+  replacement is *refused*: ``pulumi up`` would fail on it. So are a lowered value that only grows
+  (:data:`offline.immutable.NO_DECREASE`) and a claim grown where the resize admission refuses it
+  (:func:`offline.immutable.resize_refused`: a static claim, or a class without ``allowVolumeExpansion``), and a
+  replacement created before the old resource is deleted that keeps a name the old one still holds
+  (:data:`offline.immutable.UNIQUE_NAMES`): the create fails with a conflict.
 * Protection, as the step generator has it (``step_generator.go``, same commit): replacing a resource protected both
   in the previous state and in the program is an error (unprotecting and replacing in one update is allowed), and so
   is deleting a resource protected in the previous state.
@@ -35,12 +45,13 @@ secret is not visible offline (the plan never stores a secret's value).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
-from offline.immutable import FORCE_NEW, STATEFUL, api_immutable, force_new, lowered  # noqa: F401 (FORCE_NEW re-exported)
+from offline.immutable import (FORCE_NEW, STATEFUL, STORAGE_CLASS, api_immutable, force_new,  # noqa: F401
+                               lowered, name_conflict, resize_refused)
+from offline.plancheck import check_plan, check_plan_stack  # noqa: F401 (re-exported: callers import it from here)
 from offline.values import UNKNOWN_SHOWN
 
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
@@ -60,6 +71,8 @@ class Change:
     :param protect: protection blocks this operation: a replacement of a resource protected in the previous state
         and in the program, a deletion of one protected in the previous state (else: protected in the program).
     :param refused: ``path: reason`` of each change the API server refuses in place.
+    :param retained: the old resource has ``retainOnDelete`` in the previous state: a replacement or deletion
+        removes it from the state only and leaves it (and its data) in the cloud, unmanaged.
     """
 
     urn: str
@@ -72,6 +85,7 @@ class Change:
     delete_before_replace: bool = False
     protect: bool = False
     refused: tuple[str, ...] = ()
+    retained: bool = False
 
     @property
     def cause(self) -> str:
@@ -128,87 +142,6 @@ def immutable_paths(resource: dict) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*force_new(resource["type"]), *resource.get("replaceOnChanges", ()))))
 
 
-def _kind(value: Any) -> str:
-    """A JSON value's kind for messages: ``null``, ``a number (5)``, ``an object``..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if isinstance(value, str):
-        return f"text ({value!r})"
-    return "a list" if isinstance(value, list) else "an object"
-
-
-def check_plan_stack(previous: dict, stack: str, project: str) -> None:
-    """Check that ``previous`` (a plan :func:`check_plan` accepted) is a plan of ``stack`` in ``project``: its URNs
-    (``urn:pulumi:<stack>::<project>::...``, Pulumi docs "Resource names": a URN names its stack and project) name
-    them. Pulumi keeps one state per stack, so another stack's plan would show every resource of this one created
-    and every resource of that one deleted.
-
-    :raises ValueError: naming the plan's stack and project and the one previewed.
-    """
-    for i, res in enumerate(previous["resources"]):
-        parts = res["urn"].split("::")
-        if len(parts) < 3 or not parts[0].startswith("urn:pulumi:"):
-            raise ValueError(f"resources[{i}].urn: {res['urn']!r} is not a Pulumi URN (urn:pulumi:<stack>::<project>"
-                             f"::<type>::<name>)")
-        theirs = (parts[0].removeprefix("urn:pulumi:"), parts[1])
-        if theirs != (stack, project):
-            raise ValueError(f"is a plan of stack {theirs[0]!r} of project {theirs[1]!r}, not of the stack previewed "
-                             f"({stack!r} of {project!r}); Pulumi compares a stack with its own state only: pass "
-                             f"that stack's --json plan, or --stack {theirs[0]}")
-
-
-def check_plan(previous: Any) -> None:
-    """Check that ``previous`` is shaped like a ``--json`` plan before anything is compared with it: an object
-    whose ``resources`` is a list of objects, each with text ``urn``, ``type`` and ``name`` (URNs unique), an
-    object ``inputs``/``outputs`` when present, text ``id``/``provider`` when present and a list of text
-    ``replaceOnChanges`` when present, and ``privateIps`` (when present) an object of text → IP address. Nothing is
-    skipped: an entry that would be ignored would show its resource as
-    created (or hide its deletion).
-
-    :raises ValueError: naming the first bad entry, e.g. ``resources[0].urn: expected text, got a number (5)``.
-    """
-    if not isinstance(previous, dict) or not isinstance(previous.get("resources"), list):
-        raise ValueError("not an offline preview --json file (no 'resources' list)")
-    seen: dict[str, int] = {}
-    for i, res in enumerate(previous["resources"]):
-        at = f"resources[{i}]"
-        if not isinstance(res, dict):
-            raise ValueError(f"{at}: expected a resource object with urn, type, name and inputs, got {_kind(res)}")
-        for key in ("urn", "type", "name"):
-            if key not in res:
-                raise ValueError(f"{at}: has no {key!r}; expected a resource object with urn, type, name and inputs "
-                                 "(a file written by --json)")
-            if not isinstance(res[key], str) or not res[key]:
-                raise ValueError(f"{at}.{key}: expected text, got {_kind(res[key])}")
-        for key in ("inputs", "outputs"):
-            if key in res and not isinstance(res[key], dict):
-                raise ValueError(f"{at}.{key}: expected an object, got {_kind(res[key])}")
-        for key in ("id", "provider"):
-            if res.get(key) is not None and not isinstance(res[key], str):
-                raise ValueError(f"{at}.{key}: expected text or null, got {_kind(res[key])}")
-        if "protect" in res and not isinstance(res["protect"], bool):
-            raise ValueError(f"{at}.protect: expected true or false, got {_kind(res['protect'])}")
-        roc = res.get("replaceOnChanges", [])
-        if not isinstance(roc, list) or not all(isinstance(p, str) for p in roc):
-            raise ValueError(f"{at}.replaceOnChanges: expected a list of property paths (text), got {roc!r}")
-        if res["urn"] in seen:
-            raise ValueError(f"{at}.urn: {res['urn']} is also resources[{seen[res['urn']]}]; a plan lists each "
-                             "resource once")
-        seen[res["urn"]] = i
-    addresses = previous.get("privateIps", {})
-    if not isinstance(addresses, dict):
-        raise ValueError(f"privateIps: expected an object of private IP OCID → address, got {_kind(addresses)}")
-    for pip, address in addresses.items():
-        try:
-            ipaddress.ip_address(address if isinstance(address, str) else "")
-        except ValueError:
-            raise ValueError(f"privateIps.{pip}: expected an IP address, got {_kind(address)}") from None
-
-
 def _name(urn: str) -> str:
     return urn.rsplit("::", 1)[-1]
 
@@ -260,6 +193,21 @@ def kubernetes_provider_replaces(old: dict, new: dict) -> list[str]:
     return replaces
 
 
+def _trigger_fires(old: Any, new: Any) -> bool:
+    """pulumi ``shouldTriggerReplace`` (step_generator.go, commit 1b5949891b, checked 2026-12-01): an unknown on
+    either side fires; a missing (null) trigger on either side does not; else any change fires. Values in display
+    form (``[unknown]``; a secret compares as ``[secret]``)."""
+    def unknown(value: Any) -> bool:
+        if isinstance(value, dict):
+            return any(unknown(v) for v in value.values())
+        if isinstance(value, list):
+            return any(unknown(v) for v in value)
+        return value == UNKNOWN_SHOWN
+    if unknown(old) or unknown(new):
+        return True
+    return old is not None and new is not None and old != new
+
+
 def _value_at(value: Any, path: str) -> Any:
     """The value at a changed path (``a.b[0].c``), or None when the path leads nowhere."""
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
@@ -284,9 +232,23 @@ class Planner:
         self.before: dict[str, dict] = {r["urn"]: r for r in previous["resources"]}
         self.changes: dict[str, Change] = {}
         self.custom: set[str] = set()  # the custom resources (and providers) planned so far
+        self.current_classes: list[dict] = []  # the StorageClasses registered so far, inputs in display form
+        #: New URN → the previous URN it took over through an alias (the engine's alias resolution).
+        self.aliased: dict[str, str] = {}
+
+    def _storage_classes(self) -> dict[str, dict]:
+        """StorageClass name → its inputs: this run's registrations so far over the previous plan's."""
+        found = {}
+        for inputs in [r.get("inputs") or {} for r in self.before.values() if r["type"] == STORAGE_CLASS] + \
+                self.current_classes:
+            name = (inputs.get("metadata") or {}).get("name")
+            if isinstance(name, str):
+                found[name] = inputs
+        return found
 
     def previous(self, urn: str) -> Optional[dict]:
-        return self.before.get(urn)
+        """The previous state of ``urn``: its own, or that of the alias it took over (:meth:`decide`)."""
+        return self.before.get(self.aliased.get(urn, urn))
 
     def replaced(self, urn: Optional[str]) -> bool:
         change = self.changes.get(urn or "")
@@ -295,7 +257,8 @@ class Planner:
     def decide(self, urn: str, typ: str, custom: bool, inputs: dict, *, property_dependencies: dict[str, list[str]],
                provider: Optional[str], replace_on_changes: Iterable[str] = (), protect: bool = False,
                delete_before_replace: Optional[bool] = None, dependencies: Iterable[str] = (),
-               ignore_changes: Iterable[str] = ()) -> Change:
+               ignore_changes: Iterable[str] = (), aliases: Iterable[str] = (), replace_with: Iterable[str] = (),
+               replacement_trigger: Any = None, deleted_with: Optional[str] = None) -> Change:
         """The operation for one registration (``inputs`` in display form, as the plan writes them). The cause of a
         replacement is looked up in the changed input's ``property_dependencies``; an unknown value whose property
         dependencies are not recorded (a value passed through an invoke) is blamed on the replaced or created
@@ -303,7 +266,14 @@ class Planner:
         name = _name(urn)
         if custom:
             self.custom.add(urn)
-        old = self.before.get(urn)
+        if typ == STORAGE_CLASS:
+            self.current_classes.append(inputs)
+        if urn not in self.before:  # an alias names the resource's previous URN: the same resource, renamed or moved
+            taken = set(self.aliased.values())
+            found = next((a for a in aliases if a in self.before and a not in taken and a not in self.changes), None)
+            if found is not None:
+                self.aliased[urn] = found
+        old = self.previous(urn)
         if old is None:
             change = Change(urn, typ, name, "create", protect=protect)
             self.changes[urn] = change
@@ -313,7 +283,15 @@ class Planner:
         diff = tuple(p for p in changed_paths(old.get("inputs", {}), inputs) if not any(_inside(p, i) for i in ignored))
         because: tuple[str, ...] = ()
         caused: list[str] = []
-        if typ == KUBERNETES_PROVIDER:
+        # the engine's own replacement rules, checked before any diff (step_generator.go ``diff``, trigger first)
+        with_replaced = [u for u in (*replace_with, *([deleted_with] if deleted_with else [])) if self.replaced(u)
+                         and (u in self.before or u in self.aliased)]
+        if _trigger_fires(old.get("replacementTrigger"), replacement_trigger):
+            because = ("replacementTrigger",)
+        elif with_replaced:
+            because = ("deletedWith" if deleted_with in with_replaced else "replaceWith",)
+            caused = [f"{_name(u)} is replaced" for u in with_replaced]
+        elif typ == KUBERNETES_PROVIDER:
             because = tuple(kubernetes_provider_replaces(old.get("inputs", {}), inputs))
         elif custom:
             prov = provider_urn(provider)
@@ -336,6 +314,8 @@ class Planner:
                             if touches(p, rule))
             refused += tuple(f"{p}: {reason}" for p, reason in lowered(typ, old.get("inputs", {}), inputs)
                              if any(touches(d, p) for d in diff))  # an ignored path keeps its old value
+            refused += tuple(f"{p}: {reason}" for p, reason in resize_refused(
+                typ, old.get("inputs", {}), inputs, self._storage_classes()) if any(touches(d, p) for d in diff))
         op = "replace" if because else ("update" if diff else "same")
         dbr = bool(delete_before_replace) or (op == "replace" and typ.startswith("kubernetes:") and _named(inputs)
                                               and (old.get("inputs", {}).get("metadata") or {}).get("name")
@@ -344,16 +324,19 @@ class Planner:
                                               == inputs["metadata"].get("namespace"))
         if op == "replace":  # the engine lets a program unprotect and replace in one update
             protect = protect and bool(old.get("protect"))
+        if op == "replace" and not dbr:
+            refused += tuple(f"{p}: {reason}" for p, reason in name_conflict(typ, old.get("inputs", {}), inputs))
         change = Change(urn, typ, name, op, because, diff, tuple(dict.fromkeys(caused)), dbr and op == "replace",
-                        protect, refused)
+                        protect, refused, op == "replace" and bool(old.get("retainOnDelete")))
         self.changes[urn] = change
         return change
 
     def deletions(self, registered: Iterable[str]) -> list[Change]:
         """The previous plan's resources this run did not register: deleted (protected ones stay errors)."""
-        seen = set(registered)
-        return [Change(urn, r["type"], r["name"], "delete", protect=bool(r.get("protect")))
-                for urn, r in sorted(self.before.items()) if urn not in seen]
+        seen = set(registered) | set(self.aliased.values())
+        return [Change(urn, r["type"], r["name"], "delete", protect=bool(r.get("protect")),
+                       retained=bool(r.get("retainOnDelete"))) for urn, r in sorted(self.before.items())
+                if urn not in seen]
 
 
 def compare(previous: dict, current: dict) -> list[Change]:
@@ -366,7 +349,9 @@ def compare(previous: dict, current: dict) -> list[Change]:
     planner = Planner(previous)
     out = [planner.decide(r["urn"], r["type"], r.get("custom", True), r.get("inputs", {}),
                           property_dependencies=r.get("propertyDependencies", {}), provider=r.get("provider"),
-                          replace_on_changes=r.get("replaceOnChanges", ()), protect=bool(r.get("protect")))
+                          replace_on_changes=r.get("replaceOnChanges", ()), protect=bool(r.get("protect")),
+                          replace_with=r.get("replaceWith", ()), replacement_trigger=r.get("replacementTrigger"),
+                          deleted_with=r.get("deletedWith"))
            for r in current["resources"]]
     return out + planner.deletions(r["urn"] for r in current["resources"])
 
@@ -380,8 +365,16 @@ def summary(changes: Iterable[Change]) -> dict[str, int]:
 
 
 def stateful_destroyed(changes: Iterable[Change]) -> list[tuple[Change, str]]:
-    """The replaced or deleted resources holding state (:data:`offline.immutable.STATEFUL`), with the reason."""
-    return [(c, STATEFUL[c.type]) for c in changes if c.op in ("replace", "delete") and c.type in STATEFUL]
+    """The replaced or deleted resources holding state (:data:`offline.immutable.STATEFUL`), with the reason. A
+    retained one (``retainOnDelete`` in the previous state) is not destroyed: the engine only forgets it."""
+    return [(c, STATEFUL[c.type]) for c in changes if c.op in ("replace", "delete") and c.type in STATEFUL
+            and not c.retained]
+
+
+def retained(changes: Iterable[Change]) -> list[Change]:
+    """The replaced or deleted resources the engine only removes from the state (``retainOnDelete``): they stay in
+    the cloud, with their data, no longer managed by the stack."""
+    return [c for c in changes if c.retained and c.op in ("replace", "delete")]
 
 
 def protected_destroyed(changes: Iterable[Change]) -> list[Change]:

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from offline.engine import ProgramRun, topological
 from offline.plan import ordered_violations
-from offline.replacement import Change, protected_destroyed, stateful_destroyed, summary
+from offline.replacement import Change, protected_destroyed, retained, stateful_destroyed, summary
 from offline.values import UNKNOWN, hide, mask
 from offline.values import is_secret as _is_secret
 
@@ -196,7 +196,8 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
         for c in members:
             dbr = "  [delete before replace: gone until it is created again]" if c.delete_before_replace else ""
             why = f"  (changed: {', '.join(c.replace_because)})" if c.caused_by else ""
-            lines.append(f"    +- {c.type}: {c.name}{why}{dbr}")
+            kept = "  [retainOnDelete: the old one is left in the cloud, not destroyed]" if c.retained else ""
+            lines.append(f"    +- {c.type}: {c.name}{why}{dbr}{kept}")
     if any(c.type == "oci:ContainerEngine/nodePool:NodePool" for c in replaced):
         lines.append("  a replaced node pool loses every node (and every GPU job running on it)")
     return lines
@@ -274,10 +275,13 @@ def errors_block(changes: Optional[list[Change]]) -> list[str]:
 def stateful_block(changes: Optional[list[Change]]) -> list[str]:
     """What ``--fail-on-replace`` refuses: replaced or deleted resources holding state, with the reason."""
     found = stateful_destroyed(changes or [])
-    if not found:
-        return []
-    lines = ["", f"Stateful resources destroyed ({len(found)}):"]
+    kept = retained(changes or [])
+    lines = ["", f"Stateful resources destroyed ({len(found)}):"] if found else []
     lines += [f"    {OP_SYMBOLS[c.op]} {c.type}: {c.name} ({c.op}): loses {reason}" for c, reason in found]
+    if kept:
+        lines += ["", f"Retained, not destroyed ({len(kept)}): retainOnDelete keeps each in the cloud with its data, "
+                  "no longer managed by this stack (delete it by hand once it is not needed):"]
+        lines += [f"    {OP_SYMBOLS[c.op]} {c.type}: {c.name} ({c.op})" for c in kept]
     return lines
 
 

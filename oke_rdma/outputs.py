@@ -155,12 +155,10 @@ def secret_outputs(contract: dict) -> set[str]:
 def check_outputs(outputs: dict[str, Any], contract: Optional[dict] = None) -> list[str]:
     """Problems of a stack's outputs (wire form) against the contract: JSON Schema errors (an output or nested key
     added, missing, renamed or of another type), a secret output exported in plain text, or a plain output exported
-    as a secret. Empty when the outputs honour the contract.
-
-    A value still unknown (:data:`UNKNOWN`: what a preview shows for an output of a resource being created or
-    replaced, e.g. ``clusterId`` when ``cluster.kmsKeyId`` changes) is not judged: ``pulumi up`` computes it. Keys
-    around it are (a missing or added key is still reported)."""
+    as a secret. A value unknown in a preview (the engine's unknown sentinel) is not judged. Empty when the outputs
+    honour the contract."""
     from jsonschema import Draft202012Validator
+    from pulumi.runtime import rpc
 
     contract = contract or load_contract()
     plain, problems = {}, []
@@ -172,8 +170,8 @@ def check_outputs(outputs: dict[str, Any], contract: Optional[dict] = None) -> l
         elif secret and name not in secrets:
             problems.append(f"{name}: exported as a secret, but the contract does not mark it x-secret")
     for error in sorted(Draft202012Validator(contract).iter_errors(plain), key=lambda e: list(e.absolute_path)):
-        if isinstance(error.instance, str) and error.instance == UNKNOWN:
-            continue
+        if error.instance == rpc.UNKNOWN:
+            continue  # a value a preview does not know yet (its resource is created or replaced): nothing to judge
         where = ".".join(str(p) for p in error.absolute_path) or "(outputs)"
         problems.append(f"{where}: {error.message}")
     return problems

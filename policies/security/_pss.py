@@ -7,6 +7,7 @@ Source: Kubernetes docs "Pod Security Standards" (baseline controls "Capabilitie
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
@@ -114,24 +115,75 @@ def _host_path_finding(path: Any, where: str) -> Finding:
     return ("escape" if escape else "baseline", f"{where} mounts host path {path}")
 
 
-#: Charts whose pods are node agents (they need the node: drivers, device plugins, the container toolkit, node
-#: metrics). A namespace that holds a release of one of them is a node-agent namespace wherever it is named. Sources:
-#: NVIDIA GPU Operator docs ("the operator's DaemonSets run privileged with host paths"), prometheus-community charts
-#: ``kube-prometheus-stack`` / ``prometheus-node-exporter`` (node exporter: hostPID, hostNetwork, hostPath ``/``),
-#: NVIDIA Network Operator docs (RDMA shared device plugin, OFED driver); checked 2026-11-30.
+#: Charts whose pods are node agents: what they render by default needs the node (drivers, device plugins, the
+#: container toolkit, node metrics), so a release of one is itself node escape and goes only to a configured
+#: node-agent namespace; it never makes the namespace it lands in one. Matched by chart name (an ``oci://`` or URL
+#: chart by its last path element), case-insensitively, whatever repository serves it — a look-alike from another
+#: repository renders what its author chose, which the pack cannot read either. Sources (checked 2026-12-01):
+#: NVIDIA GPU Operator docs and chart values (operator DaemonSets privileged with host paths; its subcharts
+#: node-feature-discovery — worker mounts /boot, /sys, /usr/lib, /etc/kubernetes/node-feature-discovery — and the
+#: standalone dcgm-exporter — SYS_ADMIN — and k8s-device-plugin / nvidia-device-plugin —
+#: /var/lib/kubelet/device-plugins); prometheus-community ``kube-prometheus-stack`` and ``prometheus-node-exporter``
+#: (hostPID, hostNetwork, hostPath ``/``); NVIDIA Network Operator docs (OFED driver container, RDMA shared device
+#: plugin).
 NODE_AGENT_CHARTS = frozenset({"gpu-operator", "kube-prometheus-stack", "prometheus-node-exporter",
-                               "network-operator"})
+                               "network-operator", "node-feature-discovery", "dcgm-exporter", "k8s-device-plugin",
+                               "nvidia-device-plugin"})
 
 
-def node_agent_namespaces(resources: list, helm_types: tuple, chart_name) -> set:
-    """Namespaces of the stack's Helm releases whose chart (``chart_name(props)``) is in :data:`NODE_AGENT_CHARTS`
-    and whose namespace is known."""
-    found = set()
+def is_node_agent_chart(name: Any) -> bool:
+    """Whether chart ``name`` (as ``kubernetes.chart_name`` reads it) is one of :data:`NODE_AGENT_CHARTS`."""
+    return isinstance(name, str) and name.strip().lower() in NODE_AGENT_CHARTS
+
+
+RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
+NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
+#: The label oke-rdma puts on every tenant namespace (its value: the tenant's name).
+TENANT_LABEL = "okerdma.io/tenant"
+_LOCAL_QUEUE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:LocalQueue(Patch)?$")
+
+
+def gpu_tenant_namespaces(resources: list) -> tuple[set, set]:
+    """(names, URNs) of the Namespaces a ResourceQuota capping ``requests.nvidia.com/gpu`` lives in (by its
+    ``metadata.namespace`` or its ``metadata`` dependency on a Namespace) — Kubernetes docs "Resource Quotas"
+    (extended resources as ``requests.<resource>``)."""
+    names: set = set()
+    urns: set = set()
+    for quota in (r for r in resources if r.resource_type == RESOURCE_QUOTA):
+        hard = read(quota.props, "spec", "hard")
+        if hard is UNKNOWN or not hasattr(hard, "keys") or GPU_QUOTA_KEY not in list(hard.keys()):
+            continue
+        ns = read(quota.props, "metadata", "namespace")
+        if isinstance(ns, str):
+            names.add(ns)
+        urns.update(d.urn for d in quota.property_dependencies.get("metadata", [])
+                    if d.resource_type == NAMESPACE_TYPE)
+    return names, urns
+
+
+def tenant_namespaces(resources: list) -> set:
+    """Names of the namespaces the stack gives tenants: a GPU ResourceQuota in it (:func:`gpu_tenant_namespaces`), a
+    Kueue ``LocalQueue`` in it (Kueue docs "Local Queue": where a tenant's jobs are submitted), or a Namespace
+    labelled :data:`TENANT_LABEL`. None of them may be a node-agent namespace, whatever the config says."""
+    names, urns = gpu_tenant_namespaces(resources)
     for r in resources:
-        if r.resource_type in helm_types and chart_name(r.props) in NODE_AGENT_CHARTS:
-            ns = read(r.props, "namespace")
-            if isinstance(ns, str):
-                found.add(ns)
-            found.update(n for n in (read(d.props, "metadata", "name") for d in r.property_dependencies.get(
-                "namespace", [])) if isinstance(n, str))
-    return found
+        if _LOCAL_QUEUE.match(r.resource_type):
+            ns = read(r.props, "metadata", "namespace")
+            names.update([ns] if isinstance(ns, str) else [])
+            names.update(n for n in (read(d.props, "metadata", "name") for d in r.property_dependencies.get(
+                "metadata", []) if d.resource_type == NAMESPACE_TYPE) if isinstance(n, str))
+        elif r.resource_type in (NAMESPACE_TYPE, NAMESPACE_TYPE + "Patch"):
+            name, label = read(r.props, "metadata", "name"), read(r.props, "metadata", "labels", TENANT_LABEL)
+            if isinstance(name, str) and (r.urn in urns or label is not None):
+                names.add(name)  # an unknown label value counts too
+    return names
+
+
+def node_agent_namespaces(config: Any, resources: list) -> set:
+    """The namespaces where node agents may escape to the node: ``nodeAgentNamespaces`` of a policy's config (default
+    :data:`NODE_ESCAPE_NAMESPACES`), less every tenant namespace of the stack (:func:`tenant_namespaces`). Nothing
+    else — neither a release of a node-agent chart nor its namespace, release name or ``createNamespace`` — makes a
+    namespace one."""
+    configured = (config or {}).get("nodeAgentNamespaces") or list(NODE_ESCAPE_NAMESPACES)
+    return set(configured) - tenant_namespaces(resources)

@@ -8,8 +8,11 @@ container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
 directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
-the Prometheus node exporter) need node escape and run in their own namespaces (``nodeAgentNamespaces``, and the
-namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
+the Prometheus node exporter) need node escape and run in their own namespaces: only those the config names
+(``nodeAgentNamespaces``), never a tenant's (``_pss.tenant_namespaces``: a GPU ResourceQuota, a Kueue LocalQueue or
+the ``okerdma.io/tenant`` label). A release of a node-agent chart (``_pss.NODE_AGENT_CHARTS``, by chart name from
+any repository) is node escape itself — its chart's defaults take the node — so it goes only to such a namespace;
+where it lands never becomes one (nor does its release name or ``createNamespace``).
 
 | rule                                   | kind  | checks                                                               |
 |----------------------------------------|-------|----------------------------------------------------------------------|
@@ -19,6 +22,7 @@ namespace of any release of a node-agent chart, ``_pss.NODE_AGENT_CHARTS``).
 |                                        |       | exposure through values: ``helm-values-exposure``)                   |
 | node-escape-only-in-node-agent-namespaces | stack | host PID/IPC, SYS_ADMIN-class capabilities and node-escape host   |
 |                                        |       | paths, in workloads or Helm values, only in ``nodeAgentNamespaces``  |
+|                                        |       | (never a tenant's); a node-agent chart's release only there too      |
 | workload-namespace-declared            | stack | every workload and Helm release goes to a Namespace of this stack    |
 |                                        |       | (whose Pod Security level the stack declares) or to                  |
 |                                        |       | ``externalNamespaces``                                               |
@@ -47,81 +51,25 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from ._pss import NODE_ESCAPE_NAMESPACES
-    from ._pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
-                       node_agent_namespaces, node_escape_path)
-    from ._objects import OBJECT_HOOK_KEYS, object_type, with_derived
+    from ._pss import (_capability_findings, _flag, _host_path_finding, is_node_agent_chart,  # noqa: F401
+                       node_agent_namespaces, node_escape_path)  # node_escape_path: re-exported
+    from ._helm_values import hidden_inputs, values_findings, values_namespaces  # noqa: F401 (re-exported)
+    from ._objects import with_derived
     from ._operator_pods import Uninterpretable
     from .kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                              pod_specs)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from _pss import NODE_ESCAPE_NAMESPACES
-    from _pss import (BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding,
-                      node_agent_namespaces, node_escape_path)
-    from _objects import OBJECT_HOOK_KEYS, object_type, with_derived
+    from _pss import (_capability_findings, _flag, _host_path_finding, is_node_agent_chart,  # noqa: F401
+                      node_agent_namespaces, node_escape_path)  # node_escape_path: re-exported
+    from _helm_values import hidden_inputs, values_findings, values_namespaces  # noqa: F401 (re-exported)
+    from _objects import with_derived
     from _operator_pods import Uninterpretable
     from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                             pod_specs)
 
 DEFAULT_NODE_AGENT_NAMESPACES = list(NODE_ESCAPE_NAMESPACES)
-
-
-def values_findings(values: Any, path: str = "values") -> list[Finding]:
-    """Privilege settings anywhere in a Helm values tree (see the module docstring)."""
-    if values is UNKNOWN:
-        return [("escape", f"{path} is unknown during preview, so its privilege settings cannot be judged")]
-    found: list[Finding] = []
-    if isinstance(values, (list, tuple)) or (hasattr(values, "__len__") and hasattr(values, "__getitem__")
-                                             and not isinstance(values, (str, dict)) and not hasattr(values, "keys")):
-        for i, item in enumerate(elements(values)):
-            found += values_findings(item, f"{path}[{i}]")
-        return found
-    if not hasattr(values, "keys"):
-        return found
-    if object_type(values) is not None and read(values, "metadata") is not None:
-        return found  # a whole object rendered verbatim: judged as that object (``_objects.with_derived``)
-    for key in list(values.keys()):
-        value = read(values, key)
-        where = f"{path}.{key}"
-        if key in OBJECT_HOOK_KEYS:
-            continue  # objects rendered verbatim: judged as those objects, in their own namespaces
-        if key in ("hostNetwork", "hostPID", "hostIPC", "privileged"):
-            flag = _flag(value)
-            kind = "escape" if key in ("hostPID", "hostIPC") else "baseline"
-            if flag is UNKNOWN:
-                found.append((kind, f"{where} is unknown during preview"))
-            elif flag:
-                found.append((kind, f"{where}: true"))
-        elif key == "allowPrivilegeEscalation" and _flag(value) is not False:
-            found.append(("restricted", f"{where}: {value!r}"))
-        elif key == "runAsUser" and (value is UNKNOWN or value == 0):
-            found.append(("restricted", f"{where}: {'unknown' if value is UNKNOWN else 0}"))
-        elif key == "hostPort" and value not in (None, 0):
-            found.append(("baseline", f"{where}: {value!r}"))
-        elif key in ("seccompProfile", "appArmorProfile") and (value is UNKNOWN or read(value, "type") in (
-                UNKNOWN, "Unconfined")):
-            found.append(("baseline", f"{where}.type: Unconfined or unknown"))
-        elif key == "procMount" and value not in (None, "Default"):
-            found.append(("baseline", f"{where}: {value!r}"))
-        elif key == "hostProcess" and _flag(value) is not False:
-            found.append(("baseline", f"{where}: {value!r}"))
-        elif key == "sysctls" and path.endswith("ecurityContext"):
-            items = elements(value)
-            names = ["unknown"] if items is UNKNOWN else [read(x, "name") for x in items]
-            found += [("baseline", f"{where} {n}") for n in names if n not in BASELINE_SYSCTLS]
-            continue
-        elif key == "add" and path.endswith(".capabilities"):
-            found += _capability_findings(value, where)
-            continue
-        elif key == "hostPath":
-            inner = read(value, "path") if hasattr(value, "keys") else value
-            if inner is not None and (inner is UNKNOWN or isinstance(inner, str)):
-                found.append(_host_path_finding(inner, where))
-                continue
-        if value is UNKNOWN or isinstance(value, (str, int, float, bool)) or value is None:
-            continue
-        found += values_findings(value, where)
-    return found
 
 
 def pod_spec_escapes(spec: Any) -> list[str]:
@@ -187,19 +135,14 @@ def namespace_level(resource: Any, namespaces: list[Any]) -> tuple[Any, str]:
     return (levels.pop() if len(levels) == 1 else UNKNOWN), str(name)
 
 
-def hidden_inputs(props: Any) -> list[str]:
-    """Inputs of a Helm release/chart that change its manifests where the pack cannot see: values files (assets;
-    ``valueYamlFiles``) and post renderers (``postrender`` of helm.sh/v3 Release, ``postRenderer`` of helm.sh/v4
-    Chart: a program that rewrites the rendered manifests)."""
-    found = []
-    files = elements(read(props, "valueYamlFiles"))
-    if files is UNKNOWN or files:
-        found.append("takes values from valueYamlFiles")
-    for key in ("postrender", "postRenderer"):
-        value = read(props, key)
-        if value is UNKNOWN or value not in (None, "", {}):
-            found.append(f"sets {key}")
-    return found
+def _level_of(name: str, namespaces: list[Any]) -> Any:
+    """The ``enforce`` label of the stack's Namespace ``name`` (UNKNOWN when its Namespaces disagree),
+    :data:`NOT_DECLARED` when the stack has none."""
+    levels = {read(n.props, "metadata", "labels", ENFORCE_LABEL) for n in namespaces
+              if read(n.props, "metadata", "name") == name}
+    if not levels:
+        return NOT_DECLARED
+    return levels.pop() if len(levels) == 1 else UNKNOWN
 
 
 _ALLOWED_BY_LEVEL = {"privileged": {"baseline", "restricted"}, "baseline": {"restricted"}, "restricted": set()}
@@ -225,17 +168,22 @@ def validate_helm_values(args: StackValidationArgs, report_violation: ReportViol
         findings = [f for f in values_findings(read(release.props, "values", default={})) if f[0] != "escape"]
         if not findings:
             continue
-        level, ns = namespace_level(release, namespaces)
-        if level == NOT_DECLARED and ns in external:
-            level = "privileged"
-        allowed = _ALLOWED_BY_LEVEL.get(level, set()) if isinstance(level, str) else set()  # unknown: nothing
-        bad = [text for kind, text in findings if kind not in allowed]
-        if bad:
-            shown = {NOT_DECLARED: "not declared by this stack", None: "unlabelled"}.get(
-                level, "unknown" if level is UNKNOWN else repr(level))
-            report_violation(f"Helm release '{release.name}' in namespace '{ns}' (Pod Security level {shown}) sets "
-                             f"{'; '.join(bad)}. Drop these values, or install the release into a namespace whose "
-                             "level allows them (privileged only for RDMA tenants and node agents).", release.urn)
+        targets = [namespace_level(release, namespaces)]
+        # namespaceOverride renders the chart's pods in another namespace: judged at that namespace's level too
+        for moved in values_namespaces(read(release.props, "values", default={})) - {targets[0][1]}:
+            targets.append((UNKNOWN, "<unknown>") if moved is UNKNOWN else (_level_of(moved, namespaces), moved))
+        for level, ns in targets:
+            if level == NOT_DECLARED and ns in external:
+                level = "privileged"
+            allowed = _ALLOWED_BY_LEVEL.get(level, set()) if isinstance(level, str) else set()  # unknown: nothing
+            bad = [text for kind, text in findings if kind not in allowed]
+            if bad:
+                shown = {NOT_DECLARED: "not declared by this stack", None: "unlabelled"}.get(
+                    level, "unknown" if level is UNKNOWN else repr(level))
+                report_violation(f"Helm release '{release.name}' in namespace '{ns}' (Pod Security level {shown}) "
+                                 f"sets {'; '.join(bad)}. Drop these values, or install the release into a namespace "
+                                 "whose level allows them (privileged only for RDMA tenants and node agents).",
+                                 release.urn)
 
 
 PERSISTENT_VOLUME = "kubernetes:core/v1:PersistentVolume"
@@ -271,9 +219,8 @@ def persistent_volume_spec(resource_type: str, props: Any) -> Any:
 def validate_node_escape(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``node-escape-only-in-node-agent-namespaces``: see the module docstring. A PersistentVolume is
     cluster-scoped, so a node-escape host path in one is refused wherever its claims live."""
-    agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
-    agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
     resources = with_derived(args.resources)
+    agents = node_agent_namespaces(args.get_config(), resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
         pv_spec = persistent_volume_spec(r.resource_type, r.props)
@@ -286,6 +233,12 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
             continue
         if r.resource_type in (HELM_RELEASE, HELM_CHART_V4):
             escapes = [t for k, t in values_findings(read(r.props, "values", default={})) if k == "escape"]
+            chart = chart_name(r.props)
+            if is_node_agent_chart(chart) or read(r.props, "chart") is UNKNOWN:
+                # What the chart renders by default takes the node (node exporter: hostPID, hostPath /; the GPU
+                # Operator's privileged host-path DaemonSets) whatever the values say.
+                escapes.insert(0, f"its chart {chart if is_node_agent_chart(chart) else '(unknown during preview)'} "
+                                  "is a node agent's (its pods take the node by default)")
         else:
             escapes = [f"{where}: {e}" if where else e for where, spec in pod_specs(r.resource_type, r.props)
                        for e in pod_spec_escapes(spec)]
@@ -298,11 +251,23 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
                              "(RDMA pods need hostNetwork, IPC_LOCK and /dev/infiniband, none of them).", r.urn)
             continue
         _, ns = namespace_level(r, namespaces)
+        if r.resource_type in (HELM_RELEASE, HELM_CHART_V4):
+            moved = values_namespaces(read(r.props, "values", default={})) - {ns}
+            outside = sorted("<unknown>" if m is UNKNOWN else m for m in moved if m is UNKNOWN or m not in agents)
+            if outside:  # namespaceOverride renders the chart's pods there, not in the release's namespace
+                allowed_in = ", ".join(sorted(agents)) or "no namespace"
+                report_violation(f"{kind} '{r.name}' renders its pods into namespace(s) {', '.join(outside)} "
+                                 f"(namespaceOverride in its values), where they can take over their node "
+                                 f"({'; '.join(escapes)}); only node agents in {allowed_in} may. Drop "
+                                 "namespaceOverride or point it at a node-agent namespace.", r.urn)
+                continue
         if ns in agents:
             continue
         report_violation(f"{kind} '{r.name}' in namespace '{ns}' can take over its node ({'; '.join(escapes)}). "
-                         f"Only node agents in {', '.join(sorted(agents))} may; drop these settings (RDMA pods need "
-                         "hostNetwork, IPC_LOCK and /dev/infiniband, none of them).", r.urn)
+                         f"Only node agents in {', '.join(sorted(agents)) or 'no namespace'} may (nodeAgentNamespaces; "
+                         "never a tenant's); drop these settings (RDMA pods need hostNetwork, IPC_LOCK and "
+                         "/dev/infiniband, none of them), or install the node agent into a node-agent namespace.",
+                         r.urn)
 
 
 def validate_namespace_declared(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -347,8 +312,9 @@ helm_values_pod_security = StackValidationPolicy(
 node_escape_only_in_node_agent_namespaces = StackValidationPolicy(
     name="node-escape-only-in-node-agent-namespaces",
     description=("Host PID/IPC, SYS_ADMIN-class capabilities and node-escape hostPath mounts (/, /etc, /proc, /sys, "
-                 "kubelet and runtime directories), in workloads or Helm values, appear only in node-agent "
-                 "namespaces."),
+                 "kubelet and runtime directories), in workloads or Helm values, and releases of node-agent charts "
+                 "(GPU Operator, kube-prometheus-stack, node exporter, ...) appear only in the configured node-agent "
+                 "namespaces, never in a tenant's."),
     validate=validate_node_escape,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -357,7 +323,9 @@ node_escape_only_in_node_agent_namespaces = StackValidationPolicy(
     tags=["kubernetes", "pod-security", "node-escape"],
     config_schema=PolicyConfigSchema({"nodeAgentNamespaces": {
         "type": "array", "uniqueItems": True, "default": DEFAULT_NODE_AGENT_NAMESPACES, "items": _NS_NAME,
-        "description": "Namespaces of node agents that may use host PID/IPC, SYS_ADMIN or node-escape host paths"}}),
+        "description": ("Namespaces of node agents that may use host PID/IPC, SYS_ADMIN or node-escape host paths "
+                        "(the only ones: a release of a node-agent chart elsewhere is refused, and a tenant "
+                        "namespace never is one)")}}),
 )
 
 workload_namespace_declared = StackValidationPolicy(

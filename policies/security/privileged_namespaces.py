@@ -4,8 +4,8 @@
 is ``privileged`` (or unknown) unless it is
 
 * a node-agent namespace (config ``nodeAgentNamespaces``: the GPU Operator's and the Prometheus node exporter's,
-  plus the RDMA topology labeler's, which reads instance metadata over hostNetwork; and wherever the stack installs
-  a node-agent chart, ``_pss.NODE_AGENT_CHARTS``, so a renamed namespace needs no config), or
+  plus the RDMA topology labeler's, which reads instance metadata over hostNetwork; only the config names them —
+  releasing a node-agent chart somewhere does not, so a renamed namespace is added to the config), or
 * a GPU tenant namespace: the stack puts a ``ResourceQuota`` in it that caps ``requests.nvidia.com/gpu`` (how an
   OKE platform admits tenants to GPUs; RDMA training pods need hostNetwork, privileged and IPC_LOCK, which only
   ``privileged`` allows).
@@ -19,47 +19,26 @@ Operator docs (the operator's pods run privileged); pulumi_kubernetes 4.34.2 ``c
 """
 from __future__ import annotations
 
-from typing import Any
-
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import with_derived
-    from ._pss import node_agent_namespaces
+    from ._pss import GPU_QUOTA_KEY, gpu_tenant_namespaces
     from ._rules import UNKNOWN, read
-    from .kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name
+    from .kubernetes import ENFORCE_LABEL, NAMESPACE
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
-    from _pss import node_agent_namespaces
+    from _pss import GPU_QUOTA_KEY, gpu_tenant_namespaces
     from _rules import UNKNOWN, read
-    from kubernetes import ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name
+    from kubernetes import ENFORCE_LABEL, NAMESPACE
 
-RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
-GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
 DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring", "oke-rdma-topology"]
-
-
-def gpu_tenant_namespaces(resources: list[Any]) -> tuple[set[str], set[str]]:
-    """(names, URNs) of the Namespaces a ResourceQuota capping ``requests.nvidia.com/gpu`` lives in (by its
-    ``metadata.namespace`` or its ``metadata`` dependency on a Namespace)."""
-    names: set[str] = set()
-    urns: set[str] = set()
-    for quota in (r for r in resources if r.resource_type == RESOURCE_QUOTA):
-        hard = read(quota.props, "spec", "hard")
-        if hard is UNKNOWN or not hasattr(hard, "keys") or GPU_QUOTA_KEY not in list(hard.keys()):
-            continue
-        ns = read(quota.props, "metadata", "namespace")
-        if isinstance(ns, str):
-            names.add(ns)
-        urns.update(d.urn for d in quota.property_dependencies.get("metadata", []) if d.resource_type == NAMESPACE)
-    return names, urns
 
 
 def validate_privileged_namespace_purpose(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``privileged-namespace-purpose``: see the module docstring."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
-    agents |= node_agent_namespaces(args.resources, (HELM_RELEASE, HELM_CHART_V4), chart_name)
     resources = with_derived(args.resources)  # rendered Namespaces and quotas, NamespacePatches that relabel
     tenant_names, tenant_urns = gpu_tenant_namespaces(resources)
     for ns in (r for r in resources if r.resource_type == NAMESPACE):

@@ -17,12 +17,21 @@ rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
    APIService writes, non-resource URLs beyond discovery/health/metrics.
 3. Every binding's role must be one the pack can judge: declared in the stack or built in; an unknown
    ``roleRef.name`` is followed through its property dependency to a role of the stack.
+4. Across namespaces: a RoleBinding whose subject is a service account of another namespace (as a ServiceAccount,
+   as the User ``system:serviceaccount:<ns>:<name>``, or through the groups of every service account) must not give
+   it what only the namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads,
+   workload creation, exec/attach/port-forward/proxy, token requests, service-account impersonation, ConfigMap
+   writes), whichever role carries it — built-in, a Role, a ClusterRole, an aggregated one — judged by the one
+   grant model. People (Users, Groups of the identity provider) are how a tenant's users get access and pass.
+   A namespace where the stack releases a node-agent chart is a system namespace here (point 2; stricter only).
 
 Config: ``allowedBindings`` (objects, ``<namespace>/<name>`` or ``<name>``, accepted as they are) and
 ``allowedGrants`` (a role name pattern, the exact permissions it may hold cluster-wide, the subjects — every binding
 of such a role must bind only these — and why). The default ``allowedGrants`` are the platform's node agents:
 oke-rdma's GPU health (node-problem-detector and its cordoner patch nodes and node status) and the RDMA topology
-labeler (patches node labels), each only for its own ServiceAccount.
+labeler (patches node labels), each only for its own ServiceAccount. ``allowedCrossNamespaceGrants`` (same shape;
+``{namespace}`` in a subject pattern is the binding's namespace) accepts point 4's grants: by default the MPI
+Operator's per-tenant controllers, each only in the tenant namespace its name carries.
 
 Unknown values fail closed: an unknown or uninterpretable rule, roleRef, subject, label or selector is a violation.
 Sources: see ``rbac_model`` (checked 2026-12-01).
@@ -37,21 +46,28 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import HELM_TYPES, release_objects
+    from ._pss import is_node_agent_chart
+    from .kubernetes import chart_name
     from ._rules import UNKNOWN, elements, read
-    from .rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
-                               rbac_objects, role_ref)
+    from .rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, feeds, labels_of, namespace_scope,
+                               object_key, outside_subjects, problems_of, rbac_objects, role_ref)
     from .rbac_builtin import BUILT_IN_ROLES
-    from .rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
+    from .rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
+                             selector_matches)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import HELM_TYPES, release_objects
+    from _pss import is_node_agent_chart
+    from kubernetes import chart_name
     from _rules import UNKNOWN, elements, read
-    from rbac_objects import (aggregated_built_ins, feeds, labels_of, namespace_scope, object_key, problems_of,
-                              rbac_objects, role_ref)
+    from rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, feeds, labels_of, namespace_scope,
+                              object_key, outside_subjects, problems_of, rbac_objects, role_ref)
     from rbac_builtin import BUILT_IN_ROLES
-    from rbac_model import DANGERS, Rule, describe, findings, glob, parse_rules, selector_matches
+    from rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
+                            selector_matches)
 
 FIX = ("Grant the namespaced verbs and resources the subject needs, through a Role and RoleBinding, to a named "
-       "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants).")
+       "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants / "
+       "allowedCrossNamespaceGrants).")
 DEFAULT_ALLOWED_GRANTS = [
     {"role": "*-gpu-node-problem-detector", "grants": ["patch nodes", "patch nodes/status"],
      "subjects": ["ServiceAccount:*/gpu-node-problem-detector"],
@@ -61,6 +77,20 @@ DEFAULT_ALLOWED_GRANTS = [
      "subjects": ["ServiceAccount:*/rdma-topology-labeler"],
      "reason": "oke-rdma scheduling: the labeler writes each GPU node's RDMA network block labels for Kueue "
                "topology-aware scheduling (oke_rdma/scheduling.py)"},
+]
+
+#: RoleBindings that hand a subject of another namespace a tenant's powers on purpose (``allowedCrossNamespaceGrants``;
+#: ``{namespace}`` in a subject pattern is the binding's namespace).
+DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS = [
+    {"role": "mpi-operator",
+     "grants": ["list secrets", "watch secrets", "create pods", "update pods", "patch pods", "create pods/exec",
+                "create jobs.batch", "update jobs.batch", "create mpijobs.kubeflow.org", "update mpijobs.kubeflow.org",
+                "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps"],
+     "subjects": ["ServiceAccount:*/mpi-operator-{namespace}"],
+     "reason": "oke-rdma MPI Operator: one controller per tenant namespace runs in the operator's namespace and "
+               "creates that tenant's MPIJob launcher and workers (pods, Jobs, the hostfile ConfigMap, the SSH key "
+               "Secret, exec into the launcher); its Role in the tenant namespace is bound only to the controller "
+               "named after that namespace (oke_rdma/addons/mpi_operator.py)"},
 ]
 
 
@@ -154,19 +184,20 @@ def effective_rules(role: RoleObject, roles: list[RoleObject], seen: frozenset[i
     return rules + [r for name in built_ins for r in BUILT_IN_ROLES[name]]
 
 
-def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset()) -> tuple[str, str]:
+def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset(),
+             system: frozenset[str] = SYSTEM_NAMESPACES) -> tuple[str, str]:
     """(``cluster`` | ``namespace`` | ``built-in``, why) for a ClusterRole of the stack."""
     cluster = [b for b in role.bindings if b.kind == "ClusterRoleBinding"]
     if cluster:
         return "cluster", f"is bound cluster-wide by ClusterRoleBinding '{cluster[0].resource.name}'"
-    system = [b for b in role.bindings if namespace_scope(b.props) == "cluster"]
-    if system:
-        return "cluster", (f"is bound by RoleBinding '{system[0].resource.name}' in a system namespace (or one "
+    in_system = [b for b in role.bindings if namespace_scope(b.props, system) == "cluster"]
+    if in_system:
+        return "cluster", (f"is bound by RoleBinding '{in_system[0].resource.name}' in a system namespace (or one "
                            "unknown during preview), where the controllers' service accounts live")
     if role.bindings:
         return "namespace", "is bound only by RoleBindings"
     aggregators = [a for a in roles if id(a) not in seen and role in collected_by(a, roles)]
-    scopes = [(scope_of(a, roles, seen | {id(role)}), a) for a in aggregators]
+    scopes = [(scope_of(a, roles, seen | {id(role)}, system), a) for a in aggregators]
     for (scope, why), a in scopes:
         if scope == "cluster":
             return "cluster", f"is aggregated into ClusterRole '{a.resource.name}', which {why}"
@@ -198,14 +229,51 @@ ROLES = (_RBAC + "ClusterRole", _RBAC + "Role")
 CLUSTER_ONLY = frozenset({d.key for d in DANGERS if d.scope == "cluster"} | {"non-resource-urls"})
 
 
-def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset[str]) -> dict[str, list[str]]:
-    """URN → why an RBAC resource escalates given the rest of the stack (points 2 and 3 of the module docstring)."""
+def cross_namespace_problems(b: BindingObject, roles: list[RoleObject], entries: list[dict]) -> list[str]:
+    """Why a RoleBinding hands a subject of another namespace (``rbac_objects.outside_subjects``) what only the
+    namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads, workload
+    creation, exec/attach/port-forward/proxy, token requests, service-account impersonation, ConfigMap writes), by
+    what its role grants — a built-in role's rules or a role of the stack's (with what its aggregationRule
+    collects) — less what an ``allowedCrossNamespaceGrants`` entry accepts for that role and subject."""
+    if b.kind != "RoleBinding":
+        return []
+    outside = outside_subjects(b.props)
+    if not outside:
+        return []
+    if b.roles:
+        granted = [(str(r.name), effective_rules(r, roles)) for r in b.roles]
+    elif b.ref_kind == "ClusterRole" and isinstance(b.ref_name, str) and b.ref_name in BUILT_IN_ROLES:
+        granted = [(f"{b.ref_name} (built-in)", BUILT_IN_ROLES[b.ref_name])]
+    else:
+        return []  # an unresolved role is refused on its own (stack_problems)
+    home = read(b.props, "metadata", "namespace")
+    problems = []
+    for role_name, rules in granted:
+        found = {k: v for k, v in findings(rules, "cluster").items() if k in CROSS_NAMESPACE_DANGERS}
+        if not found:
+            continue
+        for i, text, _ in outside:
+            accepted = {g for e in entries if glob(str(e.get("role", "")), role_name)
+                        and any(glob(str(p).replace("{namespace}", str(home)), text) for p in e.get("subjects") or [])
+                        for g in e.get("grants") or []}
+            left = {k: v - accepted for k, v in found.items() if v - accepted}
+            if left:
+                problems.append(f"gives subjects[{i}] ({text}, not of namespace {home!r}) role '{role_name}' in "
+                                f"{home!r}, which grants {describe(left)} there: another namespace's Secrets, pods "
+                                "and service accounts (and their cloud grants); bind the subject's own namespace's "
+                                "account, or list the grant in allowedCrossNamespaceGrants with its reason")
+    return problems
+
+
+def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset[str],
+                   cross_entries: tuple = (), system: frozenset[str] = SYSTEM_NAMESPACES) -> dict[str, list[str]]:
+    """URN → why an RBAC resource escalates given the rest of the stack (points 2 to 4 of the module docstring)."""
     out: dict[str, list[str]] = {}
     roles, bindings = collect(resources, allowed)
     for role in roles:
         if role.kind != "ClusterRole":
             continue  # a Role is namespaced: judged on its own (rbac_objects)
-        scope, why = scope_of(role, roles)
+        scope, why = scope_of(role, roles, system=system)
         if scope != "cluster":
             continue
         found = {k: v for k, v in findings(effective_rules(role, roles), "cluster").items() if k in CLUSTER_ONLY}
@@ -219,6 +287,7 @@ def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset
         problems = out.setdefault(b.resource.urn, [])
         if b.ref_kind not in ("ClusterRole", "Role"):
             continue  # refused on its own (rbac_objects)
+        problems += cross_namespace_problems(b, roles, list(cross_entries))
         if b.roles is None:
             problems.append("its roleRef.name is unknown during preview and does not depend on a role of this stack, "
                             "so what it grants cannot be judged")
@@ -244,6 +313,20 @@ def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset
     return {urn: problems for urn, problems in out.items() if problems}
 
 
+def system_namespaces(resources: list[Any]) -> frozenset[str]:
+    """:data:`rbac_objects.SYSTEM_NAMESPACES` and every namespace where the stack releases a node-agent chart
+    (``_pss.NODE_AGENT_CHARTS``): its pods take the node, so workload creation, exec or Secret reads there reach every
+    node as cluster-wide grants do. Only ever stricter: no namespace is exempted by it."""
+    found = set()
+    for res in resources:
+        if res.resource_type in HELM_TYPES and is_node_agent_chart(chart_name(res.props)):
+            ns = read(res.props, "namespace")
+            found.update([ns] if isinstance(ns, str) else [])
+            found.update(n for n in (read(d.props, "metadata", "name") for d in (
+                getattr(res, "property_dependencies", {}) or {}).get("namespace", [])) if isinstance(n, str))
+    return SYSTEM_NAMESPACES | frozenset(found)
+
+
 def validate_rbac(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``kubernetes-rbac-no-escalation``: see the module docstring. One violation per resource."""
     entries = list(_config(args, "allowedGrants", DEFAULT_ALLOWED_GRANTS))
@@ -254,9 +337,11 @@ def validate_rbac(args: StackValidationArgs, report_violation: ReportViolation) 
     # problems are reported on the release. Each rendered object alone is judged by helm-values-manifests.
     rendered = [obj for res in resources if res.resource_type in HELM_TYPES
                 for obj, _ in release_objects(res) if obj is not None]
-    in_stack = stack_problems(resources + rendered, entries, allowed)
+    cross = tuple(_config(args, "allowedCrossNamespaceGrants", DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS))
+    system = system_namespaces(resources)
+    in_stack = stack_problems(resources + rendered, entries, allowed, cross, system)
     for res in resources:
-        problems = problems_of(res.resource_type, res.props, allowed) + in_stack.get(res.urn, [])
+        problems = problems_of(res.resource_type, res.props, allowed, system) + in_stack.get(res.urn, [])
         if problems:
             report_violation(f"{res.resource_type.split(':')[-1]} '{res.name}' {'; '.join(problems)}. {FIX}", res.urn)
 
@@ -271,12 +356,21 @@ ALLOWED_GRANTS_SCHEMA = {
                              "subjects": {"type": "array", "items": {"type": "string"}},
                              "reason": {"type": "string", "minLength": 1}}}}
 
+ALLOWED_CROSS_NAMESPACE_GRANTS_SCHEMA = {
+    "type": "array", "default": DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS,
+    "description": ("permissions ('verb resource[.group][/subresource]', as the violation names them) a RoleBinding "
+                    "may give a subject of another namespace, for roles whose name matches 'role' (* wildcards; a "
+                    "built-in role as '<name> (built-in)'), bound only to 'subjects' (Kind:<namespace>/<name>; "
+                    "{namespace} is the binding's namespace), with the reason"),
+    "items": ALLOWED_GRANTS_SCHEMA["items"]}
+
 kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
     description=("No RBAC object lets a subject escalate: escalate, bind, impersonating users, namespace writes; "
                  "cluster-wide Secret reads, workload creation, exec, token requests, nodes/proxy, node, PV, "
                  "certificate, admission or APIService writes; bindings of escalating built-in roles or to everyone; "
-                 "aggregation into or of admin/edit; roles the pack cannot see or interpret."),
+                 "a namespace's Secrets, workloads, exec, tokens or ConfigMaps given to another namespace's service "
+                 "accounts; aggregation into or of admin/edit; roles the pack cannot see or interpret."),
     validate=validate_rbac,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -287,7 +381,9 @@ kubernetes_rbac_no_escalation = StackValidationPolicy(
                        "Control Good Practices (checked 2026-12-01)."),
     tags=["kubernetes", "rbac", "identity-escalation"],
     config_schema=PolicyConfigSchema(properties={"allowedBindings": ALLOWED_BINDINGS_SCHEMA,
-                                                 "allowedGrants": ALLOWED_GRANTS_SCHEMA}),
+                                                 "allowedGrants": ALLOWED_GRANTS_SCHEMA,
+                                                 "allowedCrossNamespaceGrants":
+                                                     ALLOWED_CROSS_NAMESPACE_GRANTS_SCHEMA}),
 )
 
 POLICIES = [kubernetes_rbac_no_escalation]

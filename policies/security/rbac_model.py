@@ -12,9 +12,10 @@ One model serves every RBAC rule of the pack:
 * :data:`DANGERS` is the catalogue of grants that let a subject escalate, each with the scope at which it takes
   effect: ``namespace`` dangers escalate even through a Role or a RoleBinding (escalate/bind, impersonating users
   or groups, modifying the own namespace's labels), ``cluster`` dangers only through a cluster-wide grant (reading
-  every Secret; creating workloads, exec, token requests or impersonation of service accounts in every namespace —
-  within one namespace these are what a tenant's workload creation already gives, the namespace being the trust
-  boundary; the kubelet API; node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
+  every Secret; creating workloads, exec/attach/port-forward/proxy, token requests, impersonation of service accounts
+  or ConfigMap writes in every namespace — within one namespace these are what a tenant's workload creation already
+  gives, the namespace being the trust boundary, so given to another namespace's service account they are refused
+  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API; node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
   ``*`` in apiGroups, resources or verbs grants every member it covers.
 * ``rbac_builtin.BUILT_IN_ROLES`` holds the rules of the default ClusterRoles that matter here, so a binding to
   ``admin``, ``edit`` or a ``system:*`` role is judged by the same catalogue; :data:`AGGREGATION_LABELS` maps the
@@ -190,6 +191,9 @@ class Danger:
     what: str
     scope: str
     perms: tuple[tuple[str, str, tuple[str, ...]], ...]
+    #: Whether the resources are namespaced, so a RoleBinding grants the danger in its namespace: given to a subject
+    #: of another namespace, it crosses the tenant boundary (:data:`CROSS_NAMESPACE_DANGERS`).
+    namespaced: bool = False
 
 
 def _perms(group: str, resources: Iterable[str], verbs: tuple[str, ...]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
@@ -207,22 +211,33 @@ DANGERS: tuple[Danger, ...] = (
     # Acting as a namespace's service accounts is what workload creation there already gives (Good Practices,
     # "Workload creation"): a namespace is the trust boundary, so these two escalate only beyond one namespace.
     Danger("impersonate-serviceaccounts", "impersonate service accounts of every namespace", "cluster",
-           _perms("", ("serviceaccounts",), ("impersonate",))),
+           _perms("", ("serviceaccounts",), ("impersonate",)), namespaced=True),
     Danger("token-request", "serviceaccounts/token create in every namespace (mint tokens of any service account)",
-           "cluster", _perms("", ("serviceaccounts/token",), ("create",))),
+           "cluster", _perms("", ("serviceaccounts/token",), ("create",)), namespaced=True),
     Danger("namespace-modification", "namespace writes (relabel a namespace's Pod Security level)", "namespace",
            _perms("", ("namespaces",), WRITE)),
     Danger("secrets-read", "Secret reads in every namespace (list and watch return contents)", "cluster",
-           _perms("", ("secrets",), READ)),
+           _perms("", ("secrets",), READ), namespaced=True),
     Danger("workload-creation", "workload creation in every namespace (pods run as any service account and mount "
            "any Secret)", "cluster",
            _perms("", ("pods", "replicationcontrollers", "podtemplates"), WRITE)
            + _perms("apps", ("deployments", "statefulsets", "daemonsets", "replicasets"), WRITE)
            + _perms("batch", ("jobs", "cronjobs"), WRITE)
-           + tuple(p for g, rs in WORKLOAD_CUSTOM_RESOURCES.items() for p in _perms(g, rs, WRITE))),
-    Danger("pod-exec", "exec/attach into pods of every namespace", "cluster",
-           _perms("", ("pods/exec", "pods/attach"), ("create", "get"))
-           + _perms("", ("pods/ephemeralcontainers",), ("update", "patch"))),
+           + tuple(p for g, rs in WORKLOAD_CUSTOM_RESOURCES.items() for p in _perms(g, rs, WRITE)), namespaced=True),
+    # Port-forward and the API server's proxy reach a pod's ports past NetworkPolicies, and in-pod services often
+    # trust their callers (Ray's dashboard takes job submissions: code as the pod's service account) — Kubernetes
+    # docs "Use Port Forwarding to Access Applications in a Cluster", "Manipulating Resources" (proxy), Ray docs
+    # "Ray Job Submission" (the dashboard has no authentication); checked 2026-12-01.
+    Danger("pod-exec", "exec/attach/port-forward/proxy into pods of every namespace", "cluster",
+           _perms("", ("pods/exec", "pods/attach", "pods/portforward"), ("create", "get"))
+           + _perms("", ("pods/ephemeralcontainers",), ("update", "patch"))
+           + _perms("", ("pods/proxy", "services/proxy"), ANY_VERB), namespaced=True),
+    # ConfigMaps are files pods mount (Kubernetes docs "ConfigMaps": mounted ConfigMaps are updated in place) and
+    # run: the MPI Operator launcher's discover_hosts.sh (mpi-operator v0.8.0 pkg/controller, the job's ConfigMap),
+    # the platform's cordoner and topology-labeler scripts; kube-system's extension-apiserver-authentication holds
+    # the client CAs aggregated API servers trust (docs "Configure the Aggregation Layer"); checked 2026-12-01.
+    Danger("configmap-writes", "ConfigMap writes in every namespace (files pods mount and run; the aggregation "
+           "layer's client CAs in kube-system)", "cluster", _perms("", ("configmaps",), WRITE), namespaced=True),
     Danger("kubelet-api", "the kubelet API through nodes/proxy (commands in every pod of a node; get suffices)",
            "cluster", _perms("", ("nodes/proxy",), ANY_VERB)),
     Danger("node-modification", "node writes (labels, taints and addresses steer workloads and the API server's "
@@ -242,6 +257,9 @@ DANGERS: tuple[Danger, ...] = (
            + _perms("apiregistration.k8s.io", ("apiservices",), WRITE)),
 )
 DANGER_KEYS = tuple(d.key for d in DANGERS)
+#: Dangers a RoleBinding grants in its namespace (:attr:`Danger.namespaced`): what a namespace's own workloads may
+#: hold there (the namespace is the trust boundary), refused when the binding's subject is of another namespace.
+CROSS_NAMESPACE_DANGERS = frozenset(d.key for d in DANGERS if d.namespaced)
 
 
 def _format(group: str, resource: str, verb: str) -> str:

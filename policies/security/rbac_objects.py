@@ -53,11 +53,11 @@ SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
 SYSTEM_NAMESPACES = frozenset({"kube-system", *NODE_ESCAPE_NAMESPACES})
 
 
-def namespace_scope(props: Any) -> str:
-    """``cluster`` for a namespaced object in a :data:`SYSTEM_NAMESPACES` namespace (or an unknown one), else
-    ``namespace``."""
+def namespace_scope(props: Any, system: frozenset[str] = SYSTEM_NAMESPACES) -> str:
+    """``cluster`` for a namespaced object in a ``system`` namespace (default :data:`SYSTEM_NAMESPACES`; the stack
+    rule adds where the stack releases a node-agent chart) or an unknown one, else ``namespace``."""
     namespace = read(props, "metadata", "namespace")
-    return "cluster" if namespace is UNKNOWN or namespace in SYSTEM_NAMESPACES else "namespace"
+    return "cluster" if namespace is UNKNOWN or namespace in system else "namespace"
 
 
 def rbac_objects(resource_type: str, props: Any) -> Iterator[tuple[str, bool, str, Any]]:
@@ -124,11 +124,11 @@ def aggregated_built_ins(props: Any) -> tuple[list[str], list[str]]:
     return sorted(collected), problems
 
 
-def role_problems(kind: str, patch: bool, props: Any) -> list[str]:
+def role_problems(kind: str, patch: bool, props: Any, system: frozenset[str] = SYSTEM_NAMESPACES) -> list[str]:
     """Why a Role/ClusterRole (or patch) escalates by itself: namespace-scope dangers, what it adds to the
     built-in roles it feeds, what its aggregationRule collects, and what cannot be interpreted."""
     rules, problems = parse_rules(read(props, "rules"), kind == "Role")
-    scope = namespace_scope(props) if kind == "Role" else "namespace"
+    scope = namespace_scope(props, system) if kind == "Role" else "namespace"
     found = findings(rules, scope)
     if found:
         where = " in a system namespace (the controllers' service accounts live there)" if scope == "cluster" else ""
@@ -178,7 +178,7 @@ def role_ref(kind: str, props: Any, patch: bool) -> tuple[Any, Any]:
     return ref_kind, read(ref, "name")
 
 
-def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
+def binding_problems(kind: str, patch: bool, props: Any, system: frozenset[str] = SYSTEM_NAMESPACES) -> list[str]:
     """Why a (Cluster)RoleBinding (or patch) escalates by itself: a built-in role that escalates at the binding's
     scope, a ``system:`` role whose grants are not known, subjects that are everyone, uninterpretable parts."""
     problems = []
@@ -189,7 +189,7 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
     elif ref_kind is UNKNOWN or (ref_kind not in ("ClusterRole", "Role")):
         problems.append(f"its roleRef.kind {ref_kind!r} is not ClusterRole or Role")
     elif ref_kind == "ClusterRole" and isinstance(name, str):
-        scope = "cluster" if kind == "ClusterRoleBinding" else namespace_scope(props)
+        scope = "cluster" if kind == "ClusterRoleBinding" else namespace_scope(props, system)
         rules = built_in_role(name)
         if name.startswith("system:controller:"):
             problems.append(f"binds {name}, a controller's own role (controllers create pods everywhere, delete "
@@ -198,16 +198,6 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
             found = findings(rules, scope)
             if found:
                 problems.append(f"binds the built-in role {name}, which grants {describe(found)}")
-            elif scope == "namespace" and findings(rules, "cluster"):
-                # A namespace's admin/edit (its Secrets, pods and service accounts — hence their OCI Workload
-                # Identity grants) handed to a ServiceAccount of another namespace crosses the tenant boundary.
-                home = read(props, "metadata", "namespace")
-                for i, subject in enumerate(elements(read(props, "subjects")) or []):
-                    other = read(subject, "namespace")
-                    if read(subject, "kind") == "ServiceAccount" and isinstance(other, str) and other != home:
-                        problems.append(f"gives subjects[{i}], ServiceAccount {other}/{read(subject, 'name')}, the "
-                                        f"built-in role {name} in namespace {home!r} (another namespace's Secrets, "
-                                        f"pods and service accounts); bind a Role with what it needs there instead")
         elif name.startswith("system:"):
             problems.append(f"binds {name}, a system role whose grants this pack does not know")
     elif name is not None and not isinstance(name, str) and name is not UNKNOWN:
@@ -237,13 +227,47 @@ def binding_problems(kind: str, patch: bool, props: Any) -> list[str]:
     return problems
 
 
+def outside_subjects(props: Any) -> list[tuple[int, str, Any]]:
+    """(index, ``Kind:<namespace>/<name>`` text, the namespace it is of) for each subject of a RoleBinding that is
+    a service account of another namespace than the binding's: a ServiceAccount whose ``namespace`` differs (absent:
+    the binding's, as the authorizer reads it — ``k8s.io/kubernetes`` ``pkg/registry/rbac/validation/rule.go``
+    ``appliesToUser``), the same account as a User ``system:serviceaccount:<namespace>:<name>``, and the groups of
+    every service account of a namespace (``system:serviceaccounts:<namespace>``), of every namespace
+    (``system:serviceaccounts``) or of everyone (``system:authenticated``, ``system:unauthenticated``) — namespace
+    ``*``. A subject unknown during preview, or a binding whose namespace is unknown, counts (fail closed)."""
+    home = read(props, "metadata", "namespace")
+    subjects = elements(read(props, "subjects"))
+    out = []
+    for i, subject in enumerate([UNKNOWN] if subjects is UNKNOWN else subjects):
+        kind, name = read(subject, "kind"), read(subject, "name")
+        if UNKNOWN in (subject, kind, name):
+            out.append((i, "a subject unknown during preview", "*"))
+            continue
+        other: Any = None
+        if kind == "ServiceAccount":
+            other = read(subject, "namespace", default=home)
+            text = f"ServiceAccount:{other if isinstance(other, str) else '<unknown>'}/{name}"
+        elif kind == "User" and isinstance(name, str) and name.startswith("system:serviceaccount:"):
+            other, text = (name.split(":") + [""])[2], f"User:{name}"
+        elif kind == "Group" and isinstance(name, str) and (name.startswith("system:serviceaccounts:")
+                                                           or name in BROAD_GROUPS - {"system:nodes"}):
+            other = name.split(":", 2)[2] if name.startswith("system:serviceaccounts:") else "*"
+            text = f"Group:{name}"
+        else:
+            continue  # a person or group of people (not of a namespace): how a tenant's users are given access
+        if other is UNKNOWN or not isinstance(other, str) or not isinstance(home, str) or other != home:
+            out.append((i, text, other if isinstance(other, str) else "*"))
+    return out
+
+
 def object_key(props: Any) -> str:
     """``<namespace>/<name>`` or ``<name>``: how ``allowedBindings`` names an object."""
     name, namespace = read(props, "metadata", "name"), read(props, "metadata", "namespace")
     return f"{namespace}/{name}" if isinstance(namespace, str) else str(name)
 
 
-def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozenset()) -> list[str]:
+def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozenset(),
+                system: frozenset[str] = SYSTEM_NAMESPACES) -> list[str]:
     """Why one RBAC resource escalates by itself (see the module docstring); [] when it does not."""
     problems = []
     for kind, patch, where, obj in rbac_objects(resource_type, props):
@@ -252,6 +276,6 @@ def problems_of(resource_type: str, props: Any, allowed: frozenset[str] = frozen
             continue
         if object_key(obj) in allowed:
             continue
-        found = (binding_problems if kind.endswith("Binding") else role_problems)(kind, patch, obj)
+        found = (binding_problems if kind.endswith("Binding") else role_problems)(kind, patch, obj, system)
         problems += [f"{where}{p}" for p in found]
     return problems

@@ -186,3 +186,15 @@ def test_an_output_still_unknown_in_a_preview_is_not_judged(dev, where):
     assert check_outputs(outputs) == []
     outputs["nodePools"]["gpu"].pop("rdma")
     assert any("'rdma' is a required property" in p for p in check_outputs(outputs))
+
+
+def test_a_value_unknown_in_a_preview_is_not_judged_but_a_known_wrong_one_still_is(dev):
+    """A replaced VCN's id is unknown in a ``--previous`` preview: the contract cannot judge it (no false warning);
+    a known value of the wrong shape beside it is still reported."""
+    from pulumi.runtime import rpc
+
+    outputs = copy.deepcopy(dev.outputs)
+    outputs["vcnId"] = rpc.UNKNOWN
+    assert check_outputs(outputs) == []
+    outputs["clusterId"] = "not-an-ocid"
+    assert [p.split(":")[0] for p in check_outputs(outputs)] == ["clusterId"]

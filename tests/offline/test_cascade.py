@@ -277,3 +277,56 @@ def test_ignore_changes_keeps_the_old_value_of_those_paths():
     change = planner.decide(res["urn"], res["type"], True, {"nodeConfigDetails": {"size": 5}, "compartmentId": "a"},
                             property_dependencies={}, provider=None, ignore_changes=["nodeConfigDetails.nodes"])
     assert change.op == "update"
+
+
+ENGINE_OPTIONS = '''
+import pulumi, pulumi_oci as oci
+cfg = pulumi.Config()
+C = "ocid1.compartment.oc1..c"
+fs = oci.filestorage.FileSystem("fs", availability_domain=cfg.get("ad") or "AD-1", compartment_id=C)
+def mt(name, **opts):
+    oci.filestorage.MountTarget(name, availability_domain="AD-1", compartment_id=C, subnet_id="ocid1.subnet.a",
+                                opts=pulumi.ResourceOptions(**opts))
+mt("with", replace_with=[fs])
+mt("deleted-with", deleted_with=fs)
+mt("trigger", replacement_trigger=cfg.get("trigger") or "v1")
+mt("plain")
+'''
+
+
+@pytest.mark.parametrize("ad, trigger, replaced", [
+    ("AD-2", "v1", {"fs", "with", "deleted-with"}),
+    ("AD-1", "v2", {"trigger"}),
+    ("AD-1", "v1", set()),
+])
+def test_replace_with_deleted_with_and_a_replacement_trigger_replace_as_the_engine_does(tmp_path, capsys, ad,
+                                                                                     trigger, replaced):
+    """The engine's own replacement options: replaceWith and deletedWith follow the named resource's replacement
+    ("because fs is replaced"); a changed replacementTrigger replaces; the same trigger and a plain dependent do
+    not."""
+    (tmp_path / "__main__.py").write_text(ENGINE_OPTIONS)
+    (tmp_path / "Pulumi.yaml").write_text("name: rw\nruntime: python\n")
+    (tmp_path / "Pulumi.a.yaml").write_text("config:\n  oci:region: sa-saopaulo-1\n")
+    (tmp_path / "Pulumi.b.yaml").write_text(f"config:\n  oci:region: sa-saopaulo-1\n  rw:ad: {ad}\n"
+                                            f"  rw:trigger: {trigger}\n")
+    base = ["--program", str(tmp_path), "--stack", "dev"]
+    assert preview.main([*base, "--config-file", str(tmp_path / "Pulumi.a.yaml"), "--json",
+                         str(tmp_path / "a.json")]) == 0
+    assert preview.main([*base, "--config-file", str(tmp_path / "Pulumi.b.yaml"), "--json", str(tmp_path / "b.json"),
+                         "--previous", str(tmp_path / "a.json")]) == 0
+    changes = {c["name"]: c for c in json.loads((tmp_path / "b.json").read_text())["changes"]}
+    assert {n for n, c in changes.items() if c["op"] == "replace"} == replaced
+    for name in {"with", "deleted-with"} & replaced:
+        assert changes[name]["causedBy"] == ["fs is replaced"]
+    if "trigger" in replaced:
+        assert changes["trigger"]["replaceBecause"] == ["replacementTrigger"]
+
+
+@pytest.mark.parametrize("old, new, fires", [
+    ("v1", "v2", True), ("v1", "v1", False), (None, "v1", False), ("v1", None, False), ("v1", "[unknown]", True),
+    ({"a": ["[unknown]"]}, {"a": ["x"]}, True), ({"a": 1}, {"a": 1}, False),
+])
+def test_a_replacement_trigger_fires_as_pulumi_should_trigger_replace_does(old, new, fires):
+    from offline.replacement import _trigger_fires
+
+    assert _trigger_fires(old, new) is fires

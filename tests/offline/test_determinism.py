@@ -74,3 +74,29 @@ def test_policy_findings_are_ordered_by_pack_policy_and_plan_position_not_by_ana
              SimpleNamespace(pack="o", policy="z", urn="urn:b", message="m")]
     shown = ordered_violations(found, topological([b, a]))
     assert [(v.pack, v.urn) for v in shown] == [("o", "urn:b"), ("p", ""), ("p", "urn:a"), ("p", "urn:b")]
+
+
+def test_a_prod_cascade_against_a_previous_plan_is_byte_identical_across_hash_seeds(tmp_path):
+    """The prod stack with a new VCN DNS label against its own plan: a cascade through the VCN, subnets, cluster,
+    provider and every Kubernetes object, stopped by the protected Lustre file system (exit 4). The plan, the text
+    and the errors are the same bytes whatever the hash seed."""
+    import yaml
+
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    base = tmp_path / "base.json"
+    done = subprocess.run([sys.executable, "-m", "offline.preview", "--stack", "prod", "--json", str(base)], cwd=ROOT,
+                          env=env | {"PYTHONHASHSEED": "3"}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    doc = yaml.safe_load((ROOT / "Pulumi.prod.yaml").read_text())
+    doc["config"]["oke-rdma:network"]["dnsLabel"] = "otherlabel"
+    (tmp_path / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
+    runs = []
+    for seed in ("5", "6"):
+        out = tmp_path / f"cascade-{seed}.json"
+        done = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file",
+                               str(tmp_path / "Pulumi.prod.yaml"), "--previous", str(base), "--json", str(out),
+                               "--details"], cwd=ROOT, env=env | {"PYTHONHASHSEED": seed}, capture_output=True,
+                              text=True, timeout=300)
+        runs.append((done.returncode, done.stdout, done.stderr, out.read_bytes()))
+    assert runs[0] == runs[1]
+    assert runs[0][0] == 4 and sum(c["op"] == "replace" for c in json.loads(runs[0][3])["changes"]) > 100

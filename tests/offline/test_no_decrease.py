@@ -87,12 +87,14 @@ def _capacity(size: str):
 
 
 @pytest.mark.parametrize("before,size,code", [
-    (None, "400Gi", 4), (None, "1Ti", 0), ("0.5Ti", "500Gi", 4), ("536870912000", "500Gi", 0), ("0.25Ti", "500Gi", 0),
+    (None, "400Gi", 4), (None, "1Ti", 4), ("0.5Ti", "500Gi", 4), ("536870912000", "500Gi", 0), ("0.25Ti", "500Gi", 4),
 ])
 def test_a_tenant_claim_shrunk_against_the_previous_plan_is_refused(tmp_path, capsys, before, size, code):
     """The dev plan as state (its analytics claim's request rewritten to ``before`` when given, as an older program
     may have written it), the analytics tenant's shared-storage capacity set to ``size``: a lower value exits 4
-    naming the claim; the same value in another notation, or a larger one, previews as an update."""
+    naming the claim; a larger one exits 4 too, since the claim is bound to a static volume (storageClassName "")
+    and the resize admission grows only dynamically provisioned claims; the same value in another notation previews
+    as an update."""
     from tests.offline.plans import dev_plan
 
     assert dev_plan(tmp_path, "before.json")[0] == 0
@@ -111,6 +113,8 @@ def test_a_tenant_claim_shrunk_against_the_previous_plan_is_refused(tmp_path, ca
     if code:
         assert f"PersistentVolumeClaim {claim['name']}: {STORAGE}: {before or '500Gi'} -> {size}" in err
         assert claim["refused"]
+        grown = "statically provisioned volume" in err
+        assert grown is (size == "1Ti" or before == "0.25Ti")
     else:
         assert not claim["refused"] and f"{STORAGE}:" not in err
 
@@ -160,3 +164,44 @@ def test_a_skipped_minor_version_against_the_previous_plan_is_refused_with_the_s
     assert "v1.34.1 -> v1.36.1: a control plane is upgraded one minor version at a time" in text
     cluster_lines = [line for line in text.splitlines() if "okerdma-dev-oke:" in line and line.startswith("error:")]
     assert cluster_lines and not any("replaceOnChanges" in line for line in cluster_lines), cluster_lines
+
+
+CLASS = {"metadata": {"name": "fss-dyn"}, "provisioner": "fss.csi.oraclecloud.com"}
+
+
+def _dynamic(size, cls="fss-dyn") -> dict:
+    return {"spec": {"storageClassName": cls, "resources": {"requests": {"storage": size}}}}
+
+
+@pytest.mark.parametrize("old, new, classes, refused", [
+    (_claim("500Gi") | {"spec": {"storageClassName": "", "resources": {"requests": {"storage": "500Gi"}}}},
+     {"spec": {"storageClassName": "", "resources": {"requests": {"storage": "1Ti"}}}}, {}, "statically provisioned"),
+    (_dynamic("500Gi"), _dynamic("1Ti"), {"fss-dyn": CLASS}, "does not set allowVolumeExpansion"),
+    (_dynamic("500Gi"), _dynamic("1Ti"), {"fss-dyn": CLASS | {"allowVolumeExpansion": False}},
+     "does not set allowVolumeExpansion"),
+    (_dynamic("500Gi"), _dynamic("1Ti"), {"fss-dyn": CLASS | {"allowVolumeExpansion": True}}, None),
+    (_dynamic("500Gi"), _dynamic("1Ti"), {}, None),  # a class the cluster provides: not judged offline
+    (_dynamic("500Gi"), _dynamic("500Gi"), {"fss-dyn": CLASS}, None),
+    (_dynamic("500Gi"), _dynamic("400Gi"), {"fss-dyn": CLASS}, None),  # lowering: NO_DECREASE's case
+])
+def test_a_grown_claim_is_refused_unless_its_class_allows_volume_expansion(old, new, classes, refused):
+    from offline.immutable import resize_refused
+
+    found = resize_refused(PVC, old, new, classes)
+    assert (found[0][1] if found else None) is None if refused is None else refused in found[0][1]
+
+
+def test_a_grown_claim_declared_replace_on_changes_is_a_replacement_and_the_class_is_read_from_the_plan():
+    from offline.replacement import compare
+
+    urn, cls_urn = f"urn:pulumi:dev::p::{PVC}::data", "urn:pulumi:dev::p::kubernetes:storage.k8s.io/v1:StorageClass::c"
+    sc = {"urn": cls_urn, "type": "kubernetes:storage.k8s.io/v1:StorageClass", "name": "c", "inputs": CLASS}
+    old = {"urn": urn, "type": PVC, "name": "data", "inputs": _dynamic("500Gi")}
+    [_, change] = compare({"resources": [sc, old]}, {"resources": [sc, old | {"inputs": _dynamic("1Ti")}]})
+    assert change.op == "update" and "allowVolumeExpansion" in change.refused[0]
+    expandable = sc | {"inputs": CLASS | {"allowVolumeExpansion": True}}
+    [_, change] = compare({"resources": [sc, old]}, {"resources": [expandable, old | {"inputs": _dynamic("1Ti")}]})
+    assert change.op == "update" and not change.refused
+    [_, change] = compare({"resources": [sc, old]}, {"resources": [sc, old | {"inputs": _dynamic("1Ti"),
+                                                                              "replaceOnChanges": [STORAGE]}]})
+    assert change.op == "replace" and not change.refused

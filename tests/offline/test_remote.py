@@ -55,7 +55,9 @@ def test_a_config_file_is_read_from_its_local_path_relative_to_the_program(tmp_p
     (tmp_path / "pod.yaml").write_text(json.dumps(POD))
     code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigFile('cf', file='pod.yaml', {OPTS})")
     assert code == 1 and "kubernetes:core/v1:Pod: cf:apps/trainer" in out.out
-    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('g', files=['*.yaml'], {OPTS})")
+    (tmp_path / "manifests").mkdir()  # (a glob over the program's directory would also match its stack file,
+    (tmp_path / "manifests" / "pod.yaml").write_text(json.dumps(POD))  # which the provider refuses: no kind)
+    code, out, _ = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('g', files=['manifests/*.yaml'], {OPTS})")
     assert code == 1 and "kubernetes:core/v1:Pod: g:apps/trainer" in out.out
 
 
@@ -81,7 +83,8 @@ def test_objects_without_identity_or_unknown_are_reported_not_dropped():
                                     "yaml": "a: [unclosed"})
     children, notes = expand_remote(parent)
     assert children == [] and len(notes) == 3
-    assert any("objs[0] has no apiVersion" in n for n in notes) and any("not valid YAML" in n for n in notes)
+    assert any("objs[0] holds an object without apiVersion" in n for n in notes) and any("not valid YAML" in n
+                                                                                         for n in notes)
 
 
 def test_children_get_the_default_namespace_unless_cluster_scoped_and_honour_the_resource_prefix():
@@ -108,3 +111,55 @@ def test_a_python_side_helm_chart_is_reported_as_not_checked(tmp_path, capsys):
                                             "')), " + OPTS + ")")
     assert code in (0, 1), out.err
     assert any("helm template" in n and "nginx 1.0.0" in n for n in plan["notChecked"]), plan["notChecked"]
+
+
+LIST_OF_POD = {"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "PodList", "items": [POD]},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "apps"}}]}
+
+
+@pytest.mark.parametrize("source", ["objs", "yaml"])
+def test_lists_are_expanded_into_their_items_as_the_provider_does(tmp_path, capsys, source):
+    """A ``kind: List`` (or ``PodList``), nested, is no object of its own: each item is registered and judged."""
+    arg = {"objs": f"objs=[{LIST_OF_POD!r}]", "yaml": f"yaml={json.dumps(json.dumps(LIST_OF_POD))}"}[source]
+    code, out, plan = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('cg', {arg}, {OPTS})")
+    assert code == 1, out.out + out.err
+    assert "[mandatory]  rdma-pods-in-privileged-namespaces (kubernetes:core/v1:Pod: cg:apps/trainer)" in out.out
+    names = {r["name"] for r in plan["resources"] if r["parent"] and r["parent"].endswith("ConfigGroup::cg")}
+    assert names == {"cg:apps/trainer", "cg:apps/cm"} and not plan["notChecked"]
+
+
+def test_empty_documents_and_several_documents_in_one_string_are_read_like_kubectl(tmp_path, capsys):
+    text = "---\n---\n" + json.dumps(PLAIN) + "\n---\n\n---\n" + json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "apps"}}) + "\n---\n"
+    code, out, plan = run(tmp_path, capsys, f"k8s.yaml.v2.ConfigGroup('cg', yaml={json.dumps(text)}, {OPTS})")
+    assert code == 0, out.out + out.err
+    assert {r["name"] for r in plan["resources"] if r["name"].startswith("cg:")} == {"cg:apps/trainer", "cg:apps/cm"}
+
+
+@pytest.mark.parametrize("body, said", [
+    ("k8s.yaml.v2.ConfigGroup('cg', yaml='apiVersion: v1\\nkind: ConfigMap\\n', " + OPTS + ")",
+     "kubernetes:yaml/v2:ConfigGroup cg: yaml: an object without apiVersion, kind and metadata.name"),
+    ("k8s.yaml.v2.ConfigGroup('cg', objs=[{'apiVersion': 'v1', 'kind': 'List', 'items': [{'kind': 'Pod'}]}], "
+     + OPTS + ")", "kubernetes:yaml/v2:ConfigGroup cg: objs[0] holds an object without apiVersion"),
+    ("k8s.yaml.v2.ConfigGroup('cg', files=['missing.yaml'], " + OPTS + ")",
+     "kubernetes:yaml/v2:ConfigGroup cg: files missing.yaml: no such local file"),
+    ("k8s.yaml.v2.ConfigFile('cf', file='missing.yaml', " + OPTS + ")",
+     "kubernetes:yaml/v2:ConfigFile cf: file missing.yaml: no such local file"),
+])
+def test_what_the_provider_refuses_in_a_remote_component_fails_the_preview_naming_it(tmp_path, capsys, body, said):
+    code, out, _ = run(tmp_path, capsys, body)
+    assert code == preview.EXIT_PROGRAM == 3
+    assert f"error: {said}" in out.err
+
+
+def test_a_program_directory_is_previewed_as_the_project_its_pulumi_yaml_names(tmp_path, capsys):
+    """``--program DIR`` reads DIR/Pulumi.yaml: the stack URN and ``pulumi.Config()`` use that project's name."""
+    (tmp_path / "Pulumi.yaml").write_text("name: other\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text("import pulumi\npulumi.export('v', pulumi.Config().require('v'))\n")
+    (tmp_path / "Pulumi.t.yaml").write_text("config:\n  other:v: hello\n")
+    plan = tmp_path / "plan.json"
+    code = preview.main(["--program", str(tmp_path), "--config-file", str(tmp_path / "Pulumi.t.yaml"), "--json",
+                         str(plan)])
+    assert code == 0, capsys.readouterr().err
+    assert json.loads(plan.read_text())["outputs"]["v"] == "hello"

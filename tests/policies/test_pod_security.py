@@ -219,18 +219,6 @@ def test_a_chart_path_beside_an_allowed_repository_is_refused(chart, refused):
     assert bool(found("helm-release-pinned", namespace("apps", "restricted"), rel)) is refused
 
 
-def test_a_renamed_node_agent_namespace_is_recognised_by_its_chart():
-    ns = namespace("nvidia", "privileged")
-    operator = res(HELM, "gpu", {"chart": "gpu-operator", "version": "v25.10.1", "namespace": "nvidia",
-                                 "repositoryOpts": {"repo": "https://helm.ngc.nvidia.com/nvidia"},
-                                 "values": {"hostPID": True}})
-    assert found(ESCAPE, ns, operator) == [] and found(PURPOSE, ns, operator) == []
-    other = res(HELM, "gpu", {"chart": "keda", "version": "2.20.2", "namespace": "nvidia",
-                              "repositoryOpts": {"repo": "https://kedacore.github.io/charts"},
-                              "values": {"hostPID": True}})
-    assert found(ESCAPE, ns, other) and found(PURPOSE, ns, other)
-
-
 @pytest.mark.parametrize("chart, name", [("gpu-operator", "gpu-operator"),
                                          ("oci://registry.k8s.io/kueue/charts/kueue", "kueue"),
                                          ("https://example.com/charts/network-operator-25.4.0.tgz", "network-operator")])

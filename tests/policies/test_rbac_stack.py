@@ -159,7 +159,8 @@ def test_an_allow_listed_role_bound_to_a_subject_unknown_during_preview_is_refus
 
 def test_a_role_binding_in_kube_system_is_a_cluster_wide_grant():
     cr, rb = bound(rule(["create"], ["pods"]), kind="RoleBinding")
-    in_kube_system = res(rb.type, rb.name, {**rb.inputs, "metadata": {"name": "rb", "namespace": "kube-system"}})
+    in_kube_system = res(rb.type, rb.name, {**rb.inputs, "metadata": {"name": "rb", "namespace": "kube-system"},
+                                            "subjects": [{**SA, "namespace": "kube-system"}]})
     got = found(cr, in_kube_system)
     assert len(got) == 1 and "system namespace" in got[0]
     assert found(cr, rb) == []
@@ -184,7 +185,8 @@ def test_rbac_a_helm_release_renders_is_judged_at_the_scope_its_bindings_give_it
     crb = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "extra"},
            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "extra"},
            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "monitoring"}]}
-    rb = {**crb, "kind": "RoleBinding", "metadata": {"name": "extra", "namespace": "team-a"}}
+    rb = {**crb, "kind": "RoleBinding", "metadata": {"name": "extra", "namespace": "team-a"},
+          "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "team-a"}]}
     for objects in ([_cluster_role(["list"], ["secrets"]), crb], [_cluster_role(["list"], ["secrets"])]):
         got = found(_release_with(*objects))
         assert len(got) == 1 and "Release 'kps'" in got[0] and "Secret reads" in got[0], got
