@@ -167,6 +167,17 @@ class AnalyzerProcess:
         threading.Thread(target=self._drain, daemon=True).start()
         options = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", MAX_MESSAGE)]
         self._channel = grpc.insecure_channel(f"127.0.0.1:{line}", options=options)
+        # Wait for the connection (HTTP/2 settings exchange included) before the first call: on a loaded machine the
+        # server, started at a lower priority, may miss gRPC's settings timeout once; the channel then reconnects,
+        # where a call made at once would fail with "Handshake failed: settings timeout" (exit 3).
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=max(1.0, START_TIMEOUT_S - (time.perf_counter()
+                                                                                                 - start)))
+        except grpc.FutureTimeoutError:
+            self.failed = True
+            message = f"policy pack {self.pack_dir}: no gRPC connection to its server: {self._stderr_tail()}"
+            self.close()
+            raise PolicyPackError(message) from None
         self._stub = analyzer_pb2_grpc.AnalyzerStub(self._channel)
         return self._stub
 

@@ -23,8 +23,9 @@ Paths use Pulumi's property path syntax on the engine's camelCase inputs: ``a.b`
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 def _oci_force_new() -> dict[str, tuple[str, ...]]:
     """The OCI provider's replace-on fields per type, from ``offline/oci_force_new.json`` (written by
@@ -172,6 +173,19 @@ NO_DECREASE: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 
+#: Type → (path, reason) of a Kubernetes version raised one minor version at a time: a control plane upgrade from
+#: v1.34 straight to v1.36 would run, during OKE's rolling upgrade of its HA API servers, instances two minors apart,
+#: which the Kubernetes project does not support (Kubernetes docs "Version Skew Policy": the newest and oldest
+#: kube-apiserver instances must be within one minor version; "Supported component upgrade order": from 1.n to
+#: 1.n+1; checked 2026-12-01). Node pools may jump: their kubelets may lag the control plane by three minors.
+ONE_MINOR_AT_A_TIME: dict[str, tuple[str, str]] = {
+    "oci:ContainerEngine/cluster:Cluster": (
+        "kubernetesVersion", "a control plane is upgraded one minor version at a time (Kubernetes docs \"Version "
+        "Skew Policy\": HA kube-apiserver instances within one minor version, upgrades from 1.n to 1.n+1; checked "
+        "2026-12-01); set cluster.kubernetesVersion to the next minor version OKE offers, pulumi up, then the next"),
+}
+
+
 #: How the plan shows a value it cannot see (offline.values ``UNKNOWN_SHOWN``, ``SECRET_SHOWN``).
 _UNSEEN = ("[unknown]", "[secret]")
 
@@ -180,7 +194,7 @@ def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) ->
     """``(path, reason)`` of the :data:`NO_DECREASE` values of a ``typ`` resource that the new inputs lower, in
     display form (``[unknown]``/``[secret]`` values are not compared: the engine cannot see them either). A ``quantity``
     that is not a Kubernetes quantity is refused too (the API server would refuse the object): ``(path, "... is not a
-    Kubernetes quantity")``."""
+    Kubernetes quantity")``. A :data:`ONE_MINOR_AT_A_TIME` version raised by more than one minor is refused too."""
     from packaging.version import InvalidVersion, Version
     out = []
     for path, kind, reason in NO_DECREASE.get(typ, ()):
@@ -205,7 +219,19 @@ def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) ->
                 continue  # an unreadable number or version: the config model reports those itself
         if down:
             out.append((path, f"{old} -> {new}: {reason}"))
+    if typ in ONE_MINOR_AT_A_TIME:
+        path, reason = ONE_MINOR_AT_A_TIME[typ]
+        old, new = _get(old_inputs, path), _get(new_inputs, path)
+        before, after = _minor(old), _minor(new)
+        if before is not None and after is not None and after[0] == before[0] and after[1] > before[1] + 1:
+            out.append((path, f"{old} -> {new}: {reason}"))
     return out
+
+
+def _minor(version: Any) -> Optional[tuple[int, int]]:
+    """``v1.34.1`` → ``(1, 34)``; None for anything else (unknown, secret, not a version)."""
+    m = re.match(r"^v?([0-9]+)\.([0-9]+)\.[0-9]+$", version) if isinstance(version, str) else None
+    return (int(m[1]), int(m[2])) if m else None
 
 
 #: Type → (input that must be unique, the inputs naming its scope): a replacement keeping the name in the same

@@ -67,3 +67,23 @@ def check_plan(previous: Any) -> None:
             ipaddress.ip_address(address if isinstance(address, str) else "")
         except ValueError:
             raise ValueError(f"privateIps.{pip}: expected an IP address, got {_kind(address)}") from None
+
+
+def check_plan_stack(previous: dict, stack: str, project: str) -> None:
+    """Check that ``previous`` (a plan :func:`check_plan` accepted) is a plan of ``stack`` in ``project``: its URNs
+    (``urn:pulumi:<stack>::<project>::...``, Pulumi docs "Resource names": a URN names its stack and project) name
+    them. Pulumi keeps one state per stack, so another stack's plan would show every resource of this one created
+    and every resource of that one deleted.
+
+    :raises ValueError: naming the plan's stack and project and the one previewed.
+    """
+    for i, res in enumerate(previous["resources"]):
+        parts = res["urn"].split("::")
+        if len(parts) < 3 or not parts[0].startswith("urn:pulumi:"):
+            raise ValueError(f"resources[{i}].urn: {res['urn']!r} is not a Pulumi URN (urn:pulumi:<stack>::<project>"
+                             f"::<type>::<name>)")
+        theirs = (parts[0].removeprefix("urn:pulumi:"), parts[1])
+        if theirs != (stack, project):
+            raise ValueError(f"is a plan of stack {theirs[0]!r} of project {theirs[1]!r}, not of the stack previewed "
+                             f"({stack!r} of {project!r}); Pulumi compares a stack with its own state only: pass "
+                             f"that stack's --json plan, or --stack {theirs[0]}")

@@ -60,8 +60,8 @@ from offline.failure import program_failure
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
-from offline.replacement import check_plan, protected_destroyed, stateful_destroyed
-from offline.report import _summary, iam_section, render  # noqa: F401 (re-exported)
+from offline.replacement import check_plan, check_plan_stack, protected_destroyed, stateful_destroyed
+from offline.report import _summary, iam_section, protect_hint, render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.streaming import AnalysisStream
@@ -303,6 +303,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         previous = json.loads(args.previous.read_text(encoding="utf-8")) if args.previous else None
         if previous is not None:
             check_plan(previous)  # its shape, before the program runs
+            check_plan_stack(previous, stack, project)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
         print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
@@ -379,8 +380,8 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
     blocked = protected_destroyed(changes)
     refused = [c for c in changes if c.refused]
     for c in blocked:
-        print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, remove protect from it "
-              f"in the program and run pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
+        print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, {protect_hint(c)}run "
+              f"pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
     for c in refused:
         print(f"error: {c.type} {c.name}: {'; '.join(c.refused)}", file=sys.stderr)
     if blocked or refused:

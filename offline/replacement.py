@@ -51,7 +51,7 @@ from typing import Any, Iterable, Optional
 
 from offline.immutable import (FORCE_NEW, STATEFUL, STORAGE_CLASS, api_immutable, force_new,  # noqa: F401
                                lowered, name_conflict, resize_refused)
-from offline.plancheck import check_plan  # noqa: F401 (re-exported: callers import it from here)
+from offline.plancheck import check_plan, check_plan_stack  # noqa: F401 (re-exported: callers import it from here)
 from offline.values import UNKNOWN_SHOWN
 
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"

@@ -236,18 +236,39 @@ def node_pool_block(changes: Optional[list[Change]], run: ProgramRun) -> list[st
     return ["", "Node pools updated in place (OKE applies node properties to new nodes):"] + lines if lines else []
 
 
+#: The oke-rdma config key that protects a resource of each type the program protects (oke_rdma/storage.py,
+#: lustre.py, object_storage.py): how a user of this project removes ``protect``.
+PROTECT_KEYS = {
+    "oci:FileStorage/fileSystem:FileSystem": "oke-rdma:storage.fss.protect",
+    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": "oke-rdma:storage.lustre.protect",
+    "oci:ObjectStorage/bucket:Bucket": "oke-rdma:storage.objectStorage.protect",
+}
+
+
+def protect_hint(change: Change) -> str:
+    """``"set oke-rdma:storage.fss.protect: false and "`` for a resource of this project (its URN names project
+    ``oke-rdma``) protected through a config key, else ``"remove `protect` from it in the program and "``."""
+    key = PROTECT_KEYS.get(change.type)
+    if key and change.urn.split("::")[1:2] == ["oke-rdma"]:
+        return f"set {key}: false and "
+    return "remove `protect` from it in the program and "
+
+
 def errors_block(changes: Optional[list[Change]]) -> list[str]:
     """The plan's errors: protected resources replaced or deleted, Kubernetes changes the API server refuses."""
     lines: list[str] = []
     for c in protected_destroyed(changes or []):
         verb = "replace" if c.op == "replace" else "delete"
-        lines.append(f"error: unable to {verb} {c.type} {c.name} ({c.urn}): it is protected. To proceed, remove "
-                     f"`protect` from it in the program and run pulumi up, or run pulumi state unprotect '{c.urn}'; "
+        lines.append(f"error: unable to {verb} {c.type} {c.name} ({c.urn}): it is protected. To proceed, "
+                     f"{protect_hint(c)}run pulumi up, or run pulumi state unprotect '{c.urn}'; "
                      f"first make sure its data may be lost")
     for c in changes or []:
         for refused in c.refused:
-            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update. Declare the "
-                         f"field in replaceOnChanges (the object is then replaced) or keep its old value")
+            # replaceOnChanges is the way out for a Kubernetes object; for a cloud resource (a cluster's version, a
+            # Lustre capacity) a replacement would destroy it, so only the value's own fix is offered.
+            fix = (" Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
+                   if c.type.startswith("kubernetes:") else "" if "; " in refused else " Keep its old value")
+            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update.{fix}")
     return [""] + lines if lines else []
 
 

@@ -38,7 +38,8 @@ import yaml
 from pydantic import BaseModel
 
 from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
-from .facts.shapes import SHAPES
+from .facts import regions
+from .facts.shapes import SHAPES, max_pods_per_node, vcpus_per_ocpu
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The Kubernetes version written unless ``--kubernetes-version`` is given: the one Pulumi.dev.yaml and
@@ -47,6 +48,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_KUBERNETES_VERSION = "v1.34.1"
 #: The CPU pool every stack gets for the platform add-ons (the dev stack's system pool).
 SYSTEM_SHAPE, SYSTEM_OCPUS, SYSTEM_MEMORY_GB, SYSTEM_NODES = "VM.Standard.E5.Flex", 8, 64, 3
+#: Pods per GPU node written (the dev stack's value), lowered to what the shape's VNICs carry.
+GPU_MAX_PODS_PER_NODE = 64
 _PLACEHOLDER_ID = "aaaaaaaareplacewith{what}0000000000000000000000000000000000000000"
 
 #: Config key path → the flag that sets it (so a refused value names the flag the user typed).
@@ -59,15 +62,25 @@ FLAGS = {
     "oke-rdma:nodePools.gpu.memoryGb": "--memory-gb", "oke-rdma:nodePools.system.imageId": "--system-image-id",
     "oke-rdma:cluster.kubernetesVersion": "--kubernetes-version", "oke-rdma:network.vcnCidr": "--vcn-cidr",
     "oke-rdma:network.apiEndpoint.allowedCidrs": "--api-client-cidr", "oke-rdma:iam": "--deployer-group-id",
-    "oke-rdma:tenants": "--tenant",
+    "oke-rdma:tenants": "--tenant", "oke-rdma:nodePools.gpu.maxPodsPerNode": "--max-pods-per-node",
+    # the pod subnet is carved from the VCN (at most a /16): a pool too large for it is fixed by fewer pods per node
+    "oke-rdma:network.subnets.pods": "--max-pods-per-node or --nodes",
 }
 
 
-def placeholder(kind: str, region: Optional[str] = None, what: Optional[str] = None) -> str:
+def placeholder(kind: str, region: Optional[str] = None, what: Optional[str] = None,
+                realm: Optional[str] = None) -> str:
     """A plainly fake OCID of ``kind`` (``compartment``, ``image``, ``group``) that passes the format check: regional
-    kinds carry ``region``. Shape: ``ocid1.<kind>.oc1.<region or empty>.aaaaaaaareplacewith<what>0...``."""
+    kinds carry ``region``; every OCID carries the realm of ``region`` (OCI docs "Resource Identifiers": an OCID names
+    the realm of its tenancy, ``oc1`` commercial, ``oc2``/``oc3`` US government, ...; realms from the OCI SDK's region
+    table), or ``realm`` when given. Shape: ``ocid1.<kind>.<realm>.<region or empty>.aaaaaaaareplacewith<what>0...``.
+    """
     unique = _PLACEHOLDER_ID.format(what=re.sub(r"[^a-z0-9]", "", (what or kind).lower()))
-    return f"ocid1.{kind}.oc1.{region or ''}.{unique}"
+    known = region is not None and regions.realm_of(region) is not None
+    realm = realm or (regions.realm_of(region) if known else None) or "oc1"
+    # A region the SDK does not know is refused on its own key (oci:region); it is left out of the placeholders so
+    # that they do not add errors on flags the user never gave.
+    return f"ocid1.{kind}.{realm}.{region if known else ''}.{unique}"
 
 
 def _sanitize(text: str, allowed: str, limit: int) -> str:
@@ -83,34 +96,41 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
     gpus = GPUS_PER_SHAPE.get(args.shape, args.gpus_per_node or 0)
     placeholders = []
 
+    realm = regions.realm_of(region)
+
     def ocid(value: Optional[str], kind: str, key: str, regional: bool = False) -> str:
         if value:
             return value
         placeholders.append(key)
-        return placeholder(kind, region if regional else None, "".join(key.split(":")[-1].split(".")[-2:]))
+        return placeholder(kind, region if regional else None, "".join(key.split(":")[-1].split(".")[-2:]), realm)
 
     prefix = args.name_prefix or ("okerdma-" + _sanitize(args.stack, "a-z0-9-", 16)).rstrip("-")
     gpu_pool: dict[str, Any] = {"shape": args.shape, "size": args.nodes,
                                 "imageId": ocid(args.image_id, "image", "oke-rdma:nodePools.gpu.imageId", True)}
     if flex:
         gpu_pool.update(ocpus=args.ocpus, memoryGb=args.memory_gb)
-    gpu_pool.update(bootVolumeGb=500 if args.shape.startswith("BM.") else 100, maxPodsPerNode=64, rdma=rdma)
+    # 64 pods per node, or fewer when the shape's VNICs carry fewer (facts.shapes.max_pods_per_node: a VM shape
+    # the table does not know is held to one pod VNIC, 31 pods).
+    pods = args.max_pods_per_node or min(GPU_MAX_PODS_PER_NODE,
+                                         max_pods_per_node(args.shape, args.ocpus) or GPU_MAX_PODS_PER_NODE)
+    gpu_pool.update(bootVolumeGb=500 if args.shape.startswith("BM.") else 100, maxPodsPerNode=pods, rdma=rdma)
     if args.allow_unlisted_rdma_shape:
         gpu_pool["allowUnlistedRdmaShape"] = True
     if args.gpus_per_node is not None:
         gpu_pool["gpusPerNode"] = args.gpus_per_node
     gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
     # Default quota: the GPU nodes' CPUs and memory (Kueue admits a GPU job only if its CPU and memory requests fit
-    # too). Kubernetes counts vCPUs: 2 per OCPU on the x86 GPU shapes (OCI docs "Compute Shapes"); a Flex shape's
-    # size is the pool's --ocpus/--memory-gb.
+    # too). Kubernetes counts vCPUs: 2 per OCPU on x86, 1 on Arm (GB200/GB300: facts.shapes.vcpus_per_ocpu);
+    # a Flex shape's size is the pool's --ocpus/--memory-gb.
     fact = SHAPES.get(args.shape)
     node_ocpus = args.ocpus or (fact.ocpus if fact else None) or 0
     node_memory = args.memory_gb or (fact.memory_gb if fact else None) or 0
-    cpu_default = 2 * node_ocpus * args.nodes if rdma else 0
-    memory_default = node_memory * args.nodes if rdma else 0
+    nodes = max(args.nodes, 0)  # a negative --nodes is refused on its own key, not again on the derived quotas
+    cpu_default = vcpus_per_ocpu(args.shape) * node_ocpus * nodes if rdma else 0
+    memory_default = node_memory * nodes if rdma else 0
     tenant: dict[str, Any] = {"rdma": rdma, "sharedStorage": {},
                               # Kueue queues GPUs of RDMA pools only (its flavors are the RDMA pools)
-                              "quota": {"gpu": gpus * args.nodes if rdma else 0,
+                              "quota": {"gpu": gpus * nodes if rdma else 0,
                                         "cpu": args.tenant_cpu if args.tenant_cpu is not None else cpu_default,
                                         "memoryGb": (args.tenant_memory_gb if args.tenant_memory_gb is not None
                                                      else memory_default)}}
@@ -240,6 +260,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus-per-node", type=int, help="GPUs per node, for a shape oke-rdma does not know")
     p.add_argument("--allow-unlisted-rdma-shape", action="store_true",
                    help="with --rdma: accept a bare metal shape not on Oracle's RDMA list (the previews warn)")
+    p.add_argument("--max-pods-per-node", type=int, help=(
+        f"pods per GPU node (default {GPU_MAX_PODS_PER_NODE}, or fewer when the shape's VNICs carry fewer); every pod "
+        "takes an IP of the pod subnet, so a large pool needs fewer"))
     p.add_argument("--ocpus", type=float, help="OCPUs per node (Flex shapes)")
     p.add_argument("--memory-gb", type=float, help="memory per node in GB (Flex shapes)")
     p.add_argument("--compartment-id", help="compartment OCID (default: a placeholder)")
@@ -270,6 +293,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.shape.endswith(".Flex") and (args.ocpus is None or args.memory_gb is None):
         print(f"error: --ocpus and --memory-gb: required for the Flex shape {args.shape}; give both",
               file=sys.stderr)
+        return 2
+    if not [a for a in args.availability_domains.split(",") if a.strip()]:
+        print("error: --availability-domains (oke-rdma:availabilityDomains): no availability domain given; list at "
+              "least one full AD name of the region, comma-separated (`oci iam availability-domain list --query "
+              "'data[].name'`)", file=sys.stderr)
+        return 2
+    if args.gpus_per_node is None and args.shape not in SHAPES and ".GPU" in args.shape:
+        print(f"error: --gpus-per-node (oke-rdma:nodePools.gpu.gpusPerNode): {args.shape} is a GPU shape oke-rdma's "
+              f"shape table (oke_rdma/facts/shapes.py) does not know, so its GPUs per node (the tenant's GPU quota) "
+              f"are unknown; give --gpus-per-node N (`oci compute shape list --compartment-id <OCID> --query "
+              f"\"data[?shape=='{args.shape}'].gpus\"`)", file=sys.stderr)
         return 2
     entries, placeholders = build(args)
     try:

@@ -15,7 +15,8 @@ Availability-domain names (OCI docs "Regions and Availability Domains", regions.
 ``ListAvailabilityDomains``; checked 2026-11-30) are ``<tenancy prefix>:<REGION>-AD-<n>``: the prefix is specific to
 the tenancy (``Uocm``, ``bxtG``), ``<REGION>`` is the region identifier in upper case (``SA-SAOPAULO-1``), except in
 the two oldest regions, which keep their legacy names: ``US-ASHBURN-AD-n`` (us-ashburn-1) and ``PHX-AD-n``
-(us-phoenix-1). Most regions have one AD; :data:`MULTI_AD_REGIONS` lists those with three.
+(us-phoenix-1). Most regions have one AD; :data:`MULTI_AD_REGIONS` lists those with three (for the realms in
+:data:`AD_COUNT_REALMS`; elsewhere the count is unknown and only bounded by :data:`MOST_ADS`).
 """
 
 from __future__ import annotations
@@ -30,8 +31,15 @@ from types import ModuleType
 from typing import Optional
 
 #: Regions with three availability domains (OCI docs "Regions and Availability Domains", the table's "Availability
-#: Domains" column; checked 2026-11-30). Every other region has one.
+#: Domains" column; checked 2026-11-30). Every other region of a realm in :data:`AD_COUNT_REALMS` has one.
 MULTI_AD_REGIONS = {"us-ashburn-1": 3, "us-phoenix-1": 3, "eu-frankfurt-1": 3, "uk-london-1": 3, "us-chicago-1": 3}
+#: Realms whose regions' AD counts were read: ``oc1`` (commercial: OCI docs "Regions and Availability Domains",
+#: regions.htm) and ``oc2`` (OCI docs "Oracle US Government Cloud", govfedramp.htm: us-langley-1 and us-luke-1, one
+#: AD each); checked 2026-12-01. The other realms (US Defense, UK Government, sovereign and dedicated regions) are
+#: documented apart, on pages not read here: their AD counts are unknown to oke-rdma (:func:`ad_count` is None).
+AD_COUNT_REALMS = frozenset({"oc1", "oc2"})
+#: The most ADs any documented OCI region has (the same tables): the bound for a region whose count is unknown.
+MOST_ADS = 3
 #: The legacy AD name stems of the first two regions (same source): ``Uocm:US-ASHBURN-AD-1``, ``Uocm:PHX-AD-1``.
 LEGACY_AD_STEMS = {"us-ashburn-1": "US-ASHBURN", "us-phoenix-1": "PHX"}
 #: ``<tenancy prefix>:<stem>-AD-<n>``; the prefix is letters and digits (4 in every tenancy seen; up to 16 accepted,
@@ -99,9 +107,12 @@ def is_region_form(value: str) -> bool:
     return bool(_REGION_FORM_RE.match(value))
 
 
-def ad_count(region: str) -> int:
-    """How many availability domains ``region`` has (3 for :data:`MULTI_AD_REGIONS`, else 1)."""
-    return MULTI_AD_REGIONS.get(region, 1)
+def ad_count(region: str) -> Optional[int]:
+    """How many availability domains ``region`` has: 3 for :data:`MULTI_AD_REGIONS`, 1 for any other region of a
+    realm in :data:`AD_COUNT_REALMS`, None when unknown (a region of another realm, or one the SDK does not know)."""
+    if region in MULTI_AD_REGIONS:
+        return MULTI_AD_REGIONS[region]
+    return 1 if realm_of(region) in AD_COUNT_REALMS else None
 
 
 def ad_stem(region: str) -> str:
@@ -110,8 +121,9 @@ def ad_stem(region: str) -> str:
 
 
 def example_ads(region: str, prefix: str = "Uocm") -> list[str]:
-    """The AD names of ``region`` for a tenancy prefix (for messages): ``['Uocm:PHX-AD-1', ...]``."""
-    return [f"{prefix}:{ad_stem(region)}-AD-{n}" for n in range(1, ad_count(region) + 1)]
+    """The AD names of ``region`` for a tenancy prefix (for messages): ``['Uocm:PHX-AD-1', ...]``; only the first
+    when the region's AD count is unknown."""
+    return [f"{prefix}:{ad_stem(region)}-AD-{n}" for n in range(1, (ad_count(region) or 1) + 1)]
 
 
 @dataclass(frozen=True)

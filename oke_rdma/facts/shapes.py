@@ -137,6 +137,17 @@ FLEX_FALLBACK_LIMITS = (256, 4096)
 FLEX_GB_PER_OCPU = (1, 64)
 
 
+#: Arm shapes: Ampere (``VM.Standard.A1.Flex``, ``BM.Standard.A1.160``, A2) and NVIDIA Grace (``BM.GPU.GB200.4``,
+#: ``BM.GPU.GB300.4``) (Compute Shapes: the Arm-based processors).
+_ARM_RE = re.compile(r"(\.A[0-9]+\.|\.GB[0-9]+)")
+
+
+def vcpus_per_ocpu(shape: str) -> int:
+    """vCPUs (what Kubernetes counts as CPUs) per OCPU: 1 on Arm shapes, 2 on x86 (OCI docs "Compute Shapes": an
+    OCPU is one physical core, two hardware threads on x86 and one on Arm; checked 2026-12-01)."""
+    return 1 if _ARM_RE.search(shape) else 2
+
+
 def is_flex(shape: str) -> bool:
     """True for Flex VM shapes (sized by ``ocpus`` and ``memoryGb``)."""
     return shape.endswith(".Flex")

@@ -212,3 +212,107 @@ def test_the_tenant_quota_defaults_to_what_the_gpu_nodes_offer(tmp_path):
                             "--nodes", "2", "--tenant-cpu", "100", "--tenant-memory-gb", "500", stack="given")
     quota = load_stack_config(*read_stack_file(path)).tenants["research"].quota
     assert (quota.cpu, quota.memory_gb) == (100, 500)
+
+
+def _one_region_per_realm() -> list[str]:
+    from oke_rdma.facts import regions
+    firsts: dict[str, str] = {}
+    for region in regions.regions():
+        firsts.setdefault(regions.realm_of(region), region)
+    return sorted(firsts.values())
+
+
+@pytest.mark.parametrize("region", _one_region_per_realm())
+def test_a_stack_in_any_realm_is_written_with_placeholders_of_that_realm(tmp_path, region, capsys):
+    """Every realm (commercial oc1, the US government realms oc2/oc3, the UK government, sovereign and dedicated
+    ones): the placeholders carry the region's realm, so the stack written passes the config checks at once instead
+    of being refused for realm-mismatched OCIDs the user never typed."""
+    from oke_rdma.facts import regions
+    out = tmp_path / "Pulumi.mine.yaml"
+    ad = f"Uocm:{regions.ad_stem(region)}-AD-1"
+    code = new_stack.main(["--stack", "mine", "--output", str(out), "--region", region,
+                           "--availability-domains", ad])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    cfg = load_stack_config(*read_stack_file(out))
+    realm = regions.realm_of(region)
+    assert cfg.compartment_id.startswith(f"ocid1.compartment.{realm}..")
+    assert cfg.node_pools["gpu"].image_id.startswith(f"ocid1.image.{realm}.{region}.")
+    assert cfg.iam.deployer_group_id.startswith(f"ocid1.group.{realm}..")
+
+
+def test_a_stack_in_a_us_government_region_previews_clean(tmp_path):
+    code, path, err = write(tmp_path, "--region", "us-langley-1", "--availability-domains",
+                            "Uocm:US-LANGLEY-1-AD-1", "--nodes", "2")
+    assert code == 0, err
+    plan = preview(path, tmp_path)
+    assert plan["outputs"]["region"] == "us-langley-1"
+    assert plan["outputs"]["clusterId"].startswith("ocid1.cluster.oc2.us-langley-1.")
+
+
+@pytest.mark.parametrize("ads", ["", ",", " , ,"])
+def test_no_availability_domain_is_one_line_not_a_traceback(tmp_path, ads):
+    code, path, err = write(tmp_path, "--region", "us-phoenix-1", "--availability-domains", ads)
+    assert code == 2 and not path.exists()
+    assert err.startswith("error: --availability-domains (oke-rdma:availabilityDomains): ")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("shape", ["BM.GPU.L40S.4", "BM.GPU.A10.4", "BM.GPU3.8", "VM.GPU.A100.1"])
+def test_a_gpu_shape_the_table_does_not_know_needs_its_gpu_count(tmp_path, shape):
+    """A GPU shape outside oke_rdma/facts/shapes.py has no known GPU count: the tool asks for --gpus-per-node instead
+    of writing a GPU pool whose tenant gets 0 GPUs; given, the count is written and used."""
+    base = ("--region", "us-ashburn-1", "--availability-domains", "Uocm:US-ASHBURN-AD-1", "--shape", shape)
+    code, path, err = write(tmp_path, *base)
+    assert code == 2 and not path.exists()
+    assert err.startswith("error: --gpus-per-node (oke-rdma:nodePools.gpu.gpusPerNode): ") and shape in err
+    assert len(err.strip().splitlines()) == 1
+    code, path, err = write(tmp_path, *base, "--gpus-per-node", "4")
+    assert code == 0, err
+    assert load_stack_config(*read_stack_file(path)).node_pools["gpu"].gpus == 4
+
+
+def test_a_known_cpu_shape_needs_no_gpu_count(tmp_path):
+    code, path, err = write(tmp_path, "--region", "uk-london-1", "--availability-domains", "Uocm:UK-LONDON-1-AD-2",
+                            "--shape", "BM.Optimized3.36")
+    assert code == 0, err
+    cfg = load_stack_config(*read_stack_file(path))
+    assert cfg.node_pools["gpu"].rdma and cfg.tenants["research"].quota.gpu == 0
+
+
+@pytest.mark.parametrize("region, flag", [("US-PHOENIX-1", "--region (oci:region)"),
+                                          ("eu-frankfurt-1", "--nodes (oke-rdma:nodePools.gpu.size)")])
+def test_a_bad_value_is_reported_once_not_again_on_values_derived_from_it(tmp_path, region, flag):
+    """A region the SDK does not know is not copied into the placeholder OCIDs, and a negative --nodes is not
+    multiplied into the tenant's quotas: only the flag the user typed is named."""
+    code, path, err = write(tmp_path, "--region", region, "--availability-domains", "Uocm:PHX-AD-1",
+                            *(["--nodes", "-1"] if region == "eu-frankfurt-1" else []))
+    assert code == 2 and not path.exists()
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert [line.split(": ", 2)[1] for line in lines if "availabilityDomains" not in line] == [flag], err
+
+
+@pytest.mark.parametrize("shape, per_ocpu", [("BM.GPU.GB200.4", 1), ("BM.GPU.H200.8", 2), ("BM.GPU.B200.8", 2)])
+def test_the_tenant_cpu_quota_counts_vcpus_by_processor(tmp_path, shape, per_ocpu, capsys):
+    """Kubernetes counts vCPUs: an OCPU is 2 on x86 and 1 on Arm (Grace in GB200), so the default CPU quota of an
+    Arm GPU pool is not twice what its nodes have."""
+    from oke_rdma.facts.shapes import SHAPES
+    out = tmp_path / "Pulumi.mine.yaml"
+    code = new_stack.main(["--stack", "mine", "--output", str(out), "--region", "us-chicago-1",
+                           "--availability-domains", "Uocm:US-CHICAGO-1-AD-2", "--shape", shape, "--nodes", "2"])
+    assert code == 0, capsys.readouterr().err
+    quota = load_stack_config(*read_stack_file(out)).tenants["research"].quota
+    assert quota.cpu == per_ocpu * SHAPES[shape].ocpus * 2 and quota.gpu == SHAPES[shape].gpus * 2
+
+
+def test_a_pool_too_large_for_the_pod_subnet_is_fixed_with_a_flag(tmp_path, capsys):
+    """600 H100 nodes at 64 pods each need more pod IPs than the largest VCN's pod subnet: the refusal names the flags
+    that fix it, and --max-pods-per-node does."""
+    out = tmp_path / "Pulumi.mine.yaml"
+    base = ["--stack", "mine", "--output", str(out), "--region", "us-ashburn-1",
+            "--availability-domains", "Uocm:US-ASHBURN-AD-3", "--nodes", "600"]
+    assert new_stack.main(base) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --max-pods-per-node or --nodes (oke-rdma:network.subnets.pods): ") and not out.exists()
+    assert new_stack.main(base + ["--max-pods-per-node", "48"]) == 0, capsys.readouterr().err
+    assert load_stack_config(*read_stack_file(out)).node_pools["gpu"].max_pods_per_node == 48

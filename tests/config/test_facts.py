@@ -149,7 +149,8 @@ def test_an_ad_that_is_not_the_regions_is_refused(region, ad):
 @pytest.mark.parametrize("region, ad", [("sa-saopaulo-1", "bxtG:SA-SAOPAULO-1-AD-2"),
                                         ("ap-tokyo-1", "bxtG:AP-TOKYO-1-AD-3"),
                                         ("us-ashburn-1", "Uocm:US-ASHBURN-AD-4"),
-                                        ("us-gov-ashburn-1", "abCD:US-GOV-ASHBURN-1-AD-2")])
+                                        ("us-langley-1", "abCD:US-LANGLEY-1-AD-2"),
+                                        ("us-gov-ashburn-1", "abCD:US-GOV-ASHBURN-1-AD-4")])
 def test_an_ad_number_the_region_does_not_have_is_refused(region, ad):
     found = problems(relocated(region, ads=[ad]))
     assert len(found) == 1 and f"so {ad!r} does not exist" in found[0]
@@ -188,7 +189,7 @@ def test_an_ad_of_any_other_region_is_refused_and_the_regions_own_accepted(stack
     """Any pair of SDK regions: the stack region's own existing ADs load; another region's AD name never does."""
     own = f"Uocm:{regions.ad_stem(stack_region)}-AD-{number}"
     found = problems(relocated(stack_region, ads=[own]))
-    assert (found == []) == (number <= regions.ad_count(stack_region)), found
+    assert (found == []) == (number <= (regions.ad_count(stack_region) or regions.MOST_ADS)), found
     if regions.ad_stem(ad_region) != regions.ad_stem(stack_region):
         other = f"Uocm:{regions.ad_stem(ad_region)}-AD-1"
         found = problems(relocated(stack_region, ads=[other]))
@@ -222,3 +223,21 @@ def test_a_stack_in_a_region_with_several_words_previews_clean_and_honours_the_o
     assert code == 0, out.err
     assert "do not honour" not in out.err + out.out and f"region: {region}" in out.out
     assert f"clusterId: ocid1.cluster.{regions.realm_of(region)}.{region}." in out.out  # OCIDs of the region's realm
+
+
+@pytest.mark.parametrize("region, number, refused", [
+    ("us-langley-1", 1, False), ("us-langley-1", 2, True),      # oc2: one AD each (US Government Cloud page)
+    ("us-luke-1", 2, True),
+    ("us-chicago-1", 3, False), ("ap-tokyo-1", 2, True),        # oc1: the commercial table
+    ("us-gov-ashburn-1", 2, False), ("us-gov-phoenix-1", 3, False),  # oc3: count not in the sources read
+    ("uk-gov-london-1", 2, False), ("eu-frankfurt-2", 3, False),
+    ("us-gov-ashburn-1", 4, True), ("me-dcc-muscat-1", 4, True),     # ... but no OCI region has 4
+])
+def test_ad_numbers_are_refused_only_where_the_regions_count_is_known(region, number, refused):
+    """A region whose AD count oke-rdma read (oc1, oc2) refuses an AD it does not have; a region of another realm
+    (government, sovereign, dedicated) is not claimed to have one AD: its AD-2 and AD-3 load, AD-4 never does."""
+    found = problems(relocated(region, realm=regions.realm_of(region),
+                               ads=[f"Uocm:{regions.ad_stem(region)}-AD-{number}"]))
+    assert bool(found) == refused, found
+    if refused:
+        assert len(found) == 1 and "availabilityDomains" in found[0].split(": ", 1)[0], found

@@ -132,6 +132,40 @@ def test_a_lowered_request_under_ignore_changes_keeps_its_old_value_and_passes(i
     assert bool(change.refused) is refused
 
 
+@pytest.mark.parametrize("old, new, refused", [
+    ("v1.34.1", "v1.36.1", True),    # skips v1.35
+    ("v1.33.10", "v1.36.1", True),
+    ("v1.34.1", "v1.35.2", False),   # the next minor
+    ("v1.34.1", "v1.34.2", False),   # a patch
+    ("v1.34.1", "[unknown]", False),
+])
+def test_a_control_plane_is_upgraded_one_minor_version_at_a_time(old, new, refused):
+    """An HA control plane upgraded from 1.n straight to 1.n+2 would run API servers two minors apart (Kubernetes
+    version skew policy): refused with the step to take; node pools may jump (kubelets lag up to three minors)."""
+    found = lowered(CLUSTER, {"kubernetesVersion": old}, {"kubernetesVersion": new})
+    assert bool(found) == refused, found
+    if refused:
+        assert "one minor version at a time" in found[0][1] and "cluster.kubernetesVersion" in found[0][1]
+    assert lowered(POOL, {"kubernetesVersion": old}, {"kubernetesVersion": new}) == []
+
+
+def test_a_skipped_minor_version_against_the_previous_plan_is_refused_with_the_step_to_take(tmp_path):
+    """v1.34.1 -> v1.36.1 with --previous: exit 4 naming the config key and the next step, never the advice to
+    replace the cluster (replaceOnChanges), which would destroy it."""
+    plan = tmp_path / "plan.json"
+    assert preview("--stack", "dev", "--json", str(plan)).returncode == 0
+
+    def skip(config):
+        config["oke-rdma:cluster"]["kubernetesVersion"] = "v1.36.1"
+    path = stack_file(tmp_path, skip).rename(tmp_path / "Pulumi.dev.yaml")
+    out = preview("--config-file", str(path), "--previous", str(plan))
+    assert out.returncode == 4, out.stdout[-3000:] + out.stderr
+    text = out.stdout + out.stderr
+    assert "v1.34.1 -> v1.36.1: a control plane is upgraded one minor version at a time" in text
+    cluster_lines = [line for line in text.splitlines() if "okerdma-dev-oke:" in line and line.startswith("error:")]
+    assert cluster_lines and not any("replaceOnChanges" in line for line in cluster_lines), cluster_lines
+
+
 CLASS = {"metadata": {"name": "fss-dyn"}, "provisioner": "fss.csi.oraclecloud.com"}
 
 

@@ -228,3 +228,21 @@ def test_mask_hides_the_placeholder_inside_text_and_keeps_real_secrets_quiet():
 def test_dev_stack_has_no_secret_leak_warning():
     out = preview_process("--stack", "dev")
     assert out.returncode == 0 and "warning: a secure:" not in out.stderr
+
+
+@pytest.mark.parametrize("urn, named", [
+    ("urn:pulumi:prod::oke-rdma::oci:Core/vcn:Vcn::okerdma-prod-vcn", "stack 'prod' of project 'oke-rdma'"),
+    ("urn:pulumi:dev::other-project::oci:Core/vcn:Vcn::v", "stack 'dev' of project 'other-project'"),
+    ("urn:pulumi:gpu-fra::oke-rdma::pulumi:pulumi:Stack::oke-rdma-gpu-fra", "stack 'gpu-fra' of project 'oke-rdma'"),
+])
+def test_a_plan_of_another_stack_or_project_is_refused_before_the_program_runs(tmp_path, capsys, urn, named):
+    """Pulumi keeps one state per stack: a --previous plan of another stack (or project) would show every resource
+    created and the other stack's deleted (exit 4 on its protected file system); it is refused in one line (exit 2)
+    naming both stacks."""
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"resources": [{"urn": urn, "type": urn.split("::")[2], "name": urn.split("::")[3]}]}))
+    assert preview.main(["--stack", "dev", "--previous", str(path)]) == 2
+    out = capsys.readouterr()
+    assert out.err.startswith(f"error: --previous {path}: is a plan of {named}, not of the stack previewed ('dev' of "
+                              f"'oke-rdma')"), out.err
+    assert len(out.err.strip().splitlines()) == 1 and out.out == ""

@@ -122,3 +122,21 @@ def test_a_blinded_secret_in_config_json_stays_a_secret(tmp_path, capsys):
     (tmp_path / "config.json").write_text(json.dumps(_config_json(True)))
     code, out, err = _run(capsys, "--config-json", str(tmp_path / "config.json"))
     assert code == 2 and "oke-rdma:freeformTags" in err  # a blinded value cannot be read as tags: said, not passed
+
+
+@pytest.mark.parametrize("typ, urn_project, hint", [
+    ("oci:FileStorage/fileSystem:FileSystem", "oke-rdma", "set oke-rdma:storage.fss.protect: false and "),
+    ("oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem", "oke-rdma",
+     "set oke-rdma:storage.lustre.protect: false and "),
+    ("oci:ObjectStorage/bucket:Bucket", "oke-rdma", "set oke-rdma:storage.objectStorage.protect: false and "),
+    ("oci:FileStorage/fileSystem:FileSystem", "their-project", "remove `protect` from it in the program and "),
+    ("oci:Core/vcn:Vcn", "oke-rdma", "remove `protect` from it in the program and "),
+])
+def test_a_protected_resource_names_the_config_key_that_unprotects_it(typ, urn_project, hint):
+    """In this project a stateful resource is protected through a config key: the exit-4 error names that key;
+    another program's resource keeps the engine's generic advice."""
+    from offline.replacement import Change
+    from offline.report import errors_block, protect_hint
+    change = Change(f"urn:pulumi:dev::{urn_project}::{typ}::x", typ, "x", "delete", protect=True)
+    assert protect_hint(change) == hint
+    assert any(hint in line for line in errors_block([change]))

@@ -23,7 +23,9 @@ _OCID_IN_TEXT_RE = re.compile(r"ocid1\.(?P<kind>[a-z0-9]+)\.(?P<realm>[a-z0-9]+)
 
 def check_availability_domains(cfg: StackConfig) -> list[str]:
     """Every AD in ``availabilityDomains`` is one of ``oci:region``'s (its name's region part and its number) and
-    all share one tenancy prefix (a tenancy's ADs all carry the same prefix)."""
+    all share one tenancy prefix (a tenancy's ADs all carry the same prefix). In a region whose AD count oke-rdma's
+    sources do not give (:func:`oke_rdma.facts.regions.ad_count` None: realms other than oc1/oc2), the number is
+    bounded by :data:`oke_rdma.facts.regions.MOST_ADS` only; ``make preflight`` checks it against the tenancy."""
     problems: list[str] = []
     region = cfg.region
     if regions.realm_of(region) is None:
@@ -43,11 +45,16 @@ def check_availability_domains(cfg: StackConfig) -> list[str]:
             problems.append(f"{at}: {name!r} is {where}, not of oci:region {region}; use {region}'s ADs "
                             f"({shown}, with your tenancy's prefix: `oci iam availability-domain list`), or set "
                             f"oci:region")
-        elif ad.number > regions.ad_count(region):
-            count = regions.ad_count(region)
+        elif (count := regions.ad_count(region)) is not None and ad.number > count:
             problems.append(f"{at}: {region} has {count} availability domain{'s' if count > 1 else ''} ({shown}; "
                             f"OCI docs Regions and Availability Domains), so {name!r} does not exist; use "
                             f"{'one of them' if count > 1 else 'that one'}")
+        elif count is None and ad.number > regions.MOST_ADS:
+            # Realm of its own (government, sovereign, dedicated): its AD count is not in oke-rdma's sources, so
+            # only OCI's largest region bounds it; the pre-flight compares with the tenancy's real list.
+            problems.append(f"{at}: no OCI region has more than {regions.MOST_ADS} availability domains (OCI docs "
+                            f"Regions and Availability Domains), so {name!r} does not exist; copy {region}'s AD "
+                            f"names from `oci iam availability-domain list`")
     if len(prefixes) > 1:
         first = cfg.availability_domains[0].split(":")[0]
         problems.append(f"{_key(('availabilityDomains',))}: the names carry different tenancy prefixes "
