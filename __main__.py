@@ -16,6 +16,7 @@ from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
 from oke_rdma.object_storage import WeightsBucket
 from oke_rdma.outputs import OUTPUTS_VERSION
+from oke_rdma.schema import ConfigError
 from oke_rdma.guard import Guard
 from oke_rdma.health import GpuHealth
 from oke_rdma.monitoring.component import Monitoring
@@ -26,6 +27,8 @@ from oke_rdma.volumes import SharedVolumes
 from oke_rdma.workload_identity import WorkloadIdentity
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
+if limit_problems := adapter.service_limit_problems(config):  # OCI service limits the config alone would exceed
+    raise ConfigError(limit_problems)
 prefix = config.name_prefix
 
 network = Network(f"{prefix}-network", adapter.network_args(config))

@@ -23,11 +23,11 @@ from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_cl
 from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
 from oke_rdma.health import GpuHealthArgs
-from oke_rdma.iam import IamArgs, IamInputs
-from oke_rdma.lustre import LustreArgs
+from oke_rdma.iam import IamArgs, IamInputs, iam_plan, statement_limit_problems
+from oke_rdma.lustre import LNET_RULES_ON_CLIENT_NSG, LustreArgs
 from oke_rdma.node_init import LustreArchive
 from oke_rdma.monitoring.component import MonitoringArgs
-from oke_rdma.network import NetworkArgs
+from oke_rdma.network import NetworkArgs, nsg_rule_limit_problems, oke_rules
 from oke_rdma.object_storage import WeightsBucketArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
@@ -62,6 +62,23 @@ def platform_args(cfg: StackConfig, provider: pulumi.ProviderResource,
     ``namePrefix``."""
     return PlatformArgs(provider=provider, name_prefix=cfg.name_prefix, platform=platform_config(cfg),
                         tenants=tenant_namespaces(cfg), depends_on=depends_on)
+
+
+def service_limit_problems(cfg: StackConfig) -> list[str]:
+    """OCI service limits the stack's own resources would exceed, known from the config alone (docs/constraints.md):
+    rules per NSG (:func:`~oke_rdma.network.nsg_rule_limit_problems`, when this stack creates the NSGs) and IAM
+    statements per compartment path (:func:`~oke_rdma.iam.statement_limit_problems`). ``__main__.py`` raises them as
+    a :class:`~oke_rdma.schema.ConfigError` before anything is declared.
+
+    :returns: one line per problem, naming the config key and the fix.
+    """
+    problems: list[str] = []
+    if cfg.network.creates_nsgs:
+        extra = {"workers": LNET_RULES_ON_CLIENT_NSG} if cfg.storage.lustre is not None else {}
+        problems += nsg_rule_limit_problems(oke_rules(cfg.network.api_endpoint.allowed_cidrs,
+                                                      cfg.storage.fss.in_transit_tls), extra)
+    problems += statement_limit_problems(iam_plan(iam_inputs(cfg), "<cluster OCID>"))
+    return problems
 
 
 def network_args(cfg: StackConfig) -> NetworkArgs:

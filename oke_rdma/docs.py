@@ -7,7 +7,9 @@ the line :data:`PULUMI_YAML_MARKER`) and is rendered from the code it documents:
 - ``docs/configuration.md`` ``config-table``: every config key (:mod:`oke_rdma.config.reference`);
 - ``Pulumi.yaml``: the ``config:`` schema and the list of map-valued keys (same source);
 - ``docs/networking.md`` ``nsg-rules``: every NSG rule (:func:`oke_rdma.network.rule_table_markdown`);
-- ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`).
+- ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`);
+- ``docs/constraints.md`` ``constraints-ledger``: the constraints ledger and its coverage figure
+  (:mod:`oke_rdma.facts.constraints`).
 
 ``make docs`` runs this and ``python -m policies.doc --write`` (the policy packs document themselves, without
 importing this package); ``tests/components/test_docs.py`` fails when any generated part is stale.
@@ -83,11 +85,17 @@ def _outputs_table() -> str:
     return render_table() + "\n"
 
 
+def _constraints() -> str:
+    from .facts.constraints import render_markdown
+    return render_markdown()
+
+
 PARTS = (
     Part(DOCS / "configuration.md", "config-table", _config_table),
     Part(PULUMI_YAML, None, _pulumi_schema),
     Part(DOCS / "networking.md", "nsg-rules", _nsg_rules),
     Part(DOCS / "outputs.md", "outputs-table", _outputs_table),
+    Part(DOCS / "constraints.md", "constraints-ledger", _constraints),
 )
 
 
@@ -127,6 +135,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         try:
             for path in write_all():
                 print(f"updated {path.relative_to(ROOT)}")
+            from .facts.constraints import coverage
+            checked, total = coverage()
+            print(f"constraints ledger: {checked} of {total} rows held by a check (docs/constraints.md)")
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

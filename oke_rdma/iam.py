@@ -325,6 +325,40 @@ def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
     return plan
 
 
+#: OCI docs, "Policy Statements Limit per Compartment Hierarchy" (read 2026-12-01): at most 500 policy statements
+#: from the root compartment down to any leaf compartment, a hard limit that cannot be raised.
+MAX_STATEMENTS_PER_COMPARTMENT_PATH = 500
+
+
+def statement_limit_problems(plan: IamPlan) -> list[str]:
+    """The compartment paths this stack's own statements would fill beyond the hard limit.
+
+    Statements attached to the root compartment (a tenancy OCID, or no compartment: the root, not configured) count on
+    every path; each other compartment adds its own. Other stacks' and hand-written policies count too, so this is a
+    necessary condition only (``make preflight`` cannot list them without policy-read rights).
+
+    :returns: one line per compartment whose path would hold more than :data:`MAX_STATEMENTS_PER_COMPARTMENT_PATH`,
+        naming ``oke-rdma:tenants`` (the Workload Identity grants are what grows) and the fix; empty when it fits.
+    """
+    per: dict[str, int] = {}
+    for statement in plan.statements:
+        where = plan.policies[statement.policy].compartment_id
+        key = "root" if where is None or where.startswith("ocid1.tenancy.") else where
+        per[key] = per.get(key, 0) + 1
+    root = per.pop("root", 0)
+    paths = per or {"root": 0}
+    problems = []
+    for compartment, n in sorted(paths.items()):
+        total = root + n
+        if total > MAX_STATEMENTS_PER_COMPARTMENT_PATH:
+            problems.append(f"oke-rdma:tenants: the stack's IAM statements ({root} in the root compartment + {n} in "
+                            f"{compartment}) exceed the {MAX_STATEMENTS_PER_COMPARTMENT_PATH} OCI allows from the "
+                            f"root to any compartment (IAM 'Policy Statements Limit per Compartment Hierarchy', a "
+                            f"hard limit); grant service accounts fewer statements, or point tenants' grants at their own "
+                            f"compartments (each policy is attached where its statements point)")
+    return problems
+
+
 def policy_statements(config: IamInputs, cluster_id: pulumi.Input[str]) -> list[PolicyStatement]:
     """Every IAM statement the platform needs for ``config``, in a stable order (see :func:`iam_plan`)."""
     return iam_plan(config, cluster_id).statements

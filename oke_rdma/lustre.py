@@ -59,6 +59,8 @@ PREPARATION_MOUNT = "/lustre"
 ANNOTATION_PREFIX = "okerdma.io"
 #: LNet's TCP port and the reserved source ports its connections come from ("Required VCN Security Rules").
 LNET_PORT, LNET_SOURCE_PORTS = 988, (512, 1023)
+#: LNet rules the file system adds to its clients' (the workers') NSG: ingress and egress with the Lustre NSG.
+LNET_RULES_ON_CLIENT_NSG = 2
 
 
 def client_exceptions(configured: Sequence[str], workers_cidr: Optional[str]) -> Optional[list[str]]:
@@ -144,7 +146,8 @@ class LustreStorage(pulumi.ComponentResource):
             compartment_id=args.compartment_id, vcn_id=args.vcn_id, display_name=f"{prefix}-lustre",
             freeform_tags=dict(args.freeform_tags)), child)
         self.nsg_id = nsg.id
-        # (NSG the rule sits on, its name, the peer NSG, the peer's name, why): ingress and egress each.
+        # (NSG the rule sits on, its name, the peer NSG, the peer's name, why): ingress and egress each
+        # (LNET_RULES_ON_CLIENT_NSG of them on the workers' NSG).
         sides = [(nsg.id, "lustre", nsg.id, "lustre", "the Lustre servers talk to each other"),
                  (nsg.id, "lustre", args.client_nsg_id, "workers", "Lustre clients on the worker nodes"),
                  (args.client_nsg_id, "workers", nsg.id, "lustre", "the Lustre file system")]

@@ -112,6 +112,38 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) 
     return rules
 
 
+#: OCI docs, "Network Security Groups" (read 2026-12-01): an NSG holds at most 120 security rules, ingress and egress
+#: together; a 121st is refused by the API (at ``pulumi up``, after the other resources were created).
+MAX_RULES_PER_NSG = 120
+
+
+def nsg_rule_limit_problems(rules: Sequence[Rule], extra: Optional[Mapping[str, int]] = None) -> list[str]:
+    """The NSGs whose rules would exceed :data:`MAX_RULES_PER_NSG`, one line each naming the key that adds them.
+
+    :param rules: the rules of :func:`oke_rules` (each counted on its own NSG, ``Rule.nsg``).
+    :param extra: role → rules other components add to that NSG (the Lustre file system's LNet rules on the workers').
+    :returns: ``network.apiEndpoint.allowedCidrs: ...`` for the control-plane NSG (the only NSG a config list grows),
+        a general line for any other; empty when every NSG fits.
+    """
+    counts: dict[str, int] = dict(extra or {})
+    for rule in rules:
+        counts[rule.nsg] = counts.get(rule.nsg, 0) + 1
+    problems = []
+    for role, n in sorted(counts.items()):
+        if n <= MAX_RULES_PER_NSG:
+            continue
+        if role == "controlPlane":
+            clients = sum(1 for r in rules if r.name.startswith("clients-api-"))
+            room = MAX_RULES_PER_NSG - (n - clients)
+            problems.append(f"{_key(('network', 'apiEndpoint', 'allowedCidrs'))}: {clients} CIDRs make {n} rules in the "
+                            f"control-plane NSG, more than the {MAX_RULES_PER_NSG} an NSG holds (OCI 'Network Security "
+                            f"Groups'); list at most {room} CIDRs (aggregate neighbouring ones into wider prefixes)")
+        else:
+            problems.append(f"{_key(('network',))}: the {role} NSG would hold {n} rules, more than the "
+                            f"{MAX_RULES_PER_NSG} an NSG holds (OCI 'Network Security Groups'); report this stack")
+    return problems
+
+
 CLIENTS = "allowed-client-cidr"  # stands for each allowedCidrs entry in the docs/networking.md table
 
 
