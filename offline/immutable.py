@@ -186,6 +186,21 @@ ONE_MINOR_AT_A_TIME: dict[str, tuple[str, str]] = {
 }
 
 
+#: Type → (path, the values an update may set, why): one-way settings. The service accepts a change of the value only
+#: to one of these; any other change is refused by the API at ``pulumi up`` (the provider updates in place, so
+#: nothing is replaced and nothing is caught by ForceNew).
+UPDATE_VALUES: dict[str, tuple[tuple[str, frozenset[str], str], ...]] = {
+    "oci:ContainerEngine/cluster:Cluster": (
+        ("type", frozenset({"ENHANCED_CLUSTER"}), "a basic cluster can be upgraded to an enhanced one, an enhanced "
+         "cluster never made basic again (OKE docs \"Enhanced Clusters and Basic Clusters\", checked 2026-12-01); keep "
+         "cluster.type ENHANCED_CLUSTER, or create a new cluster (a new stack)"),),
+    "oci:ObjectStorage/bucket:Bucket": (
+        ("versioning", frozenset({"Enabled", "Suspended"}), "once created, a bucket's versioning can only be set to "
+         "Enabled or Suspended (OCI API UpdateBucketDetails.versioning: allowed update values Enabled, Suspended; "
+         "checked 2026-12-01): versioning once enabled is never disabled; suspend it instead"),),
+}
+
+
 #: How the plan shows a value it cannot see (offline.values ``UNKNOWN_SHOWN``, ``SECRET_SHOWN``).
 _UNSEEN = ("[unknown]", "[secret]")
 
@@ -194,7 +209,8 @@ def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) ->
     """``(path, reason)`` of the :data:`NO_DECREASE` values of a ``typ`` resource that the new inputs lower, in
     display form (``[unknown]``/``[secret]`` values are not compared: the engine cannot see them either). A ``quantity``
     that is not a Kubernetes quantity is refused too (the API server would refuse the object): ``(path, "... is not a
-    Kubernetes quantity")``. A :data:`ONE_MINOR_AT_A_TIME` version raised by more than one minor is refused too."""
+    Kubernetes quantity")``. A :data:`ONE_MINOR_AT_A_TIME` version raised by more than one minor is refused too, and
+    so is a change of an :data:`UPDATE_VALUES` setting to a value the service does not accept on update."""
     from packaging.version import InvalidVersion, Version
     out = []
     for path, kind, reason in NO_DECREASE.get(typ, ()):
@@ -218,6 +234,12 @@ def lowered(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) ->
             except (TypeError, ValueError, InvalidVersion):
                 continue  # an unreadable number or version: the config model reports those itself
         if down:
+            out.append((path, f"{old} -> {new}: {reason}"))
+    for path, allowed, reason in UPDATE_VALUES.get(typ, ()):
+        old, new = _get(old_inputs, path), _get(new_inputs, path)
+        if old is None or new is None or old == new or old in _UNSEEN or new in _UNSEEN:
+            continue
+        if new not in allowed:
             out.append((path, f"{old} -> {new}: {reason}"))
     if typ in ONE_MINOR_AT_A_TIME:
         path, reason = ONE_MINOR_AT_A_TIME[typ]

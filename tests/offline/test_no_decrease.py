@@ -205,3 +205,48 @@ def test_a_grown_claim_declared_replace_on_changes_is_a_replacement_and_the_clas
     [_, change] = compare({"resources": [sc, old]}, {"resources": [sc, old | {"inputs": _dynamic("1Ti"),
                                                                               "replaceOnChanges": [STORAGE]}]})
     assert change.op == "replace" and not change.refused
+
+
+BUCKET = "oci:ObjectStorage/bucket:Bucket"
+
+
+@pytest.mark.parametrize("typ,path,old,new", [
+    (CLUSTER, "type", "ENHANCED_CLUSTER", "BASIC_CLUSTER"),
+    (BUCKET, "versioning", "Enabled", "Disabled"),
+    (BUCKET, "versioning", "Suspended", "Disabled"),
+])
+def test_a_one_way_setting_moved_back_is_refused_with_the_way_that_works(typ, path, old, new):
+    """Settings the service changes only one way (an enhanced cluster stays enhanced; versioning once on is
+    suspended, never disabled): the update is refused by the API, so the preview names it."""
+    (found,) = lowered(typ, {path: old}, {path: new})
+    assert found[0] == path and f"{old} -> {new}" in found[1]
+
+
+@pytest.mark.parametrize("typ,path,old,new", [
+    (CLUSTER, "type", "BASIC_CLUSTER", "ENHANCED_CLUSTER"),
+    (BUCKET, "versioning", "Enabled", "Suspended"),
+    (BUCKET, "versioning", "Suspended", "Enabled"),
+    (BUCKET, "versioning", "Disabled", "[unknown]"),
+])
+def test_a_one_way_setting_moved_forward_or_unseen_passes(typ, path, old, new):
+    assert lowered(typ, {path: old}, {path: new}) == []
+
+
+def test_an_enhanced_cluster_made_basic_against_the_previous_plan_is_refused(tmp_path):
+    """Through the preview: dev (enhanced) planned again as a basic cluster, with what a basic cluster cannot have
+    (Workload Identity, the Compute Cluster pool) removed, exits 4 naming the setting."""
+    plan = tmp_path / "plan.json"
+    assert preview("--stack", "dev", "--json", str(plan)).returncode == 0
+
+    def basic(config):
+        config["oke-rdma:cluster"]["type"] = "BASIC_CLUSTER"
+        config.pop("oke-rdma:computeCluster", None)
+        config["oke-rdma:nodePools"] = {k: v for k, v in config["oke-rdma:nodePools"].items() if not v.get("rdma")}
+        for tenant in config["oke-rdma:tenants"].values():
+            for key in ("serviceAccounts", "weights", "quota"):
+                tenant.pop(key, None)
+        config["oke-rdma:cluster"].pop("openIdConnectDiscovery", None)
+    path = stack_file(tmp_path, basic).rename(tmp_path / "Pulumi.dev.yaml")
+    out = preview("--config-file", str(path), "--previous", str(plan))
+    assert out.returncode == 4, out.stdout[-3000:] + out.stderr
+    assert "ENHANCED_CLUSTER -> BASIC_CLUSTER" in out.stdout + out.stderr
