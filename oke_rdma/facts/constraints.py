@@ -290,6 +290,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("GPU and core service limits hold every node and the cycling surge", "shapes", "create,update",
            "preflight", "oke_rdma.preflight.compute_checks:ComputeChecks.limits",
            "tests/preflight/test_preflight.py::test_gpu_limit_and_quota_must_hold_every_node"),
+        _c("Node maxima per pool and per cluster (basic and enhanced clusters differ; raised on request)",
+           "oke-pools", "create,update", "none",
+           reason="the values are tenancy service limits on OKE's 'Kubernetes Engine Limits' page, not read here and "
+                  "raisable per tenancy; make preflight does not ask for them yet, so a pool beyond them fails at "
+                  "pulumi up"),
         _c("A preemptible node in a Compute Cluster is refused; outside it, allowed", "oke-pools", "create", "config",
            "oke_rdma.config.checks.compute:check_pools", _PLC + "test_preemptible_is_fine_outside_the_compute_cluster"),
     ),
@@ -413,6 +418,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("Every namespace enforces a Pod Security level; privileged only for node agents", "k8s-pss", "runtime",
            "pack", "namespace-pod-security-enforce",
            "tests/components/test_platform.py::test_pod_security_labels_per_namespace"),
+        _c("A namespace holding custom objects with finalizers never finishes deleting once their controller is gone",
+           "k8s-crd", "delete", "none",
+           reason="objects the program declares depend on their operator's release, so Pulumi deletes them first; "
+                  "a tenant's own custom objects are not in the plan and cannot be seen offline"),
         _c("Deleting a namespace deletes everything in it (stateful)", "k8s-api", "delete", "preview",
            "preview:offline.immutable:STATEFUL",
            _STA + "test_the_stateful_class_covers_every_kind_of_resource_that_holds_data_or_nodes"),
@@ -426,8 +435,12 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
                                      "requests are not refused by it"),
     ),
     "kubernetes:core/v1:ConfigMap": (
-        _c("At most 1 MiB of data; immutable ConfigMaps cannot be made mutable", "k8s-api", "create,update",
-           "preview", _API_IMMUTABLE, _CAS + "test_changes_the_api_server_refuses_are_refused_unless_declared_replace_on_changes"),
+        _c("At most 1 MiB of data (the dashboards are the large ones); names, labels and annotations within the API "
+           "server's limits", "k8s-names", "create,update", "construction", "oke_rdma.monitoring.dashboards:fleet_dashboard",
+           "tests/components/test_constraints.py::"
+           "test_every_kubernetes_object_of_the_plans_meets_the_api_servers_name_label_and_size_limits"),
+        _c("An immutable ConfigMap cannot be made mutable or changed", "k8s-api", "update", "preview", _API_IMMUTABLE,
+           _CAS + "test_changes_the_api_server_refuses_are_refused_unless_declared_replace_on_changes"),
     ),
     "kubernetes:core/v1:ServiceAccount": (
         _c("A Workload Identity ServiceAccount is a DNS-1123 subdomain in its tenant's namespace", "oke-wi",
@@ -439,6 +452,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            _K8S_FORCE_NEW, _CAS + "test_a_replaced_file_system_takes_its_export_and_the_volumes_naming_it"),
         _c("Static PV and claim are bound both ways (claimRef and volumeName)", "k8s-pv", "runtime", "construction",
            "oke_rdma.volumes:SharedVolumes", "tests/components/test_volumes.py::test_each_volume_and_claim_are_bound_both_ways"),
+        _c("A Retain volume whose claim is deleted stays Released until its claimRef is cleared", "k8s-pv", "delete",
+           "none", reason="a replaced tenant claim leaves its static volume Released; the program replaces volume and "
+                          "claim together, but a claim deleted by hand needs kubectl patch (not modelled offline)"),
         _c("The FSS volume handle is <file system OCID>:<mount target IP>:<export path>", "fss", "runtime",
            "construction", "oke_rdma.volumes:volume_handle", "tests/components/test_volumes.py::"
            "test_volume_handle_is_file_system_ocid_mount_target_ip_and_export_path"),

@@ -209,3 +209,49 @@ def test_statements_in_the_root_compartment_count_on_every_path():
     for i in range(300):
         only_root.add(root, PolicyStatement(f"r{i}", "allow ...", "f", "s", "root"))
     assert statement_limit_problems(only_root) == []
+
+
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+
+
+def _object_limit_problems(obj: dict) -> list[str]:
+    """What the API server's validation refuses in an object's metadata and size (Kubernetes docs "Object Names and
+    IDs", "Labels and Selectors", "Annotations" (256 KiB in all), "ConfigMaps" (1 MiB of data))."""
+    problems = []
+    meta = obj.get("metadata") or {}
+    name = meta.get("name")
+    if isinstance(name, str) and not _DNS_SUBDOMAIN.match(name):
+        problems.append(f"name {name!r}")
+    for key, value in (meta.get("labels") or {}).items():
+        prefix, _, short = key.rpartition("/")
+        if (prefix and not _DNS_SUBDOMAIN.match(prefix)) or not _LABEL_NAME.match(short):
+            problems.append(f"label key {key!r}")
+        if isinstance(value, str) and value and not _LABEL_NAME.match(value):
+            problems.append(f"label {key}={value!r}")
+    annotations = meta.get("annotations") or {}
+    if sum(len(k) + len(str(v)) for k, v in annotations.items()) > 256 * 1024:
+        problems.append("annotations over 256 KiB")
+    data = {**(obj.get("data") or {}), **(obj.get("binaryData") or {})}
+    if sum(len(k) + len(str(v).encode()) for k, v in data.items()) > 1024 * 1024:
+        problems.append("data over 1 MiB")
+    return problems
+
+
+def test_every_kubernetes_object_of_the_plans_meets_the_api_servers_name_label_and_size_limits(plans):
+    """Names, label keys and values, annotation and ConfigMap sizes of every object the program declares (dashboards
+    and rule groups are the large ones) are what the API server accepts."""
+    seen = 0
+    for plan_name, plan in plans.items():
+        for r in plan["resources"]:
+            if r["type"].startswith("kubernetes:") and isinstance(r.get("inputs", {}).get("metadata"), dict):
+                seen += 1
+                assert _object_limit_problems(r["inputs"]) == [], (plan_name, r["name"])
+    assert seen > 100
+
+
+def test_the_object_limit_check_can_fail():
+    assert _object_limit_problems({"metadata": {"name": "Bad_Name"}}) == ["name 'Bad_Name'"]
+    assert _object_limit_problems({"metadata": {"name": "a", "labels": {"okerdma.io/tenant": "x" * 64}}})
+    assert _object_limit_problems({"metadata": {"name": "a"}, "data": {"big": "x" * (1024 * 1024 + 1)}})
+    assert _object_limit_problems({"metadata": {"name": "ok", "labels": {"app.kubernetes.io/name": "gpu-1.x"}}}) == []
