@@ -396,6 +396,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            _SHP + "test_a_grant_with_a_resource_type_oci_does_not_have_is_refused"),
         _c("No manage all-resources; no identity administration; no node access from workloads", "iam", "runtime",
            "pack", "iam-no-manage-all-resources", "tests/components/test_iam.py::test_never_manage_all_resources"),
+        _c("A tenant's workload grant never reaches the platform's keys, every secret, or the weights bucket beyond "
+           "tenants.<t>.weights", "iam", "runtime", "config",
+           "oke_rdma.config.checks.workload_identity:platform_reach_problems",
+           "tests/config/test_platform_reach.py::"
+           "test_a_grant_reaching_the_platforms_keys_secrets_or_weights_is_refused_naming_it"),
         _c("A policy is attached where its statements point (tenancy statements in the root)", "iam", "create",
            "construction", "oke_rdma.iam:Iam",
            "tests/components/test_workload_identity.py::test_policies_are_attached_where_their_statements_point"),

@@ -146,6 +146,8 @@ CASES: dict[str, Case] = {
     "release-namespace-reserved": _set("oke-rdma:platform", "keda", "namespace", "kube-system"),
     "grant-iam-admin": lambda c: c["oke-rdma:tenants"]["research"]["serviceAccounts"]["trainer"]["allow"].append(
         "use dynamic-groups in tenancy"),
+    "grant-platform-reach": lambda c: c["oke-rdma:tenants"]["research"]["serviceAccounts"]["trainer"]["allow"].append(
+        "read secret-family in tenancy"),
     "label-program": _pool("gpu", labels={"okerdma.io/node-pool": "other"}),
     "label-kubelet": _pool("gpu", labels={"node-role.kubernetes.io/worker": ""}),
     "gpus-per-node-known": _pool("gpu", gpusPerNode=16),

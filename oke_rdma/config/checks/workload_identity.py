@@ -4,11 +4,25 @@
 
 from __future__ import annotations
 
+from typing import Optional
 
 from .._base import _key
 from ..stack import StackConfig
 from ..workload_identity import Grant, valid_service_account_name, WorkloadBinding
-from .object_storage import weights_grants, weights_service_account
+from .object_storage import weights_bucket_name, weights_compartment, weights_grants, weights_service_account
+
+#: Vault resource types (IAM docs "Details for the Vault Service", checked 2026-12-01): ``use keys`` encrypts and
+#: decrypts with a key, ``manage keys``/``manage vaults`` disable, rotate and schedule their deletion.
+KEY_TYPES = frozenset({"keys", "vaults", "key-delegate", "hsm-cluster", "hsm-partition"})
+#: Secret types of the Vault service (``secret-family`` aggregates the others): ``read`` of any of them reads secret
+#: contents (``secret-bundles``) or their metadata and versions.
+SECRET_TYPES = frozenset({"secret-family", "secrets", "secret-bundles", "secret-versions"})
+#: Object Storage types and the least verb that changes what the weights bucket holds or who can read it (IAM docs
+#: "Details for Object Storage, Archive Storage, and Data Transfer", checked 2026-12-01): ``use buckets`` holds
+#: BUCKET_UPDATE (access type, versioning), ``manage buckets`` PAR_MANAGE and BUCKET_DELETE; ``use objects`` holds
+#: OBJECT_OVERWRITE, ``manage objects`` OBJECT_DELETE and OBJECT_VERSION_DELETE; ``object-family`` both.
+BUCKET_TYPES = frozenset({"buckets", "objects", "object-family", "objectstorage-namespaces"})
+_VERB_RANK = {"inspect": 0, "read": 1, "use": 2, "manage": 3}
 
 
 def _other_compartments(cfg: StackConfig, grants: tuple[Grant, ...]) -> list[str]:
@@ -47,6 +61,50 @@ def workload_bindings(cfg: StackConfig) -> list[WorkloadBinding]:
     return bindings
 
 
+def _names(grant: Grant, variable: str) -> Optional[set[str]]:
+    """The values ``grant`` pins ``variable`` to with ``=`` (None: not pinned, so every such target matches)."""
+    pinned = {c.value for c in grant.conditions if c.variable == variable and c.operator == "=" and not c.pattern}
+    return pinned or None
+
+
+def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
+    """Why a tenant's own grant reaches what the platform owns, or None.
+
+    The platform's compartments are ``compartmentId`` and ``iam.vaultCompartmentId`` (a grant ``in tenancy`` covers
+    them all). In them a tenant's workload may not: ``use`` or ``manage`` Vault keys or vaults (the cluster's, the
+    file system's and the bucket's keys are there: disabling one stops the platform); ``read`` secrets without
+    pinning ``target.secret.name`` or ``target.secret.id`` (every other tenant's and the platform's secrets); and,
+    in the weights bucket's compartment, ``use`` or ``manage`` buckets or objects that are not pinned by
+    ``target.bucket.name`` to another bucket (the bucket's access type, its pre-authenticated requests, deleting
+    weights and their old versions) — ``tenants.<t>.weights`` gives the access a tenant may have.
+    """
+    if grant.permissions:
+        return None
+    platform = {cfg.compartment_id, cfg.iam.vault_compartment_id} - {None}
+    reaches_platform = grant.in_root or grant.compartment_id in platform
+    rank = _VERB_RANK.get(grant.verb, 3)
+    if reaches_platform and grant.resource in KEY_TYPES and rank >= _VERB_RANK["use"]:
+        return (f"'{grant.action}' reaches the platform's Vault keys (the cluster's, the file systems' and the "
+                f"bucket's are in oke-rdma:compartmentId or iam.vaultCompartmentId); a tenant may use keys only in "
+                f"its own compartment: name that compartment")
+    if reaches_platform and grant.resource in SECRET_TYPES and rank >= _VERB_RANK["read"] \
+            and _names(grant, "target.secret.name") is None and _names(grant, "target.secret.id") is None:
+        return (f"'{grant.action}' reads every secret of {grant.location}, other tenants' and the platform's; pin "
+                f"it with where target.secret.name = '<name>' (or target.secret.id), or name the tenant's own "
+                f"compartment")
+    compartment = weights_compartment(cfg)
+    if compartment is not None and grant.resource in BUCKET_TYPES and rank >= _VERB_RANK["use"] \
+            and (grant.in_root or grant.compartment_id == compartment):
+        buckets = _names(grant, "target.bucket.name")
+        bucket = weights_bucket_name(cfg)
+        if buckets is None or bucket in buckets:
+            return (f"'{grant.action}' reaches the weights bucket {bucket!r} (it can change its access, create "
+                    f"pre-authenticated URLs or delete weights and their old versions); give the tenant "
+                    f"tenants.<t>.weights (read or readWrite) instead, or pin the grant to another bucket with "
+                    f"where target.bucket.name = '<bucket>'")
+    return None
+
+
 def check_workload_identity(cfg: StackConfig) -> list[str]:
     """Cross-field rules of Workload Identity and the IAM settings it and the KMS keys need.
 
@@ -58,7 +116,9 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
     * a workload mapping needs ``iam.deployerGroupId`` (the group that creates it must be allowed to ``manage
       cluster-workload-mappings`` and to ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` in the mapped compartment);
     * with ``iam.createPolicies``, a grant ``in tenancy`` and an FSS ``kmsKeyId`` (its dynamic group) need
-      ``iam.tenancyId`` (the policy or dynamic group is created in the root compartment).
+      ``iam.tenancyId`` (the policy or dynamic group is created in the root compartment);
+    * a tenant's own grant never reaches the platform's keys, every secret, or the weights bucket beyond what
+      ``tenants.<t>.weights`` gives (:func:`platform_reach_problems`).
     """
     problems: list[str] = []
     create = cfg.iam.create_policies
@@ -81,6 +141,9 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
                                 f"its own (e.g. trainer) and set it in the pods")
             if any(g.compartment_id is None for g in sa.grants):
                 tenancy_needed.append(_key(at + ("allow",)))
+            for i, grant in enumerate(sa.grants):
+                if (why := platform_reach_problems(cfg, grant)) is not None:
+                    problems.append(f"{_key(at + ('allow', i))}: {why}")
             if not sa.grants and name != weights_service_account(cfg, tenant):
                 problems.append(f"{_key(at + ('allow',))}: lists no grant; add at least one ('<verb> <resource-type> "
                                 f"in <location>'), name it in tenants.{tenant}.weights.serviceAccount, or remove "

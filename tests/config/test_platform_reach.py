@@ -1,0 +1,52 @@
+"""A tenant's Workload Identity grants never reach what the platform owns: its Vault keys, every secret of its
+compartments, or the weights bucket beyond what ``tenants.<t>.weights`` gives; grants on the tenant's own things
+pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from oke_rdma.config import ConfigError
+from tests.stackcfg import load_dev_config
+
+DATA = "ocid1.compartment.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4cdata"  # the weights bucket's
+STACK = "ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i5o7a2dfev"  # compartmentId
+OWN = "ocid1.compartment.oc1..aaaaaaaa9z8y7x6w5v4u3t2s1r0q9p8o7n6m5l4k3j2h1g0f9e8d7c6tenant"
+
+
+def _problems(grant: str) -> list[str]:
+    try:
+        load_dev_config(tenants={"research": {"serviceAccounts": {"trainer": {"allow": [grant]}}}})
+    except ConfigError as e:
+        return [p for p in e.problems if "allow[0]" in p]
+    return []
+
+
+@pytest.mark.parametrize("grant,says", [
+    ("read secret-family in tenancy", "reads every secret"),
+    (f"read secret-bundles in compartment id {STACK}", "reads every secret"),
+    (f"read secrets in compartment id {STACK} where target.secret.name != 'x'", "reads every secret"),
+    ("manage keys in tenancy", "platform's Vault keys"),
+    (f"use keys in compartment id {STACK}", "platform's Vault keys"),
+    (f"manage vaults in compartment id {STACK}", "platform's Vault keys"),
+    (f"manage object-family in compartment id {DATA}", "weights bucket 'model-weights'"),
+    (f"manage buckets in compartment id {DATA} where target.bucket.name = 'model-weights'", "weights bucket"),
+    (f"use objects in compartment id {DATA}", "weights bucket"),
+    ("manage objects in tenancy", "weights bucket"),
+])
+def test_a_grant_reaching_the_platforms_keys_secrets_or_weights_is_refused_naming_it(grant, says):
+    (problem,) = _problems(grant)
+    assert problem.startswith("oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]: ") and says in problem
+
+
+@pytest.mark.parametrize("grant", [
+    f"read secret-bundles in compartment id {STACK} where target.secret.name = 'hf-token'",
+    f"read secret-family in compartment id {OWN}",
+    f"manage keys in compartment id {OWN}",
+    f"inspect keys in compartment id {STACK}",
+    f"manage objects in compartment id {DATA} where target.bucket.name = 'scratch'",
+    f"read objects in compartment id {DATA}",
+    f"manage object-family in compartment id {OWN}",
+])
+def test_grants_on_the_tenants_own_things_or_read_only_pass(grant):
+    assert _problems(grant) == []
