@@ -61,8 +61,15 @@ NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MOD
 #: the default of node-escape-only-in-node-agent-namespaces' ``nodeAgentNamespaces``; RBAC treats them as system
 #: namespaces (creating pods there reaches every node).
 NODE_ESCAPE_NAMESPACES = ("gpu-operator", "monitoring")
+#: Container runtimes' state: OKE's managed nodes run CRI-O (OKE docs "Kubernetes Engine (OKE) Overview": CRI-O is the
+#: container runtime; checked 2026-12-01), whose images and container root filesystems are under /var/lib/containers
+#: and /var/lib/crio; containerd's and docker's too, for other images. /var/spool holds cron and at jobs the node
+#: runs as root; /var/log lets a pod that writes symlinks there read any host file through the kubelet's /logs
+#: endpoint (Aqua Security, "Kubernetes Pod Escape Using Log Mounts"), which makes /var/log/pods a member, not
+#: the whole; /var/lib/cni holds the CNI plugins' state (pod IP allocations).
 NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
-                     "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib",
+                     "/var/lib/containerd", "/var/lib/docker", "/var/lib/containers", "/var/lib/crio",
+                     "/var/lib/cni", "/var/log", "/var/spool", "/usr", "/bin", "/sbin", "/lib",
                      "/lib64", "/opt/cni")  # /lib64 → /usr/lib64 on Oracle Linux; the runtime runs /opt/cni/bin as root
 _FALSE_TEXT = ("false", "0", "no", "off", "")
 

@@ -103,7 +103,10 @@ def test_every_baseline_control_needs_a_privileged_namespace(spec, what):
 @pytest.mark.parametrize("path, escape", [("/", True), ("/etc", True), ("/etc/kubernetes", True), ("/var", True),
                                           ("/var/lib/kubelet/pods", True), ("/dev", True), ("//", True),
                                           ("/dev/infiniband", False), ("/data", False), ("/mnt/nvme", False),
-                                          ("/opt/../proc", True)])
+                                          ("/opt/../proc", True), ("/var/lib/containers/storage", True),
+                                          ("/var/lib/crio", True), ("/var/spool/cron", True),
+                                          ("/var/log", True), ("/var/log/containers", True), ("/var/lib/cni", True),
+                                          ("/var/lib/data", False), ("/var/cache/models", False)])
 def test_node_escape_paths(path, escape):
     assert node_escape_path(path) is escape
 
