@@ -76,7 +76,8 @@ def _options_of(resource_type: str, props: Any, name: str) -> tuple[Any, str]:
             return [(f"{owner} (no exportOptions: FSS applies its default)", FSS_DEFAULT_OPTION["source"],
                      FSS_DEFAULT_OPTION["identitySquash"])], owner
         return [(f"{owner} exportOptions[{i}]", R.read(o, "source"),
-                 effective_squash(R.read(o, "identitySquash", default="ROOT"), R.read(o, "anonymousUid")))
+                 effective_squash(R.read(o, "identitySquash", default="ROOT"), R.read(o, "anonymousUid"),
+                                  R.read(o, "anonymousGid")))
                 for i, o in enumerate(raw)], owner
     if resource_type == STORAGE_CLASS:
         owner = f"StorageClass '{name}'"
@@ -97,20 +98,22 @@ def _options_of(resource_type: str, props: Any, name: str) -> tuple[Any, str]:
             return [(f"{owner} parameters.exportOptions (not a JSON list of options: the CSI driver refuses it)",
                      UNKNOWN, UNKNOWN)], owner
         return [(f"{owner} parameters.exportOptions[{i}]", e.get("source"),
-                 effective_squash(e.get("identitySquash") or "ROOT", e.get("anonymousUid")))
+                 effective_squash(e.get("identitySquash") or "ROOT", e.get("anonymousUid"), e.get("anonymousGid")))
                 for i, e in enumerate(entries)], owner
     return None, ""
 
 
-def effective_squash(squash: Any, anonymous_uid: Any) -> Any:
-    """What an export option's squash really does: ROOT or ALL that maps to ``anonymousUid`` 0 leaves every client
-    root as root, so it counts as NONE (FSS docs, "Working with NFS Export Options": squashed users become
-    anonymousUid/anonymousGid). An unknown anonymous UID with squash on is UNKNOWN (fail closed)."""
+def effective_squash(squash: Any, anonymous_uid: Any, anonymous_gid: Any = None) -> Any:
+    """What an export option's squash really does: ROOT or ALL that maps to ``anonymousUid`` 0 or ``anonymousGid`` 0
+    leaves every client root as root, or in root's group (group 0 owns system files and, on many images, writable
+    ones), so it counts as NONE (FSS docs, "Working with NFS Export Options": squashed users become
+    anonymousUid/anonymousGid; the Lustre rule refuses a squash GID 0 alike). An unknown anonymous UID or GID with
+    squash on is UNKNOWN (fail closed)."""
     if squash is UNKNOWN or str(squash).upper() not in ("ROOT", "ALL"):
         return squash
-    if anonymous_uid is UNKNOWN:
+    if anonymous_uid is UNKNOWN or anonymous_gid is UNKNOWN:
         return UNKNOWN
-    if anonymous_uid is not None and str(anonymous_uid).strip() in ("0", "0.0"):
+    if any(v is not None and str(v).strip() in ("0", "0.0") for v in (anonymous_uid, anonymous_gid)):
         return "NONE"
     return squash
 
@@ -198,7 +201,8 @@ def privileged_port_findings(resource_type: str, props: Any, name: str) -> Itera
         if option is UNKNOWN:
             yield f"{label} are unknown during preview, so root may be unsquashed on unprivileged ports"
             continue
-        squash = effective_squash(R.read(option, "identitySquash", default="ROOT"), R.read(option, "anonymousUid"))
+        squash = effective_squash(R.read(option, "identitySquash", default="ROOT"), R.read(option, "anonymousUid"),
+                                  R.read(option, "anonymousGid"))
         port = R.read(option, "requirePrivilegedSourcePort", default=True)
         if port is True or squash in ("ROOT", "ALL"):
             continue

@@ -28,6 +28,8 @@ def option(**kw) -> dict:
 @pytest.mark.parametrize("props", [
     export(option(identitySquash="NONE", requirePrivilegedSourcePort=False)),
     export(option(identitySquash="ROOT", anonymousUid="0", requirePrivilegedSourcePort=False)),  # root kept as 0
+    export(option(identitySquash="ROOT", anonymousGid=0, requirePrivilegedSourcePort=False)),  # root's group kept
+    export(option(identitySquash="ALL", anonymousUid=65534, anonymousGid=U, requirePrivilegedSourcePort=False)),
     export(option(identitySquash="NONE", requirePrivilegedSourcePort="true")),  # not a boolean
     export(option(identitySquash="none", requirePrivilegedSourcePort=False)),  # not an FSS value
     export(option(identitySquash="NONE", requirePrivilegedSourcePort=U)),
@@ -40,6 +42,7 @@ def test_unsquashed_root_on_unprivileged_ports_is_refused_on_exports(props):
 
 @pytest.mark.parametrize("options", [
     [option(identitySquash="NONE", requirePrivilegedSourcePort=False)],
+    [option(identitySquash="ROOT", anonymousGid="0", requirePrivilegedSourcePort=False)],
     [option(identitySquash="ROOT", requirePrivilegedSourcePort=True), option(identitySquash="NONE",
                                                                               requirePrivilegedSourcePort=False)],
 ])
@@ -52,6 +55,7 @@ def test_unsquashed_root_on_unprivileged_ports_is_refused_on_fss_storage_classes
     export(option(identitySquash="NONE")),  # an explicit option requires the privileged port by default
     export(option(identitySquash="ROOT", requirePrivilegedSourcePort=False)),
     export(option(identitySquash="ALL", anonymousUid="65534", requirePrivilegedSourcePort=False)),
+    export(option(identitySquash="ROOT", anonymousUid=65534, anonymousGid=65534, requirePrivilegedSourcePort=False)),
     export(option(requirePrivilegedSourcePort=False)),  # ROOT by default
     export(option(identitySquash=U, requirePrivilegedSourcePort=True)),
 ])
