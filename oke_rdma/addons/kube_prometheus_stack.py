@@ -136,13 +136,51 @@ def _password_paths(value: Any, at: tuple[str, ...]) -> list[tuple[str, ...]]:
     return found
 
 
+_TRUE_TEXT = ("true", "1", "yes", "on")
+
+
+def _on(value: Any) -> bool:
+    """True for a value Grafana's ini and environment parsing reads as on (true, 1, yes, on; any case)."""
+    return value is True or (isinstance(value, (str, int)) and str(value).strip().lower() in _TRUE_TEXT)
+
+
+def grafana_auth_problems(grafana: Any, at: tuple[str, ...]) -> list[str]:
+    """Grafana settings that let anyone who reaches it in without a login, each naming its key path: anonymous
+    access (``grafana.ini`` ``auth.anonymous.enabled``, or ``GF_AUTH_ANONYMOUS_ENABLED`` in ``grafana.env``) shows
+    every tenant's GPU usage, jobs and node names (and with ``org_role: Admin``, edits them); an auth proxy
+    (``auth.proxy.enabled``) without ``whitelist`` trusts a user name header any client can send. Grafana docs
+    "Configure anonymous access", "Configure auth proxy authentication" (checked 2026-12-01)."""
+    if not isinstance(grafana, dict):
+        return []
+    problems = []
+    ini = grafana.get("grafana.ini") if isinstance(grafana.get("grafana.ini"), dict) else {}
+    auth_anonymous = ((ini.get("auth.anonymous") if isinstance(ini.get("auth.anonymous"), dict) else None)
+                      or {})
+    if _on(auth_anonymous.get("enabled")):
+        problems.append(f"{_key(at + ('grafana.ini', 'auth.anonymous', 'enabled'))}: anonymous access lets anyone "
+                        f"who reaches Grafana see every tenant's dashboards (GPU usage, jobs, node names) without a "
+                        f"login; remove it and give people accounts (or an OIDC login: grafana.ini auth.generic_oauth)")
+    env = grafana.get("env") if isinstance(grafana.get("env"), dict) else {}
+    if _on(env.get("GF_AUTH_ANONYMOUS_ENABLED")):
+        problems.append(f"{_key(at + ('env', 'GF_AUTH_ANONYMOUS_ENABLED'))}: anonymous access lets anyone who "
+                        f"reaches Grafana see every tenant's dashboards without a login; remove it")
+    proxy = ini.get("auth.proxy") if isinstance(ini.get("auth.proxy"), dict) else {}
+    if _on(proxy.get("enabled")) and not proxy.get("whitelist"):
+        problems.append(f"{_key(at + ('grafana.ini', 'auth.proxy', 'whitelist'))}: an auth proxy without a whitelist "
+                        f"trusts the user header from any client, so anyone who reaches Grafana logs in as anyone; "
+                        f"list the proxy's addresses in whitelist")
+    return problems
+
+
 def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
-    """No Grafana password in plain-text values; ``retentionSizeGb`` fits the volume with 10 % left for the WAL."""
+    """No Grafana password in plain-text values, no login-free Grafana (:func:`grafana_auth_problems`);
+    ``retentionSizeGb`` fits the volume with 10 % left for the WAL."""
     problems = [f"{_key(p)}: a password in plain-text Helm values (readable in the stack config and the Helm "
                 f"release); remove it and set the Grafana admin password as a Pulumi secret with pulumi config set "
                 f"--path --secret '{_key(at + ('grafanaAdminPassword',))}' <password> (other Grafana credentials: "
                 f"reference a Kubernetes Secret, e.g. grafana.envFromSecret)"
                 for p in _password_paths(cfg.values.get("grafana"), at + ("values", "grafana"))]
+    problems += grafana_auth_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
     if cfg.retention_size_gb is not None and cfg.retention_size_gb > cfg.storage_gb * 0.9:
         problems.append(f"{_key(at + ('retentionSizeGb',))}: {cfg.retention_size_gb} GB does not fit in the "
                         f"{cfg.storage_gb} GB volume with 10% headroom for the WAL; lower it or raise storageGb")

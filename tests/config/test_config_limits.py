@@ -350,3 +350,27 @@ def test_max_surge_as_a_number_is_the_node_count():
     cycling = load_stack_config(raw).node_pools["system"].cycling
     assert (cycling.max_surge, cycling.max_unavailable) == ("2", "0")
     assert "expected text" in problems(pool(RAW, "system", cycling={"maxSurge": 1.5}))[0]
+
+
+@pytest.mark.parametrize("grafana, at", [
+    ({"grafana.ini": {"auth.anonymous": {"enabled": True, "org_role": "Admin"}}},
+     'grafana["grafana.ini"]["auth.anonymous"].enabled'),
+    ({"grafana.ini": {"auth.anonymous": {"enabled": "true"}}}, 'grafana["grafana.ini"]["auth.anonymous"].enabled'),
+    ({"env": {"GF_AUTH_ANONYMOUS_ENABLED": "TRUE"}}, "grafana.env.GF_AUTH_ANONYMOUS_ENABLED"),
+    ({"grafana.ini": {"auth.proxy": {"enabled": True, "header_name": "X-WEBAUTH-USER"}}},
+     'grafana["grafana.ini"]["auth.proxy"].whitelist'),
+])
+def test_a_grafana_anyone_can_enter_without_a_login_is_refused_naming_the_key(grafana, at):
+    """Anonymous access (ini or environment) and an auth proxy trusting any client's header are refused."""
+    [p] = problems(values("kubePrometheusStack", {"grafana": grafana}))
+    assert p.startswith(f"oke-rdma:platform.kubePrometheusStack.values.{at}: "), p
+
+
+@pytest.mark.parametrize("grafana", [
+    {"grafana.ini": {"auth.anonymous": {"enabled": False}}},
+    {"grafana.ini": {"auth.proxy": {"enabled": True, "whitelist": "10.0.0.5"}}},
+    {"env": {"GF_AUTH_ANONYMOUS_ENABLED": "false"}},
+    {"grafana.ini": {"auth.generic_oauth": {"enabled": True}}},
+])
+def test_grafana_logins_and_trusted_proxies_pass(grafana):
+    load_stack_config(values("kubePrometheusStack", {"grafana": grafana}))
