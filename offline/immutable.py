@@ -393,6 +393,27 @@ STATEFUL: dict[str, str] = {
 #: A Helm release is replaced when its name or namespace changes, and never deleted first (helm_release.go ``Diff``:
 #: ``forceNewFields := []string{".name", ".namespace"}``, ``DeleteBeforeReplace: false``; same version).
 HELM_RELEASE_FORCE_NEW = ("name", "namespace")
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def release_takeover_conflict(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(path, reason)`` when a Helm release is replaced without ``deleteBeforeReplace``: the new release is
+    installed while the old one still owns its chart's cluster-scoped objects — ClusterRoles and webhook
+    configurations named after the release (a new namespace keeps every name), CRDs under ``templates/`` (a new
+    name keeps those) — and Helm refuses to adopt an object another release owns ("... exists and cannot be
+    imported into the current release: invalid ownership metadata", Helm pkg/action/validate.go; pulumi-kubernetes
+    #2509; checked 2026-12-01). Every add-on of oke-rdma renders such objects."""
+    if typ != HELM_RELEASE:
+        return []
+    changed = [k for k in HELM_RELEASE_FORCE_NEW if _get(old_inputs, k) != _get(new_inputs, k)]
+    if not changed or any(_get(old_inputs, k) in _UNSEEN for k in changed):
+        return []
+    shown = ", ".join(f"{k} {_get(old_inputs, k)!r} -> {_get(new_inputs, k)!r}" for k in changed)
+    return [(changed[0], f"{shown}: the new release is installed while the old one still owns its chart's "
+                         "cluster-scoped objects (ClusterRoles, webhook configurations, CRDs in templates), and Helm "
+                         "refuses to adopt them (pulumi up fails with 'exists and cannot be imported into the current "
+                         "release'); move it in two steps: disable the add-on and pulumi up (a CRD the chart templates "
+                         "is deleted with every object of its kinds), then enable it with the new name or namespace")]
 
 
 def kubernetes_force_new(typ: str) -> tuple[str, ...]:

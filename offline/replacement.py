@@ -34,7 +34,9 @@ for every registration:
   (:data:`offline.immutable.NO_DECREASE`) and a claim grown where the resize admission refuses it
   (:func:`offline.immutable.resize_refused`: a static claim, or a class without ``allowVolumeExpansion``), and a
   replacement created before the old resource is deleted that keeps a name the old one still holds
-  (:data:`offline.immutable.UNIQUE_NAMES`): the create fails with a conflict.
+  (:data:`offline.immutable.UNIQUE_NAMES`): the create fails with a conflict; so does a Helm release replaced
+  without ``deleteBeforeReplace`` (:func:`offline.immutable.release_takeover_conflict`: the old release still owns
+  the chart's cluster-scoped objects).
 * Protection, as the step generator has it (``step_generator.go``, same commit): replacing a resource protected both
   in the previous state and in the program is an error (unprotecting and replacing in one update is allowed), and so
   is deleting a resource protected in the previous state.
@@ -50,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 from offline.immutable import (FORCE_NEW, STATEFUL, STORAGE_CLASS, api_immutable, force_new,  # noqa: F401
-                               lowered, name_conflict, resize_refused)
+                               lowered, name_conflict, release_takeover_conflict, resize_refused)
 from offline.plancheck import check_plan, check_plan_stack  # noqa: F401 (re-exported: callers import it from here)
 from offline.values import UNKNOWN_SHOWN
 
@@ -326,6 +328,8 @@ class Planner:
             protect = protect and bool(old.get("protect"))
         if op == "replace" and not dbr:
             refused += tuple(f"{p}: {reason}" for p, reason in name_conflict(typ, old.get("inputs", {}), inputs))
+            refused += tuple(f"{p}: {reason}"
+                             for p, reason in release_takeover_conflict(typ, old.get("inputs", {}), inputs))
         change = Change(urn, typ, name, op, because, diff, tuple(dict.fromkeys(caused)), dbr and op == "replace",
                         protect, refused, op == "replace" and bool(old.get("retainOnDelete")))
         self.changes[urn] = change
@@ -351,7 +355,7 @@ def compare(previous: dict, current: dict) -> list[Change]:
                           property_dependencies=r.get("propertyDependencies", {}), provider=r.get("provider"),
                           replace_on_changes=r.get("replaceOnChanges", ()), protect=bool(r.get("protect")),
                           replace_with=r.get("replaceWith", ()), replacement_trigger=r.get("replacementTrigger"),
-                          deleted_with=r.get("deletedWith"))
+                          deleted_with=r.get("deletedWith"), delete_before_replace=r.get("deleteBeforeReplace"))
            for r in current["resources"]]
     return out + planner.deletions(r["urn"] for r in current["resources"])
 

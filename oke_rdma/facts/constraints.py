@@ -550,6 +550,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("A new name or namespace replaces the release", "pulumi-k8s", "update", "preview",
            "preview:offline.immutable:HELM_RELEASE_FORCE_NEW",
            _CAS + "test_a_helm_release_is_replaced_on_a_new_name_or_namespace_and_updated_otherwise"),
+        _c("A replaced release (new name or namespace) is installed while the old one owns the chart's cluster-scoped "
+           "objects; Helm refuses to adopt them", "pulumi-k8s", "update", "preview",
+           "preview:offline.immutable:release_takeover_conflict", "tests/offline/test_cascade.py::"
+           "test_moving_an_addon_to_another_namespace_is_refused_with_the_two_steps"),
         _c("The chart version fits the cluster's Kubernetes version and the other add-ons", "kueue",
            "create,upgrade", "config", "oke_rdma.config.checks.platform:check_chart_compatibility",
            "tests/config/test_chart_compatibility.py::test_kubernetes_older_than_kueue_supports_names_both_sides"),

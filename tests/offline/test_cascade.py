@@ -246,7 +246,35 @@ def test_a_helm_release_is_replaced_on_a_new_name_or_namespace_and_updated_other
     [change] = compare({"resources": [rel()]}, {"resources": [rel(namespace="other")]})
     assert change.op == "replace" and not change.delete_before_replace
     [change] = compare({"resources": [rel()]}, {"resources": [rel(version="0.18.3")]})
-    assert change.op == "update"
+    assert change.op == "update" and change.refused == ()
+
+
+@pytest.mark.parametrize("moved", [{"namespace": "kueue"}, {"name": "kueue-2"}, {"name": "k2", "namespace": "k2"}])
+def test_a_helm_release_replaced_while_the_old_one_owns_its_cluster_scoped_objects_is_refused(moved):
+    """A new namespace keeps the names of the chart's ClusterRoles and webhooks, a new name keeps its templated CRDs:
+    installed before the old release is gone, Helm refuses to adopt them. Deleted first, it passes."""
+    def rel(**inputs):
+        return {"urn": "urn:pulumi:s::p::kubernetes:helm.sh/v3:Release::r", "type": "kubernetes:helm.sh/v3:Release",
+                "name": "r", "inputs": {"name": "kueue", "namespace": "kueue-system", "version": "0.18.2", **inputs}}
+    [change] = compare({"resources": [rel()]}, {"resources": [rel(**moved)]})
+    assert change.op == "replace" and len(change.refused) == 1
+    assert "cannot be imported into the current release" in change.refused[0]
+    assert "disable the add-on" in change.refused[0]
+    dbr = rel(**moved) | {"deleteBeforeReplace": True}
+    [change] = compare({"resources": [rel()]}, {"resources": [dbr]})
+    assert change.op == "replace" and change.delete_before_replace and change.refused == ()
+
+
+def test_moving_an_addon_to_another_namespace_is_refused_with_the_two_steps(tmp_path, capsys, dev_plan):
+    """Through the preview: platform.keda.namespace changed against the dev plan exits 4 naming the release."""
+    old_path, _ = dev_plan
+
+    def move(cfg):
+        cfg["oke-rdma:platform"].setdefault("keda", {})["namespace"] = "keda-system"
+    code, new = run(tmp_path, "new.json", move, "--previous", str(old_path))
+    assert code == preview.EXIT_PLAN
+    err = capsys.readouterr().err
+    assert "cannot be imported into the current release" in err and "keda" in err
 
 
 def test_a_new_name_prefix_deletes_every_resource_and_the_protected_file_system_stops_it(tmp_path, capsys,
