@@ -188,9 +188,14 @@ class Operator(_Model):
     the ``workspaceImage`` (pinned by digest: ``<repository>@sha256:<64 hex>``, built from fleet/workspace/
     Dockerfile), the Kubernetes Secret with the OCI API key (``ociCredentialsSecret``) and, for Pulumi Cloud,
     the one with ``PULUMI_ACCESS_TOKEN`` (``pulumiTokenSecret``), and whether each stack gets a preview-only twin
-    that reports drift (``driftPreview``, every ``driftIntervalMinutes``)."""
+    that reports drift (``driftPreview``, every ``driftIntervalMinutes``). ``fleetRepository`` (https) and
+    ``fleetBranch``: the git repository holding this fleet file, which Flux watches; ``fleetPath``: the fleet file's
+    directory inside it (``render`` writes ``<fleetPath>/rendered``)."""
 
     namespace: str = "pulumi-fleet"
+    fleet_repository: str
+    fleet_branch: str = "main"
+    fleet_path: str = "fleet"
     workspace_image: str
     oci_credentials_secret: str = "fleet-oci-credentials"
     pulumi_token_secret: str = "fleet-pulumi-token"
@@ -202,6 +207,13 @@ class Operator(_Model):
     def _image(cls, v: str) -> str:
         if not _IMAGE_RE.match(v):
             raise ValueError(f"expected an image pinned by digest, <registry>/<repository>@sha256:<64 hex>, got {v!r}")
+        return v
+
+    @field_validator("fleet_repository")
+    @classmethod
+    def _repo(cls, v: str) -> str:
+        if not v.startswith(("https://", "ssh://")):
+            raise ValueError(f"expected the https:// (or ssh://) URL of the git repository holding fleet.yaml, got {v!r}")
         return v
 
     _ns = field_validator("namespace")(classmethod(lambda cls, v: _name(v)))
