@@ -9,8 +9,8 @@ a ``{secure: ...}`` value — is replaced whole by the stack's. On top of it the
   with ``createNsgs: true`` unless the stack file sets it (the egress CIDRs below need this stack's NSG);
 * ``oke-rdma:network.apiEndpoint.allowedCidrs``: the management cluster's ``egressCidrs`` appended (once each), so
   its workspaces reach every cluster's API (not on the management stack itself);
-* for a ``decommissioned`` cluster: ``storage.fss.protect``, ``storage.objectStorage.protect`` and (when present)
-  ``storage.lustre.protect`` false, so ``pulumi destroy`` is not stopped by ``protect``.
+* for a ``decommissioned`` cluster: ``storage.fss.protect`` and, when the stack has them, ``storage.lustre.protect``
+  and ``storage.objectStorage.protect`` (an enabled bucket) false, so ``pulumi destroy`` is not stopped by ``protect``.
 
 The resolved file is written (``render``) as ``Pulumi.<name>.yaml``, so the offline preview sees every value.
 """
@@ -124,9 +124,11 @@ def _resolve(fleet: Fleet, entry: Any, kind: str, where: str, defaults: dict[str
         cidrs = list(endpoint.get("allowedCidrs") or [])
         endpoint["allowedCidrs"] = cidrs + [c for c in spec.management.egress_cidrs if c not in cidrs]
     if getattr(entry, "decommissioned", False):
-        for path in (("fss",), ("objectStorage",)) + ((("lustre",),) if "lustre" in
-                                                       (config.get(f"{NS}:storage") or {}) else ()):
-            _setdefault_path(config, f"{NS}:storage", path)["protect"] = False
+        storage = config.get(f"{NS}:storage") or {}
+        parts = ["fss"] + [p for p in ("objectStorage", "lustre") if isinstance(storage.get(p), dict)
+                           and (p != "objectStorage" or storage[p].get("enabled") is True)]
+        for part in parts:  # only what the stack has (the product refuses protect on a disabled section)
+            _setdefault_path(config, f"{NS}:storage", (part,))["protect"] = False
     if problems:
         raise FleetError([f"{fleet.path.name}: {p}" for p in problems])
     return ResolvedStack(entry.name, kind, entry, config)
