@@ -95,7 +95,7 @@ class Rendered:
         found = []
         for path, text in sorted(self.files.items()):
             if path.endswith(".yaml") and not path.startswith("config/") and not path.endswith("kustomization.yaml"):
-                found += [d for d in yaml.safe_load_all(text) if d]
+                found += [d for d in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
         return found
 
 
