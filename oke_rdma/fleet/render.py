@@ -21,7 +21,7 @@ A wave's Kustomization health-checks its own Stacks (``healthChecks`` with ``hea
 Sources (checked 2026-12-01): PKO v2.9.0 ``deploy/crds/pulumi.com_stacks.yaml`` and docs/stacks.md (``secretsRef``,
 ``envRefs``, ``workspaceTemplate``, ``prerequisites``, ``preview``, ``runProgram``), its CHANGELOG and issues
 #1220/#1223, #1233, #1222, #1299/#1320 (why ``runProgram`` goes with ``destroyOnFinalize``, docs/fleet.md); Flux
-v2.9.4 / kustomize-controller v1.9.4 docs/spec/v1/kustomizations.md ("Health check expressions", "Dependencies",
+v2.8.5 / kustomize-controller v1.8.3 docs/spec/v1/kustomizations.md ("Health check expressions", "Dependencies",
 "Role-based access control": ``serviceAccountName`` impersonation); source-controller v1 OCIRepository
 (``ref.digest``) and GitRepository.
 """
