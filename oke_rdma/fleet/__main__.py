@@ -3,6 +3,8 @@ stack's config through the product's config model, render the operator's and Flu
 ``<fleet dir>/rendered/``, validate them offline (:mod:`oke_rdma.fleet.validate`) and write them. ``--check``
 writes nothing and fails when the rendered directory is stale (what a test and CI run, like ``make docs``).
 
+``python -m oke_rdma.fleet new-cluster ...``: a new cluster's stack file and entry (:mod:`.newcluster`).
+
 Exit codes: 0 written (or fresh), 1 stale (``--check``) or a rendered object fails validation, 2 the fleet file or a
 stack's config is invalid (one line per problem naming the key path and the fix).
 """
@@ -30,6 +32,16 @@ def stale_files(out: Path, files: dict[str, str]) -> list[str]:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["new-cluster"]:
+        from .newcluster import main as new_cluster
+        try:
+            return new_cluster(argv[1:])
+        except FleetError as e:
+            print("error: the fleet is invalid as it is; fix it first:", file=sys.stderr)
+            for p in e.problems:
+                print(f"  {p}", file=sys.stderr)
+            return 2
     parser = argparse.ArgumentParser(prog="python -m oke_rdma.fleet", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser("render", help="render, validate and write <fleet dir>/rendered")
