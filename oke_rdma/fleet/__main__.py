@@ -16,25 +16,14 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .load import FleetError, load_fleet
-from .render import render
-from .resolve import resolve
-from .validate import crd_digest_problems, validate_files
-
-
-def stale_files(out: Path, files: dict[str, str]) -> list[str]:
-    """Relative paths under ``out`` that differ from ``files``: changed, missing or not rendered any more."""
-    stale = [p for p, text in files.items() if not (out / p).is_file() or (out / p).read_text(encoding="utf-8") != text]
-    if out.is_dir():
-        stale += [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()
-                  and p.relative_to(out).as_posix() not in files]
-    return sorted(stale)
+from .load import FleetError
+from .newcluster import main as new_cluster
+from .write import render_command
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["new-cluster"]:
-        from .newcluster import main as new_cluster
         try:
             return new_cluster(argv[1:])
         except FleetError as e:
@@ -48,41 +37,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     cmd.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"), help="the fleet file")
     cmd.add_argument("--check", action="store_true", help="write nothing; exit 1 if the rendered files are stale")
     args = parser.parse_args(argv)
-    try:
-        fleet = load_fleet(args.fleet)
-        stacks = resolve(fleet)
-    except FleetError as e:
-        count = f"{len(e.problems)} problem" + ("s" if len(e.problems) != 1 else "")
-        print(f"error: {args.fleet}: invalid fleet ({count}):", file=sys.stderr)
-        for p in e.problems:
-            print(f"  {p}", file=sys.stderr)
-        return 2
-    rendered = render(fleet, stacks)
-    problems = crd_digest_problems() + validate_files(rendered.files)
-    if problems:
-        print(f"error: the rendered objects fail validation ({len(problems)}):", file=sys.stderr)
-        for p in problems:
-            print(f"  {p}", file=sys.stderr)
-        return 1
-    out = fleet.root / "rendered"
-    stale = stale_files(out, rendered.files)
-    if args.check:
-        if stale:
-            print(f"error: {out} is stale ({len(stale)} files: {', '.join(stale[:5])}{' ...' if len(stale) > 5 else ''}); "
-                  f"run python -m oke_rdma.fleet render --fleet {args.fleet}", file=sys.stderr)
-            return 1
-        print(f"{out}: fresh ({len(rendered.files)} files, {len(rendered.objects())} objects valid)")
-        return 0
-    for rel in stale:
-        path = out / rel
-        if rel in rendered.files:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(rendered.files[rel], encoding="utf-8")
-        else:
-            path.unlink()
-    print(f"{out}: {len(stale)} files written or removed; {len(rendered.files)} files, "
-          f"{len(rendered.objects())} objects valid")
-    return 0
+    return render_command(args.fleet, args.check)
 
 
 if __name__ == "__main__":

@@ -213,7 +213,8 @@ class Operator(_Model):
     @classmethod
     def _repo(cls, v: str) -> str:
         if not v.startswith(("https://", "ssh://")):
-            raise ValueError(f"expected the https:// (or ssh://) URL of the git repository holding fleet.yaml, got {v!r}")
+            raise ValueError(f"expected the https:// (or ssh://) URL of the git repository holding fleet.yaml, "
+                             f"got {v!r}")
         return v
 
     _ns = field_validator("namespace")(classmethod(lambda cls, v: _name(v)))

@@ -23,6 +23,7 @@ from typing import Any, Optional
 import yaml
 
 from .load import FleetError, load_fleet, read_yaml
+from .write import render_command
 
 
 def strip_defaults(own: Any, defaults: Any) -> Any:
@@ -100,9 +101,7 @@ def main(argv: list[str]) -> int:
             + yaml.safe_dump({"config": kept if kept is not ... else {}}, sort_keys=False, width=120),
             encoding="utf-8")
         args.fleet.write_text(appended, encoding="utf-8")
-        from .__main__ import main as fleet_main
-
-        code = fleet_main(["render", "--fleet", str(args.fleet)])
+        code = render_command(args.fleet)
     except FleetError as e:
         for problem in e.problems:
             print(f"error: {problem}", file=sys.stderr)
