@@ -9,7 +9,9 @@ What is rendered (all in ``operator.namespace``):
   waves, allowed only Stacks (and the release's OCIRepository) in this namespace; the Flux sources (the fleet
   repository; an ``OCIRepository`` per OCI release, pinned by digest); and one Flux ``Kustomization`` per wave.
 * ``waves/<NN>-<wave>/``: one file per stack (its ``Stack`` and, with ``driftPreview``, its preview-only twin
-  ``<name>-drift``), and a ``kustomization.yaml`` listing them. Landing zones are wave ``00-landing-zones``.
+  ``<name>-drift``), and a ``kustomization.yaml`` listing them. Landing zones are wave ``00-landing-zones``. A Stack
+  that is not decommissioned carries ``kustomize.toolkit.fluxcd.io/prune: disabled``: removed from git without
+  being decommissioned first, Flux leaves it in place (still managed) instead of deleting it.
 * ``config/Pulumi.<name>.yaml``: every stack's resolved config (the management cluster's too), what the offline
   preview reads.
 * ``secrets.txt``: the Kubernetes Secrets the Stacks reference (created out of band: never rendered).
@@ -54,6 +56,9 @@ STACK_HEALTH = {
 OCI_ENV = {"OCI_TENANCY_OCID": "tenancy", "OCI_USER_OCID": "user", "OCI_FINGERPRINT": "fingerprint",
            "OCI_PRIVATE_KEY": "privateKey", "OCI_CLI_TENANCY": "tenancy", "OCI_CLI_USER": "user",
            "OCI_CLI_FINGERPRINT": "fingerprint", "OCI_CLI_KEY_CONTENT": "privateKey"}
+#: Flux keeps an object carrying this annotation with the value ``disabled`` when it leaves the source (kustomize-
+#: controller v1.8.3 docs/spec/v1/kustomizations.md, "Prune").
+PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
 #: A Stack's update (a GPU cluster and its node pools) takes up to about an hour; Flux waits this long for a wave.
 WAVE_TIMEOUT = "3h"
 
@@ -167,11 +172,13 @@ class _Renderer:
             "securityProfile": "restricted",
             "resources": {"requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"memory": "4Gi"}}}}
         name = s.name + (DRIFT_SUFFIX if drift else "")
-        return {"apiVersion": STACK_API, "kind": "Stack",
-                "metadata": _meta(name, self.ns, **{"fleet.okerdma.io/fleet": spec.name,
-                                                    "fleet.okerdma.io/wave": s.wave,
-                                                    "fleet.okerdma.io/role": "drift" if drift else "deploy"}),
-                "spec": body}
+        meta = _meta(name, self.ns, **{"fleet.okerdma.io/fleet": spec.name, "fleet.okerdma.io/wave": s.wave,
+                                       "fleet.okerdma.io/role": "drift" if drift else "deploy"})
+        if not drift and not decommissioned:
+            # a Stack whose entry disappears without decommissioning is kept by Flux (not pruned), so it stays
+            # managed: only a decommissioned Stack is deleted, and then destroyed (Flux docs, "Prune")
+            meta["annotations"] = {PRUNE_ANNOTATION: "disabled"}
+        return {"apiVersion": STACK_API, "kind": "Stack", "metadata": meta, "spec": body}
 
     def bootstrap(self) -> list[dict[str, Any]]:
         ns = self.ns

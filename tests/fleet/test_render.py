@@ -165,7 +165,7 @@ def test_broken_references_fail_the_check(example, mutate, expected):
 def test_stack_runs_the_pinned_release_with_refresh_and_no_destroy(example):
     """A Stack: the release's repository at its commit, refresh on, destroyOnFinalize off, the workspace image by
     digest with the restricted profile, the OCI key and Pulumi token by Secret reference, the landing zone as
-    prerequisite; its drift twin only previews, periodically."""
+    prerequisite, kept by Flux if its entry disappears; its drift twin only previews, periodically."""
     spec = _stack(example, "gpu-ash-a")["spec"]
     assert spec["stack"] == "example/oke-rdma/gpu-ash-a"
     assert (spec["projectRepo"], spec["commit"]) == ("https://github.com/example/oke-rdma.git",
@@ -177,6 +177,9 @@ def test_stack_runs_the_pinned_release_with_refresh_and_no_destroy(example):
                                                                                    "key": "accessToken"}}
     assert spec["envRefs"]["OCI_CLI_KEY_CONTENT"]["secret"] == {"name": "fleet-oci-credentials", "key": "privateKey"}
     assert spec["prerequisites"] == [{"name": "lz-ashburn"}]
+    assert _stack(example, "gpu-ash-a")["metadata"]["annotations"] == {"kustomize.toolkit.fluxcd.io/prune":
+                                                                        "disabled"}
+    assert "annotations" not in _stack(example, "gpu-ash-a-drift")["metadata"]
     assert spec["config"]["oke-rdma:cluster"]["kubernetesVersion"] == "v1.34.1"
     twin = _stack(example, "gpu-ash-a-drift")["spec"]
     assert twin["preview"] is True and twin["continueResyncOnCommitMatch"] is True
@@ -186,12 +189,14 @@ def test_stack_runs_the_pinned_release_with_refresh_and_no_destroy(example):
 
 def test_decommissioned_stack_destroys_on_finalize_with_its_program(tmp_path):
     """decommissioned: destroyOnFinalize and runProgram (PKO #1299: the source-free destroy of v2.8-v2.9 fails
-    for Python) on the Stack, never on its drift twin."""
+    for Python) on the Stack, never on its drift twin; the Stack loses its prune protection (Flux deletes it once its
+    entry is removed)."""
     path = fleet_copy(tmp_path, lambda d: cluster(d, "gpu-chi-a").update(decommissioned=True))
     fleet = load_fleet(path)
     rendered = render(fleet, resolve(fleet))
     spec = _stack(rendered, "gpu-chi-a")["spec"]
     assert spec["destroyOnFinalize"] is True and spec["runProgram"] is True
+    assert "annotations" not in _stack(rendered, "gpu-chi-a")["metadata"]  # Flux prunes it once removed
     assert spec["config"]["oke-rdma:storage"]["fss"]["protect"] is False
     assert _stack(rendered, "gpu-chi-a-drift")["spec"]["destroyOnFinalize"] is False
     assert _stack(rendered, "gpu-ash-a")["spec"]["destroyOnFinalize"] is False
