@@ -278,3 +278,23 @@ def test_secret_config_goes_by_reference(tmp_path):
     assert "gpu-ash-a-config: oke-rdma.platform" in rendered.files["secrets.txt"]
     assert "AAABAx" not in "".join(t for f, t in rendered.files.items() if not f.startswith("config/"))
     assert validate_files(rendered.files) == []
+
+
+def test_render_writes_nothing_when_a_rendered_object_is_invalid(tmp_path, monkeypatch, capsys):
+    """render validates before it writes: an object with an unknown field makes it exit 1 naming the field, and the
+    rendered directory is not created."""
+    from oke_rdma.fleet import write
+
+    real = write.render
+
+    def broken(fleet, stacks):
+        rendered = real(fleet, stacks)
+        path = "waves/02-main/gpu-ash-a.yaml"
+        rendered.files[path] = rendered.files[path].replace("  refresh: true", "  refresh: true\n  refesh: true", 1)
+        return rendered
+    monkeypatch.setattr(write, "render", broken)
+    path = fleet_copy(tmp_path)
+    assert write.render_command(path) == 1
+    err = capsys.readouterr().err
+    assert "waves/02-main/gpu-ash-a.yaml: Stack/gpu-ash-a: spec.refesh: unknown field" in err
+    assert not (tmp_path / "rendered").exists()
