@@ -254,6 +254,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         timings.mark("start")
     timings.mark("imports")
     args = _parser().parse_args(argv)
+    fleet_only = [f for f, v in (("--previous-dir", args.previous_dir), ("--json-dir", args.json_dir),
+                                 ("--summary", args.summary)) if v is not None]
+    single_only = [f for f, v in (("--stack", args.stack), ("--config-file", args.config_file), ("--config-json",
+                   args.config_json), ("--json", args.json), ("--previous", args.previous), ("--program",
+                   args.program), ("--stack-outputs", args.stack_outputs or None)) if v is not None]
+    if (args.fleet is None and fleet_only) or (args.fleet is not None and single_only):
+        flags = fleet_only if args.fleet is None else single_only
+        print(f"error: {', '.join(flags)}: {'only with --fleet' if args.fleet is None else 'not with --fleet'} "
+              "(the fleet file names every stack, its config and its landing zone; docs/fleet.md)", file=sys.stderr)
+        return EXIT_CONFIG
     if args.fleet is not None:
         from offline.fleetpreview import main as fleet_main
         return fleet_main(args)

@@ -155,3 +155,13 @@ def test_invalid_fleet_exits_2_before_any_preview(tmp_path, capsys):
     assert preview.main(["--fleet", str(path)]) == 2
     err = capsys.readouterr().err
     assert "fleet.yaml: clusters[0].wave: 'never' is not a wave" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--stack", "dev", "--previous-dir", "x"], "error: --previous-dir: only with --fleet"),
+    (["--fleet", "fleet/fleet.yaml", "--stack", "dev", "--json", "p.json"], "error: --stack, --json: not with --fleet"),
+])
+def test_fleet_and_single_stack_flags_do_not_mix(argv, message, capsys):
+    """A flag of the other mode would be ignored silently: it is refused (exit 2) before anything runs."""
+    assert preview.main(argv) == 2
+    assert capsys.readouterr().err.startswith(message)
