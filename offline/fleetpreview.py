@@ -8,7 +8,8 @@ feeds the clusters that take its network through ``--stack-outputs`` (the StackR
 whose landing zone failed is not previewed (``skipped``).
 
 With ``--previous-dir DIR`` (the base branch's plans, written by ``--json-dir`` of a fleet preview of the base),
-each stack is planned against its base plan (``<DIR>/<stack>.json``): creates, updates, replaces, deletes. A stack
+each stack is planned against its base plan (``<DIR>/<stack>.json``): creates, updates, replaces, deletes. Every
+stack is previewed with this checkout's program: a stack pinning another release says so in its note. A stack
 in the base (``<DIR>/fleet.json``) and no longer in the fleet is **removed**: every resource of its base plan is
 deleted; unless it was ``decommissioned`` in the base (the first of the two steps), the removal exits 5 like
 ``--fail-on-replace``, naming the stateful resources it would destroy. A base without ``fleet.json`` counts every
@@ -177,6 +178,9 @@ def preview_fleet(fleet_path: Path, previous_dir: Optional[Path] = None, json_di
             release = spec.release_of(s.entry).label
             row = Row(s.name, s.wave, release)
             rows.append(row)
+            if spec.release_of(s.entry) != spec.release:
+                # the offline preview runs this checkout's program: another release's code is not what it runs
+                row.note = f"pins {release}: previewed with this checkout's program, not that release's"
             config = Path(tmp) / f"Pulumi.{s.name}.yaml"
             _write_config(config, s.config)
             plan = out / f"{s.name}.json"
@@ -208,18 +212,17 @@ def preview_fleet(fleet_path: Path, previous_dir: Optional[Path] = None, json_di
                 row.counts, row.old_pools, row.refusals = plan_summary(json.loads(plan.read_text(encoding="utf-8")),
                                                                        base_plan)
                 if base is not None and not base.is_file():
-                    row.note = "new stack (no base plan)"
+                    row.note = "; ".join(filter(None, [row.note, "new stack (no base plan)"]))
             else:
-                row.note = row.note or next((line for line in row.output.splitlines() if line.startswith("error")),
-                                            "failed")[:160]
+                failure = next((line for line in row.output.splitlines() if line.startswith("error")), "failed")
+                row.note = "; ".join(filter(None, [row.note, failure[:160]]))
         if previous_dir is not None:
             rows += removed_rows(previous_dir, {s.name for s in stacks})
         if json_dir is not None:
             index = {s.name: {"kind": s.kind, "wave": s.wave, "release": spec.release_of(s.entry).label,
                               "decommissioned": bool(getattr(s.entry, "decommissioned", False))} for s in stacks}
             (json_dir / "fleet.json").write_text(json.dumps(index, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return worst([r.code if r.code is not None else 3 for r in rows if not r.note.startswith("skipped")] +
-                 ([3] if any(r.note.startswith("skipped") for r in rows) else [])), rows
+    return worst([r.code if r.code is not None else 3 for r in rows]), rows  # a skipped stack counts as failed
 
 
 def main(args: Any) -> int:

@@ -165,3 +165,35 @@ def test_fleet_and_single_stack_flags_do_not_mix(argv, message, capsys):
     """A flag of the other mode would be ignored silently: it is refused (exit 2) before anything runs."""
     assert preview.main(argv) == 2
     assert capsys.readouterr().err.startswith(message)
+
+
+def test_orchestration_order_landing_zone_feed_skip_and_release_note(tmp_path, monkeypatch):
+    """With the per-stack preview replaced by a stand-in: stacks run in rollout order, a cluster gets its landing
+    zone's plan as --stack-outputs, a cluster whose landing zone failed is skipped (counted as a failure), and a
+    cluster pinning another release says it is previewed with this checkout's program."""
+    from offline import fleetpreview
+    from tests.fleet.fleetfiles import cluster
+
+    calls = []
+
+    def fake_main(argv):
+        stack = argv[argv.index("--stack") + 1]
+        calls.append((stack, argv))
+        if stack == "lz-ashburn":
+            return 3
+        plan = argv[argv.index("--json") + 1]
+        with open(plan, "w") as f:
+            json.dump({"resources": [{"urn": "u", "type": "t", "name": "n", "custom": True}]}, f)
+        return 0
+    monkeypatch.setattr(preview, "main", fake_main)
+
+    def edit(d):
+        cluster(d, "gpu-chi-a")["release"] = {"git": {"url": "https://github.com/example/oke-rdma.git",
+                                                      "ref": "v1.5.0-rc.1", "commit": "ab" * 20}}
+    code, rows = fleetpreview.preview_fleet(fleet_copy(tmp_path, edit))
+    assert [c[0] for c in calls] == ["mgmt", "lz-ashburn", "gpu-chi-canary", "gpu-chi-a"]
+    by = {r.stack: r for r in rows}
+    assert by["gpu-ash-canary"].note == "skipped: landing zone lz-ashburn did not preview"
+    assert by["gpu-ash-a"].code is None and code == 3
+    assert by["gpu-chi-a"].note.startswith("pins git v1.5.0-rc.1@abababababab: previewed with this checkout's")
+    assert by["gpu-chi-a"].counts == {"create": 1} and by["lz-ashburn"].code == 3
