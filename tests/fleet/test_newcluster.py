@@ -8,6 +8,7 @@ import yaml
 from oke_rdma.fleet import load_fleet, resolve
 from oke_rdma.fleet.__main__ import main
 from oke_rdma.fleet.newcluster import strip_defaults
+from oke_rdma.new_stack import DEFAULT_KUBERNETES_VERSION
 from tests.fleet.fleetfiles import fleet_copy
 
 ARGS = ["--name", "gpu-ash-b", "--region", "us-ashburn-1", "--wave", "main", "--landing-zone", "lz-ashburn", "--",
@@ -18,6 +19,9 @@ def test_new_cluster_joins_the_fleet_and_follows_its_defaults(tmp_path):
     """The new stack file keeps only what the defaults do not give (no Kubernetes version: a bump of the defaults
     reaches it), no region and no network (the landing zone's); the fleet resolves and renders it in its wave."""
     path = fleet_copy(tmp_path)
+    defaults = yaml.safe_load((tmp_path / "defaults.yaml").read_text())
+    defaults["config"]["oke-rdma:cluster"]["kubernetesVersion"] = DEFAULT_KUBERNETES_VERSION  # what new_stack writes
+    (tmp_path / "defaults.yaml").write_text(yaml.safe_dump(defaults))
     assert main(["new-cluster", "--fleet", str(path), *ARGS]) == 0
     own = yaml.safe_load((tmp_path / "stacks" / "Pulumi.gpu-ash-b.yaml").read_text())["config"]
     assert "oke-rdma:cluster" not in own and "oci:region" not in own and "oke-rdma:network" not in own
@@ -25,7 +29,7 @@ def test_new_cluster_joins_the_fleet_and_follows_its_defaults(tmp_path):
     assert "shape" not in own["oke-rdma:nodePools"]["system"]  # the defaults' system pool
     stack = next(s for s in resolve(load_fleet(path)) if s.name == "gpu-ash-b")
     assert stack.wave == "main"
-    assert stack.config["oke-rdma:cluster"]["kubernetesVersion"] == "v1.34.1"
+    assert stack.config["oke-rdma:cluster"]["kubernetesVersion"] == DEFAULT_KUBERNETES_VERSION
     assert stack.config["oke-rdma:network"]["fromStack"]["stack"] == "example/oke-rdma/lz-ashburn"
     assert (tmp_path / "rendered" / "waves" / "02-main" / "gpu-ash-b.yaml").is_file()
     assert "fleet.yaml" in path.name and "name: gpu-ash-b" in path.read_text()
