@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup preview preflight test fuzz policy-docs bench clean consumer-preview outputs-docs docs
+.PHONY: setup preview preflight test fuzz policy-docs bench clean consumer-preview outputs-docs docs fleet-preview
 
 setup: $(STAMP)
 
@@ -41,10 +41,16 @@ outputs-docs: $(STAMP)
 
 ## make docs: regenerate every generated part of the documentation: the config reference (docs/configuration.md)
 ## and Pulumi.yaml's config schema from the config model, the NSG rules (docs/networking.md), the output contract
-## (docs/outputs.md) and the policy packs' tables (docs/policies.md); tests/components/test_docs.py fails when one is stale
+## (docs/outputs.md), the policy packs' tables (docs/policies.md) and the example fleet's rendered objects
+## (fleet/rendered, docs/fleet.md); tests/components/test_docs.py and tests/fleet/test_render.py fail when one is stale
 docs: $(STAMP)
 	$(PY) -m oke_rdma.docs --write
 	$(PY) -m policies.doc --write
+	$(PY) -m oke_rdma.fleet render --fleet fleet/fleet.yaml
+
+## make fleet-preview: the offline preview of every stack of the example fleet, one table (docs/fleet.md)
+fleet-preview: $(STAMP)
+	$(PY) -m offline.preview --fleet fleet/fleet.yaml
 
 ## make test: every test
 test: $(STAMP)

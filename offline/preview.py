@@ -235,6 +235,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--stack-outputs", action="append", default=[], metavar="NAME=PATH",
                         help="outputs of a stack the program reads through pulumi.StackReference(NAME): another "
                              "preview's --json plan or a JSON object of outputs; repeatable")
+    fleet = parser.add_argument_group("fleet (docs/fleet.md)")
+    fleet.add_argument("--fleet", type=Path, metavar="FLEET_YAML",
+                       help="preview every stack of a fleet file (landing zones first, feeding the clusters) and "
+                            "print one table; the exit code is the worst stack's (offline/fleetpreview.py)")
+    fleet.add_argument("--previous-dir", type=Path, metavar="DIR",
+                       help="with --fleet: the base branch's plans (<stack>.json and fleet.json, from --json-dir)")
+    fleet.add_argument("--json-dir", type=Path, metavar="DIR",
+                       help="with --fleet: write each stack's plan as DIR/<stack>.json, and DIR/fleet.json")
+    fleet.add_argument("--summary", type=Path, metavar="PATH",
+                       help="with --fleet: append the table to PATH (e.g. $GITHUB_STEP_SUMMARY)")
     return parser
 
 
@@ -244,6 +254,19 @@ def main(argv: Optional[list[str]] = None) -> int:
         timings.mark("start")
     timings.mark("imports")
     args = _parser().parse_args(argv)
+    fleet_only = [f for f, v in (("--previous-dir", args.previous_dir), ("--json-dir", args.json_dir),
+                                 ("--summary", args.summary)) if v is not None]
+    single_only = [f for f, v in (("--stack", args.stack), ("--config-file", args.config_file), ("--config-json",
+                   args.config_json), ("--json", args.json), ("--previous", args.previous), ("--program",
+                   args.program), ("--stack-outputs", args.stack_outputs or None)) if v is not None]
+    if (args.fleet is None and fleet_only) or (args.fleet is not None and single_only):
+        flags = fleet_only if args.fleet is None else single_only
+        print(f"error: {', '.join(flags)}: {'only with --fleet' if args.fleet is None else 'not with --fleet'} "
+              "(the fleet file names every stack, its config and its landing zone; docs/fleet.md)", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.fleet is not None:
+        from offline.fleetpreview import main as fleet_main
+        return fleet_main(args)
     global _SHOW_TIMINGS
     _SHOW_TIMINGS = args.timings
     for flag, value, check in (("--json", args.json, json_target_problem), ("--program", args.program,

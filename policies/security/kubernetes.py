@@ -58,7 +58,7 @@ ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 PSA_LEVELS = ("privileged", "baseline", "restricted")
 #: Capabilities that include IPC_LOCK.
 IPC_LOCK_CAPABILITIES = ("IPC_LOCK", "ALL")
-#: The repositories of the four charts oke-rdma installs (the default allow-list).
+#: The repositories of the charts oke-rdma installs (the default allow-list; a test ties it to the add-on registry).
 DEFAULT_ALLOWED_REPOSITORIES = [
     "https://prometheus-community.github.io/helm-charts",
     "https://helm.ngc.nvidia.com/nvidia",
@@ -67,6 +67,8 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "oci://registry.k8s.io/jobset/charts",
     "oci://ghcr.io/kubeflow/charts",
     "https://ray-project.github.io/kuberay-helm",
+    "oci://ghcr.io/pulumi/helm-charts",
+    "https://fluxcd-community.github.io/helm-charts",
 ]
 #: A chart name (Helm docs "Chart Best Practices": lower case letters and numbers, words separated by dashes);
 #: anything else beside ``repositoryOpts.repo`` is a local path or an alias, which Helm resolves without the repo.

@@ -139,3 +139,16 @@ def test_offline_job_previews_each_stack_against_the_base_branch_plan_and_gates_
         "FAIL_ON_REPLACE"]
     assert "GITHUB_STEP_SUMMARY" in preview["run"] and "^Replacements (" in preview["run"]
     assert "pipefail" in preview["run"] and "status=1" in preview["run"]
+
+
+def test_offline_job_previews_the_fleet_against_the_base_and_writes_the_table_to_the_summary():
+    """The fleet step: base plans from the base checkout (its own code), the rendered files checked fresh, then the
+    fleet preview against them, gated like the stacks, its table appended to the job summary."""
+    steps = load(PREVIEW)["jobs"]["offline-preview"]["steps"]
+    (fleet,) = [s for s in steps if "--fleet fleet/fleet.yaml" in s.get("run", "")]
+    run = fleet["run"]
+    assert "cd base" in run and "--json-dir ../fleet-base" in run and "--previous-dir fleet-base" in run
+    assert "python -m oke_rdma.fleet render --check" in run
+    assert '--summary "$GITHUB_STEP_SUMMARY"' in run and "${FAIL_ON_REPLACE}" in run
+    base = next(s for s in steps if s.get("with", {}).get("path") == "base")
+    assert steps.index(base) < steps.index(fleet)

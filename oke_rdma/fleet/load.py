@@ -1,0 +1,186 @@
+"""Reading and checking a fleet file: YAML (a key defined twice refused), the :class:`~oke_rdma.fleet.model.FleetFile`
+model, then the rules across entries. Every problem is one line naming the key path (``clusters[2].wave``) and
+the fix; all of them are collected before :class:`FleetError` is raised.
+
+Rules across entries (each with a failing and a passing test in tests/fleet/test_model.py):
+
+* a wave named twice; a wave without any cluster;
+* a cluster whose ``wave`` is not in ``waves``;
+* a name used twice (clusters, landing zones and the management cluster share one namespace: the Pulumi stacks
+  and the Stack objects);
+* a ``stackFile`` (or ``defaults``) that does not exist or is not a file;
+* a ``landingZone`` not declared, or in another region than the cluster (a VCN lives in one region);
+* a ``region`` OCI does not have (``oke_rdma.facts.regions``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from oke_rdma.facts.regions import regions
+
+from .model import FleetFile
+
+
+class FleetError(Exception):
+    """A fleet file that cannot be used: ``problems`` holds one line per problem (key path, what, fix)."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML 1.2 core scalars (``true``/``false`` only, no dates, no base-60), the way the Pulumi CLI's yaml.v3 reads
+    a stack file for the common cases; a mapping key defined twice is an error."""
+
+
+_Loader.yaml_implicit_resolvers = {k: [r for r in v if r[0] not in (
+    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                              list("tTfF"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$"), list("-+0123456789"))
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(
+    r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$"), list("-+.0123456789"))
+
+
+def _mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} defined twice (lines {seen[key] + 1} and {key_node.start_mark.line + 1}); "
+                "keep one", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _mapping)
+
+
+def read_yaml(path: Path, what: str) -> Any:
+    """The YAML document at ``path``. :raises FleetError: naming ``what`` (a key path) when missing or not YAML."""
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 (a SafeLoader subclass)
+    except FileNotFoundError:
+        raise FleetError([f"{what}: {path} does not exist; create it or fix the path"]) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise FleetError([f"{what}: cannot read {path} ({e}); fix the path"]) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise FleetError([f"{what}: {path}{where} is not valid YAML: {getattr(e, 'problem', None) or e}; fix it"]) \
+            from None
+
+
+def key_path(loc: tuple[Any, ...]) -> str:
+    """``('clusters', 2, 'wave')`` → ``clusters[2].wave``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(the file)"
+
+
+def _pydantic_problems(e: ValidationError) -> list[str]:
+    problems = []
+    for err in e.errors():
+        loc = tuple(p for p in err["loc"] if p not in ("function-after[_one(), Release]",))
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key; remove it or fix its spelling (docs/fleet.md lists the keys)"
+        elif err["type"] == "missing":
+            msg = "required; add it (docs/fleet.md)"
+        problems.append(f"{key_path(loc)}: {msg}")
+    return problems
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """A checked fleet file: the model, the file's path and its directory (paths inside are relative to it)."""
+
+    spec: FleetFile
+    path: Path
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    def file(self, relative: str) -> Path:
+        return (self.root / relative).resolve()
+
+
+def _cross_problems(spec: FleetFile, root: Path) -> list[str]:
+    problems: list[str] = []
+    known_regions = set(regions())
+    waves = spec.waves
+    for i, w in enumerate(waves):
+        if waves.index(w) != i:
+            problems.append(f"waves[{i}]: wave {w!r} is listed twice (waves[{waves.index(w)}]); keep one")
+    names: dict[str, str] = {}
+    members = ([("management", spec.management)] if spec.management else []) + \
+        [(f"landingZones[{i}]", z) for i, z in enumerate(spec.landing_zones)] + \
+        [(f"clusters[{i}]", c) for i, c in enumerate(spec.clusters)]
+    zones = {z.name: z for z in spec.landing_zones}
+    for where, m in members:
+        if m.name in names:
+            problems.append(f"{where}.name: {m.name!r} is already the name of {names[m.name]}; rename one (a name "
+                            "is a Pulumi stack and a Stack object)")
+        else:
+            names[m.name] = where
+        if m.region not in known_regions:
+            close = difflib.get_close_matches(m.region, sorted(known_regions), n=1)
+            hint = f"; did you mean {close[0]}?" if close else "; use an OCI region identifier such as us-ashburn-1"
+            problems.append(f"{where}.region: {m.region!r} is not an OCI region{hint}")
+        stack_file = (root / m.stack_file)
+        if not stack_file.is_file():
+            problems.append(f"{where}.stackFile: {m.stack_file} does not exist (relative to {root}); write it with "
+                            f"python -m oke_rdma.new_stack --stack {m.name} --output {m.stack_file} ..., or fix the "
+                            "path")
+    for i, c in enumerate(spec.clusters):
+        if c.wave not in waves:
+            problems.append(f"clusters[{i}].wave: {c.wave!r} is not a wave; use one of {', '.join(waves)} or add "
+                            "it to waves")
+        if c.landing_zone is not None:
+            zone = zones.get(c.landing_zone)
+            if zone is None:
+                declared = ", ".join(zones) or "none"
+                problems.append(f"clusters[{i}].landingZone: {c.landing_zone!r} is not a landing zone (declared: "
+                                f"{declared}); add it to landingZones or fix the name")
+            elif zone.region != c.region:
+                problems.append(f"clusters[{i}].landingZone: landing zone {zone.name!r} is in {zone.region}, the "
+                                f"cluster in {c.region}; a VCN serves one region: use a landing zone of {c.region} "
+                                "or none")
+    used = {c.wave for c in spec.clusters}
+    for i, w in enumerate(waves):
+        if w not in used and waves.index(w) == i:
+            problems.append(f"waves[{i}]: no cluster is in wave {w!r}; remove it")
+    if spec.defaults is not None and not (root / spec.defaults).is_file():
+        problems.append(f"defaults: {spec.defaults} does not exist (relative to {root}); create it or remove the key")
+    return problems
+
+
+def load_fleet(path: Path) -> Fleet:
+    """Read and check the fleet file at ``path``.
+
+    :raises FleetError: with one line per problem, each prefixed with the file name.
+    """
+    doc = read_yaml(path, str(path))
+    if not isinstance(doc, dict):
+        raise FleetError([f"{path}: expected a mapping with name, release, backend, operator, waves, clusters"])
+    try:
+        spec = FleetFile.model_validate(doc)
+    except ValidationError as e:
+        raise FleetError([f"{path.name}: {p}" for p in _pydantic_problems(e)]) from None
+    problems = _cross_problems(spec, path.parent)
+    if problems:
+        raise FleetError([f"{path.name}: {p}" for p in problems])
+    return Fleet(spec, path)

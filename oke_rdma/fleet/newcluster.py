@@ -1,0 +1,115 @@
+"""``python -m oke_rdma.fleet new-cluster``: a team's request for a cluster, as the pull request's content.
+
+    python -m oke_rdma.fleet new-cluster --fleet fleet/fleet.yaml --name gpu-ash-b --region us-ashburn-1 \\
+        --wave main --landing-zone lz-ashburn -- --availability-domains Uocm:US-ASHBURN-AD-3 --nodes 4
+
+Writes the stack file with :mod:`oke_rdma.new_stack` (every argument after ``--`` goes to it), then keeps in it only
+what the fleet does not already give: ``oci:region`` (the fleet sets it), the network when the cluster takes a
+landing zone's, and every value equal to the fleet's ``defaults`` (a copied default would pin that stack: a later bump
+of the defaults would pass it by). Appends the entry to ``clusters:``, checks the whole fleet (the fleet file's rules
+and each stack through the product's config model) and renders it. Any problem: one line naming the key, exit 2, and
+nothing is left written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+from .load import FleetError, load_fleet, read_yaml
+from .write import render_command
+
+
+def strip_defaults(own: Any, defaults: Any) -> Any:
+    """``own`` without the leaves equal to ``defaults``' at the same path (mappings emptied by that are dropped);
+    lists and scalars are compared whole. Returns ``...`` (Ellipsis) when nothing is left."""
+    if isinstance(own, dict) and isinstance(defaults, dict):
+        kept = {}
+        for k, v in own.items():
+            rest = strip_defaults(v, defaults[k]) if k in defaults else v
+            if rest is not ...:
+                kept[k] = rest
+        return kept if kept else ...
+    return ... if own == defaults else own
+
+
+def _append_entry(fleet_text: str, entry: dict[str, Any]) -> Optional[str]:
+    """The fleet file's text with ``entry`` appended to ``clusters:`` (at the indentation of its items) — only when
+    ``clusters:`` is its last top-level key (so appending keeps the YAML and its comments); None otherwise."""
+    lines = fleet_text.rstrip("\n").splitlines()
+    tops = [i for i, line in enumerate(lines) if line and not line[0].isspace() and line[0] not in "#-"]
+    if not tops or not lines[tops[-1]].startswith("clusters:"):
+        return None
+    items = [line for line in lines[tops[-1] + 1:] if line.lstrip().startswith("- ")]
+    indent = (len(items[0]) - len(items[0].lstrip())) if items else 2
+    item = yaml.safe_dump([entry], sort_keys=False, default_flow_style=False).splitlines()
+    return "\n".join(lines + [" " * indent + line for line in item]) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    own, _, passthrough = (argv[:argv.index("--")], None, argv[argv.index("--") + 1:]) if "--" in argv else \
+        (argv, None, [])
+    p = argparse.ArgumentParser(prog="python -m oke_rdma.fleet new-cluster", description=__doc__.splitlines()[0])
+    p.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"))
+    p.add_argument("--name", required=True)
+    p.add_argument("--region", required=True)
+    p.add_argument("--wave", required=True)
+    p.add_argument("--landing-zone")
+    args = p.parse_args(own)
+    from oke_rdma import new_stack
+
+    fleet = load_fleet(args.fleet)  # the fleet as it is must be valid first (FleetError: exit 2 in __main__)
+    rel = f"stacks/Pulumi.{args.name}.yaml"
+    path = fleet.root / rel
+    if path.exists():
+        print(f"error: --name: {rel} exists; pick another name", file=sys.stderr)
+        return 2
+    original = args.fleet.read_text(encoding="utf-8")
+    entry = {"name": args.name, "region": args.region, "wave": args.wave, "stackFile": rel}
+    if args.landing_zone:
+        entry["landingZone"] = args.landing_zone
+    appended = _append_entry(original, entry)
+    if appended is None:
+        print(f"error: {args.fleet}: clusters: is not the file's last key; add the entry by hand: {entry}",
+              file=sys.stderr)
+        return 2
+    path.parent.mkdir(parents=True, exist_ok=True)
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = new_stack.main(["--stack", args.name, "--region", args.region, "--output", str(path), *passthrough])
+    if code != 0:
+        sys.stderr.write(err.getvalue())
+        return code
+    try:
+        written = read_yaml(path, rel)["config"]
+        defaults = read_yaml(fleet.file(fleet.spec.defaults), "defaults").get("config", {}) \
+            if fleet.spec.defaults else {}
+        written.pop("oci:region", None)
+        if args.landing_zone:
+            written.pop("oke-rdma:network", None)
+        kept = strip_defaults(written, defaults)
+        path.write_text(
+            f"# Stack {args.name} of fleet {fleet.spec.name}: written by python -m oke_rdma.fleet new-cluster (from\n"
+            "# python -m oke_rdma.new_stack, keeping only what the fleet's defaults do not give). Placeholders\n"
+            "# ('replacewith') must be replaced before the pull request is merged; docs/fleet.md.\n"
+            + yaml.safe_dump({"config": kept if kept is not ... else {}}, sort_keys=False, width=120),
+            encoding="utf-8")
+        args.fleet.write_text(appended, encoding="utf-8")
+        code = render_command(args.fleet)
+    except FleetError as e:
+        for problem in e.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        code = 2
+    if code != 0:  # nothing is left half-written
+        args.fleet.write_text(original, encoding="utf-8")
+        path.unlink(missing_ok=True)
+        return code
+    print(f"wrote {rel}, added clusters entry {args.name!r} (wave {args.wave}); review the placeholders it lists "
+          f"({err.getvalue().count('placeholder')}), then open the pull request")
+    return 0

@@ -1,0 +1,170 @@
+"""Each fleet stack's resolved config: the fleet's ``defaults`` deep-merged under the stack's own file, then what the
+fleet owns set on top, checked by the product's own config model (:func:`oke_rdma.config.load_stack_config`).
+
+The merge is deterministic: mappings merge key by key (the stack's value wins), anything else — a list, a scalar,
+a ``{secure: ...}`` value — is replaced whole by the stack's. On top of it the fleet sets:
+
+* ``oci:region``: the entry's ``region`` (a stack file naming another region is refused);
+* ``oke-rdma:network.fromStack``: ``stack: <org>/<project>/<landing zone>`` for a cluster with a ``landingZone``,
+  with ``createNsgs: true`` unless the stack file sets it (the egress CIDRs below need this stack's NSG);
+* ``oke-rdma:network.apiEndpoint.allowedCidrs``: the management cluster's ``egressCidrs`` appended (once each), so
+  its workspaces reach every cluster's API (not on the management stack itself);
+* for a ``decommissioned`` cluster: ``storage.fss.protect`` and, when the stack has them, ``storage.lustre.protect``
+  and ``storage.objectStorage.protect`` (an enabled bucket) false, so ``pulumi destroy`` is not stopped by ``protect``.
+
+The resolved file is written (``render``) as ``Pulumi.<name>.yaml``, so the offline preview sees every value.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from oke_rdma.config import ConfigError, load_stack_config
+from oke_rdma.schema import SECRET_PLACEHOLDER
+
+from .load import Fleet, FleetError, read_yaml
+from .model import Cluster, LandingZone, Management
+
+NS = "oke-rdma"
+
+
+def is_secure(value: Any) -> bool:
+    """A ``{secure: <ciphertext>}`` leaf of a Pulumi stack file."""
+    return isinstance(value, dict) and set(value) == {"secure"}
+
+
+def deep_merge(base: Any, over: Any) -> Any:
+    """``over`` merged onto ``base``: mappings key by key (``over`` wins), everything else replaced by ``over``.
+    Neither argument is changed."""
+    if isinstance(base, dict) and isinstance(over, dict) and not is_secure(base) and not is_secure(over):
+        merged = {k: copy.deepcopy(v) for k, v in base.items()}
+        for k, v in over.items():
+            merged[k] = deep_merge(base[k], v) if k in base else copy.deepcopy(v)
+        return merged
+    return copy.deepcopy(over)
+
+
+def _config_of(doc: Any, what: str) -> dict[str, Any]:
+    if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
+        raise FleetError([f"{what}: expected a Pulumi stack file with a config: mapping"])
+    return dict(doc.get("config") or {})
+
+
+def _setdefault_path(config: dict[str, Any], key: str, path: tuple[str, ...]) -> dict[str, Any]:
+    node = config.setdefault(key, {})
+    for part in path:
+        if not isinstance(node, dict):
+            return {}
+        node = node.setdefault(part, {})
+    return node if isinstance(node, dict) else {}
+
+
+@dataclass(frozen=True)
+class ResolvedStack:
+    """One stack of the fleet with its resolved config (``config``: the stack file's ``config:`` mapping, secure
+    values kept as ``{secure: ...}``), its kind and its entry."""
+
+    name: str
+    kind: str
+    entry: "Cluster | LandingZone | Management"
+    config: dict[str, Any]
+
+    @property
+    def wave(self) -> str:
+        """The rollout wave: the cluster's, ``landing-zones`` or ``management``."""
+        return getattr(self.entry, "wave", None) or {"landingZone": "landing-zones"}.get(self.kind, self.kind)
+
+    @property
+    def secret_keys(self) -> list[str]:
+        """Top-level config keys holding a secure value anywhere inside (what Pulumi treats as secret)."""
+        def has(v: Any) -> bool:
+            return is_secure(v) or (isinstance(v, dict) and any(has(x) for x in v.values())) or \
+                (isinstance(v, list) and any(has(x) for x in v))
+        return sorted(k for k, v in self.config.items() if has(v))
+
+    def raw(self, placeholder: Optional[str] = None) -> dict[str, str]:
+        """The config as Pulumi hands it to a program: one string per key (JSON for structured values, secure
+        values replaced by ``placeholder``)."""
+        def plain(v: Any) -> Any:
+            if is_secure(v):
+                return placeholder if placeholder is not None else v
+            if isinstance(v, dict):
+                return {k: plain(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [plain(x) for x in v]
+            return v
+        out = {}
+        for k, v in self.config.items():
+            v = plain(v)
+            out[k] = v if isinstance(v, str) else ("" if v is None else json.dumps(v, sort_keys=True))
+        return out
+
+
+def _resolve(fleet: Fleet, entry: Any, kind: str, where: str, defaults: dict[str, Any]) -> ResolvedStack:
+    spec = fleet.spec
+    own = _config_of(read_yaml(fleet.file(entry.stack_file), f"{where}.stackFile"), f"{where}.stackFile")
+    problems: list[str] = []
+    region = own.get("oci:region")
+    if region is not None and region != entry.region:
+        problems.append(f"{where}.region: {entry.stack_file} sets oci:region {region}, the fleet {entry.region}; "
+                        "remove oci:region from the stack file (the fleet sets it)")
+    config = deep_merge(defaults, own)
+    config["oci:region"] = entry.region
+    if kind == "cluster" and entry.landing_zone:
+        network = _setdefault_path(config, f"{NS}:network", ())
+        # its own NSGs in the landing zone's VCN (unless the stack file says otherwise): the management cluster's
+        # egress CIDRs must reach TCP 6443 through this stack's control-plane NSG
+        network["fromStack"] = deep_merge(deep_merge({"createNsgs": True}, network.get("fromStack") or {}),
+                                          {"stack": spec.qualified(entry.landing_zone)})
+    if spec.management is not None and kind != "management":
+        endpoint = _setdefault_path(config, f"{NS}:network", ("apiEndpoint",))
+        cidrs = list(endpoint.get("allowedCidrs") or [])
+        endpoint["allowedCidrs"] = cidrs + [c for c in spec.management.egress_cidrs if c not in cidrs]
+    if getattr(entry, "decommissioned", False):
+        storage = config.get(f"{NS}:storage") or {}
+        parts = ["fss"] + [p for p in ("objectStorage", "lustre") if isinstance(storage.get(p), dict)
+                           and (p != "objectStorage" or storage[p].get("enabled") is True)]
+        for part in parts:  # only what the stack has (the product refuses protect on a disabled section)
+            _setdefault_path(config, f"{NS}:storage", (part,))["protect"] = False
+    if problems:
+        raise FleetError([f"{fleet.path.name}: {p}" for p in problems])
+    return ResolvedStack(entry.name, kind, entry, config)
+
+
+def resolve(fleet: Fleet, validate: bool = True) -> list[ResolvedStack]:
+    """Every stack of ``fleet`` resolved, in rollout order (management, landing zones, then the waves), each
+    checked by the product's config model when ``validate``.
+
+    :raises FleetError: one line per problem: a stack file that is not a stack file, a region conflict, or the
+        product's own config problems prefixed with the entry (``clusters[1] (gpu-ash)``).
+    """
+    spec = fleet.spec
+    defaults = _config_of(read_yaml(fleet.file(spec.defaults), "defaults"), "defaults") if spec.defaults else {}
+    entries: list[tuple[Any, str, str]] = []
+    if spec.management:
+        entries.append((spec.management, "management", "management"))
+    entries += [(z, "landingZone", f"landingZones[{spec.landing_zones.index(z)}]") for z in spec.landing_zones]
+    order = {w: i for i, w in enumerate(spec.waves)}
+    entries += [(c, "cluster", f"clusters[{i}]") for i, c in
+                sorted(enumerate(spec.clusters), key=lambda ic: (order[ic[1].wave], ic[0]))]
+    problems: list[str] = []
+    resolved: list[ResolvedStack] = []
+    for entry, kind, where in entries:
+        try:
+            stack = _resolve(fleet, entry, kind, where, defaults)
+        except FleetError as e:
+            problems += e.problems
+            continue
+        if validate:
+            try:
+                load_stack_config(stack.raw(placeholder=SECRET_PLACEHOLDER), stack.secret_keys)
+            except ConfigError as e:
+                problems += [f"{fleet.path.name}: {where} ({entry.name}, {entry.stack_file}): {p}" for p in e.problems]
+                continue
+        resolved.append(stack)
+    if problems:
+        raise FleetError(problems)
+    return resolved

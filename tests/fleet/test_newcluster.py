@@ -1,0 +1,62 @@
+"""Self-service: ``python -m oke_rdma.fleet new-cluster`` writes a team's stack file (from new_stack, minus what the
+fleet gives), appends its entry, checks and renders the fleet — or leaves nothing written."""
+
+from __future__ import annotations
+
+import yaml
+
+from oke_rdma.fleet import load_fleet, resolve
+from oke_rdma.fleet.__main__ import main
+from oke_rdma.fleet.newcluster import strip_defaults
+from oke_rdma.new_stack import DEFAULT_KUBERNETES_VERSION
+from tests.fleet.fleetfiles import fleet_copy
+
+ARGS = ["--name", "gpu-ash-b", "--region", "us-ashburn-1", "--wave", "main", "--landing-zone", "lz-ashburn", "--",
+        "--availability-domains", "Uocm:US-ASHBURN-AD-3", "--nodes", "4"]
+
+
+def test_new_cluster_joins_the_fleet_and_follows_its_defaults(tmp_path):
+    """The new stack file keeps only what the defaults do not give (no Kubernetes version: a bump of the defaults
+    reaches it), no region and no network (the landing zone's); the fleet resolves and renders it in its wave."""
+    path = fleet_copy(tmp_path)
+    defaults = yaml.safe_load((tmp_path / "defaults.yaml").read_text())
+    defaults["config"]["oke-rdma:cluster"]["kubernetesVersion"] = DEFAULT_KUBERNETES_VERSION  # what new_stack writes
+    (tmp_path / "defaults.yaml").write_text(yaml.safe_dump(defaults))
+    assert main(["new-cluster", "--fleet", str(path), *ARGS]) == 0
+    own = yaml.safe_load((tmp_path / "stacks" / "Pulumi.gpu-ash-b.yaml").read_text())["config"]
+    assert "oke-rdma:cluster" not in own and "oci:region" not in own and "oke-rdma:network" not in own
+    assert own["oke-rdma:nodePools"]["gpu"]["size"] == 4
+    assert "shape" not in own["oke-rdma:nodePools"]["system"]  # the defaults' system pool
+    stack = next(s for s in resolve(load_fleet(path)) if s.name == "gpu-ash-b")
+    assert stack.wave == "main"
+    assert stack.config["oke-rdma:cluster"]["kubernetesVersion"] == DEFAULT_KUBERNETES_VERSION
+    assert stack.config["oke-rdma:network"]["fromStack"]["stack"] == "example/oke-rdma/lz-ashburn"
+    assert (tmp_path / "rendered" / "waves" / "02-main" / "gpu-ash-b.yaml").is_file()
+    assert "fleet.yaml" in path.name and "name: gpu-ash-b" in path.read_text()
+
+
+def test_a_refused_cluster_leaves_nothing_written(tmp_path, capsys):
+    """A wave the fleet does not have: exit 2 naming the key; the fleet file is unchanged, no stack file is left."""
+    path = fleet_copy(tmp_path)
+    before = path.read_text()
+    args = [a if a != "main" else "late" for a in ARGS]
+    assert main(["new-cluster", "--fleet", str(path), *args]) == 2
+    assert "clusters[4].wave: 'late' is not a wave" in capsys.readouterr().err
+    assert path.read_text() == before
+    assert not (tmp_path / "stacks" / "Pulumi.gpu-ash-b.yaml").exists()
+
+
+def test_an_existing_stack_file_is_not_overwritten(tmp_path, capsys):
+    """A name whose stack file exists is refused before anything is written."""
+    path = fleet_copy(tmp_path)
+    args = [a if a != "gpu-ash-b" else "gpu-ash-a" for a in ARGS]
+    assert main(["new-cluster", "--fleet", str(path), *args]) == 2
+    assert "stacks/Pulumi.gpu-ash-a.yaml exists" in capsys.readouterr().err
+
+
+def test_strip_defaults_drops_equal_leaves_only():
+    """Leaves equal to the defaults go, a mapping left empty goes, a different list stays whole."""
+    own = {"a": {"x": 1, "y": 2}, "b": [1, 2], "c": {"z": 3}}
+    defaults = {"a": {"x": 1}, "b": [1], "c": {"z": 3}}
+    assert strip_defaults(own, defaults) == {"a": {"y": 2}, "b": [1, 2]}
+    assert strip_defaults({"c": {"z": 3}}, defaults) is ...
