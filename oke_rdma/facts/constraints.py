@@ -91,6 +91,9 @@ SOURCES: dict[str, tuple[str, str]] = {
     "operators": ("kubeflow/trainer, kubernetes-sigs/jobset, ray-project/kuberay, kubeflow/mpi-operator: charts and "
                   "manifests at the pinned versions (oke_rdma/addons/)", "2026-11-30"),
     "prometheus-rules": ("Prometheus docs, 'Alerting rules', 'Unit testing for rules' (promtool)", "2026-11-30"),
+    "pko": ("pulumi/pulumi-kubernetes-operator v2.9.0: the Stack CRD and its release notes (docs/fleet.md)",
+            "2026-12-01"),
+    "flux": ("fluxcd/flux2 v2.8.5: the Kustomization and GitRepository CRDs (docs/fleet.md)", "2026-12-01"),
     "pulumi": ("Pulumi docs, resource options (protect, retainOnDelete, deleteBeforeReplace, replaceOnChanges)",
                "2026-11-30"),
 }
@@ -673,6 +676,25 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("No two add-ons install CRDs of one API group", "operators", "create", "construction",
            "oke_rdma.addons._registry:Registry",
            "tests/addons/test_mpi_operator.py::test_no_two_addons_install_crds_of_the_same_api_group"),
+    ),
+    "addon:pulumiOperator": (
+        _c("A Stack's custom resource is valid for the pinned operator's CRD (unknown fields are dropped silently by "
+           "the API server; CEL rules hold)", "pko", "create,update", "construction", "oke_rdma.fleet.validate:schema_problems",
+           "tests/fleet/test_render.py::test_unknown_field_fails_the_check"),
+        _c("A Stack destroys its resources on delete only when decommissioned (destroyOnFinalize)", "pko", "delete",
+           "construction", "oke_rdma.fleet.render:render",
+           "tests/fleet/test_render.py::test_stack_runs_the_pinned_release_with_refresh_and_no_destroy"),
+        _c("The operator runs no policy packs: the workspace image adds them to every preview and up", "pko",
+           "create,update", "construction", "oke_rdma.fleet.render:render",
+           "tests/fleet/test_workspace.py::test_shim_adds_the_packs_to_preview_and_up"),
+    ),
+    "addon:flux": (
+        _c("A wave starts only when the previous wave's Stacks are Ready (dependsOn and health checks)", "flux",
+           "update", "construction", "oke_rdma.fleet.render:render",
+           "tests/fleet/test_render.py::test_waves_depend_on_the_previous_and_check_their_own_stacks"),
+        _c("Objects reference sources, service accounts and prerequisites that exist", "flux", "create",
+           "construction", "oke_rdma.fleet.validate:reference_problems",
+           "tests/fleet/test_render.py::test_broken_references_fail_the_check"),
     ),
 }
 
