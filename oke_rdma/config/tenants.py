@@ -27,6 +27,15 @@ class TenantQuota(_Model):
         "gpuBorrowingLimit`."))
 
 
+class TenantNetwork(_Model):
+    """The tenant's network wall (enforced by Cilium, ``platform.cilium``): ``allowFrom``, the other tenants whose
+    pods may open connections to this tenant's pods. Every other tenant's pods are denied; the platform's namespaces
+    keep their access (docs/tenants.md, "Isolation")."""
+
+    allow_from: list[str] = Field(default_factory=list, description=(
+        "Tenants (names under `tenants`) whose pods may connect to this tenant's pods; every other tenant is denied."))
+
+
 class Tenant(_Model):
     """A team's namespace. ``rdma: true`` allows RDMA pods (Pod Security ``privileged``), else ``restricted``.
 
@@ -49,6 +58,8 @@ class Tenant(_Model):
         "Access to the weights bucket (`storage.objectStorage`) for one of `serviceAccounts`: `{serviceAccount, "
         "access: read | readWrite}`."))
     quota: TenantQuota = Field(TenantQuota(), description="Kueue quotas of the tenant's ClusterQueue.")
+    network: TenantNetwork = Field(TenantNetwork(), description=(
+        "Network wall: `allowFrom` lists the tenants allowed in; all others are denied (needs `platform.cilium`)."))
     isolation: Literal["dedicated", "shared"] = Field("dedicated", description=(
         "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool; `shared`: may be "
         "(docs/sharing.md)."))

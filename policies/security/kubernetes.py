@@ -67,6 +67,7 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "oci://registry.k8s.io/jobset/charts",
     "oci://ghcr.io/kubeflow/charts",
     "https://ray-project.github.io/kuberay-helm",
+    "https://helm.cilium.io",
 ]
 #: A chart name (Helm docs "Chart Best Practices": lower case letters and numbers, words separated by dashes);
 #: anything else beside ``repositoryOpts.repo`` is a local path or an alias, which Helm resolves without the repo.
