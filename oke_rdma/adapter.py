@@ -239,15 +239,13 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
 
 def walls_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> WallsArgs:
     """:class:`~oke_rdma.walls.WallsArgs`: each tenant's namespace and the namespaces of its ``network.allowFrom``
-    tenants; the platform's other namespaces; the Cilium release and namespace (None without ``platform.cilium``)."""
+    tenants; the Cilium release and namespace (None without ``platform.cilium``)."""
     tenants = {t: cfg.tenant_namespace(t) for t in cfg.tenants}
-    walls = {t: TenantWall(ns, tuple(sorted({tenants[o] for o in cfg.tenants[t].network.allow_from})))
-             for t, ns in tenants.items()}
+    walls = {t: TenantWall(ns, tuple(sorted({tenants[o] for o in cfg.tenants[t].network.allow_from})),
+                           rdma=cfg.tenants[t].rdma) for t, ns in tenants.items()}
     engine = platform.releases.get("cilium")
     cilium_ns = cfg.platform.cilium.namespace
-    return WallsArgs(name_prefix=cfg.name_prefix, provider=provider, walls=walls,
-                     platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
-                     engine=engine, engine_namespace=platform.namespaces.get(cilium_ns) if engine else None,
+    return WallsArgs(name_prefix=cfg.name_prefix, provider=provider, walls=walls, engine=engine, engine_namespace=platform.namespaces.get(cilium_ns) if engine else None,
                      kubectl_version=cfg.cluster.kubernetes_version,
                      depends_on=[platform.namespaces[ns] for ns in tenants.values()])
 

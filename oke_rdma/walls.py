@@ -14,10 +14,11 @@ NetworkPolicy cannot open the wall.
   node's identity: its instance principal, its metadata). OKE Workload Identity does not use it: the SDK exchanges
   the pod's service-account token at the cluster's proxymux, ``https://$KUBERNETES_SERVICE_HOST:12250
   /resourcePrincipalSessionTokens``, and reads the region from ``OCI_RESOURCE_PRINCIPAL_REGION``.
-* ``<prefix>-wall-platform``: the pods of the platform's add-on namespaces (monitoring, the GPU Operator, Kueue,
-  KEDA, Cilium, ...) refuse connections from tenant pods (a tenant's pod reaching Prometheus, Grafana or a
-  controller's metrics). The platform reaches tenants (Prometheus scrapes, Kueue and the operators talk to the API
-  server, not to pods); ``kube-system`` is left alone (tenant pods need kube-dns).
+* ``<prefix>-wall-platform``: the pods of every namespace that is not a tenant's — the platform's add-on namespaces
+  (monitoring, the GPU Operator, Kueue, KEDA, Cilium, ...), the storage jobs', ``default`` and any created later —
+  refuse connections from tenant pods (a tenant's pod reaching Prometheus, Grafana or a controller's metrics).
+  The platform still reaches tenants (Prometheus scrapes them; Kueue and the operators talk to the API server, not to
+  pods); ``kube-system`` is left open (tenant pods need kube-dns).
 
 What pod policy cannot stop: a pod with ``hostNetwork: true`` (RDMA training pods) is not a Cilium endpoint, it
 speaks with its node's address and identity; RoCE traffic goes from the RDMA NICs straight to the peer's, never
@@ -40,7 +41,7 @@ listens on 169.254.169.254); OCI SDK OKE workload identity providers (proxymux p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -61,10 +62,12 @@ METADATA_CIDR = "169.254.169.254/32"
 
 @dataclass(frozen=True)
 class TenantWall:
-    """One tenant's wall: ``namespace``, and ``allow_from``, the namespaces of the tenants allowed in."""
+    """One tenant's wall: ``namespace``; ``allow_from``, the namespaces of the tenants allowed in; ``rdma``, its pods
+    may use hostNetwork (which no pod policy walls off)."""
 
     namespace: str
     allow_from: tuple[str, ...] = ()
+    rdma: bool = False
 
 
 def _labels(prefix: str) -> dict[str, str]:
@@ -93,15 +96,22 @@ def tenant_policy(prefix: str, tenant: str, wall: TenantWall) -> dict[str, Any]:
     }
 
 
-def platform_policy(prefix: str, platform_namespaces: Iterable[str]) -> dict[str, Any]:
-    """The CiliumClusterwideNetworkPolicy of the platform's namespaces: ingress from any tenant's pods denied."""
+#: Namespaces the platform's wall leaves open to tenants: kube-system runs kube-dns, which every pod needs.
+OPEN_TO_TENANTS = ("kube-system",)
+
+
+def platform_policy(prefix: str) -> dict[str, Any]:
+    """The CiliumClusterwideNetworkPolicy of every namespace that is not a tenant's (no ``okerdma.io/tenant`` label)
+    except ``kube-system``: the platform's add-on namespaces, the storage jobs' namespace, ``default`` and any
+    namespace created later outside the tenants. Ingress from any tenant's pods is denied."""
     return {
         "apiVersion": API_VERSION, "kind": KIND,
         "metadata": {"name": f"{prefix}-wall-platform", "labels": _labels(prefix)},
         "spec": {
-            "description": "oke-rdma: the platform's pods refuse tenants' pods",
+            "description": "oke-rdma: pods outside the tenants' namespaces (kube-system excepted) refuse tenants' pods",
             "endpointSelector": {"matchExpressions": [
-                {"key": NAMESPACE_KEY, "operator": "In", "values": sorted(set(platform_namespaces))}]},
+                {"key": NAMESPACE_LABEL_PREFIX + TENANT_LABEL, "operator": "DoesNotExist"},
+                {"key": NAMESPACE_KEY, "operator": "NotIn", "values": list(OPEN_TO_TENANTS)}]},
             "enableDefaultDeny": {"ingress": False, "egress": False},
             "ingressDeny": [{"fromEndpoints": [{"matchExpressions": [
                 {"key": NAMESPACE_LABEL_PREFIX + TENANT_LABEL, "operator": "Exists"}]}]}],
@@ -109,14 +119,9 @@ def platform_policy(prefix: str, platform_namespaces: Iterable[str]) -> dict[str
     }
 
 
-def policies(prefix: str, walls: Mapping[str, TenantWall], platform_namespaces: Iterable[str]) -> list[dict[str, Any]]:
-    """Every wall as a manifest (dict): one per tenant (in ``walls`` order), then the platform's (when it has
-    namespaces)."""
-    out = [tenant_policy(prefix, tenant, wall) for tenant, wall in walls.items()]
-    platform = sorted(set(platform_namespaces))
-    if platform:
-        out.append(platform_policy(prefix, platform))
-    return out
+def policies(prefix: str, walls: Mapping[str, TenantWall]) -> list[dict[str, Any]]:
+    """Every wall as a manifest (dict): one per tenant (in ``walls`` order), then the platform's."""
+    return [*(tenant_policy(prefix, tenant, wall) for tenant, wall in walls.items()), platform_policy(prefix)]
 
 
 #: The readiness gate's probe: a throw-away policy that selects nothing real.
@@ -131,7 +136,6 @@ class WallsArgs:
     :param name_prefix: the stack's name prefix.
     :param provider: the explicit Kubernetes provider of the cluster.
     :param walls: tenant → :class:`TenantWall`.
-    :param platform_namespaces: the platform's add-on namespaces (walled off from tenants).
     :param engine: the Cilium Helm release, or None when ``platform.cilium`` is off (then nothing is created).
     :param engine_namespace: Cilium's ``Namespace`` resource (the readiness gate runs there).
     :param kubectl_version: the cluster's Kubernetes version (the gate's kubectl image tag).
@@ -139,13 +143,12 @@ class WallsArgs:
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource, walls: Mapping[str, TenantWall],
-                 platform_namespaces: Iterable[str], engine: Optional[pulumi.Resource],
+                 engine: Optional[pulumi.Resource],
                  engine_namespace: Optional[k8s.core.v1.Namespace], kubectl_version: str,
                  depends_on: Sequence[pulumi.Resource] = ()):
         self.name_prefix = name_prefix
         self.provider = provider
         self.walls = dict(walls)
-        self.platform_namespaces = sorted(set(platform_namespaces))
         self.engine = engine
         self.engine_namespace = engine_namespace
         self.kubectl_version = kubectl_version
@@ -174,10 +177,16 @@ class Walls(pulumi.ComponentResource):
                     f"wall them off (docs/tenants.md, Isolation)", resource=self)
             self.register_outputs({"policies": []})
             return
+        rdma = sorted(t for t, w in args.walls.items() if w.rdma)
+        if rdma:
+            pulumi.log.info(
+                f"tenants {', '.join(rdma)} run RDMA pods with hostNetwork: their traffic (and all RoCE traffic) "
+                f"bypasses the Cilium walls, which only cover pod networking; they are kept apart by node pools "
+                f"(docs/tenants.md, Isolation)", resource=self)
         self.gate = ApiGate(f"{name}-gate", ApiGateArgs(
             args.engine, args.engine_namespace, [PROBE], args.provider, args.kubectl_version, args.name_prefix),
             pulumi.ResourceOptions(parent=self))
-        for manifest in policies(args.name_prefix, args.walls, args.platform_namespaces):
+        for manifest in policies(args.name_prefix, args.walls):
             logical = manifest["metadata"]["name"]
             self.policies[logical] = k8s.apiextensions.CustomResource(
                 logical, api_version=API_VERSION, kind=KIND, metadata=manifest["metadata"], spec=manifest["spec"],
