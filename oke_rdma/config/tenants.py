@@ -6,7 +6,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _k8s_name, _Model, _ocid
+from ._base import StrList, _k8s_name, _Model, _ocid
 from .object_storage import TenantWeights
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
@@ -32,7 +32,7 @@ class TenantNetwork(_Model):
     pods may open connections to this tenant's pods. Every other tenant's pods are denied; the platform's namespaces
     keep their access (docs/tenants.md, "Isolation")."""
 
-    allow_from: list[str] = Field(default_factory=list, description=(
+    allow_from: StrList = Field((), description=(
         "Tenants (names under `tenants`) whose pods may connect to this tenant's pods; every other tenant is denied."))
 
 

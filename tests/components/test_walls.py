@@ -141,7 +141,7 @@ def test_allow_from_names_other_tenants_of_the_stack(allow, where):
 
 def test_allow_from_an_existing_tenant_loads():
     cfg = load_stack_config(dev_raw_config(tenants={"analytics": {"network": {"allowFrom": ["research"]}}}))
-    assert cfg.tenants["analytics"].network.allow_from == ["research"]
+    assert cfg.tenants["analytics"].network.allow_from == ("research",)
 
 
 @pytest.mark.parametrize("run_name", ["dev", "prod"])
