@@ -84,8 +84,8 @@ def _rule_matches(rule: Any, labels: dict[str, str]) -> Optional[bool]:
 @dataclass
 class Reachability:
     """The table: ``tenants`` (tenant → namespace), ``platform`` (namespaces), ``cells`` ((source ns, destination
-    ns) → verdict), ``engine`` (a Cilium release is declared), ``metadata`` (tenant → whether its pods' egress to the
-    instance metadata endpoint is denied)."""
+    ns) → verdict), ``engine`` (a Cilium release is declared), ``metadata`` (tenant → whether its pods' egress to
+    the instance metadata endpoint is denied)."""
 
     tenants: dict[str, str] = field(default_factory=dict)
     platform: list[str] = field(default_factory=list)

@@ -140,12 +140,15 @@ class WallsArgs:
     :param engine_namespace: Cilium's ``Namespace`` resource (the readiness gate runs there).
     :param kubectl_version: the cluster's Kubernetes version (the gate's kubectl image tag).
     :param depends_on: the tenant namespaces.
+    :param shared_nodes: RDMA tenant → GPU pool → the other tenants whose flavors cover that pool too: their pods
+        may share nodes with the RDMA tenant's hostNetwork pods, which no pod policy walls off (warned about).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource, walls: Mapping[str, TenantWall],
                  engine: Optional[pulumi.Resource],
                  engine_namespace: Optional[k8s.core.v1.Namespace], kubectl_version: str,
-                 depends_on: Sequence[pulumi.Resource] = ()):
+                 depends_on: Sequence[pulumi.Resource] = (),
+                 shared_nodes: Optional[Mapping[str, Mapping[str, Sequence[str]]]] = None):
         self.name_prefix = name_prefix
         self.provider = provider
         self.walls = dict(walls)
@@ -153,6 +156,8 @@ class WallsArgs:
         self.engine_namespace = engine_namespace
         self.kubectl_version = kubectl_version
         self.depends_on = list(depends_on)
+        self.shared_nodes = {t: {p: list(o) for p, o in pools.items() if o}
+                             for t, pools in (shared_nodes or {}).items()}
 
 
 class Walls(pulumi.ComponentResource):
@@ -168,6 +173,15 @@ class Walls(pulumi.ComponentResource):
         super().__init__("oke-rdma:walls:Walls", name, None, opts)
         self.policies: dict[str, pulumi.CustomResource] = {}
         self.gate: Optional[ApiGate] = None
+        for tenant, pools in sorted(args.shared_nodes.items()):
+            if pools:
+                shared = "; ".join(f"pool {p} with {', '.join(sorted(o))}" for p, o in sorted(pools.items()))
+                pulumi.log.warn(
+                    f"tenant {tenant} runs RDMA pods with hostNetwork and shares GPU nodes ({shared}): hostNetwork "
+                    f"and RoCE traffic bypass every pod policy, so on a shared node its pods see the node's network "
+                    f"as the others' pods do; give it pools of its own with tenants.{tenant}.nodePools and isolation: "
+                    f"dedicated (docs/tenants.md, Isolation)",
+                    resource=self)
         if args.engine is None or args.engine_namespace is None:
             if len(args.walls) > 1:
                 pulumi.log.warn(
@@ -181,8 +195,8 @@ class Walls(pulumi.ComponentResource):
         if rdma:
             pulumi.log.info(
                 f"tenants {', '.join(rdma)} run RDMA pods with hostNetwork: their traffic (and all RoCE traffic) "
-                f"bypasses the Cilium walls, which only cover pod networking; they are kept apart by node pools "
-                f"(docs/tenants.md, Isolation)", resource=self)
+                f"bypasses the Cilium walls, which only cover pod networking; only separate node pools keep them "
+                f"apart (docs/tenants.md, Isolation)", resource=self)
         self.gate = ApiGate(f"{name}-gate", ApiGateArgs(
             args.engine, args.engine_namespace, [PROBE], args.provider, args.kubectl_version, args.name_prefix),
             pulumi.ResourceOptions(parent=self))

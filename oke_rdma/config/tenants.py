@@ -61,8 +61,12 @@ class Tenant(_Model):
     network: TenantNetwork = Field(TenantNetwork(), description=(
         "Network wall: `allowFrom` lists the tenants allowed in; all others are denied (needs `platform.cilium`)."))
     isolation: Literal["dedicated", "shared"] = Field("dedicated", description=(
-        "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool; `shared`: may be "
-        "(docs/sharing.md)."))
+        "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool, and the pools it lists in "
+        "`nodePools` are its alone; `shared`: may be (docs/sharing.md, docs/tenants.md)."))
+    node_pools: Optional[StrList] = Field(None, description=(
+        "The GPU pools (RDMA or shared) its Kueue flavors cover (default: every pool its isolation allows that no "
+        "`dedicated` tenant lists). A `dedicated` tenant's list is its own: no other tenant's flavors cover those "
+        "pools."))
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 

@@ -57,9 +57,9 @@ NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MOD
                                       "DAC_READ_SEARCH", "BPF", "NET_ADMIN", "SYSLOG", "SYS_TIME", "MAC_ADMIN"})
 #: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
 #: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
-#: Namespaces where node agents (Cilium's agent, the GPU Operator's, kube-prometheus-stack's node exporter) may escape to the node:
-#: the default of node-escape-only-in-node-agent-namespaces' ``nodeAgentNamespaces``; RBAC treats them as system
-#: namespaces (creating pods there reaches every node).
+#: Namespaces where node agents (Cilium's agent, the GPU Operator's, kube-prometheus-stack's node exporter) may
+#: escape to the node: the default of node-escape-only-in-node-agent-namespaces' ``nodeAgentNamespaces``; RBAC treats
+#: them as system namespaces (creating pods there reaches every node).
 NODE_ESCAPE_NAMESPACES = ("cilium", "gpu-operator", "monitoring")
 NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
                      "/var/lib/containerd", "/var/lib/docker", "/var/log/pods", "/usr", "/bin", "/sbin", "/lib",

@@ -65,7 +65,8 @@ def dev():
 
 
 def test_the_dev_stack_declares_them_in_each_tenant_namespace_after_it(dev):
-    namespaces = {r.inputs["metadata"]["name"]: r.urn for r in dev.resources if r.type == "kubernetes:core/v1:Namespace"}
+    namespaces = {r.inputs["metadata"]["name"]: r.urn for r in dev.resources
+                  if r.type == "kubernetes:core/v1:Namespace"}
     limits = [r for r in dev.resources if r.type == "kubernetes:core/v1:LimitRange"]
     assert sorted(r.inputs["metadata"]["namespace"] for r in limits) == ["analytics", "research"]
     for r in limits:

@@ -216,3 +216,58 @@ def test_a_default_deny_policy_without_an_allow_denies():
 def test_policies_order_and_names():
     out = policies("p", {"b": TenantWall("b-ns"), "a": TenantWall("a-ns", ("b-ns",))})
     assert [o["metadata"]["name"] for o in out] == ["p-wall-b", "p-wall-a", "p-wall-platform"]
+
+
+def test_an_rdma_tenant_sharing_gpu_nodes_is_warned_about(dev, prod):
+    """In dev research (RDMA) shares pool gpu with analytics; in prod pretraining and research share h100 with each
+    other and with evaluation: hostNetwork pods there are not walled, so every preview says so."""
+    assert [w for w in dev.warnings if w.startswith("tenant research runs RDMA pods with hostNetwork and shares GPU "
+                                                    "nodes (pool gpu with analytics)")]
+    assert len([w for w in prod.warnings if "runs RDMA pods with hostNetwork and shares GPU nodes" in w]) == 2
+
+
+def test_an_rdma_tenant_alone_on_its_pools_is_not_warned_about():
+    run = run_program(dev_raw_config(tenants={"analytics": None}), [], "dev")
+    assert not [w for w in run.warnings if "shares GPU nodes" in w]
+
+
+def test_a_dedicated_rdma_tenant_listing_its_pools_has_them_alone():
+    """research lists pool gpu: analytics' flavors leave it (its GPU quota goes), the guard lets analytics' GPU pods
+    on no pool, and nobody is warned about shared nodes."""
+    from oke_rdma.config.checks.fleet import tenant_pools
+    raw = dev_raw_config(tenants={"research": {"nodePools": ["gpu"]},
+                                  "analytics": {"quota": {"gpu": 0, "gpuBorrowingLimit": 0}}})
+    cfg = load_stack_config(raw)
+    assert tenant_pools(cfg, "research") == ["gpu"] and tenant_pools(cfg, "analytics") == []
+    run = run_program(raw, [], "dev")
+    assert not [w for w in run.warnings if "shares GPU nodes" in w]
+
+
+def test_leaving_the_other_tenants_quota_is_refused():
+    """The same without lowering analytics' quota: its GPUs have no pool left, named on its quota key."""
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_raw_config(tenants={"research": {"nodePools": ["gpu"]}}))
+    assert [p for p in err.value.problems if p.startswith("oke-rdma:tenants.analytics.quota.gpu:")]
+
+
+@pytest.mark.parametrize("tenants, where", [
+    ({"research": {"nodePools": ["gpus"]}}, "oke-rdma:tenants.research.nodePools[0]: 'gpus' is not an RDMA"),
+    ({"research": {"nodePools": ["system"]}}, "oke-rdma:tenants.research.nodePools[0]: 'system' is not an RDMA"),
+    ({"research": {"nodePools": ["gpu", "gpu"]}}, "oke-rdma:tenants.research.nodePools[1]: 'gpu' is listed twice"),
+    ({"research": {"nodePools": ["gpu"]}, "analytics": {"nodePools": ["gpu"]}},
+     "oke-rdma:tenants.analytics.nodePools[0]: pool 'gpu' is already dedicated to tenant 'research'"),
+])
+def test_node_pools_name_gpu_pools_a_dedicated_tenant_owns_alone(tenants, where):
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_raw_config(tenants=tenants))
+    assert [p for p in err.value.problems if p.startswith(where)], err.value.problems
+
+
+def test_a_dedicated_tenant_may_not_list_a_shared_pool():
+    raw, _ = read_stack_file(ROOT / "Pulumi.prod.yaml")
+    doc = json.loads(raw["oke-rdma:tenants"])
+    doc["research"]["nodePools"] = ["shared"]
+    with pytest.raises(ConfigError) as err:
+        load_stack_config({**raw, "oke-rdma:tenants": json.dumps(doc)})
+    assert [p for p in err.value.problems if p.startswith(
+        "oke-rdma:tenants.research.nodePools[0]: 'shared' is a shared (time-sliced or MIG) pool")]
