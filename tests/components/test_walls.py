@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -251,16 +252,19 @@ def test_leaving_the_other_tenants_quota_is_refused():
 
 
 @pytest.mark.parametrize("tenants, where", [
-    ({"research": {"nodePools": ["gpus"]}}, "oke-rdma:tenants.research.nodePools[0]: 'gpus' is not an RDMA"),
-    ({"research": {"nodePools": ["system"]}}, "oke-rdma:tenants.research.nodePools[0]: 'system' is not an RDMA"),
-    ({"research": {"nodePools": ["gpu", "gpu"]}}, "oke-rdma:tenants.research.nodePools[1]: 'gpu' is listed twice"),
+    ({"research": {"nodePools": ["gpus"]}}, re.escape("oke-rdma:tenants.research.nodePools[0]: 'gpus' is not an RDMA")),
+    ({"research": {"nodePools": ["system"]}},
+     re.escape("oke-rdma:tenants.research.nodePools[0]: 'system' is not an RDMA")),
+    ({"research": {"nodePools": ["gpu", "gpu"]}},
+     re.escape("oke-rdma:tenants.research.nodePools[1]: 'gpu' is listed twice")),
     ({"research": {"nodePools": ["gpu"]}, "analytics": {"nodePools": ["gpu"]}},
-     "oke-rdma:tenants.analytics.nodePools[0]: pool 'gpu' is already dedicated to tenant 'research'"),
+     r"oke-rdma:tenants\.(analytics|research)\.nodePools\[0\]: pool 'gpu' is already dedicated to tenant "
+     r"'(research|analytics)'"),
 ])
 def test_node_pools_name_gpu_pools_a_dedicated_tenant_owns_alone(tenants, where):
     with pytest.raises(ConfigError) as err:
         load_stack_config(dev_raw_config(tenants=tenants))
-    assert [p for p in err.value.problems if p.startswith(where)], err.value.problems
+    assert [p for p in err.value.problems if re.match(where, p)], err.value.problems
 
 
 def test_a_dedicated_tenant_may_not_list_a_shared_pool():
