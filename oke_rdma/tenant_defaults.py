@@ -6,7 +6,10 @@ the priority classes tenants may use, and a quota that keeps tenant pods off the
   in-cluster guard refuses any other ``priorityClassName`` in a tenant namespace, :mod:`oke_rdma.guard`). All far
   below ``system-cluster-critical`` (2000000000) and ``system-node-critical`` (2000001000), so a tenant's pods never
   preempt kube-dns, Cilium or the GPU Operator's daemons. None is ``globalDefault`` (it would apply to the platform's
-  pods too); a pod without a class gets priority 0, below all three.
+  pods too); a pod without a class gets priority 0, below all three. Each has ``preemptionPolicy: Never``: the
+  scheduler orders pending pods by it but never evicts a running pod for it, so a tenant cannot mark its pods
+  ``high`` to evict another tenant's pods from a shared node; eviction between tenants is Kueue's, by quota
+  (``reclaimWithinCohort``), never the scheduler's by priority.
 * Per tenant a ``LimitRange`` ``defaults``: every container that states no request gets ``cpu: 100m`` and
   ``memory: 256Mi``. The namespace's ResourceQuota counts ``requests.nvidia.com/gpu`` only (and the ``system-priority``
   quota below counts pods), so no pod is refused for lacking a CPU or memory request; the defaults make such pods
@@ -22,7 +25,8 @@ Sources (checked 2026-12-01): Kubernetes docs "Pod Priority and Preemption" (Pri
 billion for user classes; the two system classes and their values; ``globalDefault``), "Limit Ranges"
 (``defaultRequest``/``default`` per container, applied at admission), "Resource Quotas" (a quota on compute
 resources requires requests only for the resources it tracks; "Limit Priority Class consumption by default" and
-``scopeSelector`` with ``PriorityClass``), Kueue docs "Workload" (requests with LimitRange defaults applied).
+``scopeSelector`` with ``PriorityClass``), "Pod Priority and Preemption" / "Non-preempting PriorityClass"
+(``preemptionPolicy: Never``), Kueue docs "Workload" (requests with LimitRange defaults applied).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def manifests(prefix: str, tenant_namespaces: Mapping[str, str]) -> list[dict[st
     out: list[dict[str, Any]] = [
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": f"{prefix}-tenant-{suffix}", "labels": labels}, "value": value,
-         "globalDefault": False, "preemptionPolicy": "PreemptLowerPriority",
+         "globalDefault": False, "preemptionPolicy": "Never",
          "description": f"oke-rdma: {suffix} priority for tenant pods (never a system priority)"}
         for suffix, value in TENANT_PRIORITIES.items()]
     for tenant, ns in tenant_namespaces.items():

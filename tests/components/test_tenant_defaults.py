@@ -38,6 +38,8 @@ def test_priority_classes_stay_below_the_system_ones_and_none_is_global():
     assert [c["metadata"]["name"] for c in classes] == priority_class_names("okerdma-dev") == [
         "okerdma-dev-tenant-low", "okerdma-dev-tenant-normal", "okerdma-dev-tenant-high"]
     assert all(0 < c["value"] <= MAX_USER_PRIORITY and not c["globalDefault"] for c in classes)
+    # A tenant's "high" never evicts another tenant's running pod: only Kueue preempts, by quota.
+    assert all(c["preemptionPolicy"] == "Never" for c in classes)
     assert [c["value"] for c in classes] == sorted(TENANT_PRIORITIES.values())
 
 

@@ -25,7 +25,7 @@ from offline.engine import run_program
 from offline.reachability import (ALLOWED, DENIED, NOT_COVERED, OPEN, reachability, reachability_lines,
                                   selector_matches, verdict)
 from oke_rdma.config import ConfigError, load_stack_config
-from oke_rdma.walls import METADATA_CIDR, TenantWall, platform_policy, policies, tenant_policy
+from oke_rdma.walls import METADATA_CIDR, PROBE, TenantWall, platform_policy, policies, tenant_policy
 from tests.crddeps import crd_dependency_problems, gate_problems
 from tests.stackcfg import ROOT, dev_raw_config
 from offline.preview import read_stack_file
@@ -87,6 +87,8 @@ def test_the_crd_refuses_an_unknown_field_and_a_wrong_type():
     with pytest.raises(jsonschema.ValidationError):
         validate(wrong)
     validate(platform_policy("p"))
+    validate({"apiVersion": PROBE.api_version, "kind": PROBE.kind, "metadata": {"generateName": "p-"},
+              "spec": PROBE.spec})  # the readiness gate's dry-run object
 
 
 def test_each_tenant_is_walled_and_the_platform_too(dev):
