@@ -147,3 +147,11 @@ def test_every_other_release_waits_for_cilium(dev_run):
     assert cilium.inputs["repositoryOpts"]["repo"] == "https://helm.cilium.io"
     assert releases and all(cilium.urn in r.dependencies for r in releases.values())
     assert not any(r.urn in cilium.dependencies for r in releases.values())
+
+
+def test_a_chart_without_chaining_target_is_refused():
+    """cni.chainingTarget (how Cilium finds OKE's conflist) exists from 1.14.0 on."""
+    lines = [p for p in problems(platform={"cilium": {"version": "1.13.4"}})
+             if p.startswith("oke-rdma:platform.cilium.version")]
+    assert lines and "1.14.0" in lines[0], lines
+    assert load_dev_config(platform={"cilium": {"version": "1.14.0"}}).platform.cilium.version == "1.14.0"
