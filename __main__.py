@@ -23,7 +23,9 @@ from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, topology_name
 from oke_rdma.storage import Storage
+from oke_rdma.tenant_defaults import TenantDefaults
 from oke_rdma.volumes import SharedVolumes
+from oke_rdma.walls import Walls
 from oke_rdma.workload_identity import WorkloadIdentity
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
@@ -76,6 +78,11 @@ scheduling = (Scheduling(f"{prefix}-scheduling", adapter.scheduling_args(config,
 monitoring_args = adapter.monitoring_args(config, cluster.provider, platform)
 monitoring = Monitoring(f"{prefix}-monitoring", monitoring_args) if monitoring_args else None
 guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, platform))
+# The tenants' walls (Cilium policies, docs/tenants.md "Isolation") and what each tenant namespace needs to work:
+# default requests, the priority classes tenants may use, no system priority.
+walls = Walls(f"{prefix}-walls", adapter.walls_args(config, cluster.provider, platform))
+tenant_defaults = TenantDefaults(f"{prefix}-tenant-defaults", adapter.tenant_defaults_args(config, cluster.provider,
+                                                                                           platform))
 gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
 gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 

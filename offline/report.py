@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 from offline.engine import ProgramRun, topological
 from offline.plan import ordered_violations
+from offline.reachability import reachability_lines
 from offline.replacement import Change, protected_destroyed, retained, stateful_destroyed, summary
 from offline.values import UNKNOWN, hide, mask
 from offline.values import is_secret as _is_secret
@@ -427,6 +428,7 @@ def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     lines += _diagnostics(run, stack)
     lines += _policy_lines(run, report)
     lines += iam_section(run)
+    lines += reachability_lines(run.resources)
     lines += ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         shown = mask(value)

@@ -33,7 +33,9 @@ from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
 from oke_rdma.sharing import device_plugin_configs
 from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
+from oke_rdma.tenant_defaults import TenantDefaultsArgs, priority_class_names
 from oke_rdma.volumes import SharedVolumesArgs, TenantShare
+from oke_rdma.walls import TenantWall, WallsArgs
 from oke_rdma.workload_identity import WorkloadIdentityArgs
 
 
@@ -248,7 +250,33 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
     return GuardArgs(name_prefix=cfg.name_prefix, provider=provider,
                      tenant_pools={t: tenant_pools(cfg, t) for t in cfg.tenants}, tenant_namespaces=tenants,
                      platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
-                     depends_on=[platform.namespaces[ns] for ns in tenants.values()])
+                     depends_on=[platform.namespaces[ns] for ns in tenants.values()],
+                     tenant_priority_classes=priority_class_names(cfg.name_prefix))
+
+
+def walls_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> WallsArgs:
+    """:class:`~oke_rdma.walls.WallsArgs`: each tenant's namespace and the namespaces of its ``network.allowFrom``
+    tenants; the Cilium release and namespace (None without ``platform.cilium``); for each RDMA tenant, the other
+    tenants whose flavors cover its GPU pools (:func:`~oke_rdma.config.checks.fleet.tenant_pools`)."""
+    tenants = {t: cfg.tenant_namespace(t) for t in cfg.tenants}
+    walls = {t: TenantWall(ns, tuple(sorted({tenants[o] for o in cfg.tenants[t].network.allow_from})),
+                           rdma=cfg.tenants[t].rdma) for t, ns in tenants.items()}
+    pools = {t: tenant_pools(cfg, t) for t in cfg.tenants}
+    shared_nodes = {t: {p: [o for o in cfg.tenants if o != t and p in pools[o]] for p in pools[t]}
+                    for t in cfg.tenants if cfg.tenants[t].rdma}
+    engine = platform.releases.get("cilium")
+    cilium_ns = cfg.platform.cilium.namespace
+    return WallsArgs(name_prefix=cfg.name_prefix, provider=provider, walls=walls, engine=engine, engine_namespace=platform.namespaces.get(cilium_ns) if engine else None,
+                     kubectl_version=cfg.cluster.kubernetes_version,
+                     depends_on=[platform.namespaces[ns] for ns in tenants.values()], shared_nodes=shared_nodes)
+
+
+def tenant_defaults_args(cfg: StackConfig, provider: pulumi.ProviderResource,
+                         platform: Platform) -> TenantDefaultsArgs:
+    """:class:`~oke_rdma.tenant_defaults.TenantDefaultsArgs`: the tenants' namespaces and their resources."""
+    return TenantDefaultsArgs(name_prefix=cfg.name_prefix, provider=provider,
+                              tenant_namespaces={t: cfg.tenant_namespace(t) for t in cfg.tenants},
+                              namespaces=platform.namespaces)
 
 
 def gpu_health_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> Optional[GpuHealthArgs]:

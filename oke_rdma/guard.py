@@ -12,6 +12,10 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   admitted flavor), and may not name a node (``spec.nodeName`` bypasses the scheduler). The pools are the tenant's
   flavors' pools (``oke_rdma.config.checks.fleet.tenant_pools``): a ``dedicated`` tenant never gets a shared pool.
   Checked on CREATE (a scheduled pod's placement cannot change).
+* ``<prefix>-tenant-priority`` — in every tenant namespace (label ``okerdma.io/tenant``), a pod's
+  ``priorityClassName`` is unset or one of the tenants' classes (:mod:`oke_rdma.tenant_defaults`): never
+  ``system-node-critical``/``system-cluster-critical`` (a tenant pod would preempt the platform's daemons) nor a class
+  the platform keeps for itself. Checked on CREATE (the field is immutable). Created only when tenant classes exist.
 
 Each policy has ``failurePolicy: Fail`` (an expression that cannot be evaluated refuses the pod) and a binding with
 ``validationActions: [Deny]``; namespaces are selected by labels the platform sets on tenant namespaces
@@ -116,8 +120,18 @@ def _pod_rules(operations: Sequence[str]) -> list[dict[str, Any]]:
     return [{"apiGroups": [""], "apiVersions": ["v1"], "operations": list(operations), "resources": ["pods"]}]
 
 
+def priority_validations(classes: Sequence[str]) -> tuple[dict[str, str], ...]:
+    """CEL validation of the tenant-priority policy: ``priorityClassName`` unset, empty or one of ``classes``."""
+    allowed = _cel_list(classes)
+    return ({"expression": f"!has(object.spec.priorityClassName) || object.spec.priorityClassName == ''"
+                           f" || object.spec.priorityClassName in {allowed}",
+             "messageExpression": f"'priorityClassName ' + object.spec.priorityClassName + ' is not for tenant pods; "
+                                  f"use one of {', '.join(classes)}'",
+             "reason": "Forbidden"},)
+
+
 def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
-             platform_namespaces: Iterable[str]) -> list[dict[str, Any]]:
+             platform_namespaces: Iterable[str], tenant_priority_classes: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Every guard object as a Kubernetes manifest (dict): the RDMA-privileges policy and binding, and per tenant a
     tenant-pools policy and binding.
 
@@ -126,6 +140,7 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
     :param tenant_namespaces: tenant → its namespace.
     :param platform_namespaces: the platform add-ons' namespaces (privileged by design: GPU Operator, monitoring,
         the topology labeler); the RDMA-privileges policy leaves them, and the system namespaces, alone.
+    :param tenant_priority_classes: the PriorityClasses tenant pods may name (none: no tenant-priority policy).
     """
     labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
     exempt = sorted({*SYSTEM_NAMESPACES, *platform_namespaces})
@@ -153,6 +168,17 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                     "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
                         "namespaceSelector": {"matchLabels": {
                             "kubernetes.io/metadata.name": tenant_namespaces[tenant]}}}}})
+    if tenant_priority_classes:
+        name = f"{prefix}-tenant-priority"
+        out.append({"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name,
+                                                                                           "labels": labels},
+                    "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": _pod_rules(["CREATE"])},
+                             "validations": [dict(v) for v in priority_validations(tenant_priority_classes)]}})
+        out.append({"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding",
+                    "metadata": {"name": name, "labels": labels},
+                    "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
+                        "namespaceSelector": {"matchExpressions": [
+                            {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
     return out
 
 
@@ -165,17 +191,20 @@ class GuardArgs:
     :param tenant_namespaces: tenant → its namespace.
     :param platform_namespaces: the platform add-ons' namespaces (exempt from the RDMA-privileges policy).
     :param depends_on: the tenant namespaces (their labels select the bindings).
+    :param tenant_priority_classes: the PriorityClasses tenant pods may name (default none: no such policy).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource,
                  tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
-                 platform_namespaces: Iterable[str], depends_on: Sequence[pulumi.Resource] = ()):
+                 platform_namespaces: Iterable[str], depends_on: Sequence[pulumi.Resource] = (),
+                 tenant_priority_classes: Sequence[str] = ()):
         self.name_prefix = name_prefix
         self.provider = provider
         self.tenant_pools = dict(tenant_pools)
         self.tenant_namespaces = dict(tenant_namespaces)
         self.platform_namespaces = list(platform_namespaces)
         self.depends_on = list(depends_on)
+        self.tenant_priority_classes = list(tenant_priority_classes)
 
 
 class Guard(pulumi.ComponentResource):
@@ -188,7 +217,8 @@ class Guard(pulumi.ComponentResource):
     def __init__(self, name: str, args: GuardArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:guard:Guard", name, None, opts)
         self.objects: dict[str, pulumi.CustomResource] = {}
-        manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces)
+        manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
+                             args.tenant_priority_classes)
         for m in manifests:
             is_policy = m["kind"] == "ValidatingAdmissionPolicy"
             logical = f"{m['metadata']['name']}-{'policy' if is_policy else 'binding'}"

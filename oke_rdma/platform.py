@@ -187,7 +187,9 @@ class Platform(pulumi.ComponentResource):
             prepared = list(addon.prepare(release, ns.metadata.name, prefix, k8s_opts()) if addon.prepare else ())
             if prepared:
                 self.prepared[key] = prepared
-            deps: list[pulumi.Resource] = [ns, *args.depends_on, *prepared,
+            # The network's policy engine first (AddOn.cni): pods started before it are not enforced.
+            engines = [] if addon.cni else [installed[k] for k in installed if args.addons[k].cni]
+            deps: list[pulumi.Resource] = [ns, *args.depends_on, *prepared, *engines,
                                            *(installed[k] for k in addon.after if k in installed)]
             if addon.manifest is not None:
                 objs = [_namespaced(o, release.namespace) for o in addon.manifest(release, context)]

@@ -149,6 +149,8 @@ class AddOn:
     :param kueue_frameworks: the Kueue integrations (``integrations.frameworks`` names) of the kinds it installs: Kueue
         enables them only while the add-on is enabled (:mod:`oke_rdma.addons.kueue`).
     :param source: where its facts come from (docs titles/URLs, chart versions) and when they were checked.
+    :param cni: True for the pod network's policy engine (Cilium): pods started before it are not enforced until
+        restarted, so every other release of the platform waits for it.
     """
 
     key: str
@@ -167,6 +169,7 @@ class AddOn:
     manifest: Optional[ManifestHook] = None
     kueue_frameworks: tuple[str, ...] = ()
     source: str = ""
+    cni: bool = False
 
     def __post_init__(self) -> None:
         problems = []

@@ -6,7 +6,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
-from ._base import _k8s_name, _Model, _ocid
+from ._base import StrList, _k8s_name, _Model, _ocid
 from .object_storage import TenantWeights
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
@@ -25,6 +25,15 @@ class TenantQuota(_Model):
     gpu_borrowing_limit: int = Field(default=0, ge=0, description=(
         "GPUs the tenant may borrow from idle quota in the cohort; the namespace's ResourceQuota allows `gpu + "
         "gpuBorrowingLimit`."))
+
+
+class TenantNetwork(_Model):
+    """The tenant's network wall (enforced by Cilium, ``platform.cilium``): ``allowFrom``, the other tenants whose
+    pods may open connections to this tenant's pods. Every other tenant's pods are denied; the platform's namespaces
+    keep their access (docs/tenants.md, "Isolation")."""
+
+    allow_from: StrList = Field((), description=(
+        "Tenants (names under `tenants`) whose pods may connect to this tenant's pods; every other tenant is denied."))
 
 
 class Tenant(_Model):
@@ -49,9 +58,15 @@ class Tenant(_Model):
         "Access to the weights bucket (`storage.objectStorage`) for one of `serviceAccounts`: `{serviceAccount, "
         "access: read | readWrite}`."))
     quota: TenantQuota = Field(TenantQuota(), description="Kueue quotas of the tenant's ClusterQueue.")
+    network: TenantNetwork = Field(TenantNetwork(), description=(
+        "Network wall: `allowFrom` lists the tenants allowed in; all others are denied (needs `platform.cilium`)."))
     isolation: Literal["dedicated", "shared"] = Field("dedicated", description=(
-        "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool; `shared`: may be "
-        "(docs/sharing.md)."))
+        "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool, and the pools it lists in "
+        "`nodePools` are its alone; `shared`: may be (docs/sharing.md, docs/tenants.md)."))
+    node_pools: Optional[StrList] = Field(None, description=(
+        "The GPU pools (RDMA or shared) its Kueue flavors cover (default: every pool its isolation allows that no "
+        "`dedicated` tenant lists). A `dedicated` tenant's list is its own: no other tenant's flavors cover those "
+        "pools."))
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 

@@ -117,6 +117,21 @@ CHARTS: dict[str, ChartFacts] = {
                 f"{CHECKED}"),
         ),
     ),
+    "cilium": ChartFacts(
+        name="Cilium",
+        requirements=(
+            ApiRequirement(
+                "the cni.chainingTarget value", "chaining onto OKE's 'oci' conflist found on each node", "1.14.0",
+                "cilium/cilium#27579 ('new Helm option available as of v1.14.0'), Documentation/installation/"
+                f"cni-chaining-generic-veth.rst; {CHECKED}"),
+        ),
+        kubernetes=(
+            KubernetesSupport(
+                ("1.20.0", "1.21.0"), "1.21", None,
+                "cilium/charts cilium-1.20.0.tgz Chart.yaml (kubeVersion: '>= 1.21.0-0', which Helm enforces at "
+                f"install); checked 2026-12-01"),
+        ),
+    ),
     "keda": ChartFacts(
         name="KEDA",
         requirements=(),

@@ -91,6 +91,8 @@ SOURCES: dict[str, tuple[str, str]] = {
     "operators": ("kubeflow/trainer, kubernetes-sigs/jobset, ray-project/kuberay, kubeflow/mpi-operator: charts and "
                   "manifests at the pinned versions (oke_rdma/addons/)", "2026-11-30"),
     "prometheus-rules": ("Prometheus docs, 'Alerting rules', 'Unit testing for rules' (promtool)", "2026-11-30"),
+    "cilium": ("Cilium 1.20.0 docs and chart (values.schema.json), its OKE chaining guide and issues (oke_rdma/addons/"
+               "cilium.py)", "2026-12-01"),
     "pko": ("pulumi/pulumi-kubernetes-operator v2.9.0: the Stack CRD and its release notes (docs/fleet.md)",
             "2026-12-01"),
     "flux": ("fluxcd/flux2 v2.8.5: the Kustomization and GitRepository CRDs (docs/fleet.md)", "2026-12-01"),
@@ -438,9 +440,42 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("A tenant's GPU quota never exceeds what its pools can offer", "k8s-quota", "runtime", "config",
            "oke_rdma.config.checks.tenants:check_quotas",
            "tests/config/test_config_platform.py::test_tenant_gpu_quota_above_what_the_pools_offer"),
-        _c("A quota on requests refuses pods that set none (a LimitRange must give defaults)", "k8s-quota",
-           "runtime", "none", reason="the tenant quota counts only nvidia.com/gpu requests; pods without GPU "
-                                     "requests are not refused by it"),
+        _c("A quota on requests refuses pods that set none: the tenant's LimitRange gives default requests",
+           "k8s-quota", "runtime", "construction", "oke_rdma.tenant_defaults:manifests",
+           "tests/components/test_tenant_defaults.py::test_limit_range_sets_requests_only"),
+        _c("No pod at a system priority in a tenant namespace (pods: 0 at system-node-critical and "
+           "system-cluster-critical)", "k8s-quota", "runtime", "construction", "oke_rdma.tenant_defaults:manifests",
+           "tests/components/test_tenant_defaults.py::test_system_priority_quota_admits_no_pod_at_a_system_priority"),
+    ),
+    "kubernetes:core/v1:LimitRange": (
+        _c("Default requests only (a default limit would cap containers that set only requests)", "k8s-quota",
+           "runtime", "construction", "oke_rdma.tenant_defaults:manifests",
+           "tests/components/test_tenant_defaults.py::test_limit_range_sets_requests_only"),
+        _c("Objects are valid core/v1 (no unknown fields)", "k8s-api", "create", "construction",
+           "oke_rdma.tenant_defaults:manifests",
+           "tests/components/test_tenant_defaults.py::test_schema_validation_catches_a_malformed_limit_range"),
+    ),
+    "kubernetes:scheduling.k8s.io/v1:PriorityClass": (
+        _c("Names starting with system- are reserved; a tenant class never preempts (preemptionPolicy: Never) and "
+           "stays below the system classes", "k8s-api", "create,runtime", "construction",
+           "oke_rdma.tenant_defaults:priority_class_names",
+           "tests/components/test_tenant_defaults.py::test_priority_classes_stay_below_the_system_ones_and_none_is_global"),
+        _c("value and preemptionPolicy are immutable", "k8s-api", "update", "preview", _API_IMMUTABLE,
+           _CAS + "test_changes_the_api_server_refuses_are_refused_unless_declared_replace_on_changes"),
+    ),
+    "kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy": (
+        _c("Valid against Cilium's CRD at the pinned version (unknown fields refused)", "cilium", "create",
+           "construction", "oke_rdma.walls:policies",
+           "tests/components/test_walls.py::test_every_declared_policy_is_valid_against_the_crd"),
+        _c("A policy with deny rules turns default-deny on unless it says otherwise (it would cut DNS and scrapes)",
+           "cilium", "runtime", "construction", "oke_rdma.walls:tenant_policy",
+           "tests/components/test_walls.py::test_a_default_deny_policy_without_an_allow_denies"),
+        _c("Created only after cilium-operator registers its CRDs (after Helm returns)", "cilium", "create",
+           "construction", "oke_rdma.walls:Walls",
+           "tests/components/test_walls.py::test_policies_wait_for_cilium_and_a_gate_that_dry_runs_them"),
+        _c("hostNetwork pods and RoCE traffic bypass pod policy", "cilium", "runtime", "warning",
+           "oke_rdma.walls:Walls",
+           "tests/components/test_walls.py::test_an_rdma_tenant_sharing_gpu_nodes_is_warned_about"),
     ),
     "kubernetes:core/v1:ConfigMap": (
         _c("At most 1 MiB of data (the dashboards are the large ones); names, labels and annotations within the API "
@@ -676,6 +711,22 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("No two add-ons install CRDs of one API group", "operators", "create", "construction",
            "oke_rdma.addons._registry:Registry",
            "tests/addons/test_mpi_operator.py::test_no_two_addons_install_crds_of_the_same_api_group"),
+    ),
+    "addon:cilium": (
+        _c("Chaining on OKE's VCN-native CNI: generic-veth, native routing, no masquerading, kube-proxy kept",
+           "cilium", "create,runtime", "config", "oke_rdma.addons.cilium:checks",
+           "tests/addons/test_cilium.py::test_a_user_value_moving_what_chaining_needs_is_refused"),
+        _c("Chaining needs the VCN-native CNI (not Flannel)", "cilium", "create", "config",
+           "oke_rdma.addons.cilium:checks", "tests/addons/test_cilium.py::test_a_flannel_cluster_cannot_chain_cilium"),
+        _c("Its pool must not overlap the VCN or services CIDR", "cilium", "runtime", "config",
+           "oke_rdma.addons.cilium:overlaps_pool",
+           "tests/addons/test_cilium.py::test_a_vcn_overlapping_ciliums_pool_is_refused"),
+        _c("Pods started before the agent are not enforced: every other release waits for it", "cilium", "create",
+           "construction", "oke_rdma.addons.cilium:ADDON",
+           "tests/addons/test_cilium.py::test_every_other_release_waits_for_cilium"),
+        _c("Values are those the pinned chart declares, with their types", "cilium", "create,upgrade", "construction",
+           "oke_rdma.addons.cilium:values",
+           "tests/addons/test_cilium.py::test_every_value_is_declared_by_the_pinned_chart_with_its_type"),
     ),
     "addon:pulumiOperator": (
         _c("A Stack's custom resource is valid for the pinned operator's CRD (unknown fields are dropped silently by "

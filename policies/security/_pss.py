@@ -57,10 +57,10 @@ NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MOD
                                       "DAC_READ_SEARCH", "BPF", "NET_ADMIN", "SYSLOG", "SYS_TIME", "MAC_ADMIN"})
 #: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
 #: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
-#: Namespaces where node agents (the GPU Operator's, kube-prometheus-stack's node exporter) may escape to the node:
-#: the default of node-escape-only-in-node-agent-namespaces' ``nodeAgentNamespaces``; RBAC treats them as system
-#: namespaces (creating pods there reaches every node).
-NODE_ESCAPE_NAMESPACES = ("gpu-operator", "monitoring")
+#: Namespaces where node agents (Cilium's agent, the GPU Operator's, kube-prometheus-stack's node exporter) may
+#: escape to the node: the default of node-escape-only-in-node-agent-namespaces' ``nodeAgentNamespaces``; RBAC treats
+#: them as system namespaces (creating pods there reaches every node).
+NODE_ESCAPE_NAMESPACES = ("cilium", "gpu-operator", "monitoring")
 #: Container runtimes' state: OKE's managed nodes run CRI-O (OKE docs "Kubernetes Engine (OKE) Overview": CRI-O is the
 #: container runtime; checked 2026-12-01), whose images and container root filesystems are under /var/lib/containers
 #: and /var/lib/crio; containerd's and docker's too, for other images. /var/spool holds cron and at jobs the node
@@ -132,8 +132,9 @@ def _host_path_finding(path: Any, where: str) -> Finding:
 #: standalone dcgm-exporter — SYS_ADMIN — and k8s-device-plugin / nvidia-device-plugin —
 #: /var/lib/kubelet/device-plugins); prometheus-community ``kube-prometheus-stack`` and ``prometheus-node-exporter``
 #: (hostPID, hostNetwork, hostPath ``/``); NVIDIA Network Operator docs (OFED driver container, RDMA shared device
-#: plugin).
-NODE_AGENT_CHARTS = frozenset({"gpu-operator", "kube-prometheus-stack", "prometheus-node-exporter",
+#: plugin); Cilium chart 1.20.0 (the agent DaemonSet: privileged init containers, hostNetwork, NET_ADMIN/BPF/SYS_ADMIN,
+#: host paths /sys/fs/bpf, /opt/cni/bin, /etc/cni/net.d, /proc).
+NODE_AGENT_CHARTS = frozenset({"cilium", "gpu-operator", "kube-prometheus-stack", "prometheus-node-exporter",
                                "network-operator", "node-feature-discovery", "dcgm-exporter", "k8s-device-plugin",
                                "nvidia-device-plugin"})
 

@@ -69,6 +69,7 @@ DEFAULT_ALLOWED_REPOSITORIES = [
     "https://ray-project.github.io/kuberay-helm",
     "oci://ghcr.io/pulumi/helm-charts",
     "https://fluxcd-community.github.io/helm-charts",
+    "https://helm.cilium.io",
 ]
 #: A chart name (Helm docs "Chart Best Practices": lower case letters and numbers, words separated by dashes);
 #: anything else beside ``repositoryOpts.repo`` is a local path or an alias, which Helm resolves without the repo.

@@ -3,7 +3,7 @@
 ``privileged-namespace-purpose`` (stack) refuses a ``Namespace`` whose ``pod-security.kubernetes.io/enforce`` label
 is ``privileged`` (or unknown) unless it is
 
-* a node-agent namespace (config ``nodeAgentNamespaces``: the GPU Operator's and the Prometheus node exporter's,
+* a node-agent namespace (config ``nodeAgentNamespaces``: Cilium's, the GPU Operator's and the Prometheus node exporter's,
   plus the RDMA topology labeler's, which reads instance metadata over hostNetwork; only the config names them —
   releasing a node-agent chart somewhere does not, so a renamed namespace is added to the config), or
 * a GPU tenant namespace: the stack puts a ``ResourceQuota`` in it that caps ``requests.nvidia.com/gpu`` (how an
@@ -33,7 +33,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, read
     from kubernetes import ENFORCE_LABEL, NAMESPACE
 
-DEFAULT_NODE_AGENT_NAMESPACES = ["gpu-operator", "monitoring", "oke-rdma-topology"]
+DEFAULT_NODE_AGENT_NAMESPACES = ["cilium", "gpu-operator", "monitoring", "oke-rdma-topology"]
 
 
 def validate_privileged_namespace_purpose(args: StackValidationArgs, report_violation: ReportViolation) -> None:

@@ -33,7 +33,7 @@ from tests.stackcfg import dev_raw_config, of_type, one
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 #: The add-ons every stack gets unless it turns them off.
-CORE_ADDONS = {"kubePrometheusStack", "gpuOperator", "kueue", "keda"}
+CORE_ADDONS = {"cilium", "kubePrometheusStack", "gpuOperator", "kueue", "keda"}
 NS = "kubernetes:core/v1:Namespace"
 
 THROWAWAY = textwrap.dedent('''
@@ -118,10 +118,11 @@ def test_a_new_addon_module_is_planned_with_its_namespace_values_and_dependencie
 
 
 def test_a_new_addon_waits_for_nothing_disabled_and_is_skipped_when_disabled(temp_registry):
-    """Without kube-prometheus-stack the new add-on waits only for its namespace and sees it disabled in its values;
-    disabled itself, it has neither namespace nor release."""
+    """Without kube-prometheus-stack (and Cilium, which every add-on waits for) the new add-on waits only for its
+    namespace and sees it disabled in its values; disabled itself, it has neither namespace nor release."""
     model = platform_model(temp_registry)
-    run, _ = _plan(temp_registry, model.model_validate({"kubePrometheusStack": {"enabled": False}}))
+    run, _ = _plan(temp_registry, model.model_validate({"kubePrometheusStack": {"enabled": False},
+                                                        "cilium": {"enabled": False}}))
     thing = next(r for r in of_type(run.resources, RELEASE) if r.inputs["name"] == "throwaway-thing")
     assert thing.inputs["values"]["metrics"] == {"enabled": False}
     assert thing.dependencies == [one(run.resources, NS, "t-ns-throwaway-system").urn]

@@ -19,10 +19,12 @@ import celpy
 import kubernetes_validate
 import pytest
 
-from oke_rdma.guard import POOL_LABEL, RDMA_LABEL, policies, tenant_labels
+from oke_rdma.guard import POOL_LABEL, RDMA_LABEL, TENANT_LABEL, policies, tenant_labels
+from oke_rdma.tenant_defaults import priority_class_names
 
 OBJECTS = policies("okerdma-dev", {"research": ["gpu"], "analytics": ["gpu", "shared"]},
-                   {"research": "research", "analytics": "analytics"}, ["gpu-operator", "monitoring"])
+                   {"research": "research", "analytics": "analytics"}, ["gpu-operator", "monitoring"],
+                   priority_class_names("okerdma-dev"))
 ENV = celpy.Environment()
 
 
@@ -184,3 +186,37 @@ def test_schema_validation_catches_a_malformed_binding():
     bad["spec"]["validationActions"] = "Deny"
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(bad, "1.34.0", strict=True)
+
+
+PRIORITY = _policy("okerdma-dev-tenant-priority")
+
+
+@pytest.mark.parametrize("manifest", [
+    pod(), pod(priorityClassName=""), pod(priorityClassName="okerdma-dev-tenant-low"),
+    pod(priorityClassName="okerdma-dev-tenant-normal"), pod(priorityClassName="okerdma-dev-tenant-high"),
+], ids=["unset", "empty", "low", "normal", "high"])
+def test_tenant_priority_policy_admits_the_tenant_classes(manifest):
+    assert failures(PRIORITY, manifest) == []
+
+
+@pytest.mark.parametrize("name", ["system-node-critical", "system-cluster-critical", "okerdma-dev-platform",
+                                  "OKERDMA-DEV-TENANT-HIGH", "okerdma-prod-tenant-high"])
+def test_tenant_priority_policy_refuses_system_and_other_classes(name):
+    """The system classes would let a tenant pod preempt the platform's daemons; any class not made for tenants is
+    refused too (a look-alike in another case or of another stack included)."""
+    found = failures(PRIORITY, pod(priorityClassName=name))
+    assert found and name in found[0] and "okerdma-dev-tenant-low" in found[0]
+
+
+def test_tenant_priority_binding_selects_every_tenant_namespace():
+    binding = next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicyBinding"
+                   and o["spec"]["policyName"] == "okerdma-dev-tenant-priority")
+    assert binding["spec"]["matchResources"]["namespaceSelector"] == {
+        "matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
+    assert binding["spec"]["validationActions"] == ["Deny"]
+    assert TENANT_LABEL in tenant_labels("t", False, "dedicated")
+
+
+def test_no_tenant_classes_no_priority_policy():
+    names = [o["metadata"]["name"] for o in policies("p", {"t": ["gpu"]}, {"t": "t"}, [])]
+    assert "p-tenant-priority" not in names

@@ -14,9 +14,11 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 PROVIDER = "pulumi:providers:kubernetes"
 PSA_KEYS = ("pod-security.kubernetes.io/enforce", "pod-security.kubernetes.io/audit",
             "pod-security.kubernetes.io/warn")
-DEV_LEVELS = {"monitoring": "privileged", "gpu-operator": "privileged", "kueue-system": "restricted",
+DEV_LEVELS = {"cilium": "privileged", "monitoring": "privileged", "gpu-operator": "privileged",
+              "kueue-system": "restricted",
               "keda": "restricted", "research": "privileged", "analytics": "restricted"}
 PINNED = {  # Helm release name → (chart, repo, version) in the dev stack
+    "cilium": ("cilium", "https://helm.cilium.io", "1.20.0"),
     "kube-prometheus-stack": ("kube-prometheus-stack", "https://prometheus-community.github.io/helm-charts",
                               "87.2.1"),
     "gpu-operator": ("gpu-operator", "https://helm.ngc.nvidia.com/nvidia", "v25.10.1"),
@@ -57,7 +59,7 @@ def test_releases_pinned_to_config_versions():
         assert r.inputs["version"] == version
         assert r.inputs.get("repositoryOpts") == ({"repo": repo} if repo else None)
         assert r.inputs["createNamespace"] is False
-    assert set(platform.releases) == {"kubePrometheusStack", "gpuOperator", "kueue", "keda"}
+    assert set(platform.releases) == {"cilium", "kubePrometheusStack", "gpuOperator", "kueue", "keda"}
 
 
 def test_versions_follow_config():
@@ -98,15 +100,18 @@ def test_dependency_edges():
         assert releases[name].inputs["namespace"] == ns
     assert releases["kube-prometheus-stack"].urn in releases["gpu-operator"].dependencies
     assert releases["kube-prometheus-stack"].urn in releases["kueue"].dependencies  # its ServiceMonitor
-    for name in ("kube-prometheus-stack", "keda"):
-        assert not any(r.urn in releases[name].dependencies for r in releases.values()), name
+    cilium = releases.pop("cilium")
+    assert not any(r.urn in cilium.dependencies for r in releases.values())
+    for name in ("kube-prometheus-stack", "keda"):  # Cilium only (pods started before it are not enforced)
+        assert [d for d in releases[name].dependencies if d in {r.urn for r in releases.values()} | {cilium.urn}] \
+            == [cilium.urn], name
 
 
 def test_every_kubernetes_resource_uses_the_explicit_provider():
     run, _ = _run()
     provider = one(run.resources, PROVIDER, "k8s")
     k8s_resources = [r for r in run.resources if r.type.startswith("kubernetes:")]
-    assert len(k8s_resources) == 12  # 6 namespaces + 2 tenant ResourceQuotas + 4 releases
+    assert len(k8s_resources) == 14  # 7 namespaces + 2 tenant ResourceQuotas + 5 releases
     for r in k8s_resources:
         assert r.provider is not None and r.provider.startswith(provider.urn + "::"), r.name
     component = one(run.resources, "oke-rdma:platform:Platform")
@@ -136,7 +141,8 @@ def test_tenant_namespace_override_and_rdma_level():
 
 
 def test_disabled_releases_are_skipped():
-    run, platform = _run(platform={"keda": {"enabled": False}, "kubePrometheusStack": {"enabled": False}})
+    run, platform = _run(platform={"keda": {"enabled": False}, "kubePrometheusStack": {"enabled": False},
+                                   "cilium": {"enabled": False}})
     releases = _releases(run)
     assert set(releases) == {"gpu-operator", "kueue"}
     assert releases["kueue"].inputs["values"]["enablePrometheus"] is False

@@ -52,6 +52,11 @@ def test_details_show_the_whole_tree_and_every_output(capsys):
     assert code == 0
     assert sum("NetworkSecurityGroupSecurityRule" in line for line in out.splitlines()) >= 57
     assert "Types:" in out and '"okerdma-dev-cluster-principal": {' in out
+    # The tenants' walls, read back from the declared Cilium policies, and what pod policy cannot stop.
+    table = out.split("Reachability (pod → pod, read back from the declared CiliumClusterwideNetworkPolicies):")[1]
+    assert re.search(r"\n    analytics +- +denied +denied", table) and re.search(r"\n    research +denied +- +denied",
+                                                                                  table)
+    assert "hostNetwork pods (RDMA training pods) are not Cilium endpoints" in table
 
 
 def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_path, capsys):

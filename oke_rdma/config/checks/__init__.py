@@ -10,20 +10,22 @@ from collections.abc import Callable
 
 from ..stack import StackConfig
 from .compute import check_pools
-from .fleet import check_fleet
+from .fleet import check_fleet, check_tenant_pools
 from .network import check_network
 from .object_storage import check_object_storage
 from .oci_facts import check_image_regions, check_oci_facts, check_ocid_regions
 from .platform import check_addon_dependencies, check_chart_compatibility, check_platform
 from .storage import check_storage
 from .tenants import check_quotas, check_tenants
+from .walls import check_walls
 from .workload_identity import check_workload_identity
 
 #: Every cross-field rule, each ``(cfg) -> list of problems``; add new ``check_*`` functions here.
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
-    check_oci_facts, check_fleet, check_object_storage,
+    check_oci_facts, check_fleet, check_object_storage, check_walls,
+    check_tenant_pools,
 )
 
 

@@ -77,11 +77,45 @@ def shared_pools(cfg: StackConfig) -> list[str]:
 
 def tenant_pools(cfg: StackConfig, tenant: str) -> list[str]:
     """The pools tenant ``tenant``'s Kueue flavors cover, in the order its quota fills them: for a ``shared`` tenant
-    the shared pools first, then every RDMA pool; for a ``dedicated`` tenant the RDMA pools only (never a shared
-    pool)."""
-    if cfg.tenants[tenant].isolation == "shared":
-        return shared_pools(cfg) + list(cfg.rdma_pools)
-    return list(cfg.rdma_pools)
+    the shared pools first, then the RDMA pools; for a ``dedicated`` tenant the RDMA pools only (never a shared
+    pool). With ``tenants.<t>.nodePools`` only the pools listed there; without it, every such pool that no other
+    ``dedicated`` tenant lists in its ``nodePools`` (those are that tenant's alone)."""
+    t = cfg.tenants[tenant]
+    eligible = shared_pools(cfg) + list(cfg.rdma_pools) if t.isolation == "shared" else list(cfg.rdma_pools)
+    if t.node_pools is not None:
+        return [p for p in eligible if p in t.node_pools]
+    claimed = {p for name, other in cfg.tenants.items() if name != tenant and other.isolation == "dedicated"
+               for p in other.node_pools or ()}
+    return [p for p in eligible if p not in claimed]
+
+
+def check_tenant_pools(cfg: StackConfig) -> list[str]:
+    """``tenants.<t>.nodePools``: each entry an RDMA pool or a shared GPU pool of the stack, listed once; never a
+    shared pool for a ``dedicated`` tenant; a pool two ``dedicated`` tenants both list is refused (each one's list is
+    its alone)."""
+    problems: list[str] = []
+    gpu_pools = [*cfg.rdma_pools, *shared_pools(cfg)]
+    owners: dict[str, str] = {}
+    for name, tenant in cfg.tenants.items():
+        seen: set[str] = set()
+        for i, pool in enumerate(tenant.node_pools or ()):
+            at = _key(("tenants", name, "nodePools", i))
+            if pool not in gpu_pools:
+                problems.append(f"{at}: {pool!r} is not an RDMA or shared GPU pool of nodePools; name one of "
+                                f"{', '.join(gpu_pools) or '(none)'} or remove it")
+            elif pool in seen:
+                problems.append(f"{at}: {pool!r} is listed twice; remove one")
+            elif tenant.isolation == "dedicated" and pool in shared_pools(cfg):
+                problems.append(f"{at}: {pool!r} is a shared (time-sliced or MIG) pool and the tenant is dedicated; "
+                                f"remove it or set tenants.{name}.isolation: shared")
+            elif tenant.isolation == "dedicated" and pool in owners:
+                problems.append(f"{at}: pool {pool!r} is already dedicated to tenant {owners[pool]!r}; a dedicated "
+                                f"tenant's pools are its alone: give each its own pool")
+            else:
+                if tenant.isolation == "dedicated":
+                    owners[pool] = name
+            seen.add(pool)
+    return problems
 
 
 def pool_gpu_units(cfg: StackConfig, pool: str) -> Optional[int]:
