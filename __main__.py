@@ -22,6 +22,7 @@ from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, topology_name
 from oke_rdma.storage import Storage
+from oke_rdma.tenant_access import TenantAccess
 from oke_rdma.volumes import SharedVolumes
 from oke_rdma.workload_identity import WorkloadIdentity
 
@@ -73,6 +74,8 @@ scheduling = (Scheduling(f"{prefix}-scheduling", adapter.scheduling_args(config,
 monitoring_args = adapter.monitoring_args(config, cluster.provider, platform)
 monitoring = Monitoring(f"{prefix}-monitoring", monitoring_args) if monitoring_args else None
 guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, platform))
+# The tenants' people: three platform roles bound by RoleBindings in each tenant's namespace (docs/tenants.md).
+tenant_access = TenantAccess(f"{prefix}-tenant-access", adapter.tenant_access_args(config, cluster.provider, platform))
 gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
 gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 

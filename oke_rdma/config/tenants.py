@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, Strict, field_validator
 
 from ._base import _k8s_name, _Model, _ocid
+from .access import Member
 from .object_storage import TenantWeights
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
@@ -52,6 +53,9 @@ class Tenant(_Model):
     isolation: Literal["dedicated", "shared"] = Field("dedicated", description=(
         "`dedicated` (default): never scheduled on a shared (time-sliced or MIG) pool; `shared`: may be "
         "(docs/sharing.md)."))
+    members: Annotated[tuple[Member, ...], Strict(False)] = Field((), description=(
+        "The team's people: `{iamGroupId, role}` or `{oidcGroup, role}`, role `viewer` | `developer` | `admin`, "
+        "bound by RoleBindings in the tenant's namespace only (docs/tenants.md)."))
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 
