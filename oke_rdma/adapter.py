@@ -33,7 +33,7 @@ from oke_rdma.object_storage import WeightsBucketArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
 from oke_rdma.sharing import device_plugin_configs
-from oke_rdma.tenant_access import TenantAccessArgs, TenantBinding
+from oke_rdma.tenant_access import ROLES, TenantAccessArgs, TenantBinding, role_name
 from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
 from oke_rdma.volumes import SharedVolumesArgs, TenantShare
 from oke_rdma.workload_identity import WorkloadIdentityArgs
@@ -235,7 +235,9 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
     return GuardArgs(name_prefix=cfg.name_prefix, provider=provider,
                      tenant_pools={t: tenant_pools(cfg, t) for t in cfg.tenants}, tenant_namespaces=tenants,
                      platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
-                     depends_on=[platform.namespaces[ns] for ns in tenants.values()])
+                     depends_on=[platform.namespaces[ns] for ns in tenants.values()],
+                     tenant_groups=[s for b in tenant_bindings(cfg) for s in b.subjects],
+                     tenant_roles=[role_name(cfg.name_prefix, r) for r in ROLES])
 
 
 def gpu_health_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> Optional[GpuHealthArgs]:

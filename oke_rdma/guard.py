@@ -12,6 +12,8 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   admitted flavor), and may not name a node (``spec.nodeName`` bypasses the scheduler). The pools are the tenant's
   flavors' pools (``oke_rdma.config.checks.fleet.tenant_pools``): a ``dedicated`` tenant never gets a shared pool.
   Checked on CREATE (a scheduled pod's placement cannot change).
+* ``<prefix>-tenant-roles``, ``-tenant-rolebindings``, ``-tenant-clusterrolebindings`` — tenant subjects never get
+  what the platform owns (:mod:`oke_rdma.guard_rbac`).
 
 Each policy has ``failurePolicy: Fail`` (an expression that cannot be evaluated refuses the pod) and a binding with
 ``validationActions: [Deny]``; namespaces are selected by labels the platform sets on tenant namespaces
@@ -32,6 +34,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from oke_rdma.guard_rbac import rbac_policies
 
 TENANT_LABEL = "okerdma.io/tenant"
 RDMA_LABEL = "okerdma.io/rdma"
@@ -117,7 +121,8 @@ def _pod_rules(operations: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
-             platform_namespaces: Iterable[str]) -> list[dict[str, Any]]:
+             platform_namespaces: Iterable[str], tenant_groups: Iterable[str] = (),
+             tenant_roles: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Every guard object as a Kubernetes manifest (dict): the RDMA-privileges policy and binding, and per tenant a
     tenant-pools policy and binding.
 
@@ -126,6 +131,8 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
     :param tenant_namespaces: tenant → its namespace.
     :param platform_namespaces: the platform add-ons' namespaces (privileged by design: GPU Operator, monitoring,
         the topology labeler); the RDMA-privileges policy leaves them, and the system namespaces, alone.
+    :param tenant_groups: the RBAC Group names of the tenants' members; :param tenant_roles: the platform's tenant
+        ClusterRoles — both for the RBAC policies (:func:`oke_rdma.guard_rbac.rbac_policies`), appended last.
     """
     labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
     exempt = sorted({*SYSTEM_NAMESPACES, *platform_namespaces})
@@ -153,7 +160,7 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                     "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
                         "namespaceSelector": {"matchLabels": {
                             "kubernetes.io/metadata.name": tenant_namespaces[tenant]}}}}})
-    return out
+    return out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
 
 
 class GuardArgs:
@@ -165,11 +172,16 @@ class GuardArgs:
     :param tenant_namespaces: tenant → its namespace.
     :param platform_namespaces: the platform add-ons' namespaces (exempt from the RDMA-privileges policy).
     :param depends_on: the tenant namespaces (their labels select the bindings).
+    :param tenant_groups: the RBAC Group names of the tenants' members (default none).
+    :param tenant_roles: the platform's tenant ClusterRole names (default none).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource,
                  tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
-                 platform_namespaces: Iterable[str], depends_on: Sequence[pulumi.Resource] = ()):
+                 platform_namespaces: Iterable[str], depends_on: Sequence[pulumi.Resource] = (),
+                 tenant_groups: Iterable[str] = (), tenant_roles: Sequence[str] = ()):
+        self.tenant_groups = tuple(tenant_groups)
+        self.tenant_roles = tuple(tenant_roles)
         self.name_prefix = name_prefix
         self.provider = provider
         self.tenant_pools = dict(tenant_pools)
@@ -188,7 +200,8 @@ class Guard(pulumi.ComponentResource):
     def __init__(self, name: str, args: GuardArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__("oke-rdma:guard:Guard", name, None, opts)
         self.objects: dict[str, pulumi.CustomResource] = {}
-        manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces)
+        manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
+                             args.tenant_groups, args.tenant_roles)
         for m in manifests:
             is_policy = m["kind"] == "ValidatingAdmissionPolicy"
             logical = f"{m['metadata']['name']}-{'policy' if is_policy else 'binding'}"

@@ -52,6 +52,13 @@ TENANT_LABEL = "okerdma.io/tenant"
 #: Built-in roles a tenant subject never gets (they write NetworkPolicies, DaemonSets, RoleBindings to any role...).
 FORBIDDEN_BUILT_INS = ("edit", "admin", "cluster-admin")
 _SUBRESOURCES = ("", "/status", "/finalize", "/scale")
+#: (verb, group, resource) where escalate, bind and impersonate take effect (RBAC docs "Privilege escalation
+#: prevention and bootstrapping", "User impersonation").
+_ESCALATIONS = (("escalate", RBAC_GROUP, "roles"), ("escalate", RBAC_GROUP, "clusterroles"),
+                ("bind", RBAC_GROUP, "roles"), ("bind", RBAC_GROUP, "clusterroles"),
+                ("impersonate", "", "users"), ("impersonate", "", "groups"), ("impersonate", "", "serviceaccounts"),
+                ("impersonate", "authentication.k8s.io", "userextras/scopes"),
+                ("impersonate", "authentication.k8s.io", "uids"))
 FIX = ("Bind tenant subjects only to the platform's tenant roles (<prefix>-tenant-viewer/-developer/-admin, from "
        "tenants.<t>.members); the platform owns these kinds (oke_rdma/facts/tenancy.py) and changes them through its "
        "config.")
@@ -86,9 +93,12 @@ def platform_writes(rules: Iterable[Rule]) -> set[str]:
                 for name in names:
                     found.add(f"{'any verb on' if verb == '*' else verb} {name}{'.' + group if group else ''}")
     for r in rules:
-        for verb in ("escalate", "impersonate", "bind"):
-            if (verb in r.verbs or "*" in r.verbs) and r.resources and not (verb == "bind" and r.named_bind()):
+        for verb in ("escalate", "impersonate", "bind"):  # named on any resource, as rbac_model judges them
+            if verb in r.verbs and r.resources and not (verb == "bind" and r.named_bind()):
                 found.add(f"{verb} {','.join(sorted(r.resources))}")
+        for verb, group, resource in _ESCALATIONS:  # through `*` verbs, groups or resources
+            if "*" in r.verbs and r.allows(group, resource, verb):
+                found.add(f"{verb} {resource}{'.' + group if group else ''}")
     return found
 
 

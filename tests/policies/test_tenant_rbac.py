@@ -172,6 +172,8 @@ REFUSED_GRANTS = {
                                                  ["rbac.authorization.k8s.io"]), "bind clusterroles"),
     "escalate": (rule(["escalate"], ["roles"], ["rbac.authorization.k8s.io"]), "escalate roles"),
     "impersonate": (rule(["impersonate"], ["users"]), "impersonate users"),
+    "every verb on cluster roles": (rule(["*"], ["clusterroles"], ["rbac.authorization.k8s.io"]), "escalate clusterroles"),
+    "every verb on groups": (rule(["*"], ["groups"]), "impersonate groups"),
     "every resource of the core group": (rule(["*"], ["*"]), "any verb on resourcequotas"),
     "every group and resource, create only": (rule(["create"], ["*"], ["*"]), "create *.cilium.io"),
     "deletecollection on every Kueue kind": (rule(["deletecollection"], ["*"], ["kueue.x-k8s.io"]), "cohorts"),
@@ -229,6 +231,7 @@ def test_an_unknown_namespace_is_judged_as_a_tenant_namespace():
 @pytest.mark.parametrize("granted", [rule(["create", "delete"], ["pods", "configmaps"]),
                                      rule(["get", "list", "watch"], ["resourcequotas", "limitranges", "namespaces"]),
                                      rule(["create"], ["rayjobs"], ["ray.io"]),
+                                     rule(["*"], ["mpijobs", "mpijobs/status"], ["kubeflow.org"]),
                                      rule(["get"], ["clusterqueues"], ["kueue.x-k8s.io"])])
 def test_a_tenant_role_without_platform_writes_passes(granted):
     assert violations(tenant_ns(), role(granted), binding("r")) == []
