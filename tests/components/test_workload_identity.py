@@ -89,8 +89,9 @@ def _problems(**overrides) -> list[str]:
 
 
 def test_basic_cluster_refuses_workload_identity():
-    problems = _problems(cluster={"type": "BASIC_CLUSTER"}, nodePools={"gpu": {"rdma": False}},  # RDMA: not the point
-                         tenants={"research": {"quota": None}, "analytics": {"quota": None}})  # nor GPU quotas
+    problems = _problems(cluster={"type": "BASIC_CLUSTER", "oidc": None},  # RDMA, GPU quotas, OIDC: not the point
+                         nodePools={"gpu": {"rdma": False}}, tenants={"research": {"quota": None, "members": None},
+                                                                      "analytics": {"quota": None, "members": None}})
     assert problems == [
         f"oke-rdma:tenants.{t}.serviceAccounts.{sa}: Workload Identity needs an enhanced cluster, but cluster.type is "
         f"BASIC_CLUSTER; set oke-rdma:cluster.type to ENHANCED_CLUSTER or remove the binding"
@@ -98,7 +99,8 @@ def test_basic_cluster_refuses_workload_identity():
 
 
 def test_basic_cluster_without_bindings_is_fine():
-    cfg = load_dev_config(cluster={"type": "BASIC_CLUSTER"}, nodePools={"gpu": {"rdma": False}}, tenants=None)
+    cfg = load_dev_config(cluster={"type": "BASIC_CLUSTER", "oidc": None}, nodePools={"gpu": {"rdma": False}},
+                          tenants=None)
     assert cfg.cluster.type == "BASIC_CLUSTER" and workload_bindings(cfg) == []
 
 
