@@ -7,7 +7,8 @@ the line :data:`PULUMI_YAML_MARKER`) and is rendered from the code it documents:
 - ``docs/configuration.md`` ``config-table``: every config key (:mod:`oke_rdma.config.reference`);
 - ``Pulumi.yaml``: the ``config:`` schema and the list of map-valued keys (same source);
 - ``docs/networking.md`` ``nsg-rules``: every NSG rule (:func:`oke_rdma.network.rule_table_markdown`);
-- ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`).
+- ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`);
+- ``docs/tenants.md`` ``tenant-roles``: what each tenant role may do (:func:`oke_rdma.tenant_access.role_table`).
 
 ``make docs`` runs this and ``python -m policies.doc --write`` (the policy packs document themselves, without
 importing this package); ``tests/components/test_docs.py`` fails when any generated part is stale.
@@ -78,6 +79,11 @@ def _nsg_rules() -> str:
     return rule_table_markdown()
 
 
+def _tenant_roles() -> str:
+    from .tenant_access import role_table
+    return role_table()
+
+
 def _outputs_table() -> str:
     from .outputs import render_table
     return render_table() + "\n"
@@ -88,6 +94,7 @@ PARTS = (
     Part(PULUMI_YAML, None, _pulumi_schema),
     Part(DOCS / "networking.md", "nsg-rules", _nsg_rules),
     Part(DOCS / "outputs.md", "outputs-table", _outputs_table),
+    Part(DOCS / "tenants.md", "tenant-roles", _tenant_roles),
 )
 
 

@@ -83,6 +83,47 @@ def role_rules(prefix: str, enabled: Iterable[str]) -> dict[str, list[dict[str, 
     return {"viewer": viewer, "developer": developer, "admin": admin}
 
 
+def _cell(verbs: set[str], names: set[str]) -> str:
+    parts, rest = [], set(verbs)
+    for word, group in (("read", set(READ)), ("write", set(WRITE))):
+        if group <= rest:
+            parts.append(word)
+            rest -= group
+    parts += sorted(rest)
+    text = ", ".join(parts) if parts else "—"
+    return text + (" (only the three tenant roles)" if names else "")
+
+
+def role_table() -> str:
+    """The generated table of docs/tenants.md: each resource any tenant role touches, with what each role may do
+    (every operator enabled; a disabled operator's job kinds are not granted), then every kind the platform owns —
+    which no role writes — from :data:`oke_rdma.facts.tenancy.PLATFORM_OWNED`."""
+    from oke_rdma.facts.tenancy import OPERATOR_JOB_KINDS, PLATFORM_OWNED
+    roles = role_rules("<prefix>", [*OPERATOR_JOB_KINDS, *OPERATOR_READ_KINDS])
+    rows: dict[tuple[str, str], dict[str, tuple[set[str], set[str]]]] = {}
+    for role, rules in roles.items():
+        for r in rules:
+            for g in r["apiGroups"]:
+                for res in r["resources"]:
+                    verbs, names = rows.setdefault((g, res), {}).setdefault(role, (set(), set()))
+                    verbs.update(r["verbs"])
+                    names.update(r.get("resourceNames", []))
+    job_groups = {g for table in (OPERATOR_JOB_KINDS, OPERATOR_READ_KINDS) for kinds in table.values()
+                  for g, _ in kinds}
+    lines = ["| resource (API group) | viewer | developer | admin |", "|---|---|---|---|"]
+    for (g, res), by_role in sorted(rows.items(), key=lambda kv: (kv[0][0] != "", kv[0][0], kv[0][1])):
+        note = " ¹" if g in job_groups else ""
+        cells = [_cell(*by_role.get(role, (set(), set()))) for role in ROLES]
+        lines.append(f"| `{res}` ({g or 'core'}){note} | " + " | ".join(cells) + " |")
+    lines += ["", "¹ granted only when the operator serving it is enabled (`platform.<key>.enabled`).", "",
+              "No role writes any kind the platform owns (`oke_rdma/facts/tenancy.py`; the security pack and the "
+              "admission guard refuse RBAC that would):", "", "| kind | API group | a write would move |",
+              "|---|---|---|"]
+    for g, res, kind, _ns, why in PLATFORM_OWNED:
+        lines.append(f"| {kind} | {g or 'core'} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class TenantBinding:
     """The groups of one tenant with one role: ``subjects`` are RBAC Group names (IAM group OCIDs, or
