@@ -86,7 +86,7 @@ def test_no_monitoring_objects_without_kube_prometheus_stack():
     """With kube-prometheus-stack disabled there is no PrometheusRule and no dashboard ConfigMap (no CRD, no
     Grafana); the guard stays."""
     run = run_program(dev_raw_config(platform={"kubePrometheusStack": {"enabled": False}}), [], "dev")
-    assert of_type(run, RULE) == [] and len(of_type(run, VAP)) == 3
+    assert of_type(run, RULE) == [] and len(of_type(run, VAP)) == 3 + 3  # pods: 1 + one per tenant; RBAC: 3
 
 
 def test_tenant_namespaces_carry_tenant_rdma_and_isolation_labels(dev):
