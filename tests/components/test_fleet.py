@@ -166,4 +166,5 @@ def test_every_fleet_kubernetes_object_validates_against_the_kubernetes_schema(d
                     **{k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}}
         assert kubernetes_validate.validate(manifest, "1.34.0", strict=True) == "1.34", r.name
         checked += 1
-    assert checked == 2 + 6 + 5  # dashboards; guard policies and bindings; NPD SA, role, binding, config, DaemonSet
+    assert checked == 2 + 6 + 6 + 5  # dashboards; guard pod and RBAC policies and bindings; NPD SA, role, binding,
+    # config, DaemonSet

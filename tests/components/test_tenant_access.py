@@ -90,3 +90,14 @@ def test_with_create_policies_false_the_statement_is_output_not_created():
     run = run_program(dev_raw_config(iam={"createPolicies": False}), [], "dev")
     assert "okerdma-dev-cluster-users" in run.outputs["iamPolicies"]
     assert not [p for p in of_type(run, "oci:Identity/policy:Policy")]
+
+
+def test_the_roles_and_bindings_validate_against_the_kubernetes_schema():
+    """Strict (no unknown field) for Kubernetes 1.34: every ClusterRole and RoleBinding the component declares."""
+    import kubernetes_validate
+    objs = manifests("okerdma", ["kueue", "jobset", "trainer", "mpiOperator", "kuberay", "keda"],
+                     [TenantBinding("t", "t", r, ("oidc:g", "ocid1.group.oc1..aaaaaaaaexample")) for r in
+                      ("viewer", "developer", "admin")])
+    assert len(objs) == 6
+    for obj in objs:
+        assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34", obj["metadata"]["name"]
