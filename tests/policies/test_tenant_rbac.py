@@ -257,3 +257,44 @@ def test_a_binding_rendered_by_a_chart_is_judged_too():
                                                              "values": rendered})
     got = violations(tenant_ns(), release)
     assert len(got) == 1 and "resourcequotas" in got[0]
+
+
+# --- bind limited by resourceNames, in kubernetes-rbac-no-escalation (rbac_bind) -----------------------------------
+ESCALATION = "kubernetes-rbac-no-escalation"
+
+
+def binder(*names, with_crb=False):
+    rules = [rule(["create"], ["rolebindings"], ["rbac.authorization.k8s.io"]),
+             {**rule(["bind"], ["clusterroles"], ["rbac.authorization.k8s.io"]), "resourceNames": list(names)}]
+    if with_crb:
+        rules.append(rule(["create"], ["clusterrolebindings"], ["rbac.authorization.k8s.io"]))
+    return role(*rules, kind="ClusterRole", name="binder")
+
+
+def test_bind_limited_to_declared_roles_passes_and_unlimited_bind_is_refused():
+    target = role(rule(["create"], ["pods"]), kind="ClusterRole", name="dev")
+    assert violations(binder("dev"), binding("binder", ref_kind="ClusterRole"), target, rule_name=ESCALATION) == []
+    unlimited = role(rule(["create"], ["rolebindings"], ["rbac.authorization.k8s.io"]),
+                     rule(["bind"], ["clusterroles"], ["rbac.authorization.k8s.io"]), kind="ClusterRole",
+                     name="binder")
+    got = violations(unlimited, binding("binder", ref_kind="ClusterRole"), target, rule_name=ESCALATION)
+    assert any("escalate/bind" in m for m in got), got
+
+
+@pytest.mark.parametrize("name, phrase", [("cluster-admin", "grants everything"),
+                                          ("not-in-this-stack", "cannot be judged"),
+                                          ("system:node", "cannot be judged")])
+def test_bind_naming_an_unjudgeable_or_all_powerful_role_is_refused(name, phrase):
+    got = violations(binder(name), binding("binder", ref_kind="ClusterRole"), rule_name=ESCALATION)
+    assert len(got) == 1 and phrase in got[0], got
+
+
+def test_a_role_named_by_a_binder_takes_the_binders_scope():
+    target = role(rule(["create"], ["pods"]), kind="ClusterRole", name="dev")  # bound by no binding of the stack
+    assert violations(binder("dev"), binding("binder", ref_kind="ClusterRole"), target, rule_name=ESCALATION) == []
+    got = violations(binder("dev", with_crb=True), binding("binder", ref_kind="ClusterRole"), target,
+                     rule_name=ESCALATION)
+    assert any("may be bound in every namespace" in m and "workload creation" in m for m in got), got
+    got = violations(binder("dev"), binding("binder", ref_kind="ClusterRole", kind="ClusterRoleBinding"), target,
+                     rule_name=ESCALATION)
+    assert any("may be bound in every namespace" in m for m in got), got
