@@ -125,3 +125,18 @@ def test_the_tenant_policies_select_tenant_namespaces_and_cluster_role_bindings_
                                  and "pools" not in o["metadata"]["name"]], ids=lambda o: o["metadata"]["name"])
 def test_objects_validate_against_the_kubernetes_schema(obj):
     assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"
+
+
+def test_the_mpi_operators_roles_in_tenant_namespaces_are_admitted():
+    """The platform's own Roles and RoleBindings in tenant namespaces (the MPI Operator's per-tenant controller) pass
+    the guard, so the guard never blocks the platform."""
+    from oke_rdma.addons import REGISTRY
+    from oke_rdma.addons.mpi_operator import objects
+    from tests.stackcfg import load_dev_config
+    cfg = load_dev_config(platform={"mpiOperator": {"enabled": True}})
+    context = REGISTRY.context(cfg.platform, ["research", "analytics"])
+    objs = [o for o in objects(cfg.platform.mpi_operator, context)
+            if o["kind"] in ("Role", "RoleBinding") and o["metadata"].get("namespace") in ("research", "analytics")]
+    assert {o["kind"] for o in objs} == {"Role", "RoleBinding"}
+    for o in objs:
+        assert failures(policy("tenant-roles" if o["kind"] == "Role" else "tenant-rolebindings"), o) == []
