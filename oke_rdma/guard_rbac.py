@@ -68,7 +68,8 @@ def role_validations() -> list[dict[str, str]]:
 
 def rolebinding_validations(allowed_cluster_roles: Sequence[str]) -> list[dict[str, str]]:
     """The CEL validations of ``<prefix>-tenant-rolebindings`` (``object`` is a RoleBinding)."""
-    return [{"expression": f"object.roleRef.kind == 'Role' || object.roleRef.name in {_cel(list(allowed_cluster_roles))}",
+    allowed = _cel(list(allowed_cluster_roles))
+    return [{"expression": f"object.roleRef.kind == 'Role' || object.roleRef.name in {allowed}",
              "messageExpression": f"'a RoleBinding in a tenant namespace may reference a Role of the namespace or "
                                   f"the ClusterRoles {', '.join(allowed_cluster_roles)}, not ' + object.roleRef.name",
              "reason": "Forbidden"}]

@@ -1,8 +1,8 @@
 """Who may use the cluster: a tenant's people (``tenants.<t>.members``) and the cluster's OIDC sign-in
 (``cluster.oidc``).
 
-Sources (checked 2026-12-01): OKE docs "About Access Control and Kubernetes Engine (OKE)" (contengaboutaccesscontrol.htm:
-IAM users and groups appear to Kubernetes RBAC by their OCIDs, so a RoleBinding subject ``Group`` named with the
+Sources (checked 2026-12-01): OKE docs "About Access Control and Kubernetes Engine (OKE)"
+(contengaboutaccesscontrol.htm: IAM users and groups appear to Kubernetes RBAC by their OCIDs, so a RoleBinding subject ``Group`` named with the
 group's OCID binds an IAM group), "Authenticating Cluster Users using an External OpenID Connect (OIDC) Identity
 Provider" (contengOpenIDConnect-Authentication.htm: enhanced clusters; the API server validates the user's id_token
 against the issuer); pulumi-oci ``ClusterOptionsOpenIdConnectTokenAuthenticationConfigArgs`` (issuerUrl — https only
@@ -98,7 +98,8 @@ class OidcAuth(_Model):
     groups_claim: str = Field("groups", min_length=1, description="Claim holding the user's groups (a list).")
     groups_prefix: str = Field(description="Prepended to group names, e.g. `oidc:` (required); members' "
                                            "`oidcGroup` are bound as `<groupsPrefix><oidcGroup>`.")
-    required_claims: Annotated[tuple[RequiredClaim, ...], Strict(False)] = Field((), description="Claims the token must carry with a value.")
+    required_claims: Annotated[tuple[RequiredClaim, ...], Strict(False)] = Field((), description=(
+        "Claims the token must carry with a value."))
     signing_algorithms: StrList = Field(("RS256",), description="Accepted JWS algorithms (default RS256).")
     ca_certificate: Optional[str] = Field(None, description=(
         "Base64 PEM of the CA of the issuer's certificate, when not publicly trusted."))

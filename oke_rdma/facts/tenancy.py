@@ -20,9 +20,11 @@ Sources (checked 2026-12-01):
   "Custom Resources", "Kubernetes API Aggregation Layer", "Runtime Class", "Storage Classes", "API Priority and
   Fairness" (FlowSchema, PriorityLevelConfiguration), "Dynamic Resource Allocation" (DeviceClass), "Persistent
   Volumes"; sig-network network-policy-api v0.1 (AdminNetworkPolicy, BaselineAdminNetworkPolicy).
-* Kueue v0.14 API reference (``kueue.x-k8s.io/v1beta1``: ClusterQueue, LocalQueue, ResourceFlavor, Cohort
-  (v1alpha1), Topology, AdmissionCheck, WorkloadPriorityClass, ProvisioningRequestConfig, MultiKueueCluster,
-  MultiKueueConfig; Workload, whose status is the admission and the quota reservation).
+* kubernetes-sigs/kueue ``config/components/crd/bases`` at the pinned v0.18.2 and later (``kueue.x-k8s.io``:
+  ClusterQueue, LocalQueue, ResourceFlavor, Cohort, Topology, AdmissionCheck, WorkloadPriorityClass,
+  ProvisioningRequestConfig, MultiKueueCluster, MultiKueueConfig; Workload, whose status is the admission and the
+  quota reservation; newer kinds such as DynamicResourceAllocationConfig and ClusterQueueBinding): the whole group,
+  tenants only reading their LocalQueue and Workloads.
 * Cilium 1.18 CRDs (``cilium.io``: CiliumNetworkPolicy, CiliumClusterwideNetworkPolicy, CiliumCIDRGroup,
   CiliumEndpoint and CiliumIdentity — the identity a policy selects —, CiliumNode, CiliumLoadBalancerIPPool,
   CiliumEgressGatewayPolicy, CiliumLocalRedirectPolicy, CiliumEnvoyConfig, ...): the whole group.
@@ -55,6 +57,8 @@ PLATFORM_OWNED: tuple[tuple[str, str, str, bool, str], ...] = (
     ("kueue.x-k8s.io", "multikueueclusters", "MultiKueueCluster", False, "a limit: clusters jobs are sent to"),
     ("kueue.x-k8s.io", "multikueueconfigs", "MultiKueueConfig", False, "a limit: clusters jobs are sent to"),
     ("kueue.x-k8s.io", "workloads", "Workload", True, "a limit: its status admits a job and reserves quota"),
+    ("kueue.x-k8s.io", "*", "Kueue (every other kind)", True,
+     "a limit: Kueue's kinds of later releases too (DynamicResourceAllocationConfig, ClusterQueueBinding, ...)"),
     # walls
     ("", "namespaces", "Namespace", False, "a wall: the Pod Security level and the tenant labels"),
     ("networking.k8s.io", "networkpolicies", "NetworkPolicy", True, "a wall: pod network isolation"),

@@ -66,4 +66,5 @@ def binder_scope(role: Any, roles: list[Any], scope_of: Callable[[Any], tuple[st
         scope = "namespace" if b.kind == "Role" else scope_of(b)[0]
         if scope == "cluster" or _binds_cluster_wide(b):
             return "cluster", f"may be bound in every namespace by the holders of '{b.name}'"
-    return "namespace", f"may be bound only by RoleBindings the holders of {', '.join(repr(b.name) for b in binders)} write"
+    holders = ", ".join(repr(b.name) for b in binders)
+    return "namespace", f"may be bound only by RoleBindings the holders of {holders} write"

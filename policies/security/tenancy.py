@@ -5,7 +5,7 @@ here because the pack is published alone; ``tests/policies/test_tenant_rbac.py``
 A write to one of these kinds moves a limit (quotas, LimitRanges, Kueue queues, flavors, cohorts, priorities), a wall
 (namespaces and their Pod Security labels, network policies of every engine, admission policies, webhooks and their
 bindings, RBAC itself) or the cluster (CRDs, APIServices, nodes, volumes, storage and runtime classes, API fairness,
-device classes, the operators' own configuration). Sources: see the model (Kubernetes, Kueue v0.14, Cilium 1.18, the
+device classes, the operators' own configuration). Sources: see the model (Kubernetes, Kueue v0.18.2, Cilium 1.18, the
 operators oke-rdma installs; checked 2026-12-01).
 """
 from __future__ import annotations
@@ -28,6 +28,8 @@ PLATFORM_OWNED: tuple[tuple[str, str, str, bool, str], ...] = (
     ("kueue.x-k8s.io", "multikueueclusters", "MultiKueueCluster", False, "a limit: clusters jobs are sent to"),
     ("kueue.x-k8s.io", "multikueueconfigs", "MultiKueueConfig", False, "a limit: clusters jobs are sent to"),
     ("kueue.x-k8s.io", "workloads", "Workload", True, "a limit: its status admits a job and reserves quota"),
+    ("kueue.x-k8s.io", "*", "Kueue (every other kind)", True,
+     "a limit: Kueue's kinds of later releases too (DynamicResourceAllocationConfig, ClusterQueueBinding, ...)"),
     # walls
     ("", "namespaces", "Namespace", False, "a wall: the Pod Security level and the tenant labels"),
     ("networking.k8s.io", "networkpolicies", "NetworkPolicy", True, "a wall: pod network isolation"),

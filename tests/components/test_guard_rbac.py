@@ -87,8 +87,8 @@ def test_a_tenant_rolebinding_to_another_cluster_role_is_refused(ref):
     assert failures(policy("tenant-rolebindings"), binding("RoleBinding", ref)) != []
 
 
-@pytest.mark.parametrize("ref, ref_kind", [(ROLES[0], "ClusterRole"), (ROLES[2], "ClusterRole"), ("view", "ClusterRole"),
-                                           ("mpi-operator", "Role")])
+@pytest.mark.parametrize("ref, ref_kind", [(ROLES[0], "ClusterRole"), (ROLES[2], "ClusterRole"),
+                                           ("view", "ClusterRole"), ("mpi-operator", "Role")])
 def test_a_tenant_rolebinding_to_a_tenant_role_or_a_namespace_role_is_admitted(ref, ref_kind):
     assert failures(policy("tenant-rolebindings"), binding("RoleBinding", ref, ref_kind)) == []
 
