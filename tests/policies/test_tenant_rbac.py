@@ -32,7 +32,7 @@ def role(*rules, kind="Role", name="r", namespace="research"):
 
 def binding(ref, ref_kind="Role", subjects=(GROUP,), kind="RoleBinding", namespace="research", name="b"):
     meta = {"name": name, **({"namespace": namespace} if kind == "RoleBinding" else {})}
-    return res(RBAC + kind, name, {"metadata": meta, "subjects": list(subjects),
+    return res(RBAC + kind, name, {"metadata": meta, "subjects": subjects if subjects == U else list(subjects),
                                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": ref_kind,
                                                "name": ref}})
 
@@ -300,3 +300,10 @@ def test_a_role_named_by_a_binder_takes_the_binders_scope():
     got = violations(binder("dev"), binding("binder", ref_kind="ClusterRole", kind="ClusterRoleBinding"), target,
                      rule_name=ESCALATION)
     assert any("may be bound in every namespace" in m for m in got), got
+
+
+def test_unknown_subjects_are_judged_as_tenant_subjects():
+    """A ClusterRoleBinding whose subjects are unknown during preview may name a tenant: judged as one."""
+    pc = role(rule(["create"], ["priorityclasses"], ["scheduling.k8s.io"]), kind="ClusterRole", name="pc")
+    got = violations(pc, binding("pc", ref_kind="ClusterRole", kind="ClusterRoleBinding", subjects=U))
+    assert len(got) == 1 and "unknown during preview" in got[0]
