@@ -162,10 +162,22 @@ class TenantAccessArgs:
     :param enabled_addons: the enabled ``platform.<key>`` add-ons (their job kinds are granted).
     :param bindings: one :class:`TenantBinding` per tenant and role that has members.
     :param namespaces: namespace name → its Namespace resource (the RoleBindings wait for theirs).
+    :raises ValueError: a binding with a role other than viewer/developer/admin, with no subject, or in a namespace
+        ``namespaces`` does not hold (one line naming the argument).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource, enabled_addons: Iterable[str],
                  bindings: Iterable[TenantBinding], namespaces: Mapping[str, pulumi.Resource]):
+        bindings = tuple(bindings)
+        for i, b in enumerate(bindings):
+            if b.role not in ROLES:
+                raise ValueError(f"TenantAccessArgs.bindings[{i}].role: expected one of {', '.join(ROLES)}, got "
+                                 f"{b.role!r}")
+            if not b.subjects:
+                raise ValueError(f"TenantAccessArgs.bindings[{i}].subjects: empty; name at least one group")
+            if b.namespace not in namespaces:
+                raise ValueError(f"TenantAccessArgs.namespaces[{b.namespace!r}] missing; pass the platform's "
+                                 "namespaces (the RoleBindings wait for theirs)")
         self.name_prefix = name_prefix
         self.provider = provider
         self.enabled_addons = tuple(enabled_addons)
@@ -183,7 +195,6 @@ class TenantAccess(pulumi.ComponentResource):
         prefix = args.name_prefix
         self.roles: dict[str, k8s.rbac.v1.ClusterRole] = {}
         self.bindings: dict[str, k8s.rbac.v1.RoleBinding] = {}
-        by_ns = {b.namespace: b for b in args.bindings}
         for m in manifests(prefix, args.enabled_addons, args.bindings):
             if m["kind"] == "ClusterRole":
                 role = m["metadata"]["name"].rsplit("-", 1)[1]
@@ -194,7 +205,7 @@ class TenantAccess(pulumi.ComponentResource):
             ns = m["metadata"]["namespace"]
             role = m["metadata"]["name"].rsplit("-", 1)[1]
             tenant = next(b.tenant for b in args.bindings if b.namespace == ns and b.role == role)
-            deps = [self.roles[role]] + ([args.namespaces[ns]] if ns in args.namespaces and ns in by_ns else [])
+            deps = [self.roles[role], args.namespaces[ns]]
             self.bindings[f"{tenant}/{role}"] = k8s.rbac.v1.RoleBinding(
                 f"{prefix}-{tenant}-tenant-{role}", metadata=m["metadata"], role_ref=m["roleRef"],
                 subjects=m["subjects"], opts=pulumi.ResourceOptions(parent=self, provider=args.provider,

@@ -101,3 +101,17 @@ def test_the_roles_and_bindings_validate_against_the_kubernetes_schema():
     assert len(objs) == 6
     for obj in objs:
         assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34", obj["metadata"]["name"]
+
+
+@pytest.mark.parametrize("binding, message", [
+    (TenantBinding("t", "t", "owner", ("g",)), "bindings[0].role: expected one of viewer, developer, admin"),
+    (TenantBinding("t", "t", "viewer", ()), "bindings[0].subjects: empty"),
+    (TenantBinding("t", "other", "viewer", ("g",)), "namespaces['other'] missing"),
+])
+def test_args_refuse_a_binding_they_cannot_create(binding, message):
+    from oke_rdma.tenant_access import TenantAccessArgs
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        TenantAccessArgs(name_prefix="p", provider=None, enabled_addons=(), bindings=[binding],
+                         namespaces={"t": object()})
+    assert TenantAccessArgs(name_prefix="p", provider=None, enabled_addons=(), namespaces={"t": object()},
+                            bindings=[TenantBinding("t", "t", "viewer", ("g",))]).bindings
