@@ -8,7 +8,9 @@ see one object at a time.
   ``escalate``, ``bind`` or ``impersonate``, nor ``*`` verbs on users, groups or user extras.
 * ``<prefix>-tenant-rolebindings`` — a RoleBinding in a tenant namespace may reference only a Role of the namespace
   (checked by the policy above when written), the platform's tenant roles, or the built-in ``view``: a ClusterRole's
-  rules cannot be read from CEL, so any other is refused (never ``edit``, ``admin`` or ``cluster-admin``).
+  rules cannot be read from CEL, so any other is refused (never ``edit``, ``admin`` or ``cluster-admin``); and may
+  not name everyone (``system:authenticated``, ``system:unauthenticated``, ``system:serviceaccounts``,
+  ``system:anonymous``).
 * ``<prefix>-tenant-clusterrolebindings`` — a ClusterRoleBinding may not name a tenant subject: a ServiceAccount of a
   tenant namespace, the group of a tenant namespace's service accounts, or a group ``tenants.<t>.members`` names.
 
@@ -31,6 +33,9 @@ from oke_rdma.facts.tenancy import PLATFORM_OWNED, WRITE_VERBS
 
 API = "admissionregistration.k8s.io/v1"
 TENANT_LABEL = "okerdma.io/tenant"
+#: Groups every caller or every service account is in (RBAC docs "Referring to subjects"): a tenant admin may not
+#: hand the namespace to them.
+EVERYONE_GROUPS = ("system:authenticated", "system:unauthenticated", "system:serviceaccounts")
 
 
 def _cel(value: Any) -> str:
@@ -72,6 +77,11 @@ def rolebinding_validations(allowed_cluster_roles: Sequence[str]) -> list[dict[s
     return [{"expression": f"object.roleRef.kind == 'Role' || object.roleRef.name in {allowed}",
              "messageExpression": f"'a RoleBinding in a tenant namespace may reference a Role of the namespace or "
                                   f"the ClusterRoles {', '.join(allowed_cluster_roles)}, not ' + object.roleRef.name",
+             "reason": "Forbidden"},
+            {"expression": "!has(object.subjects) || object.subjects.all(s, !((s.kind == 'Group' && s.name in "
+                           f"{_cel(list(EVERYONE_GROUPS))}) || (s.kind == 'User' && s.name == 'system:anonymous')))",
+             "message": "a RoleBinding in a tenant namespace may not name everyone (system:authenticated, "
+                        "system:unauthenticated, system:serviceaccounts, system:anonymous): name the team's groups",
              "reason": "Forbidden"}]
 
 

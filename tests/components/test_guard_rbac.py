@@ -87,6 +87,13 @@ def test_a_tenant_rolebinding_to_another_cluster_role_is_refused(ref):
     assert failures(policy("tenant-rolebindings"), binding("RoleBinding", ref)) != []
 
 
+@pytest.mark.parametrize("subject", [{"kind": "Group", "name": "system:authenticated"},
+                                     {"kind": "Group", "name": "system:serviceaccounts"},
+                                     {"kind": "User", "name": "system:anonymous"}])
+def test_a_tenant_rolebinding_naming_everyone_is_refused(subject):
+    assert failures(policy("tenant-rolebindings"), binding("RoleBinding", ROLES[0], subjects=[subject])) != []
+
+
 @pytest.mark.parametrize("ref, ref_kind", [(ROLES[0], "ClusterRole"), (ROLES[2], "ClusterRole"),
                                            ("view", "ClusterRole"), ("mpi-operator", "Role")])
 def test_a_tenant_rolebinding_to_a_tenant_role_or_a_namespace_role_is_admitted(ref, ref_kind):
