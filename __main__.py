@@ -23,6 +23,7 @@ from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, topology_name
 from oke_rdma.storage import Storage
+from oke_rdma.tenant_access import TenantAccess
 from oke_rdma.tenant_defaults import TenantDefaults
 from oke_rdma.volumes import SharedVolumes
 from oke_rdma.walls import Walls
@@ -83,6 +84,8 @@ guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, pl
 walls = Walls(f"{prefix}-walls", adapter.walls_args(config, cluster.provider, platform))
 tenant_defaults = TenantDefaults(f"{prefix}-tenant-defaults", adapter.tenant_defaults_args(config, cluster.provider,
                                                                                            platform))
+# The tenants' people: three platform roles bound by RoleBindings in each tenant's namespace (docs/tenants.md).
+tenant_access = TenantAccess(f"{prefix}-tenant-access", adapter.tenant_access_args(config, cluster.provider, platform))
 gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
 gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 

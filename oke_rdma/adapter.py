@@ -24,6 +24,7 @@ from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
 from oke_rdma.health import GpuHealthArgs
 from oke_rdma.iam import IamArgs, IamInputs, iam_plan, statement_limit_problems
+from oke_rdma.iam_access import member_group_ids
 from oke_rdma.lustre import LNET_RULES_ON_CLIENT_NSG, LustreArgs
 from oke_rdma.node_init import LustreArchive
 from oke_rdma.monitoring.component import MonitoringArgs
@@ -32,6 +33,7 @@ from oke_rdma.object_storage import WeightsBucketArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
 from oke_rdma.sharing import device_plugin_configs
+from oke_rdma.tenant_access import ROLES, TenantAccessArgs, TenantBinding, role_name
 from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
 from oke_rdma.tenant_defaults import TenantDefaultsArgs, priority_class_names
 from oke_rdma.volumes import SharedVolumesArgs, TenantShare
@@ -138,7 +140,9 @@ def iam_inputs(cfg: StackConfig) -> IamInputs:
                      iam=cfg.iam, rdma_pools=bool(cfg.rdma_pools), fss=cfg.storage.fss,
                      cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)),
                      object_storage_kms_key_id=obj.kms_key_id if obj.enabled else None, region=cfg.region,
-                     lustre=cfg.storage.lustre is not None)
+                     lustre=cfg.storage.lustre is not None,
+                     member_group_ids=member_group_ids(m.iam_group_id for t in cfg.tenants.values()
+                                                       for m in t.members if m.iam_group_id))
 
 
 def iam_args(cfg: StackConfig, cluster_id: pulumi.Input[str],
@@ -251,7 +255,9 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
                      tenant_pools={t: tenant_pools(cfg, t) for t in cfg.tenants}, tenant_namespaces=tenants,
                      platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
                      depends_on=[platform.namespaces[ns] for ns in tenants.values()],
-                     tenant_priority_classes=priority_class_names(cfg.name_prefix))
+                     tenant_priority_classes=priority_class_names(cfg.name_prefix),
+                     tenant_groups=[s for b in tenant_bindings(cfg) for s in b.subjects],
+                     tenant_roles=[role_name(cfg.name_prefix, r) for r in ROLES])
 
 
 def walls_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> WallsArgs:
@@ -342,3 +348,25 @@ def scheduling_args(cfg: StackConfig, provider: pulumi.ProviderResource, kueue_r
         kueue_namespace=kueue.namespace, kubernetes_version=cfg.cluster.kubernetes_version,
         topology_levels=tuple(kueue.topology_levels), pools=pools, tenants=tenants,
         labeler=TopologyLabelerArgs(image=labeler.image, namespace=labeler.namespace) if labeler.enabled else None)
+
+
+def tenant_bindings(cfg: StackConfig) -> list[TenantBinding]:
+    """One :class:`~oke_rdma.tenant_access.TenantBinding` per tenant and role with members: IAM groups by OCID, an
+    identity provider's groups as ``<cluster.oidc.groupsPrefix><group>``."""
+    out = []
+    oidc = cfg.cluster.oidc
+    for tenant, t in cfg.tenants.items():
+        for role in ("viewer", "developer", "admin"):
+            subjects = [m.iam_group_id if m.iam_group_id else oidc.group_subject(m.oidc_group)  # type: ignore
+                        for m in t.members if m.role == role]
+            if subjects:
+                out.append(TenantBinding(tenant, cfg.tenant_namespace(tenant), role, tuple(dict.fromkeys(subjects))))
+    return out
+
+
+def tenant_access_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> TenantAccessArgs:
+    """:class:`~oke_rdma.tenant_access.TenantAccessArgs` from ``tenants.<t>.members``, ``cluster.oidc``, the enabled
+    add-ons (their job kinds) and ``namePrefix``, plus the provider and the tenant namespaces."""
+    return TenantAccessArgs(name_prefix=cfg.name_prefix, provider=provider,
+                            enabled_addons=list(platform.releases) + list(platform.manifests),
+                            bindings=tenant_bindings(cfg), namespaces=platform.namespaces)

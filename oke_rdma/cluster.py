@@ -10,7 +10,8 @@ user needs the OCI CLI) as a **secret**, and builds one explicit ``pulumi_kubern
 Optional, from ``cluster``: ``kmsKeyId`` encrypts Kubernetes secrets in etcd with that Vault key (the cluster must
 not be created before the IAM policy letting clusters use the key: pass it in ``ClusterArgs.depends_on``);
 ``imageVerificationKeyIds`` enables the image signature verification policy with those keys;
-``openIdConnectDiscovery`` publishes the cluster's OIDC issuer (:attr:`Cluster.oidc_discovery_endpoint`).
+``openIdConnectDiscovery`` publishes the cluster's OIDC issuer (:attr:`Cluster.oidc_discovery_endpoint`);
+``oidc`` lets users of your identity provider sign in with its tokens (:func:`oidc_token_authentication`).
 
 On a stack's first preview the cluster id is unknown: the kubeconfig invoke is then skipped by the SDK and the
 provider's kubeconfig is unknown; nothing here calls ``.apply`` on it.
@@ -34,6 +35,23 @@ from oke_rdma.config.compute import Cluster as ClusterConfig
 CLUSTER_TYPE = "ENHANCED_CLUSTER"
 CNI_TYPE = "OCI_VCN_IP_NATIVE"
 KUBECONFIG_TOKEN_VERSION = "2.0.0"
+
+
+def oidc_token_authentication(cl: ClusterConfig) -> Optional[
+        oci.containerengine.ClusterOptionsOpenIdConnectTokenAuthenticationConfigArgs]:
+    """The API server's OIDC token authentication from ``cluster.oidc`` (None without it): issuer, client id,
+    username and groups claims with their required prefixes, required claims, signing algorithms, CA (pulumi-oci
+    ``ClusterOptionsOpenIdConnectTokenAuthenticationConfigArgs``; OKE docs "Authenticating Cluster Users using an
+    External OpenID Connect (OIDC) Identity Provider", enhanced clusters only, checked 2026-12-01)."""
+    o = cl.oidc
+    if o is None:
+        return None
+    return oci.containerengine.ClusterOptionsOpenIdConnectTokenAuthenticationConfigArgs(
+        is_open_id_connect_auth_enabled=True, issuer_url=o.issuer_url, client_id=o.client_id,
+        username_claim=o.username_claim, username_prefix=o.username_prefix, groups_claim=o.groups_claim,
+        groups_prefix=o.groups_prefix, signing_algorithms=list(o.signing_algorithms), ca_certificate=o.ca_certificate,
+        required_claims=[oci.containerengine.ClusterOptionsOpenIdConnectTokenAuthenticationConfigRequiredClaimArgs(
+            key=c.key, value=c.value) for c in o.required_claims] or None)
 
 
 class ClusterArgs:
@@ -102,6 +120,7 @@ class Cluster(pulumi.ComponentResource):
                              for k in cl.image_verification_key_ids])
         oidc = (oci.containerengine.ClusterOptionsOpenIdConnectDiscoveryArgs(is_open_id_connect_discovery_enabled=True)
                 if cl.open_id_connect_discovery else None)
+        token_auth = oidc_token_authentication(cl)
 
         self.cluster = oci.containerengine.Cluster(f"{prefix}-oke", oci.containerengine.ClusterArgs(
             compartment_id=args.compartment_id, name=f"{prefix}-oke", vcn_id=args.vcn_id,
@@ -117,6 +136,7 @@ class Cluster(pulumi.ComponentResource):
                 kubernetes_network_config=oci.containerengine.ClusterOptionsKubernetesNetworkConfigArgs(
                     services_cidr=cl.services_cidr),
                 open_id_connect_discovery=oidc,
+                open_id_connect_token_authentication_config=token_auth,
                 persistent_volume_config=oci.containerengine.ClusterOptionsPersistentVolumeConfigArgs(
                     freeform_tags=tags),
                 service_lb_config=oci.containerengine.ClusterOptionsServiceLbConfigArgs(

@@ -9,7 +9,8 @@ the line :data:`PULUMI_YAML_MARKER`) and is rendered from the code it documents:
 - ``docs/networking.md`` ``nsg-rules``: every NSG rule (:func:`oke_rdma.network.rule_table_markdown`);
 - ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`);
 - ``docs/constraints.md`` ``constraints-ledger``: the constraints ledger and its coverage figure
-  (:mod:`oke_rdma.facts.constraints`).
+  (:mod:`oke_rdma.facts.constraints`);
+- ``docs/tenants.md`` ``tenant-roles``: what each tenant role may do (:func:`oke_rdma.tenant_access.role_table`).
 
 ``make docs`` runs this and ``python -m policies.doc --write`` (the policy packs document themselves, without
 importing this package); ``tests/components/test_docs.py`` fails when any generated part is stale.
@@ -80,6 +81,11 @@ def _nsg_rules() -> str:
     return rule_table_markdown()
 
 
+def _tenant_roles() -> str:
+    from .tenant_access import role_table
+    return role_table()
+
+
 def _outputs_table() -> str:
     from .outputs import render_table
     return render_table() + "\n"
@@ -96,6 +102,7 @@ PARTS = (
     Part(DOCS / "networking.md", "nsg-rules", _nsg_rules),
     Part(DOCS / "outputs.md", "outputs-table", _outputs_table),
     Part(DOCS / "constraints.md", "constraints-ledger", _constraints),
+    Part(DOCS / "tenants.md", "tenant-roles", _tenant_roles),
 )
 
 

@@ -16,6 +16,8 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   ``priorityClassName`` is unset or one of the tenants' classes (:mod:`oke_rdma.tenant_defaults`): never
   ``system-node-critical``/``system-cluster-critical`` (a tenant pod would preempt the platform's daemons) nor a class
   the platform keeps for itself. Checked on CREATE (the field is immutable). Created only when tenant classes exist.
+* ``<prefix>-tenant-roles``, ``-tenant-rolebindings``, ``-tenant-clusterrolebindings`` — tenant subjects never get
+  what the platform owns (:mod:`oke_rdma.guard_rbac`).
 
 Each policy has ``failurePolicy: Fail`` (an expression that cannot be evaluated refuses the pod) and a binding with
 ``validationActions: [Deny]``; namespaces are selected by labels the platform sets on tenant namespaces
@@ -36,6 +38,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
+
+from oke_rdma.guard_rbac import rbac_policies
 
 TENANT_LABEL = "okerdma.io/tenant"
 RDMA_LABEL = "okerdma.io/rdma"
@@ -131,7 +135,8 @@ def priority_validations(classes: Sequence[str]) -> tuple[dict[str, str], ...]:
 
 
 def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
-             platform_namespaces: Iterable[str], tenant_priority_classes: Sequence[str] = ()) -> list[dict[str, Any]]:
+             platform_namespaces: Iterable[str], tenant_priority_classes: Sequence[str] = (),
+             tenant_groups: Iterable[str] = (), tenant_roles: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Every guard object as a Kubernetes manifest (dict): the RDMA-privileges policy and binding, and per tenant a
     tenant-pools policy and binding.
 
@@ -141,6 +146,8 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
     :param platform_namespaces: the platform add-ons' namespaces (privileged by design: GPU Operator, monitoring,
         the topology labeler); the RDMA-privileges policy leaves them, and the system namespaces, alone.
     :param tenant_priority_classes: the PriorityClasses tenant pods may name (none: no tenant-priority policy).
+    :param tenant_groups: the RBAC Group names of the tenants' members; :param tenant_roles: the platform's tenant
+        ClusterRoles — both for the RBAC policies (:func:`oke_rdma.guard_rbac.rbac_policies`), appended last.
     """
     labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
     exempt = sorted({*SYSTEM_NAMESPACES, *platform_namespaces})
@@ -179,7 +186,7 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                     "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
                         "namespaceSelector": {"matchExpressions": [
                             {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
-    return out
+    return out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
 
 
 class GuardArgs:
@@ -192,12 +199,17 @@ class GuardArgs:
     :param platform_namespaces: the platform add-ons' namespaces (exempt from the RDMA-privileges policy).
     :param depends_on: the tenant namespaces (their labels select the bindings).
     :param tenant_priority_classes: the PriorityClasses tenant pods may name (default none: no such policy).
+    :param tenant_groups: the RBAC Group names of the tenants' members (default none).
+    :param tenant_roles: the platform's tenant ClusterRole names (default none).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource,
                  tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
                  platform_namespaces: Iterable[str], depends_on: Sequence[pulumi.Resource] = (),
-                 tenant_priority_classes: Sequence[str] = ()):
+                 tenant_priority_classes: Sequence[str] = (), tenant_groups: Iterable[str] = (),
+                 tenant_roles: Sequence[str] = ()):
+        self.tenant_groups = tuple(tenant_groups)
+        self.tenant_roles = tuple(tenant_roles)
         self.name_prefix = name_prefix
         self.provider = provider
         self.tenant_pools = dict(tenant_pools)
@@ -218,7 +230,7 @@ class Guard(pulumi.ComponentResource):
         super().__init__("oke-rdma:guard:Guard", name, None, opts)
         self.objects: dict[str, pulumi.CustomResource] = {}
         manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
-                             args.tenant_priority_classes)
+                             args.tenant_priority_classes, args.tenant_groups, args.tenant_roles)
         for m in manifests:
             is_policy = m["kind"] == "ValidatingAdmissionPolicy"
             logical = f"{m['metadata']['name']}-{'policy' if is_policy else 'binding'}"

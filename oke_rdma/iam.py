@@ -24,6 +24,8 @@ policy ``<prefix>-...``          attached to             statements (feature)
                                                         cluster, namespace and service account
 ``wi-mappings``                 compartmentId           the deployer group may manage cluster-workload-mappings
 ``wi-<tenant>-bind``            the mapped compartment  the deployer group may bind workloads to that compartment
+``cluster-users``               compartmentId           each tenant member's IAM group uses this cluster only
+                                                        (kubeconfig; RBAC decides the rest: ``iam_access``)
 ==============================  ======================  =====================================================
 
 A policy is attached to the compartment its statements name (or the root compartment for ``tenancy``): OCI only
@@ -55,6 +57,7 @@ import pulumi_oci as oci
 from oke_rdma.config.storage import Fss
 from oke_rdma.config.tenants import Iam as IamConfig
 from oke_rdma.config.workload_identity import WorkloadBinding
+from oke_rdma.iam_access import POLICY_KEY as MEMBERS_POLICY, SOURCE as _DOC_MEMBERS, member_statement
 
 #: The feature each statement serves (``PolicyStatement.feature``).
 FEATURE_RDMA_POOLS = "rdma-node-pools"
@@ -66,6 +69,7 @@ FEATURE_OBJECT_STORAGE_KMS = "object-storage-encryption"
 FEATURE_LUSTRE = "lustre-service"
 FEATURE_WORKLOAD_IDENTITY = "workload-identity"
 FEATURE_WORKLOAD_MAPPING = "workload-mapping"
+FEATURE_TENANT_MEMBERS = "tenant-members"
 
 _DOC_COMPUTE_CLUSTERS = ("OKE docs, 'Using Compute Clusters to Provision Managed Nodes' "
                          "(contengusingcomputeclusters.htm); oracle-quickstart/oci-hpc-oke")
@@ -105,6 +109,8 @@ class IamInputs:
         Storage service principal ``objectstorage-<region>``); default none.
     :param lustre: the stack has a File Storage with Lustre file system: its service places the file system's
         endpoints in the VCN (a root-compartment policy); default False.
+    :param member_group_ids: OCIDs of the IAM groups ``tenants.<t>.members`` names: each may ``use clusters`` on
+        this cluster only (:mod:`oke_rdma.iam_access`); default none.
     """
 
     compartment_id: str
@@ -118,6 +124,7 @@ class IamInputs:
     object_storage_kms_key_id: Optional[str] = None
     region: str = ""
     lustre: bool = False
+    member_group_ids: tuple[str, ...] = ()
 
     @property
     def fss_enabled(self) -> bool:
@@ -322,6 +329,11 @@ def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
                  PolicyStatement("lustre-service", "Allow service lustrefs to use virtual-network-family in tenancy",
                                  FEATURE_LUSTRE, _DOC_LUSTRE, "lustre-service"))
     _workload_statements(plan, config, cluster_id)
+    for n, group in enumerate(config.member_group_ids):
+        # Tenant members' IAM groups get a kubeconfig for this cluster only; RBAC decides the rest.
+        plan.add(PolicySpec(MEMBERS_POLICY, comp, f"{prefix}: tenant members' IAM groups use this cluster"),
+                 PolicyStatement(f"cluster-user-{n + 1}", member_statement(group, comp, cluster_id),
+                                 FEATURE_TENANT_MEMBERS, _DOC_MEMBERS, MEMBERS_POLICY))
     return plan
 
 

@@ -20,6 +20,7 @@ from pydantic import Field, field_validator
 from ..facts.shapes import (COMPUTE_CLUSTER_SHAPES, FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU,  # noqa: F401 - re-exported
                             FLEX_SHAPE_LIMITS, NVIDIA_GPUS_PER_SHAPE)
 from ._base import _FD_RE, _K8S_VERSION_RE, StrList, _cidr, _k8s_labels, _Model, _ocid
+from .access import OidcAuth
 from .fleet import GpuSharing
 
 
@@ -79,6 +80,9 @@ class Cluster(_Model):
         "Publish the cluster's OIDC issuer (enhanced clusters)."))
     image_verification_key_ids: StrList = Field((), description=(
         "Vault key OCIDs; non-empty: only images signed with these keys run."))
+    oidc: Optional[OidcAuth] = Field(None, description=(
+        "OIDC token authentication with your identity provider (enhanced clusters only); needed by `oidcGroup` "
+        "members (docs/tenants.md)."))
 
     _svc = field_validator("services_cidr")(lambda v: _cidr(v))
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))

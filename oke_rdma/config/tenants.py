@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, Strict, field_validator
 
 from ._base import StrList, _k8s_name, _Model, _ocid
+from .access import Member
 from .object_storage import TenantWeights
 from .storage import SharedStorage
 from .workload_identity import ServiceAccount
@@ -67,6 +68,9 @@ class Tenant(_Model):
         "The GPU pools (RDMA or shared) its Kueue flavors cover (default: every pool its isolation allows that no "
         "`dedicated` tenant lists). A `dedicated` tenant's list is its own: no other tenant's flavors cover those "
         "pools."))
+    members: Annotated[tuple[Member, ...], Strict(False)] = Field((), description=(
+        "The team's people: `{iamGroupId, role}` or `{oidcGroup, role}`, role `viewer` | `developer` | `admin`, "
+        "bound by RoleBindings in the tenant's namespace only (docs/tenants.md)."))
 
     _ns = field_validator("namespace")(lambda v: None if v is None else _k8s_name(v))
 

@@ -12,7 +12,8 @@ Every module therefore picks relative or top-level imports from ``__package__``.
 server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves and blocks).
 
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect; ``node_access``:
-grants that reach the nodes' operating system), Kubernetes API
+grants that reach the nodes' operating system; ``tenant_rbac``: tenant subjects never write what the platform owns,
+``tenancy`` holding the ownership model), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
@@ -42,6 +43,7 @@ if __package__:  # imported as the package `policies.security`
     from . import manifests
     from . import node_access
     from . import priority
+    from . import tenant_rbac
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
     import credentials
@@ -64,6 +66,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import rbac
     import reachability
     import storage
+    import tenant_rbac
 
 PACK_NAME = "oke-rdma-security"
 PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privilege IAM, no internet exposure, "
@@ -73,8 +76,8 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
-                          *node_access.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES, *pod_security.POLICIES,
-                          *privileged_namespaces.POLICIES, *priority.POLICIES,
+                          *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
+                          *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
 
 _names = [p.name for p in POLICIES]

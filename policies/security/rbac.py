@@ -52,6 +52,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from .rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, feeds, labels_of, namespace_scope,
                                object_key, outside_subjects, problems_of, rbac_objects, role_ref)
     from .rbac_builtin import BUILT_IN_ROLES
+    from .rbac_bind import binder_scope, bind_problems
     from .rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
                              selector_matches)
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -62,6 +63,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, feeds, labels_of, namespace_scope,
                               object_key, outside_subjects, problems_of, rbac_objects, role_ref)
     from rbac_builtin import BUILT_IN_ROLES
+    from rbac_bind import binder_scope, bind_problems
     from rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
                             selector_matches)
 
@@ -205,6 +207,10 @@ def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = f
         return "namespace", "is aggregated only into roles bound by RoleBindings"
     if isinstance(role.labels, dict) and feeds(role.name, role.labels, role.patch):
         return "built-in", "feeds a built-in role"
+    named = binder_scope(role, [r for r in roles if id(r) not in seen],
+                         lambda b: scope_of(b, roles, seen | {id(role)}, system))
+    if named is not None:  # bound by no binding, named by a role's `bind` (rbac_bind)
+        return named
     return "cluster", ("is bound by no binding of this stack, so it is judged as bound cluster-wide (any "
                        "ClusterRoleBinding, here or in another stack, grants it in every namespace)")
 
@@ -271,6 +277,8 @@ def stack_problems(resources: list[Any], entries: list[dict], allowed: frozenset
     out: dict[str, list[str]] = {}
     roles, bindings = collect(resources, allowed)
     for role in roles:
+        for problem in bind_problems(role, roles):
+            out.setdefault(role.resource.urn, []).append(problem)
         if role.kind != "ClusterRole":
             continue  # a Role is namespaced: judged on its own (rbac_objects)
         scope, why = scope_of(role, roles, system=system)

@@ -8,7 +8,8 @@ One model serves every RBAC rule of the pack:
   unknown value during preview). :meth:`Rule.allows` matches a request the way the API server's RBAC authorizer does
   (``k8s.io/kubernetes`` ``pkg/apis/rbac/v1/evaluation_helpers.go``: ``VerbMatches``, ``APIGroupMatches``,
   ``ResourceMatches`` — ``*`` matches every verb, group or resource, ``*/<subresource>`` that subresource of every
-  resource; resourceNames are not taken to lessen a grant).
+  resource; resourceNames are not taken to lessen a grant, except ``bind`` on named roles, judged by what those
+  roles grant: ``rbac_bind``).
 * :data:`DANGERS` is the catalogue of grants that let a subject escalate, each with the scope at which it takes
   effect: ``namespace`` dangers escalate even through a Role or a RoleBinding (escalate/bind, impersonating users
   or groups, modifying the own namespace's labels), ``cluster`` dangers only through a cluster-wide grant (reading
@@ -110,6 +111,16 @@ class Rule:
     resources: frozenset[str] = frozenset()
     verbs: frozenset[str] = frozenset()
     urls: frozenset[str] = frozenset()
+    #: ``resourceNames``: they never lessen a grant here, except ``bind`` on named roles (:meth:`named_bind`).
+    names: frozenset[str] = frozenset()
+
+    def named_bind(self) -> bool:
+        """Whether this rule is ``bind`` (and no other escalating verb, no ``*``) on named roles/clusterroles only:
+        the subject may bind those roles and no other (RBAC docs "Restrictions on role binding creation or update":
+        ``bind`` with resourceNames), which is judged by what the named roles grant (``rbac_bind``)."""
+        return bool(self.names) and "bind" in self.verbs and not ({"*", "escalate", "impersonate"} & self.verbs) \
+            and bool(self.resources) and self.resources <= {"roles", "clusterroles"} \
+            and self.groups <= {RBAC_GROUP}
 
     def allows(self, group: str, resource: str, verb: str) -> bool:
         """Whether this rule authorizes ``verb`` on ``resource`` (``name`` or ``name/sub``) of API ``group`` (``""``
@@ -168,6 +179,7 @@ def parse_rules(rules_value: Any, namespaced: bool, where: str = "rules") -> tup
         groups = _strings(read(item, "apiGroups"), f"{at}.apiGroups", problems)
         resources = _strings(read(item, "resources"), f"{at}.resources", problems)
         urls = _strings(read(item, "nonResourceURLs"), f"{at}.nonResourceURLs", problems)
+        names = _strings(read(item, "resourceNames"), f"{at}.resourceNames", problems)
         if len(problems) > before:
             continue
         for r in sorted(resources):
@@ -178,7 +190,7 @@ def parse_rules(rules_value: Any, namespaced: bool, where: str = "rules") -> tup
             problems.append(f"{at} mixes resources and nonResourceURLs, which the API server rejects")
         if urls and namespaced:
             problems.append(f"{at} has nonResourceURLs in a namespaced Role, which the API server rejects")
-        parsed.append(Rule(groups, resources, frozenset(v.lower() for v in verbs), urls))
+        parsed.append(Rule(groups, resources, frozenset(v.lower() for v in verbs), urls, names or frozenset()))
     return parsed, problems
 
 
@@ -282,11 +294,11 @@ def findings(rules: Iterable[Rule], scope: str) -> dict[str, set[str]]:
             continue
         for group, resource, verbs in danger.perms:
             for verb in verbs:
-                if any(r.allows(group, resource, verb) for r in rules):
+                if any(r.allows(group, resource, verb) and not (verb == "bind" and r.named_bind()) for r in rules):
                     found.setdefault(danger.key, set()).add(_format(group, resource, verb))
     for r in rules:
         if r.resources:
-            for verb in sorted(set(ESCALATING_VERBS) & r.verbs):  # on resources the catalogue does not name
+            for verb in sorted(set(ESCALATING_VERBS) & r.verbs - ({"bind"} if r.named_bind() else set())):
                 key = "impersonate" if verb == "impersonate" else "escalate"
                 others = r.resources - {"serviceaccounts"} if verb == "impersonate" else r.resources
                 if key not in found and others:

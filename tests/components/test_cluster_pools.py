@@ -64,7 +64,8 @@ def test_basic_cluster_without_rdma_pools():
 def basic_cluster_raw() -> dict[str, str]:
     """The dev stack on a BASIC_CLUSTER: without what needs an enhanced one (RDMA pools, Workload Identity)."""
     raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "nodePools", ("gpu", "rdma"), False)
-    return without_tenant_keys(raw, "serviceAccounts", "quota")
+    raw = edited(raw, "cluster", ("oidc",), None, delete=True)  # OIDC sign-in needs an enhanced cluster too
+    return without_tenant_keys(raw, "serviceAccounts", "quota", "members")
 
 
 # --- node pools ---------------------------------------------------------------------------------------------------

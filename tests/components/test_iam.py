@@ -99,16 +99,17 @@ def test_create_policies_false_creates_nothing_but_keeps_statements():
 
 def test_no_rdma_pool_no_launch_statement_or_policy():
     run, iam = _run(nodePools={"gpu": {"rdma": False, "shape": "VM.GPU.A10.1"}},
-                    tenants={t: {"quota": None, "serviceAccounts": None, "weights": None}
+                    tenants={t: {"quota": None, "serviceAccounts": None, "weights": None, "members": None}
                              for t in ("research", "analytics")})  # only
-    # platform statements: GPU quotas need RDMA pools, and Workload Identity would add its own statements
+    # platform statements: GPU quotas need RDMA pools; Workload Identity and members would add their own statements
     assert run.outputs["statements"] == [FILE_FAMILY, VCN_FAMILY]
     assert [p.name for p in of_type(run.resources, POLICY)] == ["okerdma-dev-cluster-principal"]
     assert iam.launch_policy is None
 
 
 def test_fss_disabled_drops_file_family():
-    no_bindings = {t: {**v, "serviceAccounts": None, "weights": None} for t, v in NO_SHARED_STORAGE.items()}
+    no_bindings = {t: {**v, "serviceAccounts": None, "weights": None, "members": None}
+                   for t, v in NO_SHARED_STORAGE.items()}
     run, _ = _run(storage={"fss": {"enabled": False}}, tenants=no_bindings)
     assert run.outputs["statements"] == [LAUNCH, VCN_FAMILY]
     assert one(run.resources, POLICY, "okerdma-dev-cluster-principal").inputs["statements"] == [VCN_FAMILY]

@@ -89,8 +89,9 @@ def _problems(**overrides) -> list[str]:
 
 
 def test_basic_cluster_refuses_workload_identity():
-    problems = _problems(cluster={"type": "BASIC_CLUSTER"}, nodePools={"gpu": {"rdma": False}},  # RDMA: not the point
-                         tenants={"research": {"quota": None}, "analytics": {"quota": None}})  # nor GPU quotas
+    problems = _problems(cluster={"type": "BASIC_CLUSTER", "oidc": None},  # RDMA, GPU quotas, OIDC: not the point
+                         nodePools={"gpu": {"rdma": False}}, tenants={"research": {"quota": None, "members": None},
+                                                                      "analytics": {"quota": None, "members": None}})
     assert problems == [
         f"oke-rdma:tenants.{t}.serviceAccounts.{sa}: Workload Identity needs an enhanced cluster, but cluster.type is "
         f"BASIC_CLUSTER; set oke-rdma:cluster.type to ENHANCED_CLUSTER or remove the binding"
@@ -98,7 +99,8 @@ def test_basic_cluster_refuses_workload_identity():
 
 
 def test_basic_cluster_without_bindings_is_fine():
-    cfg = load_dev_config(cluster={"type": "BASIC_CLUSTER"}, nodePools={"gpu": {"rdma": False}}, tenants=None)
+    cfg = load_dev_config(cluster={"type": "BASIC_CLUSTER", "oidc": None}, nodePools={"gpu": {"rdma": False}},
+                          tenants=None)
     assert cfg.cluster.type == "BASIC_CLUSTER" and workload_bindings(cfg) == []
 
 
@@ -184,6 +186,13 @@ def test_every_generated_statement_parses_with_verb_resource_location_and_condit
     cfg = load_dev_config()
     cluster_id = dev_run.ids[named(dev_run, "okerdma-dev-oke").urn]
     statements = dev_run.outputs["policyStatements"]
+    # the tenant members' IAM groups: use clusters on this cluster only (oke_rdma.iam_access)
+    members = [parse_statement(s) for s in statements if " to use clusters in " in s]
+    groups = {m.iam_group_id for t in cfg.tenants.values() for m in t.members if m.iam_group_id}
+    assert {st.subject for st in members} == {f"group id {g}" for g in groups} and len(members) == len(groups) > 0
+    assert all((st.verb, st.resource, st.compartment_id, st.condition) == (
+        "use", "clusters", COMPARTMENT, Leaf("target.cluster.id", "=", cluster_id)) for st in members)
+    statements = [s for s in statements if " to use clusters in " not in s]
     parsed = [parse_statement(s) for s in statements]
     launch, file_family, vcn_family, *rest = parsed
     assert (launch.subject, launch.permissions, launch.location) == (
@@ -225,7 +234,8 @@ def test_policies_are_attached_where_their_statements_point(dev_run):
     policies = {p.name: p for p in of_type(dev_run, POLICY)}
     expected = {"okerdma-dev-nodepool-launch": COMPARTMENT, "okerdma-dev-cluster-principal": COMPARTMENT,
                 "okerdma-dev-wi-analytics": COMPARTMENT, "okerdma-dev-wi-research-mapped": DATA,
-                "okerdma-dev-wi-mappings": COMPARTMENT, "okerdma-dev-wi-research-bind": DATA}
+                "okerdma-dev-wi-mappings": COMPARTMENT, "okerdma-dev-wi-research-bind": DATA,
+                "okerdma-dev-cluster-users": COMPARTMENT}
     assert {name: p.inputs["compartmentId"] for name, p in policies.items()} == expected
     for p in policies.values():
         for text in p.inputs["statements"]:
@@ -278,6 +288,9 @@ def test_first_preview_keeps_known_statements_known():
     run = run_program(dev_raw_config(), [], "dev", unknowns=True)
     statements = run.outputs["policyStatements"]
     unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+    groups = {m.iam_group_id for t in load_dev_config().tenants.values() for m in t.members if m.iam_group_id}
+    assert statements[-len(groups):] == [unknown] * len(groups)  # the members' use-clusters statements, last
+    statements = statements[:-len(groups)]
     assert statements[0].startswith("Allow any-user to {COMPUTE_CLUSTER_LAUNCH_INSTANCE}")
     assert statements[1:-2] == [unknown] * (len(statements) - 3)  # they embed the cluster OCID
     assert statements[-2].startswith(f"Allow group id {GROUP} to manage cluster-workload-mappings")

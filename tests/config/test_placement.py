@@ -76,8 +76,8 @@ def test_each_placement_mistake_is_exactly_one_problem():
     assert problems(gpu(RAW, "faultDomains", ["FAULT-DOMAIN-1"])) == [
         "oke-rdma:nodePools.gpu.faultDomains: must be empty for a node pool in a Compute Cluster (OCI places nodes "
         "itself); remove it"]
-    basic = edited(RAW, "cluster", ("type",), "BASIC_CLUSTER")
-    basic = without_tenant_keys(basic, "serviceAccounts")  # Workload Identity needs an enhanced cluster too
+    basic = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "cluster", ("oidc",), None, delete=True)
+    basic = without_tenant_keys(basic, "serviceAccounts", "members")  # Workload Identity, OIDC: enhanced only
     assert len(problems(basic)) == 1
     vm = gpu(gpu(gpu(RAW, "shape", "VM.Standard.E5.Flex"), "ocpus", 8), "memoryGb", 64)
     assert len(problems(vm)) == 1
@@ -187,7 +187,8 @@ def test_cycling_settings_are_checked(raw_edit, expected):
 def test_oidc_discovery_needs_an_enhanced_cluster():
     raw = edited(edited(RAW, "cluster", ("type",), "BASIC_CLUSTER"), "cluster", ("openIdConnectDiscovery",), True)
     raw = gpu(raw, "rdma", False)  # a basic cluster cannot host the RDMA pool either
-    raw = without_tenant_keys(raw, "serviceAccounts", "quota")  # nor Workload Identity, nor GPU quotas
+    raw = without_tenant_keys(raw, "serviceAccounts", "quota", "members")  # nor Workload Identity, GPU quotas
+    raw = edited(raw, "cluster", ("oidc",), None, delete=True)  # nor OIDC sign-in
     assert problems(raw) == [
         "oke-rdma:cluster.openIdConnectDiscovery: OIDC discovery needs an ENHANCED_CLUSTER (OKE docs, OpenID Connect "
         "Discovery); set cluster.type: ENHANCED_CLUSTER or remove it"]

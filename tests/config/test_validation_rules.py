@@ -170,6 +170,12 @@ CASES: dict[str, Case] = {
                                 ["read object in tenancy"]),
     "gpu-vendor": _pool("gpu", shape="BM.GPU.MI300X.8"),
     "local-nvme-shape": _pool("system", localNvme={"enabled": True}),
+    # tenants' people and OIDC sign-in
+    "member-one-subject": lambda c: c["oke-rdma:tenants"]["research"]["members"][0].pop("iamGroupId"),
+    "member-oidc-needs-cluster-oidc": lambda c: c["oke-rdma:cluster"].pop("oidc"),
+    "oidc-enhanced-only": _set("oke-rdma:cluster", "type", "BASIC_CLUSTER"),
+    "oidc-https-issuer": _set("oke-rdma:cluster", "oidc", "issuerUrl", "http://idp.example.com"),
+    "oidc-prefix": _set("oke-rdma:cluster", "oidc", "groupsPrefix", "system:"),
 }
 
 

@@ -1,0 +1,145 @@
+"""The tenancy ownership model: which Kubernetes kinds the platform owns, and which job kinds tenants run.
+
+A tenant's people and workloads may write their own workloads in their own namespace and nothing that moves a limit
+or a wall: the platform owns every kind below (a write to one of them moves a quota, a queue, a network wall, an
+admission rule, a priority, a namespace's labels or who may do what). The config checks, the tenant roles
+(:mod:`oke_rdma.tenant_access`), the admission guard (:mod:`oke_rdma.guard_rbac`) and the security pack
+(``policies/security/tenancy.py``, which holds the same :data:`PLATFORM_OWNED` table — packs are published alone —
+and a test keeps the copies equal) read it. A new kind the platform installs is placed here when it is added.
+
+Each entry of :data:`PLATFORM_OWNED` is ``(apiGroup, resource, kind, namespaced, what a write moves)``; resource ``*``
+means every resource of the group (an operator's own configuration API). Subresources count with their resource
+(``resourcequotas/status``, ``namespaces/finalize``, ``workloads/status``).
+
+Sources (checked 2026-12-01):
+
+* Kubernetes docs "Resource Quotas", "Limit Ranges", "Pod Priority and Preemption" (PriorityClass), "Network
+  Policies", "Namespaces" and "Pod Security Admission" (the ``pod-security.kubernetes.io/*`` namespace labels;
+  RBAC checks ``patch namespaces/<name>`` in that namespace, so a RoleBinding can reach it), "Using RBAC
+  Authorization", "Dynamic Admission Control", "Validating Admission Policy", "Mutating Admission Policy",
+  "Custom Resources", "Kubernetes API Aggregation Layer", "Runtime Class", "Storage Classes", "API Priority and
+  Fairness" (FlowSchema, PriorityLevelConfiguration), "Dynamic Resource Allocation" (DeviceClass), "Persistent
+  Volumes"; sig-network network-policy-api v0.1 (AdminNetworkPolicy, BaselineAdminNetworkPolicy).
+* kubernetes-sigs/kueue ``config/components/crd/bases`` at the pinned v0.18.2 and later (``kueue.x-k8s.io``:
+  ClusterQueue, LocalQueue, ResourceFlavor, Cohort, Topology, AdmissionCheck, WorkloadPriorityClass,
+  ProvisioningRequestConfig, MultiKueueCluster, MultiKueueConfig; Workload, whose status is the admission and the
+  quota reservation; newer kinds such as DynamicResourceAllocationConfig and ClusterQueueBinding): the whole group,
+  tenants only reading their LocalQueue and Workloads.
+* Cilium 1.18 CRDs (``cilium.io``: CiliumNetworkPolicy, CiliumClusterwideNetworkPolicy, CiliumCIDRGroup,
+  CiliumEndpoint and CiliumIdentity — the identity a policy selects —, CiliumNode, CiliumLoadBalancerIPPool,
+  CiliumEgressGatewayPolicy, CiliumLocalRedirectPolicy, CiliumEnvoyConfig, ...): the whole group.
+* The operators the platform installs (oke_rdma/addons): NVIDIA GPU Operator v25.10 (``nvidia.com`` ClusterPolicy,
+  NVIDIADriver) and its Node Feature Discovery (``nfd.k8s-sigs.io`` NodeFeature, NodeFeatureRule,
+  NodeFeatureGroup: rules that label nodes, which flavors and pools select); prometheus-operator of
+  kube-prometheus-stack 87 (``monitoring.coreos.com``: Prometheus, Alertmanager, ServiceMonitor, PodMonitor,
+  PrometheusRule, ...); Kubeflow Trainer 2.3 ClusterTrainingRuntime (``trainer.kubeflow.org``: the platform's
+  runtimes every TrainJob may name); KEDA 2.x ClusterTriggerAuthentication (``keda.sh``: credentials every
+  namespace's scalers may use).
+"""
+
+from __future__ import annotations
+
+#: (apiGroup, resource, kind, namespaced, what a write moves). Resource ``*``: every resource of the group.
+PLATFORM_OWNED: tuple[tuple[str, str, str, bool, str], ...] = (
+    # limits
+    ("", "resourcequotas", "ResourceQuota", True, "a limit: the namespace's quota"),
+    ("", "limitranges", "LimitRange", True, "a limit: default and maximum requests of the namespace's pods"),
+    ("scheduling.k8s.io", "priorityclasses", "PriorityClass", False, "a limit: who preempts whom"),
+    ("kueue.x-k8s.io", "clusterqueues", "ClusterQueue", False, "a limit: a tenant's GPU quota and borrowing"),
+    ("kueue.x-k8s.io", "localqueues", "LocalQueue", True, "a limit: which ClusterQueue the namespace's jobs use"),
+    ("kueue.x-k8s.io", "resourceflavors", "ResourceFlavor", False, "a limit: which nodes a quota admits onto"),
+    ("kueue.x-k8s.io", "cohorts", "Cohort", False, "a limit: what quota is shared and lent"),
+    ("kueue.x-k8s.io", "topologies", "Topology", False, "a limit: topology-aware placement levels"),
+    ("kueue.x-k8s.io", "admissionchecks", "AdmissionCheck", False, "a limit: what must pass before admission"),
+    ("kueue.x-k8s.io", "workloadpriorityclasses", "WorkloadPriorityClass", False, "a limit: queueing priority"),
+    ("kueue.x-k8s.io", "provisioningrequestconfigs", "ProvisioningRequestConfig", False,
+     "a limit: capacity provisioning before admission"),
+    ("kueue.x-k8s.io", "multikueueclusters", "MultiKueueCluster", False, "a limit: clusters jobs are sent to"),
+    ("kueue.x-k8s.io", "multikueueconfigs", "MultiKueueConfig", False, "a limit: clusters jobs are sent to"),
+    ("kueue.x-k8s.io", "workloads", "Workload", True, "a limit: its status admits a job and reserves quota"),
+    ("kueue.x-k8s.io", "*", "Kueue (every other kind)", True,
+     "a limit: Kueue's kinds of later releases too (DynamicResourceAllocationConfig, ClusterQueueBinding, ...)"),
+    # walls
+    ("", "namespaces", "Namespace", False, "a wall: the Pod Security level and the tenant labels"),
+    ("networking.k8s.io", "networkpolicies", "NetworkPolicy", True, "a wall: pod network isolation"),
+    ("policy.networking.k8s.io", "adminnetworkpolicies", "AdminNetworkPolicy", False, "a wall: cluster network policy"),
+    ("policy.networking.k8s.io", "baselineadminnetworkpolicies", "BaselineAdminNetworkPolicy", False,
+     "a wall: cluster network policy"),
+    ("cilium.io", "*", "Cilium (every kind)", True, "a wall: Cilium's network policies, identities and endpoints"),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicies", "ValidatingAdmissionPolicy", False,
+     "a wall: the admission guard"),
+    ("admissionregistration.k8s.io", "validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", False,
+     "a wall: where the admission guard applies"),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicies", "MutatingAdmissionPolicy", False,
+     "a wall: admission mutation"),
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings", "MutatingAdmissionPolicyBinding", False,
+     "a wall: where admission mutation applies"),
+    ("admissionregistration.k8s.io", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", False,
+     "a wall: admission webhooks (Kueue's, the operators')"),
+    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", False,
+     "a wall: admission webhooks (Kueue's, the operators')"),
+    ("rbac.authorization.k8s.io", "roles", "Role", True, "a wall: who may do what"),
+    ("rbac.authorization.k8s.io", "rolebindings", "RoleBinding", True, "a wall: who may do what"),
+    ("rbac.authorization.k8s.io", "clusterroles", "ClusterRole", False, "a wall: who may do what"),
+    ("rbac.authorization.k8s.io", "clusterrolebindings", "ClusterRoleBinding", False, "a wall: who may do what"),
+    # the cluster itself
+    ("apiextensions.k8s.io", "customresourcedefinitions", "CustomResourceDefinition", False,
+     "the cluster: the APIs every kind above is served by"),
+    ("apiregistration.k8s.io", "apiservices", "APIService", False, "the cluster: aggregated APIs"),
+    ("", "nodes", "Node", False, "the cluster: node labels and taints steer every tenant's pods"),
+    ("", "persistentvolumes", "PersistentVolume", False, "the cluster: the platform's shared volumes"),
+    ("storage.k8s.io", "storageclasses", "StorageClass", False, "the cluster: how volumes are provisioned"),
+    ("node.k8s.io", "runtimeclasses", "RuntimeClass", False, "the cluster: the nodes' container runtimes"),
+    ("flowcontrol.apiserver.k8s.io", "flowschemas", "FlowSchema", False, "the cluster: API server fairness"),
+    ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations", "PriorityLevelConfiguration", False,
+     "the cluster: API server fairness"),
+    ("resource.k8s.io", "deviceclasses", "DeviceClass", False, "the cluster: which devices claims may select"),
+    # the operators' own configuration
+    ("nvidia.com", "*", "GPU Operator (every kind)", False, "the cluster: the GPU nodes' driver and device plugin"),
+    ("nfd.k8s-sigs.io", "*", "Node Feature Discovery (every kind)", True, "the cluster: rules that label nodes"),
+    ("monitoring.coreos.com", "*", "prometheus-operator (every kind)", True,
+     "the cluster: the platform's monitoring and alerts"),
+    ("trainer.kubeflow.org", "clustertrainingruntimes", "ClusterTrainingRuntime", False,
+     "the cluster: runtimes every TrainJob may name"),
+    ("keda.sh", "clustertriggerauthentications", "ClusterTriggerAuthentication", False,
+     "the cluster: credentials every namespace's scalers may use"),
+)
+
+#: Writes of a platform-owned kind the tenant ``admin`` role holds on purpose, each with what keeps it a delegation
+#: and not an escalation: RoleBindings in its namespace, with ``bind`` only on the three tenant roles by name (the API
+#: server lets a RoleBinding be written only to a role the writer holds or may ``bind``; RBAC docs "Privilege
+#: escalation prevention and bootstrapping").
+DELEGATED: dict[tuple[str, str], str] = {
+    ("rbac.authorization.k8s.io", "rolebindings"):
+        "tenant admins bind the three tenant roles in their namespace (bind restricted by resourceNames)",
+}
+
+#: Verbs that write (RBAC verbs on resources; ``*`` is every verb).
+WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection", "*")
+
+#: The job kinds tenants run, by the add-on (``platform.<key>``) whose operator serves them; ``batch`` Jobs and
+#: CronJobs are always there. Sources (checked 2026-12-01): kubernetes-sigs/jobset v0.10 (``jobset.x-k8s.io``
+#: JobSet), kubeflow/trainer 2.3.0 (``trainer.kubeflow.org`` TrainJob; TrainingRuntime is a namespaced template the
+#: tenant may read), kubeflow/mpi-operator v0.8.0 (``kubeflow.org/v2beta1`` MPIJob), ray-project/kuberay v1.4
+#: (``ray.io/v1`` RayJob, RayCluster, RayService), kedacore/keda 2.x (``keda.sh`` ScaledObject, ScaledJob,
+#: TriggerAuthentication — namespaced).
+BATCH_JOB_KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (("batch", ("jobs", "cronjobs")),)
+OPERATOR_JOB_KINDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "jobset": (("jobset.x-k8s.io", ("jobsets",)),),
+    "trainer": (("trainer.kubeflow.org", ("trainjobs",)),),
+    "mpiOperator": (("kubeflow.org", ("mpijobs",)),),
+    "kuberay": (("ray.io", ("rayjobs", "rayclusters", "rayservices")),),
+    "keda": (("keda.sh", ("scaledobjects", "scaledjobs", "triggerauthentications")),),
+}
+#: What tenants may read of an operator's kinds besides their jobs (templates and status the platform sets).
+OPERATOR_READ_KINDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "trainer": (("trainer.kubeflow.org", ("trainingruntimes",)),),
+    "kueue": (("kueue.x-k8s.io", ("localqueues", "workloads")),
+              ("visibility.kueue.x-k8s.io", ("localqueues", "localqueues/pendingworkloads"))),
+}
+
+
+def owned(group: str, resource: str) -> bool:
+    """Whether the platform owns ``resource`` (``name`` or ``name/sub``) of API ``group``."""
+    name = resource.split("/", 1)[0]
+    return any(g == group and r in ("*", name) for g, r, *_ in PLATFORM_OWNED)
