@@ -34,7 +34,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import catalogue, credentials
+    from . import catalogue, credentials, shapes
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -44,6 +44,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
     import catalogue
     import credentials
+    import shapes
     import iam
     import identity
     import kubernetes
@@ -74,7 +75,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *node_access.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES, *pod_security.POLICIES,
                           *privileged_namespaces.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
-                          *catalogue.POLICIES]
+                          *catalogue.POLICIES, *shapes.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
