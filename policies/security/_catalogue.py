@@ -43,8 +43,8 @@ _NOT_REVIEWED = ("no rule of this pack judges this module's resources and they w
 _NET_DOCS = "OCI Networking docs"
 _OSMH = "OS Management Hub docs \"Managing Instances\", \"Scheduled Jobs\""
 _WORKLOADS = ("node-escape-only-in-node-agent-namespaces", "rdma-pods-in-privileged-namespaces",
-              "workload-namespace-declared")
-_OPERATOR = ("node-escape-only-in-node-agent-namespaces", "workload-namespace-declared")
+              "workload-namespace-declared", "container-image-pinned")
+_OPERATOR = ("node-escape-only-in-node-agent-namespaces", "workload-namespace-declared", "container-image-pinned")
 _REMOVED = "the API server of every OKE release refuses it (Kubernetes docs \"Deprecated API Migration Guide\")"
 
 #: Exact type tokens (and, for Kubernetes, ``kubernetes:<group>:<Kind>``).
@@ -443,13 +443,21 @@ TYPES: dict[str, dict] = {
     "kubernetes:apps:ControllerRevision": harmless("a record of a StatefulSet's or DaemonSet's history",
                                                    "Kubernetes API reference \"ControllerRevision\""),
     # --- Helm, manifests (components and releases) ---------------------------------------------------------
-    "kubernetes:helm.sh:Release": judged("helm-release-pinned", "helm-values-pod-security", "helm-values-exposure",
-                                         "helm-values-manifests"),
-    "kubernetes:helm.sh:Chart": judged("helm-release-pinned", "helm-values-pod-security", "helm-values-exposure",
-                                       "helm-values-manifests"),
-    "kubernetes:yaml:ConfigFile": judged("kubernetes-manifest-source-pinned"),
-    "kubernetes:yaml:ConfigGroup": judged("kubernetes-manifest-source-pinned"),
-    "kubernetes:kustomize:Directory": judged("kubernetes-manifest-source-pinned"),
+    "kubernetes:helm.sh:Release": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
+                                         "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),
+    "kubernetes:helm.sh/v4:Chart": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
+                                          "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),
+    "kubernetes:yaml/v2:ConfigFile": judged("kubernetes-manifest-source-pinned"),
+    "kubernetes:yaml/v2:ConfigGroup": judged("kubernetes-manifest-source-pinned"),
+    "kubernetes:kustomize/v2:Directory": judged("kubernetes-manifest-source-pinned"),
+    **{token: refused(f"the Python-side {what} registers none of its inputs (chart, version, repository, files, "
+                      f"directory): no rule can verify that its source is pinned; use {instead}",
+                      "pulumi_kubernetes 4.34.2 (the component passes an empty property map)")
+       for token, what, instead in (
+           ("kubernetes:helm.sh/v3:Chart", "helm.sh/v3 Chart", "helm.sh/v3 Release or helm.sh/v4 Chart"),
+           ("kubernetes:kustomize:Directory", "kustomize Directory (v1)", "kustomize/v2 Directory"),
+           ("kubernetes:yaml:ConfigFile", "yaml ConfigFile (v1)", "yaml/v2 ConfigFile"),
+           ("kubernetes:yaml:ConfigGroup", "yaml ConfigGroup (v1)", "yaml/v2 ConfigGroup"))},
 }
 
 #: Groups: OCI modules (``oci:<Module>``), Kubernetes API groups (``kubernetes:<group>``, custom resources' groups
