@@ -34,7 +34,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import catalogue, credentials, shapes, supply_chain
+    from . import catalogue, credentials, shapes, supply_chain, unknowns
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -64,6 +64,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import reachability
     import storage
     import supply_chain
+    import unknowns
 
 PACK_NAME = "oke-rdma-security"
 PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privilege IAM, no internet exposure, "
@@ -76,7 +77,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *node_access.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES, *pod_security.POLICIES,
                           *privileged_namespaces.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
-                          *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES]
+                          *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
+                          *unknowns.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

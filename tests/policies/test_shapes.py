@@ -136,3 +136,23 @@ def test_conditions_within_the_limit_still_parse():
 
 def test_every_row_names_a_known_shape():
     assert all(shape in (LIST, MAP, STRING) for rows in shapes.SHAPES.values() for _, shape in rows)
+
+
+# --- statements hidden by an unknown value --------------------------------------------------------------------------
+def test_unknown_statements_derived_from_nothing_in_the_stack_are_refused():
+    report = run(res(POLICY, "p", {"statements": [U]}), policy="iam-statements-readable")
+    [message] = messages(report, "iam-statements-readable")
+    assert "statements[0] are unknown" in message and report.mandatory
+
+
+def test_unknown_statements_derived_from_a_resource_of_the_stack_wait_for_pulumi_up():
+    cluster = res("oci:ContainerEngine/cluster:Cluster", "oke", {"name": "oke"})
+    policy = res(POLICY, "p", {"statements": [U, "Allow group A to read buckets in tenancy"]},
+                 deps={"statements": [cluster]})
+    report = run(cluster, policy, policy="iam-statements-readable")
+    assert messages(report, "iam-statements-readable") == []
+
+
+def test_a_wholly_unknown_statement_list_without_dependencies_is_refused():
+    report = run(res(POLICY, "p", {"statements": U}), policy="iam-statements-readable")
+    assert messages(report, "iam-statements-readable")
