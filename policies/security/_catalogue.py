@@ -463,6 +463,9 @@ TYPES: dict[str, dict] = {
 #: Groups: OCI modules (``oci:<Module>``), Kubernetes API groups (``kubernetes:<group>``, custom resources' groups
 #: included), component packages (``<package>:``).
 GROUPS: dict[str, dict] = {
+    **{f"{runtime}:": refused("a dynamic provider (any module or name) runs the program's own code as a provider: what "
+                              "it creates is invisible to every rule", "Pulumi docs \"Dynamic Resource Providers\"")
+       for runtime in ("pulumi-python", "pulumi-nodejs")},
     "oke-rdma:": harmless("components of this repository's program: a component registers nothing itself; every "
                           "resource it holds is judged by its own type", "docs/architecture.md \"The rooms\""),
     "kubernetes:kueue.x-k8s.io": harmless("queues, quotas and flavors: they admit workloads, run no pods",

@@ -97,12 +97,12 @@ def tag_default_makes_new_resources_match_a_tag_conditioned_grant(bad):
 
 
 @case("identity", RULE)
-def identity_domain_rule_changes_group_membership(bad):
+def identity_domain_dynamic_group_matches_every_instance(bad):
     if bad:
-        oci.identity.DomainsMappedAttribute(
-            "map", idcs_endpoint="https://idcs-0123456789abcdef.identity.oraclecloud.com",
-            schemas=["urn:ietf:params:scim:schemas:oracle:idcs:MappedAttribute"], ref_resource_id="x",
-            ref_resource_type="App", direction="inbound", mapping_type="custom")
+        oci.identity.DomainsDynamicResourceGroup(
+            "everything", idcs_endpoint="https://idcs-0123456789abcdef.identity.oraclecloud.com",
+            schemas=["urn:ietf:params:scim:schemas:oracle:idcs:DynamicResourceGroup"], display_name="all",
+            matching_rule="ANY {instance.compartment.id = '" + C + "'}")
     else:
         _control()
 
@@ -112,10 +112,14 @@ class _Provider(ResourceProvider):
         return CreateResult("x", props)
 
 
+class _Anything(Resource):
+    """A dynamic resource (type ``pulumi-python:dynamic:Resource``)."""
+
+
 @case("supply-chain", RULE)
 def dynamic_provider_runs_code_nobody_judges(bad):
     if bad:
-        Resource(_Provider(), "anything", {"payload": "creates whatever its code says"})
+        _Anything(_Provider(), "anything", {"payload": "creates whatever its code says"})
     else:
         _control()
 

@@ -92,6 +92,8 @@ def two_statements_in_one_string(bad):
 
 @case("identity", "iam-no-identity-escalation")
 def condition_nested_past_the_parser(bad):
-    depth = 40 if bad else 2
-    where = "all {" * depth + "request.principal.type = 'workload'" + "}" * depth
+    depth = 40 if bad else 1
+    pinned = ("request.principal.type = 'workload', request.principal.namespace = 'ml', "
+              "request.principal.service_account = 'trainer', request.principal.cluster_id = 'ocid1.cluster.oc1..aaaa'")
+    where = "all {" * depth + pinned + "}" * depth
     statements(f"Allow any-user to read buckets in compartment id {C} where {where}")
