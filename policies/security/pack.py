@@ -34,7 +34,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import catalogue, credentials, shapes, supply_chain, unknowns
+    from . import catalogue, credentials, protected_keys, shapes, supply_chain, unknowns
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -59,6 +59,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import oke_network
     import pod_security
     import privileged_namespaces
+    import protected_keys
     import public_endpoints
     import rbac
     import reachability
@@ -78,7 +79,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *privileged_namespaces.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
-                          *unknowns.POLICIES]
+                          *unknowns.POLICIES, *protected_keys.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
