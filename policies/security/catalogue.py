@@ -123,7 +123,7 @@ resource_type_catalogued = ResourceValidationPolicy(
 POLICIES = [resource_type_catalogued]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
-    POLICY_NAME: "reads only the resource's type token, which is always known",
+    POLICY_NAME: "reads only inputs known at preview: the resource's type token, which is always known",
 }
 
 

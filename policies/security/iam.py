@@ -62,9 +62,10 @@ _DOC = "OCI IAM docs: Policy Syntax, Conditions; OKE docs: Granting Workloads Ac
 #: three levels (IAM docs "Conditions", "Advanced Policy Features").
 MAX_CONDITION_DEPTH = 16
 #: The locations OCI's policy syntax allows (IAM docs "Policy Syntax": ``in tenancy``, ``in compartment <name>``,
-#: ``in compartment id <ocid>``, a path ``<a>:<b>``; Endorse/Admit statements name a defined tenancy alias). Anything
+#: ``in compartment id <ocid>``, a path ``<a>:<b>``; Endorse/Admit statements name a defined tenancy alias or
+#: ``any-tenancy``: IAM docs "Cross-Tenancy Access Policies"). Anything
 #: else after ``in`` — such as a second statement run into the first — is outside the grammar.
-_LOCATION = re.compile(r"^(tenancy(\s+\S+)?|compartment(\s+id)?\s+\S+)$", re.IGNORECASE)
+_LOCATION = re.compile(r"^(any-tenancy|tenancy(\s+\S+)?|compartment(\s+id)?\s+\S+)$", re.IGNORECASE)
 #: A line break or ';' followed by a statement verb: one string holding more than one statement.
 _SECOND_STATEMENT = re.compile(r"[\n\r;]\s*(allow|endorse|admit|define|deny)\b", re.IGNORECASE)
 

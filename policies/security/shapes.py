@@ -145,6 +145,6 @@ input_shape_readable = ResourceValidationPolicy(
 POLICIES = [input_shape_readable]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
-    POLICY_NAME: "checks known values only; an unknown value is left to the unknown-value behaviour of the rule "
-                 "that reads it",
+    POLICY_NAME: "reads only inputs known at preview: an unknown value is left to the unknown-value behaviour of "
+                 "the rule that reads it",
 }

@@ -237,5 +237,6 @@ POLICIES = [container_image_pinned, chart_repository_https]
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     IMAGE_POLICY: "fails closed: an unknown image, container list or values object is a violation (an unknown pod "
                   "spec is left to the pod rules, which refuse it)",
-    HTTPS_POLICY: "reads known chart and repository URLs only; an unknown one is refused by helm-release-pinned",
+    HTTPS_POLICY: "reads only inputs known at preview: an unknown chart or repository is refused by "
+                  "helm-release-pinned",
 }
