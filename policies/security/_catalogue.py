@@ -470,15 +470,9 @@ GROUPS: dict[str, dict] = {
                           "resource it holds is judged by its own type", "docs/architecture.md \"The rooms\""),
     "kubernetes:kueue.x-k8s.io": harmless("queues, quotas and flavors: they admit workloads, run no pods",
                                           "Kueue docs \"Concepts\""),
-    "kubernetes:monitoring.coreos.com": refused(
-        "Prometheus, Alertmanager, ThanosRuler and PrometheusAgent run pods with any containers and volumes the "
-        "object names; the pod rules do not read them", "prometheus-operator API reference (monitoring.coreos.com/v1)"),
-    "kubernetes:monitoring.coreos.com:PrometheusRule": harmless("alerting and recording rules (PromQL); runs no pod",
-                                                                "prometheus-operator API reference"),
-    "kubernetes:monitoring.coreos.com:ServiceMonitor": harmless("selects Services to scrape; runs no pod",
-                                                                "prometheus-operator API reference"),
-    "kubernetes:monitoring.coreos.com:PodMonitor": harmless("selects pods to scrape; runs no pod",
-                                                            "prometheus-operator API reference"),
+    "kubernetes:monitoring.coreos.com": judged(*_OPERATOR, note="embedded: Prometheus, Alertmanager, ThanosRuler "
+                                               "and PrometheusAgent pod fields are read by the embedded pod-spec "
+                                               "walker; rules and monitors run no pods"),
     **{f"kubernetes:{g}": refused(
         f"the {name} runs the containers its policy names, privileged, on every node; the pod rules do not read "
         f"this resource (the chart values that install the operator are judged)", source) for g, name, source in (
@@ -486,7 +480,7 @@ GROUPS: dict[str, dict] = {
         ("mellanox.com", "NVIDIA Network Operator", "NVIDIA Network Operator docs \"NicClusterPolicy\""))},
     **{f"kubernetes:{g}": judged(*_OPERATOR) for g in (
         "kubeflow.org", "trainer.kubeflow.org", "jobset.x-k8s.io", "keda.sh", "leaderworkerset.x-k8s.io",
-        "batch.volcano.sh", "argoproj.io", "sparkoperator.k8s.io", "serving.kserve.io",
+        "batch.volcano.sh", "argoproj.io", "tekton.dev", "triggers.tekton.dev", "sparkoperator.k8s.io", "serving.kserve.io",
         "flink.apache.org")},
     "kubernetes:ray.io": judged(*_OPERATOR, "custom-resource-exposure"),
     "kubernetes:gateway.networking.k8s.io": judged("no-public-endpoints"),
