@@ -272,7 +272,7 @@ TYPES: dict[str, dict] = {
     # --- OKE ---------------------------------------------------------------------------------------------
     "oci:ContainerEngine/cluster:Cluster": judged("kubernetes-api-not-public", "kubernetes-api-endpoint-restricted"),
     "oci:ContainerEngine/nodePool:NodePool": judged("node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit"),
-    "oci:ContainerEngine/containerInstance:ContainerInstance": judged("no-public-endpoints"),
+    "oci:ContainerEngine/containerInstance:ContainerInstance": judged("no-public-endpoints", "container-image-pinned"),
     "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": harmless(
         "maps a namespace to a compartment for Workload Identity; grants there are judged as statements",
         "OKE docs \"Granting Workloads Access to OCI Resources\""),

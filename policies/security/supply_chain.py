@@ -6,8 +6,8 @@
   (``@sha256:<64 hex>``) or come from a registry the policy config allows (``allowedRegistries``, host patterns) with
   a tag other than ``latest``. Images in values are read wherever a chart's values name one: a string under an
   ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
-  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An image unknown during
-  preview fails closed.
+  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An OCI container instance's
+  ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
 * ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
   over HTTPS or from an OCI registry: an ``http://`` repository or chart URL is refused whatever the allow-list of
   ``helm-release-pinned`` says (anyone on the path serves another chart). The v1 Python components
@@ -45,6 +45,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
 
 IMAGE_POLICY = "container-image-pinned"
+CONTAINER_INSTANCE = "oci:ContainerEngine/containerInstance:ContainerInstance"
 HTTPS_POLICY = "chart-repository-https"
 #: The registries the platform's own images come from (its program, add-ons and examples); a stack adds its own.
 DEFAULT_ALLOWED_REGISTRIES = ["registry.k8s.io", "docker.io", "nvcr.io", "ghcr.io", "quay.io",
@@ -102,7 +103,15 @@ def _pod_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:
 
 def workload_images(resource_type: str, props: Any) -> Iterator[tuple[str, Any]]:
     """(where, image) of every container of the pod specs a resource creates (built-in workloads, operator custom
-    resources)."""
+    resources) and of an OCI container instance (``containers[].imageUrl``)."""
+    if resource_type == CONTAINER_INSTANCE:
+        containers = elements(read(props, "containers"))
+        if containers is UNKNOWN:
+            yield "containers", UNKNOWN
+            return
+        for i, container in enumerate(containers):
+            yield f"containers[{i}].imageUrl", UNKNOWN if container is UNKNOWN else read(container, "imageUrl")
+        return
     for where, spec in pod_specs(resource_type, props):
         yield from _pod_images(spec, f"{where}." if where else "")
 

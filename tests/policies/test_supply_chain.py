@@ -131,3 +131,10 @@ def test_remote_references_at_a_full_commit_pass_however_spelled(type_, props):
 ])
 def test_a_sha_anywhere_but_the_revision_pins_nothing(type_, props):
     assert call_resource_rule(validate_manifest_source, type_, props)
+
+
+def test_an_oci_container_instances_images_are_judged():
+    ci = "oci:ContainerEngine/containerInstance:ContainerInstance"
+    assert call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": "iad.ocir.io/ns/tool:1.0"}]}) == []
+    [message] = call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": "busybox:1.36"}]})
+    assert "containers[0].imageUrl" in message
