@@ -24,7 +24,11 @@ it does not expect, so a new manifest version is reviewed, never applied half-un
 * The user-facing ClusterRoles aggregate into Kubernetes' built-in ``edit``/``admin`` and ``view`` instead of
   Kubeflow Platform's roles, which oke-rdma does not install (:data:`_BUILT_IN_AGGREGATION`);
   ``kubeflow-mpijobs-admin`` is not applied.
-* Everything else (the ``mpijobs.kubeflow.org`` CRD, the Deployment's pod template and image) is the manifest's.
+* The controller's image names its registry host: the manifest's ``mpioperator/mpi-operator:<tag>`` is Docker Hub's
+  by implication (distribution/reference ``normalize.go``), written as ``docker.io/mpioperator/mpi-operator:<tag>``
+  — the same image — because the security pack refuses an image whose registry is implied
+  (``container-image-pinned``).
+* Everything else (the ``mpijobs.kubeflow.org`` CRD, the Deployment's pod template) is the manifest's.
 
 Namespace Pod Security ``baseline``: the Deployment sets no security context (no non-root user, no seccomp profile),
 and its image is ``gcr.io/distroless/base-debian12`` (root by default; Dockerfile@v0.8.0), so ``restricted`` would
@@ -189,6 +193,17 @@ def controller_name(namespace: str) -> str:
     return f"{UPSTREAM_NAME}-{namespace}"
 
 
+def docker_hub_explicit(image: str) -> str:
+    """``image`` with Docker Hub written out when its registry is implied: ``mpioperator/mpi-operator:0.8.0`` →
+    ``docker.io/mpioperator/mpi-operator:0.8.0``, ``busybox`` → ``docker.io/library/busybox``; a reference whose first
+    component is a host (it has a ``.`` or ``:``, or is ``localhost``) is returned as it is (distribution/reference
+    ``normalize.go``, checked 2026-12-01)."""
+    first, slash, _ = image.partition("/")
+    if slash and ("." in first or ":" in first or first == "localhost"):
+        return image
+    return f"docker.io/{image}" if slash else f"docker.io/library/{image}"
+
+
 def objects(cfg: MpiOperatorRelease, context: ValuesContext) -> list[dict[str, Any]]:
     """The objects applied for ``cfg`` (see the module docstring): the manifest without its Namespace, one controller
     per tenant namespace of ``context``, all namespaced objects in ``cfg.namespace``.
@@ -256,6 +271,7 @@ def objects(cfg: MpiOperatorRelease, context: ValuesContext) -> list[dict[str, A
         (container,) = pod["containers"]
         args = [a for a in container.get("args", []) if not str(a).startswith(("--lock-namespace=", "--namespace="))]
         container["args"] = [*args, f"--namespace={tenant_ns}", f"--lock-namespace={tenant_ns}"]
+        container["image"] = docker_hub_explicit(container["image"])
         out.append(d)
     if subjects:
         binding = copy.deepcopy(by_kind[("ClusterRoleBinding", UPSTREAM_NAME)])

@@ -12,8 +12,9 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.placement`
-    from . import placement, sharing
+    from . import completeness, placement, sharing
 else:  # run by the Pulumi CLI from inside policies/placement/
+    import completeness
     import placement
     import sharing
 
@@ -22,7 +23,7 @@ PACK_DESCRIPTION = ("Placement guardrails for GPU/RDMA training on OKE: RDMA nod
                     "availability domain, on an enhanced cluster, with RDMA shapes.")
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
-POLICIES: list[Policy] = [*placement.POLICIES, *sharing.POLICIES]
+POLICIES: list[Policy] = [*placement.POLICIES, *sharing.POLICIES, *completeness.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -57,6 +57,17 @@ _STATEMENT = re.compile(
 _LEAF = re.compile(r"\s*(?P<var>[A-Za-z0-9_.\-]+)\s*(?P<op>!=|=)\s*(?:'(?P<q>[^']*)'|\"(?P<dq>[^\"]*)\"|"
                    r"/(?P<pattern>[^/]*)/|(?P<bare>[^\s,{}'\"/]+))\s*")
 _DOC = "OCI IAM docs: Policy Syntax, Conditions; OKE docs: Granting Workloads Access to OCI Resources"
+#: How deep ``all {...}``/``any {...}`` groups may nest before the parser refuses the statement (a statement it cannot
+#: read is refused by the rules, never passed, and never a crash). OCI documents no limit; real conditions nest two or
+#: three levels (IAM docs "Conditions", "Advanced Policy Features").
+MAX_CONDITION_DEPTH = 16
+#: The locations OCI's policy syntax allows (IAM docs "Policy Syntax": ``in tenancy``, ``in compartment <name>``,
+#: ``in compartment id <ocid>``, a path ``<a>:<b>``; Endorse/Admit statements name a defined tenancy alias or
+#: ``any-tenancy``: IAM docs "Cross-Tenancy Access Policies"). Anything
+#: else after ``in`` — such as a second statement run into the first — is outside the grammar.
+_LOCATION = re.compile(r"^(any-tenancy|tenancy(\s+\S+)?|compartment(\s+id)?\s+\S+)$", re.IGNORECASE)
+#: A line break or ';' followed by a statement verb: one string holding more than one statement.
+_SECOND_STATEMENT = re.compile(r"[\n\r;]\s*(allow|endorse|admit|define|deny)\b", re.IGNORECASE)
 
 
 class StatementSyntaxError(ValueError):
@@ -107,13 +118,16 @@ class Statement:
         return words[2] if len(words) == 3 and [w.lower() for w in words[:2]] == ["compartment", "id"] else None
 
 
-def _parse_condition(text: str, pos: int = 0) -> tuple[Condition, int]:
+def _parse_condition(text: str, pos: int = 0, depth: int = 1) -> tuple[Condition, int]:
     group = re.compile(r"\s*(all|any)\s*\{", re.IGNORECASE).match(text, pos)
     if group:
+        if depth > MAX_CONDITION_DEPTH:
+            raise StatementSyntaxError(f"its condition nests all/any groups deeper than {MAX_CONDITION_DEPTH} levels, "
+                                       f"the most this parser reads")
         items: list[Condition] = []
         pos = group.end()
         while True:
-            item, pos = _parse_condition(text, pos)
+            item, pos = _parse_condition(text, pos, depth + 1)
             items.append(item)
             sep = re.compile(r"\s*([,}])").match(text, pos)
             if not sep:
@@ -133,12 +147,18 @@ def parse_statement(text: str) -> Statement:
     """Parse one OCI policy statement (see the module docstring for the grammar).
 
     :raises StatementSyntaxError: when the statement is outside that grammar (``Define`` statements, operators
-        other than ``=``/``!=``, unbalanced braces).
+        other than ``=``/``!=``, unbalanced braces, a location OCI does not define, more than one statement in the
+        string, conditions nested deeper than :data:`MAX_CONDITION_DEPTH`).
     """
+    if _SECOND_STATEMENT.search(text):
+        raise StatementSyntaxError("one string holds more than one statement; give each statement its own list item")
     flat = " ".join(text.split())
     m = _STATEMENT.match(flat)
     if not m:
         raise StatementSyntaxError("not 'Allow <subject> to <verb> <resource-type> in <location> [where ...]'")
+    if not _LOCATION.match(m.group("location")):
+        raise StatementSyntaxError(f"its location {m.group('location')!r} is not 'tenancy', 'compartment <name>' or "
+                                   f"'compartment id <ocid>' (a second statement run into the first?)")
     condition = None
     if m.group("where"):
         condition, end = _parse_condition(m.group("where"))

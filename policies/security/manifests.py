@@ -8,9 +8,13 @@ ones judged — a mutable supply-chain input, the manifest twin of an unpinned H
 
 * ``kubernetes-manifest-source-pinned`` (MANDATORY): a ConfigFile's ``file``, a ConfigGroup's ``files`` or a
   Kustomize Directory's ``directory`` that is a remote reference (``http://``, ``https://``, ``git::``, ``ssh://``,
-  ``git@``, ``github.com/...``) must name an immutable revision: a full 40-hex commit SHA as a path segment
-  (``raw.githubusercontent.com/<org>/<repo>/<sha>/...``) or as ``ref=<sha>``. Tags and branches move (a tag is a
-  mutable Git ref) and are refused. A local path (or ``objs``/``yaml`` given inline) passes: its objects are judged
+  ``git@``, ``github.com/...``) must name an immutable revision: a full 40-hex commit SHA in the place the host
+  reads the revision from — ``raw.githubusercontent.com/<org>/<repo>/<sha>/...``, ``github.com/<org>/<repo>/
+  (blob|raw|tree)/<sha>/...``, ``gitlab.com/<group>/<repo>/-/(raw|blob|tree)/<sha>/...``, ``bitbucket.org/<org>/
+  <repo>/(raw|src)/<sha>/...`` — or every ``ref=``/``version=`` query parameter (``?ref=``, ``&ref=``,
+  ``//<subdir>?ref=``, go-getter and kustomize spellings) being one. A 40-hex string anywhere else (an organisation,
+  a release tag, a second parameter beside ``ref=main``) pins nothing. Tags and branches move (a tag is a mutable
+  Git ref) and are refused. A local path (or ``objs``/``yaml`` given inline) passes: its objects are judged
   as they will be applied. Unknown values fail closed.
 
 Sources (checked 2026-12-01): pulumi_kubernetes 4.34 ``yaml/v2:ConfigFile`` (``file``: "Path or a URL that uniquely
@@ -37,7 +41,14 @@ KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
 #: Resource type → (property, whether it is a list).
 SOURCES = {CONFIG_FILE: ("file", False), CONFIG_GROUP: ("files", True), KUSTOMIZE: ("directory", False)}
 _REMOTE = re.compile(r"^(https?://|git::|ssh://|git@|github\.com/|gitlab\.com/|bitbucket\.org/)", re.I)
-_COMMIT = re.compile(r"(^|[/=@])[0-9a-f]{40}($|[/?&#])")
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+#: Query parameters that name the revision of a remote (kustomize docs "remote targets": ``ref``, ``version``;
+#: hashicorp/go-getter "Git": ``ref``).
+_REF_PARAMS = ("ref", "version")
+#: Host → (the path segments before the revision, as a tuple of alternatives per position, "*" any); the revision
+#: is the segment after them.
+_REVISION_AT = {"raw.githubusercontent.com": ("*", "*"), "github.com": ("*", "*", ("blob", "raw", "tree")),
+                "bitbucket.org": ("*", "*", ("raw", "src"))}
 #: Hosts that address a file by Git commit (a 40-hex path segment or ``ref`` names immutable content there only;
 #: on any other web server it is just a path). Sources: GitHub docs "Getting permanent links to files"; GitLab docs
 #: "Repository files API" (``ref`` is a branch, tag or commit); Bitbucket Cloud docs "src" endpoint (``{commit}``).
@@ -58,11 +69,41 @@ def source_problem(value: Any) -> str | None:
         return (f"its source {value} is fetched from {host or 'an unknown host'}, which does not address files by "
                 f"Git commit, so nothing pins what it serves; vendor the manifest into the repository and apply it "
                 f"from the local path")
-    if _COMMIT.search(value):
+    if pinned_at_commit(value.strip(), host):
         return None
     return (f"its source {value} is a remote reference without a commit SHA: a branch, tag or release asset can "
             f"serve other objects at the next pulumi up than the ones judged now; vendor the manifest into the "
             f"repository and apply it from the local path, or reference a full 40-character commit SHA")
+
+
+def pinned_at_commit(url: str, host: str) -> bool:
+    """Does a remote reference on a Git host name a full commit SHA where the host reads its revision from (see the
+    module docstring)? Every ``ref``/``version`` parameter must be one; without them, the path segment the host
+    reads as the revision must be."""
+    from urllib.parse import parse_qs
+
+    text = url[5:] if url.lower().startswith("git::") else url
+    text = text.split("#", 1)[0]
+    base, _, query = text.partition("?")
+    params = parse_qs(query, keep_blank_values=True)
+    refs = [v for k in _REF_PARAMS for v in params.get(k, [])]
+    if refs:
+        return all(_SHA.match(r) for r in refs)
+    path = re.sub(r"^(?:https?://|ssh://)?(?:[^@/]+@)?[^/:]+[:/]?", "", base)
+    segments = [s for s in path.split("/") if s]
+    if host == "gitlab.com":
+        if "-" not in segments:
+            return False
+        i = segments.index("-")
+        revision = "".join(segments[i + 2:i + 3])
+        return segments[i + 1:i + 2] in (["raw"], ["blob"], ["tree"]) and bool(_SHA.match(revision))
+    before = _REVISION_AT.get(host)
+    if before is None or len(segments) <= len(before):
+        return False
+    for segment, allowed in zip(segments, before):
+        if allowed != "*" and segment not in allowed:
+            return False
+    return bool(_SHA.match(segments[len(before)]))
 
 
 def source_problems(resource_type: str, props: Any) -> Iterator[str]:

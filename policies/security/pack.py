@@ -36,7 +36,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
-    from . import credentials
+    from . import catalogue, cilium_policies, credentials, protected_keys, shapes, supply_chain, unknowns
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -46,7 +46,10 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_rbac
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
+    import catalogue
+    import cilium_policies
     import credentials
+    import shapes
     import iam
     import identity
     import kubernetes
@@ -62,11 +65,14 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import pod_security
     import privileged_namespaces
     import priority
+    import protected_keys
     import public_endpoints
     import rbac
     import reachability
     import storage
+    import supply_chain
     import tenant_rbac
+    import unknowns
 
 PACK_NAME = "oke-rdma-security"
 PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privilege IAM, no internet exposure, "
@@ -78,7 +84,9 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
                           *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
-                          *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
+                          *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
+                          *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
+                          *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
-                           StackValidationPolicy)
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import with_derived
@@ -88,9 +88,53 @@ system_priority_only_for_node_agents = StackValidationPolicy(
         "description": "Namespaces of node agents, whose pods may run at a system priority"}}),
 )
 
-POLICIES = [system_priority_only_for_node_agents]
+PRIORITY_CLASS = "kubernetes:scheduling.k8s.io/v1:PriorityClass"
+
+
+def priority_class_problem(props: Any) -> Any:
+    """Why a PriorityClass lets its pods take other tenants' places, or None: it preempts (``preemptionPolicy`` other
+    than ``Never``; the default is ``PreemptLowerPriority``) or it is the cluster's ``globalDefault`` (every pod
+    without a class gets it). UNKNOWN when either is unknown."""
+    policy = read(props, "preemptionPolicy", default="PreemptLowerPriority")
+    default = read(props, "globalDefault", default=False)
+    if policy is UNKNOWN or default is UNKNOWN:
+        return UNKNOWN
+    if policy != "Never":
+        return f"preemptionPolicy is {policy!r}: its pods evict lower-priority pods, other tenants' running jobs"
+    if default not in (False, None):
+        return "globalDefault is set: every pod that names no class would run at it"
+    return None
+
+
+def validate_priority_class(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``priority-class-never-preempts``: a PriorityClass never preempts and is never the default."""
+    if not args.resource_type.startswith("kubernetes:scheduling.k8s.io/") or \
+            args.resource_type.split(":")[-1].removesuffix("Patch") != "PriorityClass":
+        return
+    problem = priority_class_problem(args.props)
+    if problem is UNKNOWN:
+        report_violation("preemptionPolicy or globalDefault is unknown during preview, so the class may preempt "
+                         "other tenants' pods; set them from literal values")
+    elif problem:
+        report_violation(f"PriorityClass: {problem}; set preemptionPolicy: Never and leave globalDefault unset")
+
+
+priority_class_never_preempts = ResourceValidationPolicy(
+    name="priority-class-never-preempts",
+    description="A PriorityClass a stack declares never preempts other pods and is not the cluster's default.",
+    validate=validate_priority_class,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Set preemptionPolicy: Never (pods of the class go first in the queue but never evict running "
+                       "pods) and leave globalDefault unset. Source: Kubernetes docs: Pod Priority and Preemption "
+                       "(Non-preempting PriorityClass)."),
+    tags=["kubernetes", "tenancy"],
+)
+
+POLICIES = [system_priority_only_for_node_agents, priority_class_never_preempts]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "priority-class-never-preempts": "fails closed: an unknown preemptionPolicy or globalDefault is a violation",
     "system-priority-only-for-node-agents": ("fails closed: an unknown pod spec, priorityClassName or namespace is "
                                              "judged a system priority outside the allowed namespaces"),
 }

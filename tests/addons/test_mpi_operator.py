@@ -281,3 +281,15 @@ def test_values_are_not_a_setting_of_a_manifest_addon():
     with pytest.raises(ConfigError) as err:
         load_stack_config(raw)
     assert any(p.startswith("oke-rdma:platform.mpiOperator.values") for p in err.value.problems)
+
+
+def test_the_controller_image_names_its_registry_host():
+    """The manifest's ``mpioperator/mpi-operator:<tag>`` (Docker Hub implied) is applied as the same image with
+    ``docker.io`` written out, which the security pack's container-image-pinned requires."""
+    from oke_rdma.addons.mpi_operator import docker_hub_explicit
+    objs = objects(MpiOperatorRelease(enabled=True, namespace="mpi"), ValuesContext(tenant_namespaces=("research",)))
+    [d] = [o for o in objs if o["kind"] == "Deployment"]
+    (c,) = d["spec"]["template"]["spec"]["containers"]
+    assert c["image"] == "docker.io/mpioperator/mpi-operator:0.8.0"
+    assert docker_hub_explicit("busybox") == "docker.io/library/busybox"
+    assert docker_hub_explicit("ghcr.io/x/y:1") == "ghcr.io/x/y:1" and docker_hub_explicit("localhost/y") == "localhost/y"

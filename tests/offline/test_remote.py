@@ -19,9 +19,10 @@ ns = k8s.core.v1.Namespace("apps", metadata={{"name": "apps", "labels": {{
     "pod-security.kubernetes.io/enforce": "restricted"}}}}, opts=pulumi.ResourceOptions(provider=p))
 {body}
 '''
+BUSYBOX = "docker.io/library/busybox:1.36"  # the registry host written out, as container-image-pinned requires
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer", "namespace": "apps"},
-       "spec": {"containers": [{"name": "c", "image": "busybox:1.36", "securityContext": {"privileged": True}}]}}
-PLAIN = {**POD, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+       "spec": {"containers": [{"name": "c", "image": BUSYBOX, "securityContext": {"privileged": True}}]}}
+PLAIN = {**POD, "spec": {"containers": [{"name": "c", "image": BUSYBOX}]}}
 OPTS = "opts=pulumi.ResourceOptions(provider=p, depends_on=[ns])"
 
 

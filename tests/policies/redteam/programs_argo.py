@@ -10,6 +10,10 @@ import yaml
 
 from tests.policies.redteam.programs import case, namespace, release
 
+#: Images with their registry host written out (container-image-pinned refuses an implied one).
+BUSYBOX, PYTHON, DIND = ("docker.io/library/busybox:1.37", "docker.io/library/python:3.13",
+                         "docker.io/library/docker:27-dind")
+
 ARGO = "argoproj.io/v1alpha1"
 PRIV = {"privileged": True}
 SAFE = {"runAsNonRoot": True, "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]},
@@ -26,7 +30,7 @@ def cr(api_version: str, kind: str, spec: dict, ns: str | None = "apps", name: s
 
 def templates(container_security: dict, **template) -> dict:
     return {"entrypoint": "main", "templates": [{"name": "main", "container": {
-        "image": "busybox:1.37", "command": ["true"], "securityContext": container_security}, **template}]}
+        "image": BUSYBOX, "command": ["true"], "securityContext": container_security}, **template}]}
 
 
 def workflow_doc(spec: dict) -> dict:
@@ -46,7 +50,7 @@ def argo_workflow_host_network(bad):
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def argo_workflow_template_script_host_path(bad):
     volume = {"hostPath": {"path": "/data"}} if bad else {"emptyDir": {}}
-    cr(ARGO, "WorkflowTemplate", {"templates": [{"name": "s", "script": {"image": "python:3.13", "source": "print()",
+    cr(ARGO, "WorkflowTemplate", {"templates": [{"name": "s", "script": {"image": PYTHON, "source": "print()",
                                                                         "securityContext": SAFE},
                                                  "volumes": [{"name": "d", **volume}]}]})
 
@@ -83,15 +87,15 @@ def argo_cluster_workflow_template_beyond_the_rdma_envelope(bad):
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def argo_resource_template_creates_a_privileged_pod(bad):
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "{{workflow.name}}-"},
-           "spec": {"containers": [{"name": "c", "image": "busybox", "securityContext": PRIV if bad else SAFE}]}}
+           "spec": {"containers": [{"name": "c", "image": BUSYBOX, "securityContext": PRIV if bad else SAFE}]}}
     cr(ARGO, "Workflow", {"entrypoint": "r", "templates": [{"name": "r", "resource": {
         "action": "create", "manifest": yaml.safe_dump(pod)}}]})
 
 
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def argo_steps_inline_template_sidecar_privileged(bad):
-    inline = {"container": {"image": "busybox", "securityContext": SAFE},
-              "sidecars": [{"name": "dind", "image": "docker:dind", "securityContext": PRIV if bad else SAFE}]}
+    inline = {"container": {"image": BUSYBOX, "securityContext": SAFE},
+              "sidecars": [{"name": "dind", "image": DIND, "securityContext": PRIV if bad else SAFE}]}
     cr(ARGO, "Workflow", {"entrypoint": "s", "templates": [{"name": "s", "steps": [[{"name": "a",
                                                                                       "inline": inline}]]}]})
 
@@ -118,7 +122,7 @@ def argo_workflow_rendered_from_helm_extra_objects(bad):
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def argo_sensor_trigger_creates_a_host_network_pod(bad):
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "p-"},
-           "spec": {"hostNetwork": bad, "containers": [{"name": "c", "image": "busybox", "securityContext": SAFE}]}}
+           "spec": {"hostNetwork": bad, "containers": [{"name": "c", "image": BUSYBOX, "securityContext": SAFE}]}}
     cr(ARGO, "Sensor", {"dependencies": [{"name": "d", "eventSourceName": "webhook", "eventName": "e"}],
                         "triggers": [{"template": {"name": "t", "k8s": {"operation": "create",
                                                                         "source": {"resource": pod}}}}]})
@@ -128,7 +132,7 @@ def argo_sensor_trigger_creates_a_host_network_pod(bad):
 def argo_sensor_trigger_parameter_sets_a_pod_field_from_event_data(bad):
     """The event's payload is written at ``dest``: at a pod field its value is chosen by whoever sends events."""
     dest = "spec.template.spec.containers.0.securityContext.privileged" if bad else "metadata.labels.run"
-    container = {"name": "c", "image": "busybox", "securityContext": SAFE}
+    container = {"name": "c", "image": BUSYBOX, "securityContext": SAFE}
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"generateName": "j-"},
            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [container]}}}}
     cr(ARGO, "Sensor", {"dependencies": [{"name": "d", "eventSourceName": "webhook", "eventName": "e"}],
@@ -171,14 +175,14 @@ def spark_conf_mounts_etc_from_the_host(bad):
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def tekton_taskrun_pod_template_host_network(bad):
     cr("tekton.dev/v1", "TaskRun", {"podTemplate": {"hostNetwork": bad}, "taskSpec": {"steps": [
-        {"name": "build", "image": "busybox", "script": "true", "securityContext": SAFE}]}})
+        {"name": "build", "image": BUSYBOX, "script": "true", "securityContext": SAFE}]}})
 
 
 @case("pod", "rdma-pods-in-privileged-namespaces")
 def tekton_step_template_adds_a_capability(bad):
     caps = {"add": ["NET_RAW"]} if bad else {"drop": ["ALL"]}
     cr("tekton.dev/v1", "Task", {"stepTemplate": {"securityContext": {"capabilities": caps}},
-                                 "steps": [{"name": "s", "image": "busybox", "script": "true"}]})
+                                 "steps": [{"name": "s", "image": BUSYBOX, "script": "true"}]})
 
 
 @case("pod", "rdma-pods-in-privileged-namespaces")
@@ -193,7 +197,7 @@ def flink_task_manager_template_mounts_the_host_root(bad):
     """Flink merges its own container into the pod template: the template's pod fields count without one."""
     path = "/" if bad else "/dev/infiniband"
     cr("flink.apache.org/v1beta1", "FlinkDeployment", {
-        "image": "flink:1.20", "flinkVersion": "v1_20", "serviceAccount": "flink",
+        "image": "docker.io/library/flink:1.20", "flinkVersion": "v1_20", "serviceAccount": "flink",
         "taskManager": {"resource": {"cpu": 1, "memory": "2048m"},
                         "podTemplate": {"spec": {"volumes": [{"name": "h", "hostPath": {"path": path}}]}}}},
        ns="research")
@@ -202,7 +206,7 @@ def flink_task_manager_template_mounts_the_host_root(bad):
 @case("pod", "node-escape-only-in-node-agent-namespaces")
 def keda_scaled_job_host_pid(bad):
     cr("keda.sh/v1alpha1", "ScaledJob", {"jobTargetRef": {"template": {"spec": {
-        "hostPID": bad, "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}},
+        "hostPID": bad, "restartPolicy": "Never", "containers": [{"name": "c", "image": BUSYBOX}]}}},
         "triggers": [{"type": "cron", "metadata": {"timezone": "UTC", "start": "0 * * * *", "end": "5 * * * *",
                                                    "desiredReplicas": "1"}}]}, ns="research")
 

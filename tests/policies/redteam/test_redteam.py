@@ -50,7 +50,7 @@ def preview(capsys, *args: str) -> tuple[int, str]:
 
 def test_the_suite_covers_every_threat_class_with_at_least_40_unsafe_inputs():
     classes = Counter(threat for threat, _, _ in CASES.values()) + Counter(t for t, *_ in CONFIG_CASES.values())
-    assert set(classes) == {"identity", "network", "pod", "data", "placement"}
+    assert set(classes) == {"identity", "network", "pod", "data", "placement", "supply-chain"}
     assert sum(classes.values()) >= 40
 
 

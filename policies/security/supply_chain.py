@@ -1,0 +1,251 @@
+"""Supply chain, as one class: what a stack runs is the content that was reviewed.
+
+* ``container-image-pinned`` (MANDATORY): every container image a workload, an operator's custom resource, a Helm
+  chart's values or an object rendered from those values names must say its registry host explicitly (``nginx``
+  and ``library/nginx`` are refused: Docker Hub is implied, not chosen) and be pinned by digest
+  (``@sha256:<64 hex>``) or come from a registry the policy config allows (``allowedRegistries``, host patterns) with
+  a tag other than ``latest``. Images in values are read wherever a chart's values name one: a string under an
+  ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
+  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An OCI container instance's
+  ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
+* ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
+  over HTTPS or from an OCI registry: an ``http://`` repository or chart URL is refused whatever the allow-list of
+  ``helm-release-pinned`` says (anyone on the path serves another chart). The v1 Python components
+  (``helm.sh/v3:Chart``, ``kustomize:Directory``, ``yaml:ConfigFile``/``ConfigGroup``) register none of their
+  inputs, so no rule can verify their source: the catalogue refuses them (``resource-type-catalogued``).
+
+Chart versions and repositories: ``helm-release-pinned``; manifests and kustomizations from URLs:
+``kubernetes-manifest-source-pinned`` (a full commit SHA however the URL spells the ref).
+
+Sources (checked 2026-12-01): distribution/reference ``reference.go`` grammar (a first path component is a host
+only with a ``.`` or ``:`` or as ``localhost``; otherwise ``docker.io`` is implied) and ``normalize.go``; OCI image
+spec "Digests" (``sha256``, ``sha512``); Kubernetes docs "Images" (a tag can move; a digest cannot; ``latest`` is
+the implied tag); Helm docs "Chart Repository Guide" (repositories over HTTP(S)), "Registries" (``oci://``); Bitnami
+charts ``image.registry/repository/tag/digest`` and ``global.imageRegistry``; NVIDIA GPU Operator values
+``repository``/``image``/``version``.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any, Iterator, Optional
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity)
+
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._objects import HELM_TYPES, plain, release_objects
+    from ._pod_templates import pod_specs
+    from ._rules import UNKNOWN, elements, read
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _objects import HELM_TYPES, plain, release_objects
+    from _pod_templates import pod_specs
+    from _rules import UNKNOWN, elements, read
+
+IMAGE_POLICY = "container-image-pinned"
+CONTAINER_INSTANCE = "oci:ContainerEngine/containerInstance:ContainerInstance"
+HTTPS_POLICY = "chart-repository-https"
+#: The registries the platform's own images come from (its program, add-ons and examples); a stack adds its own.
+DEFAULT_ALLOWED_REGISTRIES = ["registry.k8s.io", "docker.io", "nvcr.io", "ghcr.io", "quay.io",
+                              "container-registry.oracle.com", "*.ocir.io"]
+_DIGEST = re.compile(r"@(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$")
+_SPACE = re.compile(r"\s")
+_CONTAINER_KEYS = ("containers", "initContainers", "ephemeralContainers")
+#: Keys of a values map that spell one image (Bitnami: registry/repository/tag/digest; NVIDIA: repository/image/
+#: version).
+_IMAGE_MAP_KEYS = ("registry", "repository", "image", "tag", "version", "digest")
+
+
+def image_problem(ref: Any, allowed: Sequence[str]) -> Optional[str]:
+    """Why an image reference is not pinned (None when it is): see the module docstring."""
+    if ref is UNKNOWN:
+        return "is unknown during preview, so it cannot be verified as pinned; give a literal image reference"
+    if not isinstance(ref, str) or not ref.strip() or _SPACE.search(ref.strip()):
+        return f"{ref!r} is not an image reference"
+    ref = ref.strip()
+    first, slash, rest = ref.partition("/")
+    if not (slash and rest and ("." in first or ":" in first or first == "localhost")):
+        return (f"{ref!r} names no registry host (Docker Hub is implied, not chosen); write the host, e.g. "
+                f"docker.io/{ref if '/' in ref else 'library/' + ref}")
+    if _DIGEST.search(ref):
+        return None
+    host = first.lower()
+    if not any(fnmatch.fnmatchcase(host, p.lower()) or fnmatch.fnmatchcase(host.split(":")[0], p.lower())
+               for p in allowed):
+        return (f"{ref!r} comes from {host}, which is not in allowedRegistries ({', '.join(allowed)}), and is not "
+                f"pinned by digest; pin it with @sha256:<digest> or add the registry to allowedRegistries")
+    last = rest.rsplit("/", 1)[-1]
+    tag = last.partition(":")[2] if ":" in last else ""
+    if "@" in ref:
+        return f"{ref!r} has a digest that is not sha256:<64 hex> or sha512:<128 hex>"
+    if not tag or tag == "latest":
+        return (f"{ref!r} has {'no tag (latest is implied)' if not tag else 'the tag latest'}, which moves; pin a "
+                f"version tag or a digest")
+    return None
+
+
+def _pod_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:
+    if spec is None or spec is UNKNOWN:
+        return  # an unknown pod spec is refused by the pod rules (node-escape-only-in-node-agent-namespaces)
+    for key in _CONTAINER_KEYS:
+        containers = elements(read(spec, key))
+        if containers is UNKNOWN:
+            yield f"{where}{key}", UNKNOWN
+            continue
+        for i, container in enumerate(containers):
+            if container is UNKNOWN:
+                yield f"{where}{key}[{i}]", UNKNOWN
+            elif read(container, "image") is not None:
+                yield f"{where}{key}[{i}].image", read(container, "image")
+
+
+def workload_images(resource_type: str, props: Any) -> Iterator[tuple[str, Any]]:
+    """(where, image) of every container of the pod specs a resource creates (built-in workloads, operator custom
+    resources) and of an OCI container instance (``containers[].imageUrl``)."""
+    if resource_type == CONTAINER_INSTANCE:
+        containers = elements(read(props, "containers"))
+        if containers is UNKNOWN:
+            yield "containers", UNKNOWN
+            return
+        for i, container in enumerate(containers):
+            yield f"containers[{i}].imageUrl", UNKNOWN if container is UNKNOWN else read(container, "imageUrl")
+        return
+    for where, spec in pod_specs(resource_type, props):
+        yield from _pod_images(spec, f"{where}." if where else "")
+
+
+def _compose(node: Mapping) -> Optional[str]:
+    """One image reference from a values map in the Bitnami or NVIDIA spelling, or None when the map names no
+    repository (a tag-only override keeps the chart's own repository)."""
+    repository = node.get("repository")
+    if not isinstance(repository, str) or not repository:
+        return None
+    parts = [p for p in (node.get("registry"), repository, node.get("image")) if isinstance(p, str) and p]
+    ref = "/".join(p.strip("/") for p in parts)
+    tag = node.get("tag") if isinstance(node.get("tag"), str) and node.get("tag") else node.get("version")
+    if isinstance(tag, (int, float)) and not isinstance(tag, bool):
+        tag = f"{tag:g}"
+    if isinstance(tag, str) and tag and "@" not in ref and ":" not in ref.rsplit("/", 1)[-1]:
+        ref += f":{tag}"
+    digest = node.get("digest")
+    if isinstance(digest, str) and digest:
+        ref = ref.split("@")[0] + f"@{digest}"
+    return ref
+
+
+def values_images(values: Any, path: str = "values") -> Iterator[tuple[str, Any]]:
+    """(where, image reference or UNKNOWN) of every image a chart's values name (see the module docstring);
+    ``imageRegistry`` overrides are yielded as ``<host>/x:pinned`` so only their host is judged."""
+    if values is UNKNOWN:
+        yield path, UNKNOWN
+        return
+    stack: list[tuple[str, Any]] = [(path, values)]
+    while stack:  # iterative: deep values never exhaust the interpreter's recursion limit
+        where, node = stack.pop()
+        if isinstance(node, Mapping):
+            if any(k in node for k in ("repository",)) and set(node) & {"tag", "version", "digest", "registry",
+                                                                        "image"}:
+                if any(node.get(k) is UNKNOWN for k in _IMAGE_MAP_KEYS):
+                    yield where, UNKNOWN
+                else:
+                    composed = _compose(node)
+                    if composed is not None:
+                        yield where, composed
+            for key, value in node.items():
+                at = f"{where}.{key}"
+                if key == "image" and "repository" not in node and (isinstance(value, str) or value is UNKNOWN):
+                    yield at, value
+                elif key == "imageRegistry" and (isinstance(value, str) and value or value is UNKNOWN):
+                    yield at, UNKNOWN if value is UNKNOWN else f"{value.strip('/')}/override:pinned"
+                elif isinstance(value, (Mapping, list)):
+                    stack.append((at, value))
+        elif isinstance(node, list):
+            stack += [(f"{where}[{i}]", item) for i, item in enumerate(node)]
+
+
+def image_problems(resource_type: str, name: str, urn: str, props: Any, allowed: Sequence[str]) -> list[str]:
+    """One line per image of a resource that is not pinned (see the module docstring)."""
+    found: list[tuple[str, Any]] = list(workload_images(resource_type, props))
+    if resource_type in HELM_TYPES:
+        found += list(values_images(plain(read(props, "values", default={}))))
+        release = SimpleNamespace(props=props, urn=urn, name=name, property_dependencies={})
+        for derived, _ in release_objects(release):
+            if derived is not None and derived.resource_type:
+                found += [(f"{derived.origin} {w}", i) for w, i in workload_images(derived.resource_type,
+                                                                                   derived.props)]
+    problems = []
+    for where, ref in found:
+        problem = image_problem(ref, allowed)
+        if problem:
+            problems.append(f"{where} {problem}")
+    return problems
+
+
+def validate_image_pinned(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Refuse images without an explicit registry host, or neither pinned by digest nor from an allowed registry."""
+    config = args.get_config() or {}
+    allowed = [p for p in (config.get("allowedRegistries") or DEFAULT_ALLOWED_REGISTRIES) if isinstance(p, str)]
+    for problem in image_problems(args.resource_type, args.name, args.urn, args.props, allowed):
+        report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}': image {problem}.", None)
+
+
+def _scheme_problem(url: Any, what: str) -> Optional[str]:
+    if isinstance(url, str) and "://" in url:
+        scheme = url.split("://", 1)[0].lower()
+        if scheme not in ("https", "oci"):
+            return (f"its {what} {url} is fetched over {scheme}://, where anyone on the path can serve another chart; "
+                    f"use https:// or an oci:// registry")
+    return None
+
+
+def chart_scheme_problems(props: Any) -> list[str]:
+    """Why a Helm release's chart or repository is not fetched over HTTPS or OCI."""
+    problems = [_scheme_problem(read(props, "chart"), "chart"),
+                _scheme_problem(read(props, "repositoryOpts", "repo"), "repository")]
+    return [p for p in problems if p]
+
+
+def validate_chart_https(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    if args.resource_type not in HELM_TYPES:
+        return
+    for problem in chart_scheme_problems(args.props):
+        report_violation(f"Helm release '{args.name}': {problem}.", None)
+
+
+container_image_pinned = ResourceValidationPolicy(
+    name=IMAGE_POLICY,
+    description="Every container image names its registry host and is pinned by digest or comes from an allowed "
+                "registry with a version tag.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Write the registry host (docker.io/library/python:3.12, not python:3.12), and pin the "
+                       "image by digest (@sha256:...) or take it from a registry in allowedRegistries with a version "
+                       "tag. Images in Helm values and operator resources count the same."),
+    tags=["supply-chain"],
+    validate=validate_image_pinned,
+    config_schema=PolicyConfigSchema(properties={"allowedRegistries": {
+        "type": "array", "items": {"type": "string", "minLength": 1}, "default": DEFAULT_ALLOWED_REGISTRIES,
+        "description": "Registry hosts (fnmatch patterns) whose images may be pinned by tag; any other registry "
+                       "needs a digest."}}),
+)
+
+chart_repository_https = ResourceValidationPolicy(
+    name=HTTPS_POLICY,
+    description="A Helm chart and its repository are fetched over HTTPS or from an OCI registry.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps="Use the https:// URL of the chart repository, or an oci:// chart reference.",
+    tags=["supply-chain"],
+    validate=validate_chart_https,
+)
+
+POLICIES = [container_image_pinned, chart_repository_https]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    IMAGE_POLICY: "fails closed: an unknown image, container list or values object is a violation (an unknown pod "
+                  "spec is left to the pod rules, which refuse it)",
+    HTTPS_POLICY: "reads only inputs known at preview: an unknown chart or repository is refused by "
+                  "helm-release-pinned",
+}
