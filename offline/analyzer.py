@@ -39,7 +39,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence, Union
 
 from offline import prestart, timings
 from offline.policy_config import ResolvedPolicyConfig, policy_specs
-from offline.policy_eval import (EngineResource, NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation)
+from offline.policy_types import EngineResource, NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation
 
 #: How long a pack may take to print its port (import of pulumi + pulumi_policy + the rules on a loaded machine).
 START_TIMEOUT_S = 120.0
