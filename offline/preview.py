@@ -434,11 +434,19 @@ def exit_now(code: int) -> None:
 
 def collect_after_imports() -> None:
     """Freeze every object alive now (the imports': ``gc.freeze`` moves them to the permanent generation, which no
-    collection walks) and turn the cyclic collector back on, for what the program allocates. The command-line
+    collection walks) and turn the cyclic collector back on at :data:`GC_THRESHOLDS`, for what the program
+    allocates. The command-line
     process calls it once its imports are done; a process that imports this module (the tests) keeps its own
     collector settings."""
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     gc.enable()
+
+
+#: The collector's thresholds once the imports are frozen (CPython's defaults: 700, 10, 10): a young collection every
+#: 100 000 allocations frees the cycles the program leaves without walking the registrations alive at the time
+#: again and again (the packs' servers use the same, ``policies/<pack>/_serve.py``).
+GC_THRESHOLDS = (100_000, 20, 10)
 
 
 if __name__ == "__main__":
