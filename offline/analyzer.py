@@ -28,7 +28,6 @@ this interpreter (whose ``pulumi``/``pulumi-policy`` pins equal the packs' ``req
 from __future__ import annotations
 
 import atexit
-import os
 import selectors
 import subprocess
 import threading
@@ -203,35 +202,15 @@ class AnalyzerProcess:
             if self.process.poll() is None:  # (poll reaps a server that already exited: no usage to read then)
                 self.process.terminate()
             try:
-                usage = _reap(self.process, timeout=10)
+                usage = prestart.reap(self.process, timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                usage = _reap(self.process, timeout=None)
+                usage = prestart.reap(self.process, timeout=None)
             if usage is not None:
                 timings.server_usage(self.pack_dir.name, usage)
         if self.process.stdout is not None:
             self.process.stdout.close()
         self._stderr.close()
-
-
-def _reap(process: subprocess.Popen, timeout: Optional[float]) -> Any:
-    """Wait for ``process`` to end (``os.wait4``, so its CPU time and peak memory are known) and set its return
-    code; its ``resource.struct_rusage``, or None when it was already reaped.
-
-    :raises subprocess.TimeoutExpired: it is still running after ``timeout`` seconds."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        try:
-            pid, status, usage = os.wait4(process.pid, 0 if deadline is None else os.WNOHANG)
-        except ChildProcessError:  # reaped elsewhere
-            process.returncode = process.returncode if process.returncode is not None else -1
-            return None
-        if pid:
-            process.returncode = os.waitstatus_to_exitcode(status)
-            return usage
-        if time.monotonic() > deadline:
-            raise subprocess.TimeoutExpired(process.args, timeout)
-        time.sleep(0.005)
 
 
 #: Idle servers by pack directory: a process that previews several times (the tests) reuses them; each use starts
