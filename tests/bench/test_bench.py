@@ -346,3 +346,14 @@ def test_property_nodes_count_every_value_of_inputs_and_outputs():
     from bench.measure import property_nodes
 
     assert property_nodes([{"inputs": {"a": [1, {"b": 2}]}, "outputs": {}}]) == 5 + 1
+
+
+def test_a_policy_growing_faster_than_the_nodes_is_flagged_by_the_rules_case():
+    """bench.rules: on twice the property nodes, a policy at 4× is flagged, one at 2× is linear, and one too cheap
+    to time reliably is listed without a verdict."""
+    from bench.rules import compare
+
+    rows = {r["policy"]: r for r in compare({"quadratic": 0.1, "linear": 0.1, "cheap": 0.001},
+                                            {"quadratic": 0.4, "linear": 0.2, "cheap": 0.004}, 2.0)}
+    assert rows["quadratic"]["linear"] is False and rows["linear"]["linear"] is True
+    assert rows["cheap"]["linear"] is None and rows["cheap"]["ratio"] == 4.0
