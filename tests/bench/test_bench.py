@@ -247,7 +247,7 @@ def test_one_run_of_the_smallest_stack_end_to_end(tmp_path):
     result = bench_run.run(runs=1, pools=[1], tenants=[2], include_dev=False, workdir=tmp_path, log=lambda m: None)
     (row,) = result["rows"]
     assert row["stack"] == "bench-p1-t2" and row["resources"] > 50 and row["peak_mb"] > 0 and len(row["walls"]) == 1
-    assert row["property_nodes"] > 10 * row["resources"] and 0 < row["own_peak_mb"] <= row["peak_mb"]
+    assert row["property_nodes"] > 10 * row["resources"] and 0 < row["own_peak_mb"] <= row["peak_mb"] + 0.1  # rounded
     assert set(row["server_peak_mb"]) == {"security", "placement"} and row["servers_cpu_s"] > 0
     assert len(row["noop_walls"]) == 1 and 0 < row["noop_servers_cpu_s"]
     assert result["fixedCost"]["medianS"] > 0 and result["environment"]["cores"] >= 1
