@@ -66,6 +66,9 @@ def main() -> int:
 
 if __name__ == "__main__":
     status = main()
+    gc.freeze()  # as offline.preview.collect_after_imports does once the preview's imports are done
+    gc.set_threshold(100_000, 20, 10)
+    gc.enable()
     if "--exit-now" in sys.argv[1:]:
         # The imports alone, without the interpreter's finalization (tearing the SDK classes down again, about
         # 0.4 s): the preview's command-line process skips it too (offline.preview.exit_now). bench.run reports the

@@ -1,19 +1,20 @@
-"""``python -m bench.run`` (``make bench``): how the offline preview's cost grows with the stack, and how long
-``pulumi up`` of each stack would take.
+"""``python -m bench.run`` (``make bench``): how the offline preview's cost grows with the stack, against two floors
+measured in the same run, and how long ``pulumi up`` of each stack would take.
 
 For the dev stack and every synthetic stack (:mod:`bench.stacks`: 1, 8, 32, 64 node pools × 2, 50, 200 tenants by
-default) it runs ``python -m offline.preview --config-file <stack> --json <plan>`` as a separate process ``--runs``
-times (round robin over the stacks) and records the median wall time, the CPU time, the peak memory (the child's
-max RSS, from ``os.wait4``) and the resources declared (``resources`` of the JSON plan: every resource except the
-root stack). It also measures the fixed cost —
-a process that only starts Python and imports what the preview imports (:mod:`bench.imports`) — and fits
-``wall = fixed + per_resource × resources`` over the stacks, so both parts are reported. From each plan's recorded
-dependencies it estimates the ``pulumi up`` duration and its critical path (:mod:`bench.critical_path`) and
-compares it with the unavoidable chain network → cluster → node pool → platform.
+default) it runs ``python -m offline.preview --config-file <stack> --json <plan> --timings-json <figures>`` as a
+separate process ``--runs`` times, and the same with two no-op packs (:mod:`bench.measure`), round robin with the
+import floor (``python -m bench.imports``), so every figure of one round saw the same machine. It records the median
+wall time, the CPU time of the preview and of its packs' servers, the peak memory of each of those processes, the
+resources declared and their property nodes (:func:`bench.measure.property_nodes`). It fits the cost per property
+node (and, for comparison, per resource), compares consecutive sizes (a rule worse than linear makes the packs' CPU
+grow faster than the property nodes), and judges the targets (:mod:`bench.targets`). From each plan's recorded
+dependencies it estimates the ``pulumi up`` duration and its critical path (:mod:`bench.critical_path`) and compares
+it with the unavoidable chain network → cluster → node pool → platform.
 
-Prints a table and the dev stack's critical path, writes everything as JSON (``--json``, with the machine, its core
-count, Python and package versions and the date) and, with ``--docs``, replaces the table of docs/benchmark.md
-between the ``<!-- bench:begin -->`` and ``<!-- bench:end -->`` markers. Exit code 0 even when a target is missed (the table
+Prints the report, writes everything as JSON (``--json``, with the machine, its core count and load, Python and
+package versions and the date) and, with ``--docs``, replaces the report in docs/benchmark.md between the
+``<!-- bench:begin -->`` and ``<!-- bench:end -->`` markers. Exit code 0 even when a target is missed (the report
 says which); 2 when a generated stack is invalid or a preview fails.
 """
 
@@ -30,11 +31,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Optional
 
 from bench import critical_path, stacks
+from bench.measure import Measurement, Row, measure, measure_once, preview_cmd, property_nodes, write_noop_packs  # noqa: F401
+from bench.targets import (DEV_MAX_MB, DEV_MAX_S, DEV_OVER_FLOOR_MAX, GROWTH_SLACK, RULES_MIN_S,  # noqa: F401
+                           RULES_SLACK, report, rules_cpu, table, targets)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = ROOT / "bench" / "results.json"
@@ -42,103 +46,41 @@ README = ROOT / "docs" / "benchmark.md"  # the page holding the results (--docs)
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 PACKAGES = ("pulumi", "pulumi_oci", "pulumi_kubernetes", "pulumi_policy", "pydantic", "protobuf", "grpcio", "PyYAML")
 
-#: The issue's targets on a 2-core machine.
-DEV_MAX_S, DEV_MAX_MB, BIG_MAX_S, GROWTH_SLACK = 2.0, 600.0, 15.0, 1.1
-#: The dev preview, both policy packs judged by their own analyzer servers included, against the fixed cost of
-#: starting Python and importing what the preview imports (python -m bench.imports).
-DEV_OVER_FLOOR_MAX = 1.15
 
 
-@dataclass
-class Measurement:
-    """Repeated runs of one command: wall times (s) and peak RSS (MB) of each run."""
-
-    walls: list[float]
-    rss_mb: list[float]
-    cpu: list[float]  # user + system CPU seconds of the child
-
-    @property
-    def median_s(self) -> float:
-        return statistics.median(self.walls)
-
-    @property
-    def median_cpu_s(self) -> float:
-        return statistics.median(self.cpu)
-
-    @property
-    def peak_mb(self) -> float:
-        return max(self.rss_mb)
-
-
-@dataclass
-class Row:
-    stack: str
-    pools: Optional[int]
-    tenants: Optional[int]
-    resources: int
-    median_s: float
-    min_s: float
-    max_s: float
-    cpu_s: float
-    peak_mb: float
-    estimated_up_min: float
-    unavoidable_min: float
-    walls: list[float] = field(default_factory=list)
-
-
-def measure_once(cmd: list[str], into: Measurement, cwd: Path = ROOT) -> None:
-    """Run ``cmd`` once and append its wall time (spawn to exit), max RSS and CPU time (``os.wait4``) to ``into``.
-
-    :raises RuntimeError: if it exits non-zero (with its stderr).
-    """
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-        if proc.returncode != 0:
-            err.seek(0)
-            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{err.read().decode(errors='replace')}")
-    into.walls.append(wall)
-    into.rss_mb.append(usage.ru_maxrss / 1024)  # Linux reports KiB
-    into.cpu.append(usage.ru_utime + usage.ru_stime)
-
-
-def measure(cmd: list[str], runs: int, cwd: Path = ROOT) -> Measurement:
-    """Run ``cmd`` ``runs`` times, one after the other (see :func:`measure_once`)."""
-    m = Measurement([], [], [])
-    for _ in range(runs):
-        measure_once(cmd, m, cwd)
-    return m
-
-
-def preview_cmd(stack_file: Path, plan: Path) -> list[str]:
-    return [sys.executable, "-m", "offline.preview", "--config-file", str(stack_file), "--json", str(plan)]
-
-
-def stack_row(name: str, m: Measurement, plan: Path, pools: Optional[int],
-              tenants: Optional[int]) -> tuple[Row, dict[str, Any]]:
-    """One stack's row from its measurements and its plan, and its critical-path analysis (JSON form)."""
+def stack_row(name: str, m: Measurement, plan: Path, pools: Optional[int], tenants: Optional[int],
+              noop: Optional[Measurement] = None) -> tuple[Row, dict[str, Any]]:
+    """One stack's row from its measurements (with the packs, and with the no-op packs) and its plan, and its
+    critical-path analysis (JSON form)."""
     resources = json.loads(plan.read_text())["resources"]
     analysis = critical_path.analyse(resources)
     row = Row(name, pools, tenants, len(resources), m.median_s, min(m.walls), max(m.walls), m.median_cpu_s,
               m.peak_mb, round(analysis.design.total_s / 60, 1), round(analysis.unavoidable.total_s / 60, 1),
-              [round(w, 3) for w in m.walls])
+              [round(w, 3) for w in m.walls], property_nodes(resources), m.own_peak,
+              {pack: max(peaks) for pack, peaks in m.server_peak_mb.items()},
+              round(m.median_servers_cpu_s, 3) if m.servers_cpu else None)
+    if noop is not None and noop.walls:
+        row.noop_median_s, row.noop_cpu_s = round(noop.median_s, 3), round(noop.median_cpu_s, 3)
+        row.noop_servers_cpu_s = round(noop.median_servers_cpu_s, 3) if noop.servers_cpu else None
+        row.noop_walls = [round(w, 3) for w in noop.walls]
     return row, critical_path.to_dict(analysis)
 
 
-def fit(rows: list[Row], attr: str = "median_s") -> dict[str, float]:
-    """Least-squares ``<attr> = intercept + slope × resources`` (empty with fewer than two distinct sizes)."""
-    xs, ys = [r.resources for r in rows], [getattr(r, attr) for r in rows]
+def fit(rows: list[Row], attr: str = "median_s", by: str = "resources") -> dict[str, float]:
+    """Least-squares ``<attr> = intercept + slope × <by>`` (``resources`` or ``property_nodes``; empty with fewer
+    than two distinct sizes or a missing value)."""
+    pairs = [(getattr(r, by), getattr(r, attr)) for r in rows if getattr(r, attr) is not None]
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
     if len(set(xs)) < 2:
         return {}
     slope, intercept = statistics.linear_regression(xs, ys)
     mean = statistics.fmean(ys)
     ss_tot = sum((y - mean) ** 2 for y in ys)
     ss_res = sum((y - (intercept + slope * x)) ** 2 for x, y in zip(xs, ys))
-    return {"interceptS": round(intercept, 3), "msPerResource": round(slope * 1000, 3),
-            "r2": round(1 - ss_res / ss_tot, 4) if ss_tot else 1.0}
+    r2 = round(1 - ss_res / ss_tot, 4) if ss_tot else 1.0
+    if by == "property_nodes":
+        return {"interceptS": round(intercept, 3), "usPerNode": round(slope * 1e6, 3), "r2": r2}
+    return {"interceptS": round(intercept, 3), "msPerResource": round(slope * 1000, 3), "r2": r2}
 
 
 def growth(rows: list[Row], fixed_s: float, fixed_cpu_s: Optional[float] = None) -> list[dict[str, Any]]:
@@ -165,8 +107,22 @@ def growth(rows: list[Row], fixed_s: float, fixed_cpu_s: Optional[float] = None)
                             "variableTimeRatio": round(variable, 2) if variable is not None else None,
                             "cpuRatio": round(b.cpu_s / a.cpu_s, 2),
                             "variableCpuRatio": round(variable_cpu, 2) if variable_cpu is not None else None,
-                            "closeToLinear": ratio <= GROWTH_SLACK * k})
+                            "closeToLinear": ratio <= GROWTH_SLACK * k, **_rules_growth(a, b)})
     return out
+
+
+def _rules_growth(a: Row, b: Row) -> dict[str, Any]:
+    """The rules' CPU (packs' servers above the no-op packs', :func:`bench.targets.rules_cpu`) from ``a`` to ``b``
+    against the property nodes: a rule worse than linear grows faster than the nodes. Judged only when ``a``'s
+    rule work is at least :data:`bench.targets.RULES_MIN_S` (below, the difference of two noisy figures)."""
+    node_ratio = b.property_nodes / a.property_nodes if a.property_nodes else None
+    ra, rb = rules_cpu(a), rules_cpu(b)
+    if node_ratio is None or ra is None or rb is None or ra <= 0:
+        return {"nodeRatio": round(node_ratio, 2) if node_ratio else None, "rulesCpuRatio": None,
+                "rulesLinear": None}
+    ratio = rb / ra
+    return {"nodeRatio": round(node_ratio, 2), "rulesCpuRatio": round(ratio, 2),
+            "rulesLinear": ratio <= RULES_SLACK * node_ratio if ra >= RULES_MIN_S else None}
 
 
 def environment() -> dict[str, Any]:
@@ -189,102 +145,6 @@ def environment() -> dict[str, Any]:
             "cores": os.cpu_count(), "usableCores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
             else os.cpu_count(), "python": platform.python_version(), "packages": versions,
             "loadAverageAtStart": [round(x, 2) for x in os.getloadavg()]}
-
-
-def targets(rows: list[Row], growth_rows: list[dict[str, Any]], dev_cp: Optional[dict[str, Any]],
-            fixed_s: Optional[float] = None, fixed_cpu_s: Optional[float] = None,
-            imports_only_s: Optional[float] = None) -> list[dict]:
-    """The targets and whether the measurements meet them. The dev preview against the import floor is judged on
-    wall time (``fixed_s``, ``python -m bench.imports``); its value also gives the CPU-time ratio (the preview's CPU
-    includes its analyzer servers') and the ratio against the imports without the interpreter's finalization
-    (``imports_only_s``, ``--exit-now``), which the preview's own process skips."""
-    out = []
-    dev = next((r for r in rows if r.stack == "dev"), None)
-    if dev and fixed_s:
-        ratio = dev.median_s / fixed_s
-        value = f"{ratio:.2f}× ({dev.median_s:.2f} s / {fixed_s:.2f} s)"
-        if fixed_cpu_s:
-            value += f"; CPU {dev.cpu_s / fixed_cpu_s:.2f}× ({dev.cpu_s:.2f} s / {fixed_cpu_s:.2f} s)"
-        if imports_only_s:
-            value += (f"; {dev.median_s / imports_only_s:.2f}× the imports without finalization "
-                      f"({imports_only_s:.2f} s)")
-        out.append({"target": f"dev stack ≤ {DEV_OVER_FLOOR_MAX:g} × the import floor (analyzer servers included)",
-                    "value": value, "met": ratio <= DEV_OVER_FLOOR_MAX})
-    if dev:
-        out.append({"target": f"dev stack ≤ {DEV_MAX_S:g} s median", "value": round(dev.median_s, 2),
-                    "met": dev.median_s <= DEV_MAX_S})
-        out.append({"target": f"dev stack ≤ {DEV_MAX_MB:g} MB peak", "value": round(dev.peak_mb),
-                    "met": dev.peak_mb <= DEV_MAX_MB})
-    big = max((r for r in rows if r.pools is not None), key=lambda r: (r.pools, r.tenants), default=None)
-    if big:
-        out.append({"target": f"{big.pools} pools, {big.tenants} tenants ≤ {BIG_MAX_S:g} s",
-                    "value": round(big.median_s, 2), "met": big.median_s <= BIG_MAX_S})
-    for g in growth_rows:
-        if g["sizeRatio"] == 2:
-            other = "tenants" if g["axis"] == "pools" else "pools"
-            out.append({"target": f"{g['axis']} {g['from']}→{g['to']} ({other} {g[other]}): time at 2N ≤ 2.2 × "
-                                  f"time at N", "value": g["timeRatio"], "met": g["timeRatio"] <= 2.2})
-    if growth_rows:
-        worst = max(growth_rows, key=lambda g: g["timeRatio"] / g["sizeRatio"])
-        out.append({"target": "growth close to linear everywhere (time at kN ≤ 1.1·k × time at N)",
-                    "value": f"worst {worst['timeRatio']}× for {worst['sizeRatio']}× {worst['axis']}",
-                    "met": all(g["closeToLinear"] for g in growth_rows)})
-    if dev_cp:
-        out.append({"target": "estimated critical path = the unavoidable chain",
-                    "value": f"{dev_cp['estimatedUpMin']} vs {dev_cp['unavoidableMin']} min",
-                    "met": not dev_cp["extraSerialEdges"]})
-    return out
-
-
-def table(rows: list[Row]) -> list[str]:
-    lines = ["| stack | node pools | tenants | resources | median wall (s) | min–max (s) | CPU (s) | peak RSS (MB) "
-             "| est. `pulumi up` (min) | unavoidable (min) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        lines.append(f"| {r.stack} | {r.pools if r.pools is not None else '2 (dev)'} | "
-                     f"{r.tenants if r.tenants is not None else '2 (dev)'} | {r.resources} | {r.median_s:.2f} | "
-                     f"{r.min_s:.2f}–{r.max_s:.2f} | {r.cpu_s:.2f} | {r.peak_mb:.0f} | {r.estimated_up_min:.1f} | "
-                     f"{r.unavoidable_min:.1f} |")
-    return lines
-
-
-def report(result: dict[str, Any]) -> str:
-    """The Markdown report: environment line, table, fixed/per-resource split, targets, critical path."""
-    env, fx, ft = result["environment"], result["fixedCost"], result["fit"]
-    lines = [f"Measured {env['date']} on {env['machine']} ({env['cores']} cores, load average "
-             f"{' / '.join(map(str, env['loadAverageAtStart']))} at start"
-             + (f", {' / '.join(map(str, env['loadAverageAtEnd']))} at the end" if env.get("loadAverageAtEnd") else "")
-             + f"), Python {env['python']}, "
-             f"pulumi {env['packages'].get('pulumi')}, pulumi_oci {env['packages'].get('pulumi_oci')}, "
-             f"pulumi_kubernetes {env['packages'].get('pulumi_kubernetes')}; median of {result['runs']} runs per "
-             f"stack, each a separate `python -m offline.preview` process; {result['elapsedS']:.0f} s in all.", ""]
-    lines += table([Row(**r) for r in result["rows"]])
-    lines += ["", f"- Fixed cost (Python start + imports, `python -m bench.imports`): {fx['medianS']:.2f} s wall, "
-                  f"{fx['cpuS']:.2f} s CPU, {fx['peakMb']:.0f} MB."]
-    if result.get("importsOnly"):
-        io = result["importsOnly"]
-        lines.append(f"- The same imports ended with `os._exit`, as the preview's process ends (`python -m "
-                     f"bench.imports --exit-now`): {io['medianS']:.2f} s wall, {io['cpuS']:.2f} s CPU; the rest of "
-                     f"the fixed cost is the interpreter's finalization.")
-    if ft:
-        lines.append(f"- Per-resource cost (least squares over the stacks): {ft['msPerResource']:.2f} ms per "
-                     f"resource, intercept {ft['interceptS']:.2f} s (R² {ft['r2']}); in CPU time "
-                     f"{result['fitCpu']['msPerResource']:.2f} ms per resource, intercept "
-                     f"{result['fitCpu']['interceptS']:.2f} s.")
-    lines += ["", "| target | value | met |", "|---|---|---|"]
-    lines += [f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |" for t in result["targets"]]
-    cp = result.get("devCriticalPath")
-    if cp:
-        lo, hi = cp["estimatedUpRangeMin"]
-        lines += ["", f"Dev stack `pulumi up` estimate: {cp['estimatedUpMin']} min (range {lo}–{hi}); the "
-                      f"unavoidable chain alone: {cp['unavoidableMin']} min. Critical path:", ""]
-        lines += [f"{i + 1}. {p['name']} ({p['type'].split(':')[-1]}, {p['category']}) "
-                  f"{p['startMin']}→{p['finishMin']} min" for i, p in enumerate(
-                      q for q in cp["criticalPath"] if q["finishMin"] > q["startMin"])]
-        for e in cp["extraSerialEdges"]:
-            lines.append(f"\nSerial edge added by the design: {', '.join(e['allDependents'])} wait for "
-                         f"{e['waitsFor']} ({e['edge']}); costs {e['costMin']} min.")
-    return "\n".join(lines)
 
 
 def update_readme(text: str, readme: Path = README) -> None:
@@ -310,7 +170,7 @@ def _ints(text: str) -> list[int]:
 
 
 def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, workdir: Path,
-        log=print) -> dict[str, Any]:
+        log=print, with_noop: bool = True) -> dict[str, Any]:
     """Generate, check and measure every stack; returns the whole result (see the module docstring)."""
     t0 = time.perf_counter()
     env = environment()
@@ -325,23 +185,33 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
             stacks.check(path)
             jobs.append((name, path, p, t))
 
-    # Round robin (the fixed-cost probe, then every stack, ``runs`` times): a change of machine load during the
-    # benchmark spreads over every stack instead of skewing the few measured while it lasted.
+    # Round robin (the fixed-cost probe, then every stack with its packs and with the no-op packs, ``runs`` times):
+    # a change of machine load during the benchmark spreads over every stack and both floors instead of skewing the
+    # few measured while it lasted.
     probe = [sys.executable, "-m", "bench.imports"]
     fixed = Measurement([], [], [])
     imports_only = Measurement([], [], [])  # the same imports, ended with os._exit as the preview ends
     measured = {name: Measurement([], [], []) for name, *_ in jobs}
+    noop = {name: Measurement([], [], []) for name, *_ in jobs}
+    noop_packs = write_noop_packs(workdir / "noop-packs") if with_noop else []
     for i in range(runs):
-        log(f"round {i + 1}/{runs}: fixed-cost probe and {len(jobs)} stacks")
+        log(f"round {i + 1}/{runs}: fixed-cost probe and {len(jobs)} stacks" + (", each also with the no-op packs"
+                                                                                if with_noop else ""))
         measure_once(probe, fixed)
         measure_once([*probe, "--exit-now"], imports_only)
         for name, path, _, _ in jobs:
-            measure_once(preview_cmd(path, workdir / f"{name}.plan.json"), measured[name])
+            usage = workdir / f"{name}.timings.json"
+            measure_once(preview_cmd(path, workdir / f"{name}.plan.json", usage), measured[name], timings_json=usage)
+            if with_noop:
+                usage = workdir / f"{name}.noop.timings.json"
+                measure_once(preview_cmd(path, workdir / f"{name}.noop.plan.json", usage, noop_packs), noop[name],
+                             timings_json=usage)
     rows, paths = [], {}
     for name, _, p, t in jobs:
-        row, cp = stack_row(name, measured[name], workdir / f"{name}.plan.json", p, t)
-        log(f"{name:<20} {row.resources:>5} resources  median {row.median_s:6.2f} s  CPU {row.cpu_s:5.2f} s  "
-            f"peak {row.peak_mb:5.0f} MB  est. up {row.estimated_up_min:5.1f} min")
+        row, cp = stack_row(name, measured[name], workdir / f"{name}.plan.json", p, t, noop[name])
+        log(f"{name:<20} {row.resources:>5} resources {row.property_nodes:>7} nodes  median {row.median_s:6.2f} s  "
+            f"CPU {row.cpu_s:5.2f} s (servers {row.servers_cpu_s}, no-op servers {row.noop_servers_cpu_s})  "
+            f"peak {row.own_peak_mb} MB  est. up {row.estimated_up_min:5.1f} min")
         rows.append(row)
         paths[name] = cp
     growth_rows = growth(rows, fixed.median_s, fixed.median_cpu_s)
@@ -354,6 +224,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
         "importsOnly": {"medianS": round(imports_only.median_s, 3), "cpuS": round(imports_only.median_cpu_s, 3),
                         "walls": [round(w, 3) for w in imports_only.walls]},
         "fit": fit(rows), "fitCpu": fit(rows, "cpu_s"),
+        "fitNodes": fit(rows, "cpu_s", "property_nodes"),
+        "fitNodesServers": fit(rows, "servers_cpu_s", "property_nodes"),
         "rows": [asdict(r) for r in rows],
         "perResourceCpuMs": {r.stack: round((r.cpu_s - fixed.median_cpu_s) / r.resources * 1000, 2) for r in rows},
         "growth": growth_rows,
@@ -375,6 +247,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--pools", type=_ints, default=[1, 8, 32, 64], help="node pool counts (default 1,8,32,64)")
     parser.add_argument("--tenants", type=_ints, default=[2, 50, 200], help="tenant counts (default 2,50,200)")
     parser.add_argument("--no-dev", action="store_true", help="skip the dev stack itself")
+    parser.add_argument("--no-noop", action="store_true",
+                        help="skip the no-op-pack floor (half the previews; no packs-vs-no-op ratios)")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="PATH",
                         help=f"where to write the results (default {DEFAULT_JSON.relative_to(ROOT)})")
     parser.add_argument("--docs", "--readme", dest="readme", action="store_true",
@@ -390,7 +264,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         workdir = args.keep or Path(tmp)
         try:
             result = run(args.runs, args.pools, args.tenants, not args.no_dev, workdir,
-                         log=lambda m: print(m, file=sys.stderr, flush=True))
+                         log=lambda m: print(m, file=sys.stderr, flush=True), with_noop=not args.no_noop)
         except ConfigError as e:
             print("error: a generated stack is invalid:\n  " + "\n  ".join(e.problems), file=sys.stderr)
             return 2

@@ -39,7 +39,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence, Union
 
 from offline import prestart, timings
 from offline.policy_config import ResolvedPolicyConfig, policy_specs
-from offline.policy_eval import (EngineResource, NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation)
+from offline.policy_types import EngineResource, NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation
 
 #: How long a pack may take to print its port (import of pulumi + pulumi_policy + the rules on a loaded machine).
 START_TIMEOUT_S = 120.0
@@ -198,13 +198,16 @@ class AnalyzerProcess:
         if self._channel is not None:
             self._channel.close()
             self._channel = None
-        if self.process.poll() is None:
-            self.process.terminate()
+        if self.process.returncode is None:
+            if self.process.poll() is None:  # (poll reaps a server that already exited: no usage to read then)
+                self.process.terminate()
             try:
-                self.process.wait(timeout=10)
+                usage = prestart.reap(self.process, timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.wait()
+                usage = prestart.reap(self.process, timeout=None)
+            if usage is not None:
+                timings.server_usage(self.pack_dir.name, usage)
         if self.process.stdout is not None:
             self.process.stdout.close()
         self._stderr.close()

@@ -31,7 +31,7 @@ from pulumi.runtime.sync_await import _sync_await
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
     OCID_KINDS, REGION_KEYS, STACK_REFERENCE, OciMocks, StackOutputsMissing, fake_ocid, host_address, k8s_object_id,
     stack_reference_state)
-from offline.policy_eval import EngineResource
+from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
 from offline.values import mask

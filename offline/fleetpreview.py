@@ -31,7 +31,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import yaml
 
@@ -150,14 +150,15 @@ def _write_config(path: Path, config: dict[str, Any]) -> None:
     path.write_text(yaml.safe_dump({"config": config}, sort_keys=True), encoding="utf-8")
 
 
-def preview_fleet(fleet_path: Path, previous_dir: Optional[Path] = None, json_dir: Optional[Path] = None,
-                  fail_on_replace: bool = False, echo: bool = False) -> tuple[int, list[Row]]:
-    """Preview every stack of the fleet at ``fleet_path`` (see the module docstring).
+def preview_fleet(fleet_path: Path, run: Callable[[list[str]], int], previous_dir: Optional[Path] = None,
+                  json_dir: Optional[Path] = None, fail_on_replace: bool = False,
+                  echo: bool = False) -> tuple[int, list[Row]]:
+    """Preview every stack of the fleet at ``fleet_path`` (see the module docstring), each with ``run`` (the single
+    stack preview, :func:`offline.preview.main`, handed in so the modules import in one direction).
 
     :returns: ``(exit code, rows)``; the fleet file's problems are printed and give ``(2, [])``.
     """
     from oke_rdma.fleet import FleetError, load_fleet, resolve
-    from offline import preview
 
     try:
         fleet = load_fleet(fleet_path)
@@ -199,7 +200,7 @@ def preview_fleet(fleet_path: Path, previous_dir: Optional[Path] = None, json_di
             stdout, stderr = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 try:
-                    row.code = preview.main(argv)
+                    row.code = run(argv)
                 except SystemExit as e:  # argparse
                     row.code = e.code if isinstance(e.code, int) else 2
             row.output = stdout.getvalue() + stderr.getvalue()
@@ -225,9 +226,9 @@ def preview_fleet(fleet_path: Path, previous_dir: Optional[Path] = None, json_di
     return worst([r.code if r.code is not None else 3 for r in rows]), rows  # a skipped stack counts as failed
 
 
-def main(args: Any) -> int:
-    """The ``--fleet`` mode of :mod:`offline.preview` (``args``: its parsed arguments)."""
-    code, rows = preview_fleet(args.fleet, args.previous_dir, args.json_dir, args.fail_on_replace,
+def main(args: Any, run: Callable[[list[str]], int]) -> int:
+    """The ``--fleet`` mode of :mod:`offline.preview` (``args``: its parsed arguments; ``run``: its ``main``)."""
+    code, rows = preview_fleet(args.fleet, run, args.previous_dir, args.json_dir, args.fail_on_replace,
                                echo=args.details)
     if rows:
         print(f"Fleet preview: {args.fleet} ({len(rows)} stacks, exit {code})\n")

@@ -14,7 +14,7 @@ import json
 from typing import Optional
 
 from offline.engine import ProgramRun, topological
-from offline.policy_eval import EngineResource
+from offline.policy_types import EngineResource
 from offline.replacement import Change
 from offline.values import hide, mask
 

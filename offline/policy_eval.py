@@ -50,116 +50,13 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
+from offline.analyzer import start_analyzers as _start_analyzers
+from offline.policy_types import (STACK_TYPE, SERVICER_PACK_VERSION, EngineResource, NotApplicable, NotRun,  # noqa: F401
+                              PackInfo, PolicyReport, PolicyRuntimeError, Violation, has_mandatory, pack_version)
+from offline.streaming import AnalysisStream
 from offline.policy_config import (PolicyConfigError, ResolvedPolicyConfig, check_pack_config_count,  # noqa: F401
                                    load_policy_config, parse_policy_config, policy_config_warnings,
                                    resolve_policy_config)
-
-STACK_TYPE = "pulumi:pulumi:Stack"
-#: The version a Python PolicyPack reports to the engine (``PolicyPack.__init__`` hard-codes it).
-SERVICER_PACK_VERSION = "0.0.1"
-
-
-@dataclass
-class EngineResource:
-    """One resource registration as the engine records it.
-
-    ``inputs``/``outputs`` are in wire form: ``json_format.MessageToDict`` of the registration's ``Struct``
-    (unknowns are the sentinel ``"04da6b54-80e4-46f7-96ec-b56ff0331ba9"``, secrets are
-    ``{"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "value": ...}``).
-    ``provider`` is a provider reference (``"<provider urn>::<provider id>"``) or None.
-    """
-
-    urn: str
-    type: str
-    name: str
-    custom: bool = True
-    inputs: dict = field(default_factory=dict)
-    outputs: dict = field(default_factory=dict)
-    parent: Optional[str] = None
-    dependencies: list[str] = field(default_factory=list)
-    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
-    protect: bool = False
-    provider: Optional[str] = None
-    ignore_changes: list[str] = field(default_factory=list)
-    delete_before_replace: Optional[bool] = None
-    additional_secret_outputs: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)
-    #: ``retainOnDelete``: the engine removes it from the state only; the provider never deletes it.
-    retain_on_delete: bool = False
-    #: ``replaceWith``: replaced whenever one of these URNs is replaced.
-    replace_with: list[str] = field(default_factory=list)
-    #: ``replacementTrigger`` (wire form; None when not set): replaced whenever it changes (an unknown counts).
-    replacement_trigger: Any = None
-    #: ``deletedWith``: the URN whose deletion deletes this one (its own Delete is skipped); replaced with it.
-    deleted_with: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class Violation:
-    """A policy violation (an engine ``AnalyzeDiagnostic``). ``urn`` is "" for a stack-wide violation."""
-
-    policy: str
-    pack: str
-    enforcement_level: str  # "advisory" | "mandatory"
-    urn: str
-    message: str  # policy description + "\n" + the rule's message
-    severity: Optional[str]  # "low" | "medium" | "high" | "critical" | None
-    description: str = ""
-    policy_type: str = "resource"  # "resource" | "stack"
-
-
-@dataclass(frozen=True)
-class NotRun:
-    """A policy that stopped on a value unknown during preview (reported by the engine as ADVISORY)."""
-
-    policy: str
-    pack: str
-    urn: str  # the analysed resource's URN; "" for a stack policy
-    reason: str  # the UnknownValueError message, e.g. "string value at .source can't be known during preview"
-    message: str  # the full diagnostic: "can't run policy '<p>' from policy pack '<pack>@v<ver>' during preview: ..."
-    enforcement_level: str = "advisory"
-
-
-@dataclass(frozen=True)
-class NotApplicable:
-    """A policy that declared itself not applicable (``args.not_applicable(...)``)."""
-
-    policy: str
-    urn: str
-    reason: str
-
-
-@dataclass
-class PolicyReport:
-    """Everything one evaluation produced, in the order the engine would produce it."""
-
-    violations: list[Violation] = field(default_factory=list)
-    not_run: list[NotRun] = field(default_factory=list)
-    not_applicable: list[NotApplicable] = field(default_factory=list)
-    #: Policy config the CLI accepts but that has no effect (see :func:`policy_config_warnings`).
-    config_warnings: list[str] = field(default_factory=list)
-    #: The packs that were run, in order (filled by :func:`evaluate_packs`; empty for a single :func:`evaluate`).
-    packs: list[PackInfo] = field(default_factory=list)
-    #: ``config_warnings`` with the pack each came from (filled by :func:`evaluate_packs`).
-    config_warnings_by_pack: list[tuple[PackInfo, str]] = field(default_factory=list)
-
-    @property
-    def mandatory(self) -> list[Violation]:
-        return [v for v in self.violations if v.enforcement_level == EnforcementLevel.MANDATORY.value]
-
-    @property
-    def advisory(self) -> list[Violation]:
-        return [v for v in self.violations if v.enforcement_level == EnforcementLevel.ADVISORY.value]
-
-
-class PolicyRuntimeError(RuntimeError):
-    """A rule raised something other than UnknownValueError / not-applicable: a bug in the policy pack."""
-
-
-def has_mandatory(report: PolicyReport) -> bool:
-    """True if any violation is mandatory (the engine then fails the preview/update)."""
-    return bool(report.mandatory)
-
 
 def _wire_config(props: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """Properties as the servicer receives them: through a protobuf Struct (numbers become floats); None if empty."""
@@ -328,30 +225,6 @@ def _stack_resources(resources: Sequence[EngineResource],
 
 
 # --- several packs, as `pulumi preview --policy-pack A --policy-pack B` runs them ------------------------------------
-@dataclass(frozen=True)
-class PackInfo:
-    """One policy pack as the CLI knows it: its name, the version from its ``PulumiPolicy.yaml``, its directory."""
-
-    name: str
-    version: str
-    path: Path
-
-
-def pack_version(path: Union[str, Path]) -> str:
-    """The ``version`` of ``<path>/PulumiPolicy.yaml`` (the CLI shows it; "0.0.1" when absent, as the pack reports).
-
-    :raises PolicyConfigError: the directory has no readable ``PulumiPolicy.yaml``.
-    """
-    import yaml  # only here: the preview imports this module on its critical path
-
-    meta_path = Path(path) / "PulumiPolicy.yaml"
-    try:
-        meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as e:
-        raise PolicyConfigError([f"{meta_path}: not a policy pack ({' '.join(str(e).split())})"]) from None
-    return str(meta.get("version", SERVICER_PACK_VERSION)) if isinstance(meta, dict) else SERVICER_PACK_VERSION
-
-
 def pack_problem(path: Union[str, Path]) -> Optional[str]:
     """Why ``path`` is not a Python policy pack directory the CLI could load (checked before the program runs), or
     None. A pack directory holds ``PulumiPolicy.yaml`` with ``runtime: python`` and the ``__main__.py`` that
@@ -379,9 +252,7 @@ def pack_problem(path: Union[str, Path]) -> Optional[str]:
 def start_analyzers(packs: Sequence[Union[str, Path]]) -> Any:
     """Start every pack's analyzer server now (non-blocking; see :func:`offline.analyzer.start_analyzers`). Pass the
     result to :func:`evaluate_packs` and close it (``.close()`` or ``with``) when done."""
-    from offline.analyzer import start_analyzers as start
-
-    return start(packs)
+    return _start_analyzers(packs)
 
 
 def evaluate_packs(packs: Sequence[Union[str, Path]], resources: Sequence[EngineResource],
@@ -404,8 +275,6 @@ def evaluate_packs(packs: Sequence[Union[str, Path]], resources: Sequence[Engine
     :raises PolicyConfigError: config counts differ, or a pack's config is invalid (``by_pack`` names the pack).
     :raises PolicyRuntimeError: a pack failed to start or a rule crashed (``offline.analyzer.PolicyPackError``).
     """
-    from offline.streaming import AnalysisStream
-
     problem = check_pack_config_count(packs, policy_configs)
     if problem:
         raise PolicyConfigError([problem])

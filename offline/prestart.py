@@ -19,8 +19,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 #: The packs the preview runs without ``--policy-pack`` (``policies.PACK_DIRS``, without importing ``policies``).
@@ -139,3 +140,23 @@ def claim(dirs: Sequence[Path]) -> Optional[tuple[str, list]]:
 def release() -> None:
     """Stop servers that were spawned but never claimed (idempotent)."""
     claim([])
+
+
+def reap(process: subprocess.Popen, timeout: Optional[float]) -> Any:
+    """Wait for ``process`` to end (``os.wait4``, so its CPU time and peak memory are known) and set its return
+    code; its ``resource.struct_rusage``, or None when it was already reaped.
+
+    :raises subprocess.TimeoutExpired: it is still running after ``timeout`` seconds."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        try:
+            pid, status, usage = os.wait4(process.pid, 0 if deadline is None else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere
+            process.returncode = process.returncode if process.returncode is not None else -1
+            return None
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return usage
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(process.args, timeout)
+        time.sleep(0.005)

@@ -29,7 +29,7 @@ from typing import Any, Optional
 
 import yaml
 
-from offline.policy_eval import EngineResource
+from offline.policy_types import EngineResource
 from offline.values import UNKNOWN, is_secret
 
 CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from offline.policy_config import PolicyConfigError, policy_config_warnings, resolve_policy_config
-from offline.policy_eval import EngineResource, PackInfo, PolicyReport, pack_version
+from offline.analyzer import analyze_request, configure, describe, findings, stack_request
+from offline.policy_types import EngineResource, PackInfo, PolicyReport, pack_version
 
 _STOP = object()
 
@@ -105,8 +106,6 @@ class AnalysisStream:
             pack.queue.put(resource)
 
     def _converse(self, pack: _Pack) -> None:
-        from offline.analyzer import analyze_request, configure, describe
-
         try:
             pack.session = describe(pack.process)
         except BaseException as e:  # noqa: BLE001 (reported by finish, in pack order)
@@ -142,8 +141,6 @@ class AnalysisStream:
     def _finish_pack(self, pack: _Pack, resources: Sequence[EngineResource], stack: Any) -> PolicyReport:
         """The streamed responses checked against the finished list (re-analysing what could differ), then
         ``AnalyzeStack``; the pack's report."""
-        from offline.analyzer import analyze_request, findings
-
         by_urn = {r.urn: r for r in resources}
         responses: list[tuple[Optional[str], Any]] = []
         for index, r in enumerate(resources):
@@ -164,8 +161,6 @@ class AnalysisStream:
         :raises PolicyRuntimeError: a pack did not start, or a call failed (a rule raised).
         :raises PolicyConfigError: a pack's policy config is invalid (``by_pack`` names the pack).
         """
-        from offline.analyzer import stack_request
-
         finished = _Finish(list(resources), stack_request(resources, {r.urn: r for r in resources}))
         for pack in self._packs:
             pack.queue.put(finished)

@@ -21,6 +21,7 @@ GPUs offer no memory or fault isolation between pods).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs, StackValidationPolicy
@@ -94,9 +95,25 @@ def _dedicated_namespaces(cq: Any, namespaces: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def _shared_flavor(flavor: str, flavors: dict[str, Any], pools: dict[str, Any]) -> Optional[str]:
-    """Why flavor ``flavor`` may land on a shared pool (None: it does not)."""
-    any_shared = any(v is True or v is UNKNOWN for v in pools.values())
+@dataclass(frozen=True)
+class _Pools:
+    """The stack's node pools as the flavor check reads them, computed once per stack (not per flavor): the
+    sharing of each pool label value, whether any pool is or may be shared, and whether a pool without a readable
+    label may be shared."""
+
+    sharing: dict[str, Any]
+    any_shared: bool
+    unlabelled_unknown: bool
+
+    @classmethod
+    def of(cls, pools: dict[str, Any]) -> "_Pools":
+        return cls(pools, any(v is True or v is UNKNOWN for v in pools.values()),
+                   any(v is UNKNOWN for k, v in pools.items() if k.startswith("<")))
+
+
+def _shared_flavor(flavor: str, flavors: dict[str, Any], pools: _Pools) -> Optional[str]:
+    """Why flavor ``flavor`` may land on a shared pool (None: it does not). Constant time per flavor."""
+    any_shared = pools.any_shared
     rf = flavors.get(flavor)
     if rf is None:
         return f"flavor '{flavor}' is not in the stack" if any_shared else None
@@ -105,14 +122,15 @@ def _shared_flavor(flavor: str, flavors: dict[str, Any], pools: dict[str, Any]) 
         return f"flavor '{flavor}' selects a pool unknown during preview"
     if pool is None:
         return f"flavor '{flavor}' does not pin {POOL_LABEL} and the stack has shared pools" if any_shared else None
-    shared = pools.get(pool, False)
-    if shared is UNKNOWN or any(v is UNKNOWN for k, v in pools.items() if k.startswith("<")):
+    shared = pools.sharing.get(pool, False)
+    if shared is UNKNOWN or pools.unlabelled_unknown:
         return f"flavor '{flavor}' selects pool '{pool}', whose GPU sharing is unknown during preview"
     return f"flavor '{flavor}' selects pool '{pool}', whose GPUs are shared" if shared else None
 
 
 def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """Stack rule ``dedicated-tenant-not-on-shared-pool`` (see the module docstring)."""
+    """Stack rule ``dedicated-tenant-not-on-shared-pool`` (see the module docstring). Linear in the stack's
+    resources plus the ClusterQueues' flavors: the namespaces, flavors and pools are indexed once."""
     namespaces: dict[str, Any] = {}
     for r in args.resources:
         if r.resource_type == NAMESPACE:
@@ -125,7 +143,7 @@ def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation
             name = read(r.props, "metadata", "name")
             if isinstance(name, str):
                 flavors[name] = r.props
-    pools = shared_pools(args.resources)
+    pools = _Pools.of(shared_pools(args.resources))
     for cq in args.resources:
         if not _kind(cq, "ClusterQueue"):
             continue

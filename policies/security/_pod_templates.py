@@ -58,6 +58,31 @@ KUBERNETES_GROUPS = frozenset({
     "custom.metrics.k8s.io", "external.metrics.k8s.io"})
 
 
+#: Custom resource groups of add-ons the platform installs, with their kinds that hold no pod template: pods never
+#: come from these objects, so the generic scan (:func:`embedded_pod_specs`, a walk of the whole ``spec``) is
+#: skipped for them. A kind of these groups not listed here — Kueue's ``Workload`` (its ``podSets[].template``), the
+#: Prometheus operator's ``Prometheus``/``Alertmanager``/``ThanosRuler``/``PrometheusAgent`` (they run pods), a kind
+#: added by a later release — is still scanned (fail closed). Sources (checked 2026-12-01): kubernetes-sigs/kueue
+#: ``config/components/crd/bases`` (one CRD per kind) and the Kueue docs "Concepts"; prometheus-operator API
+#: reference (``monitoring.coreos.com`` v1 and v1alpha1). Without this, three pod rules walked every ClusterQueue's
+#: ``resourceGroups`` (a flavor per node pool, in each tenant's queue): tenants × pools per stack rule.
+NO_POD_KINDS_BY_GROUP = {
+    "kueue.x-k8s.io": frozenset({"ClusterQueue", "LocalQueue", "ResourceFlavor", "Topology", "Cohort",
+                                 "AdmissionCheck", "WorkloadPriorityClass", "ProvisioningRequestConfig",
+                                 "MultiKueueCluster", "MultiKueueConfig"}),
+    "monitoring.coreos.com": frozenset({"PrometheusRule", "ServiceMonitor", "PodMonitor", "Probe", "ScrapeConfig",
+                                        "AlertmanagerConfig"}),
+}
+
+
+def holds_no_pods(group: str, kind: str) -> bool:
+    """True for a kind (or its server-side-apply ``*Patch``) listed in :data:`NO_POD_KINDS_BY_GROUP`."""
+    kinds = NO_POD_KINDS_BY_GROUP.get(group)
+    if kinds is None:
+        return False
+    return kind in kinds or (kind.endswith("Patch") and kind[:-5] in kinds)
+
+
 def canonical_type(resource_type: str) -> str:
     """The type token pulumi_kubernetes gives a built-in kind, also for the same object declared another way:
     ``apiextensions.CustomResource(api_version="v1", kind="Pod")`` registers ``kubernetes:v1:Pod``, the core group
@@ -87,6 +112,8 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
     if len(parts) != 3 or parts[0] != "kubernetes":
         return []
     group, kind = parts[1].split("/")[0], parts[2]
+    if holds_no_pods(group, kind):
+        return []
     spec = read(props, "spec")
     if spec is UNKNOWN:
         return [("spec", UNKNOWN)]

@@ -247,12 +247,15 @@ def test_one_run_of_the_smallest_stack_end_to_end(tmp_path):
     result = bench_run.run(runs=1, pools=[1], tenants=[2], include_dev=False, workdir=tmp_path, log=lambda m: None)
     (row,) = result["rows"]
     assert row["stack"] == "bench-p1-t2" and row["resources"] > 50 and row["peak_mb"] > 0 and len(row["walls"]) == 1
+    assert row["property_nodes"] > 10 * row["resources"] and 0 < row["own_peak_mb"] <= row["peak_mb"] + 0.1  # rounded
+    assert set(row["server_peak_mb"]) == {"security", "placement"} and row["servers_cpu_s"] > 0
+    assert len(row["noop_walls"]) == 1 and 0 < row["noop_servers_cpu_s"]
     assert result["fixedCost"]["medianS"] > 0 and result["environment"]["cores"] >= 1
     assert set(result["environment"]["packages"]) >= {"pulumi", "pulumi_oci", "pulumi_kubernetes", "pulumi_policy"}
     assert result["criticalPaths"]["bench-p1-t2"]["typesWithoutDuration"] == []
     assert {t["target"].split(" ")[0] for t in result["targets"]} >= {"estimated"}
     text = bench_run.report(result)
-    assert "bench-p1-t2" in text and "Fixed cost" in text
+    assert "bench-p1-t2" in text and "Import floor" in text and "No-op-pack floor" in text
     assert (tmp_path / "Pulumi.bench-p1-t2.yaml").exists() and (tmp_path / "bench-p1-t2.plan.json").exists()
 
 
@@ -302,3 +305,55 @@ def test_the_floor_probe_can_end_without_finalization():
     out = subprocess.run([sys.executable, "-m", "bench.imports", "--exit-now"], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0 and out.stdout == "" and out.stderr == ""
+
+
+def _sized(p, t, nodes, servers, noop_servers, wall=5.0):
+    return bench_run.Row(f"bench-p{p}-t{t}", p, t, 100 * p + t, wall, wall, wall, wall, 300.0, 1.0, 1.0, [wall],
+                         property_nodes=nodes, own_peak_mb=250.0, server_peak_mb={"security": 90.0},
+                         servers_cpu_s=servers, noop_servers_cpu_s=noop_servers, noop_median_s=wall / 2)
+
+
+def test_a_rule_growing_faster_than_the_property_nodes_is_flagged():
+    """Twice the pools, twice the property nodes: the rules' CPU (packs' servers above the no-op packs') at 4× is a
+    quadratic rule; at 2.2× it is linear; a pair whose smaller rule work is tiny is listed without a verdict."""
+    quadratic = bench_run.growth([_sized(32, 200, 1000, 3.0, 1.0), _sized(64, 200, 2000, 9.0, 1.0)], fixed_s=1.0)
+    assert quadratic[0]["rulesCpuRatio"] == 4.0 and quadratic[0]["rulesLinear"] is False
+    [verdict] = [t for t in bench_run.targets([], quadratic, None) if "no rule worse than linear" in t["target"]]
+    assert verdict["met"] is False and "4.0× for 2.0× nodes" in verdict["value"]
+    linear = bench_run.growth([_sized(32, 200, 1000, 3.0, 1.0), _sized(64, 200, 2000, 5.4, 1.0)], fixed_s=1.0)
+    assert linear[0]["rulesLinear"] is True
+    tiny = bench_run.growth([_sized(1, 2, 1000, 1.1, 1.0), _sized(2, 2, 2000, 1.9, 1.0)], fixed_s=1.0)
+    assert tiny[0]["rulesLinear"] is None and not [t for t in bench_run.targets([], tiny, None)
+                                                   if "no rule worse" in t["target"]]
+
+
+def test_the_biggest_stack_is_judged_against_both_floors_and_in_memory():
+    """64 × 200 against 6× the import floor, its packs' servers against 1.5× the no-op packs' (CPU time), and the
+    peak memory of each of its processes against 600 MB."""
+    big = _sized(64, 200, 10_000, 6.0, 4.5, wall=11.0)
+    found = {t["target"]: t for t in bench_run.targets([big], [], None, 2.0, 2.0)}
+    assert found["64 pools, 200 tenants ≤ 6 × the import floor"]["met"] is True
+    assert found["64 pools, 200 tenants: the packs ≤ 1.5 × the no-op packs"]["value"].startswith(
+        "servers' CPU 1.33× (6.00 s / 4.50 s)")
+    assert found["64 pools, 200 tenants ≤ 600 MB peak, each process"]["met"] is True
+    heavy = _sized(64, 200, 10_000, 9.0, 4.5, wall=13.0)
+    heavy.server_peak_mb = {"security": 640.0}
+    found = {t["target"]: t for t in bench_run.targets([heavy], [], None, 2.0, 2.0)}
+    assert not any(t["met"] for t in found.values())
+
+
+def test_property_nodes_count_every_value_of_inputs_and_outputs():
+    from bench.measure import property_nodes
+
+    assert property_nodes([{"inputs": {"a": [1, {"b": 2}]}, "outputs": {}}]) == 5 + 1
+
+
+def test_a_policy_growing_faster_than_the_nodes_is_flagged_by_the_rules_case():
+    """bench.rules: on twice the property nodes, a policy at 4× is flagged, one at 2× is linear, and one too cheap
+    to time reliably is listed without a verdict."""
+    from bench.rules import compare
+
+    rows = {r["policy"]: r for r in compare({"quadratic": 0.1, "linear": 0.1, "cheap": 0.001},
+                                            {"quadratic": 0.4, "linear": 0.2, "cheap": 0.004}, 2.0)}
+    assert rows["quadratic"]["linear"] is False and rows["linear"]["linear"] is True
+    assert rows["cheap"]["linear"] is None and rows["cheap"]["ratio"] == 4.0

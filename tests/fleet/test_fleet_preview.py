@@ -185,12 +185,11 @@ def test_orchestration_order_landing_zone_feed_skip_and_release_note(tmp_path, m
         with open(plan, "w") as f:
             json.dump({"resources": [{"urn": "u", "type": "t", "name": "n", "custom": True}]}, f)
         return 0
-    monkeypatch.setattr(preview, "main", fake_main)
 
     def edit(d):
         cluster(d, "gpu-chi-a")["release"] = {"git": {"url": "https://github.com/example/oke-rdma.git",
                                                       "ref": "v1.5.0-rc.1", "commit": "ab" * 20}}
-    code, rows = fleetpreview.preview_fleet(fleet_copy(tmp_path, edit))
+    code, rows = fleetpreview.preview_fleet(fleet_copy(tmp_path, edit), fake_main)
     assert [c[0] for c in calls] == ["mgmt", "lz-ashburn", "gpu-chi-canary", "gpu-chi-a"]
     by = {r.stack: r for r in rows}
     assert by["gpu-ash-canary"].note == "skipped: landing zone lz-ashburn did not preview"

@@ -108,3 +108,27 @@ def test_mpi_jobs_and_kueue_workloads_are_pod_specs():
     workload = {"podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [], **ROOT}}}]}
     assert [w for w, _ in pod_specs("kubernetes:kueue.x-k8s.io/v1beta2:Workload", {"spec": workload})] == [
         "spec.podSets[0].template.spec"]
+
+
+@pytest.mark.parametrize("resource_type", [
+    "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "kubernetes:kueue.x-k8s.io/v1beta1:LocalQueue",
+    "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", "kubernetes:kueue.x-k8s.io/v1beta2:Topology",
+    "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueuePatch", "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass",
+    "kubernetes:monitoring.coreos.com/v1:PrometheusRule", "kubernetes:monitoring.coreos.com/v1:ServiceMonitor",
+])
+def test_add_on_kinds_that_hold_no_pods_are_not_scanned(resource_type):
+    """Kueue's queues, flavors and topologies and the Prometheus operator's rules and monitors never create pods:
+    their specs are not walked for pod fields, even a spec with a ``containers`` list (the generic scan's cue)."""
+    spec = {"resourceGroups": [{"flavors": [{"name": f"gpu-{i}"} for i in range(64)]}], "containers": [], **ROOT}
+    assert pod_specs(resource_type, {"spec": spec}) == []
+
+
+@pytest.mark.parametrize("resource_type", [
+    "kubernetes:kueue.x-k8s.io/v1beta2:SomeFutureKind", "kubernetes:monitoring.coreos.com/v1:Prometheus",
+    "kubernetes:monitoring.coreos.com/v1:Alertmanager", "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPatch",
+])
+def test_other_kinds_of_those_groups_are_still_scanned(resource_type):
+    """A kind of the same groups that runs pods (Prometheus, Alertmanager), holds a pod template (Workload) or is
+    not listed (a later release's) keeps the generic scan: fail closed."""
+    assert [w for w, _ in pod_specs(resource_type, {"spec": {"template": {"spec": {"containers": [], **ROOT}}}})] \
+        == ["spec.template.spec"]

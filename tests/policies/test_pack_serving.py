@@ -1,0 +1,177 @@
+"""How the packs serve (``policies/<pack>/_serve.py``): each resource is converted once per analyzer call whatever
+the number of policies, the answers are byte for byte those of pulumi-policy's own per-policy conversion (dev and
+prod stacks, first previews, every red-team program and its safe control), no rule writes to the props it is
+handed (the policies share them), and the memo relies on pulumi-policy internals only at the pinned version and
+sources: a new pulumi-policy fails here and leaves the packs unmemoized, never wrong."""
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+from pulumi.runtime.proto.analyzer_pb2 import AnalyzeResponse
+from pulumi_policy import policy as servicer_module
+from pulumi_policy.proxy import _DictProxy
+
+from offline.analyzer import analyze_request, stack_request
+from offline.engine import run_program
+from offline.stackfile import read_stack_file
+from policies import PACK_DIRS, SOURCE_PACK
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKS = [importlib.import_module(f"policies.{d.name}.pack") for d in PACK_DIRS]
+serve = importlib.import_module(f"policies.{SOURCE_PACK.name}._serve")
+
+
+def _servicer(pack):
+    return servicer_module._PolicyAnalyzerServicer(pack.PACK_NAME, "0.0.1", list(pack.POLICIES),
+                                                   pack.PACK_ENFORCEMENT_LEVEL, None, pack.PACK_DESCRIPTION)
+
+
+def _answers(resources) -> list[bytes]:
+    """Every pack's ``Analyze`` answer for each resource and its ``AnalyzeStack`` answer, serialized
+    deterministically, in the engine's order."""
+    by_urn = {r.urn: r for r in resources}
+    out = []
+    for pack in PACKS:
+        servicer = _servicer(pack)
+        out += [servicer.Analyze(analyze_request(r, by_urn), None).SerializeToString(deterministic=True)
+                for r in resources]
+        out.append(servicer.AnalyzeStack(stack_request(resources, by_urn), None).SerializeToString(
+            deterministic=True))
+    return out
+
+
+@pytest.fixture
+def memo():
+    assert serve.install()
+    try:
+        yield
+    finally:
+        serve.uninstall()
+
+
+@pytest.fixture
+def props_refuse_writes(monkeypatch):
+    def refuse(self, key, value):
+        raise AssertionError(f"a rule wrote {key!r} into the props it was handed")
+    monkeypatch.setattr(_DictProxy, "__setitem__", refuse)
+
+
+def _stack(name: str, unknowns: bool):
+    config, secrets = read_stack_file(ROOT / f"Pulumi.{name}.yaml")
+    return run_program(config, secrets, name, unknowns=unknowns).analyzed_resources()
+
+
+def _same_answers(resources) -> list[bytes]:
+    """The answers without the memo, then with it (props refusing writes); asserts they are equal byte for byte."""
+    plain = _answers(resources)
+    assert serve.install()
+    try:
+        memoized = _answers(resources)
+    finally:
+        serve.uninstall()
+    assert memoized == plain
+    return plain
+
+
+@pytest.mark.parametrize("unknowns", [False, True], ids=["known", "first-preview"])
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_memoized_answers_are_byte_for_byte_the_unmemoized_ones(stack, unknowns, props_refuse_writes):
+    """dev and prod, with known values and as a first preview (unknowns: "can't run" diagnostics)."""
+    answers = _same_answers(_stack(stack, unknowns))
+    assert len(answers) > 2 * len(PACKS)
+    if unknowns:
+        assert any(b"can't run policy" in a for a in answers)  # the unknown-value path is exercised
+
+
+def test_memoized_answers_agree_on_every_red_team_program_and_its_safe_control(props_refuse_writes):
+    """Every hand-written red-team program (tests/policies/redteam), unsafe and safe: the unsafe ones make the
+    packs report, so the comparison is not between empty answers."""
+    from tests.policies.redteam.programs import CASES
+
+    reporting = 0
+    for name in sorted(CASES):
+        for bad in (True, False):
+            resources = run_program({"oci:region": "sa-saopaulo-1"}, [], "redteam",
+                                    program=lambda: CASES[name][2](bad)).analyzed_resources()
+            answers = _same_answers(resources)
+            reporting += bad and any(AnalyzeResponse.FromString(a).diagnostics for a in answers)
+    assert reporting == len(CASES)
+
+
+def test_each_resource_is_converted_once_per_analyze_call(monkeypatch, memo):
+    """With the memo, one ``Analyze`` converts the resource's properties once, not once per resource policy."""
+    serve.uninstall()
+    calls = []
+    original = servicer_module.unknown_checking_proxy
+    monkeypatch.setattr(servicer_module, "unknown_checking_proxy", lambda props: calls.append(1) or original(props))
+    resources = _stack("dev", False)
+    namespace = next(r for r in resources if r.type == "kubernetes:core/v1:Namespace")
+    request = analyze_request(namespace, {r.urn: r for r in resources})
+    security = _servicer(PACKS[0])
+    resource_policies = sum(isinstance(p, servicer_module.ResourceValidationPolicy) for p in PACKS[0].POLICIES)
+    conversions = 1 + request.HasField("provider")  # the resource's properties, and its provider's
+    security.Analyze(request, None)
+    assert len(calls) == resource_policies * conversions and resource_policies > 1  # once per policy
+    calls.clear()
+    assert serve.install()
+    security.Analyze(request, None)
+    assert len(calls) == conversions
+    calls.clear()
+    security.AnalyzeStack(stack_request(resources, {r.urn: r for r in resources}), None)
+    stack_policies = sum(isinstance(p, servicer_module.StackValidationPolicy) for p in PACKS[0].POLICIES)
+    assert stack_policies > 1 and len(calls) <= 2 * len(resources)  # each resource (and provider) once
+
+
+def test_outside_an_analyzer_call_nothing_is_remembered(memo):
+    """The wrappers pass through outside ``Analyze``/``AnalyzeStack`` (``Configure``, ``Remediate``): two calls
+    give two conversions."""
+    value = {"a": [1, {"b": 2}]}
+    first = servicer_module.unknown_checking_proxy(value)
+    assert servicer_module.unknown_checking_proxy(value) is not first
+    assert servicer_module.deserialize_properties(value) is not servicer_module.deserialize_properties(value)
+
+
+def test_the_pinned_internals_are_the_installed_ones():
+    """Fails the day pulumi-policy's internals move: the installed version is the pinned one, every pinned
+    source's hash matches, and the packs' requirements pin that version."""
+    from pulumi_policy.version import VERSION
+
+    assert VERSION == serve.PINNED_VERSION
+    assert serve.internals_problems() == []
+    for pack_dir in PACK_DIRS:
+        pins = re.findall(r"^pulumi-policy==(\S+)$", (pack_dir / "requirements.txt").read_text(), re.M)
+        assert pins == [serve.PINNED_VERSION], pack_dir
+
+
+def test_moved_internals_leave_the_packs_unmemoized(monkeypatch, capsys):
+    """A source that differs from the pinned hash (a new pulumi-policy) is named, and ``install`` changes nothing."""
+    monkeypatch.setitem(serve.PINNED_SOURCES, "policy._PolicyAnalyzerServicer.Analyze", "0" * 64)
+    monkeypatch.setattr(serve, "PINNED_VERSION", "0.0.0")
+    problems = serve.internals_problems()
+    assert any("Analyze differs" in p for p in problems) and any("not 0.0.0" in p for p in problems)
+    before = servicer_module.deserialize_properties, servicer_module._PolicyAnalyzerServicer.Analyze
+    assert serve.install() is False
+    assert (servicer_module.deserialize_properties, servicer_module._PolicyAnalyzerServicer.Analyze) == before
+    assert "converting each resource once per policy" in capsys.readouterr().err
+
+
+def test_install_and_uninstall_restore_pulumi_policy():
+    """``uninstall`` puts back every replaced object (tests and the in-process harness see pulumi-policy as is)."""
+    before = [getattr(servicer_module, n) for n in serve.CONVERSION_NAMES]
+    methods = [servicer_module._PolicyAnalyzerServicer.__dict__[n] for n in serve.SCOPED_METHODS]
+    assert serve.install() and serve.install()
+    assert [getattr(servicer_module, n) for n in serve.CONVERSION_NAMES] != before
+    serve.uninstall()
+    serve.uninstall()
+    assert [getattr(servicer_module, n) for n in serve.CONVERSION_NAMES] == before
+    assert [servicer_module._PolicyAnalyzerServicer.__dict__[n] for n in serve.SCOPED_METHODS] == methods
+
+
+def test_no_rule_reaches_behind_the_proxy():
+    """A rule could bypass the write check through the proxy's raw target; no pack source does."""
+    for pack_dir in PACK_DIRS:
+        for path in pack_dir.glob("*.py"):
+            assert "__target" not in path.read_text(encoding="utf-8"), path
