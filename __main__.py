@@ -32,6 +32,8 @@ from oke_rdma.workload_identity import WorkloadIdentity
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
 if limit_problems := adapter.service_limit_problems(config):  # OCI service limits the config alone would exceed
     raise ConfigError(limit_problems)
+for warning in adapter.idle_pool_warnings(config):  # GPUs no tenant's quota reaches: said before pulumi up
+    pulumi.log.warn(warning)
 prefix = config.name_prefix
 
 network = Network(f"{prefix}-network", adapter.network_args(config))

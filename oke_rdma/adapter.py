@@ -23,6 +23,7 @@ from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_cl
 from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
 from oke_rdma.health import GpuHealthArgs
+from oke_rdma.schema import _key
 from oke_rdma.iam import IamArgs, IamInputs, iam_plan, statement_limit_problems
 from oke_rdma.iam_access import member_group_ids
 from oke_rdma.lustre import LNET_RULES_ON_CLIENT_NSG, LustreArgs
@@ -331,6 +332,27 @@ def flavor_quotas(cfg: StackConfig, tenant: str) -> dict[str, FlavorQuota]:
     return {p: FlavorQuota(gpu=gpus[i], gpu_borrowing_limit=borrow[i], cpu_millis=cpu[i], memory_mi=mem[i])
             for i, p in enumerate(pools)}
 
+
+
+def idle_pool_warnings(cfg: StackConfig) -> list[str]:
+    """One line per GPU pool whose GPUs are in no tenant's Kueue quota (nominal or borrowable, :func:`flavor_quotas`):
+    no tenant's job is ever admitted there, so its nodes run idle. Typically a pool added after the tenants' quotas,
+    which fill the pools in order. Empty without tenants or without Kueue."""
+    if not cfg.tenants or not cfg.platform.kueue.enabled:
+        return []
+    reached: dict[str, int] = {}
+    for t in cfg.tenants:
+        for pool, q in flavor_quotas(cfg, t).items():
+            reached[pool] = reached.get(pool, 0) + q.gpu + q.gpu_borrowing_limit
+    out = []
+    for pool in [*cfg.rdma_pools, *shared_pools(cfg)]:
+        units = pool_gpu_units(cfg, pool)
+        if units and not reached.get(pool):
+            out.append(f"{_key(('nodePools', pool))}: its {units} GPUs are in no tenant's Kueue quota, so no job is "
+                       f"ever admitted there and its nodes run idle; raise a tenant's quota.gpu (quotas fill the "
+                       f"pools in order: {', '.join([*cfg.rdma_pools, *shared_pools(cfg)])}) or list the pool in "
+                       f"tenants.<t>.nodePools")
+    return out
 
 
 def scheduling_args(cfg: StackConfig, provider: pulumi.ProviderResource, kueue_release: pulumi.Resource,
