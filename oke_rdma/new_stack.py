@@ -240,8 +240,15 @@ def _raw(entries: list[tuple[str, Any, str]]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else json.dumps(v) for k, v, _ in entries}
 
 
+#: Keys under the tenant's own name (``oke-rdma:tenants.<tenant>.<suffix>``) and the flag that sets each.
+TENANT_FLAGS = {"quota.cpu": "--tenant-cpu", "quota.memoryGb": "--tenant-memory-gb"}
+
+
 def _flag_of(problem: str) -> str:
     key = problem.split(": ", 1)[0]
+    parts = key.split(".", 2)
+    if key.startswith("oke-rdma:tenants.") and len(parts) == 3 and parts[2] in TENANT_FLAGS:
+        return f"{TENANT_FLAGS[parts[2]]} ({key})"
     best = max((k for k in FLAGS if key == k or key.startswith(k + ".")), key=len, default=None)
     return f"{FLAGS[best]} ({key})" if best else key
 

@@ -135,6 +135,8 @@ def test_given_ocids_are_written_as_given(tmp_path):
     (("--api-client-cidr", "0.0.0.0/0"), "--api-client-cidr (oke-rdma:network.apiEndpoint.allowedCidrs)"),
     (("--name-prefix", "OKE"), "--name-prefix (oke-rdma:namePrefix)"),
     (("--availability-domains", "AD-1"), "--availability-domains (oke-rdma:availabilityDomains)"),
+    (("--tenant-cpu", "0"), "--tenant-cpu (oke-rdma:tenants.research.quota.cpu)"),
+    (("--tenant", "vision", "--tenant-memory-gb", "0"), "--tenant-memory-gb (oke-rdma:tenants.vision.quota.memoryGb)"),
 ])
 def test_a_bad_flag_is_one_line_naming_it_and_nothing_is_written(tmp_path, flags, flag):
     base = {"--region": "eu-frankfurt-1", "--availability-domains": "Uocm:EU-FRANKFURT-1-AD-1"}
