@@ -65,6 +65,7 @@ from offline.report import _summary, iam_section, protect_hint, render  # noqa: 
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.streaming import AnalysisStream
+from offline.versions import withdrawn_creations
 from offline.values import SECRET_SIG, UNKNOWN, mask, unmask  # noqa: F401 (re-exported)
 from offline.values import unmask as _unmask  # noqa: F401 (the name earlier callers import)
 from offline import timings
@@ -334,6 +335,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         for problem in run.errors:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_PROGRAM
+    withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")))
+    if withdrawn and not args.program:  # OKE refuses to create these: a config problem (docs/preview.md)
+        for problem in withdrawn:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     try:
         report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack, stream)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors

@@ -56,7 +56,7 @@ _PASSWORD_KEY_RE = re.compile(r"pass(word|wd)$", re.IGNORECASE)
 
 
 class KubePrometheusStackRelease(HelmRelease):
-    """kube-prometheus-stack, default 87.2.1 in ``monitoring``.
+    """kube-prometheus-stack, default 88.5.3 in ``monitoring``.
 
     ``retention`` (Prometheus duration, ``15d``), ``retentionSizeGb`` (GB kept before the oldest blocks are
     dropped; must leave 10 % of the volume for the WAL), ``storageGb`` (the Prometheus volume, GB, 50 to 32768:
@@ -65,7 +65,8 @@ class KubePrometheusStackRelease(HelmRelease):
     Kubernetes Secret Grafana reads, never in Helm values. Without it Grafana generates a random one.
     """
 
-    version: str = Field("87.2.1", description="Exact kube-prometheus-stack chart version.")
+    version: str = Field("88.5.3", description=(
+        "Exact kube-prometheus-stack chart version (its CRDs are upgraded by the chart's job: docs/operations.md)."))
     namespace: str = Field("monitoring", description="Namespace of kube-prometheus-stack.")
     grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True}, description=(
         "Grafana's admin password, a Pulumi secret (`pulumi config set --path --secret`, at least 12 characters);"
@@ -184,6 +185,6 @@ ADDON = AddOn(
     ),
     checks=checks,
     prepare=prepare,
-    source="kube-prometheus-stack chart 87.2.1 README/values.yaml (prometheus-community/helm-charts), checked "
-           "2026-11-30",
+    source="kube-prometheus-stack chart 88.5.3 README/UPGRADE.md/values.yaml (prometheus-community/helm-charts), checked "
+           "2026-12-01",
 )

@@ -42,6 +42,7 @@ from typing import Any, Optional
 import yaml
 from pydantic import Field, field_validator
 
+from oke_rdma.facts.images import PYTHON_IMAGE
 from oke_rdma.addons._registry import PRIVILEGED, RESTRICTED, AddOn, ExtraNamespace, HelmRelease, ValuesContext
 from oke_rdma.schema import StrList, _k8s_name, _key, _Model
 
@@ -71,7 +72,7 @@ class TopologyLabeler(_Model):
     """
 
     enabled: bool = Field(False, description="Run the RDMA topology labeler DaemonSet (docs/scheduling.md).")
-    image: str = Field("docker.io/library/python:3.12.10-slim-bookworm", description=(
+    image: str = Field(PYTHON_IMAGE, description=(
         "The labeler's image, pinned by tag or digest."))
     namespace: str = Field("oke-rdma-topology", description=(
         "The labeler's namespace (Pod Security `privileged`: hostNetwork)."))
@@ -88,13 +89,13 @@ class TopologyLabeler(_Model):
 
 
 class KueueRelease(HelmRelease):
-    """Kueue, default 0.18.2 in ``kueue-system``.
+    """Kueue, default 0.19.2 in ``kueue-system``.
 
     ``topologyLevels``: the node labels of the Kueue ``Topology``, coarse to fine; default OCI's RDMA tiers then
     ``kubernetes.io/hostname`` (which must be the lowest level). ``topologyLabeler``: see :class:`TopologyLabeler`.
     """
 
-    version: str = Field("0.18.2", description="Exact Kueue chart version.")
+    version: str = Field("0.19.2", description="Exact Kueue chart version.")
     namespace: str = Field("kueue-system", description="Namespace of Kueue.")
     topology_levels: StrList = Field(RDMA_TOPOLOGY_LEVELS, description=(
         "Node labels of the Kueue Topology, coarse to fine; must end with `kubernetes.io/hostname`."))
@@ -206,5 +207,5 @@ ADDON = AddOn(
     value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map")),
     checks=checks,
     extra_namespaces=extra_namespaces,
-    source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.18.2; checked 2026-11-30",
+    source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.19.2; checked 2026-12-01",
 )
