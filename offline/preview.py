@@ -55,6 +55,7 @@ import pulumi
 import yaml
 
 from offline.configjson import read_config_json
+from offline.crds import crd_changes
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.failure import program_failure
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
@@ -374,7 +375,13 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
             print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
             return EXIT_CONFIG
     timings.mark("report")
-    return exit_code(run, report, args.fail_on_replace)
+    notes, refusals = crd_changes(run, previous, config) if not args.program else ([], [])
+    for note in notes:
+        print(f"CRDs: {note}")
+    code = exit_code(run, report, args.fail_on_replace)
+    for problem in refusals:  # a plan Helm would apply with the old CRDs (docs/operations.md)
+        print(f"error: {problem}", file=sys.stderr)
+    return EXIT_PLAN if refusals else code
 
 
 def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:

@@ -59,6 +59,7 @@ def _get(values: dict[str, Any], *path: str) -> Any:
 class GpuOperatorRelease(HelmRelease):
     """NVIDIA GPU Operator, default v26.7.0 in ``gpu-operator``."""
 
+    # renovate: datasource=helm depName=gpu-operator registryUrl=https://helm.ngc.nvidia.com/nvidia
     version: str = Field("v26.7.0", description=(
         "Exact NVIDIA GPU Operator chart version (upgrade one major at a time: docs/operations.md)."))
     namespace: str = Field("gpu-operator", description="Namespace of the GPU Operator.")

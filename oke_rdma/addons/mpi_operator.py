@@ -101,6 +101,7 @@ MANIFESTS: dict[str, VendoredManifest] = {
         url="https://github.com/kubeflow/mpi-operator/blob/release-0.8/deploy/v2beta1/mpi-operator.yaml",
         tag="v0.8.2", commit="b10758da23ce5d9b9efa6f42f7b050dc8605f5f5",
         sha256="a47c3bf0234b94f0d89d93d4fb4f09601acf9c2c166def7f3ec30fa7a455a200",
+        # renovate: datasource=docker depName=docker.io/mpioperator/mpi-operator
         image="mpioperator/mpi-operator:0.8.2"),
 }
 
@@ -129,6 +130,7 @@ class MpiOperatorRelease(ManifestRelease):
     """MPI Operator, default 0.8.2 (a vendored release manifest) in ``mpi-operator``; off unless enabled."""
 
     enabled: bool = Field(False, description="Install the MPI Operator (off by default).")
+    # renovate: datasource=github-releases depName=kubeflow/mpi-operator extractVersion=^v(?<version>.+)$
     version: str = Field("0.8.2", description=(
         "MPI Operator release; a manifest of that version must be vendored in oke_rdma/addons/manifests/."))
     namespace: str = Field("mpi-operator", description="Namespace of the MPI Operator's controllers.")

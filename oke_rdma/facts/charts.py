@@ -148,6 +148,32 @@ CHARTS: dict[str, ChartFacts] = {
 }
 
 
+#: Add-on key → its major versions in release order, for vendors that support an upgrade only to the next major: NVIDIA
+#: GPU Operator ("Upgrades are only supported within a major release or to the next major release", with majors
+#: YY.MM: NVIDIA/cloud-native-docs gpu-operator/platform-support.rst, life cycle; 25.10.x end of support, 26.3.x
+#: deprecated, 26.7.x supported; NVIDIA/gpu-operator tags v25.10.1, v26.3.0–v26.3.3, v26.7.0). Read by the offline
+#: preview with ``--previous``: a change skipping a major is refused naming the major to go through.
+MAJOR_STEPS: dict[str, tuple[str, ...]] = {"gpuOperator": ("25.3", "25.10", "26.3", "26.7")}
+MAJOR_STEPS_SOURCE = f"NVIDIA GPU Operator docs 'Platform Support' (life cycle); {CHECKED}"
+
+
+def skipped_majors(key: str, before: str, after: str) -> list[str]:
+    """The majors of ``key`` between ``before`` and ``after`` that an upgrade must go through ([] when it moves at most
+    one major, or when nothing is recorded; a version that is not semver or a major not recorded: [])."""
+    steps = MAJOR_STEPS.get(key)
+    if not steps:
+        return []
+    try:
+        old, new = parse_version(before), parse_version(after)
+    except ValueError:
+        return []
+    majors = [f"{v.major}.{v.minor}" for v in (old, new)]
+    if not all(m in steps for m in majors) or new <= old:
+        return []
+    i, j = steps.index(majors[0]), steps.index(majors[1])
+    return list(steps[i + 1:j])
+
+
 def parse_version(text: str) -> semver.Version:
     """``"v25.10.1"`` / ``"0.18.2"`` → ``semver.Version``.
 

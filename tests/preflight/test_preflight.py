@@ -105,12 +105,12 @@ def test_gpu_limit_and_quota_must_hold_every_node(tenancy, clients, available, o
 
 @pytest.mark.parametrize("available, ok", [(24, True), (23, False)])
 def test_a_flex_pool_needs_its_ocpus_of_the_core_limit(tenancy, clients, available, ok):
-    """The system pool: 3 nodes × 8 OCPUs of standard-e5-core-count."""
-    tenancy.available[("compute", "standard-e5-core-count", AD)] = available
+    """The system pool: 3 nodes × 8 OCPUs of standard-e5-core-ad-count."""
+    tenancy.available[("compute", "standard-e5-core-ad-count", AD)] = available
     problems, _ = findings(clients)
     assert (problems == []) == ok
     if not ok:
-        assert problems == [f"oke-rdma:nodePools.system.size: the pools need 24 of compute limit standard-e5-core-count "
+        assert problems == [f"oke-rdma:nodePools.system.size: the pools need 24 of compute limit standard-e5-core-ad-count "
                             f"in bxtG:SA-SAOPAULO-1-AD-1 (system 24; nodes plus cycling surge), but only {available} "
                             f"are available (service limit or compartment quota, minus what is in use); ask for a "
                             f"limit increase or a quota change, or lower size"]
@@ -129,7 +129,7 @@ def test_a_shape_without_a_known_limit_name_is_a_note(tenancy, clients):
 def test_the_quota_names_listshapes_gives_are_the_limits_checked(tenancy, clients):
     """OCI's own answer wins over the table: E5 Flex counts cores and memory; 3 nodes × 64 GB need 192 GB."""
     tenancy.shape_info["VM.Standard.E5.Flex"] = {"is_flexible": True,
-                                                 "quota_names": ["standard-e5-core-count", "standard-e5-memory-count"]}
+                                                 "quota_names": ["standard-e5-core-ad-count", "standard-e5-memory-count"]}
     tenancy.limit_names["compute"] += ["standard-e5-memory-count"]
     tenancy.available[("compute", "standard-e5-memory-count", AD)] = 100
     problems, _ = findings(clients)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..stack import StackConfig
+from .compat import check_addon_compatibility
 from .compute import check_pools
+from .crds import check_crd_lifecycle
 from .fleet import check_fleet
 from .network import check_network
 from .object_storage import check_object_storage
@@ -23,7 +25,8 @@ from .workload_identity import check_workload_identity
 CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
-    check_oci_facts, check_fleet, check_object_storage,
+    check_oci_facts, check_fleet, check_object_storage, check_crd_lifecycle,
+    check_addon_compatibility,
 )
 
 
