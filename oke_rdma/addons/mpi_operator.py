@@ -98,9 +98,9 @@ MANIFESTS: dict[str, VendoredManifest] = {
         sha256="43ad4cf7027c24fcf58c3a5649864b94c1afb7dedcd8a6e4007af26dca6801c5"),
     "0.8.2": VendoredManifest(
         file="mpi-operator-v0.8.2.yaml",
-        url="https://github.com/kubeflow/mpi-operator/blob/release-0.8/deploy/v2beta1/mpi-operator.yaml",
+        url="https://github.com/kubeflow/mpi-operator/blob/b10758da23ce5d9b9efa6f42f7b050dc8605f5f5/deploy/v2beta1/mpi-operator.yaml",
         tag="v0.8.2", commit="b10758da23ce5d9b9efa6f42f7b050dc8605f5f5",
-        sha256="a47c3bf0234b94f0d89d93d4fb4f09601acf9c2c166def7f3ec30fa7a455a200",
+        sha256="cbf8fa551b35d8d7b8d4891db9453e61e62930d901a721df8aae3e44e3abcc81",
         # renovate: datasource=docker depName=docker.io/mpioperator/mpi-operator
         image="mpioperator/mpi-operator:0.8.2"),
 }

@@ -153,9 +153,9 @@ def test_a_pool_name_given_twice_exits_2(tmp_path, capsys):
 def test_pool_version_defaults_to_the_cluster_and_respects_the_skew_policy():
     assert load_stack_config(RAW).node_pools["gpu"].kubernetes_version is None
     assert load_stack_config(gpu(RAW, "kubernetesVersion", "v1.33.1")).node_pools["gpu"].kubernetes_version
-    assert problems(gpu(RAW, "kubernetesVersion", "v1.35.2")) == [
-        "oke-rdma:nodePools.gpu.kubernetesVersion: v1.35.2 is newer than the cluster's v1.34.1; worker nodes must "
-        "not run a newer Kubernetes than the control plane: use v1.34.1 or older, or remove it"]
+    assert problems(gpu(RAW, "kubernetesVersion", "v1.36.1")) == [
+        "oke-rdma:nodePools.gpu.kubernetesVersion: v1.36.1 is newer than the cluster's v1.35.2; worker nodes must "
+        "not run a newer Kubernetes than the control plane: use v1.35.2 or older, or remove it"]
     assert "more than 3 minor versions older" in problems(gpu(RAW, "kubernetesVersion", "v1.30.9"))[0]
     assert "must be an OKE Kubernetes version" in problems(gpu(RAW, "kubernetesVersion", "1.34"))[0]
 

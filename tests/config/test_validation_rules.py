@@ -168,6 +168,10 @@ CASES: dict[str, Case] = {
                                 ["read object in tenancy"]),
     "gpu-vendor": _pool("gpu", shape="BM.GPU.MI300X.8"),
     "local-nvme-shape": _pool("system", localNvme={"enabled": True}),
+    # add-ons: what keeps their CRDs upgraded, the operators Kueue drives
+    "crd-upgrade": _set("oke-rdma:platform", "gpuOperator", "values", {"operator": {"upgradeCRD": False}}),
+    "crd-templated-since": _set("oke-rdma:platform", "trainer", {"enabled": True, "version": "2.2.0"}),
+    "kueue-drives": _set("oke-rdma:platform", "kuberay", {"enabled": True, "version": "1.0.0"}),
 }
 
 

@@ -40,7 +40,7 @@ def check_crd_lifecycle(cfg: StackConfig, registry: Registry = REGISTRY) -> list
         parent = _get(final, *path[:-1]) if len(path) > 1 else final
         if isinstance(parent, dict) and path[-1] in parent and parent[path[-1]] != wanted:  # absent: the chart's
             # default, which is ``wanted`` (the row's source); null would delete it (Helm docs "Values Files")
-            problems.append(f"{_key(('platform', key, 'values', *path))}: must stay {str(wanted).lower()}: (the chart's "
-                            f"default); with it {row.how}; without it a version change leaves the old CRDs in place (Helm never "
-                            f"upgrades a chart's crds/: {row.source}); remove the value")
+            problems.append(f"{_key(('platform', key, 'values', *path))}: must stay {str(wanted).lower()} (the "
+                            f"chart's default): with it {row.how}; without it a version change leaves the old CRDs "
+                            f"in place (Helm never upgrades a chart's crds/: {row.source}); remove the value")
     return problems
