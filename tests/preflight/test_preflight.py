@@ -245,6 +245,20 @@ def test_a_version_oke_does_not_offer_in_the_region_is_a_problem(tenancy, client
                         "(GetClusterOptions: v1.36.1, v1.37.1); use one of those"]
 
 
+def test_oke_s_list_differing_from_the_dated_table_is_a_note(tenancy, clients):
+    """The table of offered versions goes stale as OKE adds and withdraws versions: the pre-flight says how."""
+    tenancy.cluster_versions = ["v1.35.2", "v1.36.1", "v1.37.1"]
+    problems, notes = findings(clients)
+    assert problems == []
+    [note] = [n for n in notes if "OKE_VERSIONS" in n]
+    assert "offers v1.37.1, which the table lacks" in note and "no longer offers v1.34.2" in note
+
+
+def test_oke_s_list_matching_the_table_gives_no_note(tenancy, clients):
+    _, notes = findings(clients)
+    assert not [n for n in notes if "OKE_VERSIONS" in n]
+
+
 def test_the_cluster_version_must_be_offered_for_the_pools_that_run_it(tenancy, clients):
     tenancy.pool_versions = ["v1.36.1"]
     tenancy.sources = {SYSTEM_IMAGE: "Oracle-Linux-8.10-2026.10.30-0-OKE-1.35.2-900",
