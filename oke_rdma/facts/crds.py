@@ -10,6 +10,8 @@ fails for one that has none) saying which of these holds:
   ``keep`` names the value that turns the Job on (oke-rdma sets it; a user's other value is refused).
 * ``manifest``: the CRDs are objects of the vendored release manifest, applied by Pulumi (server-side) with it: a new
   manifest version changes them in the plan.
+* ``operator``: the add-on's own controller registers and upgrades its CRDs at startup (none in the chart): they move
+  when the new controller starts (e.g. Cilium's operator).
 * ``crds-dir``: only Helm's ``crds/`` directory: nothing upgrades them. A version change of such an add-on is refused
   by the offline preview (``--previous``) with the step to take — apply the new chart's CRDs server-side, then record
   it in ``platform.<key>.crdsApplied`` — until the stack says they were applied.
@@ -23,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-TEMPLATED, CHART_JOB, MANIFEST, CRDS_DIR = "templated", "chart-job", "manifest", "crds-dir"
-MODES = (TEMPLATED, CHART_JOB, MANIFEST, CRDS_DIR)
+TEMPLATED, CHART_JOB, MANIFEST, CRDS_DIR, OPERATOR = "templated", "chart-job", "manifest", "crds-dir", "operator"
+MODES = (TEMPLATED, CHART_JOB, MANIFEST, CRDS_DIR, OPERATOR)
 
 
 @dataclass(frozen=True)
