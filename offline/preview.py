@@ -56,6 +56,7 @@ import pulumi
 import yaml
 
 from offline.configjson import read_config_json
+from offline.crds import crd_changes
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.failure import program_failure
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
@@ -66,6 +67,7 @@ from offline.report import _summary, iam_section, protect_hint, render  # noqa: 
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.streaming import AnalysisStream
+from offline.versions import withdrawn_creations
 from offline.values import SECRET_SIG, UNKNOWN, mask, unmask  # noqa: F401 (re-exported)
 from offline.values import unmask as _unmask  # noqa: F401 (the name earlier callers import)
 from offline import timings
@@ -361,6 +363,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         for problem in run.errors:
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_PROGRAM
+    withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")))
+    if withdrawn and not args.program:  # OKE refuses to create these: a config problem (docs/preview.md)
+        for problem in withdrawn:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_CONFIG
     try:
         report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack, stream)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
@@ -395,7 +402,13 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
             print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
             return EXIT_CONFIG
     timings.mark("report")
-    return exit_code(run, report, args.fail_on_replace)
+    notes, refusals = crd_changes(run, previous, config) if not args.program else ([], [])
+    for note in notes:
+        print(f"CRDs: {note}")
+    code = exit_code(run, report, args.fail_on_replace)
+    for problem in refusals:  # a plan Helm would apply with the old CRDs (docs/operations.md)
+        print(f"error: {problem}", file=sys.stderr)
+    return EXIT_PLAN if refusals else code
 
 
 def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:

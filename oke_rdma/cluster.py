@@ -29,6 +29,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
+from oke_rdma.facts.kubernetes import withdrawal_notice
+
 from oke_rdma.config.compute import Cluster as ClusterConfig
 
 #: The defaults of ``cluster.type`` and ``cluster.cniType``.
@@ -146,6 +148,9 @@ class Cluster(pulumi.ComponentResource):
                                    # OCI cannot change these in place: the cluster (and every pool) is recreated.
                                    replace_on_changes=["kmsKeyId", "clusterPodNetworkOptions[*].cniType"]))
 
+        notice = withdrawal_notice(cl.kubernetes_version)
+        if notice:  # an existing cluster keeps running it; the offline preview refuses a new one (exit 2)
+            pulumi.log.warn(f"oke-rdma:cluster.kubernetesVersion: {notice}", resource=self.cluster)
         self.cluster_id = self.cluster.id
         self.kubernetes_version = self.cluster.kubernetes_version
         self.api_endpoint = self.cluster.endpoints.apply(lambda e: e[0].private_endpoint if e else None)

@@ -34,6 +34,7 @@ from oke_rdma import node_init
 from oke_rdma.config.checks.compute import rdma_pool_problems
 from oke_rdma.config.compute import PROGRAM_NODE_LABELS, ComputeCluster, NodePool
 from oke_rdma.config.platform import OKE_DEVICE_PLUGIN_LABEL, is_gpu_shape
+from oke_rdma.facts.kubernetes import withdrawal_notice
 from oke_rdma.facts.regions import parse_ad
 from oke_rdma.sharing import sharing_labels
 
@@ -242,6 +243,12 @@ class Compute(pulumi.ComponentResource):
 
         for pool_name, warning in args.warnings.items():
             pulumi.log.warn(warning, resource=self.node_pools.get(pool_name, self))
+        for pool_name, pool in args.node_pools.items():  # a pool's own withdrawn version (the cluster's: Cluster warns)
+            notice = withdrawal_notice(pool.kubernetes_version, f"node pool {pool_name}") if pool.kubernetes_version \
+                else None
+            if notice and pool_name in self.node_pools:
+                pulumi.log.warn(f"oke-rdma:nodePools.{pool_name}.kubernetesVersion: {notice}",
+                                resource=self.node_pools[pool_name])
 
         self.register_outputs({"computeClusterId": self.compute_cluster_id,
                                "nodePoolIds": {k: p.id for k, p in self.node_pools.items()}})

@@ -26,7 +26,7 @@ patch nodes (the cordon), patch their status (the condition) and write events.
 Sources (checked 2026-11-30): NVIDIA k8s-device-plugin ``internal/rm/health.go`` (XID-based health check,
 ``DP_DISABLE_HEALTHCHECKS``, ignored application XIDs); kubernetes/node-problem-detector ``docs/system_log_monitor.md``
 and ``config/kernel-monitor.json`` (kmsg plugin, ``conditions``, ``permanent`` rules), ``deployment/`` (DaemonSet,
-RBAC, image ``registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.18``); NVIDIA "Xid Errors" (the
+RBAC, image :data:`oke_rdma.facts.images.NPD_IMAGE`); NVIDIA "Xid Errors" (the
 ``NVRM: Xid (PCI:<bus id>): <xid>, ...`` kernel log line).
 """
 
@@ -39,11 +39,12 @@ from typing import Any, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from oke_rdma.facts.images import NPD_IMAGE as _NPD_IMAGE, PYTHON_IMAGE
 from oke_rdma.monitoring.facts import XID_FALLEN_OFF_BUS, XID_NEEDS_RESET
 
-NPD_IMAGE = "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.18"
+NPD_IMAGE = _NPD_IMAGE
 #: The cordoner's image: the same pinned Python image the RDMA topology labeler uses.
-CORDONER_IMAGE = "docker.io/library/python:3.12.10-slim-bookworm"
+CORDONER_IMAGE = PYTHON_IMAGE
 CORDONER_SCRIPT = Path(__file__).resolve().parent / "files" / "gpu_node_cordoner.py"
 CONDITION = "GpuXidCritical"
 NAME = "gpu-node-problem-detector"

@@ -102,6 +102,11 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) 
                                           f"{a} reach {b} freely") + " (pod networking, NCCL, DNS)", ALL)
     rules += _pair("loadBalancers", "workers", "lb-nodeports", "load balancers reach Service NodePorts", TCP,
                    ports=(30000, 32767))
+    # UDP Services (a network load balancer forwarding UDP, e.g. DNS or QUIC ingress) reach the same NodePort range
+    # over UDP (OKE docs "Network Resource Configuration", load balancer and worker security rules: TCP/UDP
+    # 30000-32767; checked 2026-12-01).
+    rules += _pair("loadBalancers", "workers", "lb-nodeports-udp", "load balancers reach UDP Service NodePorts", UDP,
+                   ports=(30000, 32767))
     rules += _pair("loadBalancers", "workers", "lb-health", "load balancers check kube-proxy health", TCP,
                    ports=(10256, 10256))
     rules.append(Rule("icmp-mtu", "workers", "INGRESS", ICMP, ANYWHERE,

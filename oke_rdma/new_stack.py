@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The Kubernetes version written unless ``--kubernetes-version`` is given: the one Pulumi.dev.yaml and
 #: Pulumi.prod.yaml use (a test keeps them equal). ``oci ce cluster-options get --cluster-option-id all`` lists what
 #: OKE offers now.
-DEFAULT_KUBERNETES_VERSION = "v1.34.1"
+DEFAULT_KUBERNETES_VERSION = "v1.35.2"
 #: The CPU pool every stack gets for the platform add-ons (the dev stack's system pool).
 SYSTEM_SHAPE, SYSTEM_OCPUS, SYSTEM_MEMORY_GB, SYSTEM_NODES = "VM.Standard.E5.Flex", 8, 64, 3
 #: Pods per GPU node written (the dev stack's value), lowered to what the shape's VNICs carry.

@@ -45,7 +45,7 @@ network = Network(f"{PREFIX}-network", NetworkArgs(
     compartment_id, model(NetworkConfig, {"vcnCidr": "10.40.0.0/16", "dnsLabel": "compose"}, {}),
     name_prefix=PREFIX))
 cluster = Cluster(f"{PREFIX}-cluster", ClusterArgs(
-    compartment_id, model(ClusterConfig, {"kubernetesVersion": config.get("kubernetesVersion") or "v1.34.1"},
+    compartment_id, model(ClusterConfig, {"kubernetesVersion": config.get("kubernetesVersion") or "v1.35.2"},
                           {"kubernetesVersion": "kubernetesVersion"}),
     network.vcn_id, network.subnet_ids, network.nsg_ids, name_prefix=PREFIX))
 pool = model(NodePool, {"shape": config.get("shape") or "BM.GPU.H100.8", "size": config.get_int("nodes") or 2,

@@ -79,6 +79,10 @@ LOCAL_NVME_LABEL = "okerdma.io/local-nvme"
 #: (oracle/docker-images, OracleCloudInfrastructure/oci-cli/Dockerfile; checked 2026-12-01). Its tags are build dates;
 #: this one is the newest seen pinned in public code, not pulled here: check github.com/oracle/oci-cli/pkgs/container
 #: for a current tag and pin it (or a digest) with training-job:weightsImage. stage_weights.py keeps to Python 3.9.
+#: The training image when ``training-job:image`` is not set (NGC PyTorch; pinned by tag).
+# renovate: datasource=docker depName=nvcr.io/nvidia/pytorch
+DEFAULT_IMAGE = "nvcr.io/nvidia/pytorch:25.03-py3"
+# renovate: datasource=docker depName=ghcr.io/oracle/oci-cli
 WEIGHTS_IMAGE = "ghcr.io/oracle/oci-cli:20260930"
 #: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in
 #: oracle-quickstart/oci-hpc-oke); other shapes let NCCL discover the HCAs itself.
@@ -99,7 +103,7 @@ pool_name = config.get("nodePool")
 topology_level = config.get("topologyLevel") or "oci.oraclecloud.com/rdma.network_block_id"
 topology_mode = config.get("topologyMode") or "required"
 service_account = config.get("serviceAccount")
-image = config.get("image") or "nvcr.io/nvidia/pytorch:25.03-py3"
+image = config.get("image") or DEFAULT_IMAGE
 cpu = config.get_int("cpu") or 96
 memory_gi = config.get_int("memoryGi") or 1000
 shm_gi = config.get_int("shmGi") or 64

@@ -65,6 +65,7 @@ PINNED: dict[tuple[str, ...], tuple[Any, str]] = {
 class CiliumRelease(HelmRelease):
     """Cilium network-policy engine chained onto OKE's VCN-native CNI, default 1.20.0 in ``cilium``."""
 
+    # renovate: datasource=helm depName=cilium registryUrl=https://helm.cilium.io
     version: str = Field("1.20.0", description="Exact Cilium chart version.")
     namespace: str = Field("cilium", description="Namespace of Cilium.")
 

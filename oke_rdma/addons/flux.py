@@ -34,6 +34,7 @@ class FluxRelease(HelmRelease):
 
     enabled: bool = Field(False, description="Install the release (off by default; on for a fleet's management "
                                              "cluster, docs/fleet.md).")
+    # renovate: datasource=helm depName=flux2 registryUrl=https://fluxcd-community.github.io/helm-charts
     version: str = Field("2.18.3", description="Exact flux2 chart version (2.18.3 installs Flux v2.8.5).")
     namespace: str = Field("flux-system", description="Namespace of the Flux controllers.")
 

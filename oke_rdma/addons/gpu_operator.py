@@ -9,7 +9,7 @@ plugin advertises ``nvidia.com/gpu``. Waits for kube-prometheus-stack when it is
 privileged and use the host's devices.
 
 Sources: NVIDIA GPU Operator docs "Installing the NVIDIA GPU Operator" (pre-installed drivers, CDI) and chart
-values.yaml of gpu-operator v25.10.1 (``driver``, ``cdi``, ``devicePlugin``, ``dcgmExporter.serviceMonitor``,
+values.yaml of gpu-operator v26.7.0 (unchanged from v25.10.1 for every path oke-rdma sets) (``driver``, ``cdi``, ``devicePlugin``, ``dcgmExporter.serviceMonitor``,
 ``daemonsets.tolerations``, ``node-feature-discovery.worker.tolerations``, the ``nvidia.com`` CRD group of
 ``ClusterPolicy``/``NVIDIADriver``); OKE docs "Running Applications on GPU-based Nodes" — checked 2026-11-30.
 """
@@ -57,9 +57,11 @@ def _get(values: dict[str, Any], *path: str) -> Any:
 
 
 class GpuOperatorRelease(HelmRelease):
-    """NVIDIA GPU Operator, default v25.10.1 in ``gpu-operator``."""
+    """NVIDIA GPU Operator, default v26.7.0 in ``gpu-operator``."""
 
-    version: str = Field("v25.10.1", description="Exact NVIDIA GPU Operator chart version.")
+    # renovate: datasource=helm depName=gpu-operator registryUrl=https://helm.ngc.nvidia.com/nvidia
+    version: str = Field("v26.7.0", description=(
+        "Exact NVIDIA GPU Operator chart version (upgrade one major at a time: docs/operations.md)."))
     namespace: str = Field("gpu-operator", description="Namespace of the GPU Operator.")
 
     @property
@@ -131,6 +133,6 @@ ADDON = AddOn(
         (("daemonsets",), "map"), (("daemonsets", "tolerations"), "list"), (("node-feature-discovery",), "map"),
         (("node-feature-discovery", "worker"), "map"), (("node-feature-discovery", "worker", "tolerations"), "list"),
     ),
-    source="NVIDIA GPU Operator docs, Installing the NVIDIA GPU Operator; gpu-operator chart v25.10.1 values.yaml; "
-           "checked 2026-11-30",
+    source="NVIDIA GPU Operator docs, Installing the NVIDIA GPU Operator; gpu-operator chart v26.7.0 values.yaml; "
+           "checked 2026-12-01",
 )

@@ -14,7 +14,7 @@ dependency with the condition ``jobset.install``); Kueue docs "Run A JobSet" and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import Field
 
@@ -28,8 +28,12 @@ class JobSetRelease(HelmRelease):
     """JobSet, default 0.12.0 in ``jobset-system``; off unless enabled."""
 
     enabled: bool = Field(False, description="Install the release (off by default).")
+    # renovate: datasource=docker depName=registry.k8s.io/jobset/charts/jobset
     version: str = Field("0.12.0", description="Exact JobSet chart version.")
     namespace: str = Field("jobset-system", description="Namespace of the JobSet.")
+    crds_applied: Optional[str] = Field(default=None, description=(
+        "The chart version whose CRDs you applied server-side before moving `version` to it (Helm never upgrades a "
+        "chart's crds/; the offline preview refuses a version change until this names the new version)."))
 
 
 def values(cfg: JobSetRelease, context: ValuesContext) -> dict[str, Any]:

@@ -33,6 +33,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
+from oke_rdma.facts.images import BUSYBOX_TAG
 from oke_rdma.schema import _k8s_name, _key
 
 #: Chart components with no reachable target on OKE → why (each source in the module docstring).
@@ -56,7 +57,7 @@ _PASSWORD_KEY_RE = re.compile(r"pass(word|wd)$", re.IGNORECASE)
 
 
 class KubePrometheusStackRelease(HelmRelease):
-    """kube-prometheus-stack, default 87.2.1 in ``monitoring``.
+    """kube-prometheus-stack, default 88.5.3 in ``monitoring``.
 
     ``retention`` (Prometheus duration, ``15d``), ``retentionSizeGb`` (GB kept before the oldest blocks are
     dropped; must leave 10 % of the volume for the WAL), ``storageGb`` (the Prometheus volume, GB, 50 to 32768:
@@ -65,7 +66,9 @@ class KubePrometheusStackRelease(HelmRelease):
     Kubernetes Secret Grafana reads, never in Helm values. Without it Grafana generates a random one.
     """
 
-    version: str = Field("87.2.1", description="Exact kube-prometheus-stack chart version.")
+    # renovate: datasource=helm depName=kube-prometheus-stack registryUrl=https://prometheus-community.github.io/helm-charts
+    version: str = Field("88.5.3", description=(
+        "Exact kube-prometheus-stack chart version (its CRDs are upgraded by the chart's job: docs/operations.md)."))
     namespace: str = Field("monitoring", description="Namespace of kube-prometheus-stack.")
     grafana_admin_password: Optional[str] = Field(default=None, json_schema_extra={"secret": True}, description=(
         "Grafana's admin password, a Pulumi secret (`pulumi config set --path --secret`, at least 12 characters);"
@@ -118,7 +121,12 @@ def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str,
     # values.yaml, metricLabelsAllowlist).
     ksm = {"metricLabelsAllowlist": ["nodes=[okerdma.io/node-pool]", "namespaces=[okerdma.io/tenant]"]}
     off = {component: {"enabled": False} for component in MANAGED_CONTROL_PLANE}
-    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana, "kube-state-metrics": ksm, **off}
+    # Helm installs the chart's crds/ once and never upgrades them; the chart's pre-upgrade Job applies the new
+    # version's CRDs server-side before the operator moves (oke_rdma/facts/crds.py). Its busybox pinned (the chart
+    # defaults to latest); its kubectl defaults to the cluster's Kubernetes version.
+    crds = {"upgradeJob": {"enabled": True, "image": {"busybox": {"tag": BUSYBOX_TAG}}}}
+    return {"prometheus": {"prometheusSpec": spec}, "grafana": grafana, "kube-state-metrics": ksm, "crds": crds,
+            **off}
 
 
 def _password_paths(value: Any, at: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -216,12 +224,12 @@ ADDON = AddOn(
     value_shapes=(
         (("prometheus",), "map"), (("prometheus", "prometheusSpec"), "map"),
         (("prometheus", "prometheusSpec", "storageSpec"), "map"), (("grafana",), "map"), (("grafana", "admin"), "map"),
-        (("kube-state-metrics",), "map"), (("kube-state-metrics", "metricLabelsAllowlist"), "list"),
+        (("kube-state-metrics",), "map"), (("crds",), "map"), (("crds", "upgradeJob"), "map"), (("kube-state-metrics", "metricLabelsAllowlist"), "list"),
         *(shape for component in MANAGED_CONTROL_PLANE
           for shape in (((component,), "map"), ((component, "enabled"), "bool"))),
     ),
     checks=checks,
     prepare=prepare,
-    source="kube-prometheus-stack chart 87.2.1 README/values.yaml (prometheus-community/helm-charts), checked "
-           "2026-11-30",
+    source="kube-prometheus-stack chart 88.5.3 README/UPGRADE.md/values.yaml (prometheus-community/helm-charts), checked "
+           "2026-12-01",
 )

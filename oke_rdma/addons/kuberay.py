@@ -13,7 +13,7 @@ a RayJob"/"Run a RayCluster" and kueue chart values (``ray.io/rayjob``, ``ray.io
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import Field
 
@@ -27,8 +27,12 @@ class KubeRayRelease(HelmRelease):
     """KubeRay operator, default 1.7.0 in ``ray-system``; off unless enabled."""
 
     enabled: bool = Field(False, description="Install the release (off by default).")
+    # renovate: datasource=helm depName=kuberay-operator registryUrl=https://ray-project.github.io/kuberay-helm
     version: str = Field("1.7.0", description="Exact KubeRay operator chart version.")
     namespace: str = Field("ray-system", description="Namespace of the KubeRay operator.")
+    crds_applied: Optional[str] = Field(default=None, description=(
+        "The chart version whose CRDs you applied server-side before moving `version` to it (Helm never upgrades a "
+        "chart's crds/; the offline preview refuses a version change until this names the new version)."))
 
 
 def values(cfg: KubeRayRelease, context: ValuesContext) -> dict[str, Any]:

@@ -36,12 +36,14 @@ defaults.go@v0.18.2 (the default selector), charts/kueue/values.yaml@v0.18.2 —
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Optional
 
 import yaml
 from pydantic import Field, field_validator
 
+from oke_rdma.facts.images import PYTHON_IMAGE
 from oke_rdma.addons._registry import PRIVILEGED, RESTRICTED, AddOn, ExtraNamespace, HelmRelease, ValuesContext
 from oke_rdma.schema import StrList, _k8s_name, _key, _Model
 
@@ -51,6 +53,29 @@ TENANT_LABEL = "okerdma.io/tenant"
 #: Kueue's ``managedJobsNamespaceSelector``: the tenants' namespaces only.
 MANAGED_JOBS_NAMESPACE_SELECTOR: dict[str, Any] = {"matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
 CONFIG_YAML_PATH = ("managerConfig", "controllerManagerConfigYaml")
+#: Kueue's ``waitForPodsReady`` as oke-rdma sets it (Kueue 0.19 turns it on by default with a 30-minute timeout and a
+#: recovery timeout equal to it: CHANGELOG-0.19.md, #11855; apis/config/v1beta2/defaults.go@v0.19.2). Set explicitly
+#: for every Kueue version, for slow gang starts on bare-metal GPU pools:
+#:
+#: * ``timeout: 60m``: an admitted gang has an hour to get every pod Ready. Its first pods on a node pull multi-GB
+#:   training images (PyTorch/NGC images are 10–20 GB) and wait for the GPU Operator's validator and the RDMA
+#:   device plugin; 30 minutes evicts gangs that are still pulling, and each eviction restarts the pulls elsewhere.
+#: * ``blockAdmission: false``: the platform is shared; one tenant's slow gang must not stop every other tenant's
+#:   admissions (``true`` admits one workload at a time until it is Ready).
+#: * ``recoveryTimeout: 20m``: a running gang that loses a pod (a GPU failing with an XID, whose node the health
+#:   cordoner takes out) gets 20 minutes for the replacement, then is requeued and frees its GPUs, instead of
+#:   holding them an hour (the default is the timeout).
+#: * ``requeuingStrategy``: backoff from 60 s doubling to 1 h (Kueue's defaults), at most 5 requeues: a gang that can
+#:   never start (an image that does not exist, a quota larger than the topology) is deactivated instead of
+#:   cycling forever (Kueue's default, null, requeues without end).
+#:
+#: Sources: kubernetes-sigs/kueue apis/config/v1beta2/configuration_types.go@v0.19.2 (``WaitForPodsReady``,
+#: ``RequeuingStrategy``), defaults.go@v0.19.2, CHANGELOG/CHANGELOG-0.19.md — checked 2026-12-01.
+WAIT_FOR_PODS_READY: dict[str, Any] = {
+    "timeout": "60m", "blockAdmission": False, "recoveryTimeout": "20m",
+    "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 5, "backoffBaseSeconds": 60,
+                          "backoffMaxSeconds": 3600},
+}
 #: OCI's RDMA network tiers, coarse to fine, as OKE labels nodes (oci-hpc-oke, "Using RDMA Network Locality").
 RDMA_TOPOLOGY_LEVELS = (
     "oci.oraclecloud.com/rdma.hpc_island_id",
@@ -71,7 +96,7 @@ class TopologyLabeler(_Model):
     """
 
     enabled: bool = Field(False, description="Run the RDMA topology labeler DaemonSet (docs/scheduling.md).")
-    image: str = Field("docker.io/library/python:3.12.10-slim-bookworm", description=(
+    image: str = Field(PYTHON_IMAGE, description=(
         "The labeler's image, pinned by tag or digest."))
     namespace: str = Field("oke-rdma-topology", description=(
         "The labeler's namespace (Pod Security `privileged`: hostNetwork)."))
@@ -88,13 +113,14 @@ class TopologyLabeler(_Model):
 
 
 class KueueRelease(HelmRelease):
-    """Kueue, default 0.18.2 in ``kueue-system``.
+    """Kueue, default 0.19.2 in ``kueue-system``.
 
     ``topologyLevels``: the node labels of the Kueue ``Topology``, coarse to fine; default OCI's RDMA tiers then
     ``kubernetes.io/hostname`` (which must be the lowest level). ``topologyLabeler``: see :class:`TopologyLabeler`.
     """
 
-    version: str = Field("0.18.2", description="Exact Kueue chart version.")
+    # renovate: datasource=docker depName=registry.k8s.io/kueue/charts/kueue
+    version: str = Field("0.19.2", description="Exact Kueue chart version.")
     namespace: str = Field("kueue-system", description="Namespace of Kueue.")
     topology_levels: StrList = Field(RDMA_TOPOLOGY_LEVELS, description=(
         "Node labels of the Kueue Topology, coarse to fine; must end with `kubernetes.io/hostname`."))
@@ -130,7 +156,7 @@ def integration_frameworks(defaults: list[str], context: ValuesContext) -> list[
 
 def manager_config_yaml(version: str, context: Optional[ValuesContext] = None) -> str:
     """The manager configuration string for chart ``version``: the chart's default with
-    :data:`MANAGED_JOBS_NAMESPACE_SELECTOR` and, given ``context``, the integrations of the installed kinds
+    :data:`MANAGED_JOBS_NAMESPACE_SELECTOR`, :data:`WAIT_FOR_PODS_READY` and, given ``context``, the integrations of the installed kinds
     (:func:`integration_frameworks`). The config check has refused a version with no recorded default.
 
     :raises ValueError: when no default is recorded for ``version`` (a wiring bug: the config check refuses it).
@@ -142,6 +168,7 @@ def manager_config_yaml(version: str, context: Optional[ValuesContext] = None) -
         raise ValueError(f"no recorded Kueue manager configuration for chart {version}")
     config, _source = found
     config["managedJobsNamespaceSelector"] = MANAGED_JOBS_NAMESPACE_SELECTOR
+    config["waitForPodsReady"] = json.loads(json.dumps(WAIT_FOR_PODS_READY))
     if context is not None:
         integrations = config.setdefault("integrations", {})
         integrations["frameworks"] = integration_frameworks(list(integrations.get("frameworks") or []), context)
@@ -206,5 +233,5 @@ ADDON = AddOn(
     value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map")),
     checks=checks,
     extra_namespaces=extra_namespaces,
-    source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.18.2; checked 2026-11-30",
+    source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.19.2; checked 2026-12-01",
 )

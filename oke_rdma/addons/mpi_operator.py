@@ -56,7 +56,7 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import yaml
 from pydantic import Field
@@ -71,26 +71,42 @@ MANIFEST_DIR = Path(__file__).resolve().parent / "manifests"
 @dataclass(frozen=True)
 class VendoredManifest:
     """One release manifest vendored in :data:`MANIFEST_DIR`: ``file`` (its name there), the upstream ``url``, ``tag``
-    and ``commit`` it was taken from, and the ``sha256`` of the vendored file (header comment included)."""
+    and ``commit`` it was taken from, and the ``sha256`` of the vendored file (header comment included). ``image``:
+    the exact controller image oke-rdma runs when the manifest names a moving tag (``mpioperator/mpi-operator:0.8``,
+    re-pushed by every 0.8 patch release); None keeps the manifest's own."""
 
     file: str
     url: str
     tag: str
     commit: str
     sha256: str
+    image: Optional[str] = None
 
     @property
     def path(self) -> Path:
         return MANIFEST_DIR / self.file
 
 
-#: Release version → its vendored manifest (tag v0.8.0 of kubeflow/mpi-operator, the latest release on 2026-12-01).
+#: Release version → its vendored manifest. v0.8.2 (2026-07-03; kubeflow/mpi-operator#820: the launcher fixes #787,
+#: #810, #819 and Kubernetes 1.35 libraries) is the latest release on 2026-12-01; v0.8.0 stays vendored so a stack
+#: pinned to it previews its upgrade. v0.8.2's file is the release-0.8 branch at the commit preparing the release
+#: (#826): the stored snapshot held no v0.8.2 tag object, and that commit's manifest differs from v0.8.0's only in
+#: the controller image, which names the moving tag ``0.8``; oke-rdma runs the exact ``0.8.2`` tag instead (the
+#: project's image workflow .github/workflows/mpi-operator-docker-image-publish.yml pushes ``{{version}}`` and
+#: ``{{major}}.{{minor}}`` tags for every ``v*`` tag).
 MANIFESTS: dict[str, VendoredManifest] = {
     "0.8.0": VendoredManifest(
         file="mpi-operator-v0.8.0.yaml",
         url="https://github.com/kubeflow/mpi-operator/blob/v0.8.0/deploy/v2beta1/mpi-operator.yaml",
         tag="v0.8.0", commit="101db144e019e1de65aaded07745e9d805c2852a",
         sha256="43ad4cf7027c24fcf58c3a5649864b94c1afb7dedcd8a6e4007af26dca6801c5"),
+    "0.8.2": VendoredManifest(
+        file="mpi-operator-v0.8.2.yaml",
+        url="https://github.com/kubeflow/mpi-operator/blob/b10758da23ce5d9b9efa6f42f7b050dc8605f5f5/deploy/v2beta1/mpi-operator.yaml",
+        tag="v0.8.2", commit="b10758da23ce5d9b9efa6f42f7b050dc8605f5f5",
+        sha256="cbf8fa551b35d8d7b8d4891db9453e61e62930d901a721df8aae3e44e3abcc81",
+        # renovate: datasource=docker depName=docker.io/mpioperator/mpi-operator
+        image="mpioperator/mpi-operator:0.8.2"),
 }
 
 #: The Kueue integrations this add-on's kinds need (Kueue's ``integrations.frameworks`` names).
@@ -115,10 +131,11 @@ _USER_ROLES = ("kubeflow-mpijobs-admin", "kubeflow-mpijobs-edit", "kubeflow-mpij
 
 
 class MpiOperatorRelease(ManifestRelease):
-    """MPI Operator, default 0.8.0 (a vendored release manifest) in ``mpi-operator``; off unless enabled."""
+    """MPI Operator, default 0.8.2 (a vendored release manifest) in ``mpi-operator``; off unless enabled."""
 
     enabled: bool = Field(False, description="Install the MPI Operator (off by default).")
-    version: str = Field("0.8.0", description=(
+    # renovate: datasource=github-releases depName=kubeflow/mpi-operator extractVersion=^v(?<version>.+)$
+    version: str = Field("0.8.2", description=(
         "MPI Operator release; a manifest of that version must be vendored in oke_rdma/addons/manifests/."))
     namespace: str = Field("mpi-operator", description="Namespace of the MPI Operator's controllers.")
 
@@ -194,8 +211,8 @@ def controller_name(namespace: str) -> str:
 
 
 def docker_hub_explicit(image: str) -> str:
-    """``image`` with Docker Hub written out when its registry is implied: ``mpioperator/mpi-operator:0.8.0`` →
-    ``docker.io/mpioperator/mpi-operator:0.8.0``, ``busybox`` → ``docker.io/library/busybox``; a reference whose first
+    """``image`` with Docker Hub written out when its registry is implied: ``mpioperator/mpi-operator:<tag>`` →
+    ``docker.io/mpioperator/mpi-operator:<tag>``, ``busybox`` → ``docker.io/library/busybox``; a reference whose first
     component is a host (it has a ``.`` or ``:``, or is ``localhost``) is returned as it is (distribution/reference
     ``normalize.go``, checked 2026-12-01)."""
     first, slash, _ = image.partition("/")
@@ -269,6 +286,12 @@ def objects(cfg: MpiOperatorRelease, context: ValuesContext) -> list[dict[str, A
         pod = d["spec"]["template"]["spec"]
         pod["serviceAccountName"] = name
         (container,) = pod["containers"]
+        pinned = MANIFESTS[cfg.version].image
+        if pinned:
+            if str(container.get("image", "")).rsplit(":", 1)[0] != pinned.rsplit(":", 1)[0]:
+                raise ManifestError(f"the manifest's controller image {container.get('image')!r} is not of "
+                                    f"{pinned.rsplit(':', 1)[0]}; review MANIFESTS[{cfg.version!r}].image")
+            container["image"] = pinned
         args = [a for a in container.get("args", []) if not str(a).startswith(("--lock-namespace=", "--namespace="))]
         container["args"] = [*args, f"--namespace={tenant_ns}", f"--lock-namespace={tenant_ns}"]
         container["image"] = docker_hub_explicit(container["image"])
@@ -301,6 +324,6 @@ ADDON = AddOn(
     crds=("kubeflow.org",),
     checks=checks,
     kueue_frameworks=KUEUE_FRAMEWORKS,
-    source="kubeflow/mpi-operator v0.8.0 release manifest and source; Kueue docs Run a MPIJob; kueue "
+    source="kubeflow/mpi-operator v0.8.2 release manifest (v0.8.0 source for the controller's flags); Kueue docs Run a MPIJob; kueue "
            "jobframework/setup.go@v0.18.2; checked 2026-12-01",
 )

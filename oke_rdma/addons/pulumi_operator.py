@@ -17,7 +17,7 @@ CHANGELOG.md — checked 2026-12-01.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import Field
 
@@ -30,8 +30,12 @@ class PulumiOperatorRelease(HelmRelease):
 
     enabled: bool = Field(False, description="Install the release (off by default; on for a fleet's management "
                                              "cluster, docs/fleet.md).")
+    # renovate: datasource=docker depName=ghcr.io/pulumi/helm-charts/pulumi-kubernetes-operator
     version: str = Field("2.9.0", description="Exact chart version.")
     namespace: str = Field("pulumi-kubernetes-operator", description="Namespace of the operator.")
+    crds_applied: Optional[str] = Field(default=None, description=(
+        "The chart version whose CRDs you applied server-side before moving `version` to it (Helm never upgrades a "
+        "chart's crds/; the offline preview refuses a version change until this names the new version)."))
 
 
 def values(cfg: PulumiOperatorRelease, context: ValuesContext) -> dict[str, Any]:

@@ -34,6 +34,7 @@ class TrainerRelease(HelmRelease):
     """Kubeflow Trainer, default 2.3.0 in ``kubeflow-system``; off unless enabled."""
 
     enabled: bool = Field(False, description="Install the release (off by default).")
+    # renovate: datasource=docker depName=ghcr.io/kubeflow/charts/kubeflow-trainer
     version: str = Field("2.3.0", description="Exact Kubeflow Trainer chart version.")
     namespace: str = Field("kubeflow-system", description="Namespace of the Kubeflow Trainer.")
 

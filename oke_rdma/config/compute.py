@@ -66,7 +66,7 @@ class Cluster(_Model):
     """
 
     kubernetes_version: str = Field(description=(
-        "A Kubernetes version OKE offers, `vX.Y.Z`, e.g. `v1.34.1` (`oke_rdma/facts/kubernetes.py`; `oci ce "
+        "A Kubernetes version OKE offers, `vX.Y.Z`, e.g. `v1.35.2` (`oke_rdma/facts/kubernetes.py`; `oci ce "
         "cluster-options get --cluster-option-id all`)."))
     services_cidr: str = Field("10.96.0.0/16", description="Kubernetes service CIDR; must not overlap the VCN.")
     type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = Field("ENHANCED_CLUSTER", description=(
@@ -91,7 +91,7 @@ class Cluster(_Model):
     @classmethod
     def _version(cls, v: str) -> str:
         if not _K8S_VERSION_RE.match(v):
-            raise ValueError(f"must be an OKE Kubernetes version like v1.34.1, got {v!r}")
+            raise ValueError(f"must be an OKE Kubernetes version like v1.35.2, got {v!r}")
         return v
 
     @field_validator("image_verification_key_ids")
@@ -297,7 +297,7 @@ class NodePool(_Model):
     @classmethod
     def _version(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and not _K8S_VERSION_RE.match(v):
-            raise ValueError(f"must be an OKE Kubernetes version like v1.34.1, got {v!r}")
+            raise ValueError(f"must be an OKE Kubernetes version like v1.35.2, got {v!r}")
         return v
 
     @field_validator("ocpus", "memory_gb", mode="before")

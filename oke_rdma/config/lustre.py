@@ -30,10 +30,12 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator
 
+from oke_rdma.facts.images import PYTHON_IMAGE
+
 from ._base import StrList, _cidr, _Model, _ocid, _pinned_image
 
 #: The pinned Python image of the directory preparation Jobs (FSS and Lustre; ``oke_rdma.preparation``).
-PREPARATION_IMAGE = "docker.io/library/python:3.12.10-slim-bookworm"
+PREPARATION_IMAGE = PYTHON_IMAGE
 #: Performance tiers in MB/s per TB of capacity (CLI reference, ``--performance-tier``).
 LUSTRE_TIERS_MBPS_PER_TB = (125, 250, 500, 1000)
 #: Smallest file system, and the capacity steps below and above 124800 GB ("Increasing File System Capacity").

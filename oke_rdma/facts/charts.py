@@ -3,11 +3,13 @@ the program uses through it, and the Kubernetes versions each chart version supp
 
 Read by ``oke_rdma.config.platform.check_chart_compatibility``: a ``platform.<release>.version`` below the first
 version serving what the program creates, or a ``cluster.kubernetesVersion`` outside what that chart version
-supports, is refused before anything is declared, naming both sides and the first version that fits.
+supports, is refused before anything is declared, naming both sides and the first version that fits. The Kubernetes
+ranges are the vendors' tested or validated ranges where they publish one (NVIDIA's platform support matrix, KEDA's
+compatibility matrix), not a chart's install floor.
 
 Versions are semantic versions (a leading ``v``, as in GPU Operator's ``v25.10.1``, is ignored); parsed with the
-``semver`` package. Every entry carries its source and the date it was checked. Where no source states a range (KEDA
-2.17 and later, upper bounds Kueue does not publish), nothing is recorded and nothing is checked — the docs page
+``semver`` package. Every entry carries its source and the date it was checked. Where no source states a range (upper bounds Kueue and
+kube-prometheus-stack do not publish; KEDA 2.21, 'TBD' in its matrix), nothing is recorded and nothing is checked — the docs page
 ``docs/charts.md`` lists those gaps.
 """
 
@@ -21,7 +23,7 @@ from typing import Any, Optional
 
 import semver
 
-CHECKED = "checked 2026-11-30"
+CHECKED = "checked 2026-12-01"
 
 
 @dataclass(frozen=True)
@@ -102,19 +104,34 @@ CHARTS: dict[str, ChartFacts] = {
         requirements=(),
         kubernetes=(
             KubernetesSupport(
-                ("87.0.0", "88.0.0"), "1.25", None,
+                ("87.0.0", "89.0.0"), "1.25", None,
                 "prometheus-community/helm-charts charts/kube-prometheus-stack/Chart.yaml@kube-prometheus-stack-87.2.1 "
-                f"(kubeVersion: '>=1.25.0-0', which Helm enforces at install); {CHECKED}"),
+                "and @kube-prometheus-stack-88.5.3 (kubeVersion: '>=1.25.0-0', which Helm enforces at install; the "
+                f"project publishes no upper bound); {CHECKED}"),
         ),
     ),
     "gpuOperator": ChartFacts(
         name="NVIDIA GPU Operator",
         requirements=(),
+        # NVIDIA's validated range (platform-support.rst, 'Kubernetes' column of every operating system row), not
+        # the chart's install floor (Chart.yaml kubeVersion '>= 1.16.0-0' at every version).
         kubernetes=(
             KubernetesSupport(
-                ("25.10.0", "25.11.0"), "1.16", None,
-                "NVIDIA/gpu-operator deployments/gpu-operator/Chart.yaml@v25.10.1 (kubeVersion: '>= 1.16.0-0'); "
+                ("25.10.0", "25.11.0"), "1.30", "1.35",
+                "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst@a5b94d57 (2026-01-21, 25.10: 1.30---1.35); "
                 f"{CHECKED}"),
+            KubernetesSupport(
+                ("26.3.0", "26.3.2"), "1.32", "1.35",
+                "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst@adfe9224 (2026-03-20, 26.3.0: "
+                f"1.32---1.35); {CHECKED}"),
+            KubernetesSupport(
+                ("26.3.2", "26.4.0"), "1.32", "1.36",
+                "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst@de99f9d3 (2026-05-29, 26.3.2: "
+                f"1.32---1.36); {CHECKED}"),
+            KubernetesSupport(
+                ("26.7.0", "26.8.0"), "1.33", "1.36",
+                "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst@e8832910 (2026-08-21, 26.7: 1.33---1.36 "
+                f"on Ubuntu 22.04/26.04 and RHEL; Ubuntu 24.04 from 1.32); {CHECKED}"),
         ),
     ),
     "cilium": ChartFacts(
@@ -137,15 +154,39 @@ CHARTS: dict[str, ChartFacts] = {
         requirements=(),
         kubernetes=tuple(
             KubernetesSupport((f"2.{m}.0", f"2.{m + 1}.0"), lo, hi,
-                              f"keda.sh docs/2.16/operate/cluster 'Kubernetes Compatibility' matrix; {CHECKED}")
-            for m, lo, hi in ((13, "1.27", "1.29"), (14, "1.27", "1.29"), (15, "1.28", "1.30"), (16, "1.29", "1.31"))
-        ) + (
-            KubernetesSupport(("2.20.0", "2.21.0"), "1.23", None,
-                              f"kedacore/charts keda/Chart.yaml@v2.20.2 (kubeVersion: '>=v1.23.0-0'; keda.sh publishes "
-                              f"no matrix row for 2.20); {CHECKED}"),
+                              f"kedacore/keda-docs content/docs/2.21/operate/cluster.md@a55c5d34 (2026-08-20) "
+                              f"'Kubernetes Compatibility' matrix (the versions KEDA tests); {CHECKED}")
+            for m, lo, hi in ((13, "1.27", "1.29"), (14, "1.27", "1.29"), (15, "1.28", "1.30"), (16, "1.29", "1.31"),
+                              (17, "1.30", "1.32"), (18, "1.31", "1.33"), (19, "1.32", "1.34"), (20, "1.33", "1.35"))
         ),
     ),
 }
+
+
+#: Add-on key → its major versions in release order, for vendors that support an upgrade only to the next major: NVIDIA
+#: GPU Operator ("Upgrades are only supported within a major release or to the next major release", with majors
+#: YY.MM: NVIDIA/cloud-native-docs gpu-operator/platform-support.rst, life cycle; 25.10.x end of support, 26.3.x
+#: deprecated, 26.7.x supported; NVIDIA/gpu-operator tags v25.10.1, v26.3.0–v26.3.3, v26.7.0). Read by the offline
+#: preview with ``--previous``: a change skipping a major is refused naming the major to go through.
+MAJOR_STEPS: dict[str, tuple[str, ...]] = {"gpuOperator": ("25.3", "25.10", "26.3", "26.7")}
+MAJOR_STEPS_SOURCE = f"NVIDIA GPU Operator docs 'Platform Support' (life cycle); {CHECKED}"
+
+
+def skipped_majors(key: str, before: str, after: str) -> list[str]:
+    """The majors of ``key`` between ``before`` and ``after`` that an upgrade must go through ([] when it moves at most
+    one major, or when nothing is recorded; a version that is not semver or a major not recorded: [])."""
+    steps = MAJOR_STEPS.get(key)
+    if not steps:
+        return []
+    try:
+        old, new = parse_version(before), parse_version(after)
+    except ValueError:
+        return []
+    majors = [f"{v.major}.{v.minor}" for v in (old, new)]
+    if not all(m in steps for m in majors) or new <= old:
+        return []
+    i, j = steps.index(majors[0]), steps.index(majors[1])
+    return list(steps[i + 1:j])
 
 
 def parse_version(text: str) -> semver.Version:

@@ -1,6 +1,6 @@
 """IAM policy vocabulary: verbs, aggregate resource types (families) and individual resource types.
 
-Sources (checked 2026-11-30): IAM docs "Policy Syntax" and "Verbs" (the four verbs), "Resource-Types" (the
+Sources (checked 2026-11-30; ``lustre-file-family`` 2026-12-01): IAM docs "Policy Syntax" and "Verbs" (the four verbs), "Resource-Types" (the
 aggregate types: ``all-resources`` and the ``*-family`` types), and each service's "Details for <service>" page
 of the IAM "Policy Reference" for the individual types: Core Services (Compute, Compute Management, Block Volume,
 Networking), Kubernetes Engine, Object Storage, File Storage, Vault/Key Management and Secrets, Logging,
@@ -25,6 +25,9 @@ FAMILIES = frozenset({
     "data-catalog-family", "data-flow-family", "ai-service-language-family", "ai-service-vision-family",
     "ai-service-speech-family", "ai-service-document-family", "data-labeling-family", "devops-family",
     "apm-domains", "cloud-guard-family", "opensearch-family", "log-analytics-family",
+    # File Storage with Lustre (Policy Reference "Details for File Storage with Lustre"; the family was missing,
+    # so a tenant grant on Lustre was refused; checked 2026-12-01)
+    "lustre-file-family",
     # Core Services (Compute), OS Management Hub (node access, below)
     "instance-agent-family", "instance-agent-command-execution-family", "osmh-family",
 })

@@ -57,7 +57,8 @@ class Shape:
 
     ``gpu_vendor``/``gpu_model``/``gpus``: accelerators per node (None/0 for CPU shapes). ``compute_cluster``: the
     shape joins a Compute Cluster's RDMA network (so OKE can place a managed pool there). ``limit``: the compute
-    service limit counting it (in GPUs for GPU shapes, in instances otherwise), None when not known.
+    service limit counting it (in GPUs for GPU shapes, in instances otherwise), None when not known. ``checked``:
+    when the row was last compared with its sources (ISO date).
     """
 
     name: str
@@ -70,6 +71,7 @@ class Shape:
     nvme_drives: Optional[int]
     compute_cluster: bool
     limit: Optional[str]
+    checked: str = "2026-11-30"
 
     @property
     def limit_per_node(self) -> int:
@@ -77,8 +79,8 @@ class Shape:
         return self.gpus if self.gpus else 1
 
 
-def _s(name, vendor, model, gpus, ocpus, mem, vnics, nvme, cc, limit) -> Shape:  # noqa: ANN001 - table rows
-    return Shape(name, vendor, model, gpus, ocpus, mem, vnics, nvme, cc, limit)
+def _s(name, vendor, model, gpus, ocpus, mem, vnics, nvme, cc, limit, checked="2026-11-30") -> Shape:  # noqa: ANN001
+    return Shape(name, vendor, model, gpus, ocpus, mem, vnics, nvme, cc, limit, checked)
 
 
 #: Bare metal GPU and RDMA shapes, and the VM GPU shapes (sources in the module docstring).
@@ -89,11 +91,26 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
     _s("BM.GPU.H100.8", "NVIDIA", "H100 80GB", 8, 112, 2048, 256, 16, True, "gpu-h100-count"),
     _s("BM.GPU.H200.8", "NVIDIA", "H200 141GB", 8, 112, 3072, 256, 8, True, "gpu-h200-count"),
     _s("BM.GPU.B200.8", "NVIDIA", "B200 180GB", 8, 128, 4096, 256, 8, True, "gpu-b200-count"),
-    _s("BM.GPU.GB200.4", "NVIDIA", "GB200 (B200 186GB)", 4, 144, 960, 256, 4, True, "gpu-gb200-count"),
+    _s("BM.GPU.GB200.4", "NVIDIA", "GB200 (B200 186GB)", 4, 144, 960, 512, 4, True, "gpu-gb200-count",
+       "2026-12-01"),
     _s("BM.GPU.GB200-v2.4", "NVIDIA", "GB200 (B200 186GB)", 4, 144, 960, None, 4, True, None),
     _s("BM.GPU.GB200-v3.4", "NVIDIA", "GB200 (B200 186GB)", 4, 144, 960, None, 4, True, None),
     _s("BM.GPU.GB300.4", "NVIDIA", "GB300 (B300 288GB)", 4, None, None, None, None, True, None),
     _s("BM.GPU.MI300X.8", "AMD", "MI300X 192GB", 8, 112, 2048, 256, 8, True, "gpu-mi300x-count"),
+    # Shapes Oracle runs on OKE that the table lacked (2026-12-01): the quickstart's RDMA NCCL/RCCL parameters
+    # (terraform/via-provider-nccl-rccl-configmap.tf: NCCL_IB_HCA over the RDMA NICs) and Kueue NCCL test manifests
+    # (manifests/nccl-tests/kueue/, manifests/rccl-tests/kueue/) @61d210a; OCPUs, memory, VNICs and drives not read
+    # (None: see the module docstring), limits unconfirmed (None).
+    _s("BM.GPU.B300.8", "NVIDIA", "B300 288GB", 8, None, None, None, None, True, None, "2026-12-01"),
+    _s("BM.GPU.MI355X.8", "AMD", "MI355X 288GB", 8, None, None, None, None, True, None, "2026-12-01"),
+    _s("BM.GPU.MI355X-v1.8", "AMD", "MI355X 288GB", 8, None, None, None, None, True, None, "2026-12-01"),
+    _s("BM.GPU.RTXPRO.8", "NVIDIA", "RTX PRO 6000 Blackwell 96GB", 8, None, None, None, None, True, None,
+       "2026-12-01"),
+    # L40S: OKE worker images list it (docs/worker-node-images.md@61d210a as BM.GPU.L40S.4; Compute docs name the
+    # shape BM.GPU.L40S-NC.4, which the quickstart's node-problem-detector values use); no RDMA parameters: not for
+    # Compute Clusters.
+    _s("BM.GPU.L40S.4", "NVIDIA", "L40S 48GB", 4, None, None, None, None, False, None, "2026-12-01"),
+    _s("BM.GPU.L40S-NC.4", "NVIDIA", "L40S 48GB", 4, None, None, None, None, False, None, "2026-12-01"),
     _s("BM.HPC2.36", None, None, 0, 36, 384, 50, 1, True, None),
     _s("BM.Optimized3.36", None, None, 0, 36, 512, 256, 1, True, None),
     # VM GPU shapes (Compute Shapes, "Virtual Machine Shapes" > GPU): not for Compute Clusters; VNICs as every
@@ -116,18 +133,21 @@ NVIDIA_GPUS_PER_SHAPE = {n: s.gpus for n, s in SHAPES.items() if s.gpu_vendor ==
 #: Flex shape → (most OCPUs, most memory in GB) (Compute Shapes, Flexible Shapes and the VM standard tables). Every
 #: Flex VM takes whole OCPUs from 1, and from 1 GB (at least 1 GB per OCPU) to 64 GB per OCPU. E3/E4: older pages
 #: say 64 OCPUs / 1024 GB, later ones larger VMs (114 OCPUs); the larger bound is used so that a valid pool is never
-#: refused here (OCI itself refuses what the region's hosts cannot give).
+#: refused here (OCI itself refuses what the region's hosts cannot give). E4 Flex's memory maximum is 1760 GB, not
+#: E3's 1776 (Compute Shapes, VM standard shapes table; corrected 2026-12-01).
 FLEX_SHAPE_LIMITS = {
-    "VM.Standard.E3.Flex": (114, 1776), "VM.Standard.E4.Flex": (114, 1776), "VM.Standard.E5.Flex": (94, 1049),
+    "VM.Standard.E3.Flex": (114, 1776), "VM.Standard.E4.Flex": (114, 1760), "VM.Standard.E5.Flex": (94, 1049),
     "VM.Standard3.Flex": (32, 512), "VM.Optimized3.Flex": (18, 256), "VM.Standard.A1.Flex": (80, 512),
     "VM.Standard.A2.Flex": (78, 946),
 }
 #: Flex shape → the compute service limit counting its OCPUs (cores), per AD. Names follow OCI's compute limit
-#: naming (OCI docs "Compute Limits"; NOT confirmed one by one): the pre-flight uses a name only after finding it in
+#: naming (OCI docs "Compute Limits"; NOT confirmed one by one, except E5's per-AD ``standard-e5-core-ad-count``,
+#: corrected 2026-12-01 from ``standard-e5-core-count``, a name the Limits API does not have): the pre-flight uses a
+#: name only after finding it in
 #: the tenancy's ``ListLimitDefinitions``, and says so in a note when it does not.
 FLEX_CORE_LIMITS = {
     "VM.Standard.E3.Flex": "standard-e3-core-ad-count", "VM.Standard.E4.Flex": "standard-e4-core-count",
-    "VM.Standard.E5.Flex": "standard-e5-core-count", "VM.Standard3.Flex": "standard3-core-count",
+    "VM.Standard.E5.Flex": "standard-e5-core-ad-count", "VM.Standard3.Flex": "standard3-core-count",
     "VM.Standard.A1.Flex": "standard-a1-core-count", "VM.Optimized3.Flex": "optimized3-core-count",
 }
 #: Bounds for a Flex shape not in :data:`FLEX_SHAPE_LIMITS`: sanity bounds above every Flex VM OCI documents, so a

@@ -72,6 +72,8 @@ class Preflight(ComputeChecks):
                                                            f"(GetClusterOptions: "
                                                            f"{', '.join(cluster.kubernetes_versions or [])}); use one "
                                                            f"of those")
+        if cluster is not None:
+            self._compare_version_table(cluster.kubernetes_versions or [])
         options = self.call(("nodePools",), "read OKE's node pool options", self._in("inspect", "clusters"),
                             ce.get_node_pool_options, "all", compartment_id=self.cfg.compartment_id)
         if options is None:
@@ -95,6 +97,21 @@ class Preflight(ComputeChecks):
                 self._oke_image(name, pool, images[pool.image_id], pool_version)
             else:
                 self._other_image(name, pool)
+
+    def _compare_version_table(self, offered: list[str]) -> None:
+        """A note when OKE's list differs from oke-rdma's dated table (``oke_rdma.facts.kubernetes.OKE_VERSIONS``): a
+        version OKE offers that the table lacks, or one the table says is offered that OKE no longer lists (update the
+        table: its ``last_seen``/``withdrawn`` dates)."""
+        from oke_rdma.facts import kubernetes
+
+        table = set(kubernetes.offered_versions())
+        new, gone = sorted(set(offered) - table), sorted(table - set(offered))
+        if new or gone:
+            parts = ([f"offers {', '.join(new)}, which the table lacks"] if new else []) + \
+                ([f"no longer offers {', '.join(gone)}, which the table lists as offered"] if gone else [])
+            self.note(f"OKE in {self.cfg.region} {' and '.join(parts)} (GetClusterOptions against "
+                      f"oke_rdma/facts/kubernetes.py, checked {kubernetes.CHECKED}); update OKE_VERSIONS "
+                      f"(first_seen/last_seen/withdrawn) with today's date")
 
     def _oke_image(self, name: str, pool: NodePool, image: str, version: str) -> None:
         at = ("nodePools", name, "imageId")

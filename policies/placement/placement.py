@@ -48,7 +48,9 @@ _DOC = "OKE docs: Using Compute Clusters to Provision Managed Nodes"
 #: (``oke_rdma.facts.shapes.COMPUTE_CLUSTER_SHAPES``).
 ORACLE_RDMA_SHAPES = ("BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.B200.8", "BM.GPU.A100-v2.8", "BM.GPU4.8",
                       "BM.GPU.B4.8", "BM.GPU.GB200.4", "BM.GPU.GB200-v2.4", "BM.GPU.GB200-v3.4", "BM.GPU.GB300.4",
-                      "BM.GPU.MI300X.8", "BM.HPC2.36", "BM.Optimized3.36")
+                      "BM.GPU.MI300X.8", "BM.HPC2.36", "BM.Optimized3.36",
+                      # RDMA shapes Oracle runs on OKE (oracle-quickstart/oci-hpc-oke@61d210a; added 2026-12-01)
+                      "BM.GPU.B300.8", "BM.GPU.MI355X.8", "BM.GPU.MI355X-v1.8", "BM.GPU.RTXPRO.8")
 
 
 def shape_problem(props: Any, allowed_shapes: Sequence[str]) -> Optional[str]:

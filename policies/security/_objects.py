@@ -33,8 +33,9 @@ NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
 ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 
 #: Chart → values keys its templates render as whole objects, with the template that does it (each read at the
-#: version oke-rdma pins, checked 2026-12-01). Charts with none at the pinned version: gpu-operator v25.10.1 (and its
-#: node-feature-discovery sub-chart), kueue 0.18.2, jobset 0.12.0, kuberay-operator 1.7.0, kubeflow-trainer 2.3.0.
+#: version oke-rdma pins, checked 2026-12-01). Charts with none at the pinned version: the node-feature-discovery
+#: sub-chart of gpu-operator, kueue 0.18.2/0.19.2, jobset 0.12.0, kuberay-operator 1.7.0, kubeflow-trainer 2.3.0
+#: (gpu-operator gained one in 26.x; kube-prometheus-stack 88.5.3 keeps templates/extra-objects.yaml).
 CHART_OBJECT_HOOKS: dict[str, tuple[tuple[str, str], ...]] = {
     "kube-prometheus-stack": (
         ("extraManifests", "kube-prometheus-stack 87.2.1 templates/extra-objects.yaml (a list or a map of maps or "
@@ -44,6 +45,8 @@ CHART_OBJECT_HOOKS: dict[str, tuple[tuple[str, str], ...]] = {
         ("prometheus-node-exporter.extraManifests", "prometheus-node-exporter 4.55.0 (sub-chart) "
                                                     "templates/extra-manifests.yaml (strings through tpl)")),
     "keda": (("extraObjects", "keda 2.20.2 templates/extensibility/extra-manifests.yaml"),),
+    "gpu-operator": (("extraObjects", "gpu-operator v26.3.0+ templates/extra-objects.yaml (each through tpl; none "
+                                      "in v25.10.1)"),),
     "grafana": (("extraObjects", "grafana 12.7.1 templates/extra-manifests.yaml"),),
     "kube-state-metrics": (("extraManifests", "kube-state-metrics 7.5.1 templates/extra-manifests.yaml"),),
     "prometheus-node-exporter": (("extraManifests", "prometheus-node-exporter 4.55.0 "

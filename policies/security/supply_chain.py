@@ -220,7 +220,7 @@ container_image_pinned = ResourceValidationPolicy(
                 "registry with a version tag.",
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation_steps=("Write the registry host (docker.io/library/python:3.12, not python:3.12), and pin the "
+    remediation_steps=("Write the registry host (docker.io/library/<name>:<tag>, not <name>:<tag>), and pin the "
                        "image by digest (@sha256:...) or take it from a registry in allowedRegistries with a version "
                        "tag. Images in Helm values and operator resources count the same."),
     tags=["supply-chain"],

@@ -71,8 +71,19 @@ def test_the_chart_default_is_kept_apart_from_the_selector(dev):
     off = {f for a in REGISTRY if a.kueue_frameworks and not a.defaults.enabled for f in a.kueue_frameworks}
     frameworks = config["integrations"].pop("frameworks")
     assert frameworks == [f for f in default["integrations"].pop("frameworks") if f not in off]
-    assert {k: v for k, v in config.items() if k != "managedJobsNamespaceSelector"} == default
+    assert {k: v for k, v in config.items() if k not in ("managedJobsNamespaceSelector", "waitForPodsReady")} \
+        == default
     assert "managedJobsNamespaceSelector" not in default  # the chart's default leaves it to Kueue (all but 2 ns)
+    assert "waitForPodsReady" not in default  # commented out in the chart: Kueue's built-in default would apply
+
+
+@pytest.mark.parametrize("version", ["0.15.0", "0.18.6", "0.19.2"])
+def test_wait_for_pods_ready_is_set_for_slow_gang_starts(version):
+    """Kueue 0.19 turns waitForPodsReady on by default (30 min, requeued without end); oke-rdma sets it on every
+    version: an hour for a gang to start, admissions never blocked platform-wide, a bounded number of requeues."""
+    wait = yaml.safe_load(manager_config_yaml(version))["waitForPodsReady"]
+    assert wait["timeout"] == "60m" and wait["blockAdmission"] is False and wait["recoveryTimeout"] == "20m"
+    assert wait["requeuingStrategy"]["backoffLimitCount"] == 5
 
 
 @pytest.mark.parametrize("version", ["0.15.0", "0.16.2", "0.17.1", "0.18.6", "0.19.2"])

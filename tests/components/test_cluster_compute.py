@@ -35,7 +35,7 @@ def test_cluster_is_enhanced_private_and_vcn_native():
     assert p["endpointConfig"] == {"subnetId": SUBNETS["controlPlane"], "isPublicIpEnabled": False,
                                    "nsgIds": [NSGS["controlPlane"]]}
     assert p["options"]["serviceLbSubnetIds"] == [SUBNETS["internalLoadBalancers"]]
-    assert p["kubernetesVersion"] == "v1.34.1"
+    assert p["kubernetesVersion"] == "v1.35.2"
 
 
 def test_kubeconfig_is_a_secret_and_feeds_the_one_provider():

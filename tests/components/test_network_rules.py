@@ -50,8 +50,9 @@ DESIGN_TABLE = [
     ("pods", "pods", "all", ALL_PORTS),
     # workers → Oracle Services Network | TCP all
     ("workers", "services", "TCP", ALL_PORTS),
-    # load balancers → workers | TCP 30000-32767 (NodePorts), TCP 10256 (kube-proxy health)
+    # load balancers → workers | TCP and UDP 30000-32767 (NodePorts), TCP 10256 (kube-proxy health)
     ("loadBalancers", "workers", "TCP", (30000, 32767)),
+    ("loadBalancers", "workers", "UDP", (30000, 32767)),
     ("loadBalancers", "workers", "TCP", (10256, 10256)),
     # anywhere → workers | ICMP 3/4 (path MTU)
     ("anywhere", "workers", "ICMP", ("icmp", 3, 4)),

@@ -260,7 +260,7 @@ def test_no_availability_domain_is_one_line_not_a_traceback(tmp_path, ads):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("shape", ["BM.GPU.L40S.4", "BM.GPU.A10.4", "BM.GPU3.8", "VM.GPU.A100.1"])
+@pytest.mark.parametrize("shape", ["BM.GPU2.2", "BM.GPU.A10.4", "BM.GPU3.8", "VM.GPU.A100.1"])
 def test_a_gpu_shape_the_table_does_not_know_needs_its_gpu_count(tmp_path, shape):
     """A GPU shape outside oke_rdma/facts/shapes.py has no known GPU count: the tool asks for --gpus-per-node instead
     of writing a GPU pool whose tenant gets 0 GPUs; given, the count is written and used."""

@@ -63,9 +63,9 @@ def test_releases_pinned_to_config_versions():
 
 
 def test_versions_follow_config():
-    run, _ = _run(platform={"keda": {"version": "2.19.0"}, "kueue": {"version": "0.17.0"}})
+    run, _ = _run(platform={"keda": {"version": "2.20.1"}, "kueue": {"version": "0.17.0"}})
     releases = _releases(run)
-    assert releases["keda"].inputs["version"] == "2.19.0"
+    assert releases["keda"].inputs["version"] == "2.20.1"
     assert releases["kueue"].inputs["version"] == "0.17.0"
 
 

@@ -69,7 +69,7 @@ def test_probe_dry_runs_each_created_kind_server_side(dev):
     pod = spec["template"]["spec"]
     assert pod["restartPolicy"] == "Never"
     [c] = pod["containers"]
-    assert c["image"] == "registry.k8s.io/kubectl:v1.34.1"  # the cluster's version
+    assert c["image"] == "registry.k8s.io/kubectl:v1.35.2"  # the cluster's version
     assert c["args"][:2] == ["create", "--dry-run=server"] and "/probe/probe.yaml" in c["args"]
     assert job.inputs["metadata"]["namespace"] == "kueue-system"
 

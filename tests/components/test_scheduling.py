@@ -192,7 +192,7 @@ def test_labeler_daemonset_least_privilege():
     pod = ds.inputs["spec"]["template"]["spec"]
     assert pod["hostNetwork"] is True and pod["serviceAccountName"] == "rdma-topology-labeler"
     [container] = pod["containers"]
-    assert container["image"] == "docker.io/library/python:3.12.10-slim-bookworm"
+    assert container["image"] == "docker.io/library/python:3.14.6-slim-trixie"
     assert container["securityContext"] == {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
                                             "runAsNonRoot": True, "runAsUser": 65534,
                                             "capabilities": {"drop": ["ALL"]}}

@@ -59,9 +59,51 @@ def test_kubernetes_older_than_kueue_supports_names_both_sides():
 
 
 def test_keda_outside_its_published_matrix_names_the_fitting_keda():
-    """KEDA 2.14 supports Kubernetes 1.27–1.29: on v1.34 it is refused; no recorded KEDA supports v1.34."""
+    """KEDA 2.14 supports Kubernetes 1.27–1.29: on the dev stack's v1.35.2 it is refused, naming KEDA 2.20.0."""
     line = only(problems(platform={"keda": {"version": "2.14.0"}}), "oke-rdma:platform.keda.version")
-    assert "KEDA 2.14.0 supports Kubernetes 1.27–1.29" in line and "v1.34.1" in line
+    assert "KEDA 2.14.0 supports Kubernetes 1.27–1.29" in line and "v1.35.2" in line
+    assert "use KEDA 2.20.0 or newer" in line
+
+
+@pytest.mark.parametrize("key, version, kube, span", [
+    ("gpuOperator", "v25.10.1", "v1.36.1", "1.30–1.35"),   # NVIDIA validated 1.30–1.35, the chart's floor is 1.16
+    ("gpuOperator", "v26.3.1", "v1.36.1", "1.32–1.35"),
+    ("gpuOperator", "v26.7.0", "v1.31.14", "1.33–1.36"),
+    ("keda", "2.20.2", "v1.36.1", "1.33–1.35"),            # KEDA tests 2.20 up to 1.35
+    ("keda", "2.19.0", "v1.36.1", "1.32–1.34"),
+])
+def test_an_add_on_outside_its_vendors_tested_kubernetes_range_is_refused(key, version, kube, span):
+    """The recorded range is the vendor's validated or tested one, not the chart's install floor: an add-on on a
+    Kubernetes version outside it is refused naming both versions and the range."""
+    from oke_rdma.config.checks.platform import check_chart_compatibility
+    cfg = load_dev_config()
+    cfg.cluster.__dict__["kubernetes_version"] = kube
+    getattr(cfg.platform, {"gpuOperator": "gpu_operator", "keda": "keda"}[key]).__dict__["version"] = version
+    [line] = [p for p in check_chart_compatibility(cfg) if p.startswith(f"oke-rdma:platform.{key}.version")]
+    assert f"supports Kubernetes {span} but cluster.kubernetesVersion is {kube}" in line and version in line
+
+
+def test_the_gpu_operator_names_the_release_validated_on_the_cluster():
+    """GPU Operator 25.10 on v1.36.1: the first recorded release NVIDIA validated on 1.36 (26.3.2) is named."""
+    from oke_rdma.config.checks.platform import check_chart_compatibility
+    cfg = load_dev_config()
+    cfg.cluster.__dict__["kubernetes_version"] = "v1.36.1"
+    cfg.platform.gpu_operator.__dict__["version"] = "v25.10.1"
+    [line] = [p for p in check_chart_compatibility(cfg) if "gpuOperator" in p]
+    assert "use NVIDIA GPU Operator 26.3.2 or newer" in line
+
+
+@pytest.mark.parametrize("version", ["v1.34.2", "v1.35.2"])
+def test_the_default_add_ons_fit_every_offered_version_keda_tests(version):
+    """Every default chart fits the offered Kubernetes versions inside KEDA 2.20's tested range."""
+    from oke_rdma.config.checks.platform import check_chart_compatibility
+    cfg = load_dev_config()
+    cfg.cluster.__dict__["kubernetes_version"] = version
+    for field in type(cfg.platform).model_fields:
+        release = getattr(cfg.platform, field)
+        release.__dict__["version"] = type(release).model_fields["version"].default
+    assert cfg.platform.gpu_operator.version == "v26.7.0" and cfg.platform.kueue.version == "0.19.2"
+    assert check_chart_compatibility(cfg) == []
 
 
 def test_keda_range_names_the_first_keda_that_supports_the_cluster():

@@ -33,9 +33,9 @@ def test_a_rule_reading_an_invalid_section_is_deferred_not_guessed():
     raw = edited(RAW, "network", ("subnets", "pods"), "10.0.128.0/25")  # too small for the pools ...
     raw = edited(raw, "cluster", ("kubernetesVersion",), "latest")  # ... but the capacity rule reads cluster too
     found = problems(raw)
-    assert found == ["oke-rdma:cluster.kubernetesVersion: must be an OKE Kubernetes version like v1.34.1, got "
+    assert found == ["oke-rdma:cluster.kubernetesVersion: must be an OKE Kubernetes version like v1.35.2, got "
                      "'latest'; correct the value (Pulumi.yaml describes the key)"]
-    fixed = edited(raw, "cluster", ("kubernetesVersion",), "v1.34.1")
+    fixed = edited(raw, "cluster", ("kubernetesVersion",), "v1.35.2")
     assert problems(fixed)[0].startswith("oke-rdma:network.subnets.pods: 10.0.128.0/25 has 125 usable IPs")
 
 

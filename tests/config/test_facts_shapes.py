@@ -94,9 +94,10 @@ def test_the_placement_pack_does_not_import_the_program():
 
 # --- Kubernetes versions ------------------------------------------------------------------------------------------
 def test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones():
-    found = problems(edited(RAW, "cluster", ("kubernetesVersion",), "v1.99.1"))
+    found = [p for p in problems(edited(RAW, "cluster", ("kubernetesVersion",), "v1.99.1"))
+             if p.startswith("oke-rdma:cluster.")]  # the add-ons' Kubernetes ranges refuse it too
     assert found == ["oke-rdma:cluster.kubernetesVersion: OKE does not offer Kubernetes v1.99.1; use one it offers: "
-                     "v1.33.1, v1.33.10, v1.34.1, v1.34.2, v1.35.2, v1.36.1 (OKE's list as of 2026-11-30; `oci ce "
+                     "v1.34.2, v1.35.2, v1.36.1 (OKE's list as of 2026-12-01; `oci ce "
                      "cluster-options get --cluster-option-id all` shows today's)"]
 
 
@@ -109,15 +110,40 @@ def test_a_version_between_or_beside_the_offered_ones_is_refused(version):
 
 @pytest.mark.parametrize("version", kubernetes.offered_versions())
 def test_every_offered_version_is_accepted_for_the_cluster(version):
-    assert load_stack_config(edited(RAW, "cluster", ("kubernetesVersion",), version)).cluster.kubernetes_version == version
+    """With today's add-on pins (the GPU Operator's and KEDA's tested ranges decide: KEDA 2.20 is tested up to 1.35,
+    so it is left off on v1.36)."""
+    raw = edited(RAW, "platform", ("gpuOperator", "version"), "v26.7.0")
+    if version >= "v1.36":
+        raw = edited(raw, "platform", ("keda", "enabled"), False)
+    assert load_stack_config(edited(raw, "cluster", ("kubernetesVersion",), version)).cluster.kubernetes_version == version
+
+
+@pytest.mark.parametrize("version", ["v1.33.1", "v1.34.1", "v1.33.10"])
+def test_a_withdrawn_version_is_known_but_not_offered(version):
+    """OKE withdrew it: not offered (a new cluster on it is refused by the preview), but an existing cluster's config
+    still loads (the program warns)."""
+    assert not kubernetes.is_offered(version) and kubernetes.withdrawn(version) is not None
+    assert version not in kubernetes.offered_versions()
+    cfg = load_stack_config(edited(edited(RAW, "cluster", ("kubernetesVersion",), version), "platform",
+                                   ("gpuOperator", "version"), "v25.10.1"))
+    assert cfg.cluster.kubernetes_version == version
+    assert "no longer offers" in kubernetes.withdrawal_notice(version)
+
+
+def test_every_oke_version_row_records_when_it_was_seen_and_its_source():
+    for version, row in kubernetes.OKE_VERSIONS.items():
+        assert row.version == version and row.first_seen <= row.last_seen <= kubernetes.CHECKED
+        assert row.withdrawn is None or row.last_seen < row.withdrawn, version
+        assert "@" in row.source, version  # the commit read
 
 
 def test_a_pool_version_must_be_offered_and_within_the_skew():
-    newest = edited(RAW, "cluster", ("kubernetesVersion",), "v1.36.1")
-    assert load_stack_config(pool(newest, "gpu", kubernetesVersion="v1.33.1"))  # three minor versions older
+    newest = edited(edited(edited(RAW, "cluster", ("kubernetesVersion",), "v1.36.1"), "platform",
+                           ("gpuOperator", "version"), "v26.7.0"), "platform", ("keda", "enabled"), False)
+    assert load_stack_config(pool(newest, "gpu", kubernetesVersion="v1.34.2"))  # two minor versions older
     found = problems(pool(RAW, "gpu", kubernetesVersion="v1.34.0"))
     assert found == ["oke-rdma:nodePools.gpu.kubernetesVersion: OKE does not offer Kubernetes v1.34.0; use one it "
-                     "offers: v1.33.1, v1.33.10, v1.34.1, v1.34.2, v1.35.2, v1.36.1 (OKE's list as of 2026-11-30; `oci "
+                     "offers: v1.34.2, v1.35.2, v1.36.1 (OKE's list as of 2026-12-01; `oci "
                      "ce cluster-options get --cluster-option-id all` shows today's)"]
     assert kubernetes.skew_problem("v1.36.1", "v1.32.9") == "more than 3 minor versions older"
     assert kubernetes.skew_problem("v1.27.2", "v1.24.1") == "more than 2 minor versions older"

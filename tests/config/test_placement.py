@@ -87,9 +87,10 @@ def test_a_vm_shape_is_refused_even_with_the_override():
     raw = gpu(gpu(gpu(RAW, "shape", "VM.GPU.A10.1"), "allowUnlistedRdmaShape", True), "maxPodsPerNode", 31)
     assert problems(raw) == [
         "oke-rdma:nodePools.gpu.shape: VM.GPU.A10.1 is a VM shape; Compute Clusters hold bare metal instances only "
-        "(BM.GPU.A100-v2.8, BM.GPU.B200.8, BM.GPU.B4.8, BM.GPU.GB200-v2.4, BM.GPU.GB200-v3.4, BM.GPU.GB200.4, "
-        "BM.GPU.GB300.4, BM.GPU.H100.8, BM.GPU.H200.8, BM.GPU.MI300X.8, BM.GPU4.8, BM.HPC2.36, BM.Optimized3.36); "
-        "pick one of those or set rdma: false"]
+        "(BM.GPU.A100-v2.8, BM.GPU.B200.8, BM.GPU.B300.8, BM.GPU.B4.8, BM.GPU.GB200-v2.4, BM.GPU.GB200-v3.4, "
+        "BM.GPU.GB200.4, BM.GPU.GB300.4, BM.GPU.H100.8, BM.GPU.H200.8, BM.GPU.MI300X.8, BM.GPU.MI355X-v1.8, "
+        "BM.GPU.MI355X.8, BM.GPU.RTXPRO.8, BM.GPU4.8, BM.HPC2.36, BM.Optimized3.36); pick one of those or set rdma: "
+        "false"]
 
 
 def test_unlisted_bare_metal_shape_with_the_override_previews_with_a_warning(tmp_path, capsys):
@@ -153,9 +154,9 @@ def test_a_pool_name_given_twice_exits_2(tmp_path, capsys):
 def test_pool_version_defaults_to_the_cluster_and_respects_the_skew_policy():
     assert load_stack_config(RAW).node_pools["gpu"].kubernetes_version is None
     assert load_stack_config(gpu(RAW, "kubernetesVersion", "v1.33.1")).node_pools["gpu"].kubernetes_version
-    assert problems(gpu(RAW, "kubernetesVersion", "v1.35.2")) == [
-        "oke-rdma:nodePools.gpu.kubernetesVersion: v1.35.2 is newer than the cluster's v1.34.1; worker nodes must "
-        "not run a newer Kubernetes than the control plane: use v1.34.1 or older, or remove it"]
+    assert problems(gpu(RAW, "kubernetesVersion", "v1.36.1")) == [
+        "oke-rdma:nodePools.gpu.kubernetesVersion: v1.36.1 is newer than the cluster's v1.35.2; worker nodes must "
+        "not run a newer Kubernetes than the control plane: use v1.35.2 or older, or remove it"]
     assert "more than 3 minor versions older" in problems(gpu(RAW, "kubernetesVersion", "v1.30.9"))[0]
     assert "must be an OKE Kubernetes version" in problems(gpu(RAW, "kubernetesVersion", "1.34"))[0]
 
@@ -229,8 +230,8 @@ def test_dev_variant_with_three_gpu_pools_and_one_cpu_pool_previews_clean(tmp_pa
     doc = yaml.safe_load(plan.read_text())
     pools = {r["name"]: r["inputs"] for r in doc["resources"] if r["type"] == "oci:ContainerEngine/nodePool:NodePool"}
     assert set(pools) == {"okerdma-dev-system", "okerdma-dev-h100", "okerdma-dev-a100", "okerdma-dev-inference"}
-    assert pools["okerdma-dev-a100"]["kubernetesVersion"] == "v1.33.1"
-    assert pools["okerdma-dev-h100"]["kubernetesVersion"] == "v1.34.1"
+    assert pools["okerdma-dev-a100"]["kubernetesVersion"] == "v1.34.2"
+    assert pools["okerdma-dev-h100"]["kubernetesVersion"] == "v1.35.2"
     assert all("computeClusterId" in pools[f"okerdma-dev-{n}"]["nodeConfigDetails"] for n in ("h100", "a100"))
     assert "computeClusterId" not in pools["okerdma-dev-inference"]["nodeConfigDetails"]
     assert pools["okerdma-dev-inference"]["nodeConfigDetails"]["placementConfigs"][0]["preemptibleNodeConfig"] == {
@@ -238,10 +239,10 @@ def test_dev_variant_with_three_gpu_pools_and_one_cpu_pool_previews_clean(tmp_pa
 
 
 def test_an_unknown_shape_needs_gpus_per_node_for_the_tenants_gpu_quotas():
-    raw = gpu(gpu(RAW, "shape", "BM.GPU.L40S.4"), "allowUnlistedRdmaShape", True)
+    raw = gpu(gpu(RAW, "shape", "BM.GPU3.8"), "allowUnlistedRdmaShape", True)
     assert problems(raw) == [
         f"oke-rdma:tenants.{t}.quota.gpu: cannot check the quota, the GPUs per node of pool(s) ['gpu'] (shape "
-        f"BM.GPU.L40S.4) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode" for t in ("analytics", "research")]
+        f"BM.GPU3.8) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode" for t in ("analytics", "research")]
     cfg = load_stack_config(gpu(gpu(raw, "gpusPerNode", 4), "size", 4))  # 4 × 4 GPUs: the 16 of the quota
     assert cfg.node_pools["gpu"].gpus == 4 and cfg.node_pools["system"].gpus is None
     assert load_stack_config(RAW).node_pools["gpu"].gpus == 8  # BM.GPU.H100.8 from the table

@@ -176,6 +176,10 @@ CASES: dict[str, Case] = {
     "oidc-enhanced-only": _set("oke-rdma:cluster", "type", "BASIC_CLUSTER"),
     "oidc-https-issuer": _set("oke-rdma:cluster", "oidc", "issuerUrl", "http://idp.example.com"),
     "oidc-prefix": _set("oke-rdma:cluster", "oidc", "groupsPrefix", "system:"),
+    # add-ons: what keeps their CRDs upgraded, the operators Kueue drives
+    "crd-upgrade": _set("oke-rdma:platform", "gpuOperator", "values", {"operator": {"upgradeCRD": False}}),
+    "crd-templated-since": _set("oke-rdma:platform", "trainer", {"enabled": True, "version": "2.2.0"}),
+    "kueue-drives": _set("oke-rdma:platform", "kuberay", {"enabled": True, "version": "1.0.0"}),
 }
 
 

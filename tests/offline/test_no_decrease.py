@@ -150,18 +150,25 @@ def test_a_control_plane_is_upgraded_one_minor_version_at_a_time(old, new, refus
 
 
 def test_a_skipped_minor_version_against_the_previous_plan_is_refused_with_the_step_to_take(tmp_path):
-    """v1.34.1 -> v1.36.1 with --previous: exit 4 naming the config key and the next step, never the advice to
-    replace the cluster (replaceOnChanges), which would destroy it."""
+    """v1.34.2 -> v1.36.1 with --previous: exit 4 naming the config key and the next step, never the advice to
+    replace the cluster (replaceOnChanges), which would destroy it. (Both plans with the add-ons 1.36 allows: the GPU
+    Operator 26.7, KEDA off.)"""
+    def version(v):
+        def edit(config):
+            config["oke-rdma:cluster"]["kubernetesVersion"] = v
+            config["oke-rdma:platform"]["gpuOperator"]["version"] = "v26.7.0"
+            config["oke-rdma:platform"]["keda"]["enabled"] = False
+        return edit
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    base = stack_file(tmp_path / "old", version("v1.34.2")).rename(tmp_path / "old" / "Pulumi.dev.yaml")
     plan = tmp_path / "plan.json"
-    assert preview("--stack", "dev", "--json", str(plan)).returncode == 0
-
-    def skip(config):
-        config["oke-rdma:cluster"]["kubernetesVersion"] = "v1.36.1"
-    path = stack_file(tmp_path, skip).rename(tmp_path / "Pulumi.dev.yaml")
+    assert preview("--config-file", str(base), "--json", str(plan)).returncode == 0
+    path = stack_file(tmp_path / "new", version("v1.36.1")).rename(tmp_path / "new" / "Pulumi.dev.yaml")
     out = preview("--config-file", str(path), "--previous", str(plan))
     assert out.returncode == 4, out.stdout[-3000:] + out.stderr
     text = out.stdout + out.stderr
-    assert "v1.34.1 -> v1.36.1: a control plane is upgraded one minor version at a time" in text
+    assert "v1.34.2 -> v1.36.1: a control plane is upgraded one minor version at a time" in text
     cluster_lines = [line for line in text.splitlines() if "okerdma-dev-oke:" in line and line.startswith("error:")]
     assert cluster_lines and not any("replaceOnChanges" in line for line in cluster_lines), cluster_lines
 

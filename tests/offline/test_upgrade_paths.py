@@ -20,8 +20,16 @@ JOB, RELEASE = "kubernetes:batch/v1:Job", "kubernetes:helm.sh/v3:Release"
 MT = "oci:FileStorage/mountTarget:MountTarget"
 
 
+def _ready_for_1_36(cfg):
+    """The add-ons of the dev stack that Kubernetes 1.36 allows: the GPU Operator on 26.7 (NVIDIA validates 1.33–1.36),
+    KEDA off (2.20 is tested up to 1.35; no KEDA tested on 1.36 is recorded)."""
+    cfg["oke-rdma:platform"]["gpuOperator"]["version"] = "v26.7.0"
+    cfg["oke-rdma:platform"]["keda"]["enabled"] = False
+
+
 def _plan(tmp_path: Path, name: str, edit=None, previous: Path | None = None) -> tuple[dict, str]:
     doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
+    _ready_for_1_36(doc["config"])
     if edit:
         edit(doc["config"])
     cfg = tmp_path / f"{name}.yaml"
@@ -40,13 +48,13 @@ def _changes(plan: dict) -> dict[tuple[str, str], dict]:
     return {(c["type"], c["name"]): c for c in plan["changes"] if c["op"] != "same"}
 
 
-def _pin_pools(cfg, version="v1.34.1"):
+def _pin_pools(cfg, version="v1.35.2"):
     for pool in cfg["oke-rdma:nodePools"].values():
         pool["kubernetesVersion"] = version
 
 
 def _control_plane(cfg):
-    cfg["oke-rdma:cluster"]["kubernetesVersion"] = "v1.35.2"
+    cfg["oke-rdma:cluster"]["kubernetesVersion"] = "v1.36.1"
     _pin_pools(cfg)
 
 
@@ -74,7 +82,7 @@ def test_minor_upgrade_step_1_control_plane_only(base):
 def test_minor_upgrade_step_2_pools_within_the_skew(base):
     """Then the pools: each node pool is updated in place (new nodes get the version; no pool is replaced)."""
     _plan(base, "step1b", _control_plane, base / "base.json")
-    new, _ = _plan(base, "step2", lambda c: (_control_plane(c), _pin_pools(c, "v1.35.2")), base / "step1b.json")
+    new, _ = _plan(base, "step2", lambda c: (_control_plane(c), _pin_pools(c, "v1.36.1")), base / "step1b.json")
     changes = _changes(new)
     assert set(changes) == {(POOL, "okerdma-dev-system"), (POOL, "okerdma-dev-gpu")}
     for change in changes.values():
@@ -98,9 +106,8 @@ def test_minor_upgrade_rdma_pool_cycling_without_surge(base):
 
 @pytest.mark.parametrize("key, version, release", [
     ("kueue", "0.19.2", "okerdma-dev-kueue"),
-    ("kubePrometheusStack", "87.12.3", "okerdma-dev-kube-prometheus-stack"),
-    ("gpuOperator", "v25.10.0", "okerdma-dev-gpu-operator"),
-    ("keda", "2.20.1", "okerdma-dev-keda"),
+    ("kubePrometheusStack", "88.5.3", "okerdma-dev-kube-prometheus-stack"),
+    ("gpuOperator", "v26.7.1", "okerdma-dev-gpu-operator"),
 ])
 def test_chart_upgrade_updates_only_its_release(base, key, version, release):
     """A chart version bump updates its Helm release in place and nothing else (the CRDs move as docs/operations.md

@@ -64,18 +64,18 @@ class Tenancy:
     shapes: dict[str, list[str]] = field(default_factory=lambda: {AD: ["VM.Standard.E5.Flex", "BM.GPU.H100.8"]})
     shape_info: dict[str, dict[str, Any]] = field(default_factory=dict)  # name → Shape fields (gpus, quota_names...)
     limit_names: dict[str, list[str]] = field(default_factory=lambda: {
-        "compute": ["gpu-h100-count", "compute-cluster-count", "standard-e5-core-count"],
+        "compute": ["gpu-h100-count", "compute-cluster-count", "standard-e5-core-ad-count"],
         "filesystem": ["mount-target-count"]})
     quota: dict[tuple[str, str, str], tuple[float, float]] = field(default_factory=dict)  # → (quota, used)
     available: dict[tuple[str, str, str], Optional[int]] = field(default_factory=lambda: {
         ("compute", "gpu-h100-count", AD): 32, ("compute", "compute-cluster-count", AD): 5,
-        ("compute", "standard-e5-core-count", AD): 100,
+        ("compute", "standard-e5-core-ad-count", AD): 100,
         ("filesystem", "mount-target-count", AD): 2})
-    cluster_versions: list[str] = field(default_factory=lambda: ["v1.33.1", "v1.34.1", "v1.35.2"])
-    pool_versions: list[str] = field(default_factory=lambda: ["v1.33.1", "v1.34.1", "v1.35.2"])
+    cluster_versions: list[str] = field(default_factory=lambda: ["v1.34.2", "v1.35.2", "v1.36.1"])
+    pool_versions: list[str] = field(default_factory=lambda: ["v1.34.2", "v1.35.2", "v1.36.1"])
     sources: dict[str, str] = field(default_factory=lambda: {
-        SYSTEM_IMAGE: "Oracle-Linux-8.10-2026.10.30-0-OKE-1.34.1-900",
-        GPU_IMAGE: "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900"})
+        SYSTEM_IMAGE: "Oracle-Linux-8.10-2026.10.30-0-OKE-1.35.2-900",
+        GPU_IMAGE: "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.35.2-900"})
     images: dict[str, tuple[str, list[str]]] = field(default_factory=dict)  # id → (display name, shapes)
     compute_clusters: dict[str, tuple[str, str]] = field(default_factory=dict)  # id → (state, AD)
     compartments: dict[str, str] = field(default_factory=lambda: {

@@ -105,12 +105,12 @@ def test_gpu_limit_and_quota_must_hold_every_node(tenancy, clients, available, o
 
 @pytest.mark.parametrize("available, ok", [(24, True), (23, False)])
 def test_a_flex_pool_needs_its_ocpus_of_the_core_limit(tenancy, clients, available, ok):
-    """The system pool: 3 nodes × 8 OCPUs of standard-e5-core-count."""
-    tenancy.available[("compute", "standard-e5-core-count", AD)] = available
+    """The system pool: 3 nodes × 8 OCPUs of standard-e5-core-ad-count."""
+    tenancy.available[("compute", "standard-e5-core-ad-count", AD)] = available
     problems, _ = findings(clients)
     assert (problems == []) == ok
     if not ok:
-        assert problems == [f"oke-rdma:nodePools.system.size: the pools need 24 of compute limit standard-e5-core-count "
+        assert problems == [f"oke-rdma:nodePools.system.size: the pools need 24 of compute limit standard-e5-core-ad-count "
                             f"in bxtG:SA-SAOPAULO-1-AD-1 (system 24; nodes plus cycling surge), but only {available} "
                             f"are available (service limit or compartment quota, minus what is in use); ask for a "
                             f"limit increase or a quota change, or lower size"]
@@ -129,7 +129,7 @@ def test_a_shape_without_a_known_limit_name_is_a_note(tenancy, clients):
 def test_the_quota_names_listshapes_gives_are_the_limits_checked(tenancy, clients):
     """OCI's own answer wins over the table: E5 Flex counts cores and memory; 3 nodes × 64 GB need 192 GB."""
     tenancy.shape_info["VM.Standard.E5.Flex"] = {"is_flexible": True,
-                                                 "quota_names": ["standard-e5-core-count", "standard-e5-memory-count"]}
+                                                 "quota_names": ["standard-e5-core-ad-count", "standard-e5-memory-count"]}
     tenancy.limit_names["compute"] += ["standard-e5-memory-count"]
     tenancy.available[("compute", "standard-e5-memory-count", AD)] = 100
     problems, _ = findings(clients)
@@ -239,39 +239,53 @@ def test_an_existing_compute_cluster_is_active_and_in_its_ad(tenancy, clients, s
 
 
 def test_a_version_oke_does_not_offer_in_the_region_is_a_problem(tenancy, clients):
-    tenancy.cluster_versions = ["v1.35.2", "v1.36.1"]
+    tenancy.cluster_versions = ["v1.36.1", "v1.37.1"]
     problems, _ = findings(clients)
-    assert problems == ["oke-rdma:cluster.kubernetesVersion: OKE in sa-saopaulo-1 does not offer v1.34.1 "
-                        "(GetClusterOptions: v1.35.2, v1.36.1); use one of those"]
+    assert problems == ["oke-rdma:cluster.kubernetesVersion: OKE in sa-saopaulo-1 does not offer v1.35.2 "
+                        "(GetClusterOptions: v1.36.1, v1.37.1); use one of those"]
+
+
+def test_oke_s_list_differing_from_the_dated_table_is_a_note(tenancy, clients):
+    """The table of offered versions goes stale as OKE adds and withdraws versions: the pre-flight says how."""
+    tenancy.cluster_versions = ["v1.35.2", "v1.36.1", "v1.37.1"]
+    problems, notes = findings(clients)
+    assert problems == []
+    [note] = [n for n in notes if "OKE_VERSIONS" in n]
+    assert "offers v1.37.1, which the table lacks" in note and "no longer offers v1.34.2" in note
+
+
+def test_oke_s_list_matching_the_table_gives_no_note(tenancy, clients):
+    _, notes = findings(clients)
+    assert not [n for n in notes if "OKE_VERSIONS" in n]
 
 
 def test_the_cluster_version_must_be_offered_for_the_pools_that_run_it(tenancy, clients):
-    tenancy.pool_versions = ["v1.35.2"]
-    tenancy.sources = {SYSTEM_IMAGE: "Oracle-Linux-8.10-2026.10.30-0-OKE-1.34.1-900",
-                       GPU_IMAGE: "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900"}
+    tenancy.pool_versions = ["v1.36.1"]
+    tenancy.sources = {SYSTEM_IMAGE: "Oracle-Linux-8.10-2026.10.30-0-OKE-1.35.2-900",
+                       GPU_IMAGE: "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.35.2-900"}
     problems, _ = findings(clients)
-    assert problems == ["oke-rdma:cluster.kubernetesVersion: OKE does not offer v1.34.1 for node pools "
-                        "(GetNodePoolOptions: v1.35.2), and gpu, system run the cluster's version; use one of those, "
+    assert problems == ["oke-rdma:cluster.kubernetesVersion: OKE does not offer v1.35.2 for node pools "
+                        "(GetNodePoolOptions: v1.36.1), and gpu, system run the cluster's version; use one of those, "
                         "or set the pools' kubernetesVersion"]
 
 
 def test_a_pool_version_oke_does_not_offer_for_node_pools_is_a_problem(tenancy, clients):
-    tenancy.sources[GPU_IMAGE] = "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.33.1-900"
-    tenancy.pool_versions = ["v1.34.1"]
-    problems, _ = findings(clients, pool(RAW, "gpu", kubernetesVersion="v1.33.1"))
-    assert problems == ["oke-rdma:nodePools.gpu.kubernetesVersion: OKE does not offer v1.33.1 for node pools "
-                        "(GetNodePoolOptions: v1.34.1); use one of those"]
+    tenancy.sources[GPU_IMAGE] = "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.2-900"
+    tenancy.pool_versions = ["v1.35.2"]
+    problems, _ = findings(clients, pool(RAW, "gpu", kubernetesVersion="v1.34.2"))
+    assert problems == ["oke-rdma:nodePools.gpu.kubernetesVersion: OKE does not offer v1.34.2 for node pools "
+                        "(GetNodePoolOptions: v1.35.2); use one of those"]
 
 
 @pytest.mark.parametrize("pool_name, image_name, expected", [
-    ("gpu", "Oracle-Linux-8.10-2026.10.30-0-OKE-1.34.1-900",
+    ("gpu", "Oracle-Linux-8.10-2026.10.30-0-OKE-1.35.2-900",
      "is not a GPU image, but BM.GPU.H100.8 is a GPU shape; use an OKE GPU image (GetNodePoolOptions lists them "
      "with 'GPU' in the name)"),
-    ("system", "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900",
+    ("system", "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.35.2-900",
      "is a GPU image, but VM.Standard.E5.Flex has no GPU; use an OKE image without 'GPU'"),
-    ("gpu", "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.33.1-900",
-     "is built for Kubernetes v1.33.1, but the pool runs v1.34.1; use the OKE image of v1.34.1"),
-    ("system", "Oracle-Linux-8.10-aarch64-2026.10.30-0-OKE-1.34.1-900",
+    ("gpu", "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.2-900",
+     "is built for Kubernetes v1.34.2, but the pool runs v1.35.2; use the OKE image of v1.35.2"),
+    ("system", "Oracle-Linux-8.10-aarch64-2026.10.30-0-OKE-1.35.2-900",
      "does not match VM.Standard.E5.Flex's CPU; use an x86_64 OKE image"),
 ])
 def test_an_oke_image_must_match_the_shape_and_version(tenancy, clients, pool_name, image_name, expected):
@@ -284,7 +298,7 @@ def test_an_oke_image_must_match_the_shape_and_version(tenancy, clients, pool_na
 def test_an_arm_shape_needs_an_aarch64_image(tenancy, clients):
     tenancy.shapes[AD].append("VM.Standard.A1.Flex")
     problems, _ = findings(clients, pool(RAW, "system", shape="VM.Standard.A1.Flex"))
-    assert problems == ["oke-rdma:nodePools.system.imageId: Oracle-Linux-8.10-2026.10.30-0-OKE-1.34.1-900 does not "
+    assert problems == ["oke-rdma:nodePools.system.imageId: Oracle-Linux-8.10-2026.10.30-0-OKE-1.35.2-900 does not "
                         "match VM.Standard.A1.Flex's CPU; use an aarch64 (Arm) OKE image"]
 
 
@@ -380,10 +394,10 @@ def test_cli_exit_1_with_one_line_per_problem(tenancy, tmp_path, capsys):
 
 
 def test_cli_exit_2_for_a_config_error_before_any_call(tenancy, tmp_path, capsys):
-    path = stack_file(tmp_path, ("kubernetesVersion: v1.34.1", "kubernetesVersion: v1.99.1"))
+    path = stack_file(tmp_path, ("kubernetesVersion: v1.35.2", "kubernetesVersion: v1.99.1"))
     code, out, err = run(["--config-file", path], capsys)
     assert code == 2 and out == "" and tenancy.calls == []
-    assert err.startswith("oke-rdma:cluster.kubernetesVersion: OKE does not offer Kubernetes v1.99.1")
+    assert "oke-rdma:cluster.kubernetesVersion: OKE does not offer Kubernetes v1.99.1" in err
 
 
 def test_cli_exit_2_without_oci_credentials(tenancy, tmp_path, capsys):
@@ -459,7 +473,7 @@ def test_a_pool_that_gets_the_lustre_client_cannot_run_an_oke_platform_image(ten
     """OKE's images carry no Lustre client and boot UEK: the node-init step could never give such nodes a client."""
     raw = edited(RAW, "storage", ("lustre",), {"capacityGb": 31200, "tenants": ["research"]})  # research → gpu pool
     problems, _ = findings(clients, raw)
-    assert problems == ["oke-rdma:nodePools.gpu.imageId: Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.34.1-900 is an "
+    assert problems == ["oke-rdma:nodePools.gpu.imageId: Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.35.2-900 is an "
                         "OKE platform image: it carries no Lustre client, and the node-init step of "
                         "storage.lustre.client cannot install one on it (Oracle Linux on UEK; the packages need Oracle "
                         "Linux 8 on RHCK or Ubuntu 22.04, x86_64), so its nodes would never mount Lustre; use an image "

@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 from ..stack import StackConfig
 from .access import check_access
+from .compat import check_addon_compatibility
 from .compute import check_pools
+from .crds import check_crd_lifecycle
 from .fleet import check_fleet, check_tenant_pools
 from .network import check_network
 from .object_storage import check_object_storage
@@ -26,7 +28,7 @@ CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
     check_oci_facts, check_fleet, check_object_storage, check_walls,
-    check_tenant_pools, check_access,
+    check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility,
 )
 
 

@@ -98,14 +98,32 @@ def check_ocids(cfg: StackConfig) -> list[str]:
 
 
 def check_kubernetes_versions(cfg: StackConfig) -> list[str]:
-    """``cluster.kubernetesVersion`` and every pool's ``kubernetesVersion`` are versions OKE offers."""
+    """``cluster.kubernetesVersion`` and every pool's ``kubernetesVersion`` are versions OKE offers today, or ones it
+    withdrew (:func:`kubernetes_version_warnings`: an existing cluster keeps running one; a new cluster or node pool on
+    it is refused by the offline preview and by OKE). A version OKE never offered is refused."""
     offered = ", ".join(kubernetes.offered_versions())
-    found = [(("cluster", "kubernetesVersion"), cfg.cluster.kubernetes_version)] + [
-        (("nodePools", name, "kubernetesVersion"), pool.kubernetes_version)
-        for name, pool in cfg.node_pools.items() if pool.kubernetes_version is not None]
     return [f"{_key(at)}: OKE does not offer Kubernetes {version}; use one it offers: {offered} (OKE's list as of "
             f"{kubernetes.CHECKED}; `oci ce cluster-options get --cluster-option-id all` shows today's)"
-            for at, version in found if not kubernetes.is_offered(version)]
+            for at, version in _kubernetes_versions(cfg)
+            if not kubernetes.is_offered(version) and kubernetes.withdrawn(version) is None]
+
+
+def _kubernetes_versions(cfg: StackConfig) -> list[tuple[tuple[str, ...], str]]:
+    return [(("cluster", "kubernetesVersion"), cfg.cluster.kubernetes_version)] + [
+        (("nodePools", name, "kubernetesVersion"), pool.kubernetes_version)
+        for name, pool in cfg.node_pools.items() if pool.kubernetes_version is not None]
+
+
+def kubernetes_version_warnings(cfg: StackConfig) -> list[tuple[tuple[str, ...], str]]:
+    """(config key path, warning) for each Kubernetes version of the stack OKE has withdrawn
+    (:func:`oke_rdma.facts.kubernetes.withdrawal_notice`)."""
+    out = []
+    for at, version in _kubernetes_versions(cfg):
+        what = "the cluster" if at[0] == "cluster" else f"node pool {at[1]}"
+        notice = kubernetes.withdrawal_notice(version, what)
+        if notice:
+            out.append((at, f"{_key(at)}: {notice}"))
+    return out
 
 
 def check_pods_per_node(cfg: StackConfig) -> list[str]:
