@@ -360,7 +360,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     timings.mark("policies")
     changes = run.changes
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
-                 details=args.details))
+                 details=args.details, previous_plan=previous))
     if args.json:
         try:
             args.json.write_text(dumps(to_json(stack, run, report, changes)), encoding="utf-8")

@@ -64,8 +64,13 @@ def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_p
     assert code == 0
     unchanged = len(json.loads((tmp_path / "old.json").read_text())["resources"])  # every other one, root included
     assert f"Changes (1; {unchanged} unchanged not listed):" in out
-    assert " ~   oci:ContainerEngine/nodePool:NodePool okerdma-dev-gpu update [diff: ~nodeConfigDetails.size]" in out
+    assert " ~  oci:ContainerEngine/nodePool:NodePool okerdma-dev-gpu (update)\n      nodeConfigDetails.size: 2 → 4\n" in out
     assert "okerdma-dev-system" not in out.split("Changes (")[1].split("Resources:")[0]
+    # a one-key change fits one screen: only what changes and the findings, no unchanged IAM statement or output
+    lines = out.splitlines()
+    assert len(lines) <= 40, out
+    assert "IAM statements" not in out and "    nodePools.gpu.size: 2 → 4" in out and "clusterId" not in out
+    assert all(len(line) <= DEFAULT_WIDTH or " " not in line.strip() for line in lines if "…" not in line)
 
 
 def test_an_esc_stack_file_exits_2_naming_config_json(tmp_path, capsys):
@@ -140,3 +145,30 @@ def test_a_protected_resource_names_the_config_key_that_unprotects_it(typ, urn_p
     change = Change(f"urn:pulumi:dev::{urn_project}::{typ}::x", typ, "x", "delete", protect=True)
     assert protect_hint(change) == hint
     assert any(hint in line for line in errors_block([change]))
+
+
+def test_a_change_line_shows_old_and_new_values_masks_secrets_and_never_cuts_a_word():
+    from offline.replacement import Change
+    from offline.report import change_lines
+    from offline.values import SECRET_SIG
+
+    secret = {SECRET_SIG[0]: SECRET_SIG[1], "value": "hunter2"}
+    change = Change("urn:pulumi:dev::oke-rdma::kubernetes:core/v1:Secret::s", "kubernetes:core/v1:Secret", "s",
+                    "update", changed=("stringData.password", "metadata.labels.team"))
+    old = {"stringData": {"password": secret}, "metadata": {"labels": {"team": "research and development " * 3}}}
+    new = {"stringData": {"password": secret}, "metadata": {"labels": {"team": "platform"}}}
+    lines = change_lines(change, old, new, 60)
+    text = "\n".join(lines)
+    assert "stringData.password: [secret] → [secret]" in text and "hunter2" not in text
+    assert "→ platform" in text
+    words = set(" ".join(old["metadata"]["labels"]["team"].split()).split())
+    assert words <= set(text.split())  # wrapped, every word whole
+    assert all(len(line) <= 60 for line in lines)
+
+
+def test_a_summary_line_is_cut_between_words_only():
+    from offline.report import _cut
+    line = " ~  okerdma-dev-gpu (NodePool): nodeConfigDetails.size, nodeShape, nodeSourceDetails.imageId changed"
+    cut = _cut(line, 60)
+    assert len(cut) <= 60 and cut.endswith("…")
+    assert line.startswith(cut[:-1].rstrip(", ")) and line[len(cut[:-1].rstrip())] in " ,"
