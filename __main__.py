@@ -10,6 +10,7 @@ from oke_rdma import adapter
 from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
+from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
 from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
@@ -27,6 +28,8 @@ from oke_rdma.workload_identity import WorkloadIdentity
 
 config = load_from_pulumi()  # raises ConfigError (printed without a traceback) before anything is declared
 prefix = config.name_prefix
+for warning in pairing_warnings(config):  # declared, but cannot work on these nodes: the next step would fail
+    pulumi.log.warn(warning)
 
 network = Network(f"{prefix}-network", adapter.network_args(config))
 # IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the
