@@ -69,7 +69,13 @@ HINTS: dict[str, list[Any]] = {
     "storageClass": ["oci-bv-encrypted"],
     "grafanaAdminPassword": [],  # a secret: offline previews cannot see a change inside it
     "profile": ["all-1g.10gb", "all-balanced"], "mode": ["timeSlicing"], "replicas": [4],
+    # network.subnets.*: a CIDR other than the default plan's (10.0.0.0/28, 10.0.16.0/20, 10.0.128.0/17, 10.0.1.0/24,
+    # 10.0.3.0/24 in the dev VCN) that overlaps none of the others
+    "controlPlane": ["10.0.0.16/28"], "workers": ["10.0.32.0/20"], "pods": ["10.0.64.0/18"],
+    "internalLoadBalancers": ["10.0.2.0/24"], "publicLoadBalancers": ["10.0.4.0/24"], "storage": ["10.0.5.0/24"],
 }
+#: Keys changed on another map member than :data:`MAP_NAMES` names (Flex sizing exists on the CPU pool only).
+KEY_MEMBERS = {"nodePools.<pool>.ocpus": {"<pool>": "system"}, "nodePools.<pool>.memoryGb": {"<pool>": "system"}}
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,8 @@ def _parts(key: str) -> tuple[str, list[str]]:
     if key == "oci:region":
         return key, []
     head, *rest = key.split(".")
-    return f"{NS}:{head}", [MAP_NAMES.get(p, p) for p in rest]
+    names = {**MAP_NAMES, **KEY_MEMBERS.get(key, {})}
+    return f"{NS}:{head}", [names.get(p, p) for p in rest]
 
 
 def _get(doc: dict, key: str) -> Any:
@@ -264,7 +271,7 @@ def outcome(changes: Iterable) -> dict[str, Any]:
                        and not c.type.startswith("pulumi:")})
         verb = "replaces" if any(c.op == "replace" for c in gone) else "deletes"
         return {"kind": "replaces", "summary": f"{verb} {named}" + (f"; loses {', '.join(lost[:4])}" if lost else ""),
-                "counts": counts}
+                "counts": counts, "replaced": sorted([c.type, c.name] for c in gone)}
     if not changes:
         return {"kind": "none", "summary": "no resource changes", "counts": counts}
     shown = ", ".join(f"{n} {op}{'d' if op.endswith('e') else 'ed'}" for op, n in sorted(counts.items()))
@@ -292,13 +299,30 @@ def _names(gone: list) -> str:
             parts.append(noun if noun.startswith("the ") else f"{len(members)} {noun}" + ("s" if len(members) > 1
                                                                                           else ""))
     rest = [c for c in gone if c.urn not in seen]
-    k8s = sum(1 for c in rest if c.type.startswith("kubernetes:"))
+    kinds: dict[str, int] = {}
+    for c in rest:
+        if c.type.startswith("kubernetes:"):
+            kind = c.type.rsplit(":", 1)[-1]
+            kinds[kind] = kinds.get(kind, 0) + 1
+    k8s = sum(kinds.values())
     other = len(rest) - k8s
     if k8s:
-        parts.append(f"{k8s} Kubernetes object" + ("s" if k8s > 1 else ""))
+        listed = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+        more = ", ..." if len(kinds) > 3 else ""
+        parts.append(f"{k8s} Kubernetes object" + ("s" if k8s > 1 else "") + f" ({listed}{more})")
     if other:
         parts.append(f"{other} other resource" + ("s" if other > 1 else ""))
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+
+def raw_config(config: dict) -> tuple[dict[str, str], list[str]]:
+    """A ``config:`` map as the Pulumi CLI hands it to the program (read back from a stack file)."""
+    from offline.stackfile import read_stack_file
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "Pulumi.dev.yaml"
+        path.write_text(yaml.safe_dump({"config": config}))
+        return read_stack_file(path)
 
 
 def runner() -> Callable[..., Any]:
@@ -307,16 +331,12 @@ def runner() -> Callable[..., Any]:
     config the model refuses raises ``ConfigError``."""
     from offline.engine import run_program
     from offline.plan import to_json
-    from offline.stackfile import read_stack_file
 
     class _NoReport:
         violations: list = []
 
     def run(config: dict, previous: Optional[dict], plan: bool = True):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "Pulumi.dev.yaml"
-            path.write_text(yaml.safe_dump({"config": config}))
-            raw, secret = read_stack_file(path)
+        raw, secret = raw_config(config)
         result = run_program(raw, secret, "dev", previous=previous)
         if result.errors:
             raise RuntimeError("; ".join(result.errors))
@@ -326,13 +346,14 @@ def runner() -> Callable[..., Any]:
 
 def evaluate(case: Case, plans: dict[str, dict], run) -> dict[str, Any]:
     """Preview ``case`` against its base's steady plan: the first candidate value the model accepts."""
-    from oke_rdma.config import ConfigError
+    from oke_rdma.config import ConfigError, load_stack_config
 
     problems: list[str] = []
     for value in case.value if case.label is None else [case.value]:
         doc = base_doc(case.base)
         (case.edit if case.label else _setter(case.key, value))(doc)
         try:
+            load_stack_config(*raw_config(doc))  # the model's answer first: no program run for a refused value
             changes = run(doc, plans[case.base], plan=False)
         except ConfigError as e:
             problems = e.problems
@@ -347,6 +368,7 @@ def load() -> dict[str, Any]:
 
 
 def save(doc: dict[str, Any]) -> None:
+    doc["everyday"] = list(EVERYDAY)
     RESULTS.write_text(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 

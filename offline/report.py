@@ -257,6 +257,23 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
     return lines
 
 
+#: A subnet replaced because its public-IP setting changed (immutable): what it means for the API endpoint, and the
+#: in-place way where the program has one (oke-rdma's ``network.apiEndpoint.publicSubnet``).
+PUBLIC_SUBNET_HINT = (
+    "hint: a subnet's public-IP setting (prohibitPublicIpOnVnic) cannot change in place, so a subnet turned public "
+    "or private is replaced with everything in it; for the control-plane subnet that is the cluster. The API "
+    "endpoint's public IP itself is switched in place by OKE (UpdateClusterEndpointConfig) when its subnet is "
+    "already public: a stack created with network.apiEndpoint.publicSubnet: true turns network.apiEndpoint.public "
+    "on and off as an update (docs/networking.md)")
+
+
+def endpoint_hint(changes: Optional[list[Change]]) -> list[str]:
+    """:data:`PUBLIC_SUBNET_HINT` when a subnet is replaced (or refused) for a changed ``prohibitPublicIpOnVnic``."""
+    hit = any(c.type == "oci:Core/subnet:Subnet" and c.op == "replace" and "prohibitPublicIpOnVnic" in c.changed
+              for c in changes or [])
+    return ["", PUBLIC_SUBNET_HINT] if hit else []
+
+
 #: Node pool inputs that OKE applies to nodes created after the update only; existing nodes keep the old value
 #: until they are replaced — by node cycling (``nodePoolCyclingDetails``, enhanced clusters) or by hand (OKE docs,
 #: "Modifying Node Pool and Worker Node Properties" and "Performing an In-Place Worker Node Update by Cycling Nodes";
@@ -457,8 +474,8 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         lines += change_lines(c, old, now.get(c.urn), width)
     if not changed:
         lines.append("    no resource changes")
-    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
-    lines += node_pool_block(changes, run)
+    lines += _counts(run, changes) + replacements_block(changes) + endpoint_hint(changes) + stateful_block(changes)
+    lines += errors_block(changes) + node_pool_block(changes, run)
     infos = [m for severity, m in run.diagnostics if severity == "info"]
     notable = [(severity, m) for severity, m in run.diagnostics if severity != "info"]
     if notable or infos:
