@@ -68,7 +68,7 @@ HINTS: dict[str, list[Any]] = {
     "topologyLevels": [["oci.oraclecloud.com/rdma.local_block_id", "kubernetes.io/hostname"]],
     "storageClass": ["oci-bv-encrypted"],
     "grafanaAdminPassword": [],  # a secret: offline previews cannot see a change inside it
-    "profile": ["all-1g.10gb", "all-balanced"], "mode": ["timeSlicing"], "replicas": [4],
+    "profile": ["1g.10gb"], "mode": ["timeSlicing"], "replicas": [4],
     # network.subnets.*: a CIDR other than the default plan's (10.0.0.0/28, 10.0.16.0/20, 10.0.128.0/17, 10.0.1.0/24,
     # 10.0.3.0/24 in the dev VCN) that overlaps none of the others
     "controlPlane": ["10.0.0.16/28"], "workers": ["10.0.32.0/20"], "pods": ["10.0.64.0/18"],

@@ -56,3 +56,4 @@ def test_an_rdma_tenant_without_an_rdma_pool_is_named():
     found = _warnings(("nodePools", ("gpu", "rdma"), False), ("tenants", ("research", "quota"), no_gpus),
                       ("tenants", ("analytics", "quota"), no_gpus))
     assert [w.split(":")[1] for w in found] == ["tenants.research.rdma"]
+
