@@ -7,6 +7,7 @@ the line :data:`PULUMI_YAML_MARKER`) and is rendered from the code it documents:
 - ``docs/configuration.md`` ``config-table``: every config key (:mod:`oke_rdma.config.reference`), with what
   changing it costs as the offline preview plans it (:data:`CHANGE_COST`, written by ``python -m offline.changecost
   --write``);
+- ``docs/library.md`` ``components``: every component, its ``*Args`` and outputs (:mod:`oke_rdma.components_doc`);
 - ``docs/scheduling.md`` ``nccl-values``: the smoke test's NCCL settings per RDMA shape (:mod:`oke_rdma.facts.nccl`);
 - ``docs/operations.md`` ``day-two``: the everyday changes and every change that replaces or is refused;
 - ``Pulumi.yaml``: the ``config:`` schema and the list of map-valued keys (same source);
@@ -133,6 +134,11 @@ def _outputs_table() -> str:
     return render_table() + "\n"
 
 
+def _components() -> str:
+    from .components_doc import render_table
+    return render_table()
+
+
 def _nccl_values() -> str:
     from .facts.nccl import render_table
     return render_table()
@@ -141,6 +147,7 @@ def _nccl_values() -> str:
 PARTS = (
     Part(DOCS / "configuration.md", "config-table", _config_table),
     Part(DOCS / "scheduling.md", "nccl-values", _nccl_values),
+    Part(DOCS / "library.md", "components", _components),
     Part(DOCS / "operations.md", "day-two", _day_two_table),
     Part(PULUMI_YAML, None, _pulumi_schema),
     Part(DOCS / "networking.md", "nsg-rules", _nsg_rules),
