@@ -68,6 +68,11 @@ HINTS: dict[str, list[Any]] = {
     "topologyLevels": [["oci.oraclecloud.com/rdma.local_block_id", "kubernetes.io/hostname"]],
     "storageClass": ["oci-bv-encrypted"],
     "grafanaAdminPassword": [],  # a secret: offline previews cannot see a change inside it
+    "throughputGbps": [20], "shape": ["BM.GPU.H200.8"],
+    "allow": [["read metrics in compartment id ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i"
+               "5o7a2dfev where target.metrics.namespace = 'oci_computeagent'",
+               "read buckets in compartment id ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i"
+               "5o7a2dfev"]],
     "profile": ["1g.10gb"], "mode": ["timeSlicing"], "replicas": [4],
     # network.subnets.*: a CIDR other than the default plan's (10.0.0.0/28, 10.0.16.0/20, 10.0.128.0/17, 10.0.1.0/24,
     # 10.0.3.0/24 in the dev VCN) that overlaps none of the others
@@ -252,30 +257,54 @@ def baseline(base: str, run) -> dict:
 
 
 def outcome(changes: Iterable) -> dict[str, Any]:
-    """``{kind, summary, counts}`` of a run's planned changes (see the module docstring)."""
-    from offline.immutable import STATEFUL
+    """``{kind, summary, changes}`` of a run's planned changes (see the module docstring): ``changes`` holds each
+    changed resource as ``[op, type, name, refused reasons, protected]`` so the summary can be rendered again
+    (:func:`summarize`) without previewing again."""
     from offline.replacement import protected_destroyed
 
-    changes = [c for c in changes if c.op != "same"]
+    changed = [c for c in changes if c.op != "same"]
+    blocked = {c.urn for c in protected_destroyed(changed)}
+    detail = sorted([c.op, c.type, c.name, [r.split(":")[0] for r in c.refused], c.urn in blocked] for c in changed)
+    return {**summarize(detail), "changes": detail}
+
+
+#: Kubernetes kinds whose replacement loses nothing: a one-off Job runs again (its pod template is immutable, so a
+#: new image or script is a new Job), a ConfigMap holding a script is written again.
+RERUN_KINDS = ("kubernetes:batch/v1:Job", "kubernetes:core/v1:ConfigMap")
+
+
+def summarize(detail: list) -> dict[str, str]:
+    """``{kind, summary}`` from stored change details ``[op, type, name, refused, protected]``."""
+    from offline.immutable import STATEFUL
+
     counts: dict[str, int] = {}
-    for c in changes:
-        counts[c.op] = counts.get(c.op, 0) + 1
-    refused = [f"{c.name}: {r.split(':')[0]}" for c in changes for r in c.refused]
-    refused += [f"{c.name} is protected" for c in protected_destroyed(changes)]
+    for op, *_ in detail:
+        counts[op] = counts.get(op, 0) + 1
+    refused = [f"{name}: {r}" for _, _, name, reasons, _ in detail for r in reasons]
+    refused += [f"{name} is protected" for _, _, name, _, protected in detail if protected]
     if refused:
-        return {"kind": "refused", "summary": "refused: " + "; ".join(refused[:3]), "counts": counts}
-    gone = [c for c in changes if c.op == "replace" or (c.op == "delete" and c.type in STATEFUL)]
-    if gone:
-        named = _names(gone)
-        lost = sorted({STATEFUL[c.type].split(":")[0] for c in gone if c.type in STATEFUL
-                       and not c.type.startswith("pulumi:")})
-        verb = "replaces" if any(c.op == "replace" for c in gone) else "deletes"
-        return {"kind": "replaces", "summary": f"{verb} {named}" + (f"; loses {', '.join(lost[:4])}" if lost else ""),
-                "counts": counts, "replaced": sorted([c.type, c.name] for c in gone)}
-    if not changes:
-        return {"kind": "none", "summary": "no resource changes", "counts": counts}
-    shown = ", ".join(f"{n} {op}{'d' if op.endswith('e') else 'ed'}" for op, n in sorted(counts.items()))
-    return {"kind": "in place", "summary": f"in place ({shown})", "counts": counts}
+        return {"kind": "refused", "summary": "refused: " + "; ".join(refused[:3])}
+    replaced = [(t, n) for op, t, n, _, _ in detail if op == "replace"]
+    deleted = [(t, n) for op, t, n, _, _ in detail if op == "delete" and t in STATEFUL]
+    costly = [(t, n) for t, n in replaced if not t.startswith(RERUN_KINDS)]
+    reruns = [(t, n) for t, n in replaced if t.startswith(RERUN_KINDS)]
+    if costly or deleted:
+        parts = ([f"replaces {_names(costly)}"] if costly else []) + ([f"deletes {_names(deleted)}"]
+                                                                      if deleted else [])
+        lost = sorted({STATEFUL[t].split(":")[0] for t, _ in costly + deleted if t in STATEFUL
+                       and not t.startswith("pulumi:")})
+        text = "; ".join(parts) + (f"; loses {', '.join(lost[:4])}" if lost else "")
+        if reruns:
+            text += f"; re-creates {_names(reruns)}"
+        return {"kind": "replaces", "summary": text}
+    if not detail:
+        return {"kind": "none", "summary": "no resource changes"}
+    shown = ", ".join(f"{n} {op}{'d' if op.endswith('e') else 'ed'}" for op, n in sorted(counts.items())
+                      if op != "replace")
+    text = "in place" + (f" ({shown})" if shown else "")
+    if reruns:
+        text += f"; re-creates {_names(reruns)} (they run again)"
+    return {"kind": "in place", "summary": text}
 
 
 #: How :func:`outcome` names replaced resources, most important first.
@@ -290,19 +319,21 @@ _TYPE_NAMES = (("oci:ContainerEngine/cluster:Cluster", "the cluster"),
 
 
 def _names(gone: list) -> str:
+    """What ``gone`` (``(type, name)`` pairs) is, most important first: "the cluster, 2 node pools and 3 Kubernetes
+    objects (2 Job, 1 ConfigMap)"."""
     parts = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for typ, noun in _TYPE_NAMES:
-        members = [c for c in gone if c.type == typ]
-        seen.update(c.urn for c in members)
+        members = [c for c in gone if c[0] == typ]
+        seen.update(members)
         if members:
             parts.append(noun if noun.startswith("the ") else f"{len(members)} {noun}" + ("s" if len(members) > 1
                                                                                           else ""))
-    rest = [c for c in gone if c.urn not in seen]
+    rest = [c for c in gone if c not in seen]
     kinds: dict[str, int] = {}
-    for c in rest:
-        if c.type.startswith("kubernetes:"):
-            kind = c.type.rsplit(":", 1)[-1]
+    for typ, _ in rest:
+        if typ.startswith("kubernetes:"):
+            kind = typ.rsplit(":", 1)[-1]
             kinds[kind] = kinds.get(kind, 0) + 1
     k8s = sum(kinds.values())
     other = len(rest) - k8s
@@ -377,7 +408,8 @@ def write(refresh: bool = False, only: Iterable[str] = (), log=print) -> int:
     doc = load()
     entries = doc.setdefault("entries", {})
     todo = [c for c in cases() if (not only or c.id in only)
-            and (refresh or only or entries.get(c.id, {}).get("digest") != c.digest())]
+            and (refresh or only or entries.get(c.id, {}).get("digest") != c.digest()
+                 or ("changes" not in entries[c.id] and entries[c.id]["kind"] != "invalid"))]
     known = {c.id for c in cases()}
     for stale in [k for k in entries if k not in known]:
         del entries[stale]

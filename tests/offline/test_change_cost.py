@@ -45,15 +45,27 @@ def test_outcomes_are_sorted_by_what_pulumi_up_would_do():
     assert changecost.outcome([_c("update"), _c("create", name="y")])["summary"] == "in place (1 created, 1 updated)"
     cluster = _c("replace", "oci:ContainerEngine/cluster:Cluster", "oke", replace_because=("kmsKeyId",))
     pools = [_c("replace", "oci:ContainerEngine/nodePool:NodePool", f"p{i}") for i in range(2)]
-    job = _c("replace", "kubernetes:batch/v1:Job", "gate")
-    found = changecost.outcome([cluster, *pools, job])
+    ns = _c("replace", "kubernetes:core/v1:Namespace", "ns")
+    found = changecost.outcome([cluster, *pools, ns])
     assert found["kind"] == "replaces"
-    assert found["summary"].startswith("replaces the cluster, 2 node pools and 1 Kubernetes object (1 Job)")
-    assert "loses" in found["summary"] and "etcd" not in found["summary"]  # the short reason, not the whole text
+    assert found["summary"].startswith("replaces the cluster, 2 node pools and 1 namespace; loses ")
+    assert "etcd" not in found["summary"]  # the short reason, not the whole text
     refused = changecost.outcome([_c("update", refused=("spec.x: immutable",))])
     assert refused["kind"] == "refused" and "x: spec.x" in refused["summary"]
     deleted = changecost.outcome([_c("delete", "oci:FileStorage/fileSystem:FileSystem", "fs")])
     assert deleted["kind"] == "replaces" and deleted["summary"].startswith("deletes the FSS file system")
+
+
+def test_a_job_that_runs_again_is_no_loss():
+    """A one-off Job replaced (a new image or script) runs again: the change stays in place, and says so."""
+    found = changecost.outcome([_c("replace", "kubernetes:batch/v1:Job", "gate"), _c("update")])
+    assert found["kind"] == "in place"
+    assert found["summary"] == "in place (1 updated); re-creates 1 Kubernetes object (1 Job) (they run again)"
+
+
+def test_the_summary_is_rendered_again_from_the_stored_details():
+    found = changecost.outcome([_c("update"), _c("delete", "kubernetes:core/v1:Namespace", "ns")])
+    assert changecost.summarize(found["changes"]) == {"kind": found["kind"], "summary": found["summary"]}
 
 
 def test_a_case_the_model_refuses_for_every_candidate_is_recorded_as_not_derived():
