@@ -43,6 +43,7 @@ outputs-docs: $(STAMP)
 ## and Pulumi.yaml's config schema from the config model, the NSG rules (docs/networking.md), the output contract
 ## (docs/outputs.md) and the policy packs' tables (docs/policies.md); tests/components/test_docs.py fails when one is stale
 docs: $(STAMP)
+	$(PY) -m offline.changecost --write
 	$(PY) -m oke_rdma.docs --write
 	$(PY) -m policies.doc --write
 

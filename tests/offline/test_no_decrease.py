@@ -34,9 +34,9 @@ def test_raised_unknown_or_unrelated_values_pass(typ, path, old, new):
     assert lowered(typ, {path: old}, {path: new}) == []
 
 
-def test_a_kubernetes_downgrade_against_the_previous_plan_is_refused(tmp_path):
+def test_a_kubernetes_downgrade_against_the_previous_plan_is_refused(tmp_path, dev_plan_file):
     plan = tmp_path / "plan.json"
-    assert preview("--stack", "dev", "--json", str(plan)).returncode == 0
+    plan.write_text(dev_plan_file[0].read_text())
 
     def downgrade(config):
         config["oke-rdma:cluster"]["kubernetesVersion"] = "v1.33.10"
@@ -149,11 +149,11 @@ def test_a_control_plane_is_upgraded_one_minor_version_at_a_time(old, new, refus
     assert lowered(POOL, {"kubernetesVersion": old}, {"kubernetesVersion": new}) == []
 
 
-def test_a_skipped_minor_version_against_the_previous_plan_is_refused_with_the_step_to_take(tmp_path):
+def test_a_skipped_minor_version_against_the_previous_plan_is_refused_with_the_step_to_take(tmp_path, dev_plan_file):
     """v1.34.1 -> v1.36.1 with --previous: exit 4 naming the config key and the next step, never the advice to
     replace the cluster (replaceOnChanges), which would destroy it."""
     plan = tmp_path / "plan.json"
-    assert preview("--stack", "dev", "--json", str(plan)).returncode == 0
+    plan.write_text(dev_plan_file[0].read_text())
 
     def skip(config):
         config["oke-rdma:cluster"]["kubernetesVersion"] = "v1.36.1"
