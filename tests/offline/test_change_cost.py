@@ -10,7 +10,7 @@ from offline import changecost
 from offline.replacement import Change
 
 #: Cases previewed again on every run: an everyday in-place change, a structural one and one that replaces.
-SAMPLE = ("nodePools.<pool>.size", "a new tenant", "cluster.cniType")
+SAMPLE = ("nodePools.<pool>.size", "a new tenant", "cluster.kmsKeyId")
 
 
 def test_every_reference_key_and_structural_change_has_a_current_result():

@@ -172,3 +172,23 @@ def test_a_summary_line_is_cut_between_words_only():
     cut = _cut(line, 60)
     assert len(cut) <= 60 and cut.endswith("…")
     assert line.startswith(cut[:-1].rstrip(", ")) and line[len(cut[:-1].rstrip())] in " ,"
+
+
+def _fake_run(statements):
+    from types import SimpleNamespace
+    return SimpleNamespace(resources=[], diagnostics=[("info", "x")], advisories=[],
+                           stack_urn="urn:pulumi:dev::oke-rdma::pulumi:pulumi:Stack::oke-rdma-dev",
+                           outputs={"policyStatements": statements, "region": "sa-saopaulo-1"},
+                           analyzed_resources=lambda: [])
+
+
+def test_iam_statements_are_listed_only_when_they_change():
+    from types import SimpleNamespace
+
+    from offline.report import render_changes
+    report = SimpleNamespace(packs=[], violations=[], not_run=[])
+    previous = {"resources": [], "outputs": {"policyStatements": ["Allow a"], "region": "sa-saopaulo-1"}}
+    same = render_changes("dev", _fake_run(["Allow a"]), report, False, [], "old.json", previous)
+    assert "IAM statements" not in same and "Outputs: none changed" in same and "(1 info message: --details)" in same
+    grown = render_changes("dev", _fake_run(["Allow a", "Allow b"]), report, False, [], "old.json", previous)
+    assert "IAM statements (2):" in grown and "    Allow b" in grown
