@@ -269,8 +269,9 @@ def outcome(changes: Iterable) -> dict[str, Any]:
 
 
 #: Kubernetes kinds whose replacement loses nothing: a one-off Job runs again (its pod template is immutable, so a
-#: new image or script is a new Job), a ConfigMap holding a script is written again.
-RERUN_KINDS = ("kubernetes:batch/v1:Job", "kubernetes:core/v1:ConfigMap")
+#: new image or script is a new Job), a ConfigMap holding a script is written again, a StorageClass (its parameters
+#: are immutable) is created again and applies to claims made afterwards, volumes it provisioned are untouched.
+RERUN_KINDS = ("kubernetes:batch/v1:Job", "kubernetes:core/v1:ConfigMap", "kubernetes:storage.k8s.io/v1:StorageClass")
 
 
 def summarize(detail: list) -> dict[str, str]:
@@ -303,7 +304,7 @@ def summarize(detail: list) -> dict[str, str]:
                       if op != "replace")
     text = "in place" + (f" ({shown})" if shown else "")
     if reruns:
-        text += f"; re-creates {_names(reruns)} (they run again)"
+        text += f"; re-creates {_names(reruns)} (nothing is lost)"
     return {"kind": "in place", "summary": text}
 
 
@@ -413,6 +414,9 @@ def write(refresh: bool = False, only: Iterable[str] = (), log=print) -> int:
     known = {c.id for c in cases()}
     for stale in [k for k in entries if k not in known]:
         del entries[stale]
+    for entry in entries.values():  # the wording follows summarize(), without previewing again
+        if "changes" in entry:
+            entry.update(summarize(entry["changes"]))
     if not todo:
         save(doc)
         return 0

@@ -158,8 +158,11 @@ def _cut(line: str, width: int) -> str:
     if len(line) <= width:
         return line
     head = line[:max(width - 1, 1)]
-    stop = max(head.rfind(" "), head.rfind(","))
-    if stop > len(line) - len(line.lstrip()) + 4:
+    indent = len(line) - len(line.lstrip()) + 4
+    stop = head.rfind(", ")  # between list items first ("1 Job, 3 Pod…" would leave a count without its noun)
+    if stop <= indent:
+        stop = head.rfind(" ")
+    if stop > indent:
         head = head[:stop + (1 if head[stop] == "," else 0)]
     return head.rstrip() + "…"
 

@@ -85,8 +85,8 @@ def _cost_cell(entry: Optional[dict]) -> str:
     if entry["kind"] == "invalid":
         return "not derived (needs other keys set with it: preview your stack with --previous)"
     value = entry.get("value")
-    shown = value if isinstance(value, (str, int, float, bool)) else ("a changed map" if isinstance(value, dict)
-                                                                      else "a changed list")
+    shown = (str(value).lower() if isinstance(value, bool) else value if isinstance(value, (str, int, float))
+             else "a changed map" if isinstance(value, dict) else "a changed list")
     return f"{entry['summary']} (previewed: set to `{shown}`)" if entry["kind"] != "none" else entry["summary"]
 
 

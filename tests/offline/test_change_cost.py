@@ -60,7 +60,7 @@ def test_a_job_that_runs_again_is_no_loss():
     """A one-off Job replaced (a new image or script) runs again: the change stays in place, and says so."""
     found = changecost.outcome([_c("replace", "kubernetes:batch/v1:Job", "gate"), _c("update")])
     assert found["kind"] == "in place"
-    assert found["summary"] == "in place (1 updated); re-creates 1 Kubernetes object (1 Job) (they run again)"
+    assert found["summary"] == "in place (1 updated); re-creates 1 Kubernetes object (1 Job) (nothing is lost)"
 
 
 def test_the_summary_is_rendered_again_from_the_stored_details():
