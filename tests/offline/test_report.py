@@ -149,7 +149,7 @@ def test_a_protected_resource_names_the_config_key_that_unprotects_it(typ, urn_p
 
 def test_a_change_line_shows_old_and_new_values_masks_secrets_and_never_cuts_a_word():
     from offline.replacement import Change
-    from offline.report import change_lines
+    from offline.report_changes import change_lines
     from offline.values import SECRET_SIG
 
     secret = {SECRET_SIG[0]: SECRET_SIG[1], "value": "hunter2"}
@@ -185,7 +185,7 @@ def _fake_run(statements):
 def test_iam_statements_are_listed_only_when_they_change():
     from types import SimpleNamespace
 
-    from offline.report import render_changes
+    from offline.report_changes import render_changes
     report = SimpleNamespace(packs=[], violations=[], not_run=[])
     previous = {"resources": [], "outputs": {"policyStatements": ["Allow a"], "region": "sa-saopaulo-1"}}
     same = render_changes("dev", _fake_run(["Allow a"]), report, False, [], "old.json", previous)
