@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -105,15 +106,21 @@ class Case:
 
 
 def base_doc(base: str) -> dict:
-    """The ``config:`` map of a base stack as YAML reads it."""
-    doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())["config"]
+    """The ``config:`` map of a base stack as YAML reads it (a fresh copy: callers edit it)."""
+    return json.loads(base_text(base))
+
+
+@functools.lru_cache(maxsize=None)
+def _base_text(base: str, stack_file: str) -> str:
+    doc = yaml.safe_load(stack_file)["config"]
     if base == "lustre":
         doc.setdefault(f"{NS}:storage", {})["lustre"] = copy.deepcopy(LUSTRE)
-    return doc
+    return json.dumps(doc, sort_keys=True)
 
 
 def base_text(base: str) -> str:
-    return json.dumps(base_doc(base), sort_keys=True)
+    """The base stack's config as canonical JSON (read from Pulumi.dev.yaml each time, parsed once per content)."""
+    return _base_text(base, (ROOT / "Pulumi.dev.yaml").read_text())
 
 
 def _parts(key: str) -> tuple[str, list[str]]:
