@@ -44,6 +44,7 @@ outputs-docs: $(STAMP)
 ## (docs/outputs.md), the policy packs' tables (docs/policies.md) and the example fleet's rendered objects
 ## (fleet/rendered, docs/fleet.md); tests/components/test_docs.py and tests/fleet/test_render.py fail when one is stale
 docs: $(STAMP)
+	$(PY) -m offline.changecost --write
 	$(PY) -m oke_rdma.docs --write
 	$(PY) -m policies.doc --write
 	$(PY) -m oke_rdma.fleet render --fleet fleet/fleet.yaml

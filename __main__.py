@@ -10,6 +10,7 @@ from oke_rdma import adapter
 from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
+from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
 from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
@@ -35,6 +36,8 @@ if limit_problems := adapter.service_limit_problems(config):  # OCI service limi
 for warning in adapter.idle_pool_warnings(config):  # GPUs no tenant's quota reaches: said before pulumi up
     pulumi.log.warn(warning)
 prefix = config.name_prefix
+for warning in pairing_warnings(config):  # declared, but cannot work on these nodes: the next step would fail
+    pulumi.log.warn(warning)
 
 network = Network(f"{prefix}-network", adapter.network_args(config))
 # IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the

@@ -242,7 +242,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.run",
+                                     description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--runs", type=int, default=5, help="runs per stack (median reported; default 5)")
     parser.add_argument("--pools", type=_ints, default=[1, 8, 32, 64], help="node pool counts (default 1,8,32,64)")
     parser.add_argument("--tenants", type=_ints, default=[2, 50, 200], help="tenant counts (default 2,50,200)")

@@ -205,7 +205,7 @@ def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[A
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m offline.preview", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m offline.preview", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--stack", default=None, help=(
         "stack name; reads Pulumi.<stack>.yaml (default: dev). With --config-file, the stack previewed (URNs, "
         "--previous); default: <stack> of a file named Pulumi.<stack>.yaml, else dev"))
@@ -394,7 +394,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     timings.mark("policies")
     changes = run.changes
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
-                 details=args.details))
+                 details=args.details, previous_plan=previous))
     if args.json:
         try:
             args.json.write_text(dumps(to_json(stack, run, report, changes)), encoding="utf-8")

@@ -2,6 +2,7 @@
 
 Two views of one run (:func:`render`):
 
+* with ``--previous``, only what changes and the findings (:mod:`offline.report_changes`);
 * the default **summary**: one line per component with its resources counted by type (NSG rules counted per NSG),
   only the changed resources when compared with a previous plan (plus the count of unchanged ones), the counts, the
   Replacements block grouped by cause, the errors, diagnostics, policy findings, what was not checked, the IAM
@@ -155,7 +156,17 @@ def terminal_width() -> int:
 
 
 def _cut(line: str, width: int) -> str:
-    return line if len(line) <= width else line[:max(width - 1, 1)] + "…"
+    """``line`` shortened to ``width`` at a word boundary (a space or a comma), never inside a word, with ``…``."""
+    if len(line) <= width:
+        return line
+    head = line[:max(width - 1, 1)]
+    indent = len(line) - len(line.lstrip()) + 4
+    stop = head.rfind(", ")  # between list items first ("1 Job, 3 Pod…" would leave a count without its noun)
+    if stop <= indent:
+        stop = head.rfind(" ")
+    if stop > indent:
+        head = head[:stop + (1 if head[stop] == "," else 0)]
+    return head.rstrip() + "…"
 
 
 def _header(stack: str, unknowns: bool, previous: Optional[str]) -> list[str]:
@@ -438,8 +449,14 @@ def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes:
 
 
 def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
-           previous: Optional[str] = None, details: bool = False, width: Optional[int] = None) -> str:
-    """The human report: the summary view, or the full tree with ``details``."""
+           previous: Optional[str] = None, details: bool = False, width: Optional[int] = None,
+           previous_plan: Optional[dict] = None) -> str:
+    """The human report: the summary view (only the changes when compared with ``previous_plan``), or the full
+    tree with ``details``."""
     if details:
         return render_details(stack, run, report, unknowns, changes, previous)
+    if changes is not None:
+        from offline.report_changes import render_changes
+        return render_changes(stack, run, report, unknowns, changes, previous, previous_plan,
+                              width or terminal_width())
     return render_summary(stack, run, report, unknowns, changes, previous, width or terminal_width())

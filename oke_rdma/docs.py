@@ -4,7 +4,12 @@ stale ones (exit 1).
 Each part sits in a page between ``<!-- <name>:begin -->`` and ``<!-- <name>:end -->`` lines (in Pulumi.yaml: below
 the line :data:`PULUMI_YAML_MARKER`) and is rendered from the code it documents:
 
-- ``docs/configuration.md`` ``config-table``: every config key (:mod:`oke_rdma.config.reference`);
+- ``docs/configuration.md`` ``config-table``: every config key (:mod:`oke_rdma.config.reference`), with what
+  changing it costs as the offline preview plans it (:data:`CHANGE_COST`, written by ``python -m offline.changecost
+  --write``);
+- ``docs/library.md`` ``components``: every component, its ``*Args`` and outputs (:mod:`oke_rdma.components_doc`);
+- ``docs/scheduling.md`` ``nccl-values``: the smoke test's NCCL settings per RDMA shape (:mod:`oke_rdma.facts.nccl`);
+- ``docs/operations.md`` ``day-two``: the everyday changes and every change that replaces or is refused;
 - ``Pulumi.yaml``: the ``config:`` schema and the list of map-valued keys (same source);
 - ``docs/networking.md`` ``nsg-rules``: every NSG rule (:func:`oke_rdma.network.rule_table_markdown`);
 - ``docs/outputs.md`` ``outputs-table``: the output contract (:func:`oke_rdma.outputs.render_table`);
@@ -66,9 +71,55 @@ class Part:
         return text.replace(begin + old + end, begin + new + end, 1)
 
 
+#: What each config change costs, previewed by ``python -m offline.changecost --write`` (make docs).
+CHANGE_COST = ROOT / "offline" / "change_cost.json"
+
+
+def change_cost() -> dict:
+    """The change-cost results (``offline/change_cost.json``): ``{"entries": {id: {key, label, value, kind,
+    summary}}, "everyday": [id...]}``; empty when not generated yet."""
+    import json
+    return json.loads(CHANGE_COST.read_text()) if CHANGE_COST.exists() else {"entries": {}, "everyday": []}
+
+
+def _cost_cell(entry: Optional[dict]) -> str:
+    if not entry:
+        return "not previewed yet (make docs)"
+    if entry["kind"] == "invalid":
+        return "not derived (needs other keys set with it: preview your stack with --previous)"
+    value = entry.get("value")
+    shown = (str(value).lower() if isinstance(value, bool) else value if isinstance(value, (str, int, float))
+             else "a changed map" if isinstance(value, dict) else "a changed list")
+    return f"{entry['summary']} (previewed: set to `{shown}`)" if entry["kind"] != "none" else entry["summary"]
+
+
 def _config_table() -> str:
     from .config.reference import render_table
-    return render_table()
+    entries = change_cost()["entries"]
+    return render_table({key: _cost_cell(entries.get(key)) for key in entries} | {
+        row: _cost_cell(None) for row in _reference_keys() if row not in entries})
+
+
+def _reference_keys() -> list[str]:
+    from .config.reference import iter_rows
+    return [row.path for row in iter_rows() if not (row.type.startswith("map") and not (
+        "any YAML" in row.type or "→ string" in row.type or "→ number" in row.type))]
+
+
+def _day_two_table() -> str:
+    """docs/operations.md's day-two table: the everyday changes first, then every key whose change replaces or is
+    refused, each with what it costs (from :data:`CHANGE_COST`)."""
+    doc = change_cost()
+    entries = doc["entries"]
+    lines = ["| change | key | what the preview plans |", "|---|---|---|"]
+    everyday = [i for i in doc.get("everyday", []) if i in entries]
+    costly = [i for i, e in sorted(entries.items()) if e["kind"] in ("replaces", "refused") and i not in everyday]
+    for ident in everyday + costly:
+        entry = entries[ident]
+        what = entry.get("label") or ("an everyday change" if ident in everyday else "")
+        cell = _cost_cell(entry).replace("|", "\\|")
+        lines.append(f"| {what} | `{entry['key']}` | {cell} |")
+    return "\n".join(lines) + "\n"
 
 
 def _pulumi_schema() -> str:
@@ -96,8 +147,21 @@ def _constraints() -> str:
     return render_markdown()
 
 
+def _components() -> str:
+    from .components_doc import render_table
+    return render_table()
+
+
+def _nccl_values() -> str:
+    from .facts.nccl import render_table
+    return render_table()
+
+
 PARTS = (
     Part(DOCS / "configuration.md", "config-table", _config_table),
+    Part(DOCS / "scheduling.md", "nccl-values", _nccl_values),
+    Part(DOCS / "library.md", "components", _components),
+    Part(DOCS / "operations.md", "day-two", _day_two_table),
     Part(PULUMI_YAML, None, _pulumi_schema),
     Part(DOCS / "networking.md", "nsg-rules", _nsg_rules),
     Part(DOCS / "outputs.md", "outputs-table", _outputs_table),

@@ -11,7 +11,9 @@
   Lustre CSI driver (``lustre.csi.oraclecloud.com``, ``volumeHandle: <MGS address>@<LNet>:/<file system name>``,
   ``fsType: lustre``, ``volumeAttributes.setupLnet: "true"`` so the driver configures LNet on the node before it
   mounts), ``ReadWriteMany``, ``Retain``, reserved for the tenant's claim ``lustre-shared`` (``claimRef``/
-  ``volumeName``). With ``client.enabled`` (default) the volume's node affinity requires the node label
+  ``volumeName``). The volume carries the file system's capacity (``capacityGb`` in GB, updated in place when it
+  grows); the claim requests the fixed nominal :data:`~oke_rdma.preparation.STATIC_CLAIM_REQUEST`, so growing the
+  file system never asks the API server to resize a static claim. With ``client.enabled`` (default) the volume's node affinity requires the node label
   ``okerdma.io/lustre-client: "true"``, which a node registers with only when its Lustre client works
   (``oke_rdma.node_init``): a pod that mounts the volume is scheduled only where the mount can succeed.
 * With ``prepareDirectories`` (default on): each listed tenant's directory ``/<tenant>``, owned by its UID/GID
@@ -47,7 +49,8 @@ from oke_rdma.addons.gpu_operator import GPU_TAINT_KEY
 from oke_rdma.config.lustre import Lustre
 from oke_rdma.config.storage import PREPARATION_NAMESPACE
 from oke_rdma.node_init import LUSTRE_CLIENT_LABEL
-from oke_rdma.preparation import preparation_job, preparation_namespace, tenant_directory
+from oke_rdma.preparation import (STATIC_CLAIM_IGNORE, STATIC_CLAIM_REQUEST, preparation_job, preparation_namespace,
+                                  tenant_directory)
 
 LUSTRE_CSI_DRIVER = "lustre.csi.oraclecloud.com"
 #: The claim each tenant that asked for the Lustre file system gets in its namespace.
@@ -240,8 +243,9 @@ class LustreStorage(pulumi.ComponentResource):
                                                f"{ANNOTATION_PREFIX}/gid": str(gid)}
                 k8s.core.v1.PersistentVolumeClaim(f"{prefix}-{namespace}-{CLAIM_NAME}", metadata=metadata, spec={
                     "accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": pv_name,
-                    "resources": {"requests": {"storage": f"{cfg.capacity_gb}G"}}},
-                    opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=deps + claim_deps)))
+                    "resources": {"requests": {"storage": STATIC_CLAIM_REQUEST}}},
+                    opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(
+                        depends_on=deps + claim_deps, ignore_changes=list(STATIC_CLAIM_IGNORE))))
                 self.claim_names[tenant] = CLAIM_NAME
 
         self.register_outputs({"fileSystemId": self.file_system_id, "nsgId": self.nsg_id,
@@ -259,8 +263,9 @@ class LustreStorage(pulumi.ComponentResource):
         claim = k8s.core.v1.PersistentVolumeClaim(f"{prefix}-{PREPARATION_CLAIM}", metadata={
             "name": PREPARATION_CLAIM, "namespace": PREPARATION_NAMESPACE, "labels": labels}, spec={
             "accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": pv_name,
-            "resources": {"requests": {"storage": f"{args.config.capacity_gb}G"}}},
-            opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=[namespace, volume])))
+            "resources": {"requests": {"storage": STATIC_CLAIM_REQUEST}}},
+            opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(
+                depends_on=[namespace, volume], ignore_changes=list(STATIC_CLAIM_IGNORE))))
         return preparation_job("lustre", name_prefix=prefix, plan=self.preparation_plan,
                                image=args.config.preparation_image, claim_name=PREPARATION_CLAIM,
                                namespace=PREPARATION_NAMESPACE, labels=labels, parent=self, provider=args.provider,

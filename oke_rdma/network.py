@@ -376,7 +376,11 @@ class Network(pulumi.ComponentResource):
             ]), child)
 
         public_roles = {"publicLoadBalancers"} if net.public_load_balancers else set()
-        if net.api_endpoint.public:
+        if net.api_endpoint.public or net.api_endpoint.public_subnet:
+            # A public IP needs a subnet that allows them, and a subnet's prohibitPublicIpOnVnic is immutable, so a
+            # subnet made public up front lets the endpoint's public IP be switched in place later (OKE API
+            # UpdateClusterEndpointConfig: isPublicIpEnabled, "if set to true on a private subnet, the cluster update
+            # will fail"; oci-go-sdk containerengine UpdateClusterEndpointConfigDetails, checked 2026-12-01).
             public_roles.add("controlPlane")
         public_rt = None
         if public_roles:

@@ -41,6 +41,22 @@ PREPARATION_POD_SECURITY = "baseline"
 #: Capabilities the preparation container adds back after dropping ALL: chown, write and chmod what root does not own.
 PREPARATION_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER")
 
+#: The storage request of every claim bound to a static volume (FSS's and Lustre's): a fixed nominal value, never
+#: the file system's size. A static claim cannot grow (the PersistentVolumeClaimResize admission plugin grows only a
+#: claim provisioned by a StorageClass with ``allowVolumeExpansion``) and no claim's request may shrink, while a
+#: PersistentVolume's ``spec.capacity`` is mutable (``ValidatePersistentVolumeUpdate`` keeps only the volume source,
+#: ``volumeMode`` and a set ``nodeAffinity`` immutable). So the size lives on the volume alone, and the claim asks for
+#: the smallest quantity the config accepts (1Mi), which every volume satisfies (the binder checks request <=
+#: capacity even for a pre-bound claim). The PV controller resyncs a bound claim (``syncBoundClaim`` → ``bind``) and
+#: copies the volume's capacity into the claim's ``status.capacity``, so ``kubectl get pvc`` shows the grown size.
+#: Sources: kubernetes pkg/apis/core/validation/validation.go ``ValidatePersistentVolumeUpdate``;
+#: plugin/pkg/admission/storage/persistentvolume/resize/admission.go; pkg/controller/volume/persistentvolume/
+#: pv_controller.go ``syncBoundClaim``; checked 2026-12-01.
+STATIC_CLAIM_REQUEST = "1Mi"
+#: ``ignoreChanges`` of those claims: a claim created by an earlier version (its request was the capacity) keeps
+#: its request, since lowering it to :data:`STATIC_CLAIM_REQUEST` is refused by the API server.
+STATIC_CLAIM_IGNORE = ("spec.resources.requests.storage",)
+
 
 def tenant_directory(path: str, uid: int, gid: int) -> dict[str, Any]:
     """One plan entry: ``path`` (relative to the file system's top) owned by ``uid:gid``, mode

@@ -21,7 +21,9 @@
   matched to a dynamic class), ``volumeAttributes.encryptInTransit: "true"`` with in-transit TLS, and a
   ``claimRef`` to its claim; and a ``PersistentVolumeClaim`` ``fss-shared`` in the tenant's namespace with
   ``volumeName`` set to that volume — bound both ways, so no other claim can take the volume and the claim takes
-  no other volume. The claim's annotations ``okerdma.io/sub-path``, ``okerdma.io/uid``, ``okerdma.io/gid`` say
+  no other volume. ``capacity`` is written on the volume only (mutable: a larger value is an in-place update); the
+  claim requests the nominal :data:`~oke_rdma.preparation.STATIC_CLAIM_REQUEST` (a static claim cannot be resized,
+  so its request never follows the capacity). The claim's annotations ``okerdma.io/sub-path``, ``okerdma.io/uid``, ``okerdma.io/gid`` say
   which directory is the tenant's and which non-root IDs its pods run as (``securityContext.runAsUser`` /
   ``runAsGroup``): root is squashed to 65534 on the export, so only the owner can write.
 * Squash-safe preparation (``storage.fss.prepareDirectories``, default on): a ``Namespace`` ``oke-rdma-storage``
@@ -52,8 +54,9 @@ import pulumi_kubernetes as k8s
 
 from oke_rdma.config import Fss, SharedStorage
 from oke_rdma.config.storage import PREPARATION_NAMESPACE
-from oke_rdma.preparation import (PREPARE_SCRIPT, SHARED_TOP_MODE, TENANT_DIR_MODE,  # noqa: F401 - re-exported
-                                  preparation_job, preparation_job_name, preparation_namespace, tenant_directory)
+from oke_rdma.preparation import (PREPARE_SCRIPT, SHARED_TOP_MODE, STATIC_CLAIM_IGNORE,  # noqa: F401 - re-exported
+                                  STATIC_CLAIM_REQUEST, TENANT_DIR_MODE, preparation_job, preparation_job_name,
+                                  preparation_namespace, tenant_directory)
 
 FSS_CSI_DRIVER = "fss.csi.oraclecloud.com"
 #: The claim every tenant that asked for shared storage gets in its namespace.
@@ -219,8 +222,10 @@ class SharedVolumes(pulumi.ComponentResource):
                         f"{ANNOTATION_PREFIX}/gid": str(share.gid)}),
                     spec=k8s.core.v1.PersistentVolumeClaimSpecArgs(
                         access_modes=["ReadWriteMany"], storage_class_name="", volume_name=pv_name,
-                        resources=k8s.core.v1.VolumeResourceRequirementsArgs(requests={"storage": capacity}))),
-                k8s_opts([args.namespaces[ns], volume, *claim_deps]))
+                        resources=k8s.core.v1.VolumeResourceRequirementsArgs(
+                            requests={"storage": STATIC_CLAIM_REQUEST}))),
+                pulumi.ResourceOptions.merge(k8s_opts([args.namespaces[ns], volume, *claim_deps]),
+                                             pulumi.ResourceOptions(ignore_changes=list(STATIC_CLAIM_IGNORE))))
             self.volumes[tenant], self.claims[tenant] = volume, claim
             self.claim_names[tenant] = CLAIM_NAME
             self.volume_handles[tenant] = handle

@@ -61,7 +61,8 @@ class GpuSharing(_Model):
     replicas: Optional[int] = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS, description=(
         "Pods per GPU with `timeSlicing` (the device plugin advertises each GPU this many times)."))
     profile: Optional[str] = Field(None, description=(
-        "The MIG profile with `mig`, one the shape's GPU supports (e.g. `all-1g.10gb` on H100)."))
+        "The MIG profile with `mig`, one the shape's GPU supports (e.g. `1g.10gb` on H100, `1g.18gb` on H200); "
+        "the nodes are labelled `nvidia.com/mig.config=all-<profile>`."))
 
     @property
     def shared(self) -> bool:

@@ -159,7 +159,13 @@ class ApiEndpoint(_Model):
     with no host bits, listed once, no broader than /8: see :data:`MIN_API_CLIENT_PREFIX`; together no more than
     one /8 of public addresses: :data:`MAX_API_CLIENT_PUBLIC_ADDRESSES`)."""
 
-    public: bool = Field(False, description="Give the Kubernetes API endpoint a public IP (in a public subnet).")
+    public: bool = Field(False, description=(
+        "Give the Kubernetes API endpoint a public IP (in a public subnet). Turning it on later replaces the "
+        "control-plane subnet and the cluster, unless the stack was created with `publicSubnet: true`."))
+    public_subnet: bool = Field(False, description=(
+        "Create the control-plane subnet public (public IPs allowed, internet route) while the endpoint stays "
+        "private: `public` then switches in place (OKE UpdateClusterEndpointConfig). Created networks only; set it "
+        "when the stack is created (changing it replaces the subnet and the cluster)."))
     allowed_cidrs: StrList = Field(default=(), description=(
         "Client CIDRs allowed to reach TCP 6443; required when public; networks with no host bits, none broader "
         "than /8 (the largest block IANA allocates to one registry)."))

@@ -19,7 +19,7 @@ import textwrap
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Iterator, Literal, Optional, Union
+from typing import Any, Iterator, Literal, Mapping, Optional, Union
 
 import yaml
 from pydantic import BaseModel
@@ -180,12 +180,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_table() -> str:
-    """The Markdown reference table (header, separator, one row per key), ending with a newline."""
-    lines = ["| key | type | default | bounds | meaning |", "|---|---|---|---|---|"]
+def render_table(change: Optional[Mapping[str, str]] = None) -> str:
+    """The Markdown reference table (header, separator, one row per key), ending with a newline. With ``change``
+    (key path → what changing it costs: ``offline.changecost``), a last column says it."""
+    head = "| key | type | default | bounds | meaning |" + (" changing it |" if change is not None else "")
+    lines = [head, "|---|---|---|---|---|" + ("---|" if change is not None else "")]
     for row in iter_rows():
+        cost = f" {_cell(change.get(row.path, ''))} |" if change is not None else ""
         lines.append(f"| `{row.path}` | {_cell(row.type)} | {_cell(row.default)} | {_cell(row.bounds) or ''} | "
-                     f"{_cell(row.description)} |")
+                     f"{_cell(row.description)} |{cost}")
     return "\n".join(lines) + "\n"
 
 

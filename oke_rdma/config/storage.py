@@ -127,16 +127,17 @@ class SharedStorage(_Model):
     ``uid`` / ``gid``: the non-root POSIX IDs the tenant's pods run as (``runAsUser``/``runAsGroup``) and that own
     its directory; default :func:`derived_id` of the tenant name. Root in a pod is squashed to 65534 by the export
     (``identitySquash: ROOT``), so only these IDs can write there.
-    ``capacity``: the size written on the PersistentVolume and its claim (a Kubernetes quantity such as ``1Ti``).
-    FSS grows without provisioning, so it limits nothing on its own; a ResourceQuota on ``requests.storage`` in the
-    tenant's namespace counts it.
+    ``capacity``: the size written on the tenant's PersistentVolume (a Kubernetes quantity such as ``1Ti``); raising
+    or lowering it is an in-place update of the volume. FSS grows without provisioning, so it limits nothing on its
+    own. The claim requests a fixed nominal ``1Mi`` (``oke_rdma.preparation.STATIC_CLAIM_REQUEST``: a static claim
+    cannot be resized), so a ResourceQuota on ``requests.storage`` counts 1Mi per tenant claim.
     """
 
     sub_path: Optional[str] = Field(None, description=(
         "Mount only `<exportPath>/<subPath>` (relative, e.g. `research`; the directory must exist)."))
     capacity: str = Field("1Ti", description=(
-        "Size written on the volume and claim, a Kubernetes quantity (FSS is elastic; counts against a "
-        "`requests.storage` quota)."))
+        "Size written on the tenant's PersistentVolume, a Kubernetes quantity (FSS is elastic; changed in place; "
+        "the claim requests a nominal 1Mi)."))
     uid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID, description=(
         "UID the tenant's pods write as and its directory is owned by (default: derived from the tenant name)."))
     gid: Optional[int] = Field(default=None, ge=MIN_TENANT_ID, le=MAX_TENANT_ID, description=(

@@ -258,12 +258,10 @@ def test_nccl_allreduce_example_essentials():
     assert ":" in c["image"] and not c["image"].endswith(":latest")
 
 
-def test_dev_preview_json_shows_the_objects_and_edges(tmp_path):
+def test_dev_preview_json_shows_the_objects_and_edges(dev_plan_file):
     import json
 
-    from offline.preview import main
-    assert main(["--stack", "dev", "--json", str(tmp_path / "plan.json")]) == 0
-    plan = json.loads((tmp_path / "plan.json").read_text())
+    plan = json.loads(dev_plan_file[0].read_text())
     by_name = {r["name"]: r for r in plan["resources"]}
     kueue = by_name["okerdma-dev-kueue"]["urn"]
     kinds = sorted(r["type"].rsplit(":", 1)[1] for r in plan["resources"] if r["type"].startswith(KUEUE))

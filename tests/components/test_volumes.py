@@ -78,7 +78,9 @@ def test_each_volume_and_claim_are_bound_both_ways():
         assert pvc.inputs["metadata"]["namespace"] == tenant and pvc.inputs["metadata"]["name"] == "fss-shared"
         assert pvc.inputs["spec"]["volumeName"] == f"okerdma-dev-{tenant}-fss"
         assert pvc.inputs["spec"]["storageClassName"] == "" and pvc.inputs["spec"]["accessModes"] == ["ReadWriteMany"]
-        assert pvc.inputs["spec"]["resources"]["requests"] == {"storage": capacity}
+        # the size lives on the volume (mutable); the static claim asks for a nominal 1Mi it never has to resize
+        assert pvc.inputs["spec"]["resources"]["requests"] == {"storage": "1Mi"}
+        assert pvc.ignore_changes == ["spec.resources.requests.storage"]  # a claim made with its size keeps it
         ns = one(run.resources, NS, f"okerdma-dev-ns-{tenant}")
         assert ns.urn in pvc.dependencies and pv.urn in pvc.dependencies
         assert pv.provider and pv.provider.startswith(one(run.resources, "pulumi:providers:kubernetes").urn)

@@ -157,3 +157,10 @@ def test_a_gpu_quota_without_cpu_or_memory_is_refused(field, quota):
     found = problems(tenants={"research": {"quota": quota}})
     assert any(p.startswith(f"oke-rdma:tenants.research.quota.{field}: 0 with 16 GPUs") for p in found), found
     assert load_dev_config().tenants["research"].quota.cpu > 0  # the control loads
+
+
+def test_the_mig_profile_example_of_the_reference_is_accepted_on_its_shape():
+    """The reference's example (1g.10gb on H100, 1g.18gb on H200) passes the MIG rule on those shapes."""
+    from oke_rdma.config.fleet import mig_instances
+    assert mig_instances("BM.GPU.H100.8", "1g.10gb") == 7 and mig_instances("BM.GPU.H200.8", "1g.18gb") == 7
+    assert mig_instances("BM.GPU.H100.8", "all-1g.10gb") is None  # the label's form is not a profile

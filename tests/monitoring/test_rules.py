@@ -3,7 +3,6 @@ every recording rule an expected value; rules read only metrics an exporter or a
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,15 +11,14 @@ import yaml
 
 from oke_rdma.monitoring import facts
 from tests.monitoring.promql import metric_names
+from tests.systemtools import require
 
 HERE = Path(__file__).resolve().parent
 TEST_FILES = (HERE / "alerts_test.yaml", HERE / "metering_test.yaml")
 
 
 def promtool() -> str:
-    path = shutil.which("promtool")
-    assert path, "promtool is missing: install Debian's prometheus package (.ci/run does: apt-get install prometheus)"
-    return path
+    return require("promtool")
 
 
 def rules() -> list[dict]:

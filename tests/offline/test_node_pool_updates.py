@@ -14,10 +14,9 @@ def _cycling(config: dict) -> None:
     config["oke-rdma:nodePools"]["gpu"]["cycling"] = {"enabled": True, "maxSurge": "1", "maxUnavailable": "0"}
 
 
-def test_a_node_property_change_without_cycling_warns_that_existing_nodes_keep_the_old_one(tmp_path, capsys):
-    code, _ = dev_plan(tmp_path, "base.json")
-    assert code == 0
-    capsys.readouterr()
+def test_a_node_property_change_without_cycling_warns_that_existing_nodes_keep_the_old_one(tmp_path, capsys,
+                                                                                          dev_plan_file):
+    (tmp_path / "base.json").write_text(dev_plan_file[0].read_text())
     code, _ = dev_plan(tmp_path, "nvme.json", _nvme, "--previous", str(tmp_path / "base.json"))
     out = capsys.readouterr().out
     assert code == 0, out

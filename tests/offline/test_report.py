@@ -27,14 +27,13 @@ def _run(capsys, *args):
     return code, out.out, out.err
 
 
-def test_the_dev_summary_fits_80_lines_of_100_columns_and_counts_nsg_rules_per_nsg(tmp_path, capsys):
-    code, out, _ = _run(capsys, "--stack", "dev", "--json", str(tmp_path / "p.json"))
-    assert code == 0
+def test_the_dev_summary_fits_80_lines_of_100_columns_and_counts_nsg_rules_per_nsg(dev_plan_file):
+    path, out = dev_plan_file
     lines = out.splitlines()
     assert len(lines) <= 80, len(lines)
     tables = out.split("\nResources:")[0].splitlines()[2:] + out.split("\nOutputs:\n")[1].splitlines()
     assert max(len(line) for line in tables) <= DEFAULT_WIDTH  # messages and IAM statements are never cut
-    doc = json.loads((tmp_path / "p.json").read_text())
+    doc = json.loads(path.read_text())
     top = [r for r in doc["resources"] if r["parent"].endswith("::pulumi:pulumi:Stack::oke-rdma-dev")]
     assert f"Components and top-level resources ({len(top)}) of pulumi:pulumi:Stack oke-rdma-dev:" in out
     network = next(line for line in lines if line.startswith(" +  okerdma-dev-network "))
@@ -59,8 +58,8 @@ def test_details_show_the_whole_tree_and_every_output(capsys):
     assert "hostNetwork pods (RDMA training pods) are not Cilium endpoints" in table
 
 
-def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_path, capsys):
-    _run(capsys, "--stack", "dev", "--json", str(tmp_path / "old.json"))
+def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_path, capsys, dev_plan_file):
+    (tmp_path / "old.json").write_text(dev_plan_file[0].read_text())
     doc = yaml.safe_load((ROOT / "Pulumi.dev.yaml").read_text())
     doc["config"]["oke-rdma:nodePools"]["gpu"]["size"] = 4
     (tmp_path / "Pulumi.dev.yaml").write_text(yaml.safe_dump(doc))
@@ -69,8 +68,14 @@ def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_p
     assert code == 0
     unchanged = len(json.loads((tmp_path / "old.json").read_text())["resources"])  # every other one, root included
     assert f"Changes (1; {unchanged} unchanged not listed):" in out
-    assert " ~   oci:ContainerEngine/nodePool:NodePool okerdma-dev-gpu update [diff: ~nodeConfigDetails.size]" in out
+    assert " ~  oci:ContainerEngine/nodePool:NodePool okerdma-dev-gpu (update)\n      nodeConfigDetails.size: 2 → 4\n" in out
     assert "okerdma-dev-system" not in out.split("Changes (")[1].split("Resources:")[0]
+    # a one-key change fits one screen: only what changes and the findings, no unchanged IAM statement or output
+    lines = out.splitlines()
+    assert len(lines) <= 40, out
+    assert "IAM statements" not in out and "    nodePools.gpu.size: 2 → 4" in out and "clusterId" not in out
+    # wrapped at the width; only a single unbreakable word (an OCID) may run past it; the header names the plan path
+    assert all(len(line) <= DEFAULT_WIDTH or " " not in line.strip() for line in lines[1:] if "…" not in line)
 
 
 def test_an_esc_stack_file_exits_2_naming_config_json(tmp_path, capsys):
@@ -94,8 +99,8 @@ def _config_json(secret_blinded: bool) -> dict:
     return out
 
 
-def test_the_output_of_pulumi_config_json_previews_like_the_stack_file(tmp_path, capsys):
-    _run(capsys, "--stack", "dev", "--json", str(tmp_path / "file.json"))
+def test_the_output_of_pulumi_config_json_previews_like_the_stack_file(tmp_path, capsys, dev_plan_file):
+    (tmp_path / "file.json").write_text(dev_plan_file[0].read_text())
     (tmp_path / "config.json").write_text(json.dumps(_config_json(False)))
     code, _, err = _run(capsys, "--stack", "dev", "--config-json", str(tmp_path / "config.json"), "--json",
                         str(tmp_path / "cj.json"))
@@ -145,3 +150,50 @@ def test_a_protected_resource_names_the_config_key_that_unprotects_it(typ, urn_p
     change = Change(f"urn:pulumi:dev::{urn_project}::{typ}::x", typ, "x", "delete", protect=True)
     assert protect_hint(change) == hint
     assert any(hint in line for line in errors_block([change]))
+
+
+def test_a_change_line_shows_old_and_new_values_masks_secrets_and_never_cuts_a_word():
+    from offline.replacement import Change
+    from offline.report_changes import change_lines
+    from offline.values import SECRET_SIG
+
+    secret = {SECRET_SIG[0]: SECRET_SIG[1], "value": "hunter2"}
+    change = Change("urn:pulumi:dev::oke-rdma::kubernetes:core/v1:Secret::s", "kubernetes:core/v1:Secret", "s",
+                    "update", changed=("stringData.password", "metadata.labels.team"))
+    old = {"stringData": {"password": secret}, "metadata": {"labels": {"team": "research and development " * 3}}}
+    new = {"stringData": {"password": secret}, "metadata": {"labels": {"team": "platform"}}}
+    lines = change_lines(change, old, new, 60)
+    text = "\n".join(lines)
+    assert "stringData.password: [secret] → [secret]" in text and "hunter2" not in text
+    assert "→ platform" in text
+    words = set(" ".join(old["metadata"]["labels"]["team"].split()).split())
+    assert words <= set(text.split())  # wrapped, every word whole
+    assert all(len(line) <= 60 for line in lines)
+
+
+def test_a_summary_line_is_cut_between_words_only():
+    from offline.report import _cut
+    line = " ~  okerdma-dev-gpu (NodePool): nodeConfigDetails.size, nodeShape, nodeSourceDetails.imageId changed"
+    cut = _cut(line, 60)
+    assert len(cut) <= 60 and cut.endswith("…")
+    assert line.startswith(cut[:-1].rstrip(", ")) and line[len(cut[:-1].rstrip())] in " ,"
+
+
+def _fake_run(statements):
+    from types import SimpleNamespace
+    return SimpleNamespace(resources=[], diagnostics=[("info", "x")], advisories=[],
+                           stack_urn="urn:pulumi:dev::oke-rdma::pulumi:pulumi:Stack::oke-rdma-dev",
+                           outputs={"policyStatements": statements, "region": "sa-saopaulo-1"},
+                           analyzed_resources=lambda: [])
+
+
+def test_iam_statements_are_listed_only_when_they_change():
+    from types import SimpleNamespace
+
+    from offline.report_changes import render_changes
+    report = SimpleNamespace(packs=[], violations=[], not_run=[])
+    previous = {"resources": [], "outputs": {"policyStatements": ["Allow a"], "region": "sa-saopaulo-1"}}
+    same = render_changes("dev", _fake_run(["Allow a"]), report, False, [], "old.json", previous)
+    assert "IAM statements" not in same and "Outputs: none changed" in same and "(1 info message: --details)" in same
+    grown = render_changes("dev", _fake_run(["Allow a", "Allow b"]), report, False, [], "old.json", previous)
+    assert "IAM statements (2):" in grown and "    Allow b" in grown

@@ -35,9 +35,12 @@ def check_fleet(cfg: StackConfig) -> list[str]:
                             f"and RDMA NICs); remove gpuSharing or share a separate non-RDMA GPU pool")
             continue
         if not pool.gpus:
-            problems.append(f"{_key(at + ('mode',))}: {pool.shape} has no NVIDIA GPUs to share"
-                            f"{'' if pool.gpus == 0 else ' (or gpusPerNode is unset)'}; remove gpuSharing or pick a "
-                            f"GPU shape")
+            # gpusPerNode helps time-slicing on a shape oke-rdma does not know; MIG needs a GPU it knows, so there
+            # setting it would change nothing
+            hint = " (or gpusPerNode is unset)" if pool.gpus is None and sharing.mode == TIME_SLICING else ""
+            problems.append(f"{_key(at + ('mode',))}: {pool.shape} has no NVIDIA GPUs to share{hint}; remove "
+                            f"gpuSharing or pick a GPU shape"
+                            + (" with MIG (A100/H100/H200)" if sharing.mode == MIG else ""))
             continue
         if not cfg.platform.gpu_operator.device_plugin:
             problems.append(f"{_key(at + ('mode',))}: GPU sharing is done by the GPU Operator's device plugin, which "

@@ -272,6 +272,9 @@ def check_network(cfg: StackConfig) -> list[str]:
         nets = {role: ipaddress.IPv4Network(plan[role]) for role in roles}
         problems += cidr_problems(cfg, nets, lambda role: _key(("network", "subnets", role)),
                                   vcn=ipaddress.IPv4Network(net.vcn_cidr))
+    if api.public_subnet and net.brought:
+        problems.append(f"{_key(('network', 'apiEndpoint', 'publicSubnet'))}: has no effect on a brought network "
+                        f"(its control-plane subnet is yours); remove it")
     if api.public and not api.allowed_cidrs and net.creates_nsgs:
         problems.append(f"{_key(('network', 'apiEndpoint', 'allowedCidrs'))}: a public API endpoint needs the "
                         f"client CIDRs allowed to reach TCP 6443; list them (never 0.0.0.0/0)")

@@ -1,0 +1,130 @@
+"""The offline preview's report with ``--previous``: only what changes and the findings, the same in a terminal and
+in CI. Each changed resource with its changed properties ``old → new`` (secrets masked, a long value named rather
+than printed), wrapped at the width and never cut inside a word; the counts, the Replacements (with the API
+endpoint's in-place way when a subnet's public-IP setting replaces it), stateful, error and node-pool blocks of
+:mod:`offline.report`; the warnings the program logged (info messages counted); the policy findings; the IAM
+statements only when they change; and only the stack outputs that change, path by path.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from offline.engine import ProgramRun
+from offline.replacement import Change
+from offline.report import (DEFAULT_WIDTH, IAM_OUTPUTS, OP_SYMBOLS, _counts, _header, _hide, _policy_lines,
+                            errors_block, iam_section, node_pool_block, replacements_block, stateful_block)
+from offline.values import mask
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    """``text`` wrapped to ``width`` at spaces (a word longer than a line keeps its own line, whole), every line
+    after the first indented by ``indent``."""
+    import textwrap
+
+    return textwrap.wrap(text, width=width, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [text]
+
+
+#: A value longer than this is not printed in the change list (the JSON plan and --details hold it).
+LONG_VALUE = 160
+#: At most this many changed paths are listed per resource; the rest are counted.
+MAX_PATHS = 6
+
+
+def _value(value: Any) -> str:
+    """A changed value for the change list: masked (secrets ``[secret]``), compact JSON for objects, ``(none)``
+    for an absent one, ``(N characters)`` when longer than :data:`LONG_VALUE`."""
+    if value is None:
+        return "(none)"
+    shown = mask(value)
+    text = shown if isinstance(shown, str) else json.dumps(shown, sort_keys=True, separators=(",", ":"))
+    text = _hide(text)
+    return text if len(text) <= LONG_VALUE else f"({len(text)} characters: see --details or the JSON plan)"
+
+
+def change_lines(change: Change, old: Optional[dict], new: Optional[dict], width: int) -> list[str]:
+    """One changed resource: its operation, type and name, then each changed path ``old → new`` (at most
+    :data:`MAX_PATHS`, the rest counted), wrapped at ``width`` without cutting a word."""
+    from offline.replacement import _value_at
+
+    head = f" {OP_SYMBOLS[change.op]} {change.type} {change.name} ({change.op})"
+    lines = _wrap(head, width, "      ")
+    if change.op not in ("update", "replace"):
+        return lines
+    paths = list(change.changed)
+    immutable = set(change.replace_because)
+    for path in paths[:MAX_PATHS]:
+        before = _value_at(old or {}, path)
+        after = _value_at(new or {}, path)
+        mark = "  [forces replacement]" if path in immutable else ""
+        lines += _wrap(f"      {path}: {_value(before)} → {_value(after)}{mark}", width, "          ")
+    if len(paths) > MAX_PATHS:
+        lines.append(f"      … and {len(paths) - MAX_PATHS} more changed paths (--details, the JSON plan)")
+    return lines
+
+
+#: A subnet replaced because its public-IP setting changed (immutable): what it means for the API endpoint, and the
+#: in-place way where the program has one (oke-rdma's ``network.apiEndpoint.publicSubnet``).
+PUBLIC_SUBNET_HINT = (
+    "hint: a subnet's public-IP setting (prohibitPublicIpOnVnic) cannot change in place, so a subnet turned public "
+    "or private is replaced with everything in it; for the control-plane subnet that is the cluster. The API "
+    "endpoint's public IP itself is switched in place by OKE (UpdateClusterEndpointConfig) when its subnet is "
+    "already public: a stack created with network.apiEndpoint.publicSubnet: true turns network.apiEndpoint.public "
+    "on and off as an update (docs/networking.md)")
+
+
+def endpoint_hint(changes: Optional[list[Change]]) -> list[str]:
+    """:data:`PUBLIC_SUBNET_HINT` when a subnet is replaced (or refused) for a changed ``prohibitPublicIpOnVnic``."""
+    hit = any(c.type == "oci:Core/subnet:Subnet" and c.op == "replace" and "prohibitPublicIpOnVnic" in c.changed
+              for c in changes or [])
+    return ["", PUBLIC_SUBNET_HINT] if hit else []
+
+
+def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes: list[Change],
+                   previous: Optional[str], previous_plan: Optional[dict], width: int = DEFAULT_WIDTH) -> str:
+    """The summary with ``--previous``: only what changes and the findings. Each changed resource with its changed
+    properties ``old → new`` (masked, wrapped, never cut inside a word), the counts, the Replacements, stateful,
+    error and node-pool blocks, the warnings the program logged (info messages counted), the policy findings, the
+    IAM statements only when they change, and only the stack outputs that change (``old → new``)."""
+    before = {r["urn"]: r.get("inputs") for r in (previous_plan or {}).get("resources", [])}
+    aliases = dict(getattr(run, "aliased", {}) or {})
+    now = {r.urn: r.inputs for r in run.resources}
+    lines = _header(stack, unknowns, previous)
+    changed = [c for c in changes if c.op != "same"]
+    lines.append(f"Changes ({len(changed)}; {len(changes) - len(changed) + 1} unchanged not listed):")
+    for c in changed:
+        old = before.get(c.urn, before.get(aliases.get(c.urn, ""), None))
+        lines += change_lines(c, old, now.get(c.urn), width)
+    if not changed:
+        lines.append("    no resource changes")
+    lines += _counts(run, changes) + replacements_block(changes) + endpoint_hint(changes) + stateful_block(changes)
+    lines += errors_block(changes) + node_pool_block(changes, run)
+    infos = [m for severity, m in run.diagnostics if severity == "info"]
+    notable = [(severity, m) for severity, m in run.diagnostics if severity != "info"]
+    if notable or infos:
+        project = run.stack_urn.split("::")[1]
+        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
+        lines += [f"    {severity}: {_hide(message)}" for severity, message in notable]
+        if infos:
+            lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
+    lines += _policy_lines(run, report)
+    old_outputs = (previous_plan or {}).get("outputs") or {}
+    new_outputs = {k: mask(v) for k, v in run.outputs.items()}
+    if any(json.dumps(old_outputs.get(k), sort_keys=True) != json.dumps(new_outputs.get(k), sort_keys=True)
+           for k in IAM_OUTPUTS if k in new_outputs or k in old_outputs):
+        lines += iam_section(run)
+    moved = [k for k in sorted(set(old_outputs) | set(new_outputs)) if k not in IAM_OUTPUTS
+             and json.dumps(old_outputs.get(k), sort_keys=True) != json.dumps(new_outputs.get(k), sort_keys=True)]
+    lines += ["", f"Outputs changed ({len(moved)}):" if moved else "Outputs: none changed"]
+    from offline.replacement import _value_at, changed_paths
+    for key in moved:
+        before, after = {key: old_outputs.get(key)}, {key: new_outputs.get(key)}
+        paths = changed_paths(before, after)
+        for path in paths[:MAX_PATHS]:
+            lines += _wrap(f"    {path}: {_value(_value_at(before, path))} → {_value(_value_at(after, path))}",
+                           width, "        ")
+        if len(paths) > MAX_PATHS:
+            lines.append(f"    … and {len(paths) - MAX_PATHS} more changed paths under {key} (--details)")
+    return "\n".join(lines)
