@@ -242,6 +242,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("kubernetesVersion must be one OKE offers in the region", "oke-cluster", "create,upgrade", "config",
            "oke_rdma.config.checks.oci_facts:check_kubernetes_versions",
            _SHP + "test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones"),
+        _c("A patch OKE no longer offers cannot create a cluster or node pool", "oke-cluster", "create", "preview",
+           "offline.versions:withdrawn_creations",
+           "tests/offline/test_withdrawn_versions.py::test_a_new_cluster_on_a_withdrawn_version_is_refused"),
         _c("The control plane is upgraded one minor version at a time and never downgraded", "oke-cluster",
            "upgrade", "preview", "preview:offline.immutable:ONE_MINOR_AT_A_TIME",
            _NOD + "test_a_skipped_minor_version_against_the_previous_plan_is_refused_with_the_step_to_take"),
@@ -595,9 +598,13 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("The chart version fits the cluster's Kubernetes version and the other add-ons", "kueue",
            "create,upgrade", "config", "oke_rdma.config.checks.platform:check_chart_compatibility",
            "tests/config/test_chart_compatibility.py::test_kubernetes_older_than_kueue_supports_names_both_sides"),
-        _c("Helm never upgrades a chart's crds/ on upgrade", "pulumi-k8s", "upgrade", "none",
-           reason="the CRD-upgrade class is being decided per add-on (docs/operations.md); a chart bump with CRD "
-                  "changes is not yet previewed as a CRD change"),
+        _c("Helm never upgrades a chart's crds/ on upgrade: a bump of such a chart is refused until its CRDs are "
+           "applied (crdsApplied); a value that stops a chart's own CRD upgrade is refused", "pulumi-k8s", "upgrade",
+           "preview", "oke_rdma.config.checks.crds:check_crd_lifecycle",
+           "tests/offline/test_addon_upgrades.py::test_a_crds_dir_chart_bump_is_refused_until_its_crds_are_applied"),
+        _c("An add-on Kueue drives is at least the version that Kueue release supports", "kueue", "create,upgrade",
+           "config", "oke_rdma.config.checks.compat:check_addon_compatibility",
+           "tests/config/test_addon_compat.py::test_an_operator_older_than_kueue_drives_is_refused_naming_both"),
     ),
     "kubernetes:yaml/v2:ConfigGroup": (
         _c("A vendored manifest is the pinned file, byte for byte", "operators", "create,upgrade", "config",
