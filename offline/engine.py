@@ -34,6 +34,7 @@ from offline.mocks import (  # noqa: F401 (re-exported: the names callers import
 from offline.policy_eval import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
+from offline.transforms import Transforms
 from offline.values import mask
 
 PROJECT = "oke-rdma"
@@ -65,6 +66,12 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.advisories: list[str] = []
         #: What the Kubernetes provider would refuse inside a remote component (``pulumi preview`` fails on it).
         self.errors: list[str] = []
+        #: Resource and stack transforms, run as the engine runs them (:mod:`offline.transforms`).
+        self.transforms = Transforms()
+
+    def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
+        self.transforms.add_stack(request)
+        return super().RegisterStackTransform(request)
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.type == "pulumi:pulumi:Stack":
@@ -74,6 +81,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 with self._order:
                     self.on_record(stack_resource(response.urn))
             return response
+        request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
         urn = self.make_urn(request.parent, request.type, request.name)
         inputs = json_format.MessageToDict(request.object)
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
@@ -97,6 +105,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         finally:
             self.mocks._pending.value = None
         outputs = json_format.MessageToDict(response.object) if response.object else {}
+        self.transforms.remember(response.urn, request)
         self.ids[response.urn] = response.id
         if request.replaceOnChanges:
             self.replace_on_changes[response.urn] = list(request.replaceOnChanges)
@@ -111,7 +120,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
-        children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors)
+        children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors,
+                                             remote=bool(request.remote))
         self.advisories += advisories
         for child in children:
             self._record_child(child)

@@ -114,18 +114,25 @@ def _documents(text: str, where: str) -> tuple[list[dict], list[str]]:
 
 
 def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Optional[str] = None,
-                  errors: Optional[list[str]] = None) -> tuple[list[EngineResource], list[str]]:
+                  errors: Optional[list[str]] = None, remote: bool = False) -> tuple[list[EngineResource], list[str]]:
     """The children a remote component ``res`` would register that are known offline (managed by ``provider``, the
     component's Kubernetes provider reference), and one advisory per thing that is not (empty lists for any other
     resource). Relative file paths are read from ``cwd`` (default: the working directory, as Pulumi runs a program
     in its project directory). What the Kubernetes provider would refuse, failing ``pulumi preview`` (YAML that does
     not parse, an object without kind, apiVersion or name, a local file that does not exist), is appended to
-    ``errors`` when given, else reported among the advisories."""
+    ``errors`` when given, else reported among the advisories. Any other ``remote`` component (registered with
+    ``remote=True``: a multi-language component whose provider's ``Construct`` registers its children, from a package
+    the offline engine does not model) is one advisory: under mocks it is one opaque resource."""
     what = f"{res.type} {res.name}"
     if res.type in OPAQUE:
         return [], [f"{what}: {OPAQUE[res.type]} are not known offline; the policy pack did not check them "
                     "(pulumi preview with the real provider renders them)"]
     if res.type not in (CONFIG_GROUP, CONFIG_FILE):
+        if remote:
+            package = res.type.split(":", 1)[0]
+            return [], [f"{what}: a remote component of package {package!r}: its provider constructs its children, "
+                        "which are not known offline; the policy packs did not check them (pulumi preview with the "
+                        "package's provider constructs them)"]
         return [], []
     inputs = res.inputs
     prefix = inputs.get("resourcePrefix") if isinstance(inputs.get("resourcePrefix"), str) else res.name
