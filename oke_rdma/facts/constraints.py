@@ -75,6 +75,8 @@ SOURCES: dict[str, tuple[str, str]] = {
     "k8s-quota": ("Kubernetes docs, 'Resource Quotas' (a quota on requests refuses pods without requests)",
                   "2026-11-30"),
     "k8s-pv": ("Kubernetes docs, 'Persistent Volumes' (binding, claimRef, expansion, reclaim policy)", "2026-11-30"),
+    "oke-bv": ("OKE docs, 'Provisioning PVCs on the Block Volume Service' (the built-in StorageClasses oci-bv and oci)",
+               "2026-12-01"),
     "k8s-rbac": ("Kubernetes docs, 'Using RBAC Authorization' (escalate, bind, aggregation)", "2026-11-30"),
     "k8s-vap": ("Kubernetes docs, 'Validating Admission Policy' (paramKind, matchConstraints, CEL cost)", "2026-11-30"),
     "k8s-crd": ("Kubernetes docs, 'Extend the Kubernetes API with CustomResourceDefinitions' (storage versions, "
@@ -468,6 +470,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "test_volume_handle_is_file_system_ocid_mount_target_ip_and_export_path"),
     ),
     "kubernetes:core/v1:PersistentVolumeClaim": (
+        _c("A claim names a StorageClass the cluster has (the stack's own or OKE's oci-bv/oci), or it never binds",
+           "oke-bv", "create", "config", "oke_rdma.config.checks.storage_classes:check_storage_classes",
+           "tests/config/test_storage_classes.py::test_prometheus_on_a_class_nobody_creates_is_refused_naming_the_key"),
         _c("A claim's request only grows, and only if its class allows expansion", "k8s-pv", "update", "preview",
            "preview:offline.immutable:resize_refused",
            _NOD + "test_a_grown_claim_is_refused_unless_its_class_allows_volume_expansion"),
