@@ -35,7 +35,7 @@ from offline.policy_eval import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
 from offline.transforms import Transforms
-from offline.values import mask
+from offline.values import UNKNOWN, mask
 
 PROJECT = "oke-rdma"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -68,6 +68,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.errors: list[str] = []
         #: Resource and stack transforms, run as the engine runs them (:mod:`offline.transforms`).
         self.transforms = Transforms()
+        self._k8s_namespaces: dict[str, Any] = {}  # Kubernetes provider URN → its namespace input
 
     def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
         self.transforms.add_stack(request)
@@ -121,11 +122,19 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
         children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors,
-                                             remote=bool(request.remote))
+                                             remote=bool(request.remote),
+                                             default_namespace=self._provider_namespace(provider))
         self.advisories += advisories
         for child in children:
             self._record_child(child)
         return response
+
+    def _provider_namespace(self, provider: Optional[str]) -> str:
+        """The default namespace of a Kubernetes provider reference (``<urn>::<id>``): its ``namespace`` input when it
+        is a known string, else ``default`` (what pulumi-kubernetes uses without one)."""
+        urn = provider.rsplit("::", 1)[0] if provider and provider.count("::") > 3 else provider
+        namespace = self._k8s_namespaces.get(urn or "")
+        return namespace if isinstance(namespace, str) and namespace and namespace != UNKNOWN else "default"
 
     def _alias_urns(self, request) -> list[str]:
         """The URNs a registration's aliases name, as the engine resolves them (``source_eval.go``: an alias spec's
@@ -172,6 +181,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self._record(child)
 
     def _record(self, resource: EngineResource) -> None:
+        if resource.type == "pulumi:providers:kubernetes":
+            self._k8s_namespaces[resource.urn] = resource.inputs.get("namespace")
         with self._order:
             self.recorded.append(resource)
             if self.on_record is not None:

@@ -40,6 +40,7 @@ if __package__:  # imported as the package `policies.security`
                    reachability, storage)
     from . import manifests
     from . import node_access
+    from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
     import credentials
@@ -61,6 +62,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import rbac
     import reachability
     import storage
+    from _provider_namespace import namespace_aware
 
 PACK_NAME = "oke-rdma-security"
 PACK_DESCRIPTION = ("Security guardrails for OKE platforms on OCI: least-privilege IAM, no internet exposure, "
@@ -73,6 +75,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *node_access.POLICIES, *rbac.POLICIES, *kubernetes.POLICIES, *pod_security.POLICIES,
                           *privileged_namespaces.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES]
+# Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
+POLICIES = [namespace_aware(p) for p in POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique
