@@ -1,6 +1,7 @@
 """Red-team programs whose objects name no namespace and land in their Kubernetes provider's default namespace
-(``kubernetes.Provider(namespace=...)``): the packs must judge them where they land, not in ``default``. Registered
-into ``programs.CASES`` on import."""
+(``kubernetes.Provider(namespace=...)``): the packs must judge them where they land, not in ``default``; and a Helm
+release whose values are huge (a generated list), judged to its last item. Registered into ``programs.CASES`` on
+import."""
 from __future__ import annotations
 
 import pulumi
@@ -34,3 +35,13 @@ def config_group_role_without_namespace_lands_in_the_providers_kube_system(bad):
          "rules": READ_SECRETS},
         {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "secret-reader"},
          "roleRef": REF, "subjects": USER}], opts=opts)
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def huge_helm_values_hide_a_host_pid_item_at_the_end(bad):
+    """A thousand generated value maps (a dashboard list) with hostPID in the last one: judged, not timed out."""
+    from tests.policies.redteam.programs import release
+    items = [{"name": f"d{i}", "labels": {"a": str(i)}, "spec": {"x": [1, 2, 3]}} for i in range(1000)]
+    if bad:
+        items[-1] = {"hostPID": True}
+    release({"dashboards": items})
