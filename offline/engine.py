@@ -74,6 +74,13 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.transforms.add_stack(request)
         return super().RegisterStackTransform(request)
 
+    def RegisterStackInvokeTransform(self, request):  # noqa: N802 (gRPC method name)
+        self.transforms.add_stack_invoke(request)
+        return super().RegisterStackInvokeTransform(request)
+
+    def Invoke(self, request):  # noqa: N802 (gRPC method name)
+        return super().Invoke(self.transforms.run_invoke(request))  # the engine transforms before the provider answers
+
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.type == "pulumi:pulumi:Stack":
             response = super().RegisterResource(request)

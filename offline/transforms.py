@@ -13,7 +13,8 @@ first the resource's own transforms, then those of its parent, the parent's pare
 transform in the order registered; each one gets a ``TransformRequest`` (type, name, custom, parent, the properties
 and a ``TransformResourceOptions``) through the SDK's callback server over gRPC (``Callbacks.Invoke``), and its
 ``TransformResponse`` replaces the properties and options. Dependencies are re-read from the transformed options'
-``depends_on``. Legacy ``transformations=`` run inside the SDK before the request is sent and need nothing here.
+``depends_on``. Stack invoke transforms (``pulumi.runtime.register_invoke_transform``) are run on every later
+invoke's arguments and options the same way (:meth:`Transforms.run_invoke`). Legacy ``transformations=`` run inside the SDK before the request is sent and need nothing here.
 
 A transform that raises fails the registration as it fails ``pulumi preview``; a transform that cannot be called
 (no callback server answering) is refused with :class:`TransformNotRun`, naming the resource: never a silent pass.
@@ -22,7 +23,6 @@ A transform that raises fails the registration as it fails ``pulumi preview``; a
 from __future__ import annotations
 
 import threading
-from typing import Optional
 
 import grpc
 from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, resource_pb2
@@ -99,11 +99,59 @@ class Transforms:
         self._own: dict[str, list[callback_pb2.Callback]] = {}  # URN → its transforms
         self._parents: dict[str, str] = {}  # URN → parent URN
         self._channels: dict[str, grpc.Channel] = {}
+        self._invoke: list[callback_pb2.Callback] = []
 
     def add_stack(self, callback: callback_pb2.Callback) -> None:
         """A stack transform (``RegisterStackTransform``): it applies to every resource registered after it."""
         with self._lock:
             self._stack.append(callback)
+
+    def add_stack_invoke(self, callback: callback_pb2.Callback) -> None:
+        """A stack invoke transform (``RegisterStackInvokeTransform``): it applies to every later invoke."""
+        with self._lock:
+            self._invoke.append(callback)
+
+    def run_invoke(self, request):
+        """An invoke ``request`` after the stack invoke transforms, in the order registered (the engine's
+        ``wrapInvokeTransformCallback``): each one's ``TransformInvokeResponse`` replaces the arguments and options.
+
+        :raises TransformNotRun: when a transform's callback server does not answer.
+        """
+        with self._lock:
+            callbacks = list(self._invoke)
+        if not callbacks:
+            return request
+        out = resource_pb2.ResourceInvokeRequest()
+        out.CopyFrom(request)
+        for callback in callbacks:
+            opts = resource_pb2.TransformInvokeOptions(provider=out.provider, plugin_download_url=out.pluginDownloadURL,
+                                                       version=out.version)
+            opts.plugin_checksums.update(dict(out.pluginChecksums))
+            call = resource_pb2.TransformInvokeRequest(token=out.tok, args=out.args, options=opts)
+            response = resource_pb2.TransformInvokeResponse.FromString(
+                self._call(callback, call, f"invoke {out.tok}").response)
+            if response.HasField("args"):
+                out.args.CopyFrom(response.args)
+            if response.HasField("options"):
+                out.provider, out.version = response.options.provider, response.options.version
+                out.pluginDownloadURL = response.options.plugin_download_url
+                out.pluginChecksums.clear()
+                out.pluginChecksums.update(dict(response.options.plugin_checksums))
+        return out
+
+    def _call(self, callback: callback_pb2.Callback, message, what: str):
+        """Call one transform through its callback server (``Callbacks.Invoke``), as the engine does."""
+        try:
+            return self._stub(callback.target).Invoke(
+                callback_pb2.CallbackInvokeRequest(token=callback.token, request=message.SerializeToString()),
+                timeout=120)
+        except grpc.RpcError as e:
+            if e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
+                            grpc.StatusCode.INVALID_ARGUMENT):
+                raise TransformNotRun(
+                    f"{what}: a transform applies to it but could not be run offline ({e.code().name}); "
+                    "the policy packs cannot judge what the engine would do") from None
+            raise Exception(f"{what}: a transform failed: {e.details()}") from None
 
     def remember(self, urn: str, request) -> None:
         """Keep ``request``'s transforms and parent under its ``urn`` (after it registered)."""
@@ -138,17 +186,7 @@ class Transforms:
         for callback in callbacks:
             call = resource_pb2.TransformRequest(type=out.type, name=out.name, custom=out.custom, parent=out.parent,
                                                  properties=out.object, options=_options(out))
-            try:
-                answer = self._stub(callback.target).Invoke(
-                    callback_pb2.CallbackInvokeRequest(token=callback.token, request=call.SerializeToString()),
-                    timeout=120)
-            except grpc.RpcError as e:
-                if e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                                grpc.StatusCode.INVALID_ARGUMENT):
-                    raise TransformNotRun(
-                        f"{what}: a resource transform applies to it but could not be run offline ({e.code().name}); "
-                        "the policy packs cannot judge what the engine would register") from None
-                raise Exception(f"{what}: a resource transform failed: {e.details()}") from None
+            answer = self._call(callback, call, what)
             response = resource_pb2.TransformResponse.FromString(answer.response)
             if response.HasField("properties"):
                 out.object.CopyFrom(response.properties)
@@ -170,7 +208,3 @@ class Transforms:
                 channel.close()
             self._channels.clear()
 
-
-def transformed(transforms: Optional[Transforms], request):
-    """``request`` after ``transforms`` (itself when there are none)."""
-    return request if transforms is None else transforms.run(request)

@@ -77,10 +77,30 @@ def test_a_transform_that_cannot_be_called_is_refused_not_skipped():
     request = resource_pb2.RegisterResourceRequest(
         type="oci:ObjectStorage/bucket:Bucket", name="b", custom=True,
         transforms=[callback_pb2.Callback(token="gone", target="127.0.0.1:1")])
-    with pytest.raises(TransformNotRun, match="oci:ObjectStorage/bucket:Bucket b: a resource transform applies"):
+    with pytest.raises(TransformNotRun, match="oci:ObjectStorage/bucket:Bucket b: a transform applies"):
         Transforms().run(request)
 
 
 def test_without_transforms_the_request_is_passed_through_unchanged():
     request = resource_pb2.RegisterResourceRequest(type="oci:ObjectStorage/bucket:Bucket", name="b")
     assert Transforms().run(request) is request
+
+
+def test_a_stack_invoke_transform_changes_the_arguments_the_provider_answers():
+    seen = []
+
+    def retarget(args: pulumi.InvokeTransformArgs):
+        seen.append(args.token)
+        return pulumi.InvokeTransformResult({**args.args, "filters": [{"name": "name", "values": ["transformed"]}]},
+                                            args.opts)
+
+    def program(transform: bool):
+        def body():
+            if transform:
+                pulumi.runtime.register_invoke_transform(retarget)
+            found = oci.core.get_services(filters=[{"name": "name", "values": ["declared"]}])
+            oci.objectstorage.Bucket("b", compartment_id=C, namespace="ns", name=found.filters[0].values[0])
+        return body
+    assert _by_name(_run(program(True)), "b").inputs["name"] == "transformed"
+    assert seen == ["oci:Core/getServices:getServices"]
+    assert _by_name(_run(program(False)), "b").inputs["name"] == "declared"
