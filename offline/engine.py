@@ -173,7 +173,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return found
 
     def _record_child(self, child: EngineResource) -> None:
-        """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other."""
+        """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other.
+        The provider registers it through the engine, so the component's and the stack's transforms apply to it."""
+        self.transforms.run_child(child)
         # an aliased component's children inherit its aliases (named as offline.remote names children)
         child.aliases = ["::".join([*pa.split("::")[:2], f"{pa.split('::')[2]}${child.type}", child.name])
                          for pa in self.alias_urns.get(child.parent or "", [])]

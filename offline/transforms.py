@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 
 import grpc
+from google.protobuf import json_format
 from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, resource_pb2
 
 #: Options copied both ways between ``RegisterResourceRequest`` and ``TransformResourceOptions``: (request field,
@@ -193,6 +194,21 @@ class Transforms:
             if response.HasField("options"):
                 _apply(out, response.options)
         return out
+
+    def run_child(self, child) -> None:
+        """Transform a remote component's child (an :class:`offline.policy_eval.EngineResource` the offline engine
+        registers for the provider) in place: the provider registers it through the resource monitor, so its parent's
+        and the stack's transforms apply as to any other registration."""
+        request = resource_pb2.RegisterResourceRequest(type=child.type, name=child.name, parent=child.parent or "",
+                                                       custom=True, provider=child.provider or "")
+        if not self.applying(request):
+            return
+        json_format.ParseDict(child.inputs, request.object)
+        out = self.run(request)
+        child.inputs = json_format.MessageToDict(out.object)
+        child.protect = out.protect
+        child.ignore_changes = list(out.ignoreChanges)
+        child.dependencies = list(out.dependencies)
 
     def _stub(self, target: str) -> callback_pb2_grpc.CallbacksStub:
         with self._lock:

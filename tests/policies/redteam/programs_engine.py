@@ -81,3 +81,16 @@ def stack_transform_mounts_the_host_root_into_a_pod(bad):
     if bad:
         pulumi.runtime.register_resource_transform(_host_root)
     pod({"containers": [container()]}, ns="research", level="privileged")
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def stack_transform_reaches_the_objects_of_a_config_group(bad):
+    """A ConfigGroup's objects are registered by the Kubernetes provider through the engine: transforms apply."""
+    import pulumi_kubernetes as k8s
+    from tests.policies.redteam.programs import namespace
+    namespace("research", "privileged")
+    if bad:
+        pulumi.runtime.register_resource_transform(_host_root)
+    k8s.yaml.v2.ConfigGroup("cg", objs=[{"apiVersion": "v1", "kind": "Pod",
+                                         "metadata": {"name": "w", "namespace": "research"},
+                                         "spec": {"containers": [container()]}}])
