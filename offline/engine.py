@@ -34,7 +34,8 @@ from offline.mocks import (  # noqa: F401 (re-exported: the names callers import
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
-from offline.values import mask
+from offline.transforms import Transforms
+from offline.values import UNKNOWN, mask
 
 PROJECT = "oke-rdma"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -65,6 +66,20 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.advisories: list[str] = []
         #: What the Kubernetes provider would refuse inside a remote component (``pulumi preview`` fails on it).
         self.errors: list[str] = []
+        #: Resource and stack transforms, run as the engine runs them (:mod:`offline.transforms`).
+        self.transforms = Transforms()
+        self._k8s_namespaces: dict[str, Any] = {}  # Kubernetes provider URN → its namespace input
+
+    def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
+        self.transforms.add_stack(request)
+        return super().RegisterStackTransform(request)
+
+    def RegisterStackInvokeTransform(self, request):  # noqa: N802 (gRPC method name)
+        self.transforms.add_stack_invoke(request)
+        return super().RegisterStackInvokeTransform(request)
+
+    def Invoke(self, request):  # noqa: N802 (gRPC method name)
+        return super().Invoke(self.transforms.run_invoke(request))  # the engine transforms before the provider answers
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
         if request.type == "pulumi:pulumi:Stack":
@@ -74,6 +89,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 with self._order:
                     self.on_record(stack_resource(response.urn))
             return response
+        request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
         urn = self.make_urn(request.parent, request.type, request.name)
         inputs = json_format.MessageToDict(request.object)
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
@@ -97,6 +113,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         finally:
             self.mocks._pending.value = None
         outputs = json_format.MessageToDict(response.object) if response.object else {}
+        self.transforms.remember(response.urn, request)
         self.ids[response.urn] = response.id
         if request.replaceOnChanges:
             self.replace_on_changes[response.urn] = list(request.replaceOnChanges)
@@ -111,11 +128,20 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
-        children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors)
+        children, advisories = expand_remote(resource, provider, cwd=self.cwd, errors=self.errors,
+                                             remote=bool(request.remote),
+                                             default_namespace=self._provider_namespace(provider))
         self.advisories += advisories
         for child in children:
             self._record_child(child)
         return response
+
+    def _provider_namespace(self, provider: Optional[str]) -> str:
+        """The default namespace of a Kubernetes provider reference (``<urn>::<id>``): its ``namespace`` input when it
+        is a known string, else ``default`` (what pulumi-kubernetes uses without one)."""
+        urn = provider.rsplit("::", 1)[0] if provider and provider.count("::") > 3 else provider
+        namespace = self._k8s_namespaces.get(urn or "")
+        return namespace if isinstance(namespace, str) and namespace and namespace != UNKNOWN else "default"
 
     def _alias_urns(self, request) -> list[str]:
         """The URNs a registration's aliases name, as the engine resolves them (``source_eval.go``: an alias spec's
@@ -147,7 +173,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         return found
 
     def _record_child(self, child: EngineResource) -> None:
-        """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other."""
+        """Record an object a remote component (ConfigGroup, ConfigFile) would register, planned like any other.
+        The provider registers it through the engine, so the component's and the stack's transforms apply to it."""
+        self.transforms.run_child(child)
         # an aliased component's children inherit its aliases (named as offline.remote names children)
         child.aliases = ["::".join([*pa.split("::")[:2], f"{pa.split('::')[2]}${child.type}", child.name])
                          for pa in self.alias_urns.get(child.parent or "", [])]
@@ -162,6 +190,8 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self._record(child)
 
     def _record(self, resource: EngineResource) -> None:
+        if resource.type == "pulumi:providers:kubernetes":
+            self._k8s_namespaces[resource.urn] = resource.inputs.get("namespace")
         with self._order:
             self.recorded.append(resource)
             if self.on_record is not None:

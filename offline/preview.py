@@ -59,6 +59,7 @@ from offline.configjson import read_config_json
 from offline.crds import crd_changes
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
 from offline.failure import program_failure
+from offline.node_images import image_version_warnings
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
@@ -393,6 +394,8 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
             print(f"warning: stack outputs do not honour outputs.contract.json: {problem}", file=sys.stderr)
     timings.mark("policies")
     changes = run.changes
+    for warning in image_version_warnings(changes, {r.urn: r.inputs for r in run.resources}):
+        print(f"warning: {warning}", file=sys.stderr)
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details, previous_plan=previous))
     if args.json:

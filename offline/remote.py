@@ -11,7 +11,8 @@ no child is registered and the policy pack would never see them. :func:`expand_r
   v4.32.0-27-g9497796, checked 2026-11-30): type ``kubernetes:<group>/<version>:<Kind>`` (``core`` for the core
   group), name ``<resourcePrefix>:<namespace>/<name>`` (prefix: the component's name unless ``resourcePrefix`` is
   given; namespace only when set), parent the component. A namespaced kind without a namespace gets ``default``
-  (``Normalize`` applies the provider's default namespace; the offline run assumes the default one).
+  (``Normalize`` applies the provider's default namespace: the ``namespace`` of the component's provider when the
+  offline run knows it, else ``default``).
 * List objects (anything whose ``items`` is a list) are expanded into their items, recursively, as the provider's
   ``expand`` does.
 * Where they cannot be known (a chart rendered by Helm, a kustomization, a URL, a value unknown in this preview),
@@ -63,10 +64,11 @@ def _type_token(obj: dict) -> Optional[str]:
     return f"kubernetes:{api if '/' in api else 'core/' + api}:{kind}"
 
 
-def _child(parent: EngineResource, prefix: str, obj: dict, provider: Optional[str]) -> EngineResource:
+def _child(parent: EngineResource, prefix: str, obj: dict, provider: Optional[str],
+           default_namespace: str = "default") -> EngineResource:
     meta = obj.setdefault("metadata", {})
     if obj.get("kind") not in CLUSTER_SCOPED and not meta.get("namespace"):
-        meta["namespace"] = "default"
+        meta["namespace"] = default_namespace
     name = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else str(meta["name"])
     name = f"{prefix}:{name}" if prefix else name
     typ = _type_token(obj) or "kubernetes:unknown"
@@ -114,18 +116,26 @@ def _documents(text: str, where: str) -> tuple[list[dict], list[str]]:
 
 
 def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Optional[str] = None,
-                  errors: Optional[list[str]] = None) -> tuple[list[EngineResource], list[str]]:
+                  errors: Optional[list[str]] = None, remote: bool = False,
+                  default_namespace: str = "default") -> tuple[list[EngineResource], list[str]]:
     """The children a remote component ``res`` would register that are known offline (managed by ``provider``, the
     component's Kubernetes provider reference), and one advisory per thing that is not (empty lists for any other
     resource). Relative file paths are read from ``cwd`` (default: the working directory, as Pulumi runs a program
     in its project directory). What the Kubernetes provider would refuse, failing ``pulumi preview`` (YAML that does
     not parse, an object without kind, apiVersion or name, a local file that does not exist), is appended to
-    ``errors`` when given, else reported among the advisories."""
+    ``errors`` when given, else reported among the advisories. Any other ``remote`` component (registered with
+    ``remote=True``: a multi-language component whose provider's ``Construct`` registers its children, from a package
+    the offline engine does not model) is one advisory: under mocks it is one opaque resource."""
     what = f"{res.type} {res.name}"
     if res.type in OPAQUE:
         return [], [f"{what}: {OPAQUE[res.type]} are not known offline; the policy pack did not check them "
                     "(pulumi preview with the real provider renders them)"]
     if res.type not in (CONFIG_GROUP, CONFIG_FILE):
+        if remote:
+            package = res.type.split(":", 1)[0]
+            return [], [f"{what}: a remote component of package {package!r}: its provider constructs its children, "
+                        "which are not known offline; the policy packs did not check them (pulumi preview with the "
+                        "package's provider constructs them)"]
         return [], []
     inputs = res.inputs
     prefix = inputs.get("resourcePrefix") if isinstance(inputs.get("resourcePrefix"), str) else res.name
@@ -177,4 +187,4 @@ def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Opti
         errors += refused
     else:
         advisories += refused
-    return [_child(res, prefix, copy.deepcopy(o), provider) for o in objs], advisories
+    return [_child(res, prefix, copy.deepcopy(o), provider, default_namespace) for o in objs], advisories

@@ -54,6 +54,7 @@ import pulumi_kubernetes as k8s
 
 from oke_rdma.config import Fss, SharedStorage
 from oke_rdma.config.storage import PREPARATION_NAMESPACE
+from oke_rdma.facts.storage import fss_storage_class
 from oke_rdma.preparation import (PREPARE_SCRIPT, SHARED_TOP_MODE, STATIC_CLAIM_IGNORE,  # noqa: F401 - re-exported
                                   STATIC_CLAIM_REQUEST, TENANT_DIR_MODE, preparation_job, preparation_job_name,
                                   preparation_namespace, tenant_directory)
@@ -181,7 +182,7 @@ class SharedVolumes(pulumi.ComponentResource):
         }
         if fss.kms_key_id:
             parameters["kmsKeyOcid"] = fss.kms_key_id
-        self.storage_class_name = f"{prefix}-fss"
+        self.storage_class_name = fss_storage_class(prefix)
         self.storage_class = k8s.storage.v1.StorageClass(self.storage_class_name, k8s.storage.v1.StorageClassInitArgs(
             metadata=k8s.meta.v1.ObjectMetaArgs(name=self.storage_class_name, labels=labels),
             provisioner=FSS_CSI_DRIVER, parameters=parameters, reclaim_policy="Retain",

@@ -83,6 +83,11 @@ RDMA_TOPOLOGY_LEVELS = (
     "oci.oraclecloud.com/rdma.local_block_id",
     HOSTNAME_LABEL,
 )
+#: The most levels a Kueue ``Topology`` holds: ``TopologySpec.levels`` ``+kubebuilder:validation:MaxItems=16``
+#: (kubernetes-sigs/kueue apis/kueue/v1beta2/topology_types.go, read 2026-12-01; the API server refuses more).
+MAX_TOPOLOGY_LEVELS = 16
+#: Longest prefix of a label key (a DNS subdomain: Kubernetes docs "Labels and Selectors", checked 2026-12-01).
+_LABEL_PREFIX_MAX = 253
 _LABEL_KEY_RE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
                            r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 _IMAGE_RE = re.compile(r"^[a-z0-9.-]+(:[0-9]+)?/[a-z0-9._/-]+(:[A-Za-z0-9._-]+|@sha256:[a-f0-9]{64})$")
@@ -130,7 +135,10 @@ class KueueRelease(HelmRelease):
     @field_validator("topology_levels")
     @classmethod
     def _levels(cls, v: StrList) -> StrList:
-        bad = [level for level in v if not _LABEL_KEY_RE.match(level)]
+        if len(v) > MAX_TOPOLOGY_LEVELS:
+            raise ValueError(f"lists {len(v)} levels; a Kueue Topology holds at most {MAX_TOPOLOGY_LEVELS} (the API "
+                             "server refuses more: Topology spec.levels maxItems); drop the levels no job asks for")
+        bad = [level for level in v if not _LABEL_KEY_RE.match(level) or len(level.rpartition("/")[0]) > _LABEL_PREFIX_MAX]
         if bad:
             raise ValueError(f"must be Kubernetes label keys, got {bad}")
         if len(set(v)) != len(v):

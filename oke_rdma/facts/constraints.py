@@ -75,6 +75,8 @@ SOURCES: dict[str, tuple[str, str]] = {
     "k8s-quota": ("Kubernetes docs, 'Resource Quotas' (a quota on requests refuses pods without requests)",
                   "2026-11-30"),
     "k8s-pv": ("Kubernetes docs, 'Persistent Volumes' (binding, claimRef, expansion, reclaim policy)", "2026-11-30"),
+    "oke-bv": ("OKE docs, 'Provisioning PVCs on the Block Volume Service' (the built-in StorageClasses oci-bv and oci)",
+               "2026-12-01"),
     "k8s-rbac": ("Kubernetes docs, 'Using RBAC Authorization' (escalate, bind, aggregation)", "2026-11-30"),
     "k8s-vap": ("Kubernetes docs, 'Validating Admission Policy' (paramKind, matchConstraints, CEL cost)", "2026-11-30"),
     "k8s-crd": ("Kubernetes docs, 'Extend the Kubernetes API with CustomResourceDefinitions' (storage versions, "
@@ -290,6 +292,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "offline.replacement:Planner",
            "tests/offline/test_node_pool_updates.py::"
            "test_a_node_property_change_without_cycling_warns_that_existing_nodes_keep_the_old_one"),
+        _c("A pool's image matches its Kubernetes version: a version change keeping imageId fails (409)",
+           "oke-pools", "upgrade", "warning", "offline.node_images:image_version_warnings",
+           "tests/offline/test_node_pool_updates.py::"
+           "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_warns_naming_its_image_key"),
         _c("Moving a pool to another Compute Cluster replaces it", "oke-pools", "update", "preview", _FORCE_NEW,
            _CAS + "test_moving_the_compute_cluster_replaces_the_rdma_pool_that_runs_in_it"),
         _c("Node metadata endpoint: IMDSv2 only (legacy endpoint off)", "oke-pools", "create", "pack",
@@ -506,6 +512,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "test_volume_handle_is_file_system_ocid_mount_target_ip_and_export_path"),
     ),
     "kubernetes:core/v1:PersistentVolumeClaim": (
+        _c("A claim names a StorageClass the cluster has (the stack's own or OKE's oci-bv/oci), or it never binds",
+           "oke-bv", "create", "config", "oke_rdma.config.checks.storage_classes:check_storage_classes",
+           "tests/config/test_storage_classes.py::test_prometheus_on_a_class_nobody_creates_is_refused_naming_the_key"),
         _c("A claim's request only grows, and only if its class allows expansion", "k8s-pv", "update", "preview",
            "preview:offline.immutable:resize_refused",
            _NOD + "test_a_grown_claim_is_refused_unless_its_class_allows_volume_expansion"),
@@ -637,6 +646,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("Levels end with kubernetes.io/hostname and are distinct", "kueue", "create", "config",
            "oke_rdma.config.checks.platform:check_platform",
            "tests/config/test_config_platform.py::test_topology_levels_without_hostname_exit_2"),
+        _c("At most 16 levels (the CRD's spec.levels maxItems), each a label key", "kueue", "create", "config",
+           "oke_rdma.addons.kueue:KueueRelease",
+           "tests/config/test_config_platform.py::test_topology_with_more_levels_than_kueue_accepts_exit_2"),
         _c("Levels are immutable: a change replaces the topology (delete before replace)", "kueue", "update",
            "preview", _API_IMMUTABLE, _STA + "test_a_kueue_topology_change_replaces_the_topology_delete_before_replace"),
     ),

@@ -66,3 +66,16 @@ OBJECT_PERMISSIONS_BY_VERB = {
 CHECKPOINT_WRITE_PERMISSIONS = ("OBJECT_CREATE", "OBJECT_OVERWRITE")
 #: The Object Storage service principal of a region, which must ``use`` a bucket's Vault key.
 OBJECT_STORAGE_SERVICE = "objectstorage-{region}"
+
+#: StorageClasses every OKE cluster has: ``oci-bv`` (CSI block volumes; the default class from Kubernetes 1.24) and
+#: ``oci`` (the deprecated FlexVolume plugin). Source: OKE docs "Provisioning PVCs on the Block Volume Service"
+#: ("Two storage classes are defined by default, oci-bv for the CSI volume plugin and oci for the FlexVolume
+#: plugin"), checked 2026-12-01. ``oci-bv-encrypted`` and FSS classes are not built in: a cluster has them only when
+#: someone creates them.
+OKE_BUILTIN_STORAGE_CLASSES = ("oci-bv", "oci")
+
+
+def fss_storage_class(name_prefix: str) -> str:
+    """The name of the File Storage StorageClass the stack declares (``oke_rdma.volumes``) when ``storage.fss`` is
+    enabled: ``<namePrefix>-fss``."""
+    return f"{name_prefix}-fss"

@@ -17,15 +17,16 @@ Kubernetes docs "Objects In Kubernetes" (``apiVersion``, ``kind``, ``metadata``)
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 import yaml  # PyYAML: a dependency of the pulumi SDK, so present wherever the pack runs
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from ._rules import UNKNOWN, elements, read
+    from ._rules import _SENTINELS, UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
-    from _rules import UNKNOWN, elements, read
+    from _rules import _SENTINELS, UNKNOWN, elements, read
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 NAMESPACE = "kubernetes:core/v1:Namespace"
@@ -59,14 +60,31 @@ OBJECT_HOOK_KEYS = frozenset({"extraObjects", "extraManifests", "extraDeploy", "
 _TEMPLATE = "{{"
 
 
-def plain(value: Any) -> Any:
-    """Engine props (proxied, possibly unknown) as plain dicts/lists; unknown parts become :data:`UNKNOWN`."""
-    if value is UNKNOWN or value is None or isinstance(value, (str, int, float, bool)):
+def _unproxied(value: Any) -> Any:
+    """The container a ``pulumi_policy`` proxy wraps (``proxy["__target"]``), or ``value`` itself."""
+    if isinstance(value, (dict, list)):
         return value
-    if hasattr(value, "keys"):
-        return {k: plain(read(value, k)) for k in list(value.keys())}
-    items = elements(value)
-    return UNKNOWN if items is UNKNOWN else [plain(i) for i in items]
+    try:
+        return value["__target"]
+    except (KeyError, IndexError, TypeError):
+        return value
+
+
+def plain(value: Any) -> Any:
+    """Engine props (proxied, possibly unknown) as plain dicts/lists; unknown parts become :data:`UNKNOWN`.
+
+    Reads the containers the proxies wrap directly (an unknown is its sentinel string there): walking a large value
+    through the proxies cost a list copy per item and made the preview linear in tens of milliseconds per item."""
+    if value is UNKNOWN or value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return UNKNOWN if value in _SENTINELS else value
+    raw = _unproxied(value)
+    if isinstance(raw, Mapping):
+        return {k: plain(v) for k, v in raw.items()}
+    if isinstance(raw, Sequence) and not isinstance(raw, (str, bytes)):
+        return [plain(i) for i in raw]
+    return raw
 
 
 def object_type(obj: Any) -> Optional[str]:

@@ -130,3 +130,23 @@ def test_labeler_image_and_namespace_rules():
                      tenants={"research": {"namespace": "oke-rdma-topology"}})
     assert found == ["oke-rdma:tenants.research.namespace: 'oke-rdma-topology' is a system or platform namespace; "
                      "give the tenant its own"]
+
+
+def test_topology_with_more_levels_than_kueue_accepts_exit_2(tmp_path):
+    """Kueue's Topology holds at most 16 levels (its CRD's maxItems): 17 are refused naming the key, 16 pass."""
+    levels = [f"example.com/tier-{i}" for i in range(16)] + ["kubernetes.io/hostname"]
+    out = preview_exit(tmp_path, {"kueue": {"topologyLevels": levels}})
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "oke-rdma:platform.kueue.topologyLevels: lists 17 levels; a Kueue Topology holds at most 16" in out.stderr
+    sixteen = load_dev_config(platform={"kueue": {"topologyLevels": levels[1:]}})
+    assert len(sixteen.platform.kueue.topology_levels) == 16
+
+
+def test_topology_level_with_a_prefix_longer_than_a_dns_subdomain_is_refused():
+    """A label key's prefix is a DNS subdomain (at most 253 characters): a longer one is no label key."""
+    long_prefix = ".".join(["a" * 63] * 4) + ".bc"  # 257 characters
+    assert "must be Kubernetes label keys" in problems(platform={"kueue": {"topologyLevels": [
+        f"{long_prefix}/tier", "kubernetes.io/hostname"]}})[0]
+    fits = ".".join(["a" * 63] * 3) + ".example.com"  # 203 characters
+    ok = load_dev_config(platform={"kueue": {"topologyLevels": [f"{fits}/tier", "kubernetes.io/hostname"]}})
+    assert ok.platform.kueue.topology_levels[0] == f"{fits}/tier"

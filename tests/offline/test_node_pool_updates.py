@@ -39,3 +39,49 @@ def test_with_node_cycling_the_existing_nodes_are_replaced_and_an_unrelated_chan
     code, _ = dev_plan(tmp_path, "size.json", lambda c: (_cycling(c), c["oke-rdma:nodePools"]["gpu"].update(size=3)),
                        "--previous", str(tmp_path / "base.json"))
     assert code == 0 and "Node pools updated in place" not in capsys.readouterr().out
+
+
+def _pool_version(version: str, image_suffix: str = ""):
+    def edit(config: dict) -> None:
+        pool = config["oke-rdma:nodePools"]["gpu"]
+        pool["kubernetesVersion"] = version
+        if image_suffix:
+            pool["imageId"] = pool["imageId"][:-len(image_suffix)] + image_suffix
+    return edit
+
+
+def test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_warns_naming_its_image_key(tmp_path, capsys):
+    """OKE images are per Kubernetes version: a version change that keeps imageId fails with 409, so the preview
+    warns naming nodePools.<pool>.imageId; changing the image too says nothing."""
+    code, _ = dev_plan(tmp_path, "base.json", _pool_version("v1.33.10"))
+    assert code == 0
+    capsys.readouterr()
+    code, _ = dev_plan(tmp_path, "up.json", _pool_version("v1.34.1"), "--previous", str(tmp_path / "base.json"))
+    err = capsys.readouterr().err
+    assert code == 0, err
+    warnings = [x for x in err.splitlines() if "keeps image" in x]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: oke-rdma:nodePools.gpu.imageId: the pool moves "
+                                                         "to Kubernetes v1.34.1"), err
+    assert "oci ce node-pool-options get" in warnings[0]
+    code, _ = dev_plan(tmp_path, "image.json", _pool_version("v1.34.1", "v134"), "--previous",
+                       str(tmp_path / "base.json"))
+    err = capsys.readouterr().err
+    assert code == 0 and "keeps image" not in err, err
+
+
+def test_a_hand_written_pool_without_the_pool_label_is_named_by_its_resource():
+    """A pool the program did not label (a hand-written one) is named by its resource name; a version change together
+    with its image, or a change of another kind, gives no warning."""
+    from offline.node_images import image_version_warnings
+    from offline.replacement import Change
+    urn = "urn:pulumi:s::p::oci:ContainerEngine/nodePool:NodePool::np"
+    inputs = {urn: {"kubernetesVersion": "v1.35.2", "nodeSourceDetails": {"imageId": "ocid1.image.oc1..old"}}}
+
+    def warn(op, *changed):
+        return image_version_warnings([Change(urn, "oci:ContainerEngine/nodePool:NodePool", "np", op,
+                                              changed=changed)], inputs)
+    found = warn("update", "kubernetesVersion")
+    assert len(found) == 1 and found[0].startswith("node pool np: nodeSourceDetails.imageId: the pool moves to "
+                                                   "Kubernetes v1.35.2 but keeps image ocid1.image.oc1..old")
+    assert warn("update", "kubernetesVersion", "nodeSourceDetails.imageId") == []
+    assert warn("update", "nodeMetadata") == [] and warn("replace", "kubernetesVersion") == []

@@ -164,3 +164,24 @@ def test_a_program_directory_is_previewed_as_the_project_its_pulumi_yaml_names(t
                          str(plan)])
     assert code == 0, capsys.readouterr().err
     assert json.loads(plan.read_text())["outputs"]["v"] == "hello"
+
+
+REMOTE_COMPONENT = '''
+class PublicSite(pulumi.ComponentResource):
+    def __init__(self, name, props, opts=None):
+        super().__init__("acme:index:PublicSite", name, props, opts, remote={remote})
+PublicSite("site", {{"bucketAccessType": "ObjectRead"}})
+'''
+
+
+def test_a_remote_component_of_an_unknown_package_is_reported_as_not_checked(tmp_path, capsys):
+    code, out, plan = run(tmp_path, capsys, REMOTE_COMPONENT.format(remote=True))
+    said = ("acme:index:PublicSite site: a remote component of package 'acme': its provider constructs its children, "
+            "which are not known offline")
+    assert code == 0 and said in " ".join(out.out.split()), out.out + out.err
+    assert len(plan["notChecked"]) == 1 and said in plan["notChecked"][0]
+
+
+def test_a_local_component_is_not_reported_as_not_checked(tmp_path, capsys):
+    code, out, plan = run(tmp_path, capsys, REMOTE_COMPONENT.format(remote=False))
+    assert code == 0 and "Not checked offline" not in out.out and not plan["notChecked"], out.out

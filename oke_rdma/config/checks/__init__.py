@@ -19,6 +19,7 @@ from .object_storage import check_object_storage
 from .oci_facts import check_image_regions, check_oci_facts, check_ocid_regions
 from .platform import check_addon_dependencies, check_chart_compatibility, check_platform
 from .storage import check_storage
+from .storage_classes import check_storage_classes
 from .tenants import check_quotas, check_tenants
 from .walls import check_walls
 from .workload_identity import check_workload_identity
@@ -28,7 +29,7 @@ CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
     check_oci_facts, check_fleet, check_object_storage, check_walls,
-    check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility,
+    check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility, check_storage_classes,
 )
 
 

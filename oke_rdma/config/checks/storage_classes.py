@@ -1,0 +1,58 @@
+"""Every StorageClass the stack config names must exist in the cluster: the stack's own (the File Storage class,
+when ``storage.fss`` is enabled) or one OKE creates in every cluster (``oke_rdma.facts.storage``). A claim naming a
+class nobody creates never binds (it stays ``Pending``; Prometheus never starts), and the API server accepts it, so
+nothing else fails before.
+
+The keys that name a class: ``platform.kubePrometheusStack.storageClass`` and, in every add-on's ``values``, any
+``storageClassName`` or ``storageClass`` string (a chart's persistence settings: Grafana's
+``persistence.storageClassName``, Alertmanager's ``volumeClaimTemplate.spec.storageClassName``...). An empty string
+(no dynamic provisioning) and ``"-"`` (the charts' spelling of it) name no class.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from oke_rdma.addons import REGISTRY
+from oke_rdma.facts.storage import OKE_BUILTIN_STORAGE_CLASSES, fss_storage_class
+from .._base import _key
+from ..stack import StackConfig
+
+#: Keys whose string value names a StorageClass in a chart's values.
+_CLASS_KEYS = ("storageClassName", "storageClass")
+_NO_CLASS = ("", "-")
+
+
+def _named(values: Any, at: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """(key path, class name) for every StorageClass named in ``values``, depth first."""
+    if isinstance(values, dict):
+        for k, v in values.items():
+            if k in _CLASS_KEYS and isinstance(v, str):
+                yield at + (str(k),), v
+            else:
+                yield from _named(v, at + (str(k),))
+    elif isinstance(values, list):
+        for i, v in enumerate(values):
+            yield from _named(v, at + (i,))
+
+
+def known_storage_classes(cfg: StackConfig) -> tuple[str, ...]:
+    """The classes the cluster will have: the stack's own, then OKE's built-in ones."""
+    own = (fss_storage_class(cfg.name_prefix),) if cfg.storage.fss.enabled else ()
+    return own + OKE_BUILTIN_STORAGE_CLASSES
+
+
+def check_storage_classes(cfg: StackConfig) -> list[str]:
+    """One problem per config key naming a StorageClass that is neither the stack's nor built into OKE."""
+    known = known_storage_classes(cfg)
+    named: list[tuple[tuple[Any, ...], str]] = []
+    for addon in REGISTRY:
+        release = getattr(cfg.platform, addon.field)
+        at = ("platform", addon.key)
+        own = getattr(release, "storage_class", None)
+        if isinstance(own, str):
+            named.append((at + ("storageClass",), own))
+        named += _named(getattr(release, "values", None) or {}, at + ("values",))
+    return [f"{_key(path)}: StorageClass {name!r} does not exist in the cluster (neither the stack's "
+            f"own nor one OKE creates), so the claim would never bind; use one of {list(known)}"
+            for path, name in named if name not in _NO_CLASS and name not in known]
