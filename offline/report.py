@@ -164,6 +164,8 @@ def _cut(line: str, width: int) -> str:
     stop = head.rfind(", ")  # between list items first ("1 Job, 3 Pod…" would leave a count without its noun)
     if stop <= indent:
         stop = head.rfind(" ")
+    if stop > indent and head[:stop].rstrip().endswith(":") and " " not in line[stop + 1:].strip():
+        return line  # "key: <one long word>" (an OCID, an address): the word is the value; it is never cut
     if stop > indent:
         head = head[:stop + (1 if head[stop] == "," else 0)]
     return head.rstrip() + "…"

@@ -106,7 +106,8 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     if notable or infos:
         project = run.stack_urn.split("::")[1]
         lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
-        lines += [f"    {severity}: {_hide(message)}" for severity, message in notable]
+        lines += [line for severity, message in notable
+                  for line in _wrap(f"    {severity}: {_hide(message)}", width, "      ")]
         if infos:
             lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
     lines += _policy_lines(run, report)

@@ -12,7 +12,7 @@ from oke_rdma.addons.kueue import MANAGED_JOBS_NAMESPACE_SELECTOR, TENANT_LABEL,
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts.charts import kueue_manager_config
 from offline.engine import run_program
-from tests.stackcfg import dev_raw_config, of_type
+from tests.stackcfg import dev_values, dev_raw_config, of_type
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 NAMESPACE = "kubernetes:core/v1:Namespace"
@@ -67,7 +67,7 @@ def test_the_chart_default_is_kept_apart_from_the_selector(dev):
     """Everything else is the chart's own default for the pinned version; its integrations without the kinds of the
     training-operator add-ons the dev stack leaves off."""
     config = _kueue_config(dev)
-    default, _ = kueue_manager_config("0.18.2")
+    default, _ = kueue_manager_config(dev_values()["oke-rdma:platform"]["kueue"]["version"])
     off = {f for a in REGISTRY if a.kueue_frameworks and not a.defaults.enabled for f in a.kueue_frameworks}
     frameworks = config["integrations"].pop("frameworks")
     assert frameworks == [f for f in default["integrations"].pop("frameworks") if f not in off]

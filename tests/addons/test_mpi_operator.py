@@ -292,6 +292,6 @@ def test_the_controller_image_names_its_registry_host():
     objs = objects(MpiOperatorRelease(enabled=True, namespace="mpi"), ValuesContext(tenant_namespaces=("research",)))
     [d] = [o for o in objs if o["kind"] == "Deployment"]
     (c,) = d["spec"]["template"]["spec"]["containers"]
-    assert c["image"] == "docker.io/mpioperator/mpi-operator:0.8.0"
+    assert c["image"] == f"docker.io/mpioperator/mpi-operator:{MpiOperatorRelease().version}"
     assert docker_hub_explicit("busybox") == "docker.io/library/busybox"
     assert docker_hub_explicit("ghcr.io/x/y:1") == "ghcr.io/x/y:1" and docker_hub_explicit("localhost/y") == "localhost/y"

@@ -43,6 +43,7 @@ def test_cluster_options_reach_the_oke_cluster():
     raw = edited(raw, "cluster", ("imageVerificationKeyIds",), [IMG_KEY])
     raw = edited(raw, "cluster", ("openIdConnectDiscovery",), True)
     raw = edited(raw, "cluster", ("cniType",), "FLANNEL_OVERLAY")
+    raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
     for pool in ("gpu", "system"):
         raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
     run = run_component(raw, build_cluster)
@@ -106,6 +107,7 @@ def test_pool_settings_from_config():
 
 def test_flannel_pools_carry_only_the_cni_type():
     raw = edited(RAW, "cluster", ("cniType",), "FLANNEL_OVERLAY")
+    raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
     for pool in ("gpu", "system"):
         raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
     gpu = named(run_component(raw, build_compute), "okerdma-dev-gpu").inputs

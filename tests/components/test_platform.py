@@ -20,9 +20,9 @@ DEV_LEVELS = {"cilium": "privileged", "monitoring": "privileged", "gpu-operator"
 PINNED = {  # Helm release name → (chart, repo, version) in the dev stack
     "cilium": ("cilium", "https://helm.cilium.io", "1.20.0"),
     "kube-prometheus-stack": ("kube-prometheus-stack", "https://prometheus-community.github.io/helm-charts",
-                              "87.2.1"),
-    "gpu-operator": ("gpu-operator", "https://helm.ngc.nvidia.com/nvidia", "v25.10.1"),
-    "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", None, "0.18.2"),
+                              "88.5.3"),
+    "gpu-operator": ("gpu-operator", "https://helm.ngc.nvidia.com/nvidia", "v26.7.0"),
+    "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", None, "0.19.2"),
     "keda": ("keda", "https://kedacore.github.io/charts", "2.20.2"),
 }
 

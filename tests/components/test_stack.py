@@ -33,7 +33,7 @@ def test_every_required_resource_is_declared(run):
                    "oci:ContainerEngine/cluster:Cluster": 1, "oci:Core/computeCluster:ComputeCluster": 1,
                    "oci:ContainerEngine/nodePool:NodePool": 2, "oci:FileStorage/fileSystem:FileSystem": 1,
                    "oci:FileStorage/mountTarget:MountTarget": 1, "oci:FileStorage/export:Export": 2,  # tenants and preparation
-                   "kubernetes:helm.sh/v3:Release": 4, "pulumi:providers:kubernetes": 1}.items():
+                   "kubernetes:helm.sh/v3:Release": 5, "pulumi:providers:kubernetes": 1}.items():
         assert counts.get(typ) == n, typ
     assert counts["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"] > 40
     assert counts["oci:Identity/policy:Policy"] >= 1
@@ -117,7 +117,7 @@ def test_the_platform_waits_for_the_cpu_pools_only():
     run = run_program(*dev_config(), "dev")
     urns = {r.name: r.urn for r in run.resources}
     releases = [r for r in run.resources if r.type == "kubernetes:helm.sh/v3:Release"]
-    assert len(releases) == 4
+    assert len(releases) == 5  # Cilium, kube-prometheus-stack, GPU Operator, Kueue, KEDA
     for release in releases:
         assert urns["okerdma-dev-system"] in release.dependencies, release.name
         assert urns["okerdma-dev-gpu"] not in release.dependencies, release.name

@@ -54,7 +54,7 @@ def test_kubernetes_older_than_kueue_supports_names_both_sides():
     line = only(problems(cluster={"kubernetesVersion": "v1.28.10"},
                          nodePools={"system": {"kubernetesVersion": None}, "gpu": {"kubernetesVersion": None}}),
                 "oke-rdma:platform.kueue.version")
-    assert "Kueue 0.18.2 supports Kubernetes 1.29 or newer" in line and "v1.28.10" in line
+    assert "supports Kubernetes 1.29 or newer" in line and "Kueue 0.1" in line and "v1.28.10" in line
     assert "installation.md" in line
 
 

@@ -139,6 +139,7 @@ def test_existing_without_pods_subnet_is_refused_with_vcn_native_pods():
     assert found == ["oke-rdma:network.existing.subnetIds.pods: required (VCN-native pod networking gives every pod "
                      "an IP of the pod subnet); give the subnet OCID"]
     raw = edited(with_network(ex), "cluster", ("cniType",), "FLANNEL_OVERLAY")
+    raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
     for pool in ("gpu", "system"):  # maxPodsPerNode applies only to VCN-native pods (refused with flannel)
         raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
     assert load_stack_config(raw).network.existing.subnet_ids.pods is None  # no pod subnet needed with flannel

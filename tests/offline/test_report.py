@@ -27,18 +27,21 @@ def _run(capsys, *args):
     return code, out.out, out.err
 
 
-def test_the_dev_summary_fits_80_lines_of_100_columns_and_counts_nsg_rules_per_nsg(dev_plan_file):
+def test_the_dev_summary_fits_90_lines_of_100_columns_and_counts_nsg_rules_per_nsg(dev_plan_file):
     path, out = dev_plan_file
     lines = out.splitlines()
-    assert len(lines) <= 80, len(lines)
+    # 80 until the tenants' walls, defaults and people added three components, their diagnostics and the members'
+    # IAM statements (one per group): every line is still about the stack, none repeats another
+    assert len(lines) <= 90, len(lines)
     tables = out.split("\nResources:")[0].splitlines()[2:] + out.split("\nOutputs:\n")[1].splitlines()
-    assert max(len(line) for line in tables) <= DEFAULT_WIDTH  # messages and IAM statements are never cut
+    # messages and IAM statements are never cut; an output whose value is one long word (an OCID) keeps it whole
+    assert all(len(line) <= DEFAULT_WIDTH or " " not in line.strip().split(": ", 1)[-1] for line in tables)
     doc = json.loads(path.read_text())
     top = [r for r in doc["resources"] if r["parent"].endswith("::pulumi:pulumi:Stack::oke-rdma-dev")]
     assert f"Components and top-level resources ({len(top)}) of pulumi:pulumi:Stack oke-rdma-dev:" in out
     network = next(line for line in lines if line.startswith(" +  okerdma-dev-network "))
     rules = next(line for line in lines if line.strip().startswith("NSG rules:"))
-    assert "5 NetworkSecurityGroup" in network and "57 NSG rules" in rules and "controlPlane" in rules
+    assert "5 NetworkSecurityGroup" in network and "59 NSG rules" in rules and "controlPlane" in rules
     assert out.count("Allow any-user to manage file-family") == 1  # IAM shown once
     assert "    policyStatements: (see IAM statements)" in out
     created = int(re.search(r"\+ (\d+) to create", out).group(1))  # the root stack is counted, not listed
