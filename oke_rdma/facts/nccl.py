@@ -44,6 +44,10 @@ NOT_TRANSCRIBED: dict[str, str] = {
     "BM.GPU.GB200-v2.4": "Oracle publishes BM.GPU.GB200-v2.4.yaml there; not transcribed yet",
     "BM.GPU.GB200-v3.4": "Oracle publishes BM.GPU.GB200-v3.4.yaml there; not transcribed yet",
     "BM.GPU.GB300.4": "Oracle publishes BM.GPU.GB300.4.yaml there; not transcribed yet",
+    "BM.GPU.MI355X.8": "AMD GPUs: RCCL, not NCCL; the smoke test's image is CUDA-only",
+    "BM.GPU.MI355X-v1.8": "AMD GPUs: RCCL, not NCCL; the smoke test's image is CUDA-only",
+    "BM.GPU.B300.8": "added to the shape table on 2026-12-01; its NCCL values are not transcribed yet",
+    "BM.GPU.RTXPRO.8": "added to the shape table on 2026-12-01; its NCCL values are not transcribed yet",
 }
 
 

@@ -122,7 +122,7 @@ def test_each_resolved_config_goes_through_the_product_config_model(tmp_path):
     """A bad value in the shared defaults is refused for every stack, by the product's own rules and key paths."""
     path = fleet_copy(tmp_path)
     defaults = tmp_path / "defaults.yaml"
-    defaults.write_text(defaults.read_text().replace("kubernetesVersion: v1.34.1", "kubernetesVersion: 1.34"))
+    defaults.write_text(defaults.read_text().replace("kubernetesVersion: v1.34.2", "kubernetesVersion: 1.34"))
     with pytest.raises(FleetError) as e:
         resolve(load_fleet(path))
     assert len(e.value.problems) == 6

@@ -180,7 +180,7 @@ def test_stack_runs_the_pinned_release_with_refresh_and_no_destroy(example):
     assert _stack(example, "gpu-ash-a")["metadata"]["annotations"] == {"kustomize.toolkit.fluxcd.io/prune":
                                                                         "disabled"}
     assert "annotations" not in _stack(example, "gpu-ash-a-drift")["metadata"]
-    assert spec["config"]["oke-rdma:cluster"]["kubernetesVersion"] == "v1.34.1"
+    assert spec["config"]["oke-rdma:cluster"]["kubernetesVersion"] == "v1.34.2"
     twin = _stack(example, "gpu-ash-a-drift")["spec"]
     assert twin["preview"] is True and twin["continueResyncOnCommitMatch"] is True
     assert twin["resyncFrequencySeconds"] == 360 * 60 and twin["destroyOnFinalize"] is False

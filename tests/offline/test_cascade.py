@@ -35,9 +35,10 @@ def test_an_immutable_cluster_change_replaces_the_pools_the_provider_and_every_k
 
     def edit(cfg):
         cfg["oke-rdma:cluster"][key] = value
-        if key == "cniType":  # pod density is a VCN-native setting
+        if key == "cniType":  # pod density is a VCN-native setting, and Cilium chains onto the VCN-native CNI
             for pool in cfg["oke-rdma:nodePools"].values():
                 pool.pop("maxPodsPerNode", None)
+            cfg["oke-rdma:platform"]["cilium"] = {"enabled": False}
     code, new = run(tmp_path, "new.json", edit, "--previous", str(old_path))
     out = capsys.readouterr().out
     ops = {c["urn"]: c for c in new["changes"]}
