@@ -64,7 +64,8 @@ from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
 from offline.replacement import check_plan, check_plan_stack, protected_destroyed, stateful_destroyed
-from offline.report import _summary, iam_section, protect_hint, render  # noqa: F401 (re-exported)
+from offline.report import _summary, iam_section, protect_hint  # noqa: F401 (re-exported)
+from offline.report_changes import render  # noqa: F401 (re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.streaming import AnalysisStream

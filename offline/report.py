@@ -448,17 +448,3 @@ def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         text = shown if isinstance(shown, str) else json.dumps(shown, indent=2, sort_keys=True)
         lines.append(f"    {key}: " + _hide(str(text)).replace("\n", "\n    "))
     return "\n".join(lines)
-
-
-def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
-           previous: Optional[str] = None, details: bool = False, width: Optional[int] = None,
-           previous_plan: Optional[dict] = None) -> str:
-    """The human report: the summary view (only the changes when compared with ``previous_plan``), or the full
-    tree with ``details``."""
-    if details:
-        return render_details(stack, run, report, unknowns, changes, previous)
-    if changes is not None:
-        from offline.report_changes import render_changes
-        return render_changes(stack, run, report, unknowns, changes, previous, previous_plan,
-                              width or terminal_width())
-    return render_summary(stack, run, report, unknowns, changes, previous, width or terminal_width())

@@ -14,7 +14,8 @@ from typing import Any, Optional
 from offline.engine import ProgramRun
 from offline.replacement import Change
 from offline.report import (DEFAULT_WIDTH, IAM_OUTPUTS, OP_SYMBOLS, _counts, _header, _hide, _policy_lines,
-                            errors_block, iam_section, node_pool_block, replacements_block, stateful_block)
+                            errors_block, iam_section, node_pool_block, render_details, render_summary,
+                            replacements_block, stateful_block, terminal_width)
 from offline.values import mask
 
 
@@ -129,3 +130,16 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         if len(paths) > MAX_PATHS:
             lines.append(f"    … and {len(paths) - MAX_PATHS} more changed paths under {key} (--details)")
     return "\n".join(lines)
+
+
+def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optional[list[Change]] = None,
+           previous: Optional[str] = None, details: bool = False, width: Optional[int] = None,
+           previous_plan: Optional[dict] = None) -> str:
+    """The human report: the summary view (only the changes when compared with ``previous_plan``), or the full
+    tree with ``details``."""
+    if details:
+        return render_details(stack, run, report, unknowns, changes, previous)
+    if changes is not None:
+        return render_changes(stack, run, report, unknowns, changes, previous, previous_plan,
+                              width or terminal_width())
+    return render_summary(stack, run, report, unknowns, changes, previous, width or terminal_width())

@@ -53,17 +53,17 @@ def _pool_version(version: str, image_suffix: str = ""):
 def test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_warns_naming_its_image_key(tmp_path, capsys):
     """OKE images are per Kubernetes version: a version change that keeps imageId fails with 409, so the preview
     warns naming nodePools.<pool>.imageId; changing the image too says nothing."""
-    code, _ = dev_plan(tmp_path, "base.json", _pool_version("v1.33.10"))
+    code, _ = dev_plan(tmp_path, "base.json", _pool_version("v1.34.2"))
     assert code == 0
     capsys.readouterr()
-    code, _ = dev_plan(tmp_path, "up.json", _pool_version("v1.34.1"), "--previous", str(tmp_path / "base.json"))
+    code, _ = dev_plan(tmp_path, "up.json", _pool_version("v1.35.2"), "--previous", str(tmp_path / "base.json"))
     err = capsys.readouterr().err
     assert code == 0, err
     warnings = [x for x in err.splitlines() if "keeps image" in x]
     assert len(warnings) == 1 and warnings[0].startswith("warning: oke-rdma:nodePools.gpu.imageId: the pool moves "
-                                                         "to Kubernetes v1.34.1"), err
+                                                         "to Kubernetes v1.35.2"), err
     assert "oci ce node-pool-options get" in warnings[0]
-    code, _ = dev_plan(tmp_path, "image.json", _pool_version("v1.34.1", "v134"), "--previous",
+    code, _ = dev_plan(tmp_path, "image.json", _pool_version("v1.35.2", "v135"), "--previous",
                        str(tmp_path / "base.json"))
     err = capsys.readouterr().err
     assert code == 0 and "keeps image" not in err, err
