@@ -92,11 +92,47 @@ def _storage_squashed(unknowns: bool):
                        program=_raw_stack(nfs_ports=True, export_source="0.0.0.0/0", squash="ROOT"))
 
 
+def _tenancy_flawed(unknowns: bool):
+    """What the tenants' walls and priorities must refuse, written by hand: a PriorityClass that preempts, a Cilium
+    policy that allows, a Deployment in a tenant namespace at a system priority, and IAM statements whose text is
+    unknown and derives from nothing in the stack."""
+    import asyncio
+
+    import pulumi
+    import pulumi_kubernetes as k8s
+    import pulumi_oci as oci
+
+    def unknown_text() -> pulumi.Output:
+        loop = asyncio.get_event_loop()
+        value, known = loop.create_future(), loop.create_future()
+        value.set_result(None)
+        known.set_result(False)
+        return pulumi.Output(set(), value, known)
+
+    def program():
+        k8s.scheduling.v1.PriorityClass("urgent", metadata={"name": "urgent"}, value=100000)
+        k8s.apiextensions.CustomResource("open", api_version="cilium.io/v2", kind="CiliumClusterwideNetworkPolicy",
+                                         metadata={"name": "open"},
+                                         spec={"endpointSelector": {}, "ingress": [{"fromEntities": ["all"]}]})
+        k8s.core.v1.Namespace("ns", metadata={"name": "team", "labels": {
+            "okerdma.io/tenant": "team", "pod-security.kubernetes.io/enforce": "restricted"}})
+        k8s.apps.v1.Deployment("critical", metadata={"name": "critical", "namespace": "team"}, spec={
+            "selector": {"matchLabels": {"app": "x"}}, "template": {
+                "metadata": {"labels": {"app": "x"}},
+                "spec": {"priorityClassName": "system-node-critical", "containers": [
+                    {"name": "c", "image": "registry.k8s.io/pause:3.10@sha256:" + "0" * 64}]}}})
+        oci.identity.Policy("hidden", compartment_id="ocid1.compartment.oc1..c", description="d",
+                            statements=[unknown_text()])
+
+    return run_program({"oci:region": "sa-saopaulo-1"}, [], "hand", unknowns=unknowns, program=program)
+
+
 STACKS = {
     "dev": lambda u: _stack("dev", u),
     "prod": lambda u: _stack("prod", u),
     "other-team-flawed": lambda u: _other_team(True, u),
     "other-team-clean": lambda u: _other_team(False, u),
+    "tenancy-flawed": _tenancy_flawed,
     "node-pools-flawed": _node_pools,
     "oke-network-clean": lambda u: _oke_network(u),
     "oke-network-no-12250-public-workers": lambda u: _oke_network(u, proxymux=False, public_workers=True),
