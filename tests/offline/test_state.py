@@ -230,7 +230,7 @@ CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namesp
 if cfg.get_bool("moved"):
     class Store(pulumi.ComponentResource):
         def __init__(self, name, opts=None):
-            super().__init__("test:index:Store", name, None, opts)
+            super().__init__("oke-rdma:test:Store", name, None, opts)
             oci.filestorage.FileSystem("fs2", availability_domain="AD-1", compartment_id="ocid1.compartment.oc1..c",
                 opts=pulumi.ResourceOptions(parent=self, protect=True,
                                             aliases=[pulumi.Alias(name="fs", parent=pulumi.ROOT_STACK_RESOURCE)]))

@@ -46,7 +46,7 @@ def async_resource_transform_makes_the_bucket_public(bad):
 
 class _Storage(pulumi.ComponentResource):
     def __init__(self, name, opts=None):
-        super().__init__("acme:index:Storage", name, None, opts)
+        super().__init__("oke-rdma:test:Storage", name, None, opts)  # a package the catalogue places
         _bucket(pulumi.ResourceOptions(parent=self))
 
 
