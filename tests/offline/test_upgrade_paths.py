@@ -72,7 +72,8 @@ def test_minor_upgrade_step_1_control_plane_only(base):
     assert _changes(pinned) == {}  # pinning the pools at the version they run changes nothing
     new, out = _plan(base, "step1", _control_plane, base / "pinned.json")
     changes = _changes(new)
-    gates = {(JOB, "okerdma-dev-kueue-gate-job"), (JOB, "okerdma-dev-monitoring-gate-job")}
+    gates = {(JOB, "okerdma-dev-kueue-gate-job"), (JOB, "okerdma-dev-monitoring-gate-job"),
+             (JOB, "okerdma-dev-walls-gate-job")}
     assert set(changes) == {(CLUSTER, "okerdma-dev-oke")} | gates
     assert changes[(CLUSTER, "okerdma-dev-oke")]["op"] == "update"
     assert changes[(CLUSTER, "okerdma-dev-oke")]["changed"] == ["kubernetesVersion"]
@@ -105,8 +106,7 @@ def test_minor_upgrade_rdma_pool_cycling_without_surge(base):
 
 
 @pytest.mark.parametrize("key, version, release", [
-    ("kueue", "0.19.2", "okerdma-dev-kueue"),
-    ("kubePrometheusStack", "88.5.3", "okerdma-dev-kube-prometheus-stack"),
+    # Kueue and kube-prometheus-stack from yesterday's pins to today's: tests/offline/test_addon_upgrades.py
     ("gpuOperator", "v26.7.1", "okerdma-dev-gpu-operator"),
 ])
 def test_chart_upgrade_updates_only_its_release(base, key, version, release):
