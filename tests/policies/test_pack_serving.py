@@ -171,7 +171,24 @@ def test_install_and_uninstall_restore_pulumi_policy():
 
 
 def test_no_rule_reaches_behind_the_proxy():
-    """A rule could bypass the write check through the proxy's raw target; no pack source does."""
+    """A rule could bypass the write check through the proxy's raw target; no pack source does, except the one
+    read-only copier (``_objects._unproxied``, used by ``plain()`` to build fresh containers)."""
     for pack_dir in PACK_DIRS:
         for path in pack_dir.glob("*.py"):
-            assert "__target" not in path.read_text(encoding="utf-8"), path
+            text = path.read_text(encoding="utf-8")
+            if path.name == "_objects.py":
+                assert text.count('"__target"') == 2 and "def _unproxied" in text, path  # docstring and the read
+                continue
+            assert "__target" not in text, path
+
+
+def test_plain_copies_what_it_reads_behind_the_proxy():
+    """What plain() returns is a fresh container: changing it leaves the shared props as they were."""
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    from policies.security._objects import plain
+    shared = {"spec": {"containers": [{"name": "c", "image": "x"}]}}
+    copy = plain(unknown_checking_proxy(shared))
+    copy["spec"]["containers"][0]["image"] = "changed"
+    copy["spec"]["containers"].append({})
+    assert shared == {"spec": {"containers": [{"name": "c", "image": "x"}]}}
