@@ -171,13 +171,15 @@ def test_install_and_uninstall_restore_pulumi_policy():
 
 
 def test_no_rule_reaches_behind_the_proxy():
-    """A rule could bypass the write check through the proxy's raw target; no pack source does, except the one
-    read-only copier (``_objects._unproxied``, used by ``plain()`` to build fresh containers)."""
+    """A rule could bypass the write check through the proxy's raw target; no pack source does, except two readers
+    that build fresh containers from it: ``_objects._unproxied`` (``plain()``) and ``_provider_namespace._target``
+    (a copy with the provider's namespace, wrapped again)."""
+    readers = {"_objects.py": "def _unproxied", "_provider_namespace.py": "def _target"}
     for pack_dir in PACK_DIRS:
         for path in pack_dir.glob("*.py"):
             text = path.read_text(encoding="utf-8")
-            if path.name == "_objects.py":
-                assert text.count('"__target"') == 2 and "def _unproxied" in text, path  # docstring and the read
+            if path.name in readers:
+                assert readers[path.name] in text and "__target\"] =" not in text, path  # read, never written
                 continue
             assert "__target" not in text, path
 
