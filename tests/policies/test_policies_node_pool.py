@@ -108,7 +108,10 @@ def test_hardening_rules_called_directly_and_only_on_node_pools():
 
 
 def test_advisory_findings_do_not_make_a_stack_fail():
-    report = evaluate_packs(PACK_DIRS, [res(NODE_POOL, "p", pool(None))])
+    """A CPU pool whose only findings are the two advisories (IMDSv1 left on, no PV in-transit encryption): the
+    stack does not fail."""
+    cpu = pool(None, nodeShape="VM.Standard.E5.Flex", nodeShapeConfig={"ocpus": 4.0, "memoryInGbs": 64.0})
+    report = evaluate_packs(PACK_DIRS, [res(NODE_POOL, "p", cpu)])
     assert {v.policy for v in report.violations} == {IMDS, PV} and not has_mandatory(report)
 
 
