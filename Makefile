@@ -53,9 +53,11 @@ docs: $(STAMP)
 fleet-preview: $(STAMP)
 	$(PY) -m offline.preview --fleet fleet/fleet.yaml
 
-## make test: every test
+## make test: every test, on every core (TEST_WORKERS=N to choose; 0 runs in this process); one module per worker at
+## a time, so a module's shared previews are made once
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 ## make policy-docs: regenerate docs/policies.md's tables from both packs and refresh their vendored helper copies
 policy-docs: $(STAMP)
