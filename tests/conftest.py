@@ -26,3 +26,47 @@ def dev_plan_file(tmp_path_factory):
         code = preview.main(["--stack", "dev", "--json", str(path)])
     assert code == 0, out.getvalue()[-3000:]
     return path, out.getvalue()
+
+
+@pytest.fixture(scope="session")
+def prod_plan_file(tmp_path_factory):
+    """The prod stack previewed once per test session (``--stack prod --json``): ``(path of the plan, the report it
+    printed)``; copy the file before changing it."""
+    from offline import preview
+
+    path = tmp_path_factory.mktemp("prod-plan") / "prod.json"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = preview.main(["--stack", "prod", "--json", str(path)])
+    assert code == 0, out.getvalue()[-3000:]
+    return path, out.getvalue()
+
+
+# -- the stacks' program runs, shared: many modules read the same dev or prod recording ------------------------------
+# Each is one run of the program under the offline mocks (preview=False: values known), as the Pulumi CLI reads the
+# stack file. Tests only read a recording; one that needs to change it builds its own.
+@pytest.fixture(scope="session")
+def dev_run():
+    """The dev stack's program run (:class:`offline.engine.ProgramRun`), values known."""
+    from offline.engine import run_program
+    from tests.stackcfg import dev_config
+
+    return run_program(*dev_config(), "dev")
+
+
+@pytest.fixture(scope="session")
+def dev_first_preview():
+    """The dev stack's program run as on a first preview: every output the provider computes is unknown."""
+    from offline.engine import run_program
+    from tests.stackcfg import dev_config
+
+    return run_program(*dev_config(), "dev", unknowns=True)
+
+
+@pytest.fixture(scope="session")
+def prod_run():
+    """The prod stack's program run (:class:`offline.engine.ProgramRun`), values known."""
+    from offline.engine import run_program
+    from offline.preview import read_stack_file
+
+    return run_program(*read_stack_file(ROOT / "Pulumi.prod.yaml"), "prod")

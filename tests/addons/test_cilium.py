@@ -15,11 +15,10 @@ from typing import Any, Iterator
 import jsonschema
 import pytest
 
-from offline.engine import run_program
 from oke_rdma.addons import REGISTRY, ValuesContext
 from oke_rdma.addons.cilium import CILIUM_POOL_CIDR, PINNED, CiliumRelease, checks, values
 from oke_rdma.config import ConfigError, load_stack_config
-from tests.stackcfg import dev_config, dev_raw_config, load_dev_config
+from tests.stackcfg import dev_raw_config, load_dev_config
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "charts" /
                      "cilium-1.20.0.values.schema.json").read_text())
@@ -131,12 +130,6 @@ def test_a_vcn_overlapping_ciliums_pool_is_refused():
     assert any(p.startswith("oke-rdma:network.vcnCidr: 100.64.0.0/16 overlaps 100.64.0.0/16") for p in lines)
     lines = problems(cluster={"servicesCidr": "100.64.128.0/20"})
     assert any(p.startswith("oke-rdma:cluster.servicesCidr:") for p in lines)
-
-
-@pytest.fixture(scope="module")
-def dev_run():
-    raw, secret = dev_config()
-    return run_program(raw, secret, "dev")
 
 
 def test_every_other_release_waits_for_cilium(dev_run):

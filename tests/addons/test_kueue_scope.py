@@ -33,8 +33,8 @@ def _selects(selector: dict, labels: dict) -> bool:
 
 
 @pytest.fixture(scope="module")
-def dev():
-    return run_program(dev_raw_config(), [], "dev", unknowns=False)
+def dev(dev_run):
+    return dev_run
 
 
 def _kueue_config(run) -> dict:

@@ -146,8 +146,8 @@ def test_key_policy_exists_before_the_cluster_and_every_node_pool():
     assert KEY in " ".join(run.outputs["policyStatements"])
 
 
-def test_no_key_policy_without_a_key_and_none_created_when_policies_are_not_created():
-    assert not [r for r in run_program(RAW, SECRET_KEYS, "dev").resources if r.name.endswith("cluster-kms")]
+def test_no_key_policy_without_a_key_and_none_created_when_policies_are_not_created(dev_run):
+    assert not [r for r in dev_run.resources if r.name.endswith("cluster-kms")]
     raw = edited(edited(RAW, "cluster", ("kmsKeyId",), KEY), "iam", ("createPolicies",), False)
     run = run_program(raw, SECRET_KEYS, "dev")
     assert not of_type(run, "oci:Identity/policy:Policy")
@@ -156,8 +156,8 @@ def test_no_key_policy_without_a_key_and_none_created_when_policies_are_not_crea
 
 # --- first preview: unknown kubeconfig --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def known_and_first_preview():
-    return run_program(RAW, SECRET_KEYS, "dev"), run_program(RAW, SECRET_KEYS, "dev", unknowns=True)
+def known_and_first_preview(dev_run, dev_first_preview):
+    return dev_run, dev_first_preview
 
 
 def test_first_preview_registers_every_kubernetes_resource_without_the_kubeconfig(known_and_first_preview):

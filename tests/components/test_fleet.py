@@ -15,8 +15,7 @@ import yaml
 from offline.engine import run_program
 from oke_rdma.monitoring import facts
 from tests.componenttest import named, of_type
-from tests.stackcfg import dev_config, dev_raw_config
-from offline.preview import read_stack_file
+from tests.stackcfg import dev_raw_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CRD = ROOT / "tests" / "fixtures" / "crds" / "prometheusrules-kube-prometheus-stack-87.2.1.yaml"
@@ -29,15 +28,13 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
 @pytest.fixture(scope="module")
-def dev():
-    raw, secret = dev_config()
-    return run_program(raw, secret, "dev")
+def dev(dev_run):
+    return dev_run
 
 
 @pytest.fixture(scope="module")
-def prod():
-    raw, secret = read_stack_file(ROOT / "Pulumi.prod.yaml")
-    return run_program(raw, secret, "prod")
+def prod(prod_run):
+    return prod_run
 
 
 def _release(run, name: str):

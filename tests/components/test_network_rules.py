@@ -15,8 +15,6 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from oke_rdma.config import Fss
 from oke_rdma.network import oke_rules, rule_table_markdown
 from offline.engine import run_program
@@ -137,12 +135,6 @@ def registered_rules(run) -> list[tuple]:
         assert p["stateless"] is False and p.get("description"), r.name
         found.append((role_of[p["networkSecurityGroupId"]], p["direction"], protocol[p["protocol"]], ports, peer))
     return found
-
-
-@pytest.fixture(scope="module")
-def dev_run():
-    raw, secrets = dev_config()
-    return run_program(raw, secrets, "dev")
 
 
 def test_every_row_of_the_design_table_is_an_nsg_rule_exactly_once(dev_run):

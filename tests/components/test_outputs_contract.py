@@ -13,15 +13,15 @@ from oke_rdma.outputs import (CONTRACT_PATH, DOC_PATH, OUTPUTS_VERSION, SECRET_S
                               check_outputs, contract_digest, load_contract, load_versions, render_table, unwrap,
                               UNKNOWN)
 from offline.engine import run_program
-from tests.stackcfg import ROOT, dev_config, dev_raw_config
+from tests.stackcfg import ROOT, dev_raw_config
 
 CONTRACT = load_contract()
 VERSIONS = load_versions()
 
 
 @pytest.fixture(scope="module")
-def dev():
-    return run_program(*dev_config(), "dev")
+def dev(dev_run):
+    return dev_run
 
 
 def test_contract_version_digest_and_exported_version_agree():

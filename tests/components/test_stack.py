@@ -3,25 +3,22 @@ cluster, Compute Cluster and pools, IAM, storage, platform, ordering)."""
 
 import pytest
 
-from offline.engine import run_program
 from oke_rdma.outputs import OUTPUTS_VERSION
 from offline.policy_eval import evaluate_packs, has_mandatory
 from policies import PACK_DIRS
 from tests.componenttest import named, of_type
-from tests.stackcfg import dev_config
 
-RAW, SECRET_KEYS = dev_config()
 SECRET = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
 
 
 @pytest.fixture(scope="module")
-def run():
-    return run_program(RAW, SECRET_KEYS, "dev")
+def run(dev_run):
+    return dev_run
 
 
 @pytest.fixture(scope="module")
-def first_preview():
-    return run_program(RAW, SECRET_KEYS, "dev", unknowns=True)
+def first_preview(dev_first_preview):
+    return dev_first_preview
 
 
 def test_every_required_resource_is_declared(run):
@@ -111,10 +108,10 @@ def test_first_preview_registers_every_resource_with_unknown_kubeconfig(run, fir
     assert not has_mandatory(report)
 
 
-def test_the_platform_waits_for_the_cpu_pools_only():
+def test_the_platform_waits_for_the_cpu_pools_only(dev_run):
     """The Helm releases need nodes to run on — the CPU pools — but not the bare-metal GPU pools, which take tens of
     minutes and would otherwise sit on `pulumi up`'s critical path (bench/critical_path.py measures it)."""
-    run = run_program(*dev_config(), "dev")
+    run = dev_run
     urns = {r.name: r.urn for r in run.resources}
     releases = [r for r in run.resources if r.type == "kubernetes:helm.sh/v3:Release"]
     assert len(releases) == 5  # Cilium, kube-prometheus-stack, GPU Operator, Kueue, KEDA

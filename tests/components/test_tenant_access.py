@@ -20,8 +20,8 @@ CLUSTER = "oci:ContainerEngine/cluster:Cluster"
 
 
 @pytest.fixture(scope="module")
-def dev():
-    return run_program(dev_raw_config(), [], "dev")
+def dev(dev_run):
+    return dev_run
 
 
 def test_three_tenant_roles_are_created_once(dev):

@@ -9,10 +9,8 @@ import copy
 import kubernetes_validate
 import pytest
 
-from offline.engine import run_program
 from oke_rdma.tenant_defaults import (DEFAULT_REQUEST, SYSTEM_PRIORITY_CLASSES, TENANT_PRIORITIES, manifests,
                                       priority_class_names)
-from tests.stackcfg import dev_raw_config
 
 MANIFESTS = manifests("okerdma-dev", {"research": "research", "analytics": "analytics"})
 #: Kubernetes docs "Pod Priority and Preemption": user-defined classes may not exceed one billion; the system
@@ -62,8 +60,8 @@ def test_system_priority_quota_admits_no_pod_at_a_system_priority():
 
 
 @pytest.fixture(scope="module")
-def dev():
-    return run_program(dev_raw_config(), [], "dev")
+def dev(dev_run):
+    return dev_run
 
 
 def test_the_dev_stack_declares_them_in_each_tenant_namespace_after_it(dev):

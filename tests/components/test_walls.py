@@ -46,14 +46,13 @@ def _manifest(r) -> dict:
 
 
 @pytest.fixture(scope="module")
-def dev():
-    return run_program(dev_raw_config(), [], "dev")
+def dev(dev_run):
+    return dev_run
 
 
 @pytest.fixture(scope="module")
-def prod():
-    raw, secret = read_stack_file(ROOT / "Pulumi.prod.yaml")
-    return run_program(raw, secret, "prod")
+def prod(prod_run):
+    return prod_run
 
 
 @pytest.fixture(scope="module")

@@ -171,11 +171,6 @@ def test_iam_ocids_are_checked(iam, expected):
 
 
 # --- the dev stack's generated statements, parsed back ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def dev_run():
-    return run_program(dev_raw_config(), [], "dev")
-
-
 def _leaves(condition) -> list[Leaf]:
     assert isinstance(condition, Group) and condition.quantifier == "all"
     assert all(isinstance(c, Leaf) for c in condition.items)
@@ -272,7 +267,7 @@ def test_the_mapped_namespace_gets_a_workload_mapping_after_its_policies(dev_run
     assert named(dev_run, "okerdma-dev-wi-analytics").urn not in mapping.dependencies
 
 
-def test_fss_key_policy_comes_before_the_file_system():
+def test_fss_key_policy_comes_before_the_file_system(dev_run):
     raw = dev_raw_config(storage={"fss": {"kmsKeyId": "ocid1.key.oc1.sa-saopaulo-1.aaaafsskey"}},
                          iam={"tenancyId": TENANCY})
     run = run_program(raw, [], "dev")
@@ -280,12 +275,12 @@ def test_fss_key_policy_comes_before_the_file_system():
     assert named(run, "okerdma-dev-fss-kms").urn in fs.dependencies
     assert named(run, "okerdma-dev-fss-file-systems").urn in fs.dependencies
     # Without a key nothing is added to the file system's dependencies.
-    plain = run_program(dev_raw_config(), [], "dev")
+    plain = dev_run
     assert not any("Identity" in d for d in named(plain, "okerdma-dev-fss").dependencies)
 
 
-def test_first_preview_keeps_known_statements_known():
-    run = run_program(dev_raw_config(), [], "dev", unknowns=True)
+def test_first_preview_keeps_known_statements_known(dev_first_preview):
+    run = dev_first_preview
     statements = run.outputs["policyStatements"]
     unknown = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
     groups = {m.iam_group_id for t in load_dev_config().tenants.values() for m in t.members if m.iam_group_id}
@@ -307,10 +302,10 @@ def _preview(tmp_path, edit, *args):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_create_policies_false_shows_zero_policies_and_the_statements(tmp_path):
+def test_create_policies_false_shows_zero_policies_and_the_statements(tmp_path, dev_run):
     out = _preview(tmp_path, lambda c: c["oke-rdma:iam"].update(createPolicies=False), "--json",
                    str(tmp_path / "plan.json"))
-    created = run_program(dev_raw_config(), [], "dev").outputs["policyStatements"]
+    created = dev_run.outputs["policyStatements"]
     plan = yaml.safe_load((tmp_path / "plan.json").read_text())
     assert [r for r in plan["resources"] if r["type"] in (POLICY, "oci:Identity/dynamicGroup:DynamicGroup")] == []
     assert plan["outputs"]["policyStatements"] == created
