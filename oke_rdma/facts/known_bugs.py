@@ -137,13 +137,13 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "gpuOperator", "NVIDIA/gpu-operator#2525",
         "the device plugin turns the MOFED/GDS feature flags on unconditionally and injects every ibverbs device of "
         "the node into each GPU container, exposing RDMA interfaces the workload was not given",
-        ("26.3.3",), "gpu-operator-rdma-device-plugin",
+        ("v26.3.3",), "gpu-operator-rdma-device-plugin",
         "the operator's device plugin runs on RDMA node pools (rdma: true; OKE's images ship OFED)",
         REFUSE,
         "NVIDIA/cloud-native-docs gpu-operator/release-notes.rst (26.3.3 Fixed Issues: PR #2525, k8s-device-plugin "
         "PR #1837; 26.3.0 ships device plugin v0.19.0); NVIDIA/k8s-device-plugin commit 0af9b620a ('change default "
         f"value for gds, gdrcopy and mofed flags', first tag v0.19.0), reverted in v0.19.3 and v0.20.0; {CHECKED}",
-        introduced="26.3.0"),
+        introduced="v26.3.0"),
     KnownBug(
         "keda", "kedacore/keda#7838",
         "a concurrent map read/write in the fallback status update panics the shared KEDA operator when several "
