@@ -78,7 +78,8 @@ GPU_GENERATIONS: dict[str, str] = {
 
 _LEGACY_NVLINK_ZERO_ON_HOPPER = (
     "DataDog/datadog-agent#55966 (2026-09-07: 'Legacy NVLink error FieldValues report success with zero on Hopper'; "
-    "nvidia-smi reads per-link counters, the DL error field values count); NVIDIA/DCGM#173; checked 2026-12-02")
+    "nvidia-smi reads per-link counters, the DL error field values count); NVIDIA/DCGM#173 (named by the bug "
+    "hunt, not read here); checked 2026-12-02")
 _NVLINK5_ONLY = ("NVIDIA/go-dcgm pkg/dcgm const.go (fields 1200-1219, 1404-1419: 'NVLink5+ only ... Not supported "
                  "on NVLink4 and earlier'); DCGM dcgmi Nvlink.cpp reads them only from DCGM_CHIP_ARCH_BLACKWELL; "
                  "checked 2026-12-02")
