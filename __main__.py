@@ -10,6 +10,7 @@ from oke_rdma import adapter
 from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
+from oke_rdma.config.checks.known_bugs import known_bug_warnings
 from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
 from oke_rdma.iam import Iam
@@ -37,6 +38,8 @@ for warning in adapter.idle_pool_warnings(config):  # GPUs no tenant's quota rea
     pulumi.log.warn(warning)
 prefix = config.name_prefix
 for warning in pairing_warnings(config):  # declared, but cannot work on these nodes: the next step would fail
+    pulumi.log.warn(warning)
+for warning in known_bug_warnings(config):  # a pinned add-on with a known bug these settings trigger
     pulumi.log.warn(warning)
 
 network = Network(f"{prefix}-network", adapter.network_args(config))

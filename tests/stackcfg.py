@@ -94,6 +94,14 @@ def in_region(raw: dict[str, str], region: str, *, realm: Optional[str] = None, 
     return out
 
 
+def pinned_knowingly(key: str, version: str) -> dict[str, Any]:
+    """``platform.<key>`` at ``version`` with every known bug the check would refuse there listed in ``acceptedBugs``
+    (oke_rdma/facts/known_bugs.py): for tests of other rules that use an old pin on purpose."""
+    from oke_rdma.facts.known_bugs import REFUSE, bugs_of
+    return {"version": version,
+            "acceptedBugs": [b.ref for b in bugs_of(key) if b.severity == REFUSE and b.affects(version)]}
+
+
 def load_dev_config(**overrides: Any):
     """The dev stack's :class:`StackConfig` with ``overrides`` (see :func:`dev_raw_config`)."""
     from oke_rdma.config import load_stack_config

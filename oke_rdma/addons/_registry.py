@@ -28,7 +28,7 @@ import pulumi
 from pydantic import Field, create_model, field_validator
 from pydantic.alias_generators import to_snake
 
-from oke_rdma.schema import _EXACT_VERSION_RE, _k8s_name, _Model
+from oke_rdma.schema import _EXACT_VERSION_RE, StrList, _k8s_name, _Model
 
 #: Pod Security Standards levels (Kubernetes docs "Pod Security Standards"; checked 2026-11-30), laxest first.
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
@@ -54,6 +54,9 @@ class HelmRelease(_Model):
     values: dict[str, Any] = Field(default_factory=dict, description=(
         "Extra Helm values deep-merged over oke-rdma's (maps merge, lists replace); values that would break the "
         "platform are refused."))
+    accepted_bugs: StrList = Field((), description=(
+        "Known bugs of the pinned version (`owner/repo#number`, oke_rdma/facts/known_bugs.py) to run with anyway: "
+        "a pin the known-bug check refuses is then a warning on every preview (docs/operations.md)."))
 
     @field_validator("version")
     @classmethod

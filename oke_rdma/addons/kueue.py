@@ -76,6 +76,26 @@ WAIT_FOR_PODS_READY: dict[str, Any] = {
     "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 5, "backoffBaseSeconds": 60,
                           "backoffMaxSeconds": 3600},
 }
+#: Kueue feature gates oke-rdma turns on, each for the chart versions that know it: ``(gate, first, before, why)``.
+#: A gate is set only inside its range, because Kueue refuses to start on a gate name it does not know (k8s.io
+#: component-base featuregate: "unrecognized feature gate") and an Alpha gate may be renamed or dropped.
+#:
+#: * ``PodIntegrationCountSucceededPodsAsReady`` (Alpha, off by default, from 0.19.6): succeeded pods count as ready
+#:   for ``PodsReady``, as they already do for the batch/job integration. Without it a pod group one of whose pods
+#:   completes is evicted once ``waitForPodsReady.recoveryTimeout`` passes (kubernetes-sigs/kueue #15910), and
+#:   oke-rdma sets a recovery timeout (:data:`WAIT_FOR_PODS_READY`) while the chart's default integrations keep
+#:   ``pod``. Safe: it only changes how a completed pod of a pod group is counted (Ready or Succeeded), the rule
+#:   Jobs follow; no quota or admission path changes.
+#:
+#: Sources: kubernetes-sigs/kueue CHANGELOG/CHANGELOG-0.19.md v0.19.6 (#15910: the gate, Alpha, disabled by default);
+#: charts/kueue/values.yaml@v0.19.2 (``controllerManager.featureGates``: a list of ``{name, enabled}``) — checked
+#: 2026-12-02.
+FEATURE_GATES: tuple[tuple[str, str, Optional[str], str], ...] = (
+    ("PodIntegrationCountSucceededPodsAsReady", "0.19.6", "0.20.0",
+     "a pod group is not evicted after recoveryTimeout once one of its pods completes (kubernetes-sigs/kueue #15910)"),
+)
+#: Where the chart takes them (a list: a user's ``values.controllerManager.featureGates`` replaces oke-rdma's).
+FEATURE_GATES_PATH = ("controllerManager", "featureGates")
 #: OCI's RDMA network tiers, coarse to fine, as OKE labels nodes (oci-hpc-oke, "Using RDMA Network Locality").
 RDMA_TOPOLOGY_LEVELS = (
     "oci.oraclecloud.com/rdma.hpc_island_id",
@@ -118,14 +138,14 @@ class TopologyLabeler(_Model):
 
 
 class KueueRelease(HelmRelease):
-    """Kueue, default 0.19.2 in ``kueue-system``.
+    """Kueue, default 0.19.7 in ``kueue-system``.
 
     ``topologyLevels``: the node labels of the Kueue ``Topology``, coarse to fine; default OCI's RDMA tiers then
     ``kubernetes.io/hostname`` (which must be the lowest level). ``topologyLabeler``: see :class:`TopologyLabeler`.
     """
 
     # renovate: datasource=docker depName=registry.k8s.io/kueue/charts/kueue
-    version: str = Field("0.19.2", description="Exact Kueue chart version.")
+    version: str = Field("0.19.7", description="Exact Kueue chart version.")
     namespace: str = Field("kueue-system", description="Namespace of Kueue.")
     topology_levels: StrList = Field(RDMA_TOPOLOGY_LEVELS, description=(
         "Node labels of the Kueue Topology, coarse to fine; must end with `kubernetes.io/hostname`."))
@@ -162,6 +182,19 @@ def integration_frameworks(defaults: list[str], context: ValuesContext) -> list[
     return kept + sorted(on - set(defaults))
 
 
+def feature_gates(version: str) -> list[dict[str, Any]]:
+    """The chart's ``controllerManager.featureGates`` oke-rdma sets for chart ``version``: each gate of
+    :data:`FEATURE_GATES` whose range holds ``version``, as ``{"name": gate, "enabled": True}`` ([] for none).
+
+    :raises ValueError: when ``version`` is not a semantic version.
+    """
+    from oke_rdma.facts.charts import parse_version
+
+    v = parse_version(version)
+    return [{"name": gate, "enabled": True} for gate, first, before, _why in FEATURE_GATES
+            if v >= parse_version(first) and (before is None or v < parse_version(before))]
+
+
 def manager_config_yaml(version: str, context: Optional[ValuesContext] = None) -> str:
     """The manager configuration string for chart ``version``: the chart's default with
     :data:`MANAGED_JOBS_NAMESPACE_SELECTOR`, :data:`WAIT_FOR_PODS_READY` and, given ``context``, the integrations of the installed kinds
@@ -186,9 +219,13 @@ def manager_config_yaml(version: str, context: Optional[ValuesContext] = None) -
 def values(cfg: KueueRelease, context: ValuesContext) -> dict[str, Any]:
     """Kueue's metrics ServiceMonitor only with kube-prometheus-stack (its CRD); the manager configuration with
     the tenants-only ``managedJobsNamespaceSelector`` and the integrations of the installed operators (see the module
-    docstring)."""
-    return {"enablePrometheus": "kubePrometheusStack" in context.enabled,
-            "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(cfg.version, context)}}
+    docstring); the feature gates of :data:`FEATURE_GATES` the version knows."""
+    out: dict[str, Any] = {"enablePrometheus": "kubePrometheusStack" in context.enabled,
+                           "managerConfig": {"controllerManagerConfigYaml": manager_config_yaml(cfg.version, context)}}
+    gates = feature_gates(cfg.version)
+    if gates:
+        out["controllerManager"] = {"featureGates": gates}
+    return out
 
 
 def checks(cfg: KueueRelease, at: tuple[str, ...]) -> list[str]:
@@ -238,8 +275,9 @@ ADDON = AddOn(
     # otherwise poll for the API with a backoff before serving MPIJobs: jobframework/setup.go@v0.18.2)
     after=("kubePrometheusStack", "mpiOperator"),
     crds=("kueue.x-k8s.io",),
-    value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map")),
+    value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map"), (("controllerManager",), "map")),
     checks=checks,
     extra_namespaces=extra_namespaces,
-    source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.19.2; checked 2026-12-01",
+    source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.19.7 (CHANGELOG-0.19.md); checked "
+           "2026-12-02",
 )

@@ -55,7 +55,9 @@ def _rows(first: str, before: str, tag: str, mpi: str, trainer: str, ray: str, j
     )
 
 
-#: Every recorded row (Kueue 0.18 and 0.19, the versions oke-rdma pinned on 2026-11-30 and pins today).
+#: Every recorded row (Kueue 0.18 and 0.19, the versions oke-rdma pinned on 2026-11-30 and pins today). The 0.19 rows
+#: are read at v0.19.2 and hold for the pinned 0.19.7: CHANGELOG-0.19.md v0.19.3-v0.19.7 changes no operator minimum
+#: (checked 2026-12-02; go.mod at v0.19.7 not read, so ``tested`` stays v0.19.2's).
 KUEUE_DRIVES: tuple[KueueDrives, ...] = (
     _rows("0.18.0", "0.19.0", "v0.18.2", mpi="0.8.0", trainer="2.2.1", ray="1.6.1", jobset="0.12.0")
     + _rows("0.19.0", "0.20.0", "v0.19.2", mpi="0.8.2", trainer="2.2.1", ray="1.6.2", jobset="0.12.0")

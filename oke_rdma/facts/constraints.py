@@ -614,6 +614,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("An add-on Kueue drives is at least the version that Kueue release supports", "kueue", "create,upgrade",
            "config", "oke_rdma.config.checks.compat:check_addon_compatibility",
            "tests/config/test_addon_compat.py::test_an_operator_older_than_kueue_drives_is_refused_naming_both"),
+        _c("A pinned version carries no known quota or isolation bug the stack's settings trigger (availability "
+           "bugs warn), naming the fixed release", "kueue", "create,upgrade,runtime", "config",
+           "oke_rdma.config.checks.known_bugs:check_known_bugs",
+           "tests/config/test_known_bugs.py::test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix"),
     ),
     "kubernetes:yaml/v2:ConfigGroup": (
         _c("A vendored manifest is the pinned file, byte for byte", "operators", "create,upgrade", "config",

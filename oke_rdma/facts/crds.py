@@ -73,7 +73,8 @@ CRD_LIFECYCLE: dict[str, CrdLifecycle] = {
         keep=(("crds", "install"), True)),
     "kueue": CrdLifecycle(
         TEMPLATED, "the kueue.x-k8s.io CRDs are chart templates (templates/crd/): the release's upgrade upgrades them",
-        "kubernetes-sigs/kueue charts/kueue/templates/crd/ @v0.18.2, @v0.19.2; checked 2026-12-01"),
+        "kubernetes-sigs/kueue charts/kueue/templates/crd/ @v0.18.2, @v0.19.2; CHANGELOG-0.19.md v0.19.3-v0.19.7 "
+        "(no CRD moved out of templates/crd/); checked 2026-12-02"),
     "trainer": CrdLifecycle(
         TEMPLATED, "the trainer.kubeflow.org CRDs are chart templates from 2.3.0: the release's upgrade upgrades them",
         "kubeflow/trainer release v2.3.0 notes (CRDs moved into the chart's templates; upgrade to 2.3 before any "

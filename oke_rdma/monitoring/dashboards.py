@@ -104,10 +104,16 @@ def fleet_dashboard() -> dict[str, Any]:
         _q(f"sum by (Hostname) (rate(DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{{{node}}}[5m]))", "{{Hostname}}")))
     board = board.with_panel(_series(
         "NVLink errors (1h)", "short",
+        # Hopper and later count NVLink errors in the DL counters; the *_COUNT_TOTAL fields stay 0 there and count on
+        # Ampere (oke_rdma.monitoring.facts.DCGM_SILENT)
+        _q(f"sum by (Hostname) (increase(DCGM_FI_DEV_NVLINK_ERROR_DL_CRC{{{node}}}[1h]))", "{{Hostname}} CRC"),
+        _q(f"sum by (Hostname) (increase(DCGM_FI_DEV_NVLINK_ERROR_DL_RECOVERY{{{node}}}[1h]))",
+           "{{Hostname}} recovery", "B"),
         _q(f"sum by (Hostname) (increase(DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL{{{node}}}[1h])"
-           f" + increase(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL{{{node}}}[1h]))", "{{Hostname}} CRC"),
+           f" + increase(DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL{{{node}}}[1h]))", "{{Hostname}} CRC (A100)",
+           "C"),
         _q(f"sum by (Hostname) (increase(DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL{{{node}}}[1h]))",
-           "{{Hostname}} recovery", "B")))
+           "{{Hostname}} recovery (A100)", "D")))
     pool_node = 'pool=~"$pool", node=~"$node"'
     board = board.with_panel(_series(
         "RDMA NIC traffic per node", "Bps",

@@ -66,6 +66,72 @@ KUBE_STATE_METRICS = frozenset({
 PROMETHEUS_SYNTHETIC = frozenset({"up"})
 
 
+#: NVIDIA GPU generation of each GPU model the shape facts name (``oke_rdma.facts.shapes``: the longest key that
+#: starts ``gpu_model``). NVIDIA's architecture pages: P100 Pascal, V100 Volta, A10/A100 Ampere, L40S Ada Lovelace,
+#: H100/H200 Hopper (NVLink4), B200/B300, GB200/GB300 and RTX PRO 6000 Blackwell (NVLink5 on the SXM/NVL parts) —
+#: checked 2026-12-02.
+GPU_GENERATIONS: dict[str, str] = {
+    "P100": "Pascal", "V100": "Volta", "A10": "Ampere", "A100": "Ampere", "L40S": "Ada", "H100": "Hopper",
+    "H200": "Hopper", "B200": "Blackwell", "B300": "Blackwell", "GB200": "Blackwell", "GB300": "Blackwell",
+    "RTX PRO 6000 Blackwell": "Blackwell",
+}
+
+_LEGACY_NVLINK_ZERO_ON_HOPPER = (
+    "DataDog/datadog-agent#55966 (2026-09-07: 'Legacy NVLink error FieldValues report success with zero on Hopper'; "
+    "nvidia-smi reads per-link counters, the DL error field values count); NVIDIA/DCGM#173 (named by the bug "
+    "hunt, not read here); checked 2026-12-02")
+_NVLINK5_ONLY = ("NVIDIA/go-dcgm pkg/dcgm const.go (fields 1200-1219, 1404-1419: 'NVLink5+ only ... Not supported "
+                 "on NVLink4 and earlier'); DCGM dcgmi Nvlink.cpp reads them only from DCGM_CHIP_ARCH_BLACKWELL; "
+                 "checked 2026-12-02")
+#: DCGM fields dcgm-exporter lists but that never move on a GPU generation (read 0 or N/A): field → {generation:
+#: source}. A rule or panel reading only such fields is silent on that generation's nodes.
+DCGM_SILENT: dict[str, dict[str, str]] = {
+    **{f"DCGM_FI_DEV_NVLINK_{name}_ERROR_COUNT_TOTAL": {"Hopper": _LEGACY_NVLINK_ZERO_ON_HOPPER}
+       for name in ("CRC_FLIT", "CRC_DATA", "REPLAY", "RECOVERY")},
+}
+#: Field-name prefixes silent on whole generations (the NVLink5 counters before Blackwell).
+DCGM_SILENT_PREFIXES: dict[str, dict[str, str]] = {
+    "DCGM_FI_DEV_NVLINK_COUNT_": {g: _NVLINK5_ONLY for g in ("Pascal", "Volta", "Ampere", "Ada", "Hopper")},
+}
+#: Field groups that cannot be watched together: with both in the list, both read N/A (on GB200, DCGM 4.4.1):
+#: ``(fields or prefixes of one side, of the other, source)``.
+DCGM_EXCLUSIVE: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = (
+    (("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",), ("DCGM_FI_DEV_NVLINK_COUNT_",),
+     "NVIDIA/dcgm-exporter#581 and NVIDIA/DCGM#265 (open; GB200, DCGM 4.4.1: dcgmi dmon -e 310,1200,... all N/A); "
+     "checked 2026-12-02"),
+)
+
+
+def gpu_generation(model: str) -> str | None:
+    """``"H100 80GB"`` → ``"Hopper"`` (:data:`GPU_GENERATIONS`; None for a model not recorded)."""
+    for key in sorted(GPU_GENERATIONS, key=len, reverse=True):
+        if model == key or model.startswith(key + " "):
+            return GPU_GENERATIONS[key]
+    return None
+
+
+def silent_on(field: str, generation: str) -> str | None:
+    """The source saying DCGM ``field`` never moves on ``generation`` (None: nothing recorded)."""
+    if generation in DCGM_SILENT.get(field, {}):
+        return DCGM_SILENT[field][generation]
+    for prefix, gens in DCGM_SILENT_PREFIXES.items():
+        if field.startswith(prefix) and generation in gens:
+            return gens[generation]
+    return None
+
+
+def exclusive_conflicts(fields: frozenset[str]) -> list[str]:
+    """One line per :data:`DCGM_EXCLUSIVE` group both of whose sides are in ``fields``."""
+    def hits(side: tuple[str, ...]) -> list[str]:
+        return sorted(f for f in fields if any(f == s or (s.endswith("_") and f.startswith(s)) for s in side))
+    out = []
+    for one, other, source in DCGM_EXCLUSIVE:
+        a, b = hits(one), hits(other)
+        if a and b:
+            out.append(f"{', '.join(a)} and {', '.join(b)} cannot be watched together (both read N/A): {source}")
+    return out
+
+
 def dcgm_metrics() -> frozenset[str]:
     """The DCGM field names (= Prometheus metric names) oke-rdma's DCGM exporter emits (``dcgm-metrics.csv``)."""
     rows = csv.reader(line for line in DCGM_METRICS_CSV.read_text().splitlines()

@@ -35,7 +35,8 @@ ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
 
 #: Chart → values keys its templates render as whole objects, with the template that does it (each read at the
 #: version oke-rdma pins, checked 2026-12-01). Charts with none at the pinned version: the node-feature-discovery
-#: sub-chart of gpu-operator, kueue 0.18.2/0.19.2, jobset 0.12.0, kuberay-operator 1.7.0, kubeflow-trainer 2.3.0
+#: sub-chart of gpu-operator, kueue 0.18.2/0.19.2 (0.19.3-0.19.7: no such value among CHANGELOG-0.19.md's Helm
+#: entries, checked 2026-12-02), jobset 0.12.0, kuberay-operator 1.7.0, kubeflow-trainer 2.3.0
 #: (gpu-operator gained one in 26.x; kube-prometheus-stack 88.5.3 keeps templates/extra-objects.yaml).
 CHART_OBJECT_HOOKS: dict[str, tuple[tuple[str, str], ...]] = {
     "kube-prometheus-stack": (

@@ -126,3 +126,22 @@ def test_a_user_configuration_keeping_the_selector_passes():
 def test_manager_config_section_must_stay_a_map():
     assert any(p.startswith("oke-rdma:platform.kueue.values.managerConfig: expected a map")
                for p in _problems({"managerConfig": "x"}))
+
+
+@pytest.mark.parametrize("version, cohort", [("0.19.2", False), ("0.19.5", False), ("0.19.6", True), ("0.19.7", True)])
+def test_the_manager_configuration_follows_the_chart_default_of_its_patch(version, cohort):
+    """0.19.6 added Cohort.kueue.x-k8s.io: 1 to the chart's groupKindConcurrency (#15876): oke-rdma writes it from
+    that patch on, so a bump never drops a new chart default."""
+    concurrency = yaml.safe_load(manager_config_yaml(version))["controller"]["groupKindConcurrency"]
+    assert ("Cohort.kueue.x-k8s.io" in concurrency) is cohort
+    assert concurrency["Workload.kueue.x-k8s.io"] == 10
+
+
+@pytest.mark.parametrize("version, gates", [
+    ("0.18.6", []), ("0.19.5", []),
+    ("0.19.6", ["PodIntegrationCountSucceededPodsAsReady"]), ("0.19.7", ["PodIntegrationCountSucceededPodsAsReady"]),
+    ("0.20.0", []),  # not known there: Kueue refuses to start on a gate it does not know
+])
+def test_the_succeeded_pods_gate_is_set_only_where_the_version_knows_it(version, gates):
+    from oke_rdma.addons.kueue import feature_gates
+    assert [g["name"] for g in feature_gates(version) if g["enabled"] is True] == gates

@@ -143,7 +143,7 @@ def test_the_pin_sites_are_found():
     kinds = {kind for kind, _, _ in pin_sites()}
     assert kinds == {"requirement", "action", "image", "stack", "chart", "manifest-image"}
     assert ("image", "oke_rdma/facts/images.py", "docker.io/library/python:3.14.6-slim-trixie") in pin_sites()
-    assert ("chart", "oke_rdma/addons/kueue.py", "0.19.2") in pin_sites()
+    assert ("chart", "oke_rdma/addons/kueue.py", "0.19.7") in pin_sites()
 
 
 def test_every_pin_site_is_matched_by_a_manager():

@@ -6,7 +6,7 @@ import pulumi_kubernetes as k8s
 
 from oke_rdma.adapter import platform_args, tenant_namespaces
 from oke_rdma.platform import Platform, namespace_levels
-from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, load_dev_config, of_type, one, pinned_knowingly
 from offline.engine import run_program
 
 NS = "kubernetes:core/v1:Namespace"
@@ -22,7 +22,7 @@ PINNED = {  # Helm release name → (chart, repo, version) in the dev stack
     "kube-prometheus-stack": ("kube-prometheus-stack", "https://prometheus-community.github.io/helm-charts",
                               "88.5.3"),
     "gpu-operator": ("gpu-operator", "https://helm.ngc.nvidia.com/nvidia", "v26.7.0"),
-    "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", None, "0.19.2"),
+    "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", None, "0.19.7"),
     "keda": ("keda", "https://kedacore.github.io/charts", "2.20.2"),
 }
 
@@ -63,7 +63,7 @@ def test_releases_pinned_to_config_versions():
 
 
 def test_versions_follow_config():
-    run, _ = _run(platform={"keda": {"version": "2.20.1"}, "kueue": {"version": "0.17.0"}})
+    run, _ = _run(platform={"keda": {"version": "2.20.1"}, "kueue": pinned_knowingly("kueue", "0.17.0")})
     releases = _releases(run)
     assert releases["keda"].inputs["version"] == "2.20.1"
     assert releases["kueue"].inputs["version"] == "0.17.0"

@@ -31,7 +31,7 @@ def test_an_operator_older_than_kueue_drives_is_refused_naming_both(key, version
 @pytest.mark.parametrize("key, version", [("kuberay", "1.1.0"), ("kuberay", "1.7.0"), ("trainer", "2.3.0"),
                                           ("mpiOperator", "0.8.0"), ("mpiOperator", "0.8.2")])
 def test_an_operator_kueue_drives_passes(key, version):
-    cfg = load_dev_config(platform={key: {"enabled": True, "version": version}, "kueue": {"version": "0.19.2"}})
+    cfg = load_dev_config(platform={key: {"enabled": True, "version": version}, "kueue": {"version": "0.19.7"}})
     assert getattr(cfg.platform, {"kuberay": "kuberay", "trainer": "trainer", "mpiOperator": "mpi_operator"}[key]) \
         .version == version
 

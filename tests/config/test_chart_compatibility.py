@@ -9,7 +9,7 @@ import pytest
 from oke_rdma.config import ConfigError, load_stack_config
 from oke_rdma.facts import charts
 from tests.config.test_config_platform import preview_exit
-from tests.stackcfg import dev_raw_config, load_dev_config
+from tests.stackcfg import dev_raw_config, load_dev_config, pinned_knowingly
 
 
 def problems(**overrides) -> list[str]:
@@ -40,7 +40,7 @@ def test_old_kueue_names_every_missing_feature_in_one_line():
 
 @pytest.mark.parametrize("version", ["0.15.0", "0.15.3", "0.16.1", "0.17.8", "0.18.2", "0.18.6", "0.19.2"])
 def test_kueue_serving_v1beta2_passes(version):
-    cfg = load_dev_config(platform={"kueue": {"version": version}})
+    cfg = load_dev_config(platform={"kueue": pinned_knowingly("kueue", version)})
     assert cfg.platform.kueue.version == version
 
 
@@ -102,7 +102,7 @@ def test_the_default_add_ons_fit_every_offered_version_keda_tests(version):
     for field in type(cfg.platform).model_fields:
         release = getattr(cfg.platform, field)
         release.__dict__["version"] = type(release).model_fields["version"].default
-    assert cfg.platform.gpu_operator.version == "v26.7.0" and cfg.platform.kueue.version == "0.19.2"
+    assert cfg.platform.gpu_operator.version == "v26.7.0" and cfg.platform.kueue.version == "0.19.7"
     assert check_chart_compatibility(cfg) == []
 
 

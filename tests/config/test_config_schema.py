@@ -61,7 +61,7 @@ def test_every_row_has_type_default_and_description():
     assert rows["network.existing"].default == "—"
     assert rows["storage.fss.identitySquash"].type == "one of `ROOT`, `ALL`, `NONE`"
     assert rows["platform.kubePrometheusStack.grafanaAdminPassword"].type == "string (**secret**)"
-    assert rows["platform.kueue.version"].default == "`0.19.2`"
+    assert rows["platform.kueue.version"].default == "`0.19.7`"
     assert rows["tenants.<tenant>.quota.gpu"].bounds == "at least 0"
     assert all(row.description for row in rows.values())
 

@@ -180,6 +180,7 @@ CASES: dict[str, Case] = {
     "crd-upgrade": _set("oke-rdma:platform", "gpuOperator", "values", {"operator": {"upgradeCRD": False}}),
     "crd-templated-since": _set("oke-rdma:platform", "trainer", {"enabled": True, "version": "2.2.0"}),
     "kueue-drives": _set("oke-rdma:platform", "kuberay", {"enabled": True, "version": "1.0.0"}),
+    "known-bug": _set("oke-rdma:platform", "kueue", "version", "0.19.6"),
 }
 
 

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from offline import preview
+from tests.stackcfg import pinned_knowingly
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -30,10 +31,13 @@ def _edit(versions: dict[str, str | None], extra=None):
             section = platform.setdefault(key, {})
             if key in ("mpiOperator", "jobset"):
                 section["enabled"] = True
+            section.pop("acceptedBugs", None)
             if version is None:
                 section.pop("version", None)  # the add-on's default: today's pin
-            else:
+            elif key in ("mpiOperator",):
                 section["version"] = version
+            else:  # an old pin on purpose: its known bugs accepted (the known-bug check would refuse it)
+                section.update({k: v for k, v in pinned_knowingly(key, version).items() if v})
         if extra:
             extra(platform)
     return edit
@@ -128,7 +132,33 @@ def test_today_s_pins_all_at_once_preview_from_the_old_pins(old, gpu_step1):
     for release in ("okerdma-dev-kube-prometheus-stack", "okerdma-dev-kueue", "okerdma-dev-gpu-operator"):
         assert "version" in changes[(RELEASE, release)]["changed"]
     assert "CRDs: kubePrometheusStack 87.2.1 -> 88.5.3: the chart's pre-upgrade Job (crds.upgradeJob)" in out
-    assert "CRDs: kueue 0.18.2 -> 0.19.2: the kueue.x-k8s.io CRDs are chart templates" in out
+    assert "CRDs: kueue 0.18.2 -> 0.19.7: the kueue.x-k8s.io CRDs are chart templates" in out
     groups = [c for (t, _), c in changes.items() if t == GROUP]
     assert groups and all(c["op"] == "update" for c in groups)
     assert (RELEASE, "okerdma-dev-keda") not in changes  # KEDA 2.20.2 stays: the newest KEDA tested on 1.35
+
+
+#: The pins of 2026-12-01 (the dev stack before Kueue's known bugs were fixed).
+TODAY = {"kueue": "0.19.2"}
+
+
+def test_kueue_from_the_previous_pin_to_the_fixed_patch(tmp_path):
+    """0.19.2 is refused on its own (three quota bugs the tenants' settings trigger, each naming its fix); previewed
+    with --previous from a plan of it, the default 0.19.7 updates only Kueue's release in place: the version, the
+    manager configuration (the chart's new Cohort concurrency) and the succeeded-pods feature gate; its CRDs move
+    with the release."""
+    code, _, _, err = _plan(tmp_path, "refused", lambda c: c["oke-rdma:platform"]["kueue"].update(version="0.19.2"))
+    assert code == preview.EXIT_CONFIG
+    assert "kubernetes-sigs/kueue#16401" in err and "set 0.19.7 or newer" in err
+    code, _, out, err = _plan(tmp_path, "before", _edit(TODAY))
+    assert code == 0, err
+    assert "kubernetes-sigs/kueue#15350" in out.replace("\n      ", " ")  # accepted: a warning on every preview
+    code, plan, out, err = _plan(tmp_path, "after", _edit({"kueue": None}), tmp_path / "before.json")
+    assert code == 0, err
+    changes = _changed(plan)
+    assert [n for (t, n), c in changes.items() if t == RELEASE] == ["okerdma-dev-kueue"]
+    kueue = changes[(RELEASE, "okerdma-dev-kueue")]
+    assert kueue["op"] == "update" and "version" in kueue["changed"]
+    assert [c for c in changes.values() if c["op"] in ("replace", "delete")] == []
+    assert "CRDs: kueue 0.19.2 -> 0.19.7: the kueue.x-k8s.io CRDs are chart templates" in out
+    assert "kueue#" not in out  # no known bug left to warn about

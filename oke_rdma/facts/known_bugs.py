@@ -1,0 +1,160 @@
+"""Known bugs of the add-on versions oke-rdma accepts that the product's own configuration triggers, as data.
+
+A pin can be inside every supported range and still carry a bug that the settings oke-rdma writes (Kueue's
+``waitForPodsReady`` with a recovery timeout and requeuing, the tenants' LimitRange defaults, the chart's default
+integrations, RDMA pools under the GPU Operator's device plugin, tenants allowed to create KEDA ScaledObjects) walk
+straight into. Each row names the bug (its upstream reference), the release that fixes it in each release line, which
+of the product's settings triggers it (``trigger``: a predicate of ``oke_rdma.config.checks.known_bugs``, which a
+test keeps in step with this table) and how the config check answers:
+
+* :data:`REFUSE` — the bug breaks what the platform promises its tenants (quota: a ClusterQueue admits more than its
+  nominal quota; isolation: a tenant's container gets devices it was not given). The pin is refused naming the fixed
+  version, unless ``platform.<key>.acceptedBugs`` lists the bug (then it is a warning on every preview).
+* :data:`WARN` — the bug costs availability (a gang evicted, pods Pending, a shared operator crashing): a warning on
+  every preview naming the fixed version.
+
+Release lines: a version is affected when it is at or after ``introduced`` (None: every earlier version oke-rdma
+accepts, since the source states no start) and its release line (``major.minor``: Kueue ``0.19``, the GPU Operator's
+``26.3``) has no fix at or below it; a line newer than every line with a fix carries the fix, an older line without
+one does not. ``gate``: the fix is behind that feature gate, so a fixed version counts as fixed only while the gate
+is on in the release's final values.
+
+Every row carries its source and the date it was verified (``checked 2026-12-02``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from oke_rdma.facts.charts import parse_version
+
+REFUSE, WARN = "refuse", "warn"
+CHECKED = "checked 2026-12-02"
+_KUEUE = "kubernetes-sigs/kueue CHANGELOG/CHANGELOG-{}.md"
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    """One upstream bug of an add-on that oke-rdma's configuration triggers.
+
+    :param addon: the add-on's key (``platform.<addon>``).
+    :param ref: the upstream reference, ``owner/repo#number`` (what ``acceptedBugs`` lists).
+    :param summary: what goes wrong, in one clause.
+    :param fixed: the first fixed version in each release line that got the fix (``("0.18.8", "0.19.4")``).
+    :param trigger: the name of the predicate (``oke_rdma.config.checks.known_bugs.TRIGGERS``) that says whether a
+        stack's settings trigger it.
+    :param setting: which of the product's settings triggers it, for the message.
+    :param severity: :data:`REFUSE` or :data:`WARN`.
+    :param source: where the bug and its fix are stated, and when that was checked.
+    :param introduced: the first affected version (None: the source states none; every earlier version counts).
+    :param gate: the feature gate the fix needs (None: the fix is unconditional).
+    """
+
+    addon: str
+    ref: str
+    summary: str
+    fixed: tuple[str, ...]
+    trigger: str
+    setting: str
+    severity: str
+    source: str
+    introduced: Optional[str] = None
+    gate: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.severity not in (REFUSE, WARN):
+            raise ValueError(f"{self.ref}: severity {self.severity!r} is not {REFUSE!r} or {WARN!r}")
+        if not self.fixed:
+            raise ValueError(f"{self.ref}: a known bug names the release that fixes it")
+
+    def affects(self, version: str) -> bool:
+        """True when ``version`` carries the bug (module docstring: release lines).
+
+        :raises ValueError: when ``version`` is not a semantic version.
+        """
+        v = parse_version(version)
+        if self.introduced is not None and v < parse_version(self.introduced):
+            return False
+        line = (v.major, v.minor)
+        fixes = [parse_version(f) for f in self.fixed]
+        same = [f for f in fixes if (f.major, f.minor) == line]
+        if same:
+            return v < min(same)
+        return line < max((f.major, f.minor) for f in fixes)
+
+    def fix_for(self, version: str) -> str:
+        """The fixed version to name for a pin at ``version``: the fix of its own line, else the oldest later one."""
+        v = parse_version(version)
+        later = sorted((parse_version(f), f) for f in self.fixed if parse_version(f) > v)
+        same = [f for p, f in later if (p.major, p.minor) == (v.major, v.minor)]
+        return same[0] if same else later[0][1] if later else self.fixed[-1]
+
+
+KNOWN_BUGS: tuple[KnownBug, ...] = (
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#15350",
+        "a workload requeued after its backoff is counted from its raw spec, without the LimitRange defaults, so the "
+        "ClusterQueue admits beyond its quota",
+        ("0.18.8", "0.19.4"), "kueue-requeue-limitrange",
+        "every tenant namespace has a LimitRange with default requests (oke_rdma.tenant_defaults) and oke-rdma's "
+        "waitForPodsReady requeues evicted workloads with a backoff",
+        REFUSE,
+        f"{_KUEUE.format('0.19')} v0.19.4 (#15350); {_KUEUE.format('0.18')} v0.18.8 (#15374, the same fix); {CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#16132",
+        "a Job with parallelism greater than completions releases the quota of its still-running pods once some "
+        "succeed, so the ClusterQueue admits beyond its quota",
+        ("0.19.6",), "kueue-batch-job",
+        "the batch/job integration is on (the chart's default frameworks, which oke-rdma keeps) and tenants may "
+        "create Jobs",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.6 (#16132; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#16401",
+        "during a StatefulSet or LeaderWorkerSet rolling update, pods at the current revision are ungated before the "
+        "Workload is admitted and run without quota",
+        ("0.19.7",), "kueue-statefulset",
+        "the statefulset and leaderworkerset integrations are on (the chart's default frameworks, which oke-rdma "
+        "keeps) and tenants may create StatefulSets",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.7 (#16401; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#15910",
+        "a pod group is evicted once waitForPodsReady.recoveryTimeout passes after one of its pods completes",
+        ("0.19.6",), "kueue-pod-recovery",
+        "oke-rdma sets waitForPodsReady.recoveryTimeout (20m) and the pod integration is on (the chart's default)",
+        WARN, f"{_KUEUE.format('0.19')} v0.19.6 (#15910: fixed behind the Alpha gate "
+              f"PodIntegrationCountSucceededPodsAsReady, off by default; oke-rdma turns it on); {CHECKED}",
+        gate="PodIntegrationCountSucceededPodsAsReady"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#15195",
+        "admitting a TrainJob drops its runtime's tolerations when ResourceFlavor tolerations apply, leaving its "
+        "pods Pending on tainted nodes",
+        ("0.18.8", "0.19.4"), "kueue-trainjob-flavor-tolerations",
+        "Kubeflow Trainer is enabled and the GPU pools' ResourceFlavors carry the nvidia.com/gpu toleration "
+        "(oke_rdma.scheduling)",
+        WARN, f"{_KUEUE.format('0.19')} v0.19.4 (#15195); {_KUEUE.format('0.18')} v0.18.8 (#15197); {CHECKED}"),
+    KnownBug(
+        "gpuOperator", "NVIDIA/gpu-operator#2525",
+        "the device plugin turns the MOFED/GDS feature flags on unconditionally and injects every ibverbs device of "
+        "the node into each GPU container, exposing RDMA interfaces the workload was not given",
+        ("v26.3.3",), "gpu-operator-rdma-device-plugin",
+        "the operator's device plugin runs on RDMA node pools (rdma: true; OKE's images ship OFED)",
+        REFUSE,
+        "NVIDIA/cloud-native-docs gpu-operator/release-notes.rst (26.3.3 Fixed Issues: PR #2525, k8s-device-plugin "
+        "PR #1837; 26.3.0 ships device plugin v0.19.0); NVIDIA/k8s-device-plugin commit 0af9b620a ('change default "
+        f"value for gds, gdrcopy and mofed flags', first tag v0.19.0), reverted in v0.19.3 and v0.20.0; {CHECKED}",
+        introduced="v26.3.0"),
+    KnownBug(
+        "keda", "kedacore/keda#7838",
+        "a concurrent map read/write in the fallback status update panics the shared KEDA operator when several "
+        "triggers scale at once, stopping every tenant's autoscaling",
+        ("2.20.1",), "keda-tenant-scaledobjects",
+        "tenants may create ScaledObjects (oke_rdma.facts.tenancy grants keda.sh scaledobjects), so any tenant's "
+        "ScaledObject with a fallback and several triggers reaches it",
+        WARN, f"kedacore/keda pull request #7847 (CHANGELOG.md v2.20.1: #7838); {CHECKED}"),
+)
+
+
+def bugs_of(addon: str) -> tuple[KnownBug, ...]:
+    """The rows of add-on ``addon`` (``()`` for none)."""
+    return tuple(b for b in KNOWN_BUGS if b.addon == addon)

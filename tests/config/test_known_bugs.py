@@ -1,0 +1,162 @@
+"""A pinned add-on version with a known bug the stack's own settings trigger: refused (quota or isolation bugs) or
+warned about (availability bugs), naming the bug, what triggers it here and the fixed version; acceptedBugs turns a
+refusal into a warning; today's pins carry none."""
+
+from __future__ import annotations
+
+import pytest
+
+from oke_rdma.addons import REGISTRY
+from oke_rdma.config import ConfigError, load_stack_config
+from oke_rdma.config.checks.known_bugs import TRIGGERS, known_bug_warnings
+from oke_rdma.facts.charts import parse_version
+from oke_rdma.facts.known_bugs import KNOWN_BUGS, REFUSE, WARN, KnownBug
+from tests.stackcfg import dev_raw_config, load_dev_config
+
+KEY = "oke-rdma:platform.kueue.version"
+
+
+def problems(**overrides) -> list[str]:
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(dev_raw_config(**overrides))
+    return err.value.problems
+
+
+def lines_about(lines: list[str], ref: str) -> list[str]:
+    return [line for line in lines if f" has {ref}:" in line or f"'{ref}'" in line or f" {ref} " in line]
+
+
+def test_today_s_pins_carry_no_known_bug_the_stack_triggers():
+    """The dev stack on its pins (Kueue 0.19.7, GPU Operator v26.7.0, KEDA 2.20.2): no refusal, no warning."""
+    cfg = load_dev_config()
+    assert cfg.platform.kueue.version == "0.19.7"
+    assert known_bug_warnings(cfg) == []
+
+
+def test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix():
+    """Kueue 0.19.2 with the tenants' LimitRange defaults, requeuing and the chart's job/statefulset integrations:
+    three quota bugs, each a line at platform.kueue.version naming what triggers it and the fixed patch."""
+    lines = [p for p in problems(platform={"kueue": {"version": "0.19.2"}}) if p.startswith(KEY)]
+    expected = {"kubernetes-sigs/kueue#15350": "0.19.4", "kubernetes-sigs/kueue#16132": "0.19.6",
+                "kubernetes-sigs/kueue#16401": "0.19.7"}
+    assert len(lines) == 3
+    for ref, fix in expected.items():
+        [line] = lines_about(lines, ref)
+        assert f"set {fix} or newer" in line and f"platform.kueue.acceptedBugs" in line
+        assert "CHANGELOG-0.19.md" in line and "checked 2026-12-02" in line
+    [limitrange] = lines_about(lines, "kubernetes-sigs/kueue#15350")
+    assert "LimitRange default requests" in limitrange and "requeues" in limitrange
+
+
+def test_an_older_line_is_told_its_own_fix_first():
+    """0.18.7 lacks #15350's fix, which the 0.18 line got in 0.18.8: the line names 0.18.8."""
+    lines = problems(platform={"kueue": {"version": "0.18.7"}})
+    [line] = lines_about(lines, "kubernetes-sigs/kueue#15350")
+    assert "set 0.18.8 or newer" in line
+
+
+def test_accepted_bugs_turn_the_refusal_into_warnings():
+    """Listing the three refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
+    (no succeeded-pods gate before 0.19.6) warned about as well."""
+    refs = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401"]
+    cfg = load_dev_config(platform={"kueue": {"version": "0.19.2", "acceptedBugs": refs}})
+    warnings = known_bug_warnings(cfg)
+    for ref in refs:
+        [line] = lines_about(warnings, ref)
+        assert line.endswith("(accepted in acceptedBugs)")
+    [pods] = lines_about(warnings, "kubernetes-sigs/kueue#15910")
+    assert "recoveryTimeout is 20m" in pods and "set 0.19.6 or newer" in pods
+
+
+def test_an_unknown_accepted_bug_is_refused_and_a_stale_one_warned():
+    """An entry that is no known bug of the add-on is refused (it could hide nothing); one the pin no longer carries
+    is a warning asking to remove it."""
+    lines = problems(platform={"kueue": {"acceptedBugs": ["kubernetes-sigs/kueue#1"]}})
+    [line] = [p for p in lines if p.startswith("oke-rdma:platform.kueue.acceptedBugs[0]")]
+    assert "no known bug of kueue" in line and "kubernetes-sigs/kueue#15350" in line
+    cfg = load_dev_config(platform={"kueue": {"acceptedBugs": ["kubernetes-sigs/kueue#15350"]}})
+    [stale] = known_bug_warnings(cfg)
+    assert stale.startswith("oke-rdma:platform.kueue.acceptedBugs:") and "remove it" in stale
+
+
+def test_a_gated_fix_needs_its_gate():
+    """#15910 is fixed in 0.19.6 behind PodIntegrationCountSucceededPodsAsReady, which oke-rdma turns on; a user's
+    featureGates list (lists replace) without it brings the bug back as a warning."""
+    cfg = load_dev_config(platform={"kueue": {"values": {"controllerManager": {"featureGates": []}}}})
+    [line] = known_bug_warnings(cfg)
+    assert "kubernetes-sigs/kueue#15910" in line and "PodIntegrationCountSucceededPodsAsReady" in line
+    assert "is off" in line
+
+
+def test_a_bug_whose_integration_is_off_is_not_reported():
+    """0.19.6 carries #16401 (StatefulSet/LWS rolling updates); a manager configuration whose integrations leave
+    statefulset and leaderworkerset out does not trigger it."""
+    config = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmanagedJobsNamespaceSelector:\n"
+              "  matchExpressions:\n  - {key: okerdma.io/tenant, operator: Exists}\nintegrations:\n"
+              "  frameworks: [batch/job]\n")
+    cfg = load_dev_config(platform={"kueue": {"version": "0.19.6", "values": {
+        "managerConfig": {"controllerManagerConfigYaml": config}}}})
+    assert cfg.platform.kueue.version == "0.19.6"
+    assert lines_about(known_bug_warnings(cfg), "kubernetes-sigs/kueue#16401") == []
+    assert lines_about(problems(platform={"kueue": {"version": "0.19.6"}}), "kubernetes-sigs/kueue#16401")
+
+
+def test_a_gpu_operator_that_exposes_every_rdma_device_is_refused_on_rdma_pools():
+    """GPU Operator 26.3.0–26.3.2 injects every ibverbs device into GPU containers; with the dev stack's RDMA pool it
+    is refused naming v26.3.3; v25.10.1 (before the change) and v26.3.3 pass."""
+    lines = problems(platform={"gpuOperator": {"version": "v26.3.2"}})
+    [line] = lines_about(lines, "NVIDIA/gpu-operator#2525")
+    assert line.startswith("oke-rdma:platform.gpuOperator.version") and "RDMA pool gpu" in line
+    assert "set v26.3.3 or newer" in line
+    for version in ("v25.10.1", "v26.3.3"):
+        cfg = load_dev_config(platform={"gpuOperator": {"version": version}})
+        assert known_bug_warnings(cfg) == []
+
+
+def test_a_keda_that_panics_on_tenants_scaled_objects_is_warned_about():
+    """KEDA 2.20.0's fallback status race crashes the shared operator; tenants may create ScaledObjects: a warning
+    naming 2.20.1 (availability, not quota: the pin loads)."""
+    cfg = load_dev_config(platform={"keda": {"version": "2.20.0"}})
+    [line] = known_bug_warnings(cfg)
+    assert line.startswith("oke-rdma:platform.keda.version") and "kedacore/keda#7838" in line
+    assert "set 2.20.1 or newer" in line
+
+
+def _bug(fixed, introduced=None) -> KnownBug:
+    return KnownBug("kueue", "x/y#1", "s", fixed, "kueue-batch-job", "t", WARN, "src; checked 2026-12-02",
+                    introduced=introduced)
+
+
+@pytest.mark.parametrize("version, affected", [
+    ("0.17.9", True),   # an older line without its own fix
+    ("0.18.7", True), ("0.18.8", False), ("0.18.9", False),
+    ("0.19.3", True), ("0.19.4", False),
+    ("0.20.0", False),  # a line newer than every line with a fix carries it
+])
+def test_release_lines(version, affected):
+    assert _bug(("0.18.8", "0.19.4")).affects(version) is affected
+
+
+def test_introduced_bounds_the_affected_range():
+    bug = _bug(("26.3.3",), introduced="26.3.0")
+    assert [bug.affects(v) for v in ("25.10.1", "26.3.0", "26.3.2", "26.3.3", "26.7.0")] == \
+        [False, True, True, False, False]
+
+
+def test_every_row_is_sourced_and_readable():
+    """The class: every row names a registered add-on, a trigger the check knows, fixed versions that parse, a
+    severity and a dated source; and at least two add-ons besides Kueue have rows."""
+    for bug in KNOWN_BUGS:
+        assert bug.addon in REGISTRY, bug.ref
+        assert bug.trigger in TRIGGERS, bug.ref
+        assert bug.severity in (REFUSE, WARN) and "checked 20" in bug.source, bug.ref
+        assert all(parse_version(f) for f in bug.fixed) and "#" in bug.ref
+    assert set(TRIGGERS) == {b.trigger for b in KNOWN_BUGS}  # no predicate without a row
+    assert len({b.addon for b in KNOWN_BUGS} - {"kueue"}) >= 2
+
+
+def test_no_default_pin_carries_a_refused_bug():
+    """Whatever the settings, a default version is never one the check would refuse."""
+    for bug in KNOWN_BUGS:
+        if bug.severity == REFUSE:
+            assert not bug.affects(REGISTRY[bug.addon].defaults.version), bug.ref
