@@ -125,7 +125,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             provider=request.provider or None, ignore_changes=list(request.ignoreChanges),
             delete_before_replace=dbr, additional_secret_outputs=list(request.additionalSecretOutputs),
             aliases=aliases, retain_on_delete=bool(request.retainOnDelete), replace_with=list(request.replace_with),
-            replacement_trigger=trigger, deleted_with=request.deletedWith or None)
+            replacement_trigger=trigger, deleted_with=request.deletedWith or None, remote=bool(request.remote))
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
