@@ -124,3 +124,23 @@ def _provider(**props):
 def test_the_cluster_of_a_provider_is_what_it_connects_with(a, b, same):
     assert (cluster_key(_provider(**a)) == cluster_key(_provider(**b))) is same
     assert cluster_key(None) == cluster_key(_provider()) == AMBIENT
+
+
+def test_a_shared_namespace_of_this_cluster_does_not_make_another_clusters_queue_shared():
+    """The placement pack judges per cluster too: a ClusterQueue on the other cluster admitting 'evaluation' (shared
+    here, unknown there) with a flavor on a shared pool is refused; on this cluster it passes."""
+    from tests.policies.test_policies_sharing import RULE, by_name, flavor, namespace as tenant, node_pool, queue
+    base = [node_pool("shared", "time-slicing"), on(HOME, flavor("f-shared", "shared")),
+            on(HOME, tenant("evaluation", "shared"))]
+    assert messages(run(OKE, HOME, MGMT, *base, on(HOME, queue("cq", by_name("evaluation"), "f-shared")),
+                        policy=RULE), RULE) == []
+    got = messages(run(OKE, HOME, MGMT, *base, on(MGMT, flavor("f-shared", "shared")),
+                       on(MGMT, queue("cq", by_name("evaluation"), "f-shared")), policy=RULE), RULE)
+    assert len(got) == 1 and "namespace 'evaluation' is dedicated" in got[0] and "another cluster" in got[0], got
+
+
+def test_each_pack_carries_the_same_cluster_module():
+    """The packs are published alone, so each has its own copy; the copies are the same file."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2] / "policies"
+    assert (root / "security" / "_clusters.py").read_text() == (root / "placement" / "_clusters.py").read_text()
