@@ -144,3 +144,40 @@ def test_each_pack_carries_the_same_cluster_module():
     from pathlib import Path
     root = Path(__file__).resolve().parents[2] / "policies"
     assert (root / "security" / "_clusters.py").read_text() == (root / "placement" / "_clusters.py").read_text()
+
+
+def test_the_stacks_own_cluster_is_the_one_whose_kubeconfig_derives_from_its_oke_cluster():
+    """With two clusters, configured node-agent namespaces hold on the own cluster without being declared; a provider
+    not derived from the stack's OKE cluster is another cluster, where they do not."""
+    other_pod = on(MGMT, pod("apps", {"containers": [{"name": "c", "image": "r.io/a:1"}]}, "q"))
+    assert found(ESCAPE, on(HOME, pod("monitoring", HOST_ROOT)), other_pod) == []
+    plain = res(K8S, "home", {"kubeconfig": "apiVersion: v1 # home"})  # same cluster, no OKE dependency
+    got = messages(run(OKE, plain, MGMT, on(plain, pod("monitoring", HOST_ROOT)), other_pod, policy=ESCAPE), ESCAPE)
+    assert len(got) == 1 and "namespace 'monitoring'" in got[0], got
+
+
+def test_the_oke_rdma_cluster_provider_is_recognised_as_the_stacks_own(dev_plan_file):
+    """In the dev plan, the program's provider (kubeconfig from getClusterKubeConfig of its OKE cluster) is this
+    stack's cluster when another provider's object joins the stack."""
+    import json
+    from types import SimpleNamespace as NS
+
+    from policies.security._clusters import views
+    plan = json.loads(dev_plan_file[0].read_text())
+    by_urn = {r["urn"]: r for r in plan["resources"]}
+    resources = {}
+    for r in plan["resources"]:
+        deps = {k: [NS(resource_type=by_urn[u]["type"]) for u in v if u in by_urn]
+                for k, v in r["propertyDependencies"].items()}
+        resources[r["urn"]] = NS(resource_type=r["type"], urn=r["urn"], name=r["name"], props=r["inputs"],
+                                 property_dependencies=deps, provider=None)
+    for r in plan["resources"]:
+        if r["provider"]:
+            provider = by_urn[r["provider"].rsplit("::", 1)[0]]
+            resources[r["urn"]].provider = NS(resource_type=provider["type"], urn=provider["urn"],
+                                              name=provider["name"], props=provider["inputs"])
+    extra = NS(resource_type=POD, urn="urn:x", name="x", props={}, property_dependencies={},
+               provider=NS(resource_type=K8S, urn="urn:mgmt", name="mgmt", props={"kubeconfig": "other"}))
+    split = views([*resources.values(), extra])
+    assert len(split) == 2 and [v.own for v in split if "urn:x" not in v.urns] == [True]
+    assert [v.own for v in split if "urn:x" in v.urns] == [False]
