@@ -64,11 +64,6 @@ def cluster_key(provider: Any) -> tuple:
     return ("target", *(v or "" for v in values))
 
 
-def is_kubernetes_object(resource: Any) -> bool:
-    """Whether ``resource`` goes to a cluster (a ``kubernetes:`` type other than the provider itself)."""
-    return str(getattr(resource, "resource_type", "")).startswith("kubernetes:")
-
-
 @dataclass
 class ClusterView:
     """One cluster's share of a stack: its key, the providers that reach it, its objects (URNs), whether it is this
@@ -94,24 +89,31 @@ def _derived_from_own_cluster(provider: Any, by_urn: dict) -> bool:
 
 def views(resources: Iterable[Any]) -> list[ClusterView]:
     """The stack's resources split by the cluster their Kubernetes objects go to (see the module docstring); one view
-    (everything, this stack's cluster) when all objects go to one cluster or there are none."""
+    (everything, this stack's cluster) when all objects go to one cluster or there are none. Linear: each provider's
+    key is computed once (every resource carries its own copy of its provider)."""
     resources = list(resources)
-    by_key: dict[tuple, ClusterView] = {}
-    shared = []
+    keys: dict = {}  # provider URN → its cluster key
+    providers: dict[tuple, list] = {}
+    of: list = []
     for r in resources:
-        if not is_kubernetes_object(r):
-            shared.append(r)
+        if not str(r.resource_type).startswith("kubernetes:"):
+            of.append(None)
             continue
-        key = cluster_key(r.provider)
-        view = by_key.setdefault(key, ClusterView(key))
-        view.urns.add(r.urn)
-        if all(p is not r.provider and getattr(p, "urn", 0) != getattr(r.provider, "urn", 1) for p in view.providers):
-            view.providers.append(r.provider)
-        view.resources.append(r)
-    if len(by_key) <= 1:
-        return [ClusterView(next(iter(by_key)) if by_key else AMBIENT, urns=set().union(*(v.urns for v in
-                            by_key.values())), resources=resources, own=True,
-                            providers=[p for v in by_key.values() for p in v.providers])]
+        ref = getattr(r.provider, "urn", None)
+        key = keys.get(ref)
+        if key is None:
+            key = keys[ref] = cluster_key(r.provider)
+            providers.setdefault(key, []).extend([r.provider] if r.provider is not None else [])
+        of.append(key)
+    if len(providers) <= 1:
+        key = next(iter(providers), AMBIENT)
+        return [ClusterView(key, providers=providers.get(key, []), resources=resources, own=True)]
+    by_key = {key: ClusterView(key, providers=found) for key, found in providers.items()}
+    shared = [r for r, key in zip(resources, of) if key is None]
+    for r, key in zip(resources, of):
+        if key is not None:
+            by_key[key].urns.add(r.urn)
+            by_key[key].resources.append(r)
     by_urn = {r.urn: r for r in resources}
     out = []
     for key in sorted(by_key, key=repr):
