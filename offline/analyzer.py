@@ -298,6 +298,13 @@ def _struct(values: Mapping[str, Any]) -> Any:
     return struct
 
 
+#: Remote components the engine analyses without their inputs: the provider's ``Construct`` registers the component
+#: with none and the engine sends no goal for the program's registration (``policies/security/_objects.py``
+#: ``inputs_hidden``, with sources). pulumi-kubernetes' yaml/v2 and kustomize/v2 components are constructed the same
+#: way; the offline preview still judges their inputs (docs/threat-model.md: what pulumi preview cannot judge).
+INPUTS_HIDDEN = frozenset({"kubernetes:helm.sh/v4:Chart"})
+
+
 def _engine_props(wire: Mapping[str, Any]) -> Any:
     """A registration's properties as the engine marshals them for analyzers: top-level ``__`` keys skipped
     (``SkipInternalKeys``), unknowns and secrets kept (``KeepUnknowns``/``KeepSecrets``)."""
@@ -401,7 +408,8 @@ def analyze_request(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> 
     """The ``AnalyzeRequest`` of one registration: its inputs, options and provider (looked up in ``by_urn``)."""
     from pulumi.runtime.proto import analyzer_pb2
 
-    request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(r.inputs), urn=r.urn, name=r.name,
+    inputs = {} if r.remote and r.type in INPUTS_HIDDEN else r.inputs
+    request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(inputs), urn=r.urn, name=r.name,
                                           options=_options(r))
     provider = _provider(r, by_urn)
     if provider is not None:

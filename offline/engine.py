@@ -31,6 +31,7 @@ from pulumi.runtime.sync_await import _sync_await
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
     OCID_KINDS, REGION_KEYS, STACK_REFERENCE, OciMocks, StackOutputsMissing, fake_ocid, host_address, k8s_object_id,
     stack_reference_state)
+from offline.applies import ApplyWatch, inside_apply_notes
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
@@ -124,7 +125,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             provider=request.provider or None, ignore_changes=list(request.ignoreChanges),
             delete_before_replace=dbr, additional_secret_outputs=list(request.additionalSecretOutputs),
             aliases=aliases, retain_on_delete=bool(request.retainOnDelete), replace_with=list(request.replace_with),
-            replacement_trigger=trigger, deleted_with=request.deletedWith or None)
+            replacement_trigger=trigger, deleted_with=request.deletedWith or None, remote=bool(request.remote))
         self._record(resource)
         # A remote component names its provider in ``providers`` (or inherits the parent's: not visible here).
         provider = resource.provider or dict(request.providers).get("kubernetes")
@@ -249,6 +250,8 @@ class ProgramRun:
     advisories: list[str] = field(default_factory=list)
     #: What a provider would refuse while registering (a remote component's invalid object): ``pulumi preview`` fails.
     errors: list[str] = field(default_factory=list)
+    #: The URNs of the resources registered inside an ``Output.apply`` callback (:mod:`offline.applies`).
+    inside_apply: list[str] = field(default_factory=list)
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
     #: "Diagnostics" of ``pulumi preview``.
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
@@ -335,14 +338,34 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
-    _sync_await(run_pulumi_func(body))
+    with ApplyWatch() as watch:  # what a first pulumi preview may not register (offline.applies)
+        _sync_await(run_pulumi_func(body))
+    inside_apply = watch.urns()
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
                       diagnostics=list(diagnostics.records),
-                      advisories=list(monitor.advisories) + list(mocks.advisories), errors=list(monitor.errors),
+                      advisories=list(monitor.advisories) + list(mocks.advisories) + (
+                          [] if unknowns else inside_apply_notes(inside_apply)), errors=list(monitor.errors),
+                      inside_apply=inside_apply,
                       changes=None if planner is None else [
                           *(monitor.changes[r.urn] for r in topological(monitor.recorded)),
                           *planner.deletions(r.urn for r in monitor.recorded)])
+
+
+def skipped_on_first_preview(first: ProgramRun, config: dict[str, str], secret_keys: list[str], stack: str,
+                             **kwargs: Any) -> list[str]:
+    """What an ``unknowns`` run (``first``) did not register because it is created inside an apply callback whose
+    value was unknown: the program is run again update-like (no policy packs) with the same arguments
+    (``kwargs``: ``program``, ``stack_outputs``, ``project``, ``previous``) and its apply-made resources missing from
+    ``first`` are named, one advisory each (:func:`offline.applies.skipped_notes`). The second run's own failures
+    are not reported (the first run's are)."""
+    from offline.applies import skipped_notes
+
+    try:
+        again = run_program(config, secret_keys, stack, unknowns=False, **kwargs)
+    except Exception:  # noqa: BLE001 (e.g. a program that only fails with known values: the first run stands)
+        return []
+    return skipped_notes((r.urn for r in first.resources), again.inside_apply)

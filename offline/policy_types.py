@@ -80,6 +80,8 @@ class EngineResource:
     replacement_trigger: Any = None
     #: ``deletedWith``: the URN whose deletion deletes this one (its own Delete is skipped); replaced with it.
     deleted_with: Optional[str] = None
+    #: A remote component (``remote=True``: the provider constructs it, ``offline.remote``).
+    remote: bool = False
 
 
 @dataclass(frozen=True)

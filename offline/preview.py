@@ -57,7 +57,7 @@ import yaml
 
 from offline.configjson import read_config_json
 from offline.crds import crd_changes
-from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program
+from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program, skipped_on_first_preview
 from offline.failure import program_failure
 from offline.node_images import image_version_warnings
 from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
@@ -361,6 +361,9 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         print(program_failure(e), file=sys.stderr)
         return EXIT_PROGRAM
     timings.mark("program")
+    if args.unknowns and not run.errors:  # resources created inside applies whose value is unknown: name them
+        run.advisories += skipped_on_first_preview(run, config, secret_keys, stack, stack_outputs=stack_outputs,
+                                                   project=project, previous=previous, **program)
     if run.errors:  # the provider fails the registration: pulumi preview stops there
         for problem in run.errors:
             print(f"error: {problem}", file=sys.stderr)

@@ -13,10 +13,12 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.placement`
     from . import completeness, placement, sharing
+    from ._clusters import cluster_aware
 else:  # run by the Pulumi CLI from inside policies/placement/
     import completeness
     import placement
     import sharing
+    from _clusters import cluster_aware
 
 PACK_NAME = "oke-rdma-placement"
 PACK_DESCRIPTION = ("Placement guardrails for GPU/RDMA training on OKE: RDMA node pools in one Compute Cluster's "
@@ -24,6 +26,9 @@ PACK_DESCRIPTION = ("Placement guardrails for GPU/RDMA training on OKE: RDMA nod
 PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 
 POLICIES: list[Policy] = [*placement.POLICIES, *sharing.POLICIES, *completeness.POLICIES]
+# Stack rules judge each cluster's objects against that cluster's namespaces (_clusters: a copy of the security
+# pack's, kept equal by tests/policies/test_clusters.py, since each pack is published alone).
+POLICIES = [cluster_aware(p) for p in POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

@@ -32,6 +32,19 @@ HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 NAMESPACE = "kubernetes:core/v1:Namespace"
 NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
 ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
+HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
+
+
+def inputs_hidden(resource_type: str, props: Any) -> bool:
+    """Whether ``props`` are a ``helm.sh/v4:Chart`` as ``pulumi preview`` shows it to policy packs: without its inputs.
+    pulumi-kubernetes constructs the Chart in the provider (``Construct``), which registers the component with no
+    input properties (``ctx.RegisterComponentResource``: the Go SDK registers ``nil`` props) and the engine sends no
+    goal for the program's own registration of a remote component (pulumi ``pkg/resource/deploy/source_eval.go``,
+    ``RegisterResource`` with ``remote``); so ``Analyze`` gets no ``chart``, ``version``, ``repositoryOpts`` or
+    ``values``, and ``AnalyzeStack`` only its output ``resources`` (pulumi-kubernetes
+    ``provider/pkg/provider/helm/v4/chart.go``, pulumi ``sdk/go/pulumi/context.go``; pulumi/pulumi-kubernetes#2144;
+    checked 2026-12-02). Its rendered objects are registered with their inputs, so rules judge them."""
+    return resource_type == HELM_CHART_V4 and read(props, "chart") is None
 
 #: Chart → values keys its templates render as whole objects, with the template that does it (each read at the
 #: version oke-rdma pins, checked 2026-12-01). Charts with none at the pinned version: the node-feature-discovery

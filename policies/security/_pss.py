@@ -11,8 +11,10 @@ import re
 from typing import Any
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._clusters import visible_platform_namespaces
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _clusters import visible_platform_namespaces
     from _rules import UNKNOWN, elements, read
 
 #: Capabilities Pod Security baseline allows to be added (Kubernetes docs "Pod Security Standards", "Capabilities"
@@ -192,6 +194,7 @@ def node_agent_namespaces(config: Any, resources: list) -> set:
     """The namespaces where node agents may escape to the node: ``nodeAgentNamespaces`` of a policy's config (default
     :data:`NODE_ESCAPE_NAMESPACES`), less every tenant namespace of the stack (:func:`tenant_namespaces`). Nothing
     else — neither a release of a node-agent chart nor its namespace, release name or ``createNamespace`` — makes a
-    namespace one."""
+    namespace one. On another cluster than the stack's own (``_clusters``), a configured namespace counts only when the
+    stack declares that Namespace there: the stack cannot see what another cluster's namespaces are."""
     configured = (config or {}).get("nodeAgentNamespaces") or list(NODE_ESCAPE_NAMESPACES)
-    return set(configured) - tenant_namespaces(resources)
+    return visible_platform_namespaces(configured, resources) - tenant_namespaces(resources)

@@ -35,7 +35,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from ._objects import NAMESPACE_PATCH, sets_enforce_label, with_derived
+    from ._objects import NAMESPACE_PATCH, inputs_hidden, sets_enforce_label, with_derived
     from ._pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
                                  POD_SPEC_PATHS, RAY_GROUP, RDMA_DEVICE_PATH, TRAINER_GROUP, canonical_type,
                                  is_cluster_scoped, pod_specs, without_rdma_envelope)
@@ -43,7 +43,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pss import BASELINE_CAPABILITIES, context_privileges
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
-    from _objects import NAMESPACE_PATCH, sets_enforce_label, with_derived
+    from _objects import NAMESPACE_PATCH, inputs_hidden, sets_enforce_label, with_derived
     from _pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
                                 POD_SPEC_PATHS, RAY_GROUP, RDMA_DEVICE_PATH, TRAINER_GROUP, canonical_type,
                                 is_cluster_scoped, pod_specs, without_rdma_envelope)
@@ -132,6 +132,13 @@ def validate_helm_release_pinned(args: ResourceValidationArgs, report_violation:
     """Resource rule ``helm-release-pinned`` on ``helm.sh/v3:Release`` and ``helm.sh/v4:Chart`` inputs: an exact
     chart version from a repository in ``allowedRepositories``. Unknowns fail closed."""
     if args.resource_type not in (HELM_RELEASE, HELM_CHART_V4):
+        return
+    if inputs_hidden(args.resource_type, args.props):
+        report_violation(f"Chart '{args.name}' (helm.sh/v4) reaches the policy packs without its inputs: "
+                         "pulumi-kubernetes registers this component with none (its chart, version, repository and "
+                         "values stay inside the provider), so no rule can verify that its chart is pinned or where "
+                         "it comes from. Install it as a helm.sh/v3 Release, whose inputs the packs read (its "
+                         "rendered objects are judged either way).", None)
         return
     allowed = list(args.get_config().get("allowedRepositories") or DEFAULT_ALLOWED_REPOSITORIES)
     for problem in release_problems(args.props, allowed):

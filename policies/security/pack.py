@@ -44,6 +44,7 @@ if __package__:  # imported as the package `policies.security`
     from . import node_access
     from . import priority
     from . import tenant_rbac
+    from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
@@ -74,6 +75,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import supply_chain
     import tenant_rbac
     import unknowns
+    from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
 
 PACK_NAME = "oke-rdma-security"
@@ -90,7 +92,9 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
-POLICIES = [namespace_aware(p) for p in POLICIES]
+# ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
+# (_clusters: objects sent to another cluster through an explicit provider).
+POLICIES = [cluster_aware(namespace_aware(p)) for p in POLICIES]
 
 _names = [p.name for p in POLICIES]
 if len(_names) != len(set(_names)):  # policy names are the keys of policy config; they must be unique

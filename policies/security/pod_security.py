@@ -54,7 +54,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pss import (_capability_findings, _flag, _host_path_finding, is_node_agent_chart,  # noqa: F401
                        node_agent_namespaces, node_escape_path)  # node_escape_path: re-exported
     from ._helm_values import hidden_inputs, values_findings, values_namespaces  # noqa: F401 (re-exported)
-    from ._objects import with_derived
+    from ._objects import inputs_hidden, with_derived
     from ._operator_pods import Uninterpretable
     from .kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                              pod_specs)
@@ -64,7 +64,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _pss import (_capability_findings, _flag, _host_path_finding, is_node_agent_chart,  # noqa: F401
                       node_agent_namespaces, node_escape_path)  # node_escape_path: re-exported
     from _helm_values import hidden_inputs, values_findings, values_namespaces  # noqa: F401 (re-exported)
-    from _objects import with_derived
+    from _objects import inputs_hidden, with_derived
     from _operator_pods import Uninterpretable
     from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                             pod_specs)
@@ -276,9 +276,9 @@ def validate_namespace_declared(args: StackValidationArgs, report_violation: Rep
     resources = with_derived(args.resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
-        if is_cluster_scoped(r.resource_type) or (
+        if is_cluster_scoped(r.resource_type) or inputs_hidden(r.resource_type, r.props) or (
                 r.resource_type not in (HELM_RELEASE, HELM_CHART_V4) and not pod_specs(r.resource_type, r.props)):
-            continue
+            continue  # a v4 Chart as pulumi preview shows it names no namespace: helm-release-pinned refuses it
         level, ns = namespace_level(r, namespaces)
         if level == NOT_DECLARED and ns not in external:
             report_violation(f"{r.resource_type.split(':')[-1]} '{r.name}' goes to namespace '{ns}', which this "
