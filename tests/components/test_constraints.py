@@ -32,14 +32,15 @@ def _plan(tmp: Path, name: str, *args: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def plans(tmp_path_factory) -> dict[str, dict]:
-    """The dev and prod plans, and dev with public load balancers (the internet gateway, an optional type)."""
+def plans(tmp_path_factory, dev_plan_file, prod_plan_file) -> dict[str, dict]:
+    """The dev and prod plans (the session's), and dev with public load balancers (the internet gateway, an optional
+    type)."""
     tmp = tmp_path_factory.mktemp("plans")
     variant = tmp / "Pulumi.dev-public-lb.yaml"
     text = (ROOT / "Pulumi.dev.yaml").read_text().replace("publicLoadBalancers: false", "publicLoadBalancers: true")
     assert "publicLoadBalancers: true" in text
     variant.write_text(text)
-    return {"dev": _plan(tmp, "dev", "--stack", "dev"), "prod": _plan(tmp, "prod", "--stack", "prod"),
+    return {"dev": json.loads(dev_plan_file[0].read_text()), "prod": json.loads(prod_plan_file[0].read_text()),
             "public-lb": _plan(tmp, "public-lb", "--stack", "dev", "--config-file", str(variant))}
 
 

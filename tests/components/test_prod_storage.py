@@ -6,13 +6,9 @@ from __future__ import annotations
 import base64
 import json
 
-from tests.offline.test_cli import ROOT, preview
 
-
-def test_prod_plans_nvme_raid_lustre_and_trainer(tmp_path):
-    out = preview("--stack", "prod", "--json", str(tmp_path / "plan.json"))
-    assert out.returncode == 0, out.stdout + out.stderr
-    plan = json.loads((tmp_path / "plan.json").read_text())
+def test_prod_plans_nvme_raid_lustre_and_trainer(prod_plan_file):
+    plan = json.loads(prod_plan_file[0].read_text())
     by_type: dict[str, list[dict]] = {}
     for r in plan["resources"]:
         by_type.setdefault(r["type"], []).append(r)

@@ -33,11 +33,8 @@ def consumer_args(plan: Path, *extra: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def plan(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("plan") / "plan.json"
-    out = preview("--stack", "dev", "--json", str(path))
-    assert out.returncode == 0, out.stderr
-    return path
+def plan(dev_plan_file) -> Path:
+    return dev_plan_file[0]
 
 
 def test_consumer_previews_against_the_dev_plan_and_passes_the_policy_pack(plan, tmp_path):

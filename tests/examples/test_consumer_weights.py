@@ -363,11 +363,8 @@ PROD = "organization/oke-rdma/prod"
 
 
 @pytest.fixture(scope="module")
-def prod_plan(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("prod") / "plan.json"
-    out = preview("--stack", "prod", "--json", str(path))
-    assert out.returncode == 0, out.stdout + out.stderr
-    return path
+def prod_plan(prod_plan_file) -> Path:
+    return prod_plan_file[0]
 
 
 @pytest.mark.parametrize("tenant, volume, upload", [("pretraining", "lustre", False), ("research", "fss", True)])

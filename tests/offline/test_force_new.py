@@ -119,7 +119,7 @@ def test_a_change_to_an_updatable_field_stays_an_update(typ, old, new):
 
 
 def test_a_new_prod_vcn_replaces_its_default_security_list_and_stops_at_the_protected_lustre_file_system(
-        tmp_path, capsys):
+        tmp_path, capsys, prod_plan_file):
     """On the prod stack a new VCN DNS label replaces the VCN, so its default security list (managed through the
     VCN's id), the storage subnet and the Lustre file system in it: the Lustre file system is protected, so the
     preview fails naming it and how to proceed, and the unknown ids of what is replaced raise no contract warning."""
@@ -128,13 +128,13 @@ def test_a_new_prod_vcn_replaces_its_default_security_list_and_stops_at_the_prot
     from offline import preview
     from tests.offline.plans import ROOT
 
-    assert preview.main(["--stack", "prod", "--json", str(tmp_path / "old.json")]) == 0
+    old = prod_plan_file[0]
     doc = yaml.safe_load((ROOT / "Pulumi.prod.yaml").read_text())
     doc["config"]["oke-rdma:network"]["dnsLabel"] = "otherlabel"
     (tmp_path / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
     capsys.readouterr()
     code = preview.main(["--config-file", str(tmp_path / "Pulumi.prod.yaml"), "--json", str(tmp_path / "new.json"),
-                         "--previous", str(tmp_path / "old.json")])
+                         "--previous", str(old)])
     err = capsys.readouterr().err
     assert code == preview.EXIT_PLAN
     ops = {c["type"].rsplit(":", 1)[1]: c for c in json.loads((tmp_path / "new.json").read_text())["changes"]}

@@ -236,11 +236,10 @@ def test_a_one_way_setting_moved_forward_or_unseen_passes(typ, path, old, new):
     assert lowered(typ, {path: old}, {path: new}) == []
 
 
-def test_an_enhanced_cluster_made_basic_against_the_previous_plan_is_refused(tmp_path):
+def test_an_enhanced_cluster_made_basic_against_the_previous_plan_is_refused(tmp_path, dev_plan_file):
     """Through the preview: dev (enhanced) planned again as a basic cluster, with what a basic cluster cannot have
     (Workload Identity, the Compute Cluster pool) removed, exits 4 naming the setting."""
-    plan = tmp_path / "plan.json"
-    assert preview("--stack", "dev", "--json", str(plan)).returncode == 0
+    plan = dev_plan_file[0]
 
     def basic(config):
         config["oke-rdma:cluster"]["type"] = "BASIC_CLUSTER"
