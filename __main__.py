@@ -12,6 +12,7 @@ from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
 from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
+from oke_rdma.deferred import deferred_output
 from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
@@ -42,14 +43,15 @@ for warning in pairing_warnings(config):  # declared, but cannot work on these n
 network = Network(f"{prefix}-network", adapter.network_args(config))
 # IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the
 # cluster-principal statements name the cluster's OCID. A deferred output breaks the cycle (no resource waits on
-# another that waits on it: only the cluster-principal policy waits for the cluster).
-cluster_id, resolve_cluster_id = pulumi.deferred_output()
-compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
-iam = Iam(f"{prefix}-iam", adapter.iam_args(config, cluster_id, compute_cluster_id))
-key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
-cluster = Cluster(f"{prefix}-cluster", adapter.cluster_args(config, network.vcn_id, network.subnet_ids,
-                                                           network.nsg_ids, depends_on=key_policies))
-resolve_cluster_id(cluster.cluster_id)
+# another that waits on it: only the cluster-principal policy waits for the cluster). The block settles it on every
+# way out: an exception inside fails it (and is reported) instead of leaving the engine waiting (oke_rdma/deferred.py).
+with deferred_output() as cluster_id:
+    compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
+    iam = Iam(f"{prefix}-iam", adapter.iam_args(config, cluster_id.output, compute_cluster_id))
+    key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
+    cluster = Cluster(f"{prefix}-cluster", adapter.cluster_args(config, network.vcn_id, network.subnet_ids,
+                                                               network.nsg_ids, depends_on=key_policies))
+    cluster_id.resolve(cluster.cluster_id)
 compute = Compute(f"{prefix}-compute", adapter.compute_args(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
     depends_on=([iam.launch_policy] if iam.launch_policy else []) + key_policies))

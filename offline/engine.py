@@ -25,7 +25,6 @@ import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
-from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
@@ -34,6 +33,7 @@ from offline.mocks import (  # noqa: F401 (re-exported: the names callers import
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
+from offline.settle import run_program_func
 from offline.transforms import Transforms
 from offline.values import UNKNOWN, mask
 
@@ -302,6 +302,8 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     :raises ValueError: when ``previous`` is not shaped like a plan.
     :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
     :raises pulumi.RunError: when the program stops itself with a message (e.g. a consumer refusing its input).
+    :raises BaseException: the program's own exception; when registrations were left waiting on outputs nothing
+        will resolve, within seconds and with a note that ``pulumi preview`` would hang (:mod:`offline.settle`).
     """
     # A fresh loop per run (callers may have closed theirs); the last run's loop is closed first: an open loop keeps
     # its selector, self-pipe and the SDK's sockets (about 20 descriptors), and a test session that runs the program
@@ -335,7 +337,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
-    _sync_await(run_pulumi_func(body))
+    _sync_await(run_program_func(body))  # run_pulumi_func, but a program exception never hangs the run
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
