@@ -91,8 +91,11 @@ guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, pl
 walls = Walls(f"{prefix}-walls", adapter.walls_args(config, cluster.provider, platform))
 tenant_defaults = TenantDefaults(f"{prefix}-tenant-defaults", adapter.tenant_defaults_args(config, cluster.provider,
                                                                                            platform))
-# The tenants' people: three platform roles bound by RoleBindings in each tenant's namespace (docs/tenants.md).
-tenant_access = TenantAccess(f"{prefix}-tenant-access", adapter.tenant_access_args(config, cluster.provider, platform))
+# The tenants' people: three platform roles bound by RoleBindings in each tenant's namespace (docs/tenants.md). The
+# bindings wait for what judges a tenant's pods — guard, walls, defaults, GPU quotas — so none lands before them.
+tenant_access = TenantAccess(f"{prefix}-tenant-access", adapter.tenant_access_args(
+    config, cluster.provider, platform,
+    enforcement=[guard, walls, tenant_defaults, *platform.resource_quotas.values()]))
 gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
 gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 

@@ -395,9 +395,11 @@ def tenant_bindings(cfg: StackConfig) -> list[TenantBinding]:
     return out
 
 
-def tenant_access_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> TenantAccessArgs:
+def tenant_access_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform,
+                       enforcement: Sequence[pulumi.Resource] = ()) -> TenantAccessArgs:
     """:class:`~oke_rdma.tenant_access.TenantAccessArgs` from ``tenants.<t>.members``, ``cluster.oidc``, the enabled
-    add-ons (their job kinds) and ``namePrefix``, plus the provider and the tenant namespaces."""
+    add-ons (their job kinds) and ``namePrefix``, plus the provider, the tenant namespaces and what the bindings
+    wait for (``enforcement``: the guard, the walls, the tenant defaults)."""
     return TenantAccessArgs(name_prefix=cfg.name_prefix, provider=provider,
                             enabled_addons=list(platform.releases) + list(platform.manifests),
-                            bindings=tenant_bindings(cfg), namespaces=platform.namespaces)
+                            bindings=tenant_bindings(cfg), namespaces=platform.namespaces, enforcement=enforcement)
