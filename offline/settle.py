@@ -23,9 +23,10 @@ from pulumi.runtime.stack import run_pulumi_func
 #: Seconds without any task finishing, after the program raised, before its outstanding work is given up.
 STALL_SECONDS = 3.0
 
-HANG_NOTE = ("pulumi preview would wait here forever and never show this error: {count} registration(s) or "
-             "output(s) still waited on a value no one will resolve (a pulumi.deferred_output() resolved after the "
-             "raise; pulumi/pulumi#18559); settle such outputs when the program raises (oke_rdma/deferred.py)")
+HANG_NOTE = ("pulumi preview would wait here forever and never show this error: {count} pending registration or "
+             "output task(s) waited on a value no one will resolve (e.g. a pulumi.deferred_output() whose resolve "
+             "comes after the raise; pulumi/pulumi#18559); settle such outputs when the program raises "
+             "(oke_rdma/deferred.py)")
 
 
 async def run_program_func(body: Callable[[], Optional[Awaitable[None]]]) -> None:
