@@ -275,6 +275,12 @@ class _DiagnosticsHandler(logging.Handler):
         self.records.append((record.levelname.lower(), record.getMessage()))
 
 
+def _quiet_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    error = context.get("exception")
+    logging.getLogger("offline.engine.loop").debug("%s%s", context.get("message", ""),
+                                                   f": {type(error).__name__}: {error}" if error else "")
+
+
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
                 program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None, project: str = PROJECT,
@@ -312,7 +318,13 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         last = asyncio.get_event_loop_policy().get_event_loop()
     except RuntimeError:
         last = None
-    asyncio.set_event_loop(asyncio.new_event_loop())
+    loop = asyncio.new_event_loop()
+    # What a loop reports when the garbage collector finds a task or future it never awaited (after a program that
+    # raised, or one offline.settle gave up): logged as one line, without formatting the exception's traceback —
+    # Python 3.11's traceback formatting parses source with ast, and from a finalizer that runs inside another
+    # ast.parse it fails that parse ("AST constructor recursion depth mismatch").
+    loop.set_exception_handler(_quiet_loop_exception)
+    asyncio.set_event_loop(loop)
     if last is not None and not last.is_running() and not last.is_closed():
         last.close()
     settings.ROOT.set(None)

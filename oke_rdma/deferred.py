@@ -55,6 +55,7 @@ class Deferred(Generic[T]):
                            "it waits on was resolved")
         failed: asyncio.Future[Any] = asyncio.get_event_loop().create_future()
         failed.set_exception(error)
+        failed.exception()  # marked retrieved: the waiting outputs raise it; no "never retrieved" log at collection
         known: asyncio.Future[bool] = asyncio.get_event_loop().create_future()
         known.set_result(False)
         self.resolve(pulumi.Output(set(), failed, known))
