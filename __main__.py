@@ -13,6 +13,7 @@ from oke_rdma.config import load_from_pulumi
 from oke_rdma.config.checks.known_bugs import known_bug_warnings
 from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
+from oke_rdma.deferred import deferred_output
 from oke_rdma.iam import Iam
 from oke_rdma.lustre import LustreStorage
 from oke_rdma.network import Network
@@ -45,14 +46,15 @@ for warning in known_bug_warnings(config):  # a pinned add-on with a known bug t
 network = Network(f"{prefix}-network", adapter.network_args(config))
 # IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the
 # cluster-principal statements name the cluster's OCID. A deferred output breaks the cycle (no resource waits on
-# another that waits on it: only the cluster-principal policy waits for the cluster).
-cluster_id, resolve_cluster_id = pulumi.deferred_output()
-compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
-iam = Iam(f"{prefix}-iam", adapter.iam_args(config, cluster_id, compute_cluster_id))
-key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
-cluster = Cluster(f"{prefix}-cluster", adapter.cluster_args(config, network.vcn_id, network.subnet_ids,
-                                                           network.nsg_ids, depends_on=key_policies))
-resolve_cluster_id(cluster.cluster_id)
+# another that waits on it: only the cluster-principal policy waits for the cluster). The block settles it on every
+# way out: an exception inside fails it (and is reported) instead of leaving the engine waiting (oke_rdma/deferred.py).
+with deferred_output() as cluster_id:
+    compute_cluster_id = config.compute_cluster.existing_id if config.compute_cluster else None
+    iam = Iam(f"{prefix}-iam", adapter.iam_args(config, cluster_id.output, compute_cluster_id))
+    key_policies = [iam.cluster_kms_policy] if iam.cluster_kms_policy else []
+    cluster = Cluster(f"{prefix}-cluster", adapter.cluster_args(config, network.vcn_id, network.subnet_ids,
+                                                               network.nsg_ids, depends_on=key_policies))
+    cluster_id.resolve(cluster.cluster_id)
 compute = Compute(f"{prefix}-compute", adapter.compute_args(
     config, cluster.cluster_id, config.cluster.kubernetes_version, network.subnet_ids, network.nsg_ids,
     depends_on=([iam.launch_policy] if iam.launch_policy else []) + key_policies))
@@ -92,8 +94,11 @@ guard = Guard(f"{prefix}-guard", adapter.guard_args(config, cluster.provider, pl
 walls = Walls(f"{prefix}-walls", adapter.walls_args(config, cluster.provider, platform))
 tenant_defaults = TenantDefaults(f"{prefix}-tenant-defaults", adapter.tenant_defaults_args(config, cluster.provider,
                                                                                            platform))
-# The tenants' people: three platform roles bound by RoleBindings in each tenant's namespace (docs/tenants.md).
-tenant_access = TenantAccess(f"{prefix}-tenant-access", adapter.tenant_access_args(config, cluster.provider, platform))
+# The tenants' people: three platform roles bound by RoleBindings in each tenant's namespace (docs/tenants.md). The
+# bindings wait for what judges a tenant's pods — guard, walls, defaults, GPU quotas — so none lands before them.
+tenant_access = TenantAccess(f"{prefix}-tenant-access", adapter.tenant_access_args(
+    config, cluster.provider, platform,
+    enforcement=[guard, walls, tenant_defaults, *platform.resource_quotas.values()]))
 gpu_health_args = adapter.gpu_health_args(config, cluster.provider, platform)
 gpu_health = GpuHealth(f"{prefix}-gpu-health", gpu_health_args) if gpu_health_args else None
 

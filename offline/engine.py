@@ -25,7 +25,6 @@ import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
-from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
@@ -35,6 +34,7 @@ from offline.applies import ApplyWatch, inside_apply_notes
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
+from offline.settle import run_program_func
 from offline.transforms import Transforms
 from offline.values import UNKNOWN, mask
 
@@ -278,6 +278,12 @@ class _DiagnosticsHandler(logging.Handler):
         self.records.append((record.levelname.lower(), record.getMessage()))
 
 
+def _quiet_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    error = context.get("exception")
+    logging.getLogger("offline.engine.loop").debug("%s%s", context.get("message", ""),
+                                                   f": {type(error).__name__}: {error}" if error else "")
+
+
 def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, unknowns: bool = False,
                 program: Union[Path, Callable[[], None]] = PROJECT_DIR / "__main__.py",
                 stack_outputs: Optional[dict[str, dict[str, Any]]] = None, project: str = PROJECT,
@@ -305,6 +311,8 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     :raises ValueError: when ``previous`` is not shaped like a plan.
     :raises StackOutputsMissing: when the program references a stack not in ``stack_outputs``.
     :raises pulumi.RunError: when the program stops itself with a message (e.g. a consumer refusing its input).
+    :raises BaseException: the program's own exception; when registrations were left waiting on outputs nothing
+        will resolve, within seconds and with a note that ``pulumi preview`` would hang (:mod:`offline.settle`).
     """
     # A fresh loop per run (callers may have closed theirs); the last run's loop is closed first: an open loop keeps
     # its selector, self-pipe and the SDK's sockets (about 20 descriptors), and a test session that runs the program
@@ -313,7 +321,13 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         last = asyncio.get_event_loop_policy().get_event_loop()
     except RuntimeError:
         last = None
-    asyncio.set_event_loop(asyncio.new_event_loop())
+    loop = asyncio.new_event_loop()
+    # What a loop reports when the garbage collector finds a task or future it never awaited (after a program that
+    # raised, or one offline.settle gave up): logged as one line, without formatting the exception's traceback —
+    # Python 3.11's traceback formatting parses source with ast, and from a finalizer that runs inside another
+    # ast.parse it fails that parse ("AST constructor recursion depth mismatch").
+    loop.set_exception_handler(_quiet_loop_exception)
+    asyncio.set_event_loop(loop)
     if last is not None and not last.is_running() and not last.is_closed():
         last.close()
     settings.ROOT.set(None)
@@ -339,7 +353,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
     with ApplyWatch() as watch:  # what a first pulumi preview may not register (offline.applies)
-        _sync_await(run_pulumi_func(body))
+        _sync_await(run_program_func(body))  # run_pulumi_func, but a program exception never hangs the run
     inside_apply = watch.urns()
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))

@@ -56,6 +56,7 @@ import pulumi
 import yaml
 
 from offline.configjson import read_config_json
+from offline.cni_changes import cni_changes
 from offline.crds import crd_changes
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program, skipped_on_first_preview
 from offline.failure import program_failure
@@ -399,6 +400,8 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     timings.mark("policies")
     changes = run.changes
     for warning in image_version_warnings(changes, {r.urn: r.inputs for r in run.resources}):
+        print(f"warning: {warning}", file=sys.stderr)
+    for warning in cni_changes(run, previous):  # the step pulumi up leaves undone (docs/operations.md)
         print(f"warning: {warning}", file=sys.stderr)
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details, previous_plan=previous))

@@ -12,6 +12,7 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 
 from oke_rdma.addons import merge_values
+from oke_rdma.addons.cilium import AGENT_NOT_READY_TAINT
 from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
@@ -111,13 +112,21 @@ def compute_args(cfg: StackConfig, cluster_id: pulumi.Input[str], kubernetes_ver
                  depends_on: Sequence[pulumi.Resource] = ()) -> ComputeArgs:
     """:class:`~oke_rdma.compute.ComputeArgs` from ``nodePools``, ``computeCluster``, ``availabilityDomains``,
     ``cluster.cniType``, the GPU Operator's device plugin (``platform.gpuOperator``), the placement warnings, the
-    Lustre client pools (``storage.lustre.client``),
+    Lustre client pools (``storage.lustre.client``), the startup taints (:func:`startup_taints`),
     ``compartmentId``, ``namePrefix`` and ``freeformTags``, plus the cluster's and network's outputs."""
     return ComputeArgs(cfg.compartment_id, cluster_id, kubernetes_version, subnet_ids, nsg_ids, cfg.node_pools,
                        availability_domains=cfg.availability_domains, compute_cluster=cfg.compute_cluster,
                        cni_type=cfg.cluster.cni_type, disable_oke_device_plugin=cfg.platform.operator_device_plugin,
                        name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
-                       warnings=placement_warnings(cfg), lustre_clients=lustre_clients(cfg), depends_on=depends_on)
+                       warnings=placement_warnings(cfg), lustre_clients=lustre_clients(cfg),
+                       startup_taints=startup_taints(cfg), depends_on=depends_on)
+
+
+def startup_taints(cfg: StackConfig) -> tuple[str, ...]:
+    """The taints every node registers with: Cilium's agent-not-ready taint when ``platform.cilium`` is on (a pod
+    that starts on a node before the agent is ready is not managed by Cilium, so the walls would not hold it;
+    :data:`oke_rdma.addons.cilium.AGENT_NOT_READY_TAINT`); none otherwise."""
+    return (AGENT_NOT_READY_TAINT,) if cfg.platform.cilium.enabled else ()
 
 
 def lustre_clients(cfg: StackConfig) -> dict[str, dict[str, LustreArchive]]:
@@ -386,9 +395,11 @@ def tenant_bindings(cfg: StackConfig) -> list[TenantBinding]:
     return out
 
 
-def tenant_access_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> TenantAccessArgs:
+def tenant_access_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform,
+                       enforcement: Sequence[pulumi.Resource] = ()) -> TenantAccessArgs:
     """:class:`~oke_rdma.tenant_access.TenantAccessArgs` from ``tenants.<t>.members``, ``cluster.oidc``, the enabled
-    add-ons (their job kinds) and ``namePrefix``, plus the provider and the tenant namespaces."""
+    add-ons (their job kinds) and ``namePrefix``, plus the provider, the tenant namespaces and what the bindings
+    wait for (``enforcement``: the guard, the walls, the tenant defaults)."""
     return TenantAccessArgs(name_prefix=cfg.name_prefix, provider=provider,
                             enabled_addons=list(platform.releases) + list(platform.manifests),
-                            bindings=tenant_bindings(cfg), namespaces=platform.namespaces)
+                            bindings=tenant_bindings(cfg), namespaces=platform.namespaces, enforcement=enforcement)

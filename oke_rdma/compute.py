@@ -50,17 +50,19 @@ USER_DATA_KEY = "user_data"
 LOCAL_NVME_LABEL = PROGRAM_NODE_LABELS[1]
 
 
-def node_metadata(pool: NodePool,
-                  lustre_client: Optional[Mapping[str, node_init.LustreArchive]] = None) -> dict[str, str]:
+def node_metadata(pool: NodePool, lustre_client: Optional[Mapping[str, node_init.LustreArchive]] = None,
+                  startup_taints: Sequence[str] = ()) -> dict[str, str]:
     """The pool's node metadata: IMDSv2 only (or not), and the cloud-init user data (``oke_rdma.node_init``) when
-    ``localNvme`` is on or the pool gets the Lustre client (``lustre_client``: OS key → package archive, possibly
-    empty; None = no Lustre client step). A pool with neither keeps OKE's default initialisation."""
+    ``localNvme`` is on, the pool gets the Lustre client (``lustre_client``: OS key → package archive, possibly
+    empty; None = no Lustre client step) or its nodes register with ``startup_taints`` (``key=value:Effect``: OKE's
+    node pools have no taint field; the kubelet registers them). A pool with none of these keeps OKE's default
+    initialisation."""
     metadata = {IMDS_METADATA_KEY: "true" if pool.are_legacy_imds_endpoints_disabled else "false"}
-    if pool.local_nvme.enabled or lustre_client is not None:
+    if pool.local_nvme.enabled or lustre_client is not None or startup_taints:
         metadata[USER_DATA_KEY] = node_init.user_data(nvme=pool.local_nvme.enabled,
                                                       mount_path=pool.local_nvme.mount_path,
                                                       filesystem=pool.local_nvme.filesystem,
-                                                      lustre_client=lustre_client)
+                                                      lustre_client=lustre_client, taints=tuple(startup_taints))
     return metadata
 #: Properties whose change replaces a pool (every node destroyed): declared so every preview says "replace".
 POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]
@@ -100,10 +102,13 @@ class ComputeArgs:
         warnings of its config, e.g. an unlisted RDMA shape allowed by override); default none.
     :param lustre_clients: pool name → the Lustre client package archives (OS key → ``node_init.LustreArchive``,
         possibly empty) for the pools whose nodes get the Lustre client step; default none.
+    :param startup_taints: taints every node of every pool registers with (``key=value:Effect``), removed by the node
+        agent that must run before other pods (Cilium's agent-not-ready taint when the walls are on); default none.
     :param depends_on: resources every node pool waits for (the Compute Cluster launch policy, the KMS key policy).
     :raises ValueError: no pools, an RDMA pool without ``compute_cluster`` or breaking a placement rule
         (:func:`oke_rdma.config.checks.compute.rdma_pool_problems`: fault domains, preemptible, shape, AD), a
-        non-RDMA pool without an AD, or a missing subnet/NSG role — each naming the pool or the role.
+        non-RDMA pool without an AD, a missing subnet/NSG role, or a malformed startup taint — each naming the pool,
+        the role or the taint.
     """
 
     def __init__(self, compartment_id: str, cluster_id: pulumi.Input[str], kubernetes_version: pulumi.Input[str],
@@ -113,7 +118,7 @@ class ComputeArgs:
                  disable_oke_device_plugin: bool = False, name_prefix: str = "okerdma",
                  freeform_tags: Optional[Mapping[str, str]] = None, warnings: Optional[Mapping[str, str]] = None,
                  lustre_clients: Optional[Mapping[str, Mapping[str, node_init.LustreArchive]]] = None,
-                 depends_on: Sequence[pulumi.Resource] = ()):
+                 startup_taints: Sequence[str] = (), depends_on: Sequence[pulumi.Resource] = ()):
         problems = []
         if not node_pools:
             problems.append("node_pools is empty; give at least one pool")
@@ -142,6 +147,8 @@ class ComputeArgs:
         problems += [f"subnet_ids[{r!r}] missing" for r in roles if r not in subnet_ids]
         problems += [f"nsg_ids[{r!r}] missing" for r in roles if r not in nsg_ids]
         problems += [f"lustre_clients[{n!r}]: no such node pool" for n in (lustre_clients or {}) if n not in node_pools]
+        problems += [f"startup_taints[{i}]: {t!r} is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute"
+                     for i, t in enumerate(startup_taints) if not node_init.TAINT.match(t)]
         if problems:
             raise ValueError("ComputeArgs: " + "; ".join(problems))
         self.compartment_id = compartment_id
@@ -158,6 +165,7 @@ class ComputeArgs:
         self.freeform_tags = dict(freeform_tags or {})
         self.warnings = dict(warnings or {})
         self.lustre_clients = {n: dict(a) for n, a in (lustre_clients or {}).items()}
+        self.startup_taints = tuple(startup_taints)
         self.depends_on = list(depends_on)
 
 
@@ -226,7 +234,7 @@ class Compute(pulumi.ComponentResource):
                         nsg_ids=[args.nsg_ids["workers"]],
                         is_pv_encryption_in_transit_enabled=pool.is_pv_encryption_in_transit_enabled,
                         freeform_tags=tags, node_pool_pod_network_option_details=pod_network),
-                    node_metadata=node_metadata(pool, args.lustre_clients.get(pool_name)),
+                    node_metadata=node_metadata(pool, args.lustre_clients.get(pool_name), args.startup_taints),
                     node_eviction_node_pool_settings=oci.containerengine.NodePoolNodeEvictionNodePoolSettingsArgs(
                         eviction_grace_duration=pool.eviction.grace_duration,
                         is_force_action_after_grace_duration=pool.eviction.force_action_after_grace_duration,

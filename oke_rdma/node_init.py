@@ -1,9 +1,12 @@
-"""Cloud-init user data for OKE managed nodes: local NVMe RAID 0, the Lustre client, then OKE's own bootstrap.
+"""Cloud-init user data for OKE managed nodes: local NVMe RAID 0, the Lustre client, then OKE's own bootstrap (with
+the node's startup taints).
 
 :func:`render` fills ``files/node-init.sh`` (a bash script: cloud-init runs a user-data script that starts with
 ``#!`` once per instance) and :func:`user_data` base64-encodes it for the node pool's ``node_metadata["user_data"]``,
 the key OKE passes to cloud-init. A pool with neither ``localNvme`` nor the Lustre client gets no user data: OKE's
-default initialisation runs unchanged. What each step does, and its sources, is in the script's header.
+default initialisation runs unchanged, unless it has startup taints (:data:`TAINT`): OKE's node pools have no taint
+field, so the kubelet registers them (``--register-with-taints`` through OKE's bootstrap ``--kubelet-extra-args``).
+What each step does, and its sources, is in the script's header.
 
 Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 (``user_data`` in the node pool's node metadata, base64-encoded; a custom script must run OKE's bootstrap itself);
@@ -14,10 +17,11 @@ module); oracle-quickstart/oci-hpc-oke@61d210a (NVMe RAID on GPU bare metal node
 from __future__ import annotations
 
 import base64
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence
 
 TEMPLATE = Path(__file__).parent / "files" / "node-init.sh"
 #: NVMe namespaces of the host. OCI bare metal boot and block volumes attach over iSCSI or paravirtualized and
@@ -33,6 +37,10 @@ LUSTRE_CLIENT_LABEL = "okerdma.io/lustre-client"
 #: OS keys of the Lustre client package archives (``storage.lustre.client.packages``): Oracle Linux 8 (RHCK) and
 #: Ubuntu 22.04, the systems OKE's Lustre CSI driver supports; each maps to the script's URL/SHA-256 placeholders.
 LUSTRE_CLIENT_OS = {"oracleLinux8": "OL8", "ubuntu2204": "UBUNTU2204"}
+#: A kubelet ``--register-with-taints`` entry: ``key[=value]:Effect`` (Kubernetes' kubelet reference: the effect is
+#: NoSchedule, PreferNoSchedule or NoExecute; key a qualified name, value a label value).
+TAINT = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+                   r"(=[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?:(NoSchedule|PreferNoSchedule|NoExecute)$")
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,8 @@ class Paths:
 
 
 def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4",
-           lustre_client: Optional[Mapping[str, LustreArchive]] = None, paths: Paths = Paths()) -> str:
+           lustre_client: Optional[Mapping[str, LustreArchive]] = None, taints: Sequence[str] = (),
+           paths: Paths = Paths()) -> str:
     """The node initialisation script (text).
 
     :param nvme: assemble the local NVMe drives into one RAID 0 file system at ``mount_path``.
@@ -66,13 +75,18 @@ def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4
     :param lustre_client: None = no Lustre step; else OS key (:data:`LUSTRE_CLIENT_OS`) → the archive to install the
         client from when the image lacks a working one (an empty mapping: only detect it). Either way the node
         registers with :data:`LUSTRE_CLIENT_LABEL` only when its client works.
-    :raises ValueError: for a relative ``mount_path``, an unknown ``filesystem`` or OS key, or an archive that is not
+    :param taints: startup taints the node registers with (``key=value:Effect``, :data:`TAINT`), e.g. Cilium's
+        agent-not-ready taint, which its agent removes once it manages the node's pods.
+    :raises ValueError: for a taint that is not ``key[=value]:Effect``, for a relative ``mount_path``, an unknown ``filesystem`` or OS key, or an archive that is not
         an ``https://`` URL with a 64-hex-digit SHA-256 (the config model refuses them first, with the key path).
     """
     if not mount_path.startswith("/"):
         raise ValueError(f"mount_path must be absolute, got {mount_path!r}")
     if filesystem not in FILESYSTEMS:
         raise ValueError(f"filesystem must be one of {FILESYSTEMS}, got {filesystem!r}")
+    for taint in taints:
+        if not TAINT.match(taint):
+            raise ValueError(f"taints: {taint!r} is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute")
     archives = dict(lustre_client or {})
     for os_key, archive in archives.items():
         if os_key not in LUSTRE_CLIENT_OS:
@@ -84,7 +98,7 @@ def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4
               "DEVICE_GLOB": paths.device_glob, "MD_DEVICE": paths.md_device, "SYSTEMD_DIR": paths.systemd_dir,
               "MDADM_CONF": paths.mdadm_conf, "IMDS": paths.imds, "OS_RELEASE": paths.os_release,
               "LUSTRE_ENABLED": "1" if lustre_client is not None else "0", "LUSTRE_LABEL": LUSTRE_CLIENT_LABEL,
-              "LUSTRE_WORK_DIR": paths.lustre_work_dir}
+              "LUSTRE_WORK_DIR": paths.lustre_work_dir, "REGISTER_TAINTS": ",".join(taints)}
     for os_key, tag in LUSTRE_CLIENT_OS.items():
         archive = archives.get(os_key)
         values[f"LUSTRE_{tag}_URL"] = archive.url if archive else ""

@@ -162,12 +162,16 @@ class TenantAccessArgs:
     :param enabled_addons: the enabled ``platform.<key>`` add-ons (their job kinds are granted).
     :param bindings: one :class:`TenantBinding` per tenant and role that has members.
     :param namespaces: namespace name → its Namespace resource (the RoleBindings wait for theirs).
+    :param enforcement: what must hold before a tenant's people can create anything (the admission guard, the
+        walls, the tenant defaults): every RoleBinding waits for these (a component: all its children), so no
+        tenant pod is admitted in the window before the rules that judge it exist. Default none.
     :raises ValueError: a binding with a role other than viewer/developer/admin, with no subject, or in a namespace
         ``namespaces`` does not hold (one line naming the argument).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource, enabled_addons: Iterable[str],
-                 bindings: Iterable[TenantBinding], namespaces: Mapping[str, pulumi.Resource]):
+                 bindings: Iterable[TenantBinding], namespaces: Mapping[str, pulumi.Resource],
+                 enforcement: Iterable[pulumi.Resource] = ()):
         bindings = tuple(bindings)
         for i, b in enumerate(bindings):
             if b.role not in ROLES:
@@ -183,6 +187,7 @@ class TenantAccessArgs:
         self.enabled_addons = tuple(enabled_addons)
         self.bindings = tuple(bindings)
         self.namespaces = dict(namespaces)
+        self.enforcement = list(enforcement)
 
 
 class TenantAccess(pulumi.ComponentResource):
@@ -205,7 +210,7 @@ class TenantAccess(pulumi.ComponentResource):
             ns = m["metadata"]["namespace"]
             role = m["metadata"]["name"].rsplit("-", 1)[1]
             tenant = next(b.tenant for b in args.bindings if b.namespace == ns and b.role == role)
-            deps = [self.roles[role], args.namespaces[ns]]
+            deps = [self.roles[role], args.namespaces[ns], *args.enforcement]
             self.bindings[f"{tenant}/{role}"] = k8s.rbac.v1.RoleBinding(
                 f"{prefix}-{tenant}-tenant-{role}", metadata=m["metadata"], role_ref=m["roleRef"],
                 subjects=m["subjects"], opts=pulumi.ResourceOptions(parent=self, provider=args.provider,

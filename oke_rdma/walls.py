@@ -188,7 +188,9 @@ class Walls(pulumi.ComponentResource):
                     f"platform.cilium.enabled is false: no network policy is enforced, so the pods of the "
                     f"{len(args.walls)} tenants ({', '.join(sorted(args.walls))}) reach each other's pods and the "
                     f"platform's on every port, and the instance metadata endpoint; enable platform.cilium to "
-                    f"wall them off (docs/tenants.md, Isolation)", resource=self)
+                    f"wall them off (docs/tenants.md, Isolation). If Cilium ran on this cluster, new pods stay in "
+                    f"ContainerCreating until /etc/cni/net.d/05-cilium.conflist is removed from every node "
+                    f"(docs/operations.md, Turning Cilium off)", resource=self)
             self.register_outputs({"policies": []})
             return
         rdma = sorted(t for t, w in args.walls.items() if w.rdma)

@@ -44,6 +44,25 @@ OKE_CNI_NETWORK = "oci"
 #: Cilium's own cluster-pool range under chaining: RFC 6598 shared address space, never a pod's address (OCI's IPAM
 #: assigns those); the OKE chaining guide's value.
 CILIUM_POOL_CIDR = "100.64.0.0/16"
+#: The startup taint every node registers with while Cilium is on (``oke_rdma.node_init``: kubelet
+#: ``--register-with-taints``): no pod without a matching toleration is scheduled or runs on the node until Cilium's
+#: agent there is ready and the taint is removed (by cilium-operator, ``operator.removeNodeTaints``, chart default
+#: true), so no tenant pod starts unmanaged by Cilium, outside the walls. NoExecute is Cilium's recommended effect:
+#: a pod already bound to a re-registered node does not run either. The agent's DaemonSet tolerates every taint
+#: (chart 1.20.0 values.yaml ``tolerations``); the operator's defaults do not include it: :data:`OPERATOR_TOLERATIONS`
+#: adds it. Sources (checked 2026-12-02): Cilium docs "Considerations on Node Pool Taints and
+#: Unmanaged Pods" (Documentation/installation/taints.rst), cilium/cilium#37477 and #29405 (pods on a node before the
+#: agent is ready stay unmanaged), the OKE chaining guide's "Restart existing pods" (cilium/cilium#46116).
+AGENT_NOT_READY_TAINT = "node.cilium.io/agent-not-ready=true:NoExecute"
+TAINT_KEY = AGENT_NOT_READY_TAINT.split("=")[0]
+#: cilium-operator's tolerations: the chart's defaults (1.20.0 values.yaml ``operator.tolerations``: control-plane,
+#: master, not-ready, uninitialized) plus the agent-not-ready taint. The operator removes that taint from a node once
+#: its agent is ready; without the toleration it cannot run while every node still carries it (a new cluster, whose
+#: nodes all register with it), and no node would ever lose it. The agent tolerates every taint (chart default
+#: ``tolerations: [{operator: Exists}]``).
+OPERATOR_TOLERATIONS = [{"key": k, "operator": "Exists"} for k in (
+    "node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master", "node.kubernetes.io/not-ready",
+    "node.cloudprovider.kubernetes.io/uninitialized", TAINT_KEY)]
 #: The API group of Cilium's CRDs (registered by cilium-operator at start, not by the chart's templates).
 CRD_GROUP = "cilium.io"
 
@@ -72,7 +91,7 @@ class CiliumRelease(HelmRelease):
 
 def values(cfg: CiliumRelease, context: ValuesContext) -> dict[str, Any]:
     """Generic-veth chaining onto OKE's ``oci`` conflist, native routing, no masquerading, kube-proxy kept, no L7
-    proxy, images by digest. Metrics stay at the chart's default (off): Cilium installs before every other release,
+    proxy, images by digest, the operator tolerating the agent-not-ready taint (:data:`OPERATOR_TOLERATIONS`). Metrics stay at the chart's default (off): Cilium installs before every other release,
     kube-prometheus-stack's ServiceMonitor CRD included."""
     return {
         "cni": {"chainingMode": "generic-veth", "chainingTarget": OKE_CNI_NETWORK, "exclusive": False},
@@ -84,7 +103,7 @@ def values(cfg: CiliumRelease, context: ValuesContext) -> dict[str, Any]:
         "l7Proxy": False,
         "envoy": {"enabled": False},
         "image": {"useDigest": True},
-        "operator": {"image": {"useDigest": True}},
+        "operator": {"image": {"useDigest": True}, "tolerations": OPERATOR_TOLERATIONS},
     }
 
 
@@ -111,11 +130,37 @@ def checks(cfg: CiliumRelease, at: tuple[str, ...]) -> list[str]:
         problems.append(f"{_key(at + ('values', 'ipam', 'operator', 'clusterPoolIPv4PodCIDRList'))}: must stay "
                         f"[{CILIUM_POOL_CIDR}] (OCI assigns pod addresses; this range only numbers Cilium's host "
                         f"interface and is checked against the VCN); remove it")
+    for path in (("tolerations",), ("operator", "tolerations")):  # who must run on a node before its taint is gone
+        found, tolerations = _get(cfg.values, path)
+        if found and not tolerates(tolerations, AGENT_NOT_READY_TAINT):
+            problems.append(f"{_key(at + ('values', *path))}: must tolerate {AGENT_NOT_READY_TAINT} (every node "
+                            f"registers with it and only a running Cilium removes it: without it no node ever "
+                            f"becomes usable); add {{key: {TAINT_KEY}, operator: Exists}} or remove the value")
     found, mode = _get(cfg.values, ("ipam", "mode"))
     if found and mode != "cluster-pool":
         problems.append(f"{_key(at + ('values', 'ipam', 'mode'))}: must stay 'cluster-pool' (OCI's IPAM assigns pod "
                         f"addresses under chaining); remove it")
     return problems
+
+
+def tolerates(tolerations: Any, taint: str) -> bool:
+    """True when the Kubernetes ``tolerations`` list (as given in Helm values) tolerates ``taint``
+    (``key=value:Effect``): an entry with ``operator: Exists`` and no key (every taint), or with the taint's key and
+    either ``operator: Exists`` or ``Equal`` to its value; and an effect that is empty (every effect) or the taint's.
+    False for anything that is not such a list (Kubernetes API reference, Toleration; checked 2026-12-02)."""
+    key_value, _, effect = taint.rpartition(":")
+    key, _, value = key_value.partition("=")
+    if not isinstance(tolerations, list):
+        return False
+    for t in tolerations:
+        if not isinstance(t, dict) or t.get("effect") not in (None, "", effect):
+            continue
+        operator = t.get("operator") or "Equal"
+        if operator == "Exists" and t.get("key") in (None, "", key):
+            return True
+        if operator == "Equal" and t.get("key") == key and str(t.get("value", "")) == value:
+            return True
+    return False
 
 
 def overlaps_pool(cidr: str) -> bool:

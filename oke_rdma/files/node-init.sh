@@ -19,6 +19,11 @@
 #    --kubelet-extra-args): the Lustre volumes require that label, so pods that mount Lustre only land where it works.
 #    (NodeRestriction lets a kubelet set labels outside the kubernetes.io / k8s.io namespaces on its own node:
 #    Kubernetes docs "Admission Controllers Reference", NodeRestriction, checked 2026-12-01.)
+#    With startup taints (REGISTER_TAINTS not empty: Cilium's node.cilium.io/agent-not-ready=true:NoExecute), the
+#    kubelet registers the node with them (--register-with-taints through --kubelet-extra-args), so no pod without a
+#    matching toleration is scheduled or runs there until the node agent that removes the taint is ready: a pod that
+#    started before Cilium is not managed by it (Cilium docs "Considerations on Node Pool Taints and Unmanaged Pods",
+#    Documentation/installation/taints.rst, checked 2026-12-02). Taints and labels share one --kubelet-extra-args.
 #
 # Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 # (the oke_init_script metadata key, IMDSv2 header); oracle-quickstart/oci-hpc-oke@61d210a files/oke-nvme-raid.sh
@@ -47,8 +52,12 @@ LUSTRE_OL8_SHA256=@@LUSTRE_OL8_SHA256@@
 LUSTRE_UBUNTU2204_URL=@@LUSTRE_UBUNTU2204_URL@@
 LUSTRE_UBUNTU2204_SHA256=@@LUSTRE_UBUNTU2204_SHA256@@
 LUSTRE_WORK_DIR=@@LUSTRE_WORK_DIR@@
+REGISTER_TAINTS=@@REGISTER_TAINTS@@
 LOG_TAG=oke-rdma-node-init
 KUBELET_EXTRA_ARGS=""
+if [ -n "$REGISTER_TAINTS" ]; then
+  KUBELET_EXTRA_ARGS="--register-with-taints=${REGISTER_TAINTS}"
+fi
 
 log() { echo "${LOG_TAG}: $*" >&2; }
 
@@ -217,7 +226,7 @@ if [ "$NVME_ENABLED" = "1" ]; then
 fi
 if [ "$LUSTRE_ENABLED" = "1" ]; then
   if setup_lustre_client; then
-    KUBELET_EXTRA_ARGS="--node-labels=${LUSTRE_LABEL}=true"
+    KUBELET_EXTRA_ARGS="${KUBELET_EXTRA_ARGS:+${KUBELET_EXTRA_ARGS} }--node-labels=${LUSTRE_LABEL}=true"
   else
     log "Lustre client not available; the node joins without ${LUSTRE_LABEL}, so no Lustre volume is mounted here"
   fi

@@ -8,6 +8,14 @@ What is rendered (all in ``operator.namespace``):
   TokenReviews: PKO docs/migration.md "service account"); the ServiceAccount Flux impersonates to apply the
   waves, allowed only Stacks (and the release's OCIRepository) in this namespace; the Flux sources (the fleet
   repository; an ``OCIRepository`` per OCI release, pinned by digest); and one Flux ``Kustomization`` per wave.
+* ``bootstrap/network.yaml`` (a release from OCI): the NetworkPolicy in Flux's namespace that lets the workspace
+  pods of ``operator.namespace`` (PKO label ``auto.pulumi.com/component: workspace``) reach source-controller's
+  ``http`` port (9090, behind its Service's port 80) to download the release's artifact. The flux2 chart's own
+  NetworkPolicies (``policies.create``, on by default) admit ingress to Flux's pods only from Flux's namespace (and
+  port 8080 from any), so with policy enforced (Cilium on the management cluster) the workspaces' ``fetch`` init
+  container cannot download the program without it (PKO docs/troubleshooting.md "Fetching from Flux Source" and
+  operator/config/flux/network_policy.yaml at v2.9.0; pulumi/pulumi-kubernetes-operator#839, #469; flux2 chart
+  2.18.3 templates/policies.yaml and templates/source-controller.yaml; checked 2026-12-02).
 * ``waves/<NN>-<wave>/``: one file per stack (its ``Stack`` and, with ``driftPreview``, its preview-only twin
   ``<name>-drift``), and a ``kustomization.yaml`` listing them. Landing zones are wave ``00-landing-zones``. A Stack
   that is not decommissioned carries ``kustomize.toolkit.fluxcd.io/prune: disabled``: removed from git without
@@ -36,6 +44,8 @@ from typing import Any
 
 import yaml
 
+from oke_rdma.addons.flux import FluxRelease
+
 from .load import Fleet
 from .model import DRIFT_SUFFIX, Release
 from .resolve import ResolvedStack, is_secure
@@ -61,6 +71,12 @@ OCI_ENV = {"OCI_TENANCY_OCID": "tenancy", "OCI_USER_OCID": "user", "OCI_FINGERPR
 PRUNE_ANNOTATION = "kustomize.toolkit.fluxcd.io/prune"
 #: A Stack's update (a GPU cluster and its node pools) takes up to about an hour; Flux waits this long for a wave.
 WAVE_TIMEOUT = "3h"
+#: PKO v2 labels every workspace pod with this (operator/internal/controller/auto/common.go, v2.9.0).
+WORKSPACE_POD_LABEL = ("auto.pulumi.com/component", "workspace")
+#: source-controller's pod label and the name of its artifact-serving container port (9090; the Service's port 80
+#: targets it): flux2 chart 2.18.3 templates/source-controller.yaml and source-controller-service.yaml.
+SOURCE_CONTROLLER_LABEL, SOURCE_CONTROLLER_PORT = ("app", "source-controller"), "http"
+ARTIFACT_POLICY = "allow-fleet-workspaces-fetch-artifacts"
 
 
 def secret_key_name(config_key: str) -> str:
@@ -112,6 +128,8 @@ class _Renderer:
     def __init__(self, fleet: Fleet, stacks: list[ResolvedStack]):
         self.fleet, self.spec, self.stacks = fleet, fleet.spec, stacks
         self.ns = fleet.spec.operator.namespace
+        #: The management stack (Flux runs there), when the fleet has one.
+        self.management = next((s for s in stacks if s.kind == "management"), None)
 
     def waves(self) -> list[tuple[str, list[ResolvedStack]]]:
         """The operator's waves in order: ``landing-zones`` (if any), then the fleet's waves."""
@@ -229,6 +247,29 @@ class _Renderer:
             previous = name
         return objects
 
+    def flux_namespace(self) -> str:
+        """Flux's namespace on the management cluster: its stack's ``platform.flux.namespace``, else the default."""
+        mgmt = self.management
+        platform = (mgmt.config.get("oke-rdma:platform") if mgmt else None) or {}
+        flux = platform.get("flux") if isinstance(platform, dict) else None
+        namespace = flux.get("namespace") if isinstance(flux, dict) else None
+        return namespace if isinstance(namespace, str) and namespace else FluxRelease.model_fields["namespace"].default
+
+    def network(self) -> list[dict[str, Any]]:
+        """The NetworkPolicy letting the workspace pods fetch Flux artifacts (none when no release comes from
+        OCI: only a ``fluxSource`` workspace downloads from source-controller)."""
+        if not any(self.spec.release_of(s.entry).oci for s in self.stacks if s.kind != "management"):
+            return []
+        return [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                 "metadata": _meta(ARTIFACT_POLICY, self.flux_namespace(),
+                                   **{"fleet.okerdma.io/fleet": self.spec.name}),
+                 "spec": {"podSelector": {"matchLabels": dict([SOURCE_CONTROLLER_LABEL])},
+                          "policyTypes": ["Ingress"],
+                          "ingress": [{"from": [{"namespaceSelector": {"matchLabels": {
+                                                     "kubernetes.io/metadata.name": self.ns}},
+                                                 "podSelector": {"matchLabels": dict([WORKSPACE_POD_LABEL])}}],
+                                       "ports": [{"protocol": "TCP", "port": SOURCE_CONTROLLER_PORT}]}]}}]
+
     def _repo_path(self) -> str:
         """The rendered directory's path inside the fleet repository."""
         return f"{self.spec.operator.fleet_path.strip('/')}/rendered".lstrip("/")
@@ -240,9 +281,13 @@ class _Renderer:
         files["bootstrap/rbac.yaml"] = _dump(boot[1:6])
         files["bootstrap/sources.yaml"] = _dump([o for o in boot if o["apiVersion"] == SOURCE_API])
         files["bootstrap/waves.yaml"] = _dump([o for o in boot if o["kind"] == "Kustomization"])
+        network = self.network()
+        if network:
+            files["bootstrap/network.yaml"] = _dump(network)
         files["bootstrap/kustomization.yaml"] = yaml.safe_dump({
             "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": ["namespace.yaml", "rbac.yaml", "sources.yaml", "waves.yaml"]}, sort_keys=False)
+            "resources": ["namespace.yaml", "rbac.yaml", "sources.yaml", "waves.yaml"]
+            + (["network.yaml"] if network else [])}, sort_keys=False)
         for i, (wave, stacks) in enumerate(self.waves()):
             d = self.wave_dir(i, wave)
             for s in stacks:

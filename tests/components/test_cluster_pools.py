@@ -72,7 +72,8 @@ def basic_cluster_raw() -> dict[str, str]:
 # --- node pools ---------------------------------------------------------------------------------------------------
 def test_pool_hardening_and_upgrade_settings_by_default():
     gpu = named(run_component(RAW, build_compute), "okerdma-dev-gpu").inputs
-    assert gpu["nodeMetadata"] == {"areLegacyImdsEndpointsDisabled": "true"}
+    assert gpu["nodeMetadata"]["areLegacyImdsEndpointsDisabled"] == "true"
+    assert set(gpu["nodeMetadata"]) == {"areLegacyImdsEndpointsDisabled", "user_data"}  # user data: Cilium's taint
     assert gpu["nodeConfigDetails"]["isPvEncryptionInTransitEnabled"] is True
     assert gpu["nodeEvictionNodePoolSettings"] == {"evictionGraceDuration": "PT60M",
                                                    "isForceActionAfterGraceDuration": False,
@@ -98,7 +99,7 @@ def test_pool_settings_from_config():
     assert gpu["nodeEvictionNodePoolSettings"]["isForceDeleteAfterGraceDuration"] is True
     assert gpu["nodePoolCyclingDetails"] == {"isNodeCyclingEnabled": True, "maximumSurge": "0",
                                              "maximumUnavailable": "50%"}
-    assert gpu["nodeMetadata"] == {"areLegacyImdsEndpointsDisabled": "false"}
+    assert gpu["nodeMetadata"]["areLegacyImdsEndpointsDisabled"] == "false"
     assert gpu["nodeConfigDetails"]["isPvEncryptionInTransitEnabled"] is False
     system = named(run, "okerdma-dev-system").inputs
     assert [p["preemptibleNodeConfig"] for p in system["nodeConfigDetails"]["placementConfigs"]] == [

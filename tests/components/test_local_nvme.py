@@ -50,7 +50,10 @@ def test_the_dev_stack_with_local_nvme_on_its_rdma_pool_previews_clean(tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     plan = json.loads((tmp_path / "plan.json").read_text())
     pools = [r for r in plan["resources"] if r["type"] == "oci:ContainerEngine/nodePool:NodePool"]
-    with_data = [p for p in pools if USER_DATA_KEY in (p["inputs"].get("nodeMetadata") or {})]
+    # every pool has user data (dev runs Cilium: its nodes register with the agent-not-ready taint); only the RDMA
+    # pool's script builds the RAID
+    with_data = [p for p in pools if "NVME_ENABLED=1" in base64.b64decode(
+        (p["inputs"].get("nodeMetadata") or {}).get(USER_DATA_KEY, "")).decode()]
     assert len(with_data) == 1
     labels = {lab["key"]: lab["value"] for lab in with_data[0]["inputs"]["initialNodeLabels"]}
     assert labels[LOCAL_NVME_LABEL] == "true"

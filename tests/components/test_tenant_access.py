@@ -115,3 +115,35 @@ def test_args_refuse_a_binding_they_cannot_create(binding, message):
                          namespaces={"t": object()})
     assert TenantAccessArgs(name_prefix="p", provider=None, enabled_addons=(), namespaces={"t": object()},
                             bindings=[TenantBinding("t", "t", "viewer", ("g",))]).bindings
+
+
+# --- what judges a tenant's pods exists before its people can create any ---------------------------------------------
+ENFORCEMENT = ("kubernetes:cilium.io/v2:CiliumClusterwideNetworkPolicy",
+               "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding",
+               "kubernetes:core/v1:LimitRange", "kubernetes:core/v1:ResourceQuota")
+
+
+def _unguarded(run) -> list[str]:
+    """``<binding>: <enforcing object>`` for every tenant RoleBinding that does not wait for one of the walls, the
+    guard's bindings or the tenant defaults (the class: node- or admission-level enforcement a tenant pod must meet)."""
+    enforcing = [r for r in run.resources if r.type in ENFORCEMENT]
+    assert {r.type for r in enforcing} == set(ENFORCEMENT)  # the dev stack declares each: the check is not vacuous
+    return [f"{rb.name}: {e.name}" for rb in of_type(run, RB) if "-tenant-" in rb.name
+            for e in enforcing if e.urn not in rb.dependencies]
+
+
+def test_tenant_bindings_wait_for_the_walls_the_guard_and_the_tenant_defaults(dev):
+    """Bound earlier, a tenant could create pods in the window before the Cilium walls, the admission guard's
+    policies or the quotas and limits exist: pods that nothing judged."""
+    assert _unguarded(dev) == []
+
+
+def test_bindings_declared_without_their_enforcement_are_found(monkeypatch):
+    """The same check on a program that binds the tenants without waiting: every binding is reported."""
+    import oke_rdma.adapter as adapter
+
+    original = adapter.tenant_access_args
+    monkeypatch.setattr(adapter, "tenant_access_args",
+                        lambda cfg, provider, platform, enforcement=(): original(cfg, provider, platform))
+    run = run_program(dev_raw_config(), [], "dev")
+    assert len({line.split(":")[0] for line in _unguarded(run)}) == 6
