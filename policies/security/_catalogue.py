@@ -304,8 +304,7 @@ TYPES: dict[str, dict] = {
                                                                       "OCI Object Storage docs"),
     "oci:ObjectStorage/replicationPolicy:ReplicationPolicy": refused("copies a bucket's objects to another bucket",
                                                                      "OCI Object Storage docs \"Replication\""),
-    "oci:ObjectStorage/objectLifecyclePolicy:ObjectLifecyclePolicy": refused(
-        "deletes or archives objects and old versions", "OCI Object Storage docs \"Object Lifecycle Management\""),
+    "oci:ObjectStorage/objectLifecyclePolicy:ObjectLifecyclePolicy": judged("bucket-lifecycle-keeps-protected-data"),
     "oci:ObjectStorage/privateEndpoint:PrivateEndpoint": refused("a path into Object Storage from a subnet",
                                                                  "OCI Object Storage docs \"Private Endpoints\""),
     "oci:Kms/generatedKey:GeneratedKey": judged("iam-no-static-credentials"),

@@ -37,6 +37,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import catalogue, cilium_policies, credentials, protected_keys, shapes, supply_chain, unknowns
+    from . import bucket_lifecycle
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -46,6 +47,7 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_rbac
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
+    import bucket_lifecycle
     import buckets
     import catalogue
     import cilium_policies
@@ -88,7 +90,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
-                          *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES]
+                          *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,
+                          *bucket_lifecycle.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 POLICIES = [namespace_aware(p) for p in POLICIES]
 

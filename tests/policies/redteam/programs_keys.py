@@ -1,5 +1,6 @@
 """Red-team programs for protected data: the Vault key of a protected file system disabled or scheduled for deletion
-by the same stack. Registered into ``programs.CASES`` on import."""
+by the same stack, and a lifecycle rule deleting a protected bucket's old versions. Registered into
+``programs.CASES`` on import."""
 from __future__ import annotations
 
 import pulumi
@@ -26,3 +27,16 @@ def protected_file_systems_key_scheduled_for_deletion(bad):
     key = oci.kms.Key("key", compartment_id=C, display_name="fss", management_endpoint="https://vault-mgmt",
                       key_shape={"algorithm": "AES", "length": 32}, **extra)
     _protected_fs(key)
+
+
+@case("data", "bucket-lifecycle-keeps-protected-data")
+def protected_buckets_old_versions_deleted_by_lifecycle(bad):
+    """A lifecycle rule that deletes the previous versions of a protected, versioned bucket (what versioning keeps);
+    the control moves them to Archive instead."""
+    bucket = oci.objectstorage.Bucket("weights", compartment_id=C, namespace="ns", name="weights",
+                                      access_type="NoPublicAccess", versioning="Enabled",
+                                      kms_key_id="ocid1.key.oc1..aaaaweights",
+                                      opts=pulumi.ResourceOptions(protect=True))
+    oci.objectstorage.ObjectLifecyclePolicy("lifecycle", namespace="ns", bucket=bucket.name, rules=[{
+        "name": "old-versions", "action": "DELETE" if bad else "ARCHIVE", "target": "previous-object-versions",
+        "is_enabled": True, "time_amount": "30", "time_unit": "DAYS"}])
