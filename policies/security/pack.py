@@ -37,7 +37,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import catalogue, cilium_policies, credentials, protected_keys, shapes, supply_chain, unknowns
-    from . import bucket_lifecycle
+    from . import bucket_lifecycle, squash_owner
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -53,6 +53,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import cilium_policies
     import credentials
     import shapes
+    import squash_owner
     import iam
     import identity
     import kubernetes
@@ -91,7 +92,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,
-                          *bucket_lifecycle.POLICIES]
+                          *bucket_lifecycle.POLICIES, *squash_owner.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 POLICIES = [namespace_aware(p) for p in POLICIES]
 
