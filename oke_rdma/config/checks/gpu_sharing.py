@@ -70,6 +70,10 @@ def _get(values: Any, *path: str) -> Any:
     return values
 
 
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -80,15 +84,16 @@ def effective_setup(cfg: StackConfig) -> tuple[DevicePlugin, MigManager]:
     gpu = cfg.platform.gpu_operator
     release = gpu.model_copy(update={"values": gpu_operator_values(cfg)})
     values = ADDON.helm_values(release, ValuesContext())
-    config = _get(values, "devicePlugin", "config") or {}
-    name = _text(_get(config, "name"))
+    config = _map(_get(values, "devicePlugin", "config"))
+    name = _text(config.get("name"))
     # the chart renders the ConfigMap only with create and non-empty data; otherwise it must exist already, out of
     # the stack's sight (gpu-operator templates/plugin_config.yaml)
-    data = config.get("data") if config.get("create") is True and config.get("data") else None
+    data = config.get("data") if config.get("create") is True and isinstance(config.get("data"), dict) \
+        and config.get("data") else None
     plugin = DevicePlugin(name=name if gpu.device_plugin else "", default=_text(config.get("default")), data=data,
                           where=_key(VALUES_AT + ("devicePlugin", "config")))
-    manager = _get(values, "migManager") or {}
-    mig_config = manager.get("config") if isinstance(manager.get("config"), dict) else {}
+    manager = _map(values.get("migManager"))
+    mig_config = _map(manager.get("config"))
     custom = bool(mig_config.get("name"))
     mig_data = _get(mig_config, "data", MIG_CONFIG_KEY) if custom and mig_config.get("create") is True else None
     mig = MigManager(enabled=gpu.enabled and manager.get("enabled") is not False,
