@@ -158,3 +158,38 @@ def test_cloud_init_labels_count_and_unknown_labels_fail_closed():
     assert any("pool-gpu2': its node labels are unknown" in m for m in distinct(pool("gpu"), clash))
     found = distinct(pool("gpu"), res(NODE_POOL, "pool-x", {"initialNodeLabels": U}))
     assert any("unknown during preview" in m for m in found), found
+
+
+@pytest.fixture(scope="module")
+def stack_verdicts():
+    """The placement pack's verdict per node pool of the dev stack with a time-sliced pool added (as prod has),
+    read from the program's registrations under the mocks."""
+    from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+    from offline.engine import run_program
+    from offline.policy_eval import evaluate
+    from policies.placement._pools import sharing_by_pool
+    from tests.stackcfg import dev_raw_config
+
+    seen: dict = {}
+
+    def capture(args, report_violation):
+        seen.update({p.label_name: v for p, v in sharing_by_pool(args.resources)})
+
+    shared = {"shape": "VM.GPU.A10.2", "gpusPerNode": 2, "size": 1, "labels": {"okerdma.io/role": "gpu-shared"},
+              "imageId": "ocid1.image.oc1.sa-saopaulo-1.aaaaaaaa7u2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4j6k8lgpub",
+              "gpuSharing": {"mode": "timeSlicing", "replicas": 4}}
+    run = run_program(dev_raw_config(nodePools={"shared": shared}), [], "dev")
+    probe = StackValidationPolicy(name="probe", description="probe", validate=capture,
+                                  enforcement_level=EnforcementLevel.ADVISORY)
+    evaluate([probe], run.resources, "probe")
+    return seen
+
+
+def test_the_programs_pools_are_judged_by_what_their_device_plugin_does(stack_verdicts):
+    """The program's time-sliced pool is shared by effect (its label selects a time-slicing config of the operator's
+    ConfigMap), the RDMA pool is exclusive under the default config, and the CPU pool has no GPUs."""
+    shared = {name for name, v in stack_verdicts.items() if v.shared}
+    assert shared and all("time-slicing" in stack_verdicts[n].why for n in shared), stack_verdicts
+    assert all(v.shared is False for n, v in stack_verdicts.items() if n not in shared), stack_verdicts
+    assert any("default config 'exclusive'" in v.why for v in stack_verdicts.values()), stack_verdicts
