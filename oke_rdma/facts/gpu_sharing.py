@@ -31,6 +31,7 @@ Facts (read 2026-12-02):
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -87,6 +88,12 @@ def config_file_sharing(text: Any) -> Verdict:
     """What one device-plugin config file does: time-slicing or MPS with ``replicas`` > 1 shares the GPUs."""
     if not isinstance(text, str):
         return Verdict(None, "its text cannot be read")
+    return _file_sharing(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _file_sharing(text: str) -> Verdict:
+    """:func:`config_file_sharing` of a text, parsed once however many nodes select it."""
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as err:
@@ -143,10 +150,7 @@ def _mig_enabled(text: Any, name: str) -> Optional[bool]:
     """Whether mig-parted config ``name`` of ``config.yaml`` text turns MIG on for some device; None: unreadable."""
     if not isinstance(text, str):
         return None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return None
+    doc = _mig_document(text)
     configs = doc.get("mig-configs") if isinstance(doc, Mapping) else None
     entries = configs.get(name) if isinstance(configs, Mapping) else None
     if not isinstance(entries, list):
@@ -157,6 +161,15 @@ def _mig_enabled(text: Any, name: str) -> Optional[bool]:
         if entry.get("mig-enabled"):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=16)
+def _mig_document(text: str) -> Any:
+    """A mig-parted ``config.yaml`` parsed once (None when it is not YAML)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
 
 
 def mig_sharing(labels: Mapping[str, Any], mig: MigManager) -> Verdict:

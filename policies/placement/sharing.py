@@ -123,6 +123,7 @@ def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation
             if isinstance(name, str):
                 flavors[name] = r.props
     shared = _Shared.of(args.resources)
+    verdicts: dict[str, Optional[str]] = {}  # per flavor name: the same for every queue that lists it
     for cq in args.resources:
         if not _kind(cq, "ClusterQueue"):
             continue
@@ -138,7 +139,8 @@ def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation
             for flavor in ([UNKNOWN] if group is UNKNOWN else elements(read(group, "flavors"))) or []:
                 name = read(flavor, "name") if flavor is not UNKNOWN else UNKNOWN
                 why = (f"a flavor name is unknown during preview" if name is UNKNOWN or not isinstance(name, str)
-                       else _shared_flavor(name, flavors, shared))
+                       else verdicts[name] if name in verdicts
+                       else verdicts.setdefault(name, _shared_flavor(name, flavors, shared)))
                 if why:
                     report_violation(f"ClusterQueue '{cq.name}': {why_dedicated}, but {why}: a dedicated tenant "
                                      f"must never share a GPU with another tenant.", cq.urn)
