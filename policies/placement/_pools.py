@@ -1,6 +1,7 @@
 """The stack's node pools as the sharing rules read them: each pool's node labels (``initialNodeLabels`` plus the
-``--node-labels`` of its cloud-init ``nodeMetadata.user_data``), whether it has GPUs, and whether its GPUs are shared
-by effect — what the GPU Operator's device plugin and MIG manager declared in the same stack will do on its nodes
+``--node-labels`` of its cloud-init ``nodeMetadata.user_data``; a self-managed node — an instance whose cloud-init
+runs ``oke bootstrap`` — counts as a pool of its own, labelled by its cloud-init), whether it has GPUs, and whether
+its GPUs are shared by effect — what the GPU Operator's device plugin and MIG manager declared in the same stack will do on its nodes
 (:mod:`_gpu_sharing`, a copy of ``oke_rdma.facts.gpu_sharing``).
 
 The GPU Operator is read from a ``helm.sh/v3`` Release or ``helm.sh/v4`` Chart of the ``gpu-operator`` chart
@@ -34,6 +35,10 @@ else:  # run by the Pulumi CLI from inside policies/placement/
     from _rules import NODE_POOL, UNKNOWN, elements, read
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
+INSTANCE = "oci:Core/instance:Instance"
+#: What marks an instance's cloud-init as an OKE self-managed node's (OKE docs "Working with Self-Managed Nodes":
+#: the OKE image's ``oke bootstrap``; any kubelet ``--node-labels``).
+NODE_MARKS = ("oke bootstrap", "--node-labels")
 CLUSTER_POLICY = "kubernetes:nvidia.com/v1:ClusterPolicy"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 OPERATOR_CHART = "gpu-operator"
@@ -63,18 +68,26 @@ def has_unknown(value: Any) -> bool:
     return False
 
 
-def _cloud_init_labels(props: Any) -> Any:
-    """The ``--node-labels`` the pool's cloud-init passes to the kubelet, as a dict; UNKNOWN when the user data is
-    unknown."""
-    text = read(props, "nodeMetadata", "user_data")
+def _user_data(props: Any, key: str) -> Any:
+    """The decoded cloud-init user data under ``key`` (``nodeMetadata`` of a pool, ``metadata`` of an instance);
+    UNKNOWN when unknown, ``""`` when absent."""
+    text = read(props, key, "user_data")
     if text is UNKNOWN:
         return UNKNOWN
     if not isinstance(text, str) or not text:
-        return {}
+        return ""
     try:
-        text = base64.b64decode(text, validate=True).decode("utf-8", "replace")
+        return base64.b64decode(text, validate=True).decode("utf-8", "replace")
     except (binascii.Error, ValueError):
-        pass  # plain text user data
+        return text  # plain text user data
+
+
+def _cloud_init_labels(props: Any, key: str = "nodeMetadata") -> Any:
+    """The ``--node-labels`` the node's cloud-init passes to the kubelet, as a dict; UNKNOWN when the user data is
+    unknown."""
+    text = _user_data(props, key)
+    if text is UNKNOWN:
+        return UNKNOWN
     out: dict[str, str] = {}
     for match in _NODE_LABELS_RE.finditer(text):
         for pair in match.group(1).split(","):
@@ -124,9 +137,27 @@ def node_pools(resources: list[Any]) -> list[Pool]:
                 labels = UNKNOWN  # unknown, or two sources disagree on a label: which wins is not ours to guess
             else:
                 labels = {**labels, **extra}
-        shape = read(r.props, "nodeShape")
-        gpu = UNKNOWN if shape is UNKNOWN or not isinstance(shape, str) else ".GPU" in shape.upper()
-        out.append(Pool(r.name, labels, gpu, r.urn))
+        out.append(Pool(r.name, labels, _gpu(read(r.props, "nodeShape")), r.urn))
+    return out + _self_managed_nodes(resources)
+
+
+def _gpu(shape: Any) -> Any:
+    return UNKNOWN if shape is UNKNOWN or not isinstance(shape, str) else ".GPU" in shape.upper()
+
+
+def _self_managed_nodes(resources: list[Any]) -> list[Pool]:
+    """Instances that join the cluster as self-managed nodes (their cloud-init runs ``oke bootstrap`` or passes the
+    kubelet ``--node-labels``), each a pool of its own whose labels are its cloud-init's; an instance whose user data
+    is unknown may be one (UNKNOWN labels)."""
+    out = []
+    for r in resources:
+        if r.resource_type != INSTANCE:
+            continue
+        text = _user_data(r.props, "metadata")
+        if text is not UNKNOWN and not any(mark in text for mark in NODE_MARKS):
+            continue
+        labels = UNKNOWN if text is UNKNOWN else _cloud_init_labels(r.props, "metadata")
+        out.append(Pool(r.name, labels, _gpu(read(r.props, "shape")), r.urn))
     return out
 
 

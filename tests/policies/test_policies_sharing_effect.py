@@ -115,6 +115,25 @@ def test_a_pool_whose_sharing_cannot_be_read_fails_closed(resources, needle):
     assert any("whose GPU sharing cannot be read" in m and needle in m for m in found), found
 
 
+def test_a_self_managed_gpu_node_labelled_in_cloud_init_is_a_pool_of_its_own():
+    """An instance that joins the cluster through cloud-init (oke bootstrap) with the pool's name label but a
+    time-slicing config label is a shared node a dedicated flavor may land on; without the config label it passes."""
+    def node(extra: str):
+        text = (f"#!/bin/bash\noke bootstrap --kubelet-extra-args "
+                f"'--node-labels=okerdma.io/node-pool=gpu{extra}'\n")
+        return res("oci:Core/instance:Instance", "self-managed", {"shape": "BM.GPU.H100.8", "metadata": {
+            "user_data": base64.b64encode(text.encode()).decode()}})
+    ops = operator({"create": True, "name": "dp", "default": "exclusive",
+                    "data": {"exclusive": EXCLUSIVE, "ts": TIME_SLICED}})
+    found = refused(pool("gpu"), ops, node(",nvidia.com/device-plugin.config=ts"))
+    assert any("pool 'gpu', whose GPUs are shared: label nvidia.com/device-plugin.config=ts" in m
+               for m in found), found
+    assert refused(pool("gpu"), ops, node("")) == []
+    # and the node carries every label of the pool: a selector for the pool lands on it
+    clash = distinct(pool("gpu"), node(",nvidia.com/device-plugin.config=ts"))
+    assert any("'self-managed' carries every label of 'pool-gpu'" in m for m in clash), clash
+
+
 def test_cpu_pools_and_a_spare_config_pass():
     """A config no node selects, a CPU pool with the label, and a flavor pinned away from the shared pool pass."""
     ops = operator({"create": True, "name": "dp", "default": "exclusive",
