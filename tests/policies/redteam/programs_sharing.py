@@ -1,6 +1,6 @@
 """Red-team programs for GPU sharing by effect: a dedicated tenant's queue on a pool whose device plugin time-slices or
 uses MPS (by the default config, or by a label set in cloud-init) while the pool's own label says exclusive, a
-ConfigMap the stack does not hold, and two pools whose labels let a selector for one land on the other. Registered
+ConfigMap the stack does not hold, a self-managed node labelled in its cloud-init, and two pools whose labels let a selector for one land on the other. Registered
 into ``programs.CASES`` on import."""
 from __future__ import annotations
 
@@ -89,3 +89,22 @@ def two_pools_one_selector(bad):
     the time-sliced nodes too; the control gives each pool its own name label."""
     _pool("exclusive", {"okerdma.io/role": "gpu"} if bad else {"okerdma.io/role": "gpu", "okerdma.io/node-pool": "x"})
     _pool("shared", {"okerdma.io/role": "gpu", "okerdma.io/gpu-sharing": "time-slicing"})
+
+
+@case("placement", "dedicated-tenant-not-on-shared-pool")
+def dedicated_tenant_on_a_self_managed_node_time_sliced_in_cloud_init(bad):
+    """A self-managed GPU node (an instance whose cloud-init runs oke bootstrap) joins with the dedicated pool's
+    name label and, in the unsafe variant, the time-slicing config label: the dedicated flavor lands on a shared
+    node. The control's node joins under its own name with the same config label."""
+    _pool("gpu", {"okerdma.io/node-pool": "gpu"})
+    _operator({"create": True, "name": "dp", "default": "exclusive", "data": {"exclusive": EXCLUSIVE,
+                                                                             "ts": TIME_SLICED}})
+    name = "gpu" if bad else "self-managed"
+    script = ("#!/bin/bash\noke bootstrap --kubelet-extra-args "
+              f"'--node-labels=okerdma.io/node-pool={name},nvidia.com/device-plugin.config=ts'\n")
+    oci.core.Instance("node", compartment_id=C, availability_domain="AD-1", shape="VM.GPU.A10.2",
+                      create_vnic_details={"subnet_id": "ocid1.subnet.oc1..aaaasub", "assign_public_ip": "false"},
+                      instance_options={"are_legacy_imds_endpoints_disabled": True},
+                      source_details={"source_type": "image", "source_id": "ocid1.image.oc1..aaaagpu"},
+                      metadata={"user_data": base64.b64encode(script.encode()).decode()})
+    _dedicated_queue()
