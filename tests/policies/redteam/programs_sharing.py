@@ -1,7 +1,7 @@
 """Red-team programs for GPU sharing by effect: a dedicated tenant's queue on a pool whose device plugin time-slices or
 uses MPS (by the default config, or by a label set in cloud-init) while the pool's own label says exclusive, a
-ConfigMap the stack does not hold, a self-managed node labelled in its cloud-init, and two pools whose labels let a selector for one land on the other. Registered
-into ``programs.CASES`` on import."""
+ConfigMap the stack does not hold, a self-managed node labelled in its cloud-init, and two pools whose labels let a
+selector for one land on the other. Registered into ``programs.CASES`` on import."""
 from __future__ import annotations
 
 import base64
