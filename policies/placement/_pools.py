@@ -1,8 +1,8 @@
 """The stack's node pools as the sharing rules read them: each pool's node labels (``initialNodeLabels`` plus the
 ``--node-labels`` of its cloud-init ``nodeMetadata.user_data``; a self-managed node — an instance whose cloud-init
 runs ``oke bootstrap`` — counts as a pool of its own, labelled by its cloud-init), whether it has GPUs, and whether
-its GPUs are shared by effect — what the GPU Operator's device plugin and MIG manager declared in the same stack will do on its nodes
-(:mod:`_gpu_sharing`, a copy of ``oke_rdma.facts.gpu_sharing``).
+its GPUs are shared by effect — what the GPU Operator's device plugin and MIG manager declared in the same stack will
+do on its nodes (:mod:`_gpu_sharing`, a copy of ``oke_rdma.facts.gpu_sharing``).
 
 The GPU Operator is read from a ``helm.sh/v3`` Release or ``helm.sh/v4`` Chart of the ``gpu-operator`` chart
 (``values.devicePlugin``, ``values.migManager``) and from a ``nvidia.com/v1`` ClusterPolicy (``spec.devicePlugin``,

@@ -66,8 +66,9 @@ def dedicated_tenant_on_a_pool_labelled_for_mps_in_cloud_init(bad):
     """The kubelet's --node-labels in the pool's cloud-init select the MPS config; the control selects the
     exclusive one."""
     chosen = "mps" if bad else "exclusive"
-    _pool("gpu", {"okerdma.io/node-pool": "gpu"}, user_data="#!/bin/bash\noke bootstrap --kubelet-extra-args "
-                                                            f"'--node-labels=nvidia.com/device-plugin.config={chosen}'\n")
+    script = ("#!/bin/bash\noke bootstrap --kubelet-extra-args "
+              f"'--node-labels=nvidia.com/device-plugin.config={chosen}'\n")
+    _pool("gpu", {"okerdma.io/node-pool": "gpu"}, user_data=script)
     _operator({"create": True, "name": "dp", "default": "exclusive", "data": {"exclusive": EXCLUSIVE, "mps": MPS}})
     _dedicated_queue()
 
