@@ -11,7 +11,6 @@ from typing import Mapping, Optional, Sequence
 
 import pulumi
 
-from oke_rdma.addons import merge_values
 from oke_rdma.addons.cilium import AGENT_NOT_READY_TAINT
 from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
@@ -34,7 +33,7 @@ from oke_rdma.network import NetworkArgs, nsg_rule_limit_problems, oke_rules
 from oke_rdma.object_storage import WeightsBucketArgs
 from oke_rdma.platform import Platform, PlatformArgs, TenantNamespace
 from oke_rdma.scheduling import FlavorPool, FlavorQuota, SchedulingArgs, TenantQueue, TopologyLabelerArgs
-from oke_rdma.sharing import device_plugin_configs
+from oke_rdma.sharing import gpu_operator_values
 from oke_rdma.tenant_access import ROLES, TenantAccessArgs, TenantBinding, role_name
 from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
 from oke_rdma.tenant_defaults import TenantDefaultsArgs, priority_class_names
@@ -57,9 +56,7 @@ def platform_config(cfg: StackConfig):
     """``cfg.platform`` with the GPU Operator's device-plugin configurations for the pools' time-slicing merged into
     its values (``oke_rdma.sharing.device_plugin_configs``), under the user's ``platform.gpuOperator.values``."""
     gpu = cfg.platform.gpu_operator
-    ours = {"devicePlugin": {"config": {"data": device_plugin_configs(cfg)}}}
-    return cfg.platform.model_copy(update={
-        "gpu_operator": gpu.model_copy(update={"values": merge_values(ours, gpu.values)})})
+    return cfg.platform.model_copy(update={"gpu_operator": gpu.model_copy(update={"values": gpu_operator_values(cfg)})})
 
 
 def platform_args(cfg: StackConfig, provider: pulumi.ProviderResource,

@@ -21,44 +21,7 @@ configurations, ``devicePlugin.config.name``/``default``, node label ``nvidia.co
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from oke_rdma.addons.gpu_operator import DEFAULT_DEVICE_PLUGIN_CONFIG, device_plugin_config_text
-from oke_rdma.config.fleet import MIG, TIME_SLICING
-
-if TYPE_CHECKING:
-    from oke_rdma.config import NodePool, StackConfig
-
-SHARING_LABEL = "okerdma.io/gpu-sharing"
-DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
-MIG_CONFIG_LABEL = "nvidia.com/mig.config"
-
-
-def time_slicing_config(replicas: int) -> str:
-    """The device-plugin configuration name of ``replicas``-way time-slicing."""
-    return f"time-slicing-{replicas}"
-
-
-def sharing_labels(pool: NodePool, is_gpu: bool) -> dict[str, str]:
-    """The GPU-sharing node labels of a pool (none for a pool without GPUs)."""
-    if not is_gpu:
-        return {}
-    sharing = pool.gpu_sharing
-    labels = {SHARING_LABEL: sharing.label}
-    if sharing.mode == TIME_SLICING and sharing.replicas:
-        labels[DEVICE_PLUGIN_CONFIG_LABEL] = time_slicing_config(sharing.replicas)
-    elif sharing.mode == MIG and sharing.profile:
-        labels[MIG_CONFIG_LABEL] = f"all-{sharing.profile}"
-    return labels
-
-
-def device_plugin_configs(cfg: StackConfig) -> dict[str, str]:
-    """Configuration name → NVIDIA device-plugin config file (YAML text, ``version: v1``): ``exclusive`` and one
-    ``time-slicing-<n>`` per replica count a pool uses."""
-    configs = {DEFAULT_DEVICE_PLUGIN_CONFIG: device_plugin_config_text({})}
-    for replicas in sorted({p.gpu_sharing.replicas for p in cfg.node_pools.values()
-                            if p.gpu_sharing.mode == TIME_SLICING and p.gpu_sharing.replicas}):
-        configs[time_slicing_config(replicas)] = device_plugin_config_text({"sharing": {"timeSlicing": {
-            "renameByDefault": False, "failRequestsGreaterThanOne": True,
-            "resources": [{"name": "nvidia.com/gpu", "replicas": replicas}]}}})
-    return configs
+# The derivations live with the config rule that judges them by effect (one source): re-exported here.
+from oke_rdma.config.checks.gpu_sharing import (SHARING_LABEL, device_plugin_configs,  # noqa: F401
+                                                gpu_operator_values, sharing_labels, time_slicing_config)
+from oke_rdma.facts.gpu_sharing import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL  # noqa: F401

@@ -684,6 +684,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("The device plugin's health check stays on", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            "tests/components/test_health.py::test_turning_the_device_plugin_health_check_off_is_refused"),
+        _c("A pool's GPUs are shared exactly as gpuSharing says, by what the device plugin and MIG manager do with "
+           "the merged values (default config, ConfigMap, MIG config)", "gpu-operator", "runtime", "config",
+           "oke_rdma.config.checks.gpu_sharing:check_gpu_sharing_effect",
+           "tests/config/test_gpu_sharing_effect.py::test_an_exclusive_pool_whose_default_config_shares_is_refused"),
     ),
     "addon:kueue": (
         _c("The Kueue version serves kueue.x-k8s.io/v1beta2 and supports the cluster's Kubernetes", "kueue",

@@ -1,23 +1,35 @@
-"""GPU sharing by trust: a dedicated tenant's Kueue ClusterQueue never covers a shared (time-sliced or MIG) pool.
+"""GPU sharing by trust: a dedicated tenant's Kueue ClusterQueue never covers a node pool whose GPUs are shared (time
+slicing, MPS or MIG), and no two node pools carry labels that let a selector meant for one land on the other.
 
-The rule follows the objects the engine sees, never the program's config:
+The rules follow the objects the engine sees, never the program's config:
 
 * a ``kueue.x-k8s.io`` ``ClusterQueue`` admits the namespaces its ``spec.namespaceSelector`` selects; a namespace is
   *dedicated* unless its label ``okerdma.io/isolation`` is ``shared`` (secure by default: an unlabelled namespace
   counts as dedicated);
-* each flavor of its ``spec.resourceGroups`` is a ``ResourceFlavor`` whose ``spec.nodeLabels`` select nodes; the
-  pool it selects is the OCI node pool whose initial node label ``okerdma.io/node-pool`` matches;
-* a node pool is *shared* when its initial node label ``okerdma.io/gpu-sharing`` is ``time-slicing`` or ``mig``.
+* each flavor of its ``spec.resourceGroups`` is a ``ResourceFlavor`` whose ``spec.nodeLabels`` Kueue adds to the
+  admitted pods' node selectors; it may land on every node pool that does not set one of those labels to another
+  value (``_pools.may_select``);
+* a node pool is *shared* by effect: what the GPU Operator's device plugin and MIG manager declared in the stack
+  will do on its nodes — the device-plugin config its ``nvidia.com/device-plugin.config`` label or the default
+  selects (time-slicing or MPS replicas), the MIG config of ``nvidia.com/mig.config`` — or when it carries
+  ``okerdma.io/gpu-sharing`` ``time-slicing``/``mig`` (``_pools``, with a copy of ``oke_rdma.facts.gpu_sharing``).
 
-Violation: a ClusterQueue that may admit a dedicated namespace and has a flavor that may land on a shared pool. Fail
-closed: a namespace selector other than one ``kubernetes.io/metadata.name`` (it may select any namespace), a flavor
-that does not pin ``okerdma.io/node-pool`` while a shared pool exists, a flavor not in the stack, or any of these
-values unknown during preview count as "may".
+Violation (``dedicated-tenant-not-on-shared-pool``): a ClusterQueue that may admit a dedicated namespace and has a
+flavor that may land on a shared pool. Fail closed: a namespace selector other than one ``kubernetes.io/metadata.name``
+(it may select any namespace), a flavor not in the stack while a pool may be shared, a pool whose sharing cannot be
+read (its device-plugin or MIG config unknown, out of the stack, or naming a config that is not there), or any of
+these values unknown during preview count as "may".
 
-Sources (checked 2026-11-30): Kueue docs "Cluster Queue" (``namespaceSelector``, ``resourceGroups.flavors``) and
-"Resource Flavor" (``nodeLabels`` added to admitted pods' node selectors); Kubernetes docs "Namespaces" (the
-``kubernetes.io/metadata.name`` label); NVIDIA GPU Operator docs "Time-Slicing GPUs in Kubernetes" (time-sliced
-GPUs offer no memory or fault isolation between pods).
+Violation (``node-pool-labels-distinct``): a node pool whose every initial label (and cloud-init ``--node-labels``)
+another pool carries with the same value — equal label sets included: any nodeSelector, node affinity or
+ResourceFlavor ``nodeLabels`` written for the first pool lands on the second's nodes too. A pool whose labels are
+unknown during preview fails closed.
+
+Sources (checked 2026-11-30, sharing by effect 2026-12-02): Kueue docs "Cluster Queue" (``namespaceSelector``,
+``resourceGroups.flavors``) and "Resource Flavor" (``nodeLabels`` added to admitted pods' node selectors);
+Kubernetes docs "Namespaces" (the ``kubernetes.io/metadata.name`` label) and "Assigning Pods to Nodes"
+(``nodeSelector`` matches every node carrying all its labels); NVIDIA GPU Operator docs "Time-Slicing GPUs in
+Kubernetes" (no memory or fault isolation between time-sliced pods) and the sources in ``_gpu_sharing``.
 """
 from __future__ import annotations
 
@@ -27,50 +39,20 @@ from typing import Any, Optional
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs, StackValidationPolicy
 
 if __package__:
-    from ._rules import NODE_POOL, UNKNOWN, elements, read
+    from ._pools import covers, may_select, node_pools, plain, sharing_by_pool
+    from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/placement/
-    from _rules import NODE_POOL, UNKNOWN, elements, read
+    from _pools import covers, may_select, node_pools, plain, sharing_by_pool
+    from _rules import UNKNOWN, elements, read
 
 NAMESPACE = "kubernetes:core/v1:Namespace"
 KUEUE_GROUP = "kubernetes:kueue.x-k8s.io/"
-POOL_LABEL = "okerdma.io/node-pool"
-SHARING_LABEL = "okerdma.io/gpu-sharing"
 ISOLATION_LABEL = "okerdma.io/isolation"
 NAME_LABEL = "kubernetes.io/metadata.name"
-SHARED_MODES = ("time-slicing", "mig")
 
 
 def _kind(resource: Any, kind: str) -> bool:
     return resource.resource_type.startswith(KUEUE_GROUP) and resource.resource_type.endswith(f":{kind}")
-
-
-def _labels(pool: Any) -> Any:
-    """A node pool's initial node labels as a dict; UNKNOWN when any key or value is unknown."""
-    out: dict[str, Any] = {}
-    items = elements(read(pool.props, "initialNodeLabels"))
-    if items is UNKNOWN:
-        return UNKNOWN
-    for item in items:
-        key, value = read(item, "key"), read(item, "value")
-        if key is UNKNOWN or value is UNKNOWN:
-            return UNKNOWN
-        out[key] = value
-    return out
-
-
-def shared_pools(resources: list[Any]) -> dict[str, Any]:
-    """Pool label value → True (shared), False (exclusive or no GPU sharing label) or UNKNOWN, per node pool."""
-    out: dict[str, Any] = {}
-    for pool in resources:
-        if pool.resource_type != NODE_POOL:
-            continue
-        labels = _labels(pool)
-        if labels is UNKNOWN:
-            out[f"<{pool.name}>"] = UNKNOWN
-            continue
-        name = labels.get(POOL_LABEL, f"<{pool.name}>")
-        out[name] = labels.get(SHARING_LABEL) in SHARED_MODES
-    return out
 
 
 def _dedicated_namespaces(cq: Any, namespaces: dict[str, Any]) -> Optional[str]:
@@ -96,36 +78,33 @@ def _dedicated_namespaces(cq: Any, namespaces: dict[str, Any]) -> Optional[str]:
 
 
 @dataclass(frozen=True)
-class _Pools:
-    """The stack's node pools as the flavor check reads them, computed once per stack (not per flavor): the
-    sharing of each pool label value, whether any pool is or may be shared, and whether a pool without a readable
-    label may be shared."""
+class _Shared:
+    """The pools a dedicated tenant must not reach, computed once per stack: (pool name, labels, why) of every pool
+    whose GPUs are or may be shared."""
 
-    sharing: dict[str, Any]
-    any_shared: bool
-    unlabelled_unknown: bool
+    pools: tuple[tuple[str, Any, str], ...]
 
     @classmethod
-    def of(cls, pools: dict[str, Any]) -> "_Pools":
-        return cls(pools, any(v is True or v is UNKNOWN for v in pools.values()),
-                   any(v is UNKNOWN for k, v in pools.items() if k.startswith("<")))
+    def of(cls, resources: list[Any]) -> "_Shared":
+        return cls(tuple((p.label_name, p.labels, ("whose GPUs are shared: " if v.shared else
+                                                   "whose GPU sharing cannot be read: ") + v.why)
+                         for p, v in sharing_by_pool(resources) if v.shared is not False))
 
 
-def _shared_flavor(flavor: str, flavors: dict[str, Any], pools: _Pools) -> Optional[str]:
-    """Why flavor ``flavor`` may land on a shared pool (None: it does not). Constant time per flavor."""
-    any_shared = pools.any_shared
+def _shared_flavor(flavor: str, flavors: dict[str, Any], shared: _Shared) -> Optional[str]:
+    """Why flavor ``flavor`` may land on a shared pool (None: it does not)."""
+    if not shared.pools:
+        return None
     rf = flavors.get(flavor)
     if rf is None:
-        return f"flavor '{flavor}' is not in the stack" if any_shared else None
-    pool = read(rf, "spec", "nodeLabels", POOL_LABEL)
-    if pool is UNKNOWN:
-        return f"flavor '{flavor}' selects a pool unknown during preview"
-    if pool is None:
-        return f"flavor '{flavor}' does not pin {POOL_LABEL} and the stack has shared pools" if any_shared else None
-    shared = pools.sharing.get(pool, False)
-    if shared is UNKNOWN or pools.unlabelled_unknown:
-        return f"flavor '{flavor}' selects pool '{pool}', whose GPU sharing is unknown during preview"
-    return f"flavor '{flavor}' selects pool '{pool}', whose GPUs are shared" if shared else None
+        return f"flavor '{flavor}' is not in the stack"
+    selector = plain(read(rf, "spec", "nodeLabels"))
+    if selector is None:
+        selector = {}
+    for name, labels, why in shared.pools:
+        if may_select(selector, labels):
+            return f"flavor '{flavor}' may land on pool '{name}', {why}"
+    return None
 
 
 def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation: ReportViolation) -> None:
@@ -143,7 +122,8 @@ def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation
             name = read(r.props, "metadata", "name")
             if isinstance(name, str):
                 flavors[name] = r.props
-    pools = _Pools.of(shared_pools(args.resources))
+    shared = _Shared.of(args.resources)
+    verdicts: dict[str, Optional[str]] = {}  # per flavor name: the same for every queue that lists it
     for cq in args.resources:
         if not _kind(cq, "ClusterQueue"):
             continue
@@ -159,7 +139,8 @@ def validate_dedicated_not_on_shared(args: StackValidationArgs, report_violation
             for flavor in ([UNKNOWN] if group is UNKNOWN else elements(read(group, "flavors"))) or []:
                 name = read(flavor, "name") if flavor is not UNKNOWN else UNKNOWN
                 why = (f"a flavor name is unknown during preview" if name is UNKNOWN or not isinstance(name, str)
-                       else _shared_flavor(name, flavors, pools))
+                       else verdicts[name] if name in verdicts
+                       else verdicts.setdefault(name, _shared_flavor(name, flavors, shared)))
                 if why:
                     report_violation(f"ClusterQueue '{cq.name}': {why_dedicated}, but {why}: a dedicated tenant "
                                      f"must never share a GPU with another tenant.", cq.urn)
@@ -179,10 +160,43 @@ dedicated_tenant_not_on_shared_pool = StackValidationPolicy(
     tags=["kueue", "gpu", "isolation"],
 )
 
-POLICIES = [dedicated_tenant_not_on_shared_pool]
+def validate_pool_labels_distinct(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``node-pool-labels-distinct`` (see the module docstring). Quadratic in the node pools only."""
+    pools = node_pools(args.resources)
+    for pool in pools:
+        if pool.labels is UNKNOWN:
+            report_violation(f"node pool '{pool.name}': its node labels are unknown during preview, so no selector "
+                             f"can be shown to reach its nodes alone.", pool.urn)
+    known = [p for p in pools if isinstance(p.labels, dict) and p.labels]
+    for a in known:
+        for b in known:
+            if a is not b and covers(a.labels, b.labels) and (a.labels != b.labels or a.name < b.name):
+                what = "the same labels as" if a.labels == b.labels else "every label of"
+                report_violation(f"node pool '{a.name}' and node pool '{b.name}': '{b.name}' carries {what} "
+                                 f"'{a.name}' ({', '.join(f'{k}={v}' for k, v in sorted(a.labels.items()))}), so "
+                                 f"a nodeSelector, affinity or ResourceFlavor written for '{a.name}' also lands on "
+                                 f"'{b.name}'s nodes.", a.urn)
+
+
+node_pool_labels_distinct = StackValidationPolicy(
+    name="node-pool-labels-distinct",
+    description=("No node pool carries every label of another (equal label sets included): a selector written for "
+                 "one pool never lands on another's nodes."),
+    validate=validate_pool_labels_distinct,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Give every pool a label no other pool carries with the same value (oke-rdma sets "
+                       "okerdma.io/node-pool to the pool's name) and select pools by it. Sources: Kubernetes docs "
+                       "Assigning Pods to Nodes; Kueue docs Resource Flavor."),
+    tags=["kueue", "gpu", "isolation"],
+)
+
+POLICIES = [dedicated_tenant_not_on_shared_pool, node_pool_labels_distinct]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "dedicated-tenant-not-on-shared-pool": (
-        "fails closed: an unknown namespace selector, isolation label, flavor name, flavor node label or node "
-        "pool label counts as a dedicated tenant that may land on a shared pool"),
+        "fails closed: an unknown namespace selector, isolation label, flavor name, flavor node label, node pool "
+        "label or GPU Operator device-plugin/MIG config counts as a dedicated tenant that may land on a shared "
+        "pool"),
+    "node-pool-labels-distinct": "fails closed: a pool whose node labels are unknown is reported",
 }

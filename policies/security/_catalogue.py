@@ -282,7 +282,8 @@ TYPES: dict[str, dict] = {
                                                                    "OKE docs \"Virtual Nodes\""),
     # --- data ----------------------------------------------------------------------------------------------
     "oci:FileStorage/export:Export": judged("fss-export-no-internet-root", "fss-export-no-internet",
-                                            "fss-export-root-needs-privileged-port"),
+                                            "fss-export-root-needs-privileged-port",
+                                            "squash-identity-not-a-data-owner"),
     "oci:FileStorage/mountTarget:MountTarget": judged("nfs-rules-only-nfs-ports"),
     "oci:FileStorage/fileSystem:FileSystem": harmless("storage reached only through exports and mount targets, "
                                                       "judged", "OCI File Storage docs"),
@@ -294,7 +295,8 @@ TYPES: dict[str, dict] = {
                                                                    "identities", "OCI File Storage docs \"LDAP\""),
     "oci:FileStorage/replication:Replication": refused("copies a file system's data to another",
                                                        "OCI File Storage docs \"Replication\""),
-    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": judged("lustre-root-squash"),
+    "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": judged("lustre-root-squash",
+                                                                                 "squash-identity-not-a-data-owner"),
     "oci:ObjectStorage/bucket:Bucket": judged("no-public-endpoints", "bucket-protected-data-versioned",
                                               "bucket-protected-data-customer-key"),
     "oci:ObjectStorage/preauthrequest:Preauthrequest": judged("no-public-endpoints"),
@@ -304,8 +306,7 @@ TYPES: dict[str, dict] = {
                                                                       "OCI Object Storage docs"),
     "oci:ObjectStorage/replicationPolicy:ReplicationPolicy": refused("copies a bucket's objects to another bucket",
                                                                      "OCI Object Storage docs \"Replication\""),
-    "oci:ObjectStorage/objectLifecyclePolicy:ObjectLifecyclePolicy": refused(
-        "deletes or archives objects and old versions", "OCI Object Storage docs \"Object Lifecycle Management\""),
+    "oci:ObjectStorage/objectLifecyclePolicy:ObjectLifecyclePolicy": judged("bucket-lifecycle-keeps-protected-data"),
     "oci:ObjectStorage/privateEndpoint:PrivateEndpoint": refused("a path into Object Storage from a subnet",
                                                                  "OCI Object Storage docs \"Private Endpoints\""),
     "oci:Kms/generatedKey:GeneratedKey": judged("iam-no-static-credentials"),
@@ -372,7 +373,8 @@ TYPES: dict[str, dict] = {
     "kubernetes:networking.k8s.io:IPAddress": refused("claims a Service address", "Kubernetes docs \"Extend Service "
                                                       "IP Ranges\""),
     "kubernetes:networking.k8s.io:ClusterCIDR": refused("pod address ranges of nodes", "Kubernetes API reference"),
-    "kubernetes:storage.k8s.io:StorageClass": judged("nfs-rules-only-nfs-ports", note="storage classes of FSS are "
+    "kubernetes:storage.k8s.io:StorageClass": judged("nfs-rules-only-nfs-ports", "squash-identity-not-a-data-owner",
+                                                     note="storage classes of FSS are "
                                                      "read with their mount targets"),
     "kubernetes:storage.k8s.io:CSIDriver": refused("registers a CSI driver (its node plugin runs privileged)",
                                                    "Kubernetes docs \"CSI Driver\""),

@@ -37,6 +37,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 if __package__:  # imported as the package `policies.security`
     from . import catalogue, cilium_policies, credentials, protected_keys, shapes, supply_chain, unknowns
+    from . import bucket_lifecycle, squash_owner
     from . import (buckets, exposure_paths, iam, identity, kubernetes, lustre, network, node_pool, node_subnets,
                    object_paths, oke_network, pod_security, privileged_namespaces, public_endpoints, rbac,
                    reachability, storage)
@@ -47,11 +48,13 @@ if __package__:  # imported as the package `policies.security`
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
+    import bucket_lifecycle
     import buckets
     import catalogue
     import cilium_policies
     import credentials
     import shapes
+    import squash_owner
     import iam
     import identity
     import kubernetes
@@ -90,7 +93,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
-                          *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES]
+                          *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,
+                          *bucket_lifecycle.POLICIES, *squash_owner.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).

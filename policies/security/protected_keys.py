@@ -9,7 +9,8 @@ stack.
   those settings fail closed.
 
 Lifecycle rules that delete a protected bucket's objects or old versions (``oci:ObjectStorage/objectLifecyclePolicy``)
-and replication are refused for every bucket by the catalogue (``resource-type-catalogued``).
+are ``bucket-lifecycle-keeps-protected-data``'s (``bucket_lifecycle``); replication is refused for every bucket by the
+catalogue (``resource-type-catalogued``).
 
 Sources (checked 2026-12-01): OCI Vault docs "Managing Keys" (disabling a key makes data encrypted with it
 unreadable; deleting a key deletes every version, after a 7–30 day pending period), "Managing Vaults" (deleting a

@@ -62,7 +62,7 @@ def test_dedicated_tenant_on_exclusive_pools_and_shared_tenant_on_shared_pool_pa
     (queue("cq-expr", {"matchExpressions": [{"key": "team", "operator": "Exists"}]}, "f-shared"),
      "may select any namespace"),
     (queue("cq-research", by_name("research"), "f-missing"), "flavor 'f-missing' is not in the stack"),
-    (queue("cq-research", by_name("research"), "f-unpinned"), "does not pin okerdma.io/node-pool"),
+    (queue("cq-research", by_name("research"), "f-unpinned"), "may land on pool 'shared'"),
     (queue("cq-research", by_name(U), "f-shared"), "unknown during preview"),
     (queue("cq-research", by_name("research"), U), "a flavor name is unknown"),
 ])

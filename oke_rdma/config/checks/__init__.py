@@ -14,6 +14,7 @@ from .compat import check_addon_compatibility
 from .compute import check_pools
 from .crds import check_crd_lifecycle
 from .fleet import check_fleet, check_tenant_pools
+from .gpu_sharing import check_gpu_sharing_effect
 from .known_bugs import check_known_bugs
 from .network import check_network
 from .object_storage import check_object_storage
@@ -31,7 +32,7 @@ CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
     check_oci_facts, check_fleet, check_object_storage, check_walls,
     check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility, check_storage_classes,
-    check_known_bugs,
+    check_known_bugs, check_gpu_sharing_effect,
 )
 
 

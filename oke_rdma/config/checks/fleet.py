@@ -74,7 +74,9 @@ def _mig_manager_off(cfg: StackConfig) -> bool:
 
 
 def shared_pools(cfg: StackConfig) -> list[str]:
-    """Node pools whose GPUs are shared (time-sliced or MIG), in config order."""
+    """Node pools whose GPUs are shared (time-sliced or MIG), in config order. Declared by ``gpuSharing`` and held
+    by effect: :func:`oke_rdma.config.checks.gpu_sharing.check_gpu_sharing_effect` refuses a pool declared exclusive
+    whose device plugin or MIG manager would share its GPUs, or whose configuration cannot be read."""
     return [n for n, p in cfg.node_pools.items() if p.gpu_sharing.shared]
 
 

@@ -64,6 +64,15 @@ def check_storage(cfg: StackConfig) -> list[str]:
             problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
                             f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
                             f"{kind}")
+        if lustre is not None and lustre.root_squash == "ROOT":
+            # File Storage with Lustre docs "Creating a Lustre File System": root on a client becomes squashUid/
+            # squashGid; if that is a tenant's ID, root on any client writes as that tenant
+            for kind, value, squash in (("uid", uid, lustre.squash_uid), ("gid", gid, lustre.squash_gid)):
+                if value == squash:
+                    field = "squashUid" if kind == "uid" else "squashGid"
+                    problems.append(f"{_key(('storage', 'lustre', field))}: {squash} is the {kind} tenant {name!r} "
+                                    f"owns its data as, so root on any client would write as that tenant; squash "
+                                    f"to an ID no tenant uses (65534, nobody)")
         if cfg.tenant_namespace(name) == PREPARATION_NAMESPACE:
             problems.append(f"{_key(('tenants', name, 'namespace'))}: {PREPARATION_NAMESPACE!r} is the platform's "
                             f"storage preparation namespace; give the tenant its own")

@@ -1,8 +1,10 @@
 """Red-team programs for protected data: the Vault key of a protected file system disabled or scheduled for deletion
-by the same stack. Registered into ``programs.CASES`` on import."""
+by the same stack, a lifecycle rule deleting a protected bucket's old versions, and an export squashing root to a
+tenant's UID. Registered into ``programs.CASES`` on import."""
 from __future__ import annotations
 
 import pulumi
+import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
 from tests.policies.redteam.programs import C, case
@@ -26,3 +28,35 @@ def protected_file_systems_key_scheduled_for_deletion(bad):
     key = oci.kms.Key("key", compartment_id=C, display_name="fss", management_endpoint="https://vault-mgmt",
                       key_shape={"algorithm": "AES", "length": 32}, **extra)
     _protected_fs(key)
+
+
+@case("data", "bucket-lifecycle-keeps-protected-data")
+def protected_buckets_old_versions_deleted_by_lifecycle(bad):
+    """A lifecycle rule that deletes the previous versions of a protected, versioned bucket (what versioning keeps);
+    the control moves them to Archive instead."""
+    bucket = oci.objectstorage.Bucket("weights", compartment_id=C, namespace="ns", name="weights",
+                                      access_type="NoPublicAccess", versioning="Enabled",
+                                      kms_key_id="ocid1.key.oc1..aaaaweights",
+                                      opts=pulumi.ResourceOptions(protect=True))
+    oci.objectstorage.ObjectLifecyclePolicy("lifecycle", namespace="ns", bucket=bucket.name, rules=[{
+        "name": "old-versions", "action": "DELETE" if bad else "ARCHIVE", "target": "previous-object-versions",
+        "is_enabled": True, "time_amount": "30", "time_unit": "DAYS"}])
+
+
+@case("data", "squash-identity-not-a-data-owner")
+def export_squashes_root_to_a_tenants_uid(bad):
+    """An export squashes root to the UID a tenant's claim says its data is owned by, so root in any pod on any node
+    writes as that tenant; the control keeps the anonymous ID 65534."""
+    anonymous = "20001" if bad else "65534"
+    oci.filestorage.Export("export", export_set_id="ocid1.exportset.oc1..aaaaset",
+                           file_system_id="ocid1.filesystem.oc1..aaaafs", path="/shared", export_options=[{
+                               "source": "10.0.0.0/16", "access": "READ_WRITE", "identity_squash": "ROOT",
+                               "anonymous_uid": anonymous, "anonymous_gid": "65534",
+                               "require_privileged_source_port": True}])
+    k8s.core.v1.Namespace("ns-research", metadata={"name": "research", "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted"}})
+    k8s.core.v1.PersistentVolumeClaim("claim", metadata={
+        "name": "fss-shared", "namespace": "research", "annotations": {"okerdma.io/uid": "20001",
+                                                                      "okerdma.io/gid": "20001"}},
+        spec={"accessModes": ["ReadWriteMany"], "storageClassName": "", "volumeName": "research-fss",
+              "resources": {"requests": {"storage": "1Mi"}}})
