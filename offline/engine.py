@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+import math
 import runpy
 import sys
 import threading
@@ -39,6 +40,29 @@ from offline.values import UNKNOWN, mask
 
 PROJECT = "oke-rdma"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+
+def _wire_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return {k: _wire_value(v) for k, v in value.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_wire_value(v) for v in value.list_value.values]
+    if kind == "number_value" and not math.isfinite(value.number_value):
+        return value.number_value
+    return json_format.MessageToDict(value)
+
+
+def wire_dict(struct: Any) -> dict:
+    """A registration's ``Struct`` in wire form (``json_format.MessageToDict``), carrying NaN and infinities as
+    floats where ``MessageToDict`` refuses them: the real engine hands such a number to the packs (protobuf's binary
+    form holds any double), so the offline engine does too and the rules judge it rather than the preview crashing.
+    """
+    try:
+        return json_format.MessageToDict(struct)
+    except ValueError:
+        return {k: _wire_value(v) for k, v in struct.fields.items()}
 
 
 class RecordingMonitor(pulumi_mocks.MockMonitor):
@@ -91,7 +115,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             return response
         request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
         urn = self.make_urn(request.parent, request.type, request.name)
-        inputs = json_format.MessageToDict(request.object)
+        inputs = wire_dict(request.object)
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
         dbr = request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None
         aliases = self._alias_urns(request)
@@ -112,7 +136,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             response = super().RegisterResource(request)
         finally:
             self.mocks._pending.value = None
-        outputs = json_format.MessageToDict(response.object) if response.object else {}
+        outputs = wire_dict(response.object) if response.object else {}
         self.transforms.remember(response.urn, request)
         self.ids[response.urn] = response.id
         if request.replaceOnChanges:
