@@ -15,6 +15,7 @@ import asyncio
 import heapq
 import logging
 import math
+import re
 import runpy
 import sys
 import threading
@@ -52,6 +53,23 @@ def _wire_value(value: Any) -> Any:
     if kind == "number_value" and not math.isfinite(value.number_value):
         return value.number_value
     return json_format.MessageToDict(value)
+
+
+def non_finite(value: Any, at: str = "") -> list[str]:
+    """The property paths (``a.b[0].c``) of every NaN or infinite number in a wire-form value."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [at]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in non_finite(v, f"{at}.{k}" if at else k)]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in non_finite(v, f"{at}[{i}]")]
+    return []
+
+
+def _number_at(value: Any, path: str) -> str:
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        value = value[int(part[1:-1])] if part.startswith("[") else value[part]
+    return repr(value)
 
 
 def wire_dict(struct: Any) -> dict:
@@ -116,6 +134,10 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
         urn = self.make_urn(request.parent, request.type, request.name)
         inputs = wire_dict(request.object)
+        for path in non_finite(inputs):
+            self.errors.append(f"{request.type} '{request.name}': {path} is {_number_at(inputs, path)}, not a finite "
+                               f"number; no provider or policy pack accepts it (protobuf's JSON form has no NaN or "
+                               f"infinity): write the number")
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
         dbr = request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None
         aliases = self._alias_urns(request)

@@ -4,8 +4,8 @@ or a property the other rules do not read.
 * **A route through a host** (``route-no-private-ip-hop``): a route rule whose target is a private IP sends the
   subnet's traffic through the instance that holds it (with source/destination check off it forwards it), which
   reads or rewrites every packet — the in-line form of the VTAP the catalogue refuses. OCI Networking docs "Using a
-  Private IP as a Route Target". The target is a private IP when its OCID is ``ocid1.privateip.…`` or it comes from
-  an ``oci:Core/privateIp:PrivateIp`` of the stack (property dependencies).
+  Private IP as a Route Target". The target is a private IP when its OCID is ``ocid1.privateip.…``, or when the
+  route rules depend on an ``oci:Core/privateIp:PrivateIp`` of the stack and the target is not another OCID.
 * **A VNIC in another network** (``vnic-in-stack-subnet``): a secondary VNIC puts an instance on the subnet it names
   — a node on another VCN bypasses the platform VCN's NSGs and routes, as a peering would (refused as DRG
   attachments and peering). OCI Networking docs "Virtual Network Interface Cards" (secondary VNICs may be in
@@ -93,7 +93,8 @@ def validate_route_no_private_ip_hop(args: StackValidationArgs, report_violation
             target = read(rule, "networkEntityId")
             if isinstance(target, str) and target.lower().startswith("ocid1.privateip."):
                 why = f"routeRules[{i}].networkEntityId is the private IP {target}"
-            elif target is UNKNOWN and from_stack:
+            elif from_stack and (target is UNKNOWN or not str(target).lower().startswith("ocid1.")):
+                # the id of a PrivateIp of the stack: unknown at a first preview, the engine's id otherwise
                 why = f"routeRules[{i}] targets the private IP '{from_stack[0].name}' of this stack"
             else:
                 continue
