@@ -13,7 +13,7 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect; ``node_access``:
 grants that reach the nodes' operating system; ``iam_reach``: broad principal types and grants that undo the
-other rules at run time; ``oci_paths``: OCI paths around the exposure and data rules (routes through a host,
+other rules at run time; ``gpu_env``: GPUs named through NVIDIA_VISIBLE_DEVICES; ``oci_paths``: OCI paths around the exposure and data rules (routes through a host,
 VNICs in other networks, file-system clones, raised quotas, node pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects never write what the platform owns,
 ``tenancy`` holding the ownership model), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
@@ -44,6 +44,7 @@ if __package__:  # imported as the package `policies.security`
                    reachability, storage)
     from . import manifests
     from . import node_access
+    from . import gpu_env
     from . import iam_reach
     from . import oci_paths
     from . import priority
@@ -56,6 +57,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import credentials
     import shapes
     import iam
+    import gpu_env
     import iam_reach
     import oci_paths
     import identity
@@ -90,7 +92,8 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
-                          *node_access.POLICIES, *iam_reach.POLICIES, *oci_paths.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
+                          *node_access.POLICIES, *iam_reach.POLICIES, *oci_paths.POLICIES,
+                          *gpu_env.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,

@@ -188,3 +188,17 @@ def image_pinned_by_a_branch_tag(bad):
 def image_pinned_by_a_channel_tag_in_a_deployment(bad):
     pod({"containers": [{**container(), "image": "quay.io/org/tool:" + ("stable" if bad else "v2.3.0-ubi9")}]},
         ns="research", level="privileged", kind="Job")
+
+
+@case("pod", "gpu-devices-through-device-plugin")
+def nvidia_visible_devices_all_without_a_gpu_request(bad):
+    c = ({**container(), "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]} if bad else
+         {**container(), "resources": {"limits": {"nvidia.com/gpu": "1"}}})
+    pod({"containers": [c]}, ns="research", level="privileged", kind="Job")
+
+
+@case("pod", "gpu-devices-through-device-plugin")
+def nvidia_visible_devices_by_index_in_an_init_container(bad):
+    env = [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "0,1" if bad else "void"}]
+    pod({"initContainers": [{**container(), "name": "i", "env": env}], "containers": [container()]},
+        ns="research", level="privileged")
