@@ -83,7 +83,7 @@ class KubePrometheusStackRelease(HelmRelease):
         "Prometheus volume in GB (at least 50, OCI's smallest block volume)."))
     storage_class: str = Field("oci-bv", description=(
         "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
-    allowed_remote_urls: list[str] = Field(default_factory=list, description=(
+    allowed_remote_urls: tuple[str, ...] = Field(default=(), description=(
         "URL prefixes (https://host/...) Prometheus may remote-write or remote-read and Alertmanager may send to: "
         "reviewed destinations outside the cluster (every tenant's metrics leave with them); empty: none."))
 
@@ -107,7 +107,7 @@ class KubePrometheusStackRelease(HelmRelease):
 
     @field_validator("allowed_remote_urls")
     @classmethod
-    def _https_prefixes(cls, v: list[str]) -> list[str]:
+    def _https_prefixes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         bad = [u for u in v if not re.match(r"^https://[^/\s]+(/|$)", u)]
         if bad:
             raise ValueError(f"expected https://<host>[/path] prefixes, got {bad[0]!r}; metrics leave only over TLS "
