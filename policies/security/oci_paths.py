@@ -206,8 +206,8 @@ def oidc_problem(props: Any) -> Optional[str]:
             return f"{key} is unknown during preview"
         if not isinstance(value, str) or not value.strip() or value.strip() == "-":
             return f"has no {key}, so the issuer's tokens may name any {key[:-6]} (system:masters included)"
-        if value.lower().startswith("system:"):
-            return f"{key} {value!r} puts the issuer's names among Kubernetes' own (system:)"
+        if value.lower().startswith(("system:", "ocid1.")):
+            return f"{key} {value!r} puts the issuer's names among Kubernetes' own (system:) or OCI's (ocid1.)"
     return None
 
 
@@ -270,12 +270,13 @@ POLICIES = [
 ]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
-    "route-no-private-ip-hop": "an unknown target is judged by its property dependency on a PrivateIp of the stack",
+    "route-no-private-ip-hop": ("fails closed: an unknown target whose route rules depend on a PrivateIp of the "
+                                "stack is a violation"),
     "vnic-in-stack-subnet": "fails closed: a subnet that is not from a subnet of the stack is a violation",
     "fs-not-cloned": "fails closed: an unknown sourceSnapshotId counts as set",
     "quota-only-lowers": "fails closed: an unknown statement is a violation",
     "node-pool-no-ssh-key": "fails closed: an unknown sshPublicKey counts as set",
     "node-cloud-init-keeps-node-closed": "fails closed: an unknown user_data is a violation",
     "cluster-oidc-prefixed": "fails closed: an unknown prefix is a violation",
-    "cluster-oidc-discovery-off": "an unknown flag is not reported (advisory)",
+    "cluster-oidc-discovery-off": "reads only inputs known at preview: an unknown flag is not reported (advisory)",
 }
