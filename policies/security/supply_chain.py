@@ -85,23 +85,26 @@ def image_problem(ref: Any, allowed: Sequence[str], allowed_tags: Sequence[str] 
         return (f"{ref!r} has {'no tag (latest is implied)' if not tag else 'the tag latest'}, which moves; pin a "
                 f"version tag or a digest")
     if not version_tag(tag) and not any(fnmatch.fnmatchcase(tag, p) for p in allowed_tags):
-        return (f"{ref!r} has the tag {tag!r}, which does not look like a version (<major>.<minor>[.<patch>][-<suffix>]) "
+        return (f"{ref!r} has the tag {tag!r}, which does not look like a version (no <major>.<minor> number or build date) "
                 f"and moves like latest (a branch, a channel); pin a version tag or a digest, or list the tag in "
                 f"allowedTags")
     return None
 
 
-#: A version tag: ``[v]<major>.<minor>[.<patch>...]`` with an optional ``-``/``+``/``_`` suffix (``v0.17.1-ubi9``,
-#: ``25.3.0-ubuntu22.04``); a moving word as a suffix part (``1.2-latest``) is not one. Branch and channel tags
-#: (``main``, ``stable``, ``edge``, ``nightly``) and major-only tags (``3``) move with every release they follow.
-_VERSION_TAG = re.compile(r"^[vV]?\d+(\.\d+)+([-+_][0-9A-Za-z._+-]*)?$")
+#: A version tag names one release: it holds a ``<major>.<minor>`` number anywhere (``1.4.2``, ``v0.17.1-ubi9``,
+#: ``25.03-py3``, ``cuda-13.4.1-ubuntu-24.04-nccl-2.32.3``) or is a build date stamp (``20260930``: 8 to 14 digits,
+#: optionally suffixed), and none of its ``-``/``_``/``.``/``+`` parts is a moving word (``1.2-latest``). Branch and
+#: channel tags (``main``, ``stable``, ``edge``, ``nightly``) and major-only tags (``3``) move with every release.
+_VERSION_NUMBER = re.compile(r"\d+\.\d+")
+_DATE_STAMP = re.compile(r"^\d{8,14}([-+_.][0-9A-Za-z._+-]*)?$")
 MOVING_WORDS = frozenset({"latest", "main", "master", "stable", "edge", "nightly", "dev", "develop", "head",
-                          "canary", "current", "lts", "release", "snapshot", "unstable", "testing", "trunk"})
+                          "canary", "current", "lts", "snapshot", "unstable", "testing", "trunk"})
 
 
 def version_tag(tag: str) -> bool:
-    """Does ``tag`` look like a version that names one release (see :data:`_VERSION_TAG`)?"""
-    return bool(_VERSION_TAG.match(tag)) and not set(re.split(r"[-+_.]", tag.lower())) & MOVING_WORDS
+    """Does ``tag`` look like a version that names one release (see :data:`_VERSION_NUMBER`)?"""
+    return bool(_VERSION_NUMBER.search(tag) or _DATE_STAMP.match(tag)) and not (
+        set(re.split(r"[-+_.]", tag.lower())) & MOVING_WORDS)
 
 
 def _pod_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:

@@ -146,7 +146,8 @@ def test_a_tag_that_moves_like_a_branch_or_channel_is_refused(tag):
     assert problem and "does not look like a version" in problem
 
 
-@pytest.mark.parametrize("tag", ["1.4.2", "v0.17.1-ubi9", "25.3.0-ubuntu22.04", "25.01-py3", "2.20"])
+@pytest.mark.parametrize("tag", ["1.4.2", "v0.17.1-ubi9", "25.3.0-ubuntu22.04", "25.01-py3", "2.20", "20260930",
+                                 "cuda-13.4.1-ubuntu-24.04-nccl-2.32.3-100526.0"])
 def test_a_version_tag_from_an_allowed_registry_passes(tag):
     assert image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io"]) is None
 
