@@ -13,8 +13,9 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect; ``node_access``:
 grants that reach the nodes' operating system; ``iam_reach``: broad principal types and grants that undo the
-other rules at run time; ``gpu_env``: GPUs named through NVIDIA_VISIBLE_DEVICES; ``oci_paths``: OCI paths around the exposure and data rules (routes through a host,
-VNICs in other networks, file-system clones, raised quotas, node pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects never write what the platform owns,
+other rules at run time; ``gpu_env``: GPUs named through NVIDIA_VISIBLE_DEVICES; ``oci_paths``: OCI paths around
+the exposure and data rules (routes through a host, VNICs in other networks, file-system clones, raised quotas, node
+pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects never write what the platform owns,
 ``tenancy`` holding the ownership model), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,

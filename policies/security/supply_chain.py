@@ -4,9 +4,9 @@
   chart's values or an object rendered from those values names must say its registry host explicitly (``nginx``
   and ``library/nginx`` are refused: Docker Hub is implied, not chosen) and be pinned by digest
   (``@sha256:<64 hex>``) or come from a registry the policy config allows (``allowedRegistries``, host patterns) with
-  a version tag — ``[v]<major>.<minor>[.<patch>][-<suffix>]``, never ``latest``, a branch or channel (``main``,
-  ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``. Images in values are read wherever a chart's values name one: a string under an
-  ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
+  a version tag — one holding a ``<major>.<minor>`` number or a build date stamp, never ``latest``, a branch or
+  channel (``main``, ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``.
+  Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
   spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An OCI container instance's
   ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
 * ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
@@ -85,8 +85,8 @@ def image_problem(ref: Any, allowed: Sequence[str], allowed_tags: Sequence[str] 
         return (f"{ref!r} has {'no tag (latest is implied)' if not tag else 'the tag latest'}, which moves; pin a "
                 f"version tag or a digest")
     if not version_tag(tag) and not any(fnmatch.fnmatchcase(tag, p) for p in allowed_tags):
-        return (f"{ref!r} has the tag {tag!r}, which does not look like a version (no <major>.<minor> number or build date) "
-                f"and moves like latest (a branch, a channel); pin a version tag or a digest, or list the tag in "
+        return (f"{ref!r} has the tag {tag!r}, which does not look like a version (no <major>.<minor> number or "
+                f"build date) and moves like latest (a branch, a channel); pin a version tag or a digest, or list the tag in "
                 f"allowedTags")
     return None
 

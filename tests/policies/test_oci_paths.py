@@ -100,11 +100,14 @@ def _oidc(**cfg):
 
 @pytest.mark.parametrize("cfg, refused", [
     ({}, True), ({"usernamePrefix": "oidc:", "groupsPrefix": ""}, True),
-    ({"usernamePrefix": "oidc:", "groupsPrefix": "system:"}, True), ({"usernamePrefix": U, "groupsPrefix": "g:"}, True),
+    ({"usernamePrefix": "oidc:", "groupsPrefix": "system:"}, True),
+    ({"usernamePrefix": "ocid1.x", "groupsPrefix": "g:"}, True),
+    ({"usernamePrefix": U, "groupsPrefix": "g:"}, True),
     ({"usernamePrefix": "oidc:", "groupsPrefix": "oidc:"}, False),
 ])
 def test_cluster_oidc_needs_both_prefixes_outside_system(cfg, refused):
-    assert bool(call_resource_rule(oci_paths.validate_cluster_oidc_prefixed, oci_paths.CLUSTER, _oidc(**cfg))) is refused
+    found = call_resource_rule(oci_paths.validate_cluster_oidc_prefixed, oci_paths.CLUSTER, _oidc(**cfg))
+    assert bool(found) is refused
 
 
 def test_a_public_oidc_discovery_document_is_an_advisory_note():
