@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import heapq
 import logging
+import math
+import re
 import runpy
 import sys
 import threading
@@ -40,6 +42,46 @@ from offline.values import UNKNOWN, mask
 
 PROJECT = "oke-rdma"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+
+def _wire_value(value: Any) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return {k: _wire_value(v) for k, v in value.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_wire_value(v) for v in value.list_value.values]
+    if kind == "number_value" and not math.isfinite(value.number_value):
+        return value.number_value
+    return json_format.MessageToDict(value)
+
+
+def non_finite(value: Any, at: str = "") -> list[str]:
+    """The property paths (``a.b[0].c``) of every NaN or infinite number in a wire-form value."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [at]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in non_finite(v, f"{at}.{k}" if at else k)]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in non_finite(v, f"{at}[{i}]")]
+    return []
+
+
+def _number_at(value: Any, path: str) -> str:
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        value = value[int(part[1:-1])] if part.startswith("[") else value[part]
+    return repr(value)
+
+
+def wire_dict(struct: Any) -> dict:
+    """A registration's ``Struct`` in wire form (``json_format.MessageToDict``), carrying NaN and infinities as
+    floats where ``MessageToDict`` refuses them: the real engine hands such a number to the packs (protobuf's binary
+    form holds any double), so the offline engine does too and the rules judge it rather than the preview crashing.
+    """
+    try:
+        return json_format.MessageToDict(struct)
+    except ValueError:
+        return {k: _wire_value(v) for k, v in struct.fields.items()}
 
 
 class RecordingMonitor(pulumi_mocks.MockMonitor):
@@ -92,7 +134,11 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             return response
         request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
         urn = self.make_urn(request.parent, request.type, request.name)
-        inputs = json_format.MessageToDict(request.object)
+        inputs = wire_dict(request.object)
+        for path in non_finite(inputs):
+            self.errors.append(f"{request.type} '{request.name}': {path} is {_number_at(inputs, path)}, not a finite "
+                               f"number; no provider or policy pack accepts it (protobuf's JSON form has no NaN or "
+                               f"infinity): write the number")
         property_dependencies = {k: list(v.urns) for k, v in request.propertyDependencies.items()}
         dbr = request.deleteBeforeReplace if request.deleteBeforeReplaceDefined else None
         aliases = self._alias_urns(request)
@@ -113,7 +159,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             response = super().RegisterResource(request)
         finally:
             self.mocks._pending.value = None
-        outputs = json_format.MessageToDict(response.object) if response.object else {}
+        outputs = wire_dict(response.object) if response.object else {}
         self.transforms.remember(response.urn, request)
         self.ids[response.urn] = response.id
         if request.replaceOnChanges:

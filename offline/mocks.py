@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import math
 import threading
 from typing import Any, Optional
 
@@ -49,6 +50,20 @@ OCID_KINDS = {
 #: The type a ``pulumi.StackReference`` registers (a read of another stack's outputs).
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 _SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+
+
+
+def _finite(value: Any) -> Any:
+    """Outputs with every NaN or infinite number unknown: no provider echoes one back (it refuses or normalises it),
+    and the Pulumi SDK cannot turn it into an int output (``int(nan)`` raises). The inputs keep it, so the packs
+    judge the number the program wrote."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return UNKNOWN
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 class StackOutputsMissing(Exception):
@@ -150,6 +165,10 @@ class OciMocks(pulumi_mocks.Mocks):
 
     # -- resources ---------------------------------------------------------------------------------------------
     def new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
+        rid, outputs = self._new_resource(args)
+        return rid, _finite(outputs)
+
+    def _new_resource(self, args: pulumi_mocks.MockResourceArgs) -> tuple[Optional[str], dict]:
         inputs = dict(args.inputs)
         if args.typ == STACK_REFERENCE:
             return self._stack_reference(str(inputs.get("name") or args.resource_id or args.name))

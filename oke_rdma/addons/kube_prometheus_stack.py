@@ -32,6 +32,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
+from oke_rdma.addons._monitoring_paths import egress_problems, plugin_problems
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 from oke_rdma.facts.images import BUSYBOX_TAG
 from oke_rdma.schema import _k8s_name, _key
@@ -82,6 +83,9 @@ class KubePrometheusStackRelease(HelmRelease):
         "Prometheus volume in GB (at least 50, OCI's smallest block volume)."))
     storage_class: str = Field("oci-bv", description=(
         "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
+    allowed_remote_urls: tuple[str, ...] = Field(default=(), description=(
+        "URL prefixes (https://host/...) Prometheus may remote-write or remote-read and Alertmanager may send to: "
+        "reviewed destinations outside the cluster (every tenant's metrics leave with them); empty: none."))
 
     @field_validator("retention")
     @classmethod
@@ -100,6 +104,15 @@ class KubePrometheusStackRelease(HelmRelease):
         return v
 
     _sc = field_validator("storage_class")(lambda v: _k8s_name(v))
+
+    @field_validator("allowed_remote_urls")
+    @classmethod
+    def _https_prefixes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [u for u in v if not re.match(r"^https://[^/\s]+(/|$)", u)]
+        if bad:
+            raise ValueError(f"expected https://<host>[/path] prefixes, got {bad[0]!r}; metrics leave only over TLS "
+                             f"to a named host")
+        return v
 
 
 def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str, Any]:
@@ -181,7 +194,9 @@ def grafana_auth_problems(grafana: Any, at: tuple[str, ...]) -> list[str]:
 
 
 def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
-    """No Grafana password in plain-text values, no login-free Grafana (:func:`grafana_auth_problems`);
+    """No Grafana password in plain-text values, no login-free Grafana (:func:`grafana_auth_problems`); no Grafana
+    plugin from a URL or unpinned, no metrics or alerts sent outside unless ``allowedRemoteUrls`` lists the place
+    (:mod:`oke_rdma.addons._monitoring_paths`);
     ``retentionSizeGb`` fits the volume with 10 % left for the WAL."""
     problems = [f"{_key(p)}: a password in plain-text Helm values (readable in the stack config and the Helm "
                 f"release); remove it and set the Grafana admin password as a Pulumi secret with pulumi config set "
@@ -189,6 +204,8 @@ def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
                 f"reference a Kubernetes Secret, e.g. grafana.envFromSecret)"
                 for p in _password_paths(cfg.values.get("grafana"), at + ("values", "grafana"))]
     problems += grafana_auth_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
+    problems += plugin_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
+    problems += egress_problems(cfg.values, cfg.allowed_remote_urls, at + ("values",))
     if cfg.retention_size_gb is not None and cfg.retention_size_gb > cfg.storage_gb * 0.9:
         problems.append(f"{_key(at + ('retentionSizeGb',))}: {cfg.retention_size_gb} GB does not fit in the "
                         f"{cfg.storage_gb} GB volume with 10% headroom for the WAL; lower it or raise storageGb")

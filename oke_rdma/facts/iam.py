@@ -165,3 +165,20 @@ NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
 }
 #: Bastion session types that are a network path, not a shell (OCI API "CreateSessionTargetResourceDetails").
 PORT_FORWARDING_SESSION_TYPES = frozenset({"port_forwarding", "dynamic_port_forwarding"})
+
+# --- run-time undo: grants that change the network's exposure, Vault keys, buckets' access and versions, or File
+# Storage exports and snapshots — what the pack's other rules judge as stack resources. Sources (read 2026-12-02): IAM
+# "Details for the Core Services", "Details for the Vault Service", "Details for Object Storage, Archive Storage, and
+# Data Transfer", "Details for the File Storage Service". policies/security/iam_reach.py holds the same table with
+# the write permissions and what each gives (a test keeps the least verbs equal).
+_NETWORK_WRITE_TYPES = ("virtual-network-family", "network-security-groups", "security-lists", "route-tables",
+                        "internet-gateways", "nat-gateways", "public-ips", "private-ips", "vnics", "vnic-attachments",
+                        "subnets", "vcns", "drgs", "drg-attachments", "local-peering-gateways",
+                        "remote-peering-connections", "ipsec-connections", "cross-connects", "service-gateways")
+#: resource type -> the least verb with which a grant changes what the type protects.
+RUN_TIME_UNDO_TYPES: dict[str, str] = {
+    **{t: "manage" for t in _NETWORK_WRITE_TYPES},
+    **{t: "manage" for t in ("keys", "vaults", "kms-family", "vault-family")},
+    "buckets": "use", "objects": "manage", "object-family": "use",
+    **{t: "manage" for t in ("file-family", "file-systems", "export-sets", "mount-targets")},
+}

@@ -74,16 +74,15 @@ TYPES: dict[str, dict] = {
                                                                "network-rule-interpretable"),
     "oci:Core/subnet:Subnet": judged("node-subnets-private"),
     "oci:Core/publicIp:PublicIp": judged("no-public-endpoints"),
-    "oci:Core/instance:Instance": judged("no-public-endpoints", "instance-imds-v2-only"),
-    "oci:Core/instanceConfiguration:InstanceConfiguration": judged("no-public-endpoints", "instance-imds-v2-only"),
-    "oci:Core/vnicAttachment:VnicAttachment": judged("no-public-endpoints"),
+    "oci:Core/instance:Instance": judged("no-public-endpoints", "instance-imds-v2-only",
+                                         "node-cloud-init-keeps-node-closed"),
+    "oci:Core/instanceConfiguration:InstanceConfiguration": judged("no-public-endpoints", "instance-imds-v2-only",
+                                                                   "node-cloud-init-keeps-node-closed"),
+    "oci:Core/vnicAttachment:VnicAttachment": judged("no-public-endpoints", "vnic-in-stack-subnet"),
     "oci:Core/vcn:Vcn": harmless("an address space; traffic into it is decided by gateways, route rules, security "
                                  "lists and NSGs, each judged", _NET_DOCS + " \"VCNs and Subnets\""),
-    "oci:Core/routeTable:RouteTable": harmless(
-        "routes only to gateways and private IPs of the VCN; what can enter is decided by the gateways (internet "
-        "and peering gateways are placed below) and the security rules", _NET_DOCS + " \"VCN Route Tables\""),
-    "oci:Core/defaultRouteTable:DefaultRouteTable": harmless("same as a route table", _NET_DOCS +
-                                                             " \"VCN Route Tables\""),
+    "oci:Core/routeTable:RouteTable": judged("route-no-private-ip-hop"),
+    "oci:Core/defaultRouteTable:DefaultRouteTable": judged("route-no-private-ip-hop"),
     "oci:Core/routeTableAttachment:RouteTableAttachment": harmless("attaches a route table to a subnet",
                                                                    _NET_DOCS + " \"VCN Route Tables\""),
     "oci:Core/natGateway:NatGateway": harmless("egress only: no connection can be initiated from the internet",
@@ -270,8 +269,10 @@ TYPES: dict[str, dict] = {
     "oci:Logging/logGroup:LogGroup": harmless("a log group", "OCI Logging docs"),
     "oci:Logging/logSavedSearch:LogSavedSearch": harmless("a saved search", "OCI Logging docs"),
     # --- OKE ---------------------------------------------------------------------------------------------
-    "oci:ContainerEngine/cluster:Cluster": judged("kubernetes-api-not-public", "kubernetes-api-endpoint-restricted"),
-    "oci:ContainerEngine/nodePool:NodePool": judged("node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit"),
+    "oci:ContainerEngine/cluster:Cluster": judged("kubernetes-api-not-public", "kubernetes-api-endpoint-restricted",
+                                                   "cluster-oidc-prefixed"),
+    "oci:ContainerEngine/nodePool:NodePool": judged("node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",
+                                                     "node-pool-no-ssh-key", "node-cloud-init-keeps-node-closed"),
     "oci:ContainerEngine/containerInstance:ContainerInstance": judged("no-public-endpoints", "container-image-pinned"),
     "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": harmless(
         "maps a namespace to a compartment for Workload Identity; grants there are judged as statements",
@@ -285,8 +286,8 @@ TYPES: dict[str, dict] = {
                                             "fss-export-root-needs-privileged-port",
                                             "squash-identity-not-a-data-owner"),
     "oci:FileStorage/mountTarget:MountTarget": judged("nfs-rules-only-nfs-ports"),
-    "oci:FileStorage/fileSystem:FileSystem": harmless("storage reached only through exports and mount targets, "
-                                                      "judged", "OCI File Storage docs"),
+    "oci:FileStorage/fileSystem:FileSystem": judged("fs-not-cloned"),
+    "oci:Limits/quota:Quota": judged("quota-only-lowers"),
     "oci:FileStorage/exportSet:ExportSet": harmless("a mount target's export settings (sizes reported)",
                                                     "OCI File Storage docs"),
     "oci:FileStorage/snapshot:Snapshot": harmless("a read-only copy inside the same file system",

@@ -250,9 +250,9 @@ def _port_range(lo: Any, hi: Any) -> Any:
         return UNKNOWN
     if lo is None and hi is None:
         return None
-    try:
+    try:  # int() refuses NaN (ValueError) and infinities (OverflowError): a non-finite port is no port
         return (int(lo if lo is not None else MIN_PORT), int(hi if hi is not None else MAX_PORT))
-    except (TypeError, ValueError):  # not a number: no verdict can rest on it (network-rule-interpretable names it)
+    except (TypeError, ValueError, OverflowError):  # not a number: no verdict can rest on it (network-rule-interpretable names it)
         return UNKNOWN
 
 

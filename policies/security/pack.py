@@ -12,7 +12,10 @@ Every module therefore picks relative or top-level imports from ``__package__``.
 server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves and blocks).
 
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect; ``node_access``:
-grants that reach the nodes' operating system; ``tenant_rbac``: tenant subjects never write what the platform owns,
+grants that reach the nodes' operating system; ``iam_reach``: broad principal types and grants that undo the
+other rules at run time; ``gpu_env``: GPUs named through NVIDIA_VISIBLE_DEVICES; ``oci_paths``: OCI paths around
+the exposure and data rules (routes through a host, VNICs in other networks, file-system clones, raised quotas, node
+pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects never write what the platform owns,
 ``tenancy`` holding the ownership model), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
@@ -43,6 +46,9 @@ if __package__:  # imported as the package `policies.security`
                    reachability, storage)
     from . import manifests
     from . import node_access
+    from . import gpu_env
+    from . import iam_reach
+    from . import oci_paths
     from . import priority
     from . import tenant_rbac
     from ._clusters import cluster_aware
@@ -56,6 +62,9 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import shapes
     import squash_owner
     import iam
+    import gpu_env
+    import iam_reach
+    import oci_paths
     import identity
     import kubernetes
     import lustre
@@ -89,7 +98,8 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
-                          *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
+                          *node_access.POLICIES, *iam_reach.POLICIES, *oci_paths.POLICIES,
+                          *gpu_env.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,

@@ -4,8 +4,9 @@
   chart's values or an object rendered from those values names must say its registry host explicitly (``nginx``
   and ``library/nginx`` are refused: Docker Hub is implied, not chosen) and be pinned by digest
   (``@sha256:<64 hex>``) or come from a registry the policy config allows (``allowedRegistries``, host patterns) with
-  a tag other than ``latest``. Images in values are read wherever a chart's values name one: a string under an
-  ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
+  a version tag — one holding a ``<major>.<minor>`` number or a build date stamp, never ``latest``, a branch or
+  channel (``main``, ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``.
+  Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
   spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An OCI container instance's
   ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
 * ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
@@ -58,7 +59,7 @@ _CONTAINER_KEYS = ("containers", "initContainers", "ephemeralContainers")
 _IMAGE_MAP_KEYS = ("registry", "repository", "image", "tag", "version", "digest")
 
 
-def image_problem(ref: Any, allowed: Sequence[str]) -> Optional[str]:
+def image_problem(ref: Any, allowed: Sequence[str], allowed_tags: Sequence[str] = ()) -> Optional[str]:
     """Why an image reference is not pinned (None when it is): see the module docstring."""
     if ref is UNKNOWN:
         return "is unknown during preview, so it cannot be verified as pinned; give a literal image reference"
@@ -83,7 +84,27 @@ def image_problem(ref: Any, allowed: Sequence[str]) -> Optional[str]:
     if not tag or tag == "latest":
         return (f"{ref!r} has {'no tag (latest is implied)' if not tag else 'the tag latest'}, which moves; pin a "
                 f"version tag or a digest")
+    if not version_tag(tag) and not any(fnmatch.fnmatchcase(tag, p) for p in allowed_tags):
+        return (f"{ref!r} has the tag {tag!r}, which does not look like a version (no <major>.<minor> number or "
+                f"build date) and moves like latest (a branch, a channel); pin a version tag or a digest, or list the tag in "
+                f"allowedTags")
     return None
+
+
+#: A version tag names one release: it holds a ``<major>.<minor>`` number anywhere (``1.4.2``, ``v0.17.1-ubi9``,
+#: ``25.03-py3``, ``cuda-13.4.1-ubuntu-24.04-nccl-2.32.3``) or is a build date stamp (``20260930``: 8 to 14 digits,
+#: optionally suffixed), and none of its ``-``/``_``/``.``/``+`` parts is a moving word (``1.2-latest``). Branch and
+#: channel tags (``main``, ``stable``, ``edge``, ``nightly``) and major-only tags (``3``) move with every release.
+_VERSION_NUMBER = re.compile(r"\d+\.\d+")
+_DATE_STAMP = re.compile(r"^\d{8,14}([-+_.][0-9A-Za-z._+-]*)?$")
+MOVING_WORDS = frozenset({"latest", "main", "master", "stable", "edge", "nightly", "dev", "develop", "head",
+                          "canary", "current", "lts", "snapshot", "unstable", "testing", "trunk"})
+
+
+def version_tag(tag: str) -> bool:
+    """Does ``tag`` look like a version that names one release (see :data:`_VERSION_NUMBER`)?"""
+    return bool(_VERSION_NUMBER.search(tag) or _DATE_STAMP.match(tag)) and not (
+        set(re.split(r"[-+_.]", tag.lower())) & MOVING_WORDS)
 
 
 def _pod_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:
@@ -165,7 +186,8 @@ def values_images(values: Any, path: str = "values") -> Iterator[tuple[str, Any]
             stack += [(f"{where}[{i}]", item) for i, item in enumerate(node)]
 
 
-def image_problems(resource_type: str, name: str, urn: str, props: Any, allowed: Sequence[str]) -> list[str]:
+def image_problems(resource_type: str, name: str, urn: str, props: Any, allowed: Sequence[str],
+                   allowed_tags: Sequence[str] = ()) -> list[str]:
     """One line per image of a resource that is not pinned (see the module docstring)."""
     found: list[tuple[str, Any]] = list(workload_images(resource_type, props))
     if resource_type in HELM_TYPES:
@@ -177,7 +199,7 @@ def image_problems(resource_type: str, name: str, urn: str, props: Any, allowed:
                                                                                    derived.props)]
     problems = []
     for where, ref in found:
-        problem = image_problem(ref, allowed)
+        problem = image_problem(ref, allowed, allowed_tags)
         if problem:
             problems.append(f"{where} {problem}")
     return problems
@@ -187,7 +209,8 @@ def validate_image_pinned(args: ResourceValidationArgs, report_violation: Report
     """Refuse images without an explicit registry host, or neither pinned by digest nor from an allowed registry."""
     config = args.get_config() or {}
     allowed = [p for p in (config.get("allowedRegistries") or DEFAULT_ALLOWED_REGISTRIES) if isinstance(p, str)]
-    for problem in image_problems(args.resource_type, args.name, args.urn, args.props, allowed):
+    tags = [p for p in (config.get("allowedTags") or ()) if isinstance(p, str)]
+    for problem in image_problems(args.resource_type, args.name, args.urn, args.props, allowed, tags):
         report_violation(f"{args.resource_type.split(':')[-1]} '{args.name}': image {problem}.", None)
 
 
@@ -228,7 +251,10 @@ container_image_pinned = ResourceValidationPolicy(
     config_schema=PolicyConfigSchema(properties={"allowedRegistries": {
         "type": "array", "items": {"type": "string", "minLength": 1}, "default": DEFAULT_ALLOWED_REGISTRIES,
         "description": "Registry hosts (fnmatch patterns) whose images may be pinned by tag; any other registry "
-                       "needs a digest."}}),
+                       "needs a digest."},
+        "allowedTags": {"type": "array", "items": {"type": "string", "minLength": 1}, "default": [],
+                        "description": "Tags (fnmatch patterns) accepted although they do not look like a version "
+                                       "(e.g. a registry's immutable build tags)"}}),
 )
 
 chart_repository_https = ResourceValidationPolicy(

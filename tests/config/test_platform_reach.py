@@ -50,3 +50,29 @@ def test_a_grant_reaching_the_platforms_keys_secrets_or_weights_is_refused_namin
 ])
 def test_grants_on_the_tenants_own_things_or_read_only_pass(grant):
     assert _problems(grant) == []
+
+
+@pytest.mark.parametrize("grant", [
+    f"manage virtual-network-family in compartment id {STACK}",
+    f"manage network-security-groups in compartment id {STACK}",
+    "manage public-ips in tenancy",
+    f"manage file-family in compartment id {STACK}",
+    f"manage export-sets in compartment id {STACK}",
+    "manage object-family in tenancy where target.bucket.name != 'x'",
+    f"use buckets in compartment id {STACK}",
+])
+def test_a_grant_that_changes_exposure_keys_or_data_others_share_is_refused(grant):
+    (problem,) = _problems(grant)
+    assert problem.startswith("oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]: ")
+    assert "what others share" in problem or "weights bucket" in problem
+
+
+@pytest.mark.parametrize("grant", [
+    f"read virtual-network-family in compartment id {STACK}",
+    f"use virtual-network-family in compartment id {STACK}",
+    f"manage virtual-network-family in compartment id {OWN}",
+    f"read file-family in compartment id {STACK}",
+    f"manage objects in compartment id {STACK} where target.bucket.name = 'research-scratch'",
+])
+def test_reading_the_platforms_network_or_writing_the_tenants_own_passes(grant):
+    assert _problems(grant) == []

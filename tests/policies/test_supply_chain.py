@@ -138,3 +138,20 @@ def test_an_oci_container_instances_images_are_judged():
     assert call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": "iad.ocir.io/ns/tool:1.0"}]}) == []
     [message] = call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": "busybox:1.36"}]})
     assert "containers[0].imageUrl" in message
+
+
+@pytest.mark.parametrize("tag", ["main", "master", "stable", "edge", "nightly", "3", "v1", "1.2-latest", "dev"])
+def test_a_tag_that_moves_like_a_branch_or_channel_is_refused(tag):
+    problem = image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io"])
+    assert problem and "does not look like a version" in problem
+
+
+@pytest.mark.parametrize("tag", ["1.4.2", "v0.17.1-ubi9", "25.3.0-ubuntu22.04", "25.01-py3", "2.20", "20260930",
+                                 "cuda-13.4.1-ubuntu-24.04-nccl-2.32.3-100526.0"])
+def test_a_version_tag_from_an_allowed_registry_passes(tag):
+    assert image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io"]) is None
+
+
+def test_allowed_tags_accept_a_reviewed_tag_that_is_no_version():
+    assert image_problem("ghcr.io/org/app:build-7f3a2c1", ["ghcr.io"], ["build-*"]) is None
+    assert image_problem("ghcr.io/org/app:build-7f3a2c1", ["ghcr.io"])

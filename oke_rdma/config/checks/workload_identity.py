@@ -9,6 +9,7 @@ from typing import Optional
 from .._base import _key
 from ..stack import StackConfig
 from ..workload_identity import Grant, valid_service_account_name, WorkloadBinding
+from ...facts.iam import RUN_TIME_UNDO_TYPES
 from .object_storage import weights_bucket_name, weights_compartment, weights_grants, weights_service_account
 
 #: Vault resource types (IAM docs "Details for the Vault Service", checked 2026-12-01): ``use keys`` encrypts and
@@ -74,7 +75,10 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
     them all). In them a tenant's workload may not: ``use`` or ``manage`` Vault keys or vaults (the cluster's, the
     file system's and the bucket's keys are there: disabling one stops the platform); ``read`` secrets without
     pinning ``target.secret.name`` or ``target.secret.id`` (every other tenant's and the platform's secrets); and,
-    in the weights bucket's compartment, ``use`` or ``manage`` buckets or objects that are not pinned by
+    a grant that changes exposure, keys or data of others (``RUN_TIME_UNDO_TYPES`` from its least verb: ``manage`` of the
+    network's types, Vault keys and File Storage, ``use buckets``, ``manage objects``; object types pinned by
+    ``target.bucket.name`` excepted); and, in the weights bucket's compartment, ``use`` or ``manage`` buckets or
+    objects that are not pinned by
     ``target.bucket.name`` to another bucket (the bucket's access type, its pre-authenticated requests, deleting
     weights and their old versions) — ``tenants.<t>.weights`` gives the access a tenant may have.
     """
@@ -102,6 +106,15 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
                     f"pre-authenticated URLs or delete weights and their old versions); give the tenant "
                     f"tenants.<t>.weights (read or readWrite) instead, or pin the grant to another bucket with "
                     f"where target.bucket.name = '<bucket>'")
+    least = RUN_TIME_UNDO_TYPES.get(grant.resource)
+    if grant.resource == "all-resources" and rank >= _VERB_RANK["use"]:
+        least = "use"
+    pinned_bucket = grant.resource in BUCKET_TYPES and _names(grant, "target.bucket.name") is not None
+    if reaches_platform and least is not None and rank >= _VERB_RANK[least] and not pinned_bucket:
+        return (f"'{grant.action}' in {grant.location} can change what others share there — the network's "
+                f"exposure (NSG rules, routes, public IPs), Vault keys, buckets' access and versions or File "
+                f"Storage exports and snapshots — which the platform's rules judge; grant read (or use), pin "
+                f"target.bucket.name to the tenant's own bucket, or name the tenant's own compartment")
     return None
 
 
@@ -117,8 +130,9 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
       cluster-workload-mappings`` and to ``CLUSTER_WORKLOAD_COMPARTMENT_BIND`` in the mapped compartment);
     * with ``iam.createPolicies``, a grant ``in tenancy`` and an FSS ``kmsKeyId`` (its dynamic group) need
       ``iam.tenancyId`` (the policy or dynamic group is created in the root compartment);
-    * a tenant's own grant never reaches the platform's keys, every secret, or the weights bucket beyond what
-      ``tenants.<t>.weights`` gives (:func:`platform_reach_problems`).
+    * a tenant's own grant never reaches the platform's keys, every secret, the weights bucket beyond what
+      ``tenants.<t>.weights`` gives, or (in the platform's compartments or the tenancy) the network's exposure, keys,
+      buckets and file systems others share (:func:`platform_reach_problems`).
     """
     problems: list[str] = []
     create = cfg.iam.create_policies

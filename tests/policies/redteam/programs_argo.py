@@ -12,7 +12,7 @@ from tests.policies.redteam.programs import case, namespace, release
 
 #: Images with their registry host written out (container-image-pinned refuses an implied one).
 BUSYBOX, PYTHON, DIND = ("docker.io/library/busybox:1.37", "docker.io/library/python:3.13",
-                         "docker.io/library/docker:27-dind")
+                         "docker.io/library/docker:27.3.1-dind")
 
 ARGO = "argoproj.io/v1alpha1"
 PRIV = {"privileged": True}

@@ -1,0 +1,227 @@
+"""IAM grants that undo the pack's other rules at run time: who a broad principal really is, and grants that change
+the exposure, the keys or the data the pack judged as stack resources.
+
+The other rules judge what a stack *declares* (an NSG rule, a bucket's versioning, a key's deletion). A grant lets a
+principal do the same at run time, after the preview: ``manage network-security-groups`` rewrites the NSG rules
+``no-internet-ingress`` judged, ``manage keys`` schedules the deletion ``protected-data-keys-kept`` refuses, ``manage
+objects`` purges the versions ``bucket-protected-data-versioned`` keeps. Two classes:
+
+* **A principal type that is everyone of that type.** ``Allow any-user ... where request.principal.type =
+  'instance'`` is every instance principal of the tenancy — every tenant's nodes, every self-managed VM. A workload
+  statement is pinned to cluster, namespace and ServiceAccount (``iam-workload-statement-scoped``); an instance
+  statement must be pinned as tightly: ``request.principal.id`` (one instance) or ``request.principal.compartment.id``
+  (the instances of one compartment), or be written for a dynamic group (IAM docs "Managing Dynamic Groups").
+  Types pinned this way: :data:`TENANCY_WIDE_TYPES` (``instance``, ``resource``).
+* **A grant that changes exposure, keys or data of others** (:data:`REACH_TYPES`): the network's write verbs
+  (``manage`` of ``virtual-network-family`` and its members that open paths: NSGs, security lists, route tables,
+  gateways, public IPs, VNICs, subnets, VCNs, DRGs, peering), Vault keys (``manage keys``/``vaults``: KEY_DELETE,
+  KEY_DISABLE make the data they protect unreadable), Object Storage (``use buckets``: BUCKET_UPDATE, versioning and
+  access type; ``manage objects``: OBJECT_DELETE, OBJECT_VERSION_DELETE) and File Storage (``manage`` of file
+  systems, exports, export sets, mount targets, snapshots: exports without root squash, deleted snapshots), and
+  ``all-resources`` at those verbs. ``iam-no-node-access`` already refuses node access for every subject; this rule
+  refuses the rest of what a grant can undo, for two kinds of subject: a **workload statement** (a tenant's pod: it
+  never administers what others share) and a **group or dynamic group** not listed in the policy config
+  ``adminGroups`` (the platform's administrators, by name or OCID, who do administer it — and are reviewed outside
+  the stack). ``any-user`` statements of the ``cluster`` and ``nodepool`` types are OKE's service principals (the
+  cluster's load balancers, CSI), judged elsewhere; services (``Allow service ...``) are the providers' own.
+
+A ``where`` clause exempts a grant when it pins ``request.permission`` to permissions none of which is a write
+listed here, or (Object Storage) pins ``target.bucket.name`` — a grant on named buckets is what a tenant's own
+bucket needs. Every location counts: a policy in a parent compartment or the tenancy reaches the platform's by
+inheritance, and a preview cannot see the compartment tree.
+
+Sources (read 2026-12-02): OCI IAM docs "Details for the Core Services" (virtual-network-family members,
+NSG_UPDATE_SECURITY_RULES, PUBLIC_IP_CREATE, PRIVATE_IP_UPDATE, ROUTE_TABLE_UPDATE), "Details for the Vault
+Service" (manage keys: KEY_DELETE, KEY_DISABLE), "Details for Object Storage, Archive Storage, and Data Transfer"
+(use buckets: BUCKET_UPDATE; manage objects: OBJECT_DELETE, OBJECT_VERSION_DELETE), "Details for the File Storage
+Service", "General Variables for All Requests" (request.principal.id, request.principal.compartment.id).
+
+| rule                             | kind     | checks                                                               |
+|----------------------------------|----------|----------------------------------------------------------------------|
+| iam-principal-type-pinned        | resource | an any-user statement of a tenancy-wide type (instance, resource)    |
+|                                  |          | pins request.principal.id or request.principal.compartment.id         |
+| iam-no-run-time-undo             | resource | no workload statement, and no group outside ``adminGroups``, gets a  |
+|                                  |          | grant that changes exposure, keys or data (``REACH_TYPES``)           |
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
+                           ResourceValidationPolicy, Severity)
+
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from .iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
+                      parse_statement, restricts)
+    from .node_access import VERBS, pinned_values
+else:  # run by the Pulumi CLI from inside policies/security/
+    from iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
+                     parse_statement, restricts)
+    from node_access import VERBS, pinned_values
+
+#: Principal types whose any-user statement is every principal of that type in the tenancy (IAM docs "General
+#: Variables for All Requests": request.principal.type), and the variables that pin one (or one compartment's).
+TENANCY_WIDE_TYPES = frozenset({"instance", "resource"})
+PRINCIPAL_PINS = ("request.principal.id", "request.principal.compartment.id")
+
+_NET = "changes the network's exposure (NSG and security-list rules, routes, gateways, public IPs, VNICs, peering)"
+_KEY = "disables or schedules the deletion of Vault keys, making the data they protect unreadable"
+_OBJ = "changes buckets' access type and versioning, or deletes objects and their old versions"
+_FS = "rewrites exports (root squash, sources), deletes snapshots and file systems"
+#: resource type -> (least verb that changes what it protects, the write permissions — a ``request.permission`` pin
+#: to none of them exempts —, what it gives). Sources: the module docstring.
+REACH_TYPES: dict[str, tuple[str, frozenset[str], str]] = {
+    **{t: ("manage", frozenset({"NSG_UPDATE_SECURITY_RULES", "SECURITY_LIST_UPDATE", "ROUTE_TABLE_UPDATE",
+                                "PUBLIC_IP_CREATE", "PUBLIC_IP_UPDATE", "PUBLIC_IP_ASSIGN_PRIVATE_IP",
+                                "PRIVATE_IP_UPDATE", "PRIVATE_IP_CREATE", "VNIC_UPDATE", "VNIC_CREATE",
+                                "SUBNET_UPDATE", "SUBNET_CREATE", "VCN_UPDATE", "INTERNET_GATEWAY_CREATE",
+                                "INTERNET_GATEWAY_UPDATE", "DRG_ATTACHMENT_CREATE", "LOCAL_PEERING_GATEWAY_CONNECT",
+                                "REMOTE_PEERING_CONNECTION_CONNECT"}), _NET)
+       for t in ("virtual-network-family", "network-security-groups", "security-lists", "route-tables",
+                 "internet-gateways", "nat-gateways", "public-ips", "private-ips", "vnics", "vnic-attachments",
+                 "subnets", "vcns", "drgs", "drg-attachments", "local-peering-gateways",
+                 "remote-peering-connections", "ipsec-connections", "cross-connects", "service-gateways")},
+    **{t: ("manage", frozenset({"KEY_DELETE", "KEY_DISABLE", "VAULT_DELETE", "KEY_UPDATE", "KEY_ROTATE"}), _KEY)
+       for t in ("keys", "vaults", "kms-family", "vault-family")},
+    "buckets": ("use", frozenset({"BUCKET_UPDATE", "BUCKET_DELETE", "PAR_MANAGE"}), _OBJ),
+    "objects": ("manage", frozenset({"OBJECT_DELETE", "OBJECT_VERSION_DELETE"}), _OBJ),
+    "object-family": ("use", frozenset({"BUCKET_UPDATE", "BUCKET_DELETE", "PAR_MANAGE", "OBJECT_DELETE",
+                                        "OBJECT_VERSION_DELETE"}), _OBJ),
+    **{t: ("manage", frozenset({"EXPORT_CREATE", "EXPORT_UPDATE", "EXPORT_DELETE", "FILE_SYSTEM_DELETE",
+                                "FILE_SYSTEM_UPDATE", "FILE_SYSTEM_DELETE_SNAPSHOT", "EXPORT_SET_UPDATE",
+                                "MOUNT_TARGET_UPDATE"}), _FS)
+       for t in ("file-family", "file-systems", "export-sets", "mount-targets")},
+}
+_ALL = "all-resources"
+_OBJECT_TYPES = frozenset({"buckets", "objects", "object-family"})
+_DOC = ("OCI IAM docs: Details for the Core Services, Details for the Vault Service, Details for Object Storage, "
+        "Details for the File Storage Service, General Variables for All Requests")
+
+
+def principal_type_problem(st: Statement) -> Optional[str]:
+    """Why an any-user statement of a tenancy-wide principal type matches every such principal, or None."""
+    subjects = {part.strip().lower() for part in st.subject.split(",")}
+    if not subjects & {"any-user", "any-group"} or st.action != "allow":
+        return None
+    types = pinned_values(st.condition, "request.principal.type")
+    wide = sorted({t.lower() for t in types or ()} & TENANCY_WIDE_TYPES)
+    if not wide or any(restricts(st.condition, v) for v in PRINCIPAL_PINS):
+        return None
+    return (f"lets every '{wide[0]}' principal of the tenancy in (request.principal.type = '{wide[0]}' is every "
+            f"instance of every tenant and every self-managed VM); pin request.principal.compartment.id or "
+            f"request.principal.id too, or grant a dynamic group of the platform's instances")
+
+
+def _members(resource: str) -> list[str]:
+    return sorted(REACH_TYPES) if resource == _ALL else ([resource] if resource in REACH_TYPES else [])
+
+
+def reach(st: Statement) -> list[str]:
+    """What one statement lets its subject change of exposure, keys or data ([] when nothing)."""
+    found: dict[str, list[str]] = {}
+    if st.verb in VERBS and st.resource:
+        pinned_perms = pinned_values(st.condition, "request.permission")
+        for member in _members(st.resource):
+            least, perms, what = REACH_TYPES[member]
+            if VERBS.index(st.verb) < VERBS.index(least):
+                continue
+            if pinned_perms is not None and not {p.upper() for p in pinned_perms} & perms:
+                continue
+            if member in _OBJECT_TYPES and restricts(st.condition, "target.bucket.name"):
+                continue
+            found.setdefault(what, []).append(member)
+    writes = {p for _, perms, _ in REACH_TYPES.values() for p in perms}
+    for perm in st.permissions:
+        if perm in writes:
+            what = next(w for _, perms, w in REACH_TYPES.values() if perm in perms)
+            found.setdefault(what, []).append(f"{{{perm}}}")
+    return [f"'{st.verb or 'permissions'} {st.resource or ', '.join(m)}' {what}" for what, m in found.items()]
+
+
+def _subject(st: Statement, admins: set[str]) -> Optional[str]:
+    """Who the grant is for, when it is a subject this rule judges (see the module docstring), else None."""
+    if restricts(st.condition, "request.principal.type", {"workload"}):
+        return "a workload (a tenant's pods)"
+    words = st.subject.split()
+    if words and words[0].lower() in {"group", "dynamic-group"} and st.action == "allow":
+        names = {w.strip(",'\"").lower() for w in words[1:] if w.lower() != "id"}
+        if names and names <= admins:
+            return None
+        return f"{words[0].lower()} {' '.join(words[1:])}"
+    return None
+
+
+def validate_principal_type_pinned(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``iam-principal-type-pinned``: see the module docstring."""
+    if args.resource_type != POLICY:
+        return
+    known, unknown = _known_statements(args.props)
+    for i, text in known:
+        try:
+            problem = principal_type_problem(parse_statement(text))
+        except StatementSyntaxError:
+            continue  # refused by iam-no-identity-escalation
+        if problem:
+            report_violation(f"Policy '{args.name}' statements[{i}] {problem}: {text!r}.", None)
+    _leave_unknowns_to_engine(args.props, unknown)
+
+
+def validate_no_run_time_undo(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``iam-no-run-time-undo``: see the module docstring."""
+    if args.resource_type != POLICY:
+        return
+    admins = {str(a).strip().lower() for a in ((args.get_config() or {}).get("adminGroups") or ())}
+    known, unknown = _known_statements(args.props)
+    for i, text in known:
+        try:
+            st = parse_statement(text)
+        except StatementSyntaxError:
+            continue  # refused by iam-no-identity-escalation
+        who = _subject(st, admins)
+        findings = reach(st) if who else []
+        if findings:
+            report_violation(f"Policy '{args.name}' statements[{i}] gives {who} {'; '.join(findings)}: {text!r}. "
+                             "That undoes at run time what the pack refuses in the stack; grant read or use, pin "
+                             "target.bucket.name or request.permission, or (for the platform's administrators) list "
+                             "the group in this rule's adminGroups.", None)
+    _leave_unknowns_to_engine(args.props, unknown)
+
+
+iam_principal_type_pinned = ResourceValidationPolicy(
+    name="iam-principal-type-pinned",
+    description=("An any-user statement of a tenancy-wide principal type (instance, resource) also pins "
+                 "request.principal.id or request.principal.compartment.id."),
+    validate=validate_principal_type_pinned,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.CRITICAL,
+    remediation_steps=("Write the statement for a dynamic group of the instances that need it, or add "
+                       "request.principal.compartment.id = '<OCID>' (or request.principal.id) inside where all "
+                       f"{{...}}. Source: {_DOC}."),
+    tags=["iam", "least-privilege"],
+)
+
+iam_no_run_time_undo = ResourceValidationPolicy(
+    name="iam-no-run-time-undo",
+    description=("No workload statement, and no group outside the adminGroups list, may change the network's "
+                 "exposure, Vault keys, buckets' access and versions, or File Storage exports and snapshots."),
+    validate=validate_no_run_time_undo,
+    enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation_steps=("Grant read/use instead of manage; pin target.bucket.name for a tenant's own bucket, or "
+                       "request.permission to permissions that write nothing listed; list the platform "
+                       "administrators' groups (names or OCIDs) in this rule's adminGroups. Source: "
+                       f"{_DOC}."),
+    tags=["iam", "least-privilege", "data", "exposure"],
+    config_schema=PolicyConfigSchema(properties={"adminGroups": {
+        "type": "array", "items": {"type": "string"}, "default": [],
+        "description": "groups (names or OCIDs) of the platform's administrators, whose grants this rule allows"}}),
+)
+
+POLICIES = [iam_principal_type_pinned, iam_no_run_time_undo]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "iam-principal-type-pinned": ("engine note: can't run on a statement unknown at preview; the known statements "
+                                  "are checked, all of them at pulumi up"),
+    "iam-no-run-time-undo": ("engine note: can't run on a statement unknown at preview; the known statements are "
+                             "checked, all of them at pulumi up"),
+}

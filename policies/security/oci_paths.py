@@ -1,0 +1,282 @@
+"""OCI paths around the exposure, data and node rules: the same effect as a refused resource, reached through a type
+or a property the other rules do not read.
+
+* **A route through a host** (``route-no-private-ip-hop``): a route rule whose target is a private IP sends the
+  subnet's traffic through the instance that holds it (with source/destination check off it forwards it), which
+  reads or rewrites every packet — the in-line form of the VTAP the catalogue refuses. OCI Networking docs "Using a
+  Private IP as a Route Target". The target is a private IP when its OCID is ``ocid1.privateip.…``, or when the
+  route rules depend on an ``oci:Core/privateIp:PrivateIp`` of the stack and the target is not another OCID.
+* **A VNIC in another network** (``vnic-in-stack-subnet``): a secondary VNIC puts an instance on the subnet it names
+  — a node on another VCN bypasses the platform VCN's NSGs and routes, as a peering would (refused as DRG
+  attachments and peering). OCI Networking docs "Virtual Network Interface Cards" (secondary VNICs may be in
+  another VCN). The subnet must be one the stack creates (a property dependency on an ``oci:Core/subnet:Subnet``);
+  a literal OCID names a subnet the preview cannot see.
+* **A copy of a file system** (``fs-not-cloned``): ``sourceSnapshotId`` clones another file system's snapshot into a
+  new file system with none of the original's protection; block-volume clones are refused by the catalogue for the
+  same reason. OCI File Storage docs "Cloning File Systems".
+* **A quota that raises** (``quota-only-lowers``): an ``unset`` statement resets a quota a parent or an earlier
+  statement set (``zero``), so a compartment may use up to the service limit again; only ``zero`` and ``set``
+  statements are accepted, and a statement of another form is refused (OCI docs "Compartment Quotas", "Quota
+  Policy Syntax").
+* **A key onto the nodes** (``node-pool-no-ssh-key``): ``sshPublicKey`` installs a key for the ``opc`` user (root
+  through sudo) on every node of a pool; ``iam-no-node-access`` refuses the grants that could set one, so the stack
+  may not set one either. OKE docs "Connecting to Managed Nodes Using SSH".
+* **A boot script that opens the node** (``node-cloud-init-keeps-node-closed``): user-supplied cloud-init
+  (``nodeMetadata.user_data`` of a node pool, ``metadata.user_data`` of an instance or instance configuration) that
+  turns off the kubelet's authentication or authorisation (``--anonymous-auth=true``, ``AlwaysAllow``, a
+  ``readOnlyPort``), or serves containerd or Docker on TCP, or skips registries' TLS verification: every pod that
+  reaches the node reaches what the kubelet or the runtime holds. Kubernetes docs "Kubelet authentication/
+  authorization"; containerd docs "config.toml" (``[grpc] tcp_address``); Docker docs "dockerd -H".
+* **An outside issuer with the cluster's names** (``cluster-oidc-prefixed``): a cluster's OIDC token authentication
+  without ``usernamePrefix``/``groupsPrefix`` (or with a ``system:`` prefix) lets whoever runs the issuer name any
+  user or group, ``system:masters`` included. Kubernetes docs "Authenticating" (``--oidc-groups-prefix``); OKE docs
+  "Authenticating Cluster Users using an External OIDC Identity Provider".
+* **The cluster's tokens trusted elsewhere** (``cluster-oidc-discovery-off``, advisory): a public OIDC discovery
+  document lets outside clouds trust every pod's projected token; a platform may want it (``oke-rdma:cluster.
+  openIdConnectDiscovery``), so it is a note, not a refusal. OKE docs "OpenID Connect Discovery".
+
+Unknown values: a route target or VNIC subnet that is unknown and has no property dependency to judge fails closed;
+an unknown ``user_data`` or ``sourceSnapshotId`` is treated as set (``is_set``): a clone or a script the preview
+cannot read is refused.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any, Optional
+
+from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
+                           Severity, StackValidationArgs, StackValidationPolicy)
+
+if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+
+ROUTE_TABLES = ("oci:Core/routeTable:RouteTable", "oci:Core/defaultRouteTable:DefaultRouteTable")
+PRIVATE_IP = "oci:Core/privateIp:PrivateIp"
+VNIC_ATTACHMENT = "oci:Core/vnicAttachment:VnicAttachment"
+SUBNET = "oci:Core/subnet:Subnet"
+FILE_SYSTEM = "oci:FileStorage/fileSystem:FileSystem"
+QUOTA = "oci:Limits/quota:Quota"
+INSTANCE = "oci:Core/instance:Instance"
+INSTANCE_CONFIGURATION = "oci:Core/instanceConfiguration:InstanceConfiguration"
+#: Quota statement verbs that only lower what a compartment may use (OCI docs "Quota Policy Syntax").
+LOWERING = ("zero", "set")
+#: Cloud-init settings that open the node to its pods, with what each does (sources: the module docstring).
+OPENING: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), why) for p, why in (
+    (r"--anonymous-auth(=|\s+)\"?true", "turns on the kubelet's anonymous authentication"),
+    (r"anonymous\"?\s*:\s*\{?\s*\n?\s*\"?enabled\"?\s*:\s*true", "turns on the kubelet's anonymous authentication"),
+    (r"AlwaysAllow", "sets the kubelet's authorization mode to AlwaysAllow"),
+    (r"--read-only-port(=|\s+)\"?[1-9]", "opens the kubelet's unauthenticated read-only port"),
+    (r"readOnlyPort\"?\s*:\s*\"?[1-9]", "opens the kubelet's unauthenticated read-only port"),
+    (r"tcp_address\s*=\s*\"[^\"]+\"", "serves containerd's API on TCP"),
+    (r"-H\s+tcp://|\"hosts\"\s*:\s*\[[^\]]*tcp://", "serves Docker's API on TCP"),
+    (r"insecure_skip_verify\s*=\s*true", "skips TLS verification of image registries"),
+    (r"--insecure-registry", "pulls images from a registry without TLS"),
+))
+_NET = "OCI Networking docs: Using a Private IP as a Route Target, Virtual Network Interface Cards"
+
+
+def _deps(res: Any, prop: str, kind: str) -> list[Any]:
+    return [d for d in (getattr(res, "property_dependencies", None) or {}).get(prop, []) if d.resource_type == kind]
+
+
+def validate_route_no_private_ip_hop(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``route-no-private-ip-hop``: no route rule targets a private IP (see the module docstring)."""
+    for res in args.resources:
+        if res.resource_type not in ROUTE_TABLES:
+            continue
+        from_stack = _deps(res, "routeRules", PRIVATE_IP)
+        for i, rule in enumerate(elements(read(res.props, "routeRules")) or []):
+            target = read(rule, "networkEntityId")
+            if isinstance(target, str) and target.lower().startswith("ocid1.privateip."):
+                why = f"routeRules[{i}].networkEntityId is the private IP {target}"
+            elif from_stack and (target is UNKNOWN or not str(target).lower().startswith("ocid1.")):
+                # the id of a PrivateIp of the stack: unknown at a first preview, the engine's id otherwise
+                why = f"routeRules[{i}] targets the private IP '{from_stack[0].name}' of this stack"
+            else:
+                continue
+            report_violation(f"Route table '{res.name}': {why}; the instance holding it reads and rewrites every "
+                             "packet the route sends (an in-line tap). Route to a NAT, service, internet or dynamic "
+                             "routing gateway instead.", res.urn)
+
+
+def validate_vnic_in_stack_subnet(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Stack rule ``vnic-in-stack-subnet``: a secondary VNIC's subnet is one the stack creates."""
+    for res in args.resources:
+        if res.resource_type != VNIC_ATTACHMENT:
+            continue
+        subnet = read(res.props, "createVnicDetails", "subnetId")
+        if _deps(res, "createVnicDetails", SUBNET):
+            continue
+        shown = subnet if isinstance(subnet, str) else "unknown during preview and from no subnet of this stack"
+        report_violation(f"VNIC attachment '{res.name}': createVnicDetails.subnetId is {shown}; a secondary VNIC in "
+                         "a subnet the stack does not create can put the instance on another VCN, past the "
+                         "platform VCN's NSGs and routes. Attach it to a subnet this stack creates.", res.urn)
+
+
+def validate_fs_not_cloned(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``fs-not-cloned``: a file system has no ``sourceSnapshotId``."""
+    if args.resource_type == FILE_SYSTEM and is_set(args.props, "sourceSnapshotId"):
+        src = read(args.props, "sourceSnapshotId")
+        report_violation(f"File system '{args.name}' is cloned from the snapshot "
+                         f"{src if isinstance(src, str) else '(unknown during preview)'}: a copy of another file "
+                         "system's data without its protection. Create an empty file system.", None)
+
+
+def quota_problem(statement: Any) -> Optional[str]:
+    """Why one quota statement may raise what a compartment may use, or None."""
+    if statement is UNKNOWN:
+        return "is unknown during preview, so it cannot be shown to only lower a quota"
+    if not isinstance(statement, str):
+        return f"is {type(statement).__name__}, not a quota statement"
+    first = (statement.split() or [""])[0].lower()
+    if first == "unset":
+        return "unsets a quota, so the compartment may use up to the service limit again"
+    if first not in LOWERING:
+        return f"starts with {first!r}, not one of {', '.join(LOWERING)} (the statements that only lower)"
+    return None
+
+
+def validate_quota_only_lowers(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``quota-only-lowers``: every statement of a quota is ``zero`` or ``set``."""
+    if args.resource_type != QUOTA:
+        return
+    items = elements(read(args.props, "statements"))
+    for i, text in enumerate([UNKNOWN] if items is UNKNOWN else items):
+        if (why := quota_problem(text)) is not None:
+            report_violation(f"Quota '{args.name}' statements[{i}] {why}: {text!r}. Write zero or set statements; "
+                             "an exception for one compartment is a lower set, never an unset.", None)
+
+
+def validate_node_pool_no_ssh_key(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``node-pool-no-ssh-key``: a node pool sets no ``sshPublicKey``."""
+    if args.resource_type == NODE_POOL and is_set(args.props, "sshPublicKey"):
+        report_violation(f"Node pool '{args.name}' sets sshPublicKey: every node accepts that key for opc (root "
+                         "through sudo). Remove it; reach nodes through Kubernetes, or a reviewed break-glass "
+                         "procedure outside the stack.", None)
+
+
+def decode_user_data(value: Any) -> Any:
+    """cloud-init user data as text: base64-decoded when it is base64 (OCI's form), else as given; UNKNOWN stays."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return base64.b64decode(value, validate=True).decode("utf-8", "replace")
+    except (binascii.Error, ValueError):
+        return value
+
+
+def cloud_init_problems(text: Any) -> list[str]:
+    """What a cloud-init script does that opens the node (see :data:`OPENING`)."""
+    if text is UNKNOWN:
+        return ["its user_data is unknown during preview, so the boot script cannot be read"]
+    if not isinstance(text, str):
+        return []
+    return sorted({why for pattern, why in OPENING if pattern.search(text)})
+
+
+_USER_DATA = {NODE_POOL: ("nodeMetadata", "user_data"), INSTANCE: ("metadata", "user_data"),
+              INSTANCE_CONFIGURATION: ("instanceDetails", "launchDetails", "metadata", "user_data")}
+
+
+def validate_cloud_init_closed(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``node-cloud-init-keeps-node-closed`` (see the module docstring)."""
+    path = _USER_DATA.get(args.resource_type)
+    if path is None or not is_set(args.props, *path):
+        return
+    found = cloud_init_problems(decode_user_data(read(args.props, *path)))
+    if found:
+        report_violation(f"'{args.name}' {'.'.join(path)}: the boot script {'; '.join(found)}, which opens the node "
+                         "to every pod that reaches it. Keep the kubelet's webhook authentication and authorization "
+                         "and the runtime's local socket (OKE's defaults).", None)
+
+
+def oidc_problem(props: Any) -> Optional[str]:
+    """Why a cluster's OIDC token authentication lets the issuer name any user or group, or None."""
+    cfg = read(props, "options", "openIdConnectTokenAuthenticationConfig")
+    enabled = read(cfg, "isOpenIdConnectAuthEnabled")
+    if cfg is None or enabled is False or enabled is None:
+        return None
+    for key in ("usernamePrefix", "groupsPrefix"):
+        value = read(cfg, key)
+        if value is UNKNOWN:
+            return f"{key} is unknown during preview"
+        if not isinstance(value, str) or not value.strip() or value.strip() == "-":
+            return f"has no {key}, so the issuer's tokens may name any {key[:-6]} (system:masters included)"
+        if value.lower().startswith(("system:", "ocid1.")):
+            return f"{key} {value!r} puts the issuer's names among Kubernetes' own (system:) or OCI's (ocid1.)"
+    return None
+
+
+def validate_cluster_oidc_prefixed(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``cluster-oidc-prefixed`` (see the module docstring)."""
+    if args.resource_type == CLUSTER and (why := oidc_problem(args.props)) is not None:
+        report_violation(f"Cluster '{args.name}' OIDC token authentication {why}. Set usernamePrefix and "
+                         "groupsPrefix (e.g. 'oidc:') so the issuer's users and groups never match RBAC subjects "
+                         "of the cluster itself.", None)
+
+
+def validate_cluster_oidc_discovery_off(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+    """Resource rule ``cluster-oidc-discovery-off`` (advisory; see the module docstring)."""
+    if args.resource_type == CLUSTER and read(args.props, "options", "openIdConnectDiscovery",
+                                              "isOpenIdConnectDiscoveryEnabled") is True:
+        report_violation(f"Cluster '{args.name}' publishes its OIDC discovery document: outside services can be "
+                         "set to trust every pod's ServiceAccount token. Keep it only if a reviewed federation "
+                         "needs it.", None)
+
+
+def _resource(name: str, description: str, validate: Any, remediation: str, tags: list[str],
+              level: EnforcementLevel = EnforcementLevel.MANDATORY, severity: Severity = Severity.HIGH):
+    return ResourceValidationPolicy(name=name, description=description, validate=validate, enforcement_level=level,
+                                    severity=severity, remediation_steps=remediation, tags=tags)
+
+
+route_no_private_ip_hop = StackValidationPolicy(
+    name="route-no-private-ip-hop", description="No route rule sends traffic through a private IP (a host).",
+    validate=validate_route_no_private_ip_hop, enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH, tags=["network", "exposure", "data"],
+    remediation_steps=f"Route to a gateway (NAT, service, internet, DRG). Source: {_NET}.")
+vnic_in_stack_subnet = StackValidationPolicy(
+    name="vnic-in-stack-subnet", description="A secondary VNIC is attached in a subnet the stack creates.",
+    validate=validate_vnic_in_stack_subnet, enforcement_level=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH, tags=["network", "exposure"],
+    remediation_steps=f"Pass a subnet of this stack's VCN (its .id). Source: {_NET}.")
+
+POLICIES = [
+    route_no_private_ip_hop, vnic_in_stack_subnet,
+    _resource("fs-not-cloned", "A file system is not cloned from another's snapshot.", validate_fs_not_cloned,
+              "Remove sourceSnapshotId. Source: OCI File Storage docs \"Cloning File Systems\".", ["data"]),
+    _resource("quota-only-lowers", "Every compartment quota statement is zero or set (never unset).",
+              validate_quota_only_lowers, "Replace unset with a set to the allowed value. Source: OCI docs "
+              "\"Compartment Quotas\", \"Quota Policy Syntax\".", ["capacity", "tenancy"]),
+    _resource("node-pool-no-ssh-key", "A node pool installs no SSH key on its nodes.", validate_node_pool_no_ssh_key,
+              "Remove sshPublicKey. Source: OKE docs \"Connecting to Managed Nodes Using SSH\".", ["node-access"],
+              severity=Severity.CRITICAL),
+    _resource("node-cloud-init-keeps-node-closed", "User-supplied cloud-init keeps the kubelet's authentication and "
+              "the container runtime's socket closed.", validate_cloud_init_closed,
+              "Remove the kubelet flags (anonymous auth, AlwaysAllow, read-only port) and runtime TCP listeners "
+              "from user_data. Source: Kubernetes docs \"Kubelet authentication/authorization\"; containerd docs.",
+              ["node-access", "pod-privilege"], severity=Severity.CRITICAL),
+    _resource("cluster-oidc-prefixed", "A cluster's OIDC token authentication prefixes the issuer's user and group "
+              "names.", validate_cluster_oidc_prefixed, "Set usernamePrefix and groupsPrefix (not system:). Source: "
+              "Kubernetes docs \"Authenticating\".", ["identity", "oke"], severity=Severity.CRITICAL),
+    _resource("cluster-oidc-discovery-off", "A cluster does not publish its OIDC discovery document.",
+              validate_cluster_oidc_discovery_off, "Turn openIdConnectDiscovery off unless a reviewed federation "
+              "needs it. Source: OKE docs \"OpenID Connect Discovery\".", ["identity", "oke"],
+              level=EnforcementLevel.ADVISORY, severity=Severity.LOW),
+]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    "route-no-private-ip-hop": ("fails closed: an unknown target whose route rules depend on a PrivateIp of the "
+                                "stack is a violation"),
+    "vnic-in-stack-subnet": "fails closed: a subnet that is not from a subnet of the stack is a violation",
+    "fs-not-cloned": "fails closed: an unknown sourceSnapshotId counts as set",
+    "quota-only-lowers": "fails closed: an unknown statement is a violation",
+    "node-pool-no-ssh-key": "fails closed: an unknown sshPublicKey counts as set",
+    "node-cloud-init-keeps-node-closed": "fails closed: an unknown user_data is a violation",
+    "cluster-oidc-prefixed": "fails closed: an unknown prefix is a violation",
+    "cluster-oidc-discovery-off": "reads only inputs known at preview: an unknown flag is not reported (advisory)",
+}

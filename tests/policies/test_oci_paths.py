@@ -1,0 +1,124 @@
+"""OCI paths around the exposure, data and node rules: a route through a private IP, a secondary VNIC in a subnet
+the stack does not create, a file-system clone, a quota unset, a node pool's SSH key, a boot script that opens the
+kubelet or the container runtime, and a cluster's OIDC authentication without prefixes are refused; gateways, stack
+subnets, empty file systems, zero/set quotas, OKE's own boot script and prefixed OIDC pass. A public OIDC discovery
+document is advisory."""
+from __future__ import annotations
+
+import base64
+import math
+
+import pytest
+
+from policies.security import oci_paths
+from policies.security._rules import UNKNOWN, _port_range
+from tests.policies.test_policies import U, call_resource_rule, messages, res, run
+
+C = "ocid1.compartment.oc1..aaaaaaaacomp"
+RT, PIP = "oci:Core/routeTable:RouteTable", "oci:Core/privateIp:PrivateIp"
+
+
+def _route(target, deps=None):
+    return res(RT, "rt", {"compartmentId": C, "vcnId": "v", "routeRules": [
+        {"destination": "0.0.0.0/0", "destinationType": "CIDR_BLOCK", "networkEntityId": target}]}, deps=deps)
+
+
+def test_a_route_to_a_private_ip_is_refused_by_ocid_or_by_dependency_and_a_gateway_passes():
+    assert messages(run(_route("ocid1.privateip.oc1..host"), policy="route-no-private-ip-hop"),
+                    "route-no-private-ip-hop")
+    ip = res(PIP, "fwd", {"vnicId": "ocid1.vnic.oc1..x"})
+    assert messages(run(ip, _route(U, {"routeRules": [ip]}), policy="route-no-private-ip-hop"),
+                    "route-no-private-ip-hop")
+    assert messages(run(_route("ocid1.natgateway.oc1..nat"), policy="route-no-private-ip-hop"),
+                    "route-no-private-ip-hop") == []
+
+
+def test_a_vnic_in_a_subnet_of_the_stack_passes_and_one_elsewhere_is_refused():
+    sub = res("oci:Core/subnet:Subnet", "s", {"vcnId": "v", "cidrBlock": "10.0.1.0/24"})
+    att = "oci:Core/vnicAttachment:VnicAttachment"
+    own = res(att, "a", {"instanceId": "i", "createVnicDetails": {"subnetId": U}}, deps={"createVnicDetails": [sub]})
+    other = res(att, "a", {"instanceId": "i", "createVnicDetails": {"subnetId": "ocid1.subnet.oc1..partner"}})
+    assert messages(run(sub, own, policy="vnic-in-stack-subnet"), "vnic-in-stack-subnet") == []
+    [message] = messages(run(other, policy="vnic-in-stack-subnet"), "vnic-in-stack-subnet")
+    assert "ocid1.subnet.oc1..partner" in message
+
+
+@pytest.mark.parametrize("snapshot, refused", [("ocid1.snapshot.oc1..s", True), (U, True), (None, False)])
+def test_a_file_system_clone_is_refused_and_an_empty_one_passes(snapshot, refused):
+    props = {"compartmentId": C, **({"sourceSnapshotId": snapshot} if snapshot else {})}
+    assert bool(call_resource_rule(oci_paths.validate_fs_not_cloned, oci_paths.FILE_SYSTEM, props)) is refused
+
+
+@pytest.mark.parametrize("statement, refused", [
+    ("unset compute-core quota gpu-a100-count in compartment lab", True),
+    ("Unset compute-core quotas in tenancy", True),
+    ("raise compute-core quota gpu-a100-count in compartment lab", True),
+    ("zero compute-core quotas in compartment lab", False),
+    ("set compute-core quota gpu-a100-count to 8 in compartment lab", False),
+])
+def test_a_quota_statement_that_may_raise_is_refused(statement, refused):
+    found = call_resource_rule(oci_paths.validate_quota_only_lowers, oci_paths.QUOTA, {"statements": [statement]})
+    assert bool(found) is refused
+
+
+def test_a_node_pool_ssh_key_is_refused():
+    assert call_resource_rule(oci_paths.validate_node_pool_no_ssh_key, oci_paths.NODE_POOL,
+                              {"sshPublicKey": "ssh-ed25519 AAAA k"})
+    assert call_resource_rule(oci_paths.validate_node_pool_no_ssh_key, oci_paths.NODE_POOL, {"name": "p"}) == []
+
+
+OKE = "#!/bin/bash\nbash /var/run/oke-init.sh\n"
+
+
+@pytest.mark.parametrize("extra", [
+    "bash /var/run/oke-init.sh --kubelet-extra-args '--anonymous-auth=true'",
+    "bash /var/run/oke-init.sh --kubelet-extra-args '--authorization-mode=AlwaysAllow'",
+    "bash /var/run/oke-init.sh --kubelet-extra-args '--read-only-port=10255'",
+    "cat >/etc/kubernetes/kubelet-config.json <<EOF\n{\"authentication\": {\"anonymous\": {\"enabled\": true}}}\nEOF",
+    "printf '[grpc]\\n  tcp_address = \"0.0.0.0:8888\"\\n' >>/etc/containerd/config.toml",
+    "sed -i 's/insecure_skip_verify = false/insecure_skip_verify = true/' /etc/containerd/config.toml",
+])
+@pytest.mark.parametrize("kind, path", [(oci_paths.NODE_POOL, ("nodeMetadata", "user_data")),
+                                        (oci_paths.INSTANCE, ("metadata", "user_data"))])
+def test_a_boot_script_that_opens_the_node_is_refused_base64_or_plain(extra, kind, path):
+    for data in (base64.b64encode((OKE + extra).encode()).decode(), OKE + extra):
+        assert call_resource_rule(oci_paths.validate_cloud_init_closed, kind, {path[0]: {path[1]: data}})
+
+
+def test_okes_own_boot_script_passes_and_an_unknown_one_is_refused():
+    data = base64.b64encode(OKE.encode()).decode()
+    assert call_resource_rule(oci_paths.validate_cloud_init_closed, oci_paths.NODE_POOL,
+                              {"nodeMetadata": {"user_data": data}}) == []
+    assert call_resource_rule(oci_paths.validate_cloud_init_closed, oci_paths.NODE_POOL,
+                              {"nodeMetadata": {"user_data": U}})
+
+
+def _oidc(**cfg):
+    return {"options": {"openIdConnectTokenAuthenticationConfig": {"isOpenIdConnectAuthEnabled": True,
+                                                                   "issuerUrl": "https://idp", **cfg}}}
+
+
+@pytest.mark.parametrize("cfg, refused", [
+    ({}, True), ({"usernamePrefix": "oidc:", "groupsPrefix": ""}, True),
+    ({"usernamePrefix": "oidc:", "groupsPrefix": "system:"}, True),
+    ({"usernamePrefix": "ocid1.x", "groupsPrefix": "g:"}, True),
+    ({"usernamePrefix": U, "groupsPrefix": "g:"}, True),
+    ({"usernamePrefix": "oidc:", "groupsPrefix": "oidc:"}, False),
+])
+def test_cluster_oidc_needs_both_prefixes_outside_system(cfg, refused):
+    found = call_resource_rule(oci_paths.validate_cluster_oidc_prefixed, oci_paths.CLUSTER, _oidc(**cfg))
+    assert bool(found) is refused
+
+
+def test_a_public_oidc_discovery_document_is_an_advisory_note():
+    on = {"options": {"openIdConnectDiscovery": {"isOpenIdConnectDiscoveryEnabled": True}}}
+    assert call_resource_rule(oci_paths.validate_cluster_oidc_discovery_off, oci_paths.CLUSTER, on)
+    assert call_resource_rule(oci_paths.validate_cluster_oidc_discovery_off, oci_paths.CLUSTER, {}) == []
+    rule = next(p for p in oci_paths.POLICIES if p.name == "cluster-oidc-discovery-off")
+    assert rule.enforcement_level.value == "advisory"
+
+
+@pytest.mark.parametrize("lo, hi", [(math.nan, math.nan), (22, math.inf), (-math.inf, 22)])
+def test_a_non_finite_port_is_no_port(lo, hi):
+    assert _port_range(lo, hi) is UNKNOWN
+    assert _port_range(22, 22) == (22, 22)
