@@ -42,6 +42,7 @@ if __package__:  # imported as the package `policies.security`
                    reachability, storage)
     from . import manifests
     from . import node_access
+    from . import platform_objects
     from . import priority
     from . import tenant_rbac
     from ._provider_namespace import namespace_aware
@@ -64,6 +65,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import exposure_paths
     import oke_network
     import pod_security
+    import platform_objects
     import privileged_namespaces
     import priority
     import protected_keys
@@ -86,6 +88,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
                           *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
+                          *platform_objects.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES]
