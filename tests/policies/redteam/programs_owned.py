@@ -94,7 +94,8 @@ def priority_class_patch_raises_tenant_priority(bad):
         k8s.scheduling.v1.PriorityClassPatch("pc", metadata={"name": "okerdma-tenant-default", "annotations": FORCE},
                                              value=1000000000)
     else:
-        k8s.scheduling.v1.PriorityClass("pc", metadata={"name": "analytics-batch"}, value=1000)
+        k8s.scheduling.v1.PriorityClass("pc", metadata={"name": "analytics-batch"}, value=1000,
+                                        preemption_policy="Never")
 
 
 @case("data", POLICY)
