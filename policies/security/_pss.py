@@ -152,16 +152,34 @@ TENANT_LABEL = "okerdma.io/tenant"
 _LOCAL_QUEUE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:LocalQueue(Patch)?$")
 
 
-def gpu_tenant_namespaces(resources: list) -> tuple[set, set]:
+def gpu_quantity(value: Any) -> Any:
+    """A quota value as a number with the Kubernetes client's quantity parser (``"16"`` → 16, ``"0"`` → 0,
+    ``"1k"`` → 1000); None for a value it cannot parse or an unknown one."""
+    from kubernetes.utils.quantity import parse_quantity  # the kubernetes client; imported only when a quota is read
+    if value is UNKNOWN or value is None or isinstance(value, bool):
+        return None
+    try:
+        return parse_quantity(value)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+
+
+def gpu_tenant_namespaces(resources: list, positive: bool = True) -> tuple[set, set]:
     """(names, URNs) of the Namespaces a ResourceQuota capping ``requests.nvidia.com/gpu`` lives in (by its
     ``metadata.namespace`` or its ``metadata`` dependency on a Namespace) — Kubernetes docs "Resource Quotas"
-    (extended resources as ``requests.<resource>``)."""
+    (extended resources as ``requests.<resource>``; a hard limit of 0 forbids the resource). With ``positive`` only a
+    quota of more than 0 GPUs (parsed with the Kubernetes client's quantity parser) counts: a namespace that may run
+    no GPU pod is no GPU tenant; an unknown or unparseable value does not count either (fail closed for privilege)."""
     names: set = set()
     urns: set = set()
     for quota in (r for r in resources if r.resource_type == RESOURCE_QUOTA):
         hard = read(quota.props, "spec", "hard")
         if hard is UNKNOWN or not hasattr(hard, "keys") or GPU_QUOTA_KEY not in list(hard.keys()):
             continue
+        if positive:
+            amount = gpu_quantity(read(hard, GPU_QUOTA_KEY))
+            if amount is None or amount <= 0:
+                continue
         ns = read(quota.props, "metadata", "namespace")
         if isinstance(ns, str):
             names.add(ns)
@@ -174,7 +192,7 @@ def tenant_namespaces(resources: list) -> set:
     """Names of the namespaces the stack gives tenants: a GPU ResourceQuota in it (:func:`gpu_tenant_namespaces`), a
     Kueue ``LocalQueue`` in it (Kueue docs "Local Queue": where a tenant's jobs are submitted), or a Namespace
     labelled :data:`TENANT_LABEL`. None of them may be a node-agent namespace, whatever the config says."""
-    names, urns = gpu_tenant_namespaces(resources)
+    names, urns = gpu_tenant_namespaces(resources, positive=False)  # any GPU quota: stricter only
     for r in resources:
         if _LOCAL_QUEUE.match(r.resource_type):
             ns = read(r.props, "metadata", "namespace")

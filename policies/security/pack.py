@@ -45,6 +45,7 @@ if __package__:  # imported as the package `policies.security`
     from . import platform_objects
     from . import priority
     from . import tenant_rbac
+    from . import tenant_reach
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
@@ -75,6 +76,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import storage
     import supply_chain
     import tenant_rbac
+    import tenant_reach
     import unknowns
     from _provider_namespace import namespace_aware
 
@@ -86,7 +88,8 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
-                          *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
+                          *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *tenant_reach.POLICIES,
+                          *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *platform_objects.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
