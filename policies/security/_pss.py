@@ -6,6 +6,9 @@ Source: Kubernetes docs "Pod Security Standards" (baseline controls "Capabilitie
 """
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import importlib.util
 import posixpath
 import re
 from typing import Any
@@ -152,14 +155,25 @@ TENANT_LABEL = "okerdma.io/tenant"
 _LOCAL_QUEUE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:LocalQueue(Patch)?$")
 
 
+@functools.lru_cache(maxsize=1)
+def _quantity_parser() -> Any:
+    """``parse_quantity`` of the Kubernetes Python client (``kubernetes/utils/quantity.py``, kubernetes==35.0.0),
+    loaded from the installed distribution's file: the pack has a module named ``kubernetes`` of its own (run from
+    inside ``policies/security/``), which shadows the client's package, and the file needs only ``decimal``."""
+    path = importlib.metadata.distribution("kubernetes").locate_file("kubernetes/utils/quantity.py")
+    spec = importlib.util.spec_from_file_location("_k8s_client_quantity", str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.parse_quantity
+
+
 def gpu_quantity(value: Any) -> Any:
     """A quota value as a number with the Kubernetes client's quantity parser (``"16"`` → 16, ``"0"`` → 0,
     ``"1k"`` → 1000); None for a value it cannot parse or an unknown one."""
-    from kubernetes.utils.quantity import parse_quantity  # the kubernetes client; imported only when a quota is read
     if value is UNKNOWN or value is None or isinstance(value, bool):
         return None
     try:
-        return parse_quantity(value)
+        return _quantity_parser()(value)
     except (ValueError, TypeError, ArithmeticError):
         return None
 

@@ -46,6 +46,7 @@ if __package__:  # imported as the package `policies.security`
     from . import priority
     from . import tenant_rbac
     from . import tenant_reach
+    from . import tenant_pods
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
     import buckets
@@ -77,6 +78,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import supply_chain
     import tenant_rbac
     import tenant_reach
+    import tenant_pods
     import unknowns
     from _provider_namespace import namespace_aware
 
@@ -88,7 +90,7 @@ PACK_ENFORCEMENT_LEVEL = EnforcementLevel.MANDATORY
 POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachability.POLICIES,
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
-                          *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *tenant_reach.POLICIES,
+                          *node_access.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *tenant_reach.POLICIES, *tenant_pods.POLICIES,
                           *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
                           *platform_objects.POLICIES,
