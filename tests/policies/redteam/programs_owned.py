@@ -174,3 +174,20 @@ def node_patch_relabels_a_gpu_node(bad):
     else:
         k8s.core.v1.ServiceAccountPatch("sa", metadata={"name": "runner", "namespace": "analytics",
                                                        "annotations": FORCE})
+
+
+@case("placement", POLICY)
+def config_group_writes_a_kueue_lease(bad):
+    """The same Lease through a yaml/v2 ConfigGroup: its objects are registered as resources of their own kind."""
+    tenant()
+    k8s.yaml.v2.ConfigGroup("cg", objs=[{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {
+        "name": "c1f6bfd2.kueue.x-k8s.io" if bad else "my-app-leader", "namespace": "kueue-system" if bad else "analytics"},
+        "spec": {"holderIdentity": "attacker"}}])
+
+
+@case("network", POLICY)
+def resource_quota_list_item_in_kube_system(bad):
+    """A ResourceQuotaList item lands in kube-system: the cluster's own namespace gets a quota that starves CoreDNS."""
+    tenant()
+    k8s.core.v1.ResourceQuotaList("ql", items=[{"metadata": {"name": "q", "namespace": "kube-system" if bad
+                                                             else "analytics"}, "spec": {"hard": {"pods": "0"}}}])
