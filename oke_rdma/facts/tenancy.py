@@ -144,13 +144,18 @@ ADDON_NAMESPACES: tuple[str, ...] = (
 CONTROL_KINDS: tuple[tuple[str, str], ...] = (("", "ConfigMap"), ("", "Secret"), ("coordination.k8s.io", "Lease"),
                                               ("", "ServiceAccount"))
 
-#: API groups whose CRDs the platform's add-ons install (a group or any sub-group, ``<x>.<group>``): a stack that
-#: declares or patches one of these CRDs rewrites an add-on's API (its schema, its conversion webhook). Sources: the
-#: add-ons' CRDs at the pinned versions (oke_rdma/addons; Flux ``*.toolkit.fluxcd.io``, PKO ``pulumi.com``).
-ADDON_CRD_GROUPS: tuple[str, ...] = (
-    "kueue.x-k8s.io", "cilium.io", "nvidia.com", "nfd.k8s-sigs.io", "monitoring.coreos.com", "trainer.kubeflow.org",
-    "keda.sh", "jobset.x-k8s.io", "kubeflow.org", "ray.io", "toolkit.fluxcd.io", "pulumi.com",
-)
+#: API groups whose CRDs the platform's add-ons install (a group or any sub-group, ``<x>.<group>``), each with the
+#: namespaces of the add-ons that install them: a stack that patches one of these CRDs, or declares one without
+#: declaring such a namespace itself (installing the add-on), rewrites an add-on's API (its schema, its conversion
+#: webhook). Sources: the add-ons' CRDs at the pinned versions (oke_rdma/addons; Flux ``*.toolkit.fluxcd.io``, PKO
+#: ``pulumi.com``; ``kubeflow.org``: the MPI Operator's MPIJob).
+ADDON_CRD_GROUPS: dict[str, tuple[str, ...]] = {
+    "kueue.x-k8s.io": ("kueue-system",), "cilium.io": ("cilium",), "nvidia.com": ("gpu-operator",),
+    "nfd.k8s-sigs.io": ("gpu-operator",), "monitoring.coreos.com": ("monitoring",),
+    "trainer.kubeflow.org": ("kubeflow-system",), "keda.sh": ("keda",), "jobset.x-k8s.io": ("jobset-system",),
+    "kubeflow.org": ("mpi-operator", "kubeflow-system"), "ray.io": ("ray-system",),
+    "toolkit.fluxcd.io": ("flux-system",), "pulumi.com": ("pulumi-kubernetes-operator",),
+}
 
 #: The labels of a tenant namespace the platform sets (``okerdma.io/tenant``, ``okerdma.io/isolation``, ...): the
 #: walls, the guard, Kueue and metering select tenants by them (docs/tenants.md).

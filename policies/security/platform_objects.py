@@ -21,8 +21,8 @@ A write is refused when it lands on an object the tenancy model says the platfor
 * a control object (``tenancy.CONTROL_KINDS``: ConfigMaps, Secrets, Leases, ServiceAccounts, and every platform-owned
   kind) in an add-on's namespace (``tenancy.ADDON_NAMESPACES``: Kueue's leader-election Lease) unless the stack
   declares that Namespace itself (it installs the add-on);
-* a CustomResourceDefinition of an API group the platform's add-ons install (``tenancy.ADDON_CRD_GROUPS``), declared
-  or patched;
+* a CustomResourceDefinition of an API group the platform's add-ons install (``tenancy.ADDON_CRD_GROUPS``): patched,
+  or declared by a stack that does not declare that add-on's namespace itself (installing the add-on);
 * the same object (kind, namespace, name) as one a platform component of the same stack declares: the message names
   the owner.
 
@@ -101,8 +101,14 @@ def _crd_group(props: Any, name: Any) -> Any:
     return UNKNOWN if group is UNKNOWN or name is UNKNOWN else None
 
 
-def _addon_group(group: Any) -> bool:
-    return isinstance(group, str) and any(group == g or group.endswith("." + g) for g in tenancy.ADDON_CRD_GROUPS)
+def _addon_group(group: Any) -> tuple[str, ...] | None:
+    """The add-on namespaces whose add-on installs CRDs of API ``group`` (most specific group first), or None."""
+    if not isinstance(group, str):
+        return None
+    for g in sorted(tenancy.ADDON_CRD_GROUPS, key=len, reverse=True):
+        if group == g or group.endswith("." + g):
+            return tenancy.ADDON_CRD_GROUPS[g]
+    return None
 
 
 def write_problems(resource_type: str, props: Any, declared_namespaces: set[str]) -> list[str]:
@@ -137,9 +143,11 @@ def write_problems(resource_type: str, props: Any, declared_namespaces: set[str]
         crd_group = _crd_group(props, name)
         if crd_group is UNKNOWN:
             found.append(f"writes {shown} whose API group is unknown during preview: it may be an add-on's")
-        elif _addon_group(crd_group):
-            found.append(f"writes {shown}, the API of an add-on the platform installs ({crd_group}): its schema and "
-                         "conversion webhook decide what every stored object of that kind becomes")
+        elif _addon_group(crd_group) is not None and (patch or not set(_addon_group(crd_group)) & declared_namespaces):
+            found.append(f"{'patches' if patch else 'writes'} {shown}, the API of an add-on the platform installs "
+                         f"({crd_group}; a stack installing that add-on itself declares its namespace, "
+                         f"{' or '.join(_addon_group(crd_group))}): its schema and conversion webhook decide what "
+                         "every stored object of that kind becomes")
     if kind in CLUSTER_SCOPED:
         return found
     if namespace is UNKNOWN:

@@ -163,3 +163,12 @@ def test_every_component_of_the_package_carries_the_platform_prefix():
     for path in (ROOT / "oke_rdma").rglob("*.py"):
         types |= set(re.findall(r"super\(\).__init__\(\"([^\"]+:[^\"]+)\", name", path.read_text()))
     assert types and all(t.startswith(facts.PLATFORM_COMPONENT_PREFIX) for t in types), types
+
+
+def test_a_stack_installing_an_addon_itself_may_declare_its_crds_but_never_patch_them():
+    ns = res("kubernetes:core/v1:Namespace", "ns", {"metadata": {"name": "mpi-operator"}})
+    crd = {"metadata": {"name": "mpijobs.kubeflow.org"}, "spec": {"group": "kubeflow.org"}}
+    declared = res("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition", "c", crd)
+    patched = res("kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinitionPatch", "c", crd)
+    assert violations(ns, declared) == []
+    assert violations(declared) and violations(ns, patched)
