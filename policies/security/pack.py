@@ -13,7 +13,7 @@ server: only ``__main__.py`` builds the ``PolicyPack`` (whose constructor serves
 
 Which module is here and why: IAM grants (``iam``, ``identity``: escalation judged by effect; ``node_access``:
 grants that reach the nodes' operating system; ``tenant_rbac``: tenant subjects never write what the platform owns,
-``tenancy`` holding the ownership model), Kubernetes API
+``tenancy`` holding the ownership model; ``platform_objects``: objects the platform owns are written only by its components, whatever the path — ``*Patch``, declared, rendered, in kube-system or an add-on's namespace; ``tenant_reach``, ``tenant_pods``: a tenant's RBAC, pods, volumes and Services stay in its namespace), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
