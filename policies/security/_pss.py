@@ -6,6 +6,9 @@ Source: Kubernetes docs "Pod Security Standards" (baseline controls "Capabilitie
 """
 from __future__ import annotations
 
+import functools
+import importlib.metadata
+import importlib.util
 import posixpath
 import re
 from typing import Any
@@ -154,16 +157,45 @@ TENANT_LABEL = "okerdma.io/tenant"
 _LOCAL_QUEUE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:LocalQueue(Patch)?$")
 
 
-def gpu_tenant_namespaces(resources: list) -> tuple[set, set]:
+@functools.lru_cache(maxsize=1)
+def _quantity_parser() -> Any:
+    """``parse_quantity`` of the Kubernetes Python client (``kubernetes/utils/quantity.py``, kubernetes==35.0.0),
+    loaded from the installed distribution's file: the pack has a module named ``kubernetes`` of its own (run from
+    inside ``policies/security/``), which shadows the client's package, and the file needs only ``decimal``."""
+    path = importlib.metadata.distribution("kubernetes").locate_file("kubernetes/utils/quantity.py")
+    spec = importlib.util.spec_from_file_location("_k8s_client_quantity", str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.parse_quantity
+
+
+def gpu_quantity(value: Any) -> Any:
+    """A quota value as a number with the Kubernetes client's quantity parser (``"16"`` → 16, ``"0"`` → 0,
+    ``"1k"`` → 1000); None for a value it cannot parse or an unknown one."""
+    if value is UNKNOWN or value is None or isinstance(value, bool):
+        return None
+    try:
+        return _quantity_parser()(value)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+
+
+def gpu_tenant_namespaces(resources: list, positive: bool = True) -> tuple[set, set]:
     """(names, URNs) of the Namespaces a ResourceQuota capping ``requests.nvidia.com/gpu`` lives in (by its
     ``metadata.namespace`` or its ``metadata`` dependency on a Namespace) — Kubernetes docs "Resource Quotas"
-    (extended resources as ``requests.<resource>``)."""
+    (extended resources as ``requests.<resource>``; a hard limit of 0 forbids the resource). With ``positive`` only a
+    quota of more than 0 GPUs (parsed with the Kubernetes client's quantity parser) counts: a namespace that may run
+    no GPU pod is no GPU tenant; an unknown or unparseable value does not count either (fail closed for privilege)."""
     names: set = set()
     urns: set = set()
     for quota in (r for r in resources if r.resource_type == RESOURCE_QUOTA):
         hard = read(quota.props, "spec", "hard")
         if hard is UNKNOWN or not hasattr(hard, "keys") or GPU_QUOTA_KEY not in list(hard.keys()):
             continue
+        if positive:
+            amount = gpu_quantity(read(hard, GPU_QUOTA_KEY))
+            if amount is None or amount <= 0:
+                continue
         ns = read(quota.props, "metadata", "namespace")
         if isinstance(ns, str):
             names.add(ns)
@@ -176,7 +208,7 @@ def tenant_namespaces(resources: list) -> set:
     """Names of the namespaces the stack gives tenants: a GPU ResourceQuota in it (:func:`gpu_tenant_namespaces`), a
     Kueue ``LocalQueue`` in it (Kueue docs "Local Queue": where a tenant's jobs are submitted), or a Namespace
     labelled :data:`TENANT_LABEL`. None of them may be a node-agent namespace, whatever the config says."""
-    names, urns = gpu_tenant_namespaces(resources)
+    names, urns = gpu_tenant_namespaces(resources, positive=False)  # any GPU quota: stricter only
     for r in resources:
         if _LOCAL_QUEUE.match(r.resource_type):
             ns = read(r.props, "metadata", "namespace")

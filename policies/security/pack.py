@@ -16,7 +16,10 @@ grants that reach the nodes' operating system; ``iam_reach``: broad principal ty
 other rules at run time; ``gpu_env``: GPUs named through NVIDIA_VISIBLE_DEVICES; ``oci_paths``: OCI paths around
 the exposure and data rules (routes through a host, VNICs in other networks, file-system clones, raised quotas, node
 pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects never write what the platform owns,
-``tenancy`` holding the ownership model), Kubernetes API
+``tenancy`` holding the ownership model; ``platform_objects``: objects the platform owns
+are written only by its components, whatever the path — ``*Patch``, declared, rendered, in kube-system or an
+add-on's namespace; ``tenant_reach``, ``tenant_pods``: a tenant's RBAC, pods, volumes and Services stay in its
+namespace), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
@@ -49,8 +52,11 @@ if __package__:  # imported as the package `policies.security`
     from . import gpu_env
     from . import iam_reach
     from . import oci_paths
+    from . import platform_objects
     from . import priority
     from . import tenant_rbac
+    from . import tenant_reach
+    from . import tenant_pods
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -77,6 +83,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import exposure_paths
     import oke_network
     import pod_security
+    import platform_objects
     import privileged_namespaces
     import priority
     import protected_keys
@@ -86,6 +93,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import storage
     import supply_chain
     import tenant_rbac
+    import tenant_reach
+    import tenant_pods
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -99,8 +108,10 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
                           *node_access.POLICIES, *iam_reach.POLICIES, *oci_paths.POLICIES,
-                          *gpu_env.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *kubernetes.POLICIES,
+                          *gpu_env.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *tenant_reach.POLICIES,
+                          *tenant_pods.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,
+                          *platform_objects.POLICIES,
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,

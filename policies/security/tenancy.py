@@ -88,6 +88,71 @@ DELEGATED: dict[tuple[str, str], str] = {
 #: Verbs that write (RBAC verbs on resources; ``*`` is every verb).
 WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection", "*")
 
+# --- objects (not kinds) the platform owns, for ``kubernetes-platform-objects-only-by-platform`` ----------------------
+#: The type prefix of oke-rdma's components (``oke-rdma:<module>:<Class>``): a resource whose URN's parent type chain
+#: holds a component of this prefix is the platform's own; every other resource is a stack's, whoever runs it. The
+#: chain is identity by convention: a program that registers its own component under this prefix passes as the
+#: platform (docs/threat-model.md).
+PLATFORM_COMPONENT_PREFIX = "oke-rdma:"
+
+#: The cluster's own namespaces (Kubernetes docs "Namespaces": kube-system holds the control plane's and OKE's
+#: add-ons — CoreDNS and its ``coredns-custom`` ConfigMap, kube-proxy, the CNI —; kube-node-lease the nodes'
+#: heartbeats). No stack writes any object in them; only the platform's components do.
+CLUSTER_NAMESPACES: tuple[str, ...] = ("kube-system", "kube-public", "kube-node-lease")
+
+#: The namespaces the platform's add-ons run in (the add-ons' default ``namespace``, oke_rdma/addons; a test keeps the
+#: list equal to the registry's defaults). Their configuration, credentials and leader-election Leases steer the
+#: platform's controllers (Kueue's leader Lease ``c1f6bfd2.kueue.x-k8s.io``, kubernetes-sigs/kueue cmd/kueue;
+#: Kubernetes docs "Leases"): a stack writes them only when it declares that namespace itself (it installs the
+#: add-on).
+ADDON_NAMESPACES: tuple[str, ...] = (
+    "cilium", "flux-system", "gpu-operator", "jobset-system", "keda", "kubeflow-system", "kueue-system",
+    "monitoring", "mpi-operator", "oke-rdma-topology", "pulumi-kubernetes-operator", "ray-system",
+)
+
+#: Kinds that steer a controller from inside its namespace, (apiGroup, kind): with every kind of
+#: :data:`PLATFORM_OWNED` they are the control objects of an add-on namespace.
+CONTROL_KINDS: tuple[tuple[str, str], ...] = (("", "ConfigMap"), ("", "Secret"), ("coordination.k8s.io", "Lease"),
+                                              ("", "ServiceAccount"))
+
+#: API groups whose CRDs the platform's add-ons install (a group or any sub-group, ``<x>.<group>``), each with the
+#: namespaces of the add-ons that install them: a stack that patches one of these CRDs, or declares one without
+#: declaring such a namespace itself (installing the add-on), rewrites an add-on's API (its schema, its conversion
+#: webhook). Sources: the add-ons' CRDs at the pinned versions (oke_rdma/addons; Flux ``*.toolkit.fluxcd.io``, PKO
+#: ``pulumi.com``; ``kubeflow.org``: the MPI Operator's MPIJob).
+ADDON_CRD_GROUPS: dict[str, tuple[str, ...]] = {
+    "kueue.x-k8s.io": ("kueue-system",), "cilium.io": ("cilium",), "nvidia.com": ("gpu-operator",),
+    "nfd.k8s-sigs.io": ("gpu-operator",), "monitoring.coreos.com": ("monitoring",),
+    "trainer.kubeflow.org": ("kubeflow-system",), "keda.sh": ("keda",), "jobset.x-k8s.io": ("jobset-system",),
+    "kubeflow.org": ("mpi-operator", "kubeflow-system"), "ray.io": ("ray-system",),
+    "toolkit.fluxcd.io": ("flux-system",), "pulumi.com": ("pulumi-kubernetes-operator",),
+}
+
+#: The labels of a tenant namespace the platform sets (``okerdma.io/tenant``, ``okerdma.io/isolation``, ...): the
+#: walls, the guard, Kueue and metering select tenants by them (docs/tenants.md).
+PLATFORM_LABEL_PREFIX = "okerdma.io/"
+
+#: Platform-owned kinds whose ``*Patch`` is judged by effect rather than refused outright, with the rule that reads the
+#: patch in full: a Namespace's Pod Security labels (``namespace-pod-security-enforce``,
+#: ``privileged-namespace-purpose``; its ``okerdma.io/`` labels are refused here), RBAC (``kubernetes-rbac-no-escalation``
+#: reads every binding and role patch) and PersistentVolumes (``node-escape-only-in-node-agent-namespaces``,
+#: ``pv-claim-ref-in-own-namespace``).
+PATCH_JUDGED_BY_EFFECT: dict[tuple[str, str], str] = {
+    ("", "Namespace"): "the tenancy labels (okerdma.io/*) are refused; Pod Security labels: the namespace rules",
+    ("rbac.authorization.k8s.io", "Role"): "kubernetes-rbac-no-escalation",
+    ("rbac.authorization.k8s.io", "RoleBinding"): "kubernetes-rbac-no-escalation",
+    ("rbac.authorization.k8s.io", "ClusterRole"): "kubernetes-rbac-no-escalation",
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): "kubernetes-rbac-no-escalation",
+    ("", "PersistentVolume"): "node-escape-only-in-node-agent-namespaces",
+}
+
+
+def owned_kind(group: str, kind: str) -> tuple[str, str, str, bool, str] | None:
+    """The :data:`PLATFORM_OWNED` entry of ``kind`` in API ``group`` (a whole-group entry for an unlisted kind)."""
+    exact = [e for e in PLATFORM_OWNED if e[0] == group and e[2] == kind]
+    whole = [e for e in PLATFORM_OWNED if e[0] == group and e[1] == "*"]
+    return (exact or whole or [None])[0]
+
 
 def owned(group: str, resource: str) -> bool:
     """Whether the platform owns ``resource`` (``name`` or ``name/sub``) of API ``group``."""

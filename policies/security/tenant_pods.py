@@ -1,0 +1,239 @@
+"""A tenant's pods, volumes and Services stay inside its walls: three stack rules on the objects of tenant namespaces
+(``_pss.tenant_namespaces``: a GPU quota, a Kueue LocalQueue or the ``okerdma.io/tenant`` label).
+
+| rule                                  | judges, in a tenant namespace                                           |
+|---------------------------------------|-------------------------------------------------------------------------|
+| tenant-pods-scheduled-by-the-platform | every pod spec (workloads, their ``*Patch`` and ``*List`` kinds, the     |
+|                                       | job operators' resources, rendered objects): no ``nodeName`` (it skips   |
+|                                       | the scheduler, Kueue's admission and every NoSchedule taint), no         |
+|                                       | toleration of every taint (``operator: Exists`` without a key), no       |
+|                                       | DaemonSet (one pod on every node: the system pool and every other        |
+|                                       | tenant's dedicated nodes, outside Kueue)                                 |
+| tenant-volumes-through-claims         | no inline ``nfs`` volume in a pod spec (it mounts any export path with   |
+|                                       | any UID the pod claims); no PersistentVolumeClaim whose ``volumeName``   |
+|                                       | names a PersistentVolume of the stack reserved for another namespace's   |
+|                                       | claim, or one without a ``claimRef`` (the first claim naming it binds)   |
+| tenant-services-inside-the-wall       | no NodePort or LoadBalancer Service with ``externalTrafficPolicy``       |
+|                                       | Cluster (every node forwards to the tenant's pods with the node's       |
+|                                       | identity, which the Cilium walls do not deny); no ExternalName Service   |
+|                                       | naming a name inside the cluster (the shared ingress controller, a      |
+|                                       | platform pod the walls let through, then reaches another tenant)         |
+
+Unknown values fail closed: an unknown namespace of a pod spec, unknown tolerations, volumes, ``volumeName``, type,
+traffic policy or external name are violations.
+
+Sources (checked 2026-12-02): Kubernetes docs "Assigning Pods to Nodes" (``nodeName`` bypasses the scheduler),
+"Taints and Tolerations" (an empty key with ``Exists`` tolerates everything), "DaemonSet", "Volumes" (nfs), "Persistent
+Volumes" (reserving a PersistentVolume: ``claimRef``; a claim's ``volumeName``), "Service" (NodePort, LoadBalancer,
+``externalTrafficPolicy``, ExternalName), "DNS for Services and Pods" (``<svc>.<ns>``, ``.svc.cluster.local``);
+Cilium docs "Kubernetes without kube-proxy" (SNAT of NodePort traffic with policy Cluster); Kueue docs "Run Jobs".
+"""
+from __future__ import annotations
+
+import ipaddress
+from typing import Any, Callable
+
+from pulumi_policy import (EnforcementLevel, ReportViolation, Severity, StackValidationArgs, StackValidationPolicy)
+
+if __package__:  # imported as the package `policies.security`
+    from ._objects import with_derived
+    from ._pod_templates import canonical_type, pod_specs
+    from ._pss import tenant_namespaces
+    from ._rules import UNKNOWN, elements, read
+else:  # run by the Pulumi CLI from inside policies/security/
+    from _objects import with_derived
+    from _pod_templates import canonical_type, pod_specs
+    from _pss import tenant_namespaces
+    from _rules import UNKNOWN, elements, read
+
+SCHEDULING, VOLUMES, SERVICES = ("tenant-pods-scheduled-by-the-platform", "tenant-volumes-through-claims",
+                                 "tenant-services-inside-the-wall")
+DAEMON_SETS = ("kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:DaemonSetPatch")
+SERVICE_TYPES = ("kubernetes:core/v1:Service", "kubernetes:core/v1:ServicePatch")
+PVC_TYPES = ("kubernetes:core/v1:PersistentVolumeClaim", "kubernetes:core/v1:PersistentVolumeClaimPatch")
+PV = "kubernetes:core/v1:PersistentVolume"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+#: Suffixes a name resolves inside the cluster with (the cluster domain OKE sets is ``cluster.local``).
+CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local", ".svc.cluster.local.")
+
+
+def _namespace(r: Any) -> Any:
+    """The namespace of an object: its ``metadata.namespace`` (``default`` when absent), or — unknown — the name of
+    the one Namespace of the stack it depends on; UNKNOWN otherwise."""
+    ns = read(r.props, "metadata", "namespace", default="default")
+    if ns is UNKNOWN:
+        names = {read(d.props, "metadata", "name") for d in (getattr(r, "property_dependencies", {}) or {}).get(
+            "metadata", []) if getattr(d, "resource_type", None) == NAMESPACE}
+        return names.pop() if len(names) == 1 and isinstance(next(iter(names)), str) else UNKNOWN
+    return ns
+
+
+def _in_tenant(r: Any, tenants: set) -> Any:
+    """The tenant namespace ``r`` is in, ``"<unknown>"`` for an unknown one (fail closed), None otherwise."""
+    ns = _namespace(r)
+    if ns is UNKNOWN:
+        return "<unknown>"
+    return ns if ns in tenants else None
+
+
+def scheduling_problems(spec: Any) -> list[str]:
+    """Why a tenant pod spec escapes the platform's scheduling: ``nodeName``, a toleration of every taint."""
+    if spec is UNKNOWN:
+        return ["its pod spec is unknown during preview"]
+    found = []
+    node = read(spec, "nodeName")
+    if node is UNKNOWN or (isinstance(node, str) and node):
+        found.append("sets nodeName (it skips the scheduler, Kueue's admission and every NoSchedule taint: the pod "
+                     "lands on any node, another tenant's dedicated GPU node too)")
+    tolerations = elements(read(spec, "tolerations"))
+    if tolerations is UNKNOWN:
+        found.append("its tolerations are unknown during preview")
+    else:
+        for i, t in enumerate(tolerations):
+            key, op = read(t, "key"), read(t, "operator")
+            if UNKNOWN in (t, key, op) or (op == "Exists" and not key):
+                found.append(f"tolerations[{i}] tolerates every taint (operator Exists without a key): the pod may "
+                             "run on the system pool and on every other tenant's dedicated nodes")
+    return found
+
+
+def nfs_problems(spec: Any) -> list[str]:
+    if spec is UNKNOWN:
+        return ["its pod spec is unknown during preview"]
+    volumes = elements(read(spec, "volumes"))
+    if volumes is UNKNOWN:
+        return ["its volumes are unknown during preview"]
+    return [f"volumes[{i}] mounts NFS directly ({read(v, 'nfs', 'server')}:{read(v, 'nfs', 'path')}): any export "
+            "path, as any UID the pod claims (AUTH_SYS); mount the tenant's own PersistentVolumeClaim"
+            for i, v in enumerate(volumes) if v is UNKNOWN or read(v, "nfs") is not None]
+
+
+def claim_problems(claim: Any, home: str, volumes: dict[str, Any]) -> list[str]:
+    """Why a claim in ``home`` takes a PersistentVolume that is not reserved for it (``volumes``: the stack's PVs by
+    name)."""
+    name = read(claim.props, "spec", "volumeName")
+    if name is None or name == "":
+        return []
+    if name is UNKNOWN:
+        return ["its spec.volumeName is unknown during preview: it may take another tenant's PersistentVolume"]
+    pv = volumes.get(name)
+    if pv is None:
+        return [f"names PersistentVolume {name!r} in spec.volumeName, which this stack does not declare: whose data "
+                "it holds cannot be known; let the StorageClass provision the claim's volume"]
+    ref = read(pv.props, "spec", "claimRef")
+    ref_ns, ref_name = read(ref, "namespace"), read(ref, "name")
+    claim_name = read(claim.props, "metadata", "name")
+    if ref is None:
+        return [f"names PersistentVolume {name!r}, which carries no claimRef: the first claim naming it binds it, "
+                "whosever namespace it is in; reserve the volume with spec.claimRef"]
+    if ref_ns != home or (isinstance(claim_name, str) and ref_name not in (None, claim_name)):
+        return [f"names PersistentVolume {name!r}, reserved for claim {ref_ns}/{ref_name}: another namespace's data"]
+    return []
+
+
+def _cluster_name(name: Any, namespaces: set, home: str) -> bool:
+    if not isinstance(name, str):
+        return True
+    host = name.rstrip(".").lower()
+    try:
+        ipaddress.ip_address(host)
+        return True  # an address: a pod's or a Service's inside the cluster as well as outside
+    except ValueError:
+        pass
+    labels = host.split(".")
+    if any((host + ".").endswith(s if s.endswith(".") else s + ".") for s in CLUSTER_SUFFIXES):
+        return True
+    return len(labels) == 1 or (len(labels) == 2 and labels[1] in namespaces and labels[1] != home)
+
+
+def service_problems(svc: Any, namespaces: set, home: str) -> list[str]:
+    spec = read(svc.props, "spec")
+    if spec is UNKNOWN:
+        return ["its spec is unknown during preview"]
+    kind = read(spec, "type", default="ClusterIP")
+    if kind is UNKNOWN:
+        return ["its type is unknown during preview"]
+    if kind in ("NodePort", "LoadBalancer"):
+        policy = read(spec, "externalTrafficPolicy", default="Cluster")
+        if policy != "Local":
+            return [f"is a {kind} Service with externalTrafficPolicy {policy if policy is not UNKNOWN else 'unknown'}"
+                    ": every node forwards to the tenant's pods with the node's own identity, which the Cilium walls "
+                    "do not deny, so other tenants' pods reach them through <node>:<nodePort>; use ClusterIP, or "
+                    "externalTrafficPolicy: Local"]
+    if kind == "ExternalName":
+        target = read(spec, "externalName")
+        if _cluster_name(target, namespaces, home):
+            return [f"is an ExternalName Service naming {target if isinstance(target, str) else 'an unknown name'}, "
+                    "a name inside the cluster: the shared ingress controller (a platform pod the walls let through) "
+                    "then carries the tenant's traffic into another namespace; name an address outside the cluster"]
+    return []
+
+
+def _judge(args: StackValidationArgs, report_violation: ReportViolation,
+           check: Callable[[Any, str, set, list], list[str]]) -> None:
+    resources = with_derived(args.resources)
+    tenants = tenant_namespaces(resources)
+    if not tenants:
+        return
+    namespaces = {read(r.props, "metadata", "name") for r in resources if r.resource_type == NAMESPACE}
+    namespaces = {n for n in namespaces if isinstance(n, str)} | tenants
+    for r in resources:
+        home = _in_tenant(r, tenants)
+        if home is None:
+            continue
+        found = check(r, home, namespaces, resources)
+        if found:
+            report_violation(f"{r.resource_type.split(':')[-1]} '{r.name}' in tenant namespace {home!r} "
+                             f"{'; '.join(found)}.", getattr(r, "urn", None))
+
+
+def _scheduling(r: Any, home: str, namespaces: set, resources: list) -> list[str]:
+    found = []
+    if canonical_type(r.resource_type) in DAEMON_SETS:
+        found.append("is a DaemonSet: one pod on every node it tolerates — the system pool and other tenants' "
+                     "nodes —, never admitted by Kueue; run the work as a Job through the tenant's LocalQueue")
+    for where, spec in pod_specs(r.resource_type, r.props):
+        found += [f"{where + ': ' if where else ''}{p}" for p in scheduling_problems(spec)]
+    return found
+
+
+def _volumes(r: Any, home: str, namespaces: set, resources: list) -> list[str]:
+    found = []
+    for where, spec in pod_specs(r.resource_type, r.props):
+        found += [f"{where + ': ' if where else ''}{p}" for p in nfs_problems(spec)]
+    if r.resource_type in PVC_TYPES:
+        volumes = {read(v.props, "metadata", "name"): v for v in resources if v.resource_type == PV}
+        found += claim_problems(r, home, volumes)
+    return found
+
+
+def _services(r: Any, home: str, namespaces: set, resources: list) -> list[str]:
+    return service_problems(r, namespaces, home) if r.resource_type in SERVICE_TYPES else []
+
+
+def _policy(name: str, description: str, check: Callable, remediation: str) -> StackValidationPolicy:
+    return StackValidationPolicy(
+        name=name, description=description,
+        validate=lambda args, report: _judge(args, report, check),
+        enforcement_level=EnforcementLevel.MANDATORY, severity=Severity.HIGH,
+        remediation_steps=remediation + " Source: docs/tenants.md; Kubernetes docs (see the module docstring).",
+        tags=["kubernetes", "tenancy", "isolation"])
+
+
+POLICIES = [
+    _policy(SCHEDULING, ("A tenant's pods are placed by the scheduler and Kueue: no nodeName, no toleration of every "
+                         "taint, no DaemonSet in a tenant namespace."), _scheduling,
+            "Submit Jobs through the tenant's LocalQueue; tolerate only the taints of the tenant's own pools."),
+    _policy(VOLUMES, ("A tenant's pods mount storage through claims: no inline nfs volume, no claim naming a "
+                      "PersistentVolume reserved for another namespace or not reserved at all."), _volumes,
+            "Mount the tenant's PersistentVolumeClaim (tenants.<t>.storage); reserve static volumes with claimRef."),
+    _policy(SERVICES, ("A tenant's Services stay inside its wall: no NodePort or LoadBalancer with "
+                       "externalTrafficPolicy Cluster, no ExternalName naming a name inside the cluster."), _services,
+            "Use ClusterIP Services and the platform's internal ingress; set externalTrafficPolicy: Local."),
+]
+
+UNKNOWN_BEHAVIOUR: dict[str, str] = {
+    SCHEDULING: "fails closed: an unknown pod spec, nodeName or toleration, or an unknown namespace, is a violation",
+    VOLUMES: "fails closed: unknown volumes and an unknown volumeName are violations",
+    SERVICES: "fails closed: an unknown spec, type, traffic policy or external name is a violation",
+}
