@@ -10,7 +10,6 @@ import base64
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 

@@ -14,7 +14,7 @@ from oke_rdma.storage import (Storage, fss_availability_domain, high_performance
                                 requested_throughput)
 from offline.engine import OciMocks, fake_ocid, run_program
 from oke_rdma.config import load_stack_config
-from tests.stackcfg import dev_raw_config, in_region, load_dev_config, of_type, one
+from tests.stackcfg import dev_raw_config, in_region, load_dev_config, one
 
 # The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).
 NO_SHARED_STORAGE = {"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}}

@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-from pathlib import Path
 
 import jsonschema
 import pytest

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
 
 from offline import preview
 from tests.offline.plans import dev_plan as plan_variant

@@ -2,7 +2,6 @@
 offline are judged by the pack as the engine's children, the rest is reported as not checked."""
 
 import json
-from pathlib import Path
 
 import pytest
 

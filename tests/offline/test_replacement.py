@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pulumi_oci as oci
 import pytest
-import yaml
 
 from offline import preview
 from tests.offline.plans import dev_plan as plan_variant

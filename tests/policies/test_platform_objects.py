@@ -4,9 +4,6 @@ a write in kube-system or an add-on's namespace, an add-on's CRD and an object a
 refused for anything else; the pack's copy of the model equals the package's."""
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
 import re
 from pathlib import Path
 

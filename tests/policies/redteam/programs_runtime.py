@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 
 import pulumi
-import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
 from tests.policies.redteam.programs import C, case, container, pod, statements
