@@ -206,7 +206,20 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
     for c in replaced:
         groups.setdefault(c.cause, []).append(c)
     for cause, members in groups.items():
-        lines.append(f"  {cause} ({len(members)}):")
+        # Everything a replaced provider manages is replaced with it: one count line, not hundreds (--details and
+        # the JSON plan list them; the stateful ones are in the Stateful block).
+        followers = [c for c in members if c.replace_because == ("provider",)]
+        if followers:
+            dbr = sum(c.delete_before_replace for c in followers)
+            kinds = len({c.type for c in followers})
+            lines.append(f"  {cause} ({len(members)}): every object that provider manages, {kinds} kinds"
+                         + (f", {dbr} deleted before they are created again" if dbr else "")
+                         + " (--details or the JSON plan list them)")
+            members = [c for c in members if c not in followers]
+            if not members:
+                continue
+        else:
+            lines.append(f"  {cause} ({len(members)}):")
         for c in members:
             dbr = "  [delete before replace: gone until it is created again]" if c.delete_before_replace else ""
             why = f"  (changed: {', '.join(c.replace_because)})" if c.caused_by else ""

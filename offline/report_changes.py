@@ -76,11 +76,29 @@ PUBLIC_SUBNET_HINT = (
     "on and off as an update (docs/networking.md)")
 
 
+#: The config-level cause and fix when a subnet's public-IP setting replaces it: first line of the report and last
+#: error line of the preview (the refusal's own text names resource options, which a stack's config cannot set).
+PUBLIC_SUBNET_CAUSE = (
+    "{name}: its public-IP setting (prohibitPublicIpOnVnic) changed, which replaces the subnet and everything in it "
+    "(for the control-plane subnet: the cluster and every Kubernetes object); to keep the cluster, keep "
+    "network.apiEndpoint.public at its value in this stack — the endpoint is switched in place only on a stack "
+    "created with network.apiEndpoint.publicSubnet: true (docs/networking.md)")
+
+
+def public_subnet_replaced(changes: Optional[list[Change]]) -> list[Change]:
+    """The subnets replaced (or refused) because their ``prohibitPublicIpOnVnic`` changed."""
+    return [c for c in changes or [] if c.type == "oci:Core/subnet:Subnet" and c.op == "replace"
+            and "prohibitPublicIpOnVnic" in c.changed]
+
+
+def endpoint_cause(changes: Optional[list[Change]]) -> list[str]:
+    """:data:`PUBLIC_SUBNET_CAUSE` for each subnet :func:`public_subnet_replaced` finds."""
+    return [PUBLIC_SUBNET_CAUSE.format(name=f"{c.type} {c.name}") for c in public_subnet_replaced(changes)]
+
+
 def endpoint_hint(changes: Optional[list[Change]]) -> list[str]:
     """:data:`PUBLIC_SUBNET_HINT` when a subnet is replaced (or refused) for a changed ``prohibitPublicIpOnVnic``."""
-    hit = any(c.type == "oci:Core/subnet:Subnet" and c.op == "replace" and "prohibitPublicIpOnVnic" in c.changed
-              for c in changes or [])
-    return ["", PUBLIC_SUBNET_HINT] if hit else []
+    return ["", PUBLIC_SUBNET_HINT] if public_subnet_replaced(changes) else []
 
 
 def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes: list[Change],
@@ -93,14 +111,24 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     aliases = dict(getattr(run, "aliased", {}) or {})
     now = {r.urn: r.inputs for r in run.resources}
     lines = _header(stack, unknowns, previous)
+    causes = endpoint_cause(changes)
+    if causes:  # the cause and the config-level fix first, not after hundreds of replacements
+        lines += [line for cause in causes for line in _wrap(f"CAUSE: {cause}", width, "    ")] + [""]
     changed = [c for c in changes if c.op != "same"]
     lines.append(f"Changes ({len(changed)}; {len(changes) - len(changed) + 1} unchanged not listed):")
+    followers = [c for c in changed if c.op == "replace" and c.replace_because == ("provider",)]
     for c in changed:
+        if c in followers:
+            continue
         old = before.get(c.urn, before.get(aliases.get(c.urn, ""), None))
         lines += change_lines(c, old, now.get(c.urn), width)
+    if followers:  # replaced only because their provider is: one count line (Replacements, --details list them)
+        lines += _wrap(f" +- {len(followers)} objects replaced because their provider is replaced "
+                       f"({', '.join(sorted(set(c.caused_by[0] for c in followers if c.caused_by)))}; see Replacements)",
+                       width, "      ")
     if not changed:
         lines.append("    no resource changes")
-    lines += _counts(run, changes) + replacements_block(changes) + endpoint_hint(changes) + stateful_block(changes)
+    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes)
     lines += errors_block(changes) + node_pool_block(changes, run)
     infos = [m for severity, m in run.diagnostics if severity == "info"]
     notable = [(severity, m) for severity, m in run.diagnostics if severity != "info"]
