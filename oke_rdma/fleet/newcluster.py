@@ -56,11 +56,13 @@ def main(argv: list[str]) -> int:
     own, _, passthrough = (argv[:argv.index("--")], None, argv[argv.index("--") + 1:]) if "--" in argv else \
         (argv, None, [])
     p = argparse.ArgumentParser(prog="python -m oke_rdma.fleet new-cluster", description=__doc__.splitlines()[0])
-    p.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"))
-    p.add_argument("--name", required=True)
-    p.add_argument("--region", required=True)
-    p.add_argument("--wave", required=True)
-    p.add_argument("--landing-zone")
+    p.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"),
+                   help="the fleet file (default fleet/fleet.yaml); the stack file goes to <its dir>/stacks/")
+    p.add_argument("--name", required=True, help="the new cluster's stack name (stacks/Pulumi.<name>.yaml)")
+    p.add_argument("--region", required=True, help="its OCI region, e.g. us-ashburn-1")
+    p.add_argument("--wave", required=True, help="the fleet wave it is rolled out in (one of the fleet's waves)")
+    p.add_argument("--landing-zone", help="the landing zone whose network it takes (then no network of its own)")
+    p.epilog = "Every argument after -- goes to python -m oke_rdma.new_stack (see its --help)."
     args = p.parse_args(own)
     from oke_rdma import new_stack
 
