@@ -14,18 +14,12 @@ from typing import Any, Optional
 from offline.engine import ProgramRun
 from offline.replacement import Change
 from offline.report import (DEFAULT_WIDTH, IAM_OUTPUTS, OP_SYMBOLS, _counts, _header, _hide, _policy_lines,
-                            errors_block, iam_section, node_pool_block, render_details, render_summary,
-                            replacements_block, stateful_block, terminal_width)
+                            diagnostics_block, errors_block, iam_section, node_pool_block, render_details,
+                            render_summary, replacements_block, stateful_block, terminal_width, wrap)
 from offline.values import mask
 
 
-def _wrap(text: str, width: int, indent: str) -> list[str]:
-    """``text`` wrapped to ``width`` at spaces (a word longer than a line keeps its own line, whole), every line
-    after the first indented by ``indent``."""
-    import textwrap
-
-    return textwrap.wrap(text, width=width, subsequent_indent=indent, break_long_words=False,
-                         break_on_hyphens=False) or [text]
+_wrap = wrap
 
 
 #: A value longer than this is not printed in the change list (the JSON plan and --details hold it).
@@ -130,15 +124,7 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         lines.append("    no resource changes")
     lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes)
     lines += errors_block(changes) + node_pool_block(changes, run)
-    infos = [m for severity, m in run.diagnostics if severity == "info"]
-    notable = [(severity, m) for severity, m in run.diagnostics if severity != "info"]
-    if notable or infos:
-        project = run.stack_urn.split("::")[1]
-        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
-        lines += [line for severity, message in notable
-                  for line in _wrap(f"    {severity}: {_hide(message)}", width, "      ")]
-        if infos:
-            lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
+    lines += diagnostics_block(run, stack, width, count_infos=True)
     lines += _policy_lines(run, report)
     old_outputs = (previous_plan or {}).get("outputs") or {}
     new_outputs = {k: mask(v) for k, v in run.outputs.items()}
