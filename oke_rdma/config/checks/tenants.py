@@ -64,8 +64,10 @@ def check_quotas(cfg: StackConfig) -> list[str]:
                                 f"job only when its pods' CPU and memory requests fit the quota too, so no GPU job "
                                 f"would ever run; set quota.{field} (e.g. what the tenant's GPU nodes offer)")
         pools = tenant_pools(cfg, name)
-        unknown = sorted(n for n in pools if capacity[n] is None)
+        unknown = sorted(n for n in pools if capacity[n] is None and cfg.node_pools[n].gpus is None)
         total = sum(capacity[n] or 0 for n in pools)
+        if any(capacity[n] is None for n in pools if n not in unknown):
+            continue  # a sharing setting (MIG profile) the sharing check refuses on its own key: no follow-on claim
         if unknown:
             problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
                             f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
