@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .._base import _K8S_NAME_RE, _key, RESERVED_NAMESPACES
+from ...facts.shapes import did_you_mean_shape
 from ..compute import RDMA_SHAPES
 from ..stack import StackConfig
 from .fleet import pool_gpu_units, shared_pools, tenant_pools
@@ -69,8 +70,9 @@ def check_quotas(cfg: StackConfig) -> list[str]:
         if any(capacity[n] is None for n in pools if n not in unknown):
             continue  # a sharing setting (MIG profile) the sharing check refuses on its own key: no follow-on claim
         if unknown:
+            shape = cfg.node_pools[unknown[0]].shape
             problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
-                            f"(shape {cfg.node_pools[unknown[0]].shape}) are unknown; set "
+                            f"(shape {shape}{did_you_mean_shape(shape)}) are unknown; set "
                             + _key(("nodePools", unknown[0], "gpusPerNode")))
         elif q.gpu + q.gpu_borrowing_limit > total:
             listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
