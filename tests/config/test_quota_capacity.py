@@ -28,3 +28,9 @@ def test_a_pool_with_unknown_shape_facts_makes_no_claim():
         pool.__dict__["shape"] = "BM.GPU.Unknown.8"
         pool.__dict__["ocpus"] = pool.__dict__["memory_gb"] = None
     assert quota_capacity_warnings(cfg) == []
+
+
+def test_the_quota_new_stack_derives_from_the_nodes_is_not_warned_about():
+    """new_stack's default quota is the GPU nodes' vCPUs and memory: exactly the capacity, so no warning."""
+    cfg = load_dev_config(tenants={"analytics": {"quota": {"cpu": 448, "memoryGb": 4096}}})
+    assert not [w for w in quota_capacity_warnings(cfg) if "analytics" in w]

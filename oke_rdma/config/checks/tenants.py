@@ -102,7 +102,8 @@ def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
     """One line per tenant whose CPU or memory quota exceeds what all nodes of its pools
     (:func:`oke_rdma.config.checks.fleet.tenant_pools`) hold: Kueue would admit jobs no node can run (the GPU quota is
     refused for the same reason, :func:`check_quotas`). A pool whose shape facts are unknown makes no claim. Units:
-    ``quota.cpu`` in cores (Kubernetes CPUs = vCPUs), ``quota.memoryGb`` in GiB, shapes' memory in GB."""
+    ``quota.cpu`` in cores (Kubernetes CPUs = vCPUs), ``quota.memoryGb`` compared with the shapes' memory in GB as
+    numbers (new_stack's default quota is that number)."""
     out: list[str] = []
     for name, tenant in cfg.tenants.items():
         pools = tenant_pools(cfg, name)
@@ -116,7 +117,9 @@ def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
         if q.cpu > cpus:
             out.append(f"{_key(('tenants', name, 'quota', 'cpu'))}: {q.cpu} cores is more than the {cpus:g} vCPUs all "
                        f"nodes of its pools hold ({listed}): Kueue would admit jobs no node can run; lower it")
-        if q.memory_gb * 1.073741824 > memory_gb:  # GiB → GB
+        # compared as numbers, as new_stack derives the default quota from the shapes' memory: only a quota beyond
+        # that (not the GiB/GB difference, which node overhead exceeds anyway) is a claim
+        if q.memory_gb > memory_gb:
             out.append(f"{_key(('tenants', name, 'quota', 'memoryGb'))}: {q.memory_gb} GiB is more than the "
                        f"{memory_gb:g} GB all nodes of its pools hold ({listed}): Kueue would admit jobs no node can "
                        f"run; lower it")
