@@ -66,7 +66,7 @@ from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pa
                                  has_mandatory, pack_problem, start_analyzers)
 from offline.replacement import check_plan, check_plan_stack, protected_destroyed, stateful_destroyed
 from offline.report import _summary, iam_section, protect_hint  # noqa: F401 (re-exported)
-from offline.report_changes import render  # noqa: F401 (re-exported)
+from offline.report_changes import endpoint_cause, render  # noqa: F401 (render: re-exported)
 from offline.stackfile import SECRET_PLACEHOLDER, StackFileError  # noqa: F401 (SECRET_PLACEHOLDER: re-exported)
 from offline.stackfile import read_stack_file as _read_stack_file
 from offline.streaming import AnalysisStream
@@ -435,6 +435,8 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
     for c in refused:
         print(f"error: {c.type} {c.name}: {'; '.join(c.refused)}", file=sys.stderr)
     if blocked or refused:
+        for cause in endpoint_cause(changes):  # last: the line a reader sees first
+            print(f"error: {cause}", file=sys.stderr)
         return EXIT_PLAN
     if has_mandatory(report):
         return EXIT_POLICY

@@ -47,6 +47,7 @@ secret is not visible offline (the plan never stores a secret's value).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
@@ -97,8 +98,45 @@ class Change:
         return "changed: " + ", ".join(self.replace_because)
 
 
+#: A map key written plainly in a property path; any other key (``app.kubernetes.io/name``,
+#: ``requests.nvidia.com/gpu``, an empty one) is quoted as Pulumi's property path syntax has it: ``["key"]``
+#: (pulumi ``sdk/go/common/resource/property_path.go``, ``ParsePropertyPath``).
+_PLAIN_KEY = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
+
+
+def path_join(path: str, key: Any) -> str:
+    """``path`` extended by the map key ``key``: ``a.b`` for a plain key, ``a["b.c/d"]`` for one holding dots,
+    slashes, brackets or other characters a dotted path would misread (Pulumi property path syntax)."""
+    key = str(key)
+    if _PLAIN_KEY.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"
+
+
+def path_parts(path: str) -> list[Any]:
+    """The keys (str) and list indexes (int) of a property path written by :func:`path_join` / :func:`changed_paths`
+    (``a.b[0]["c.d/e"]`` → ``["a", "b", 0, "c.d/e"]``)."""
+    parts: list[Any] = []
+    for m in re.finditer(r'\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|([^.\[\]]+)', path):
+        if m.group(1) is not None:
+            parts.append(int(m.group(1)))
+        elif m.group(2) is not None:
+            parts.append(json.loads(m.group(2)))
+        else:
+            parts.append(m.group(3))
+    return parts
+
+
+def top_key(path: str) -> str:
+    """The first key of a property path (``a`` of ``a.b[0]``, ``b.c`` of ``["b.c"].d``)."""
+    parts = path_parts(path)
+    return str(parts[0]) if parts else path
+
+
 def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
-    """Every input path whose value differs between ``old`` and ``new`` (missing keys count as changes).
+    """Every input path whose value differs between ``old`` and ``new`` (missing keys count as changes), in Pulumi's
+    property path notation: a map key with dots, slashes or other non-identifier characters is quoted
+    (``spec.hard["requests.nvidia.com/gpu"]``, :func:`path_join`).
 
     Objects are compared key by key; lists of the same length element by element, else the whole list; anything
     else by equality (``[unknown]`` now differs from any known value before).
@@ -106,7 +144,7 @@ def changed_paths(old: Any, new: Any, path: str = "") -> list[str]:
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []
         for key in sorted(set(old) | set(new)):
-            sub = f"{path}.{key}" if path else str(key)
+            sub = path_join(path, key)
             if key not in old or key not in new:
                 out.append(sub)
             else:
@@ -177,7 +215,7 @@ def _active_cluster(inputs: dict) -> Optional[tuple[Any, ...]]:
 def kubernetes_provider_replaces(old: dict, new: dict) -> list[str]:
     """The keys for which pulumi-kubernetes' ``DiffConfig`` replaces the provider (empty: no replacement); see the
     module docstring for the rule and its source."""
-    diff = {p.split(".")[0].split("[")[0] for p in changed_paths(old, new)}
+    diff = {top_key(p) for p in changed_paths(old, new)}
     if not diff:
         return []
     ci = "clusterIdentifier"
@@ -211,11 +249,11 @@ def _trigger_fires(old: Any, new: Any) -> bool:
 
 
 def _value_at(value: Any, path: str) -> Any:
-    """The value at a changed path (``a.b[0].c``), or None when the path leads nowhere."""
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            value = value[index] if isinstance(value, list) and index < len(value) else None
+    """The value at a changed path (``a.b[0].c``, ``spec.hard["requests.nvidia.com/gpu"]``), or None when the path
+    leads nowhere."""
+    for part in path_parts(path):
+        if isinstance(part, int):
+            value = value[part] if isinstance(value, list) and part < len(value) else None
         else:
             value = value.get(part) if isinstance(value, dict) else None
     return value

@@ -120,9 +120,12 @@ def iam_section(run: ProgramRun) -> list[str]:
     if not created:
         lines.append("    no policy is created by this stack: an administrator creates these policies "
                      "(iam.createPolicies: false)")
+    # With --previous, a policy the stack already has is "updated" or "unchanged", not "created".
+    ops = {c.name: c.op for c in getattr(run, "changes", None) or [] if c.type == "oci:Identity/policy:Policy"}
+    verbs = {"create": "created", "update": "updated", "replace": "replaced", "same": "unchanged"}
     if isinstance(policies, dict):  # masked already: any level may be "[unknown]" or "[secret]" instead of its shape
         for name, doc in sorted(policies.items()):
-            state = "created" if name in created else "not created"
+            state = verbs.get(ops.get(name, "create"), "created") if name in created else "not created"
             where = doc.get("compartmentId") if isinstance(doc, dict) else doc
             lines.append(f"    {name} ({state}; attach to {where or 'the root compartment (set iam.tenancyId)'})")
             texts = doc.get("statements") if isinstance(doc, dict) else doc
@@ -206,7 +209,20 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
     for c in replaced:
         groups.setdefault(c.cause, []).append(c)
     for cause, members in groups.items():
-        lines.append(f"  {cause} ({len(members)}):")
+        # Everything a replaced provider manages is replaced with it: one count line, not hundreds (--details and
+        # the JSON plan list them; the stateful ones are in the Stateful block).
+        followers = [c for c in members if c.replace_because == ("provider",)]
+        if followers:
+            dbr = sum(c.delete_before_replace for c in followers)
+            kinds = len({c.type for c in followers})
+            lines.append(f"  {cause} ({len(members)}): every object that provider manages, {kinds} kinds"
+                         + (f", {dbr} deleted before they are created again" if dbr else "")
+                         + " (--details or the JSON plan list them)")
+            members = [c for c in members if c not in followers]
+            if not members:
+                continue
+        else:
+            lines.append(f"  {cause} ({len(members)}):")
         for c in members:
             dbr = "  [delete before replace: gone until it is created again]" if c.delete_before_replace else ""
             why = f"  (changed: {', '.join(c.replace_because)})" if c.caused_by else ""
@@ -315,22 +331,46 @@ def _policy_lines(run: ProgramRun, report) -> list[str]:
             where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
             lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
             lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
-        for n in not_run:
-            lines.append(f"        - [advisory]  {n.policy}: {n.reason}")
+        seen = Counter((n.policy, n.reason) for n in not_run)  # one line per policy and reason, counted
+        for (policy, reason), times in seen.items():
+            lines.append(f"        - [advisory]  {policy}: {reason}" + (f" ({times} resources)" if times > 1 else ""))
         if not violations and not not_run:
             lines.append("        no violations")
     if run.advisories:
-        lines += ["", f"Not checked offline ({len(run.advisories)}):"]
-        lines += [f"    - [advisory]  {_hide(a)}" for a in run.advisories]
+        advisories = list(dict.fromkeys(run.advisories))
+        lines += ["", f"Not checked offline ({len(advisories)}):"]
+        lines += [f"    - [advisory]  {_hide(a)}" for a in advisories]
     return lines
 
 
-def _diagnostics(run: ProgramRun, stack: str) -> list[str]:
-    if not run.diagnostics:
+def wrap(text: str, width: int, indent: str) -> list[str]:
+    """``text`` wrapped to ``width`` at spaces (a word longer than a line keeps its own line, whole), every line
+    after the first indented by ``indent``."""
+    import textwrap
+
+    return textwrap.wrap(text, width=width, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [text]
+
+
+def diagnostics_block(run: ProgramRun, stack: str, width: Optional[int] = None, count_infos: bool = False) -> list[str]:
+    """The program's diagnostics under the stack, each wrapped at ``width`` (None: not wrapped, the --details
+    tree) by the same rule in every view; with ``count_infos`` the info messages are one count line."""
+    infos = [m for severity, m in run.diagnostics if severity == "info"] if count_infos else []
+    shown = [(sev, m) for sev, m in run.diagnostics if not (count_infos and sev == "info")]
+    if not shown and not infos:
         return []
     project = run.stack_urn.split("::")[1]
-    return ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"] + [
-        f"    {severity}: {_hide(message)}" for severity, message in run.diagnostics]
+    lines = ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
+    for severity, message in shown:
+        text = f"    {severity}: {_hide(message)}"
+        lines += wrap(text, width, "      ") if width else [text]
+    if infos:
+        lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
+    return lines
+
+
+def _diagnostics(run: ProgramRun, stack: str, width: Optional[int] = None) -> list[str]:
+    return diagnostics_block(run, stack, width)
 
 
 def _short(typ: str) -> str:
@@ -388,7 +428,7 @@ def render_summary(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     # cause, the errors, the diagnostics, the policy findings and the IAM statements.
     lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
     lines += node_pool_block(changes, run)
-    lines += _diagnostics(run, stack) + _policy_lines(run, report) + iam_section(run)
+    lines += _diagnostics(run, stack, width) + _policy_lines(run, report) + iam_section(run)
     tail = ["", "Outputs:"]
     for key, value in sorted(run.outputs.items()):
         if key in IAM_OUTPUTS and "policyStatements" in run.outputs:

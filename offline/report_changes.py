@@ -14,18 +14,12 @@ from typing import Any, Optional
 from offline.engine import ProgramRun
 from offline.replacement import Change
 from offline.report import (DEFAULT_WIDTH, IAM_OUTPUTS, OP_SYMBOLS, _counts, _header, _hide, _policy_lines,
-                            errors_block, iam_section, node_pool_block, render_details, render_summary,
-                            replacements_block, stateful_block, terminal_width)
+                            diagnostics_block, errors_block, iam_section, node_pool_block, render_details,
+                            render_summary, replacements_block, stateful_block, terminal_width, wrap)
 from offline.values import mask
 
 
-def _wrap(text: str, width: int, indent: str) -> list[str]:
-    """``text`` wrapped to ``width`` at spaces (a word longer than a line keeps its own line, whole), every line
-    after the first indented by ``indent``."""
-    import textwrap
-
-    return textwrap.wrap(text, width=width, subsequent_indent=indent, break_long_words=False,
-                         break_on_hyphens=False) or [text]
+_wrap = wrap
 
 
 #: A value longer than this is not printed in the change list (the JSON plan and --details hold it).
@@ -76,11 +70,29 @@ PUBLIC_SUBNET_HINT = (
     "on and off as an update (docs/networking.md)")
 
 
+#: The config-level cause and fix when a subnet's public-IP setting replaces it: first line of the report and last
+#: error line of the preview (the refusal's own text names resource options, which a stack's config cannot set).
+PUBLIC_SUBNET_CAUSE = (
+    "{name}: its public-IP setting (prohibitPublicIpOnVnic) changed, which replaces the subnet and everything in it "
+    "(for the control-plane subnet: the cluster and every Kubernetes object); to keep the cluster, keep "
+    "network.apiEndpoint.public at its value in this stack — the endpoint is switched in place only on a stack "
+    "created with network.apiEndpoint.publicSubnet: true (docs/networking.md)")
+
+
+def public_subnet_replaced(changes: Optional[list[Change]]) -> list[Change]:
+    """The subnets replaced (or refused) because their ``prohibitPublicIpOnVnic`` changed."""
+    return [c for c in changes or [] if c.type == "oci:Core/subnet:Subnet" and c.op == "replace"
+            and "prohibitPublicIpOnVnic" in c.changed]
+
+
+def endpoint_cause(changes: Optional[list[Change]]) -> list[str]:
+    """:data:`PUBLIC_SUBNET_CAUSE` for each subnet :func:`public_subnet_replaced` finds."""
+    return [PUBLIC_SUBNET_CAUSE.format(name=f"{c.type} {c.name}") for c in public_subnet_replaced(changes)]
+
+
 def endpoint_hint(changes: Optional[list[Change]]) -> list[str]:
     """:data:`PUBLIC_SUBNET_HINT` when a subnet is replaced (or refused) for a changed ``prohibitPublicIpOnVnic``."""
-    hit = any(c.type == "oci:Core/subnet:Subnet" and c.op == "replace" and "prohibitPublicIpOnVnic" in c.changed
-              for c in changes or [])
-    return ["", PUBLIC_SUBNET_HINT] if hit else []
+    return ["", PUBLIC_SUBNET_HINT] if public_subnet_replaced(changes) else []
 
 
 def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes: list[Change],
@@ -93,24 +105,26 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     aliases = dict(getattr(run, "aliased", {}) or {})
     now = {r.urn: r.inputs for r in run.resources}
     lines = _header(stack, unknowns, previous)
+    causes = endpoint_cause(changes)
+    if causes:  # the cause and the config-level fix first, not after hundreds of replacements
+        lines += [line for cause in causes for line in _wrap(f"CAUSE: {cause}", width, "    ")] + [""]
     changed = [c for c in changes if c.op != "same"]
     lines.append(f"Changes ({len(changed)}; {len(changes) - len(changed) + 1} unchanged not listed):")
+    followers = [c for c in changed if c.op == "replace" and c.replace_because == ("provider",)]
     for c in changed:
+        if c in followers:
+            continue
         old = before.get(c.urn, before.get(aliases.get(c.urn, ""), None))
         lines += change_lines(c, old, now.get(c.urn), width)
+    if followers:  # replaced only because their provider is: one count line (Replacements, --details list them)
+        lines += _wrap(f" +- {len(followers)} objects replaced because their provider is replaced "
+                       f"({', '.join(sorted(set(c.caused_by[0] for c in followers if c.caused_by)))}; see Replacements)",
+                       width, "      ")
     if not changed:
         lines.append("    no resource changes")
-    lines += _counts(run, changes) + replacements_block(changes) + endpoint_hint(changes) + stateful_block(changes)
+    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes)
     lines += errors_block(changes) + node_pool_block(changes, run)
-    infos = [m for severity, m in run.diagnostics if severity == "info"]
-    notable = [(severity, m) for severity, m in run.diagnostics if severity != "info"]
-    if notable or infos:
-        project = run.stack_urn.split("::")[1]
-        lines += ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
-        lines += [line for severity, message in notable
-                  for line in _wrap(f"    {severity}: {_hide(message)}", width, "      ")]
-        if infos:
-            lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
+    lines += diagnostics_block(run, stack, width, count_infos=True)
     lines += _policy_lines(run, report)
     old_outputs = (previous_plan or {}).get("outputs") or {}
     new_outputs = {k: mask(v) for k, v in run.outputs.items()}

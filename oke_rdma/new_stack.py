@@ -317,7 +317,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         load_stack_config(_raw(entries), secret_keys=[])
     except ConfigError as e:
         for problem in e.problems:
-            print(f"error: {_flag_of(problem)}: {problem.split(': ', 1)[-1]}", file=sys.stderr)
+            # The flag names the fix here: drop the config model's "set it with pulumi config set ..." advice.
+            text = re.sub(r"[;.]? *Set it with pulumi config set [^;]*$", "", problem.split(": ", 1)[-1])
+            print(f"error: {_flag_of(problem)}: {text}", file=sys.stderr)
         return 2
     out = args.output or ROOT / f"Pulumi.{args.stack}.yaml"
     if out.exists() and not args.force:

@@ -215,3 +215,23 @@ def max_pods_per_node(shape: str, ocpus: Optional[float] = None) -> Optional[int
     if count is None:
         return None
     return min(MAX_PODS_PER_NODE, (count - 1) * SECONDARY_IPS_PER_VNIC)
+
+
+def closest_shape(shape: str) -> Optional[str]:
+    """The known shape name closest to ``shape`` (a likely typo: ``BM.GPU.A100-v2`` → ``BM.GPU.A100-v2.8``), from
+    :data:`SHAPES` and the Flex shapes of :data:`FLEX_SHAPE_LIMITS` (``difflib``, cutoff 0.85: a real shape the
+    table lacks, like ``BM.Standard.E5.192``, is not matched to another); None when none is
+    close or ``shape`` is known."""
+    import difflib
+
+    known = sorted(set(SHAPES) | set(FLEX_SHAPE_LIMITS))
+    if shape in known:
+        return None
+    close = difflib.get_close_matches(shape, known, n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
+def did_you_mean_shape(shape: str) -> str:
+    """`` (did you mean X?)`` for :func:`closest_shape`, else ``""``: appended to a message refusing ``shape``."""
+    close = closest_shape(shape)
+    return f" (did you mean {close}?)" if close else ""

@@ -31,9 +31,13 @@ def main(argv: Optional[list[str]] = None) -> int:
             for p in e.problems:
                 print(f"  {p}", file=sys.stderr)
             return 2
-    parser = argparse.ArgumentParser(prog="python -m oke_rdma.fleet", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m oke_rdma.fleet", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser("render", help="render, validate and write <fleet dir>/rendered")
+    # Listed for --help; its own parser (newcluster.main) reads its arguments, dispatched above.
+    sub.add_parser("new-cluster", add_help=False,
+                   help="a new cluster's stack file and fleet entry (new-cluster --help for its flags)")
     cmd.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"), help="the fleet file")
     cmd.add_argument("--check", action="store_true", help="write nothing; exit 1 if the rendered files are stale")
     args = parser.parse_args(argv)

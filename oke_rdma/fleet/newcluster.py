@@ -5,8 +5,9 @@
 
 Writes the stack file with :mod:`oke_rdma.new_stack` (every argument after ``--`` goes to it), then keeps in it only
 what the fleet does not already give: ``oci:region`` (the fleet sets it), the network when the cluster takes a
-landing zone's, and every value equal to the fleet's ``defaults`` (a copied default would pin that stack: a later bump
-of the defaults would pass it by). Appends the entry to ``clusters:``, checks the whole fleet (the fleet file's rules
+landing zone's, and every value the fleet's ``defaults`` set (a copied default would pin that stack: a later bump
+of the defaults would pass it by), unless a flag after ``--`` set it. A cluster with its own VCN gets a range no other
+stack of the fleet uses (``--vcn-cidr`` after ``--`` overrides). Appends the entry to ``clusters:``, checks the whole fleet (the fleet file's rules
 and each stack through the product's config model) and renders it. Any problem: one line naming the key, exit 2, and
 nothing is left written.
 """
@@ -26,17 +27,31 @@ from .load import FleetError, load_fleet, read_yaml
 from .write import render_command
 
 
-def strip_defaults(own: Any, defaults: Any) -> Any:
-    """``own`` without the leaves equal to ``defaults``' at the same path (mappings emptied by that are dropped);
-    lists and scalars are compared whole. Returns ``...`` (Ellipsis) when nothing is left."""
+def strip_defaults(own: Any, defaults: Any, keep: frozenset[str] = frozenset(), path: str = "") -> Any:
+    """``own`` without the leaves the fleet's ``defaults`` own (any value at a path ``defaults`` sets: new_stack's
+    own default there would pin the stack, and a later bump of the defaults would pass it by), except the paths in
+    ``keep`` (``oke-rdma:cluster.kubernetesVersion``: set by a flag the user gave) and what is under them. Mappings
+    emptied by that are dropped; lists and scalars are compared whole. Returns ``...`` (Ellipsis) when nothing is
+    left."""
+    if path in keep:
+        return own
     if isinstance(own, dict) and isinstance(defaults, dict):
         kept = {}
         for k, v in own.items():
-            rest = strip_defaults(v, defaults[k]) if k in defaults else v
+            sub = f"{path}.{k}" if path else str(k)
+            rest = strip_defaults(v, defaults[k], keep, sub) if k in defaults else v
             if rest is not ...:
                 kept[k] = rest
         return kept if kept else ...
-    return ... if own == defaults else own
+    return ...
+
+
+def _given_paths(passthrough: list[str]) -> frozenset[str]:
+    """The config key paths set by a flag the user passed to new_stack (after ``--``)."""
+    from oke_rdma.new_stack import FLAGS
+
+    given = {a.split("=", 1)[0] for a in passthrough if a.startswith("--")}
+    return frozenset(key for key, flag in FLAGS.items() if flag in given)
 
 
 def _append_entry(fleet_text: str, entry: dict[str, Any]) -> Optional[str]:
@@ -56,11 +71,13 @@ def main(argv: list[str]) -> int:
     own, _, passthrough = (argv[:argv.index("--")], None, argv[argv.index("--") + 1:]) if "--" in argv else \
         (argv, None, [])
     p = argparse.ArgumentParser(prog="python -m oke_rdma.fleet new-cluster", description=__doc__.splitlines()[0])
-    p.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"))
-    p.add_argument("--name", required=True)
-    p.add_argument("--region", required=True)
-    p.add_argument("--wave", required=True)
-    p.add_argument("--landing-zone")
+    p.add_argument("--fleet", type=Path, default=Path("fleet/fleet.yaml"),
+                   help="the fleet file (default fleet/fleet.yaml); the stack file goes to <its dir>/stacks/")
+    p.add_argument("--name", required=True, help="the new cluster's stack name (stacks/Pulumi.<name>.yaml)")
+    p.add_argument("--region", required=True, help="its OCI region, e.g. us-ashburn-1")
+    p.add_argument("--wave", required=True, help="the fleet wave it is rolled out in (one of the fleet's waves)")
+    p.add_argument("--landing-zone", help="the landing zone whose network it takes (then no network of its own)")
+    p.epilog = "Every argument after -- goes to python -m oke_rdma.new_stack (see its --help)."
     args = p.parse_args(own)
     from oke_rdma import new_stack
 
@@ -80,6 +97,10 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not args.landing_zone and not any(a.split("=", 1)[0] == "--vcn-cidr" for a in passthrough):
+        # its own VCN, reached from the management cluster like every other one: a range no other stack uses
+        from .resolve import free_vcn_cidr, resolve
+        passthrough = [*passthrough, "--vcn-cidr", free_vcn_cidr(resolve(fleet, validate=False))]
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         code = new_stack.main(["--stack", args.name, "--region", args.region, "--output", str(path), *passthrough])
@@ -93,7 +114,7 @@ def main(argv: list[str]) -> int:
         written.pop("oci:region", None)
         if args.landing_zone:
             written.pop("oke-rdma:network", None)
-        kept = strip_defaults(written, defaults)
+        kept = strip_defaults(written, defaults, _given_paths(passthrough))
         path.write_text(
             f"# Stack {args.name} of fleet {fleet.spec.name}: written by python -m oke_rdma.fleet new-cluster (from\n"
             "# python -m oke_rdma.new_stack, keeping only what the fleet's defaults do not give). Placeholders\n"

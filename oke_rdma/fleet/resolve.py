@@ -17,7 +17,9 @@ The resolved file is written (``render``) as ``Pulumi.<name>.yaml``, so the offl
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import ipaddress
 import json
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -165,6 +167,60 @@ def resolve(fleet: Fleet, validate: bool = True) -> list[ResolvedStack]:
                 problems += [f"{fleet.path.name}: {where} ({entry.name}, {entry.stack_file}): {p}" for p in e.problems]
                 continue
         resolved.append(stack)
+    if spec.management is not None:
+        problems += vcn_overlaps(resolved, fleet.path.name)
     if problems:
         raise FleetError(problems)
     return resolved
+
+
+def own_vcn_cidr(stack: ResolvedStack) -> Optional[str]:
+    """The VCN CIDR a stack creates (its ``network.vcnCidr``, else the config model's default), or None when it
+    brings its network (``fromStack``: a landing zone's; ``existing``)."""
+    from oke_rdma.config.network import Network
+
+    network = stack.config.get(f"{NS}:network") or {}
+    if not isinstance(network, dict) or network.get("fromStack") or network.get("existing"):
+        return None
+    cidr = network.get("vcnCidr", Network.model_fields["vcn_cidr"].default)
+    return cidr if isinstance(cidr, str) else None
+
+
+def vcn_overlaps(stacks: list[ResolvedStack], fleet_file: str) -> list[str]:
+    """One line per pair of stacks whose VCNs overlap while the management cluster reaches both (its egress CIDRs
+    are routed to every landing zone's and cluster's VCN, docs/fleet.md): a route to one of them would also match
+    the other, so PKO reaches the wrong API endpoint or none. Clusters in a landing zone share its VCN (no pair)."""
+    seen: list[tuple[ResolvedStack, ipaddress.IPv4Network]] = []
+    problems = []
+    for stack in stacks:
+        cidr = own_vcn_cidr(stack)
+        try:
+            net = ipaddress.IPv4Network(cidr) if cidr else None
+        except ValueError:
+            continue  # the config model refuses it on its own key
+        if net is None:
+            continue
+        for other, other_net in seen:
+            if net.overlaps(other_net):
+                problems.append(
+                    f"{fleet_file}: {stack.name} ({stack.entry.stack_file}): {NS}:network.vcnCidr {net} overlaps "
+                    f"{other.name}'s {other_net} ({other.entry.stack_file}); the management cluster reaches both: "
+                    f"give one a free range (python -m oke_rdma.fleet new-cluster picks one)")
+        seen.append((stack, net))
+    return problems
+
+
+def free_vcn_cidr(stacks: list[ResolvedStack], prefix: int = 16) -> str:
+    """The first ``10.x.0.0/<prefix>`` overlapping no VCN of ``stacks`` nor the management's egress CIDRs."""
+    used = []
+    for stack in stacks:
+        cidr = own_vcn_cidr(stack)
+        with contextlib.suppress(ValueError, TypeError):
+            used.append(ipaddress.IPv4Network(cidr))
+        for egress in getattr(stack.entry, "egress_cidrs", None) or []:
+            with contextlib.suppress(ValueError):
+                used.append(ipaddress.IPv4Network(egress))
+    for candidate in ipaddress.IPv4Network("10.0.0.0/8").subnets(new_prefix=prefix):
+        if not any(candidate.overlaps(u) for u in used):
+            return str(candidate)
+    raise FleetError([f"no free /{prefix} in 10.0.0.0/8 for a new VCN; pass --vcn-cidr after --"])

@@ -40,7 +40,7 @@ class OciClients:
         except (oci.exceptions.ConfigFileNotFound, oci.exceptions.ProfileNotFound, oci.exceptions.InvalidConfig,
                 oci.exceptions.InvalidKeyFilePath, oci.exceptions.InvalidPrivateKey, OSError, ValueError) as e:
             raise CredentialsError(f"{path} [{profile}]: {type(e).__name__}: {e}; create it with `oci setup config` "
-                                   f"or pass --config-file/--profile (or --auth instance_principal on an OCI "
+                                   f"or pass --oci-config/--profile (or --auth instance_principal on an OCI "
                                    f"instance)") from None
         signer: Optional[Any] = None
         if config.get("security_token_file"):

@@ -81,6 +81,8 @@ def test_an_add_on_outside_its_vendors_tested_kubernetes_range_is_refused(key, v
     getattr(cfg.platform, {"gpuOperator": "gpu_operator", "keda": "keda"}[key]).__dict__["version"] = version
     [line] = [p for p in check_chart_compatibility(cfg) if p.startswith(f"oke-rdma:platform.{key}.version")]
     assert f"supports Kubernetes {span} but cluster.kubernetesVersion is {kube}" in line and version in line
+    # leaving the add-on out is named as the other way
+    assert f"or set oke-rdma:platform.{key}.enabled: false" in line, line
 
 
 def test_the_gpu_operator_names_the_release_validated_on_the_cluster():

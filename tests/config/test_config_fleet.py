@@ -164,3 +164,19 @@ def test_the_mig_profile_example_of_the_reference_is_accepted_on_its_shape():
     from oke_rdma.config.fleet import mig_instances
     assert mig_instances("BM.GPU.H100.8", "1g.10gb") == 7 and mig_instances("BM.GPU.H200.8", "1g.18gb") == 7
     assert mig_instances("BM.GPU.H100.8", "all-1g.10gb") is None  # the label's form is not a profile
+
+
+def test_a_refused_mig_setting_adds_no_follow_on_quota_error():
+    """MIG on a shape without MIG-capable GPUs is refused once, on its own key: the tenant quota check does not add
+    a false 'GPUs per node unknown; set gpusPerNode' (the shape's GPUs are known; only the MIG profile is not)."""
+    found = problems(nodePools=shared_pool("VM.GPU.A10.2", mode="mig", profile="1g.10gb"),
+                     tenants={"analytics": {"isolation": "shared"}})  # a tenant whose quota covers the pool
+    assert any("VM.GPU.A10.2 has no MIG-capable GPU" in p for p in found), found
+    assert not any("cannot check the quota" in p or "gpusPerNode" in p for p in found), found
+
+
+def test_a_shape_with_unknown_gpus_still_asks_for_gpus_per_node():
+    """The quota check still names gpusPerNode when the shape's GPU count is truly unknown."""
+    found = problems(nodePools=shared_pool("BM.GPU.Unknown.8", mode="timeSlicing", replicas=2),
+                     tenants={"analytics": {"isolation": "shared"}})
+    assert any("gpusPerNode" in p for p in found), found

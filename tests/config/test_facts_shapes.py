@@ -209,3 +209,19 @@ def test_the_iam_vocabulary_is_consistent():
     assert iam.VERBS == ("inspect", "read", "use", "manage")
     assert all(t == t.lower() and " " not in t for t in iam.ALL_RESOURCE_TYPES)
     assert "all-resources" in iam.FAMILIES and iam.IAM_RESOURCE_TYPES <= iam.ALL_RESOURCE_TYPES
+
+
+@pytest.mark.parametrize("typo, meant", [("BM.GPU.A100-v2", "BM.GPU.A100-v2.8"), ("BM.GPU.H10.8", "BM.GPU.H100.8"),
+                                         ("BM.GPU4", "BM.GPU4.8")])
+def test_a_shape_typo_is_refused_with_the_closest_known_shape(typo, meant):
+    """A shape oke-rdma's table does not know but that is close to one it does gets a did-you-mean."""
+    found = problems(pool(RAW, "gpu", shape=typo))
+    assert any(p.startswith(f"oke-rdma:nodePools.gpu.shape: {typo} (did you mean {meant}?) is not a shape")
+               for p in found), found
+
+
+def test_no_suggestion_for_a_known_or_far_away_shape():
+    """A known shape, or a name close to none, gets no did-you-mean (no claim without a close match)."""
+    assert shapes.did_you_mean_shape("BM.GPU.H100.8") == "" and shapes.did_you_mean_shape("foo") == ""
+    assert shapes.closest_shape("VM.Standard.E5.Flx") == "VM.Standard.E5.Flex"
+    assert shapes.closest_shape("BM.Standard.E5.192") is None  # a real shape the table lacks: no false match

@@ -175,3 +175,25 @@ NOT_FORCE_NEW: dict[str, tuple[str, ...]] = {
         "sourceType", "stateless", "tcpOptions", "udpOptions"),
     "oci:ContainerEngine/cluster:Cluster": ("clusterPodNetworkOptions", "endpointConfig"),
 }
+
+
+@pytest.mark.parametrize("key", ["requests.nvidia.com/gpu", "app.kubernetes.io/name", "nvidia.com/gpu.present",
+                                 "a[0]", 'say "hi"', ""])
+def test_map_keys_with_dots_slashes_or_brackets_are_quoted_and_read_back(key):
+    """A map key that a dotted path would misread is written ``["key"]`` (Pulumi property path syntax) in every
+    property, and the report reads the old and new value back through the same path."""
+    from offline.replacement import _value_at, path_parts
+
+    for outer in ("spec.hard", "metadata.labels", "metadata.annotations"):
+        a, b = outer.split(".")
+        old, new = {a: {b: {key: "16", "cpu": "1"}}}, {a: {b: {key: "32", "cpu": "1"}}}
+        [path] = changed_paths(old, new)
+        assert path == f"{outer}[{json.dumps(key)}]"
+        assert (_value_at(old, path), _value_at(new, path)) == ("16", "32")
+        assert path_parts(path) == [a, b, key]
+
+
+def test_plain_keys_keep_the_dotted_notation():
+    """Identifier-like keys (letters, digits, ``_``, ``-``) stay dotted: ``values.devicePlugin.time-slicing-8``."""
+    assert changed_paths({"values": {"time-slicing-8": 1}}, {"values": {"time-slicing-8": 2}}) == [
+        "values.time-slicing-8"]

@@ -200,3 +200,53 @@ def test_iam_statements_are_listed_only_when_they_change():
     assert "IAM statements" not in same and "Outputs: none changed" in same and "(1 info message: --details)" in same
     grown = render_changes("dev", _fake_run(["Allow a", "Allow b"]), report, False, [], "old.json", previous)
     assert "IAM statements (2):" in grown and "    Allow b" in grown
+
+
+def test_advisory_findings_and_not_checked_notes_are_listed_once():
+    """The same advisory (policy and reason) on several resources is one line with the count; a repeated
+    not-checked-offline note is printed once."""
+    from types import SimpleNamespace
+
+    from offline.report import _policy_lines
+    run = _fake_run(["Allow a"])
+    run.advisories = ["note a", "note a", "note b"]
+    pack = SimpleNamespace(name="oke-rdma-security", version="0.2.0", path="policies/security")
+    finding = "string value at .statements.0 can't be known during preview"
+    not_run = [SimpleNamespace(pack=pack.name, policy="iam-no-node-access", urn=u, reason=finding) for u in "ab"]
+    lines = _policy_lines(run, SimpleNamespace(packs=[pack], violations=[], not_run=not_run))
+    assert [line for line in lines if "iam-no-node-access" in line] == [
+        f"        - [advisory]  iam-no-node-access: {finding} (2 resources)"]
+    assert "Not checked offline (2):" in lines and sum("note a" in line for line in lines) == 1
+
+
+def test_an_iam_policy_the_stack_already_has_is_updated_not_created():
+    """With --previous, the IAM section says updated or unchanged for a policy the previous plan holds."""
+    from types import SimpleNamespace
+
+    from offline.report import iam_section
+    policy = "oci:Identity/policy:Policy"
+    run = _fake_run(["Allow a", "Allow b"])
+    run.outputs["iamPolicies"] = {n: {"compartmentId": "c", "statements": ["Allow a"]} for n in ("p1", "p2", "p3")}
+    run.resources = [SimpleNamespace(name=n, type=policy) for n in ("p1", "p2", "p3")]
+    run.changes = [SimpleNamespace(name="p1", type=policy, op="update"), SimpleNamespace(name="p2", type=policy,
+                                                                                        op="same")]
+    text = "\n".join(iam_section(run))
+    assert "p1 (updated; " in text and "p2 (unchanged; " in text and "p3 (created; " in text
+
+
+def test_diagnostics_wrap_by_one_rule_in_the_first_preview_and_with_previous():
+    """A long diagnostic is wrapped at the width, continuation lines indented, in the summary and in the
+    --previous view alike."""
+    from types import SimpleNamespace
+
+    from offline.report import diagnostics_block
+    from offline.report_changes import render_changes
+    long = "warning text " * 20
+    run = _fake_run(["Allow a"])
+    run.diagnostics = [("warning", long.strip())]
+    first = diagnostics_block(run, "dev", 60)
+    assert len(first) > 4 and all(len(line) <= 60 for line in first) and first[4].startswith("      ")
+    report = SimpleNamespace(packs=[], violations=[], not_run=[])
+    previous = {"resources": [], "outputs": {"policyStatements": ["Allow a"], "region": "sa-saopaulo-1"}}
+    changed = render_changes("dev", run, report, False, [], "old.json", previous, 60)
+    assert "\n".join(first[1:]) in changed

@@ -8,7 +8,7 @@ import re
 from typing import Callable, Optional
 
 from ...facts.kubernetes import max_skew, skew_problem
-from ...facts.shapes import SHAPES, nvme_drives
+from ...facts.shapes import SHAPES, did_you_mean_shape, nvme_drives
 from .._base import _K8S_NAME_RE, _key
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
                        KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, ComputeCluster, NodePool, PROGRAM_NODE_LABELS,
@@ -149,8 +149,8 @@ def rdma_pool_problems(pool: NodePool, compute_cluster: Optional[ComputeCluster]
         problems.append(f"{key('shape')}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
                         f"instances only ({listed}); pick one of those or set rdma: false")
     elif pool.shape not in RDMA_SHAPES and not pool.allow_unlisted_rdma_shape:
-        problems.append(f"{key('shape')}: {pool.shape} is not a shape Oracle lists for RDMA in Compute "
-                        f"Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
+        problems.append(f"{key('shape')}: {pool.shape}{did_you_mean_shape(pool.shape)} is not a shape Oracle "
+                        f"lists for RDMA in Compute Clusters ({listed}); pick one, set rdma: false, or (if Oracle supports it in your region) "
                         f"set allowUnlistedRdmaShape: true")
     if compute_cluster is not None and pool.availability_domains and \
             tuple(pool.availability_domains) != (compute_cluster.availability_domain,):
@@ -168,8 +168,8 @@ def _check_local_nvme(at: tuple, pool) -> list[str]:
     drives = nvme_drives(pool.shape)
     if drives is None:
         known = sorted(n for n in SHAPES if (nvme_drives(n) or 0) > 0)
-        return [f"{_key(at)}: the local NVMe drives of {pool.shape} are not in oke-rdma's shape table, so the RAID "
-                f"cannot be promised; use a shape with known drives ({', '.join(known)}) or turn localNvme off"]
+        return [f"{_key(at)}: the local NVMe drives of {pool.shape}{did_you_mean_shape(pool.shape)} are not in "
+                f"oke-rdma's shape table, so the RAID cannot be promised; use a shape with known drives ({', '.join(known)}) or turn localNvme off"]
     if drives == 0:
         return [f"{_key(at)}: {pool.shape} has no local NVMe drives (OCI Compute Shapes); turn localNvme off or use "
                 f"a shape with NVMe (a bare metal GPU shape, or a DenseIO shape)"]

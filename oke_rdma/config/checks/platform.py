@@ -125,6 +125,8 @@ def check_chart_compatibility(cfg: StackConfig) -> list[str]:
             fix = (f"use {chart.name} {others[0].charts[0]} or newer (supports Kubernetes {kube}), or a Kubernetes "
                    f"version in {span}" if others else f"use a Kubernetes version in {span} (no recorded "
                    f"{chart.name} version supports {kube})")
+            # leaving the add-on out is a way too (the config model accepts every release disabled)
+            fix += f", or set {_key(('platform', key, 'enabled'))}: false (the stack goes without {chart.name})"
             problems.append(f"{at}: {chart.name} {release.version} supports Kubernetes {span} but "
                             f"cluster.kubernetesVersion is {kube} ({support.source}); {fix}")
     return problems
