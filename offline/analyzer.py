@@ -39,7 +39,8 @@ from typing import Any, Collection, Mapping, Optional, Sequence, Union
 
 from offline import prestart, timings
 from offline.policy_config import ResolvedPolicyConfig, policy_specs
-from offline.policy_types import EngineResource, NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation
+from offline.policy_types import (analyzed_inputs, EngineResource, NotApplicable, NotRun, PolicyReport,
+                                  PolicyRuntimeError, Violation)
 
 #: How long a pack may take to print its port (import of pulumi + pulumi_policy + the rules on a loaded machine).
 START_TIMEOUT_S = 120.0
@@ -298,11 +299,6 @@ def _struct(values: Mapping[str, Any]) -> Any:
     return struct
 
 
-#: Remote components the engine analyses without their inputs: the provider's ``Construct`` registers the component
-#: with none and the engine sends no goal for the program's registration (``policies/security/_objects.py``
-#: ``inputs_hidden``, with sources). pulumi-kubernetes' yaml/v2 and kustomize/v2 components are constructed the same
-#: way; the offline preview still judges their inputs (docs/threat-model.md: what pulumi preview cannot judge).
-INPUTS_HIDDEN = frozenset({"kubernetes:helm.sh/v4:Chart"})
 
 
 def _engine_props(wire: Mapping[str, Any]) -> Any:
@@ -408,9 +404,8 @@ def analyze_request(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> 
     """The ``AnalyzeRequest`` of one registration: its inputs, options and provider (looked up in ``by_urn``)."""
     from pulumi.runtime.proto import analyzer_pb2
 
-    inputs = {} if r.remote and r.type in INPUTS_HIDDEN else r.inputs
-    request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(inputs), urn=r.urn, name=r.name,
-                                          options=_options(r))
+    request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(analyzed_inputs(r)), urn=r.urn,
+                                          name=r.name, options=_options(r))
     provider = _provider(r, by_urn)
     if provider is not None:
         request.provider.CopyFrom(provider)

@@ -52,7 +52,8 @@ from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from offline.analyzer import start_analyzers as _start_analyzers
 from offline.policy_types import (STACK_TYPE, SERVICER_PACK_VERSION, EngineResource, NotApplicable, NotRun,  # noqa: F401
-                              PackInfo, PolicyReport, PolicyRuntimeError, Violation, has_mandatory, pack_version)
+                                  PackInfo, PolicyReport, PolicyRuntimeError, Violation, analyzed_inputs, has_mandatory,
+                                  pack_version)
 from offline.streaming import AnalysisStream
 from offline.policy_config import (PolicyConfigError, ResolvedPolicyConfig, check_pack_config_count,  # noqa: F401
                                    load_policy_config, parse_policy_config, policy_config_warnings,
@@ -196,8 +197,8 @@ def evaluate(policies: Sequence[Policy], resources: Sequence[EngineResource], pa
                 reason = "Policy does not implement validate"
                 run.report.not_applicable.append(NotApplicable(policy.name, r.urn, reason))
                 continue
-            args = ResourceValidationArgs(r.type, _props(r.inputs), r.urn, r.name, _options(r), _provider(r, by_urn),
-                                          _wire_config(configs[policy.name].properties), tags)
+            args = ResourceValidationArgs(r.type, _props(analyzed_inputs(r)), r.urn, r.name, _options(r),
+                                          _provider(r, by_urn), _wire_config(configs[policy.name].properties), tags)
             run.call(policy, args, run.reporter(policy, level, "resource", r.urn), r.urn)
 
     for policy in policies:

@@ -149,3 +149,16 @@ class PolicyRuntimeError(RuntimeError):
 def has_mandatory(report: PolicyReport) -> bool:
     """True if any violation is mandatory (the engine then fails the preview/update)."""
     return bool(report.mandatory)
+
+
+#: Remote components the engine analyses without their inputs: the provider's ``Construct`` registers the component
+#: with none and the engine sends no goal for the program's registration (``policies/security/_objects.py``
+#: ``inputs_hidden``, with sources). pulumi-kubernetes' yaml/v2 and kustomize/v2 components are constructed the same
+#: way; the offline preview still judges their inputs (docs/threat-model.md: what pulumi preview cannot judge).
+INPUTS_HIDDEN = frozenset({"kubernetes:helm.sh/v4:Chart"})
+
+
+def analyzed_inputs(r: "EngineResource") -> dict:
+    """The inputs the engine sends analyzers for ``r``: none for a remote component of :data:`INPUTS_HIDDEN`, else
+    its recorded inputs (the analyzer servers and the in-process harness both read them here)."""
+    return {} if r.remote and r.type in INPUTS_HIDDEN else r.inputs
