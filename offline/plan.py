@@ -10,9 +10,9 @@ two plans of different commits diff line by line. Secrets are ``[secret]``, unkn
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
+from offline import indented_json
 from offline.engine import ProgramRun, topological
 from offline.policy_types import EngineResource
 from offline.replacement import Change
@@ -74,5 +74,7 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
 
 
 def dumps(doc: dict) -> str:
-    """The plan as written to ``--json``: keys sorted, two-space indent, a final newline."""
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The plan as written to ``--json``: keys sorted, two-space indent, a final newline — the text of
+    ``json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)``, written faster
+    (:func:`offline.indented_json.dumps`)."""
+    return indented_json.dumps(doc) + "\n"
