@@ -314,8 +314,13 @@ def _options(r: EngineResource) -> Any:
         additionalSecretOutputs=list(r.additional_secret_outputs), aliases=list(r.aliases), parent=r.parent or "")
 
 
-def _provider(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> Any:
-    """The ``AnalyzerProviderResource`` of a registration's provider reference (``<urn>::<id>``), or None."""
+def _provider(r: EngineResource, by_urn: Mapping[str, EngineResource],
+              cache: Optional[dict[str, tuple[EngineResource, Any]]] = None) -> Any:
+    """The ``AnalyzerProviderResource`` of a registration's provider reference (``<urn>::<id>``), or None.
+
+    ``cache`` (provider URN → (its registration, the message)) keeps the message of a known provider for the next
+    registration using it (a thousand Kubernetes objects name one provider), as long as ``by_urn`` still holds that
+    same registration; the caller copies the message into its request (``CopyFrom``) and never changes it."""
     from pulumi.runtime.proto import analyzer_pb2
 
     if not r.provider:
@@ -323,8 +328,14 @@ def _provider(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> Any:
     urn = r.provider.rsplit("::", 1)[0] if r.provider.count("::") > 3 else r.provider
     known = by_urn.get(urn)
     if known is not None:
-        return analyzer_pb2.AnalyzerProviderResource(type=known.type, properties=_engine_props(known.inputs),
-                                                     urn=known.urn, name=known.name)
+        cached = cache.get(urn) if cache is not None else None
+        if cached is not None and cached[0] is known:
+            return cached[1]
+        message = analyzer_pb2.AnalyzerProviderResource(type=known.type, properties=_engine_props(known.inputs),
+                                                        urn=known.urn, name=known.name)
+        if cache is not None:
+            cache[urn] = (known, message)
+        return message
     parts = urn.split("::")
     return analyzer_pb2.AnalyzerProviderResource(type=parts[2].split("$")[-1] if len(parts) > 3 else "",
                                                  properties=_struct({}), urn=urn,
@@ -397,13 +408,15 @@ def configure(session: PackSession, configs: Mapping[str, ResolvedPolicyConfig],
         stack=stack, project=project, organization="organization", dry_run=True, tags=dict(stack_tags or {})))
 
 
-def analyze_request(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> Any:
-    """The ``AnalyzeRequest`` of one registration: its inputs, options and provider (looked up in ``by_urn``)."""
+def analyze_request(r: EngineResource, by_urn: Mapping[str, EngineResource],
+                    providers: Optional[dict[str, tuple[EngineResource, Any]]] = None) -> Any:
+    """The ``AnalyzeRequest`` of one registration: its inputs, options and provider (looked up in ``by_urn``;
+    ``providers``: a cache of provider messages kept across calls, see :func:`_provider`)."""
     from pulumi.runtime.proto import analyzer_pb2
 
     request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(r.inputs), urn=r.urn, name=r.name,
                                           options=_options(r))
-    provider = _provider(r, by_urn)
+    provider = _provider(r, by_urn, providers)
     if provider is not None:
         request.provider.CopyFrom(provider)
     return request
@@ -414,13 +427,14 @@ def stack_request(resources: Sequence[EngineResource], by_urn: Mapping[str, Engi
     from pulumi.runtime.proto import analyzer_pb2
 
     request = analyzer_pb2.AnalyzeStackRequest()
+    providers: dict[str, tuple[EngineResource, Any]] = {}
     for r in resources:
         item = analyzer_pb2.AnalyzerResource(
             type=r.type, properties=_engine_props(r.outputs), urn=r.urn, name=r.name, options=_options(r),
             parent=r.parent or "", dependencies=list(r.dependencies),
             propertyDependencies={k: analyzer_pb2.AnalyzerPropertyDependencies(urns=list(v))
                                   for k, v in r.property_dependencies.items()})
-        provider = _provider(r, by_urn)
+        provider = _provider(r, by_urn, providers)
         if provider is not None:
             item.provider.CopyFrom(provider)
         request.resources.append(item)

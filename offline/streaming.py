@@ -52,6 +52,33 @@ class _Finish:
     stack_request: Any
 
 
+class _Registration:
+    """One registration queued to every pack, with its ``Analyze`` request: the packs' threads take the
+    registrations in the same order, so at this one each has seen the same ones before it and would build the same
+    request; the first thread to get here builds it (or meets the error building it raises) and the others send
+    that (a protobuf message is only read once built)."""
+
+    __slots__ = ("resource", "_built")
+
+    def __init__(self, resource: EngineResource):
+        self.resource = resource
+        self._built: Optional[tuple[bool, Any]] = None  # (built, the request or the error raised)
+
+    def request(self, by_urn: Mapping[str, EngineResource], providers: dict, lock: threading.Lock) -> Any:
+        """The ``AnalyzeRequest`` (:func:`offline.analyzer.analyze_request` with ``by_urn`` and the stream's cache
+        of provider messages), built once. :raises: what building it raised, in every thread that asks."""
+        with lock:
+            if self._built is None:
+                try:
+                    self._built = (True, analyze_request(self.resource, by_urn, providers))
+                except Exception as e:  # noqa: BLE001 (raised again in each pack's thread, as before)
+                    self._built = (False, e)
+        built, value = self._built
+        if not built:
+            raise value
+        return value
+
+
 @dataclass
 class _Sent:
     """One streamed ``Analyze``: the registration, its response, and whether its provider was already known."""
@@ -95,6 +122,8 @@ class AnalysisStream:
         self._packs = [_Pack(process, Path(path), policy_configs[index] if policy_configs else None)
                        for index, (path, process) in enumerate(zip(packs, analyzers.processes))]
         self._closed = False
+        self._requests = threading.Lock()  # held while a pack's thread builds a registration's shared request
+        self._providers: dict = {}  # provider URN → (its registration, its message): offline.analyzer._provider
         for pack in self._packs:
             pack.thread = threading.Thread(target=self._converse, args=(pack,), daemon=True,
                                            name=f"analyze-{pack.path.name}")
@@ -102,8 +131,9 @@ class AnalysisStream:
 
     def submit(self, resource: EngineResource) -> None:
         """Queue ``resource``'s ``Analyze`` on every pack (non-blocking; call in registration order)."""
+        registration = _Registration(resource)
         for pack in self._packs:
-            pack.queue.put(resource)
+            pack.queue.put(registration)
 
     def _converse(self, pack: _Pack) -> None:
         try:
@@ -129,10 +159,11 @@ class AnalysisStream:
                         _collect(pack, in_flight)
                     pack.report = self._finish_pack(pack, item.resources, item.stack_request)
                     return
-                by_urn[item.urn] = item
-                known = _provider_urn(item) in by_urn if item.provider else True
-                in_flight.append((item, pack.process.send("Analyze", analyze_request(item, by_urn),
-                                                          f"of {item.urn}"), known))
+                resource = item.resource
+                by_urn[resource.urn] = resource
+                known = _provider_urn(resource) in by_urn if resource.provider else True
+                request = item.request(by_urn, self._providers, self._requests)
+                in_flight.append((resource, pack.process.send("Analyze", request, f"of {resource.urn}"), known))
                 while len(in_flight) >= IN_FLIGHT or (in_flight and in_flight[0][1].done()):
                     _collect(pack, in_flight)
         except BaseException as e:  # noqa: BLE001 (reported by finish)
