@@ -10,6 +10,7 @@ two plans of different commits diff line by line. Secrets are ``[secret]``, unkn
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 from offline import indented_json
@@ -78,3 +79,13 @@ def dumps(doc: dict) -> str:
     ``json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)``, written faster
     (:func:`offline.indented_json.dumps`)."""
     return indented_json.dumps(doc) + "\n"
+
+
+def write(doc: dict, path: Path) -> None:
+    """Write the plan to ``path`` as :func:`dumps` gives it (UTF-8), a part at a time (the text of a large plan is
+    never held whole).
+
+    :raises OSError: when the file cannot be written.
+    """
+    with path.open("w", encoding="utf-8") as fp:
+        indented_json.dump(doc, fp, end="\n")

@@ -80,3 +80,17 @@ def test_the_dev_plan_is_written_as_before(dev_plan_file):
     doc = json.loads(text)
     assert len(doc["resources"]) > 100
     assert plan.dumps(doc) == reference(doc) + "\n" == text
+
+
+def test_a_plan_written_to_a_file_a_part_at_a_time_is_the_same_text(tmp_path, monkeypatch):
+    """The file holds dumps(doc) and the final newline, however often the pieces were written out; a document whose
+    keys json.dumps must convert is rewritten whole by json.dumps."""
+    monkeypatch.setattr(indented_json, "_FLUSH_EVERY", 3)
+    doc = {"resources": [{"urn": f"u{i}", "inputs": {"list": list(range(i)), "map": {"k": "é"}}} for i in range(20)],
+           "stack": "dev"}
+    target = tmp_path / "plan.json"
+    plan.write(doc, target)
+    assert target.read_text(encoding="utf-8") == reference(doc) + "\n"
+    late = {"a": [{"x": list(range(10))} for _ in range(5)], "z": {2: "two", 1: "one"}}  # found after flushes
+    plan.write(late, target)
+    assert target.read_text(encoding="utf-8") == reference(late) + "\n"
