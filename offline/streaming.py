@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from offline.policy_config import PolicyConfigError, policy_config_warnings, resolve_policy_config
-from offline.analyzer import analyze_request, configure, describe, findings, stack_request
+from offline.analyzer import analyze_request, configure, describe, findings, stack_request_bytes
 from offline.policy_types import EngineResource, PackInfo, PolicyReport, pack_version
 
 _STOP = object()
@@ -46,10 +46,10 @@ IN_FLIGHT = 4
 @dataclass
 class _Finish:
     """The last item of a pack's queue: the finished resource list (the stack first) and its ``AnalyzeStack``
-    request (the same for every pack: built once)."""
+    request, serialized (the same for every pack: built once)."""
 
     resources: Sequence[EngineResource]
-    stack_request: Any
+    stack_request: bytes
 
 
 class _Registration:
@@ -123,7 +123,8 @@ class AnalysisStream:
                        for index, (path, process) in enumerate(zip(packs, analyzers.processes))]
         self._closed = False
         self._requests = threading.Lock()  # held while a pack's thread builds a registration's shared request
-        self._providers: dict = {}  # provider URN → (its registration, its message): offline.analyzer._provider
+        # provider URN → (its registration, its message): offline.analyzer_requests._provider
+        self._providers: dict = {}
         for pack in self._packs:
             pack.thread = threading.Thread(target=self._converse, args=(pack,), daemon=True,
                                            name=f"analyze-{pack.path.name}")
@@ -192,7 +193,7 @@ class AnalysisStream:
         :raises PolicyRuntimeError: a pack did not start, or a call failed (a rule raised).
         :raises PolicyConfigError: a pack's policy config is invalid (``by_pack`` names the pack).
         """
-        finished = _Finish(list(resources), stack_request(resources, {r.urn: r for r in resources}))
+        finished = _Finish(list(resources), stack_request_bytes(resources, {r.urn: r for r in resources}))
         for pack in self._packs:
             pack.queue.put(finished)
         for pack in self._packs:
