@@ -103,15 +103,6 @@ def stack_request(resources: Sequence[EngineResource], by_urn: Mapping[str, Engi
     return request
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def stack_request_bytes(resources: Sequence[EngineResource], by_urn: Mapping[str, EngineResource]) -> bytes:
     """:func:`stack_request` serialized (what gRPC sends), built one resource at a time: the request has one field,
     ``repeated AnalyzerResource resources = 1`` (``analyzer.proto``), so it is each resource's message preceded by
@@ -125,6 +116,10 @@ def stack_request_bytes(resources: Sequence[EngineResource], by_urn: Mapping[str
     providers: dict[str, tuple[EngineResource, Any]] = {}
     parts: list[bytes] = []
     for r in resources:
-        encoded = _stack_resource(r, by_urn, providers).SerializeToString()
-        parts += [b"\x0a", _varint(len(encoded)), encoded]  # field 1, wire type 2 (length-delimited)
+        # a request holding this one resource serializes to its field-1 record: the bytes the whole request has for
+        # it (appended the same way, so its maps are written in the same order: a rule reading a map's keys in
+        # order sees what it saw; a resource serialized on its own wrote them in another order)
+        one = analyzer_pb2.AnalyzeStackRequest()
+        one.resources.append(_stack_resource(r, by_urn, providers))
+        parts.append(one.SerializeToString())
     return b"".join(parts)
