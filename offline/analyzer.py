@@ -39,8 +39,9 @@ from typing import Any, Collection, Mapping, Optional, Sequence, Union
 
 from offline import prestart, timings
 from offline.policy_config import ResolvedPolicyConfig, policy_specs
-from offline.policy_types import (analyzed_inputs, EngineResource, NotApplicable, NotRun, PolicyReport,
-                                  PolicyRuntimeError, Violation)
+# the requests (re-exported: callers import them from here)
+from offline.analyzer_requests import _struct, analyze_request, stack_request, stack_request_bytes  # noqa: F401
+from offline.policy_types import NotApplicable, NotRun, PolicyReport, PolicyRuntimeError, Violation
 
 #: How long a pack may take to print its port (import of pulumi + pulumi_policy + the rules on a loaded machine).
 START_TIMEOUT_S = 120.0
@@ -191,8 +192,23 @@ class AnalyzerProcess:
         return self.send(method, request, what).result()
 
     def send(self, method: str, request: Any, what: str) -> "PendingCall":
-        """Start one unary call without waiting for its answer (``PendingCall.result()`` waits)."""
-        return PendingCall(self, method, what, getattr(self.stub(), method).future(request))
+        """Start one unary call without waiting for its answer (``PendingCall.result()`` waits). ``request`` is the
+        request message, or its serialized bytes, sent as they are (``AnalyzeStack``'s is built that way without
+        holding the whole message: :func:`offline.analyzer_requests.stack_request_bytes`)."""
+        stub = self.stub()
+        if isinstance(request, bytes):
+            return PendingCall(self, method, what, self._raw(method).future(request))
+        return PendingCall(self, method, what, getattr(stub, method).future(request))
+
+    def _raw(self, method: str) -> Any:
+        """A callable of ``method`` on this server's channel whose request is already serialized (gRPC sends bytes
+        as they are when no serializer is given); its answer is read as the service defines it."""
+        from pulumi.runtime.proto import analyzer_pb2
+
+        service = analyzer_pb2.DESCRIPTOR.services_by_name["Analyzer"]
+        answer = getattr(analyzer_pb2, service.methods_by_name[method].output_type.name)
+        return self._channel.unary_unary(f"/{service.full_name}/{method}", request_serializer=None,
+                                         response_deserializer=answer.FromString)
 
     def close(self) -> None:
         """Stop the server process and release the channel (idempotent)."""
@@ -291,49 +307,6 @@ def start_analyzers(pack_dirs: Sequence[Union[str, Path]]) -> Analyzers:
 _CANT_RUN = "can't run policy "  # how pulumi-policy words an UnknownValueError diagnostic (policy.py, 1.21.0)
 
 
-def _struct(values: Mapping[str, Any]) -> Any:
-    from google.protobuf import struct_pb2
-
-    struct = struct_pb2.Struct()
-    struct.update(dict(values))
-    return struct
-
-
-
-
-def _engine_props(wire: Mapping[str, Any]) -> Any:
-    """A registration's properties as the engine marshals them for analyzers: top-level ``__`` keys skipped
-    (``SkipInternalKeys``), unknowns and secrets kept (``KeepUnknowns``/``KeepSecrets``)."""
-    return _struct({k: v for k, v in wire.items() if not k.startswith("__")})
-
-
-def _options(r: EngineResource) -> Any:
-    from pulumi.runtime.proto import analyzer_pb2
-
-    return analyzer_pb2.AnalyzerResourceOptions(
-        protect=r.protect, ignoreChanges=list(r.ignore_changes),
-        deleteBeforeReplace=bool(r.delete_before_replace),
-        deleteBeforeReplaceDefined=r.delete_before_replace is not None,
-        additionalSecretOutputs=list(r.additional_secret_outputs), aliases=list(r.aliases), parent=r.parent or "")
-
-
-def _provider(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> Any:
-    """The ``AnalyzerProviderResource`` of a registration's provider reference (``<urn>::<id>``), or None."""
-    from pulumi.runtime.proto import analyzer_pb2
-
-    if not r.provider:
-        return None
-    urn = r.provider.rsplit("::", 1)[0] if r.provider.count("::") > 3 else r.provider
-    known = by_urn.get(urn)
-    if known is not None:
-        return analyzer_pb2.AnalyzerProviderResource(type=known.type, properties=_engine_props(known.inputs),
-                                                     urn=known.urn, name=known.name)
-    parts = urn.split("::")
-    return analyzer_pb2.AnalyzerProviderResource(type=parts[2].split("$")[-1] if len(parts) > 3 else "",
-                                                 properties=_struct({}), urn=urn,
-                                                 name=parts[-1] if len(parts) > 3 else urn)
-
-
 def _level(value: int) -> str:
     from pulumi.runtime.proto import analyzer_pb2
 
@@ -398,36 +371,6 @@ def configure(session: PackSession, configs: Mapping[str, ResolvedPolicyConfig],
         for name, c in configs.items()}), "")
     _tolerate_unimplemented(process, "ConfigureStack", analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=stack, project=project, organization="organization", dry_run=True, tags=dict(stack_tags or {})))
-
-
-def analyze_request(r: EngineResource, by_urn: Mapping[str, EngineResource]) -> Any:
-    """The ``AnalyzeRequest`` of one registration: its inputs, options and provider (looked up in ``by_urn``)."""
-    from pulumi.runtime.proto import analyzer_pb2
-
-    request = analyzer_pb2.AnalyzeRequest(type=r.type, properties=_engine_props(analyzed_inputs(r)), urn=r.urn,
-                                          name=r.name, options=_options(r))
-    provider = _provider(r, by_urn)
-    if provider is not None:
-        request.provider.CopyFrom(provider)
-    return request
-
-
-def stack_request(resources: Sequence[EngineResource], by_urn: Mapping[str, EngineResource]) -> Any:
-    """The ``AnalyzeStackRequest``: every resource's outputs, options, provider, parent and dependencies."""
-    from pulumi.runtime.proto import analyzer_pb2
-
-    request = analyzer_pb2.AnalyzeStackRequest()
-    for r in resources:
-        item = analyzer_pb2.AnalyzerResource(
-            type=r.type, properties=_engine_props(r.outputs), urn=r.urn, name=r.name, options=_options(r),
-            parent=r.parent or "", dependencies=list(r.dependencies),
-            propertyDependencies={k: analyzer_pb2.AnalyzerPropertyDependencies(urns=list(v))
-                                  for k, v in r.property_dependencies.items()})
-        provider = _provider(r, by_urn)
-        if provider is not None:
-            item.provider.CopyFrom(provider)
-        request.resources.append(item)
-    return request
 
 
 def findings(responses: Sequence[tuple[Optional[str], Any]], urns: Collection[str]) -> PolicyReport:

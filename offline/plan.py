@@ -10,9 +10,10 @@ two plans of different commits diff line by line. Secrets are ``[secret]``, unkn
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Optional
 
+from offline import indented_json
 from offline.engine import ProgramRun, topological
 from offline.policy_types import EngineResource
 from offline.replacement import Change
@@ -74,5 +75,17 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
 
 
 def dumps(doc: dict) -> str:
-    """The plan as written to ``--json``: keys sorted, two-space indent, a final newline."""
-    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The plan as written to ``--json``: keys sorted, two-space indent, a final newline — the text of
+    ``json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)``, written faster
+    (:func:`offline.indented_json.dumps`)."""
+    return indented_json.dumps(doc) + "\n"
+
+
+def write(doc: dict, path: Path) -> None:
+    """Write the plan to ``path`` as :func:`dumps` gives it (UTF-8), a part at a time (the text of a large plan is
+    never held whole).
+
+    :raises OSError: when the file cannot be written.
+    """
+    with path.open("w", encoding="utf-8") as fp:
+        indented_json.dump(doc, fp, end="\n")

@@ -61,7 +61,8 @@ from offline.crds import crd_changes
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program, skipped_on_first_preview
 from offline.failure import program_failure
 from offline.node_images import image_version_warnings
-from offline.plan import dumps, to_json  # noqa: F401 (to_json: re-exported)
+from offline.plan import dumps, to_json  # noqa: F401 (dumps, to_json: re-exported)
+from offline.plan import write as write_plan
 from offline.policy_eval import (PolicyConfigError, PolicyRuntimeError, check_pack_config_count, evaluate_packs,
                                  has_mandatory, pack_problem, start_analyzers)
 from offline.replacement import check_plan, check_plan_stack, protected_destroyed, stateful_destroyed
@@ -407,7 +408,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
                  details=args.details, previous_plan=previous))
     if args.json:
         try:
-            args.json.write_text(dumps(to_json(stack, run, report, changes)), encoding="utf-8")
+            write_plan(to_json(stack, run, report, changes), args.json)
         except OSError as e:  # checked before the run; this is a race (the directory went away, the disk is full)
             print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
             return EXIT_CONFIG

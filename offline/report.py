@@ -318,8 +318,9 @@ def stateful_block(changes: Optional[list[Change]]) -> list[str]:
 def _policy_lines(run: ProgramRun, report) -> list[str]:
     lines = ["", "Policies:"]
     names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
-    ordered = ordered_violations(report.violations, topological(run.resources))
-    position = {r.urn: i for i, r in enumerate(topological(run.resources))}
+    resources = topological(run.resources)
+    ordered = ordered_violations(report.violations, resources)
+    position = {r.urn: i for i, r in enumerate(resources)}
     for pack in report.packs:
         violations = [v for v in ordered if v.pack == pack.name]
         not_run = sorted((n for n in report.not_run if n.pack == pack.name),

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from offline.policy_config import PolicyConfigError, policy_config_warnings, resolve_policy_config
-from offline.analyzer import analyze_request, configure, describe, findings, stack_request
+from offline.analyzer import analyze_request, configure, describe, findings, stack_request_bytes
 from offline.policy_types import EngineResource, PackInfo, PolicyReport, pack_version
 
 _STOP = object()
@@ -46,10 +46,37 @@ IN_FLIGHT = 4
 @dataclass
 class _Finish:
     """The last item of a pack's queue: the finished resource list (the stack first) and its ``AnalyzeStack``
-    request (the same for every pack: built once)."""
+    request, serialized (the same for every pack: built once)."""
 
     resources: Sequence[EngineResource]
-    stack_request: Any
+    stack_request: bytes
+
+
+class _Registration:
+    """One registration queued to every pack, with its ``Analyze`` request: the packs' threads take the
+    registrations in the same order, so at this one each has seen the same ones before it and would build the same
+    request; the first thread to get here builds it (or meets the error building it raises) and the others send
+    that (a protobuf message is only read once built)."""
+
+    __slots__ = ("resource", "_built")
+
+    def __init__(self, resource: EngineResource):
+        self.resource = resource
+        self._built: Optional[tuple[bool, Any]] = None  # (built, the request or the error raised)
+
+    def request(self, by_urn: Mapping[str, EngineResource], providers: dict, lock: threading.Lock) -> Any:
+        """The ``AnalyzeRequest`` (:func:`offline.analyzer.analyze_request` with ``by_urn`` and the stream's cache
+        of provider messages), built once. :raises: what building it raised, in every thread that asks."""
+        with lock:
+            if self._built is None:
+                try:
+                    self._built = (True, analyze_request(self.resource, by_urn, providers))
+                except Exception as e:  # noqa: BLE001 (raised again in each pack's thread, as before)
+                    self._built = (False, e)
+        built, value = self._built
+        if not built:
+            raise value
+        return value
 
 
 @dataclass
@@ -95,6 +122,9 @@ class AnalysisStream:
         self._packs = [_Pack(process, Path(path), policy_configs[index] if policy_configs else None)
                        for index, (path, process) in enumerate(zip(packs, analyzers.processes))]
         self._closed = False
+        self._requests = threading.Lock()  # held while a pack's thread builds a registration's shared request
+        # provider URN → (its registration, its message): offline.analyzer_requests._provider
+        self._providers: dict = {}
         for pack in self._packs:
             pack.thread = threading.Thread(target=self._converse, args=(pack,), daemon=True,
                                            name=f"analyze-{pack.path.name}")
@@ -102,8 +132,9 @@ class AnalysisStream:
 
     def submit(self, resource: EngineResource) -> None:
         """Queue ``resource``'s ``Analyze`` on every pack (non-blocking; call in registration order)."""
+        registration = _Registration(resource)
         for pack in self._packs:
-            pack.queue.put(resource)
+            pack.queue.put(registration)
 
     def _converse(self, pack: _Pack) -> None:
         try:
@@ -129,10 +160,11 @@ class AnalysisStream:
                         _collect(pack, in_flight)
                     pack.report = self._finish_pack(pack, item.resources, item.stack_request)
                     return
-                by_urn[item.urn] = item
-                known = _provider_urn(item) in by_urn if item.provider else True
-                in_flight.append((item, pack.process.send("Analyze", analyze_request(item, by_urn),
-                                                          f"of {item.urn}"), known))
+                resource = item.resource
+                by_urn[resource.urn] = resource
+                known = _provider_urn(resource) in by_urn if resource.provider else True
+                request = item.request(by_urn, self._providers, self._requests)
+                in_flight.append((resource, pack.process.send("Analyze", request, f"of {resource.urn}"), known))
                 while len(in_flight) >= IN_FLIGHT or (in_flight and in_flight[0][1].done()):
                     _collect(pack, in_flight)
         except BaseException as e:  # noqa: BLE001 (reported by finish)
@@ -161,7 +193,7 @@ class AnalysisStream:
         :raises PolicyRuntimeError: a pack did not start, or a call failed (a rule raised).
         :raises PolicyConfigError: a pack's policy config is invalid (``by_pack`` names the pack).
         """
-        finished = _Finish(list(resources), stack_request(resources, {r.urn: r for r in resources}))
+        finished = _Finish(list(resources), stack_request_bytes(resources, {r.urn: r for r in resources}))
         for pack in self._packs:
             pack.queue.put(finished)
         for pack in self._packs:

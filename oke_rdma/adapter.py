@@ -275,7 +275,11 @@ def walls_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
     walls = {t: TenantWall(ns, tuple(sorted({tenants[o] for o in cfg.tenants[t].network.allow_from})),
                            rdma=cfg.tenants[t].rdma) for t, ns in tenants.items()}
     pools = {t: tenant_pools(cfg, t) for t in cfg.tenants}
-    shared_nodes = {t: {p: [o for o in cfg.tenants if o != t and p in pools[o]] for p in pools[t]}
+    users: dict[str, list[str]] = {}  # pool → the tenants whose flavors cover it, in config order
+    for t in cfg.tenants:
+        for p in dict.fromkeys(pools[t]):
+            users.setdefault(p, []).append(t)
+    shared_nodes = {t: {p: [o for o in users[p] if o != t] for p in pools[t]}
                     for t in cfg.tenants if cfg.tenants[t].rdma}
     engine = platform.releases.get("cilium")
     cilium_ns = cfg.platform.cilium.namespace

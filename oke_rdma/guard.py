@@ -39,6 +39,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from oke_rdma.depends import all_of
 from oke_rdma.guard_rbac import rbac_policies
 
 TENANT_LABEL = "okerdma.io/tenant"
@@ -231,10 +232,12 @@ class Guard(pulumi.ComponentResource):
         self.objects: dict[str, pulumi.CustomResource] = {}
         manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
                              args.tenant_priority_classes, args.tenant_groups, args.tenant_roles)
+        # every policy waits for every tenant namespace: one entry standing for them all (oke_rdma.depends)
+        namespaces = [all_of(args.depends_on)] if args.depends_on else []
         for m in manifests:
             is_policy = m["kind"] == "ValidatingAdmissionPolicy"
             logical = f"{m['metadata']['name']}-{'policy' if is_policy else 'binding'}"
-            deps = [*args.depends_on] if is_policy else [self.objects[f"{m['spec']['policyName']}-policy"]]
+            deps = list(namespaces) if is_policy else [self.objects[f"{m['spec']['policyName']}-policy"]]
             resource_opts = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=deps)
             if is_policy:
                 self.objects[logical] = k8s.admissionregistration.v1.ValidatingAdmissionPolicy(

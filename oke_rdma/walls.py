@@ -46,6 +46,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from oke_rdma.depends import all_of
 from oke_rdma.readiness import ApiGate, ApiGateArgs, Probe
 
 API_VERSION = "cilium.io/v2"
@@ -202,10 +203,12 @@ class Walls(pulumi.ComponentResource):
         self.gate = ApiGate(f"{name}-gate", ApiGateArgs(
             args.engine, args.engine_namespace, [PROBE], args.provider, args.kubectl_version, args.name_prefix),
             pulumi.ResourceOptions(parent=self))
+        # every policy waits for every tenant namespace: one entry standing for them all (oke_rdma.depends)
+        namespaces = [all_of(args.depends_on)] if args.depends_on else []
         for manifest in policies(args.name_prefix, args.walls):
             logical = manifest["metadata"]["name"]
             self.policies[logical] = k8s.apiextensions.CustomResource(
                 logical, api_version=API_VERSION, kind=KIND, metadata=manifest["metadata"], spec=manifest["spec"],
                 opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
-                                            depends_on=[args.engine, self.gate.job, *args.depends_on]))
+                                            depends_on=[args.engine, self.gate.job, *namespaces]))
         self.register_outputs({"policies": sorted(self.policies)})
