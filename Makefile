@@ -54,9 +54,11 @@ fleet-preview: $(STAMP)
 	$(PY) -m offline.preview --fleet fleet/fleet.yaml
 
 ## make test: every test, on every core (TEST_WORKERS=N to choose; 0 runs in this process); one module per worker at
-## a time, so a module's shared previews are made once
+## a time, so a module's shared previews are made once. The sources are compiled first: where PYTHONDONTWRITEBYTECODE
+## is set, every preview subprocess would otherwise compile them again
 TEST_WORKERS ?= auto
 test: $(STAMP)
+	$(PY) -m compileall -q oke_rdma offline policies bench tests examples __main__.py
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 ## make policy-docs: regenerate docs/policies.md's tables from both packs and refresh their vendored helper copies

@@ -21,7 +21,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import pulumi
 from google.protobuf import json_format
@@ -314,14 +314,38 @@ class ProgramRun:
 
 
 class _DiagnosticsHandler(logging.Handler):
-    """Collects the messages the mock engine logs (``pulumi.log``) as (severity, message)."""
+    """Collects the messages the mock engine logs (``pulumi.log``) as (severity, message, resource URN or "")."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
-        self.records: list[tuple[str, str]] = []
+        self.records: list[tuple[str, str, str]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append((record.levelname.lower(), record.getMessage()))
+        self.records.append((record.levelname.lower(), record.getMessage(), getattr(record, "urn", "")))
+
+    def in_order(self, registered: Sequence[EngineResource]) -> list[tuple[str, str]]:
+        """(severity, message) in an order that does not depend on the SDK's threads: the messages of no resource
+        first, as logged (the program logs them synchronously), then each resource's messages in the order the
+        resources registered. ``pulumi.log`` sends a resource's message only once its URN resolves, which happens
+        in whatever order the registrations are answered."""
+        position = {r.urn: i for i, r in enumerate(registered)}
+        ordered = sorted(enumerate(self.records), key=lambda item: (
+            (0, 0, item[0]) if not item[1][2] else (1, position.get(item[1][2], len(position)), item[0])))
+        return [(severity, message) for _, (severity, message, _) in ordered]
+
+
+class _UrnEngine:
+    """The mock engine's ``Log`` (``pulumi.runtime.mocks.MockEngine``), passing each message's resource URN to the
+    logger (``record.urn``) so that :class:`_DiagnosticsHandler` can order them."""
+
+    _LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING, 3: logging.ERROR}  # engine_pb2.LogSeverity
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+
+    def Log(self, request: Any) -> None:  # noqa: N802 - the engine's RPC name
+        self.logger.log(self._LEVELS.get(request.severity, logging.INFO), request.message,
+                        extra={"urn": request.urn})
 
 
 def _quiet_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -390,6 +414,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
         logger.removeHandler(old)
     logger.addHandler(diagnostics)
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=unknowns, monitor=monitor, logger=logger)
+    settings.SETTINGS.engine = _UrnEngine(logger)
     # A run that stopped with an exception (a ConfigError, a RunError inside an apply) leaves its pending RPCs and
     # output tasks behind, bound to its closed event loop; this run would wait for them forever.
     settings._get_rpc_manager().clear()
@@ -406,7 +431,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
-                      diagnostics=list(diagnostics.records),
+                      diagnostics=diagnostics.in_order(monitor.recorded),
                       advisories=list(monitor.advisories) + list(mocks.advisories) + (
                           [] if unknowns else inside_apply_notes(inside_apply)), errors=list(monitor.errors),
                       inside_apply=inside_apply,
