@@ -348,6 +348,16 @@ class _UrnEngine:
                         extra={"urn": request.urn})
 
 
+async def _flush_resource_logs(timeout: float = 10.0) -> None:
+    """Wait for the messages ``pulumi.log`` sends for a resource: each is a task that first awaits the resource's
+    URN (``pulumi.log._log``'s ``do_log``), and ``run_pulumi_func`` does not wait for those tasks, so a run could end
+    before the message is sent and lose it. ``timeout`` (s) bounds the wait when a URN never resolves."""
+    pending = [t for t in asyncio.all_tasks() if not t.done()
+               and getattr(t.get_coro(), "__qualname__", "").endswith("_log.<locals>.do_log")]
+    if pending:
+        await asyncio.wait(pending, timeout=timeout)
+
+
 def _quiet_loop_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     error = context.get("exception")
     logging.getLogger("offline.engine.loop").debug("%s%s", context.get("message", ""),
@@ -425,6 +435,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
     with ApplyWatch() as watch:  # what a first pulumi preview may not register (offline.applies)
         _sync_await(run_program_func(body))  # run_pulumi_func, but a program exception never hangs the run
+    _sync_await(_flush_resource_logs())
     inside_apply = watch.urns()
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))

@@ -158,7 +158,7 @@ def _compose(node: Mapping) -> Optional[str]:
 
 def values_images(values: Any, path: str = "values") -> Iterator[tuple[str, Any]]:
     """(where, image reference or UNKNOWN) of every image a chart's values name (see the module docstring);
-    ``imageRegistry`` overrides are yielded as ``<host>/x:pinned`` so only their host is judged."""
+    ``imageRegistry`` overrides are yielded as ``<host>/override:0.0.0`` (a version tag) so only their host is judged."""
     if values is UNKNOWN:
         yield path, UNKNOWN
         return
@@ -179,7 +179,7 @@ def values_images(values: Any, path: str = "values") -> Iterator[tuple[str, Any]
                 if key == "image" and "repository" not in node and (isinstance(value, str) or value is UNKNOWN):
                     yield at, value
                 elif key == "imageRegistry" and (isinstance(value, str) and value or value is UNKNOWN):
-                    yield at, UNKNOWN if value is UNKNOWN else f"{value.strip('/')}/override:pinned"
+                    yield at, UNKNOWN if value is UNKNOWN else f"{value.strip('/')}/override:0.0.0"
                 elif isinstance(value, (Mapping, list)):
                     stack.append((at, value))
         elif isinstance(node, list):

@@ -187,7 +187,7 @@ def grant(text: str) -> list[str]:
 C = "compartment id ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i5o7a2dfev"
 
 
-@pytest.mark.parametrize("text", [f"read objects in {C}", f"manage object-family in {C}", f"use secret-bundles in {C} where target.secret.name = 'hf-token'",
+@pytest.mark.parametrize("text", [f"read objects in {C}", f"read object-family in {C}", f"use secret-bundles in {C} where target.secret.name = 'hf-token'",
                                   f"read repos in {C}", f"use stream-push in {C}", f"inspect policies in {C}",
                                   f"read metrics in {C}", f"use generative-ai-family in {C}", f"read buckets in {C}",
                                   f"read objectstorage-namespaces in {C}"])

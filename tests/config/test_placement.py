@@ -106,7 +106,7 @@ def test_unlisted_bare_metal_shape_with_the_override_previews_with_a_warning(tmp
     (tmp_path / "none.json").write_text("{}")
     assert run_cli(tmp_path, edit, "--policy-pack", "policies/security", "--policy-config", str(tmp_path / "none.json"),
                    "--policy-pack", "policies/placement", "--policy-config", str(policy)) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # diagnostics wrap at the terminal's width
     assert "Diagnostics:" in out
     assert ("warning: oke-rdma:nodePools.gpu.allowUnlistedRdmaShape: BM.GPU.L40S.4 is not on Oracle's list of shapes "
             "for RDMA in Compute Clusters") in out
@@ -246,7 +246,8 @@ def test_an_unknown_shape_needs_gpus_per_node_for_the_tenants_gpu_quotas():
     raw = gpu(gpu(RAW, "shape", "BM.GPU3.8"), "allowUnlistedRdmaShape", True)
     assert problems(raw) == [
         f"oke-rdma:tenants.{t}.quota.gpu: cannot check the quota, the GPUs per node of pool(s) ['gpu'] (shape "
-        f"BM.GPU3.8) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode" for t in ("analytics", "research")]
+        f"BM.GPU3.8 (did you mean BM.GPU4.8?)) are unknown; set oke-rdma:nodePools.gpu.gpusPerNode"
+        for t in ("analytics", "research")]
     cfg = load_stack_config(gpu(gpu(raw, "gpusPerNode", 4), "size", 4))  # 4 × 4 GPUs: the 16 of the quota
     assert cfg.node_pools["gpu"].gpus == 4 and cfg.node_pools["system"].gpus is None
     assert load_stack_config(RAW).node_pools["gpu"].gpus == 8  # BM.GPU.H100.8 from the table

@@ -68,7 +68,11 @@ def _identity_and_endpoint(unknowns: bool):
                                     vcn_id="ocid1.vcn.oc1..v", type="ENHANCED_CLUSTER",
                                     endpoint_config=oci.containerengine.ClusterEndpointConfigArgs(
                                         subnet_id="ocid1.subnet.oc1..s", is_public_ip_enabled=True,
-                                        nsg_ids=["ocid1.networksecuritygroup.oc1..elsewhere"]))
+                                        nsg_ids=["ocid1.networksecuritygroup.oc1..elsewhere"]),
+                                    options=oci.containerengine.ClusterOptionsArgs(  # a published discovery document
+                                        open_id_connect_discovery=oci.containerengine
+                                        .ClusterOptionsOpenIdConnectDiscoveryArgs(
+                                            is_open_id_connect_discovery_enabled=True)))
 
     return run_program({"oci:region": "sa-saopaulo-1"}, [], "hand", unknowns=unknowns, program=program)
 

@@ -70,14 +70,20 @@ def test_read_only_directory_for_json_exits_2(tmp_path, capsys, monkeypatch):
 
 def test_write_failure_after_the_check_is_exit_2_not_a_traceback(tmp_path, capsys, monkeypatch):
     target = tmp_path / "plan.json"
-    original = type(target).write_text
+    original_text, original_open = type(target).write_text, type(target).open
 
-    def failing(self, *args, **kwargs):
+    def failing_text(self, *args, **kwargs):
         if self == target:
             raise OSError(28, "No space left on device")
-        return original(self, *args, **kwargs)
+        return original_text(self, *args, **kwargs)
 
-    monkeypatch.setattr(type(target), "write_text", failing)
+    def failing_open(self, mode="r", *args, **kwargs):
+        if self == target and "w" in mode:  # the plan is written in chunks through an open file
+            raise OSError(28, "No space left on device")
+        return original_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(type(target), "write_text", failing_text)
+    monkeypatch.setattr(type(target), "open", failing_open)
     assert preview.main(["--stack", "dev", "--json", str(target)]) == 2
     assert f"error: --json {target}: No space left on device" in capsys.readouterr().err
 
