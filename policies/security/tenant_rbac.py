@@ -135,14 +135,20 @@ def tenant_subjects(binding: Any, namespaces: set[str], patterns: list[str], peo
     return out
 
 
-def problems(resources: list[Any], namespaces: set[str], patterns: list[str]) -> dict[str, list[str]]:
-    """URN → why a binding gives a tenant subject a platform write (see the module docstring)."""
-    roles, bindings = collect(resources, frozenset())
+def tenant_people(bindings: list[Any], namespaces: set[str]) -> set[str]:
+    """The users and groups bound by a RoleBinding in a tenant namespace (``namespaces``): a tenant's people."""
     people = set()
     for b in bindings:
         subjects = elements(read(b.props, "subjects"))
         if b.kind == "RoleBinding" and read(b.props, "metadata", "namespace") in namespaces and subjects is not UNKNOWN:
             people |= {_text(s) for s in subjects if s is not UNKNOWN and read(s, "kind") in ("User", "Group")}
+    return people
+
+
+def problems(resources: list[Any], namespaces: set[str], patterns: list[str]) -> dict[str, list[str]]:
+    """URN → why a binding gives a tenant subject a platform write (see the module docstring)."""
+    roles, bindings = collect(resources, frozenset())
+    people = tenant_people(bindings, namespaces)
     out: dict[str, list[str]] = {}
     for b in bindings:
         who = tenant_subjects(b.props, namespaces, patterns, people)

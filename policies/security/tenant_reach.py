@@ -31,14 +31,14 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from .rbac import collect
     from .rbac_objects import outside_subjects
-    from .tenant_rbac import _text, tenant_namespaces, tenant_subjects
+    from .tenant_rbac import _text, tenant_namespaces, tenant_people, tenant_subjects
 else:  # run by the Pulumi CLI from inside policies/security/
     import tenancy
     from _objects import HELM_TYPES, release_objects
     from _rules import UNKNOWN, elements, read
     from rbac import collect
     from rbac_objects import outside_subjects
-    from tenant_rbac import _text, tenant_namespaces, tenant_subjects
+    from tenant_rbac import _text, tenant_namespaces, tenant_people, tenant_subjects
 
 RULE = "kubernetes-tenant-rbac-own-namespace-only"
 PLATFORM_NAMESPACES = frozenset(tenancy.CLUSTER_NAMESPACES) | frozenset(tenancy.ADDON_NAMESPACES)
@@ -47,11 +47,7 @@ PLATFORM_NAMESPACES = frozenset(tenancy.CLUSTER_NAMESPACES) | frozenset(tenancy.
 def problems(resources: list[Any], namespaces: set[str], patterns: list[str]) -> dict[str, list[str]]:
     """URN → why a binding lets a tenant's subject reach another tenant's namespace (see the module docstring)."""
     _, bindings = collect(resources, frozenset())
-    people = set()
-    for b in bindings:
-        subjects = elements(read(b.props, "subjects"))
-        if b.kind == "RoleBinding" and read(b.props, "metadata", "namespace") in namespaces and subjects is not UNKNOWN:
-            people |= {_text(s) for s in subjects if s is not UNKNOWN and read(s, "kind") in ("User", "Group")}
+    people = tenant_people(bindings, namespaces)
     out: dict[str, list[str]] = {}
     for b in bindings:
         home = read(b.props, "metadata", "namespace")
