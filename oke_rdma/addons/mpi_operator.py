@@ -58,10 +58,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
 from pydantic import Field
 
 from oke_rdma.addons._registry import BASELINE, AddOn, ManifestRelease, ValuesContext
+from oke_rdma import yamlsafe
 from oke_rdma.schema import _key
 
 #: Where vendored release manifests live (package data).
@@ -152,7 +152,7 @@ def _parsed(version: str) -> tuple[dict[str, Any], ...]:
     if digest != vendored.sha256:
         raise ManifestError(f"{vendored.path}: sha256 {digest} is not the pinned {vendored.sha256}; the vendored "
                             f"manifest was edited: restore it from {vendored.url} or vendor a new version")
-    return tuple(d for d in yaml.safe_load_all(data) if d)
+    return tuple(d for d in yamlsafe.load_all(data) if d)
 
 
 def upstream_objects(version: str) -> list[dict[str, Any]]:

@@ -44,6 +44,7 @@ from typing import Any
 
 import yaml
 
+from oke_rdma import yamlsafe
 from oke_rdma.addons.flux import FluxRelease
 
 from .load import Fleet
@@ -116,7 +117,7 @@ class Rendered:
         found = []
         for path, text in sorted(self.files.items()):
             if path.endswith(".yaml") and not path.startswith("config/") and not path.endswith("kustomization.yaml"):
-                found += [d for d in yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d]
+                found += [d for d in yamlsafe.load_all(text) if d]
         return found
 
 

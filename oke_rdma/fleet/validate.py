@@ -37,8 +37,6 @@ CRD_DIR = Path(__file__).resolve().parent / "crds"
 KUBERNETES_VERSION = "1.34.0"
 BUILTIN_CLUSTER_ROLES = frozenset({"system:auth-delegator"})
 _DIGEST_IMAGE = re.compile(r"@sha256:[0-9a-f]{64}$")
-#: A YAML loader for the CRDs and rendered files (libyaml when present: the pure-Python one is ten times slower).
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def crd_sources() -> dict[str, dict[str, str]]:
@@ -89,7 +87,7 @@ def _crds() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) → the version's ``openAPIV3Schema`` of every vendored CRD."""
     found = {}
     for name in crd_sources():
-        crd = yaml.load(crd_text(name), Loader=_YAML_LOADER)  # noqa: S506 (a safe loader)
+        crd = yamlsafe.load(crd_text(name))
         group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
         for version in crd["spec"]["versions"]:
             if version.get("served", True):
@@ -278,7 +276,7 @@ def validate_files(files: dict[str, str]) -> list[str]:
     for path, text in sorted(files.items()):
         if not path.endswith(".yaml") or path.startswith("config/") or path.endswith("kustomization.yaml"):
             continue
-        for doc in yaml.load_all(text, Loader=_YAML_LOADER):  # noqa: S506 (a safe loader)
+        for doc in yamlsafe.load_all(text):
             if not doc:
                 continue
             objects.append((path, doc))

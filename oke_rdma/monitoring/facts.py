@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import yaml
+from oke_rdma import yamlsafe
 
 HERE = Path(__file__).resolve().parent
 RULES_DIR = HERE / "rules"
@@ -148,7 +148,7 @@ def rule_groups() -> list[dict]:
     """Every rule group of the shipped rule files (``{"name", "rules", "interval"?}``), in file order."""
     groups: list[dict] = []
     for path in rule_files():
-        groups += yaml.safe_load(path.read_text())["groups"]
+        groups += yamlsafe.load(path.read_text())["groups"]
     return groups
 
 
