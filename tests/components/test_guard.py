@@ -13,6 +13,7 @@ limits, and VAP's lazy ``variables`` (emulated: each variable evaluated in order
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import celpy
@@ -25,7 +26,17 @@ from oke_rdma.tenant_defaults import priority_class_names
 OBJECTS = policies("okerdma-dev", {"research": ["gpu"], "analytics": ["gpu", "shared"]},
                    {"research": "research", "analytics": "analytics"}, ["gpu-operator", "monitoring"],
                    priority_class_names("okerdma-dev"))
-ENV = celpy.Environment()
+
+
+@functools.cache
+def program(expression: str) -> Any:
+    """``expression`` compiled by cel-python, once per expression (the environment is built on first use)."""
+    return _environment().program(_environment().compile(expression))
+
+
+@functools.cache
+def _environment() -> Any:
+    return celpy.Environment()
 
 
 def _policy(name: str) -> dict:
@@ -42,16 +53,15 @@ def failures(policy: dict, pod: dict) -> list[str]:
     obj = celpy.json_to_cel(pod)
     variables: dict[str, Any] = {}
     for var in policy["spec"].get("variables", []):
-        variables[var["name"]] = ENV.program(ENV.compile(var["expression"])).evaluate(
+        variables[var["name"]] = program(var["expression"]).evaluate(
             {"object": obj, "variables": _cel_map(variables)})
     activation = {"object": obj, "variables": _cel_map(variables)}
     refused = []
     for check in policy["spec"]["validations"]:
-        result = ENV.program(ENV.compile(check["expression"])).evaluate(activation)
+        result = program(check["expression"]).evaluate(activation)
         assert isinstance(result, celpy.celtypes.BoolType), f"{check['expression']} gave {result!r}"
         if not result:
-            refused.append(check.get("message") or str(ENV.program(ENV.compile(check["messageExpression"]))
-                                                      .evaluate(activation)))
+            refused.append(check.get("message") or str(program(check["messageExpression"]).evaluate(activation)))
     return refused
 
 

@@ -6,6 +6,7 @@ settings the RDMA pod rules need, and the same NCCL settings."""
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -14,6 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from oke_rdma import yamlsafe
 from oke_rdma.addons.mpi_operator import upstream_objects
 from oke_rdma.config import GPUS_PER_SHAPE
 from oke_rdma.scheduling import local_queue_name
@@ -38,12 +40,13 @@ def _docs(form: str) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all((EXAMPLES / FORMS[form]).read_text()) if d]
 
 
-def _schemas() -> dict[tuple[str, str], dict[str, Any]]:
+@functools.cache
+def schemas() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) → openAPIV3Schema of the CRDs at the pinned versions: the MPIJob CRD from the vendored MPI
-    Operator manifest, Trainer's from the chart's templates at 2.3.0 (fixtures)."""
+    Operator manifest, Trainer's from the chart's templates at 2.3.0 (fixtures); read once, on first use."""
     crds = [o for o in upstream_objects("0.8.0") if o["kind"] == "CustomResourceDefinition"]
     for path in sorted(TRAINER_CRDS.glob("trainer.kubeflow.org_*-2.3.0.yaml")):
-        crds += [d for d in yaml.safe_load_all(path.read_text()) if d]
+        crds += [d for d in yamlsafe.load_all(path.read_text()) if d]
     out = {}
     for crd in crds:
         for version in crd["spec"]["versions"]:
@@ -51,8 +54,6 @@ def _schemas() -> dict[tuple[str, str], dict[str, Any]]:
                 version["schema"]["openAPIV3Schema"]
     return out
 
-
-SCHEMAS = _schemas()
 
 
 def pod_templates(obj: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], int]]:
@@ -75,10 +76,10 @@ def _templates(form: str) -> list[tuple[str, dict[str, Any], int]]:
 
 @pytest.mark.parametrize("form", ["mpijob", "trainjob"])
 def test_each_custom_resource_is_valid_against_its_crd_at_the_pinned_version(form):
-    customs = [d for d in _docs(form) if (d["apiVersion"], d["kind"]) in SCHEMAS]
+    customs = [d for d in _docs(form) if (d["apiVersion"], d["kind"]) in schemas()]
     assert customs and all("." in d["apiVersion"].split("/")[0] for d in _docs(form))  # nothing unvalidated
     for doc in customs:
-        validator = jsonschema.Draft7Validator(SCHEMAS[(doc["apiVersion"], doc["kind"])])
+        validator = jsonschema.Draft7Validator(schemas()[(doc["apiVersion"], doc["kind"])])
         validator.validate(doc)
         broken = copy.deepcopy(doc)
         *path, last = BREAK[doc["kind"]]
