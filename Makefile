@@ -55,11 +55,13 @@ fleet-preview: $(STAMP)
 
 ## make test: every test, on every core (TEST_WORKERS=N to choose; 0 runs in this process); one module per worker at
 ## a time, so a module's shared previews are made once. The sources are compiled first: where PYTHONDONTWRITEBYTECODE
-## is set, every preview subprocess would otherwise compile them again
+## is set, every preview subprocess would otherwise compile them again. pytest runs with that variable cleared so it
+## keeps the test modules it rewrote for assertion messages (__pycache__/*-pytest-*.pyc): rewriting them costs each
+## worker about 12 s of CPU at every collection otherwise. CPU per test: make test PYTEST_ARGS="--cpu-report FILE"
 TEST_WORKERS ?= auto
 test: $(STAMP)
 	$(PY) -m compileall -q oke_rdma offline policies bench tests examples __main__.py
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## make policy-docs: regenerate docs/policies.md's tables from both packs and refresh their vendored helper copies
 policy-docs: $(STAMP)

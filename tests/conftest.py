@@ -70,3 +70,34 @@ def prod_run():
     from offline.preview import read_stack_file
 
     return run_program(*read_stack_file(ROOT / "Pulumi.prod.yaml"), "prod")
+
+
+# -- where the suite's time goes: ``pytest --cpu-report FILE`` ------------------------------------------------------
+# One tab-separated line per test (its setup, call and teardown; a shared fixture counts for the test that first
+# needs it): node id, CPU seconds of this process, CPU seconds of the child processes reaped meanwhile (preview
+# subprocesses, promtool), wall seconds. CPU is what a loaded machine does not
+# distort; under xdist each worker appends its own lines to the same file.
+def pytest_addoption(parser):
+    parser.addoption("--cpu-report", default=None, metavar="FILE",
+                     help="append each test's CPU time (own, children) and wall time to FILE (TSV)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    path = item.config.getoption("--cpu-report")
+    if not path:
+        yield
+        return
+    import resource
+    import time
+
+    def sample():
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime, time.perf_counter()
+
+    before = sample()
+    yield
+    after = sample()
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(f"{item.nodeid}\t{after[0] - before[0]:.3f}\t{after[1] - before[1]:.3f}\t"
+                  f"{after[2] - before[2]:.3f}\n")
