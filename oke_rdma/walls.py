@@ -131,6 +131,16 @@ PROBE = Probe(API_VERSION, KIND, PLURAL, namespaced=False,
                     "ingressDeny": [{"fromEntities": ["world"]}]})
 
 
+def shared_nodes_text(pools: Mapping[str, Sequence[str]]) -> str:
+    """``pool gpu with a, b; pools h100, h200 with c``: pool → the other tenants on it, pools with the same tenants
+    named together (sorted), so the warning grows with pools + tenants, not pools × tenants."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for pool, others in sorted(pools.items()):
+        groups.setdefault(tuple(sorted(others)), []).append(pool)
+    return "; ".join(f"{'pool' if len(ps) == 1 else 'pools'} {', '.join(ps)} with {', '.join(o)}"
+                     for o, ps in groups.items())
+
+
 class WallsArgs:
     """Inputs of :class:`Walls`.
 
@@ -178,7 +188,7 @@ class Walls(pulumi.ComponentResource):
         self.gate: Optional[ApiGate] = None
         for tenant, pools in sorted(args.shared_nodes.items()):
             if pools:
-                shared = "; ".join(f"pool {p} with {', '.join(sorted(o))}" for p, o in sorted(pools.items()))
+                shared = shared_nodes_text(pools)
                 pulumi.log.warn(
                     f"tenant {tenant} runs RDMA pods with hostNetwork and shares GPU nodes ({shared}): hostNetwork "
                     f"and RoCE traffic bypass every pod policy, so on a shared node its pods see the node's network "

@@ -25,7 +25,8 @@ from offline.engine import run_program
 from offline.reachability import (ALLOWED, DENIED, NOT_COVERED, OPEN, reachability, reachability_lines,
                                   selector_matches, verdict)
 from oke_rdma.config import ConfigError, load_stack_config
-from oke_rdma.walls import METADATA_CIDR, PROBE, TenantWall, platform_policy, policies, tenant_policy
+from oke_rdma.walls import (METADATA_CIDR, PROBE, TenantWall, platform_policy, policies, shared_nodes_text,
+                             tenant_policy)
 from tests.crddeps import crd_dependency_problems, gate_problems
 from tests.stackcfg import ROOT, dev_raw_config
 from offline.preview import read_stack_file
@@ -259,6 +260,14 @@ def test_an_rdma_tenant_sharing_gpu_nodes_is_warned_about(dev, prod):
     assert [w for w in dev.warnings if w.startswith("tenant research runs RDMA pods with hostNetwork and shares GPU "
                                                     "nodes (pool gpu with analytics)")]
     assert len([w for w in prod.warnings if "runs RDMA pods with hostNetwork and shares GPU nodes" in w]) == 2
+
+
+def test_the_shared_nodes_warning_names_pools_with_the_same_tenants_together():
+    """Pools shared with the same tenants are one entry (the warning grows with pools + tenants, not their
+    product: 64 pools × 200 tenants made each RDMA tenant's warning 127 000 characters); different sets stay apart."""
+    assert shared_nodes_text({"gpu": ["b", "a"]}) == "pool gpu with a, b"
+    assert shared_nodes_text({"h200": ["a", "b"], "l40s": ["c"], "h100": ["b", "a"]}) == \
+        "pools h100, h200 with a, b; pool l40s with c"
 
 
 def test_an_rdma_tenant_alone_on_its_pools_is_not_warned_about():
