@@ -7,7 +7,9 @@
   with one pool, has the Compute Cluster, the launch policy and an RDMA pool, and ``N >= 2`` keeps the dev stack's
   system pool for the platform add-ons.
 * ``tenants`` — exactly ``T`` tenants: the base's, then ``team-003``, ``team-004``, ... (namespace = name, unique,
-  never a system or platform namespace); every fourth generated tenant has ``rdma: true``.
+  never a system or platform namespace); every fourth generated tenant has ``rdma: true`` and a quota of no GPU,
+  a GPU borrowing limit of 1, 1 core and 1 GB (a privileged namespace must be a GPU tenant's,
+  ``privileged-namespace-purpose``; the config refuses a GPU allowance without CPU and memory).
 * ``network.vcnCidr`` — only when the pools' pod-IP demand (``Σ size × maxPodsPerNode``) no longer fits the pod
   subnet of the default plan: the VCN prefix is shortened one bit at a time (same base address) until it fits, up
   to a /16 (OCI's largest VCN CIDR block, Networking docs "VCNs and Subnets"; beyond it the stack cannot exist). The
@@ -58,7 +60,11 @@ def _tenants(base_tenants: dict[str, Any], n: int) -> dict[str, Any]:
     i = len(tenants)
     while len(tenants) < n:
         i += 1
-        tenants[f"team-{i:03d}"] = {"rdma": i % 4 == 0}
+        rdma = i % 4 == 0
+        # an RDMA tenant's privileged namespace needs a GPU ResourceQuota above 0 (the security pack's
+        # privileged-namespace-purpose): it may borrow 1 GPU and holds 1 core and 1 GB (no GPU of its own)
+        quota = {"gpuBorrowingLimit": 1, "cpu": 1, "memoryGb": 1}
+        tenants[f"team-{i:03d}"] = {"rdma": True, "quota": quota} if rdma else {"rdma": False}
     return tenants
 
 

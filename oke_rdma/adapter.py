@@ -261,7 +261,7 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
     return GuardArgs(name_prefix=cfg.name_prefix, provider=provider,
                      tenant_pools={t: tenant_pools(cfg, t) for t in cfg.tenants}, tenant_namespaces=tenants,
                      platform_namespaces=[ns for ns in platform.pod_security if ns not in tenants.values()],
-                     depends_on=[platform.namespaces[ns] for ns in tenants.values()],
+                     namespaces={ns: platform.namespaces[ns] for ns in tenants.values()},
                      tenant_priority_classes=priority_class_names(cfg.name_prefix),
                      tenant_groups=[s for b in tenant_bindings(cfg) for s in b.subjects],
                      tenant_roles=[role_name(cfg.name_prefix, r) for r in ROLES])
@@ -285,7 +285,7 @@ def walls_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
     cilium_ns = cfg.platform.cilium.namespace
     return WallsArgs(name_prefix=cfg.name_prefix, provider=provider, walls=walls, engine=engine, engine_namespace=platform.namespaces.get(cilium_ns) if engine else None,
                      kubectl_version=cfg.cluster.kubernetes_version,
-                     depends_on=[platform.namespaces[ns] for ns in tenants.values()], shared_nodes=shared_nodes)
+                     namespaces={ns: platform.namespaces[ns] for ns in tenants.values()}, shared_nodes=shared_nodes)
 
 
 def tenant_defaults_args(cfg: StackConfig, provider: pulumi.ProviderResource,

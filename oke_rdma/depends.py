@@ -1,5 +1,6 @@
-"""One ``depends_on`` entry standing for many resources, for the components that make every one of N resources wait
-for the same M others (each tenant's wall and admission policy waits for every tenant namespace).
+"""One ``depends_on`` entry standing for many resources, for the components that make several resources wait for the
+same M others (the platform's wall and the guard's label-selecting policies wait for every tenant namespace; until
+2026-12-02 every tenant's wall and admission policy did too, docs/architecture.md).
 
 The Pulumi Python SDK resolves ``depends_on`` entry by entry for each resource it registers (pulumi 3.272.0,
 ``pulumi/runtime/_depends_on.py``, ``_resolve_depends_on``: an ``Output`` built from the entry and two awaits per

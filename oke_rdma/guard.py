@@ -190,6 +190,16 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
     return out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
 
 
+def _selected_by_name(binding: Mapping[str, Any]) -> Optional[str]:
+    """The one namespace a ValidatingAdmissionPolicyBinding selects by ``kubernetes.io/metadata.name``, or None
+    when it selects by anything else (labels, expressions, or nothing)."""
+    selector = binding["spec"].get("matchResources", {}).get("namespaceSelector", {})
+    labels = selector.get("matchLabels", {})
+    if set(selector) == {"matchLabels"} and set(labels) == {"kubernetes.io/metadata.name"}:
+        return labels["kubernetes.io/metadata.name"]
+    return None
+
+
 class GuardArgs:
     """Inputs of :class:`Guard`.
 
@@ -198,7 +208,10 @@ class GuardArgs:
     :param tenant_pools: tenant → the node pools its Kueue flavors cover.
     :param tenant_namespaces: tenant → its namespace.
     :param platform_namespaces: the platform add-ons' namespaces (exempt from the RDMA-privileges policy).
-    :param depends_on: the tenant namespaces (their labels select the bindings).
+    :param namespaces: tenant namespace name → its ``Namespace`` resource (their labels select the bindings). A
+        policy whose binding selects one namespace by name (``tenant-pools-<tenant>``) waits for that namespace; the
+        others select every tenant namespace by label and wait for them all: tenants + a few × tenants edges, not
+        tenants².
     :param tenant_priority_classes: the PriorityClasses tenant pods may name (default none: no such policy).
     :param tenant_groups: the RBAC Group names of the tenants' members (default none).
     :param tenant_roles: the platform's tenant ClusterRole names (default none).
@@ -206,7 +219,7 @@ class GuardArgs:
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource,
                  tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
-                 platform_namespaces: Iterable[str], depends_on: Sequence[pulumi.Resource] = (),
+                 platform_namespaces: Iterable[str], namespaces: Optional[Mapping[str, pulumi.Resource]] = None,
                  tenant_priority_classes: Sequence[str] = (), tenant_groups: Iterable[str] = (),
                  tenant_roles: Sequence[str] = ()):
         self.tenant_groups = tuple(tenant_groups)
@@ -216,7 +229,7 @@ class GuardArgs:
         self.tenant_pools = dict(tenant_pools)
         self.tenant_namespaces = dict(tenant_namespaces)
         self.platform_namespaces = list(platform_namespaces)
-        self.depends_on = list(depends_on)
+        self.namespaces = dict(namespaces or {})
         self.tenant_priority_classes = list(tenant_priority_classes)
 
 
@@ -232,12 +245,17 @@ class Guard(pulumi.ComponentResource):
         self.objects: dict[str, pulumi.CustomResource] = {}
         manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
                              args.tenant_priority_classes, args.tenant_groups, args.tenant_roles)
-        # every policy waits for every tenant namespace: one entry standing for them all (oke_rdma.depends)
-        namespaces = [all_of(args.depends_on)] if args.depends_on else []
+        # A policy whose binding selects one namespace by name waits for it; the others select every tenant namespace
+        # by label and wait for them all, as one entry (oke_rdma.depends).
+        every = [all_of(args.namespaces.values())] if args.namespaces else []
+        waits = {m["spec"]["policyName"]: [args.namespaces[named]] for m in manifests
+                 if m["kind"] == "ValidatingAdmissionPolicyBinding"
+                 and (named := _selected_by_name(m)) is not None and named in args.namespaces}
         for m in manifests:
             is_policy = m["kind"] == "ValidatingAdmissionPolicy"
             logical = f"{m['metadata']['name']}-{'policy' if is_policy else 'binding'}"
-            deps = list(namespaces) if is_policy else [self.objects[f"{m['spec']['policyName']}-policy"]]
+            deps = (list(waits.get(m["metadata"]["name"], every)) if is_policy
+                    else [self.objects[f"{m['spec']['policyName']}-policy"]])
             resource_opts = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=deps)
             if is_policy:
                 self.objects[logical] = k8s.admissionregistration.v1.ValidatingAdmissionPolicy(

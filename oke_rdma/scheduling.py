@@ -17,9 +17,11 @@ older versions).
   a flavor's node labels to the pods it admits, so a tenant's pods land only on the pools of its ClusterQueue.
 * One **cohort** ``<prefix>`` and a ``ClusterQueue`` ``<prefix>-<tenant>`` per tenant, usable only from the tenant's
   namespace, covering ``cpu``, ``memory`` and ``nvidia.com/gpu`` on every RDMA flavor, plus the shared pools'
-  flavors for a tenant with ``isolation: shared`` (a ``dedicated`` tenant never gets a shared pool's flavor). The tenant's quota
-  (:func:`flavor_quotas`) is spread over the flavors in pool order: GPUs fill each pool up to what it can offer,
-  CPU and memory follow the same shares. Idle CPU/memory can be borrowed within the cohort; GPUs only up to
+  flavors for a tenant with ``isolation: shared`` (a ``dedicated`` tenant never gets a shared pool's flavor), each
+  only if some tenant of the cohort has a nominal quota on it (:func:`quota_pools`: elsewhere Kueue can admit
+  nothing, so listing it changed nothing but the object's size; each ClusterQueue waits for the flavors it lists).
+  The tenant's quota (:func:`flavor_quotas`) is spread over the flavors in pool order: GPUs fill each pool up to
+  what it can offer, CPU and memory follow the same shares. Idle CPU/memory can be borrowed within the cohort; GPUs only up to
   ``quota.gpuBorrowingLimit`` (the namespace's ResourceQuota allows exactly that much more). A tenant reclaims its
   nominal quota by preempting borrowers (``reclaimWithinCohort: Any``); inside a queue, higher priority preempts lower.
 * A ``LocalQueue`` named after the tenant, in the tenant's namespace: jobs set ``kueue.x-k8s.io/queue-name``.
@@ -120,6 +122,22 @@ class TenantQueue:
 
     namespace: str
     quotas: Mapping[str, FlavorQuota]
+
+
+def quota_pools(tenants: Mapping[str, TenantQueue]) -> set[str]:
+    """The pools on whose flavor some tenant of the cohort has a nominal quota (GPUs, CPU or memory above zero).
+
+    A flavor outside this set can admit nothing for anyone: the cohort has no quota there to lend, and Kueue admits a
+    podset on a flavor only if its request fits ``PotentialAvailable`` — the queue's own nominal quota plus what the
+    cohort holds, within ``borrowingLimit`` (kubernetes-sigs/kueue v0.19.2 ``pkg/scheduler/flavorassigner``
+    ``fitsResourceQuota``; ``pkg/cache/scheduler/resource_node.go`` ``potentialAvailable``, the cohort's
+    ``SubtreeQuota`` being the sum of its ClusterQueues' nominal quotas when no ``Cohort`` object gives it one; read
+    2026-12-02). Nothing is in use there to preempt, and fair sharing weighs only usage above nominal quota. So the
+    ClusterQueues list only these pools' flavors: a pool that gets its first quota adds its flavor to every eligible
+    tenant's ClusterQueue (an in-place update), one that loses its last quota takes it out of them.
+    """
+    return {pool for queue in tenants.values() for pool, q in queue.quotas.items()
+            if q.gpu > 0 or q.cpu_millis > 0 or q.memory_mi > 0}
 
 
 @dataclass(frozen=True)
@@ -249,6 +267,7 @@ class Scheduling(pulumi.ComponentResource):
         self.cluster_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.local_queues: dict[str, k8s.apiextensions.CustomResource] = {}
         self.queues: dict[str, dict[str, str]] = {}
+        live = quota_pools(args.tenants)
         for tenant, queue in args.tenants.items():
             ns_name = queue.namespace
             namespace = args.namespaces[ns_name]
@@ -256,7 +275,7 @@ class Scheduling(pulumi.ComponentResource):
                 {"name": "cpu", "nominalQuota": f"{q.cpu_millis}m"},
                 {"name": "memory", "nominalQuota": f"{q.memory_mi}Mi"},
                 {"name": GPU_RESOURCE, "nominalQuota": str(q.gpu), "borrowingLimit": str(q.gpu_borrowing_limit)},
-            ]} for pool, q in queue.quotas.items()]
+            ]} for pool, q in queue.quotas.items() if pool in live]
             cq_spec: dict = {
                 "cohortName": prefix,
                 "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns_name}},
@@ -268,7 +287,7 @@ class Scheduling(pulumi.ComponentResource):
             self.cluster_queues[tenant] = k8s.apiextensions.CustomResource(
                 f"{prefix}-cq-{tenant}", api_version=KUEUE_API, kind="ClusterQueue",
                 metadata=meta(cluster_queue_name(prefix, tenant)), spec=cq_spec,
-                opts=k8s_opts(*self.resource_flavors.values()))
+                opts=k8s_opts(*(self.resource_flavors[pool] for pool in queue.quotas if pool in live)))
             self.local_queues[tenant] = k8s.apiextensions.CustomResource(
                 f"{prefix}-lq-{tenant}", api_version=KUEUE_API, kind="LocalQueue",
                 metadata=meta(local_queue_name(tenant), namespace.metadata.name),

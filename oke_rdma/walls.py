@@ -131,6 +131,16 @@ PROBE = Probe(API_VERSION, KIND, PLURAL, namespaced=False,
                     "ingressDeny": [{"fromEntities": ["world"]}]})
 
 
+def shared_nodes_text(pools: Mapping[str, Sequence[str]]) -> str:
+    """``pool gpu with a, b; pools h100, h200 with c``: pool → the other tenants on it, pools with the same tenants
+    named together (sorted), so the warning grows with pools + tenants, not pools × tenants."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for pool, others in sorted(pools.items()):
+        groups.setdefault(tuple(sorted(others)), []).append(pool)
+    return "; ".join(f"{'pool' if len(ps) == 1 else 'pools'} {', '.join(ps)} with {', '.join(o)}"
+                     for o, ps in groups.items())
+
+
 class WallsArgs:
     """Inputs of :class:`Walls`.
 
@@ -140,7 +150,9 @@ class WallsArgs:
     :param engine: the Cilium Helm release, or None when ``platform.cilium`` is off (then nothing is created).
     :param engine_namespace: Cilium's ``Namespace`` resource (the readiness gate runs there).
     :param kubectl_version: the cluster's Kubernetes version (the gate's kubectl image tag).
-    :param depends_on: the tenant namespaces.
+    :param namespaces: tenant namespace name → its ``Namespace`` resource. Each tenant's wall waits for the
+        namespaces its spec names (its own and its ``allow_from``), the platform's wall for every tenant namespace
+        (it selects them all by the tenant label): tenants + allowFrom + tenants edges, not tenants².
     :param shared_nodes: RDMA tenant → GPU pool → the other tenants whose flavors cover that pool too: their pods
         may share nodes with the RDMA tenant's hostNetwork pods, which no pod policy walls off (warned about).
     """
@@ -148,7 +160,7 @@ class WallsArgs:
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource, walls: Mapping[str, TenantWall],
                  engine: Optional[pulumi.Resource],
                  engine_namespace: Optional[k8s.core.v1.Namespace], kubectl_version: str,
-                 depends_on: Sequence[pulumi.Resource] = (),
+                 namespaces: Optional[Mapping[str, pulumi.Resource]] = None,
                  shared_nodes: Optional[Mapping[str, Mapping[str, Sequence[str]]]] = None):
         self.name_prefix = name_prefix
         self.provider = provider
@@ -156,7 +168,7 @@ class WallsArgs:
         self.engine = engine
         self.engine_namespace = engine_namespace
         self.kubectl_version = kubectl_version
-        self.depends_on = list(depends_on)
+        self.namespaces = dict(namespaces or {})
         self.shared_nodes = {t: {p: list(o) for p, o in pools.items() if o}
                              for t, pools in (shared_nodes or {}).items()}
 
@@ -176,7 +188,7 @@ class Walls(pulumi.ComponentResource):
         self.gate: Optional[ApiGate] = None
         for tenant, pools in sorted(args.shared_nodes.items()):
             if pools:
-                shared = "; ".join(f"pool {p} with {', '.join(sorted(o))}" for p, o in sorted(pools.items()))
+                shared = shared_nodes_text(pools)
                 pulumi.log.warn(
                     f"tenant {tenant} runs RDMA pods with hostNetwork and shares GPU nodes ({shared}): hostNetwork "
                     f"and RoCE traffic bypass every pod policy, so on a shared node its pods see the node's network "
@@ -203,12 +215,17 @@ class Walls(pulumi.ComponentResource):
         self.gate = ApiGate(f"{name}-gate", ApiGateArgs(
             args.engine, args.engine_namespace, [PROBE], args.provider, args.kubectl_version, args.name_prefix),
             pulumi.ResourceOptions(parent=self))
-        # every policy waits for every tenant namespace: one entry standing for them all (oke_rdma.depends)
-        namespaces = [all_of(args.depends_on)] if args.depends_on else []
+        # Each tenant's wall waits for the namespaces it names (its own, its allowFrom tenants'); the platform's wall
+        # selects every tenant namespace by label, so it waits for them all, as one entry (oke_rdma.depends).
+        every = [all_of(args.namespaces.values())] if args.namespaces else []
+        waits: dict[str, list[pulumi.Resource]] = {}
+        for tenant, wall in args.walls.items():
+            named = dict.fromkeys((wall.namespace, *wall.allow_from))
+            waits[f"{args.name_prefix}-wall-{tenant}"] = [args.namespaces[ns] for ns in named if ns in args.namespaces]
         for manifest in policies(args.name_prefix, args.walls):
             logical = manifest["metadata"]["name"]
             self.policies[logical] = k8s.apiextensions.CustomResource(
                 logical, api_version=API_VERSION, kind=KIND, metadata=manifest["metadata"], spec=manifest["spec"],
                 opts=pulumi.ResourceOptions(parent=self, provider=args.provider,
-                                            depends_on=[args.engine, self.gate.job, *namespaces]))
+                                            depends_on=[args.engine, self.gate.job, *waits.get(logical, every)]))
         self.register_outputs({"policies": sorted(self.policies)})

@@ -138,12 +138,46 @@ def test_prod_shared_pool_is_time_sliced_and_only_the_shared_tenant_reaches_it(p
 
 
 def test_guard_bindings_wait_for_their_policies(dev):
-    """Each binding depends on its policy; the policies wait for the tenant namespaces."""
+    """Each binding depends on its policy; the RDMA-privileges policy waits for the tenant namespaces."""
     policies = {v.inputs["metadata"]["name"]: v for v in of_type(dev, VAP)}
     for binding in of_type(dev, VAPB):
         assert policies[binding.inputs["spec"]["policyName"]].urn in binding.dependencies
     research_ns = next(n for n in of_type(dev, NS) if n.inputs["metadata"]["name"] == "research")
     assert research_ns.urn in policies["okerdma-dev-rdma-privileges"].dependencies
+
+
+def _tenant_namespace_waits(run) -> dict[str, set[str]]:
+    """Admission policy name → the tenant namespaces (by name) it depends on."""
+    tenant_ns = {n.urn: n.inputs["metadata"]["name"] for n in of_type(run, NS)
+                 if "okerdma.io/tenant" in n.inputs["metadata"].get("labels", {})}
+    assert len(tenant_ns) >= 2  # dev has tenants: the comparison is not vacuous
+    return {p.inputs["metadata"]["name"]: {tenant_ns[d] for d in p.dependencies if d in tenant_ns}
+            for p in of_type(run, VAP)}
+
+
+def test_a_tenant_pools_policy_waits_for_its_namespace_the_others_for_every_tenant_namespace(dev):
+    """A policy whose binding selects one tenant's namespace by name waits for that namespace only (N edges, not
+    N²); the policies that select every tenant namespace by label wait for them all."""
+    waits = _tenant_namespace_waits(dev)
+    every = set().union(*waits.values())
+    pools = {name: ns for name, ns in waits.items() if "-tenant-pools-" in name}
+    assert pools and all(ns == {name.rsplit("-tenant-pools-", 1)[1]} for name, ns in pools.items())
+    others = {name: ns for name, ns in waits.items() if name not in pools}
+    assert {"okerdma-dev-rdma-privileges", "okerdma-dev-tenant-priority"} <= set(others)
+    assert all(ns == every for ns in others.values()), others
+
+
+def test_a_tenant_pools_policy_waiting_for_another_tenant_is_seen(dev):
+    """The comparison above can fail: a tenant-pools policy that also waits for another tenant's namespace."""
+    import copy
+    from types import SimpleNamespace
+    resources = copy.deepcopy(dev.resources)
+    other = next(n for n in resources if n.type == NS and n.inputs["metadata"]["name"] == "analytics")
+    victim = next(r for r in resources if r.type == VAP
+                  and r.inputs["metadata"]["name"] == "okerdma-dev-tenant-pools-research")
+    victim.dependencies = [*victim.dependencies, other.urn]
+    assert _tenant_namespace_waits(SimpleNamespace(resources=resources))[
+        "okerdma-dev-tenant-pools-research"] == {"analytics", "research"}
 
 
 FLEET_COMPONENTS = ("oke-rdma:monitoring:Monitoring", "oke-rdma:guard:Guard", "oke-rdma:health:GpuHealth")

@@ -327,3 +327,54 @@ def test_scheduling_args_refuse_what_kueue_cannot_use_with_one_line(change, mess
     with pytest.raises(ValueError) as err:
         SchedulingArgs(**{**kwargs, **change})
     assert str(err.value).startswith(message) and "\n" not in str(err.value), str(err.value)
+
+
+def _inert_flavor_run(l40s_cpu_millis: int):
+    """Three pools and two tenants: ``a`` has a quota on h100, ``b`` on a10, and l40s has ``l40s_cpu_millis`` of
+    ``b``'s CPU quota (0: nobody's quota)."""
+    from oke_rdma.scheduling import FlavorPool, Scheduling, SchedulingArgs, TenantQueue
+    zero = FlavorQuota(gpu=0, gpu_borrowing_limit=0, cpu_millis=0, memory_mi=0)
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="{}")
+        release = k8s.helm.v3.Release("kueue", chart="kueue", version="0.18.2", namespace="kueue-system",
+                                      opts=pulumi.ResourceOptions(provider=provider))
+        namespaces = {n: k8s.core.v1.Namespace(n, metadata={"name": n}, opts=pulumi.ResourceOptions(provider=provider))
+                      for n in ("kueue-system", "team-a", "team-b")}
+        Scheduling("lib", SchedulingArgs(
+            name_prefix="lib", provider=provider, kueue_release=release, namespaces=namespaces,
+            kueue_namespace="kueue-system", kubernetes_version="v1.34.1",
+            topology_levels=("oci.oraclecloud.com/rdma.network_block_id", "kubernetes.io/hostname"),
+            pools={p: FlavorPool(rdma=True, gpu=True) for p in ("h100", "a10", "l40s")},
+            tenants={"a": TenantQueue(namespace="team-a", quotas={
+                         "h100": FlavorQuota(gpu=8, gpu_borrowing_limit=0, cpu_millis=1000, memory_mi=512),
+                         "a10": zero, "l40s": zero}),
+                     "b": TenantQueue(namespace="team-b", quotas={
+                         "h100": zero, "a10": FlavorQuota(gpu=2, gpu_borrowing_limit=0, cpu_millis=0, memory_mi=0),
+                         "l40s": FlavorQuota(gpu=0, gpu_borrowing_limit=0, cpu_millis=l40s_cpu_millis,
+                                             memory_mi=0)})}))
+
+    run = run_program({}, [], "lib", program=program)
+    flavors = {r.urn: r.inputs["metadata"]["name"] for r in of_type(run.resources, KUEUE + "ResourceFlavor")}
+    assert sorted(flavors.values()) == ["lib-a10", "lib-h100", "lib-l40s"]  # every pool keeps its flavor
+    listed, waits = {}, {}
+    for cq in of_type(run.resources, KUEUE + "ClusterQueue"):
+        name = cq.inputs["metadata"]["name"]
+        listed[name] = [f["name"] for g in cq.inputs["spec"]["resourceGroups"] for f in g["flavors"]]
+        waits[name] = sorted(flavors[d] for d in cq.dependencies if d in flavors)
+    return listed, waits
+
+
+def test_a_flavor_no_tenant_has_quota_on_is_listed_by_no_cluster_queue():
+    """Kueue admits nothing on a flavor where the cohort holds no nominal quota, so no ClusterQueue lists it (nor
+    waits for it); a flavor another tenant has quota on stays listed with zeros: its idle quota can be borrowed."""
+    listed, waits = _inert_flavor_run(0)
+    assert listed == {"lib-a": ["lib-h100", "lib-a10"], "lib-b": ["lib-h100", "lib-a10"]}
+    assert waits == {q: sorted(fs) for q, fs in listed.items()}
+
+
+def test_a_flavor_with_some_tenants_quota_is_listed_by_every_eligible_cluster_queue():
+    """The same pools once one tenant has a CPU quota on l40s: the flavor is back in both ClusterQueues."""
+    listed, waits = _inert_flavor_run(4000)
+    assert listed == {"lib-a": ["lib-h100", "lib-a10", "lib-l40s"], "lib-b": ["lib-h100", "lib-a10", "lib-l40s"]}
+    assert waits == {q: sorted(fs) for q, fs in listed.items()}

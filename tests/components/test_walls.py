@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from types import SimpleNamespace
 
 import jsonschema
 import pytest
@@ -24,7 +25,8 @@ from offline.engine import run_program
 from offline.reachability import (ALLOWED, DENIED, NOT_COVERED, OPEN, reachability, reachability_lines,
                                   selector_matches, verdict)
 from oke_rdma.config import ConfigError, load_stack_config
-from oke_rdma.walls import METADATA_CIDR, PROBE, TenantWall, platform_policy, policies, tenant_policy
+from oke_rdma.walls import (METADATA_CIDR, PROBE, TenantWall, platform_policy, policies, shared_nodes_text,
+                             tenant_policy)
 from tests.crddeps import crd_dependency_problems, gate_problems
 from tests.stackcfg import ROOT, dev_raw_config
 from offline.preview import read_stack_file
@@ -115,6 +117,39 @@ def test_a_policy_without_its_gate_is_reported(dev):
     victim = next(r for r in resources if r.type == CCNP)
     victim.dependencies = [cilium.urn]
     assert [line for line in gate_problems(resources) if victim.name in line]
+
+
+NS = "kubernetes:core/v1:Namespace"
+
+
+def _namespace_waits(run) -> dict[str, set[str]]:
+    """Wall name → the tenant namespaces (by name) it depends on."""
+    tenant_ns = {r.urn: r.inputs["metadata"]["name"] for r in run.resources
+                 if r.type == NS and "okerdma.io/tenant" in r.inputs["metadata"].get("labels", {})}
+    assert len(tenant_ns) >= 2  # the stacks below have tenants: the comparison is not vacuous
+    return {r.inputs["metadata"]["name"]: {tenant_ns[d] for d in r.dependencies if d in tenant_ns}
+            for r in run.resources if r.type == CCNP}
+
+
+def test_each_wall_waits_for_the_namespaces_it_names_and_the_platform_wall_for_all(allowed):
+    """A tenant's wall waits for its own namespace and those of its allowFrom tenants, no other tenant's (N edges,
+    not N²); the platform's wall selects every tenant namespace by label and waits for them all."""
+    waits = _namespace_waits(allowed)
+    every = set().union(*waits.values())
+    assert waits["okerdma-dev-wall-analytics"] == {"analytics", "research"}
+    assert waits["okerdma-dev-wall-research"] == {"research"}
+    assert waits["okerdma-dev-wall-platform"] == every and len(every) == len(waits) - 1
+
+
+def test_a_wall_waiting_for_every_tenant_namespace_is_seen(allowed):
+    """The comparison above can fail: the old design (every wall waits for every tenant namespace) differs."""
+    resources = copy.deepcopy(allowed.resources)
+    namespaces = [r.urn for r in resources if r.type == NS and "okerdma.io/tenant" in r.inputs["metadata"].get(
+        "labels", {})]
+    victim = next(r for r in resources if r.type == CCNP and r.name == "okerdma-dev-wall-research")
+    victim.dependencies = [*victim.dependencies, *namespaces]
+    assert _namespace_waits(SimpleNamespace(resources=resources))["okerdma-dev-wall-research"] == {
+        "analytics", "research"}
 
 
 def test_allow_from_opens_exactly_the_named_tenant(allowed):
@@ -225,6 +260,14 @@ def test_an_rdma_tenant_sharing_gpu_nodes_is_warned_about(dev, prod):
     assert [w for w in dev.warnings if w.startswith("tenant research runs RDMA pods with hostNetwork and shares GPU "
                                                     "nodes (pool gpu with analytics)")]
     assert len([w for w in prod.warnings if "runs RDMA pods with hostNetwork and shares GPU nodes" in w]) == 2
+
+
+def test_the_shared_nodes_warning_names_pools_with_the_same_tenants_together():
+    """Pools shared with the same tenants are one entry (the warning grows with pools + tenants, not their
+    product: 64 pools × 200 tenants made each RDMA tenant's warning 127 000 characters); different sets stay apart."""
+    assert shared_nodes_text({"gpu": ["b", "a"]}) == "pool gpu with a, b"
+    assert shared_nodes_text({"h200": ["a", "b"], "l40s": ["c"], "h100": ["b", "a"]}) == \
+        "pools h100, h200 with a, b; pool l40s with c"
 
 
 def test_an_rdma_tenant_alone_on_its_pools_is_not_warned_about():
