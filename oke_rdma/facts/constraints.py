@@ -438,9 +438,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "pack", "namespace-pod-security-enforce",
            "tests/components/test_platform.py::test_pod_security_labels_per_namespace"),
         _c("A namespace holding custom objects with finalizers never finishes deleting once their controller is gone",
-           "k8s-crd", "delete", "none",
-           reason="objects the program declares depend on their operator's release, so Pulumi deletes them first; "
-                  "a tenant's own custom objects are not in the plan and cannot be seen offline"),
+           "k8s-crd", "delete", "construction", "oke_rdma.platform:Platform",
+           "tests/components/test_platform.py::"
+           "test_tenant_namespaces_wait_for_every_addon_whose_objects_or_finalizers_they_hold"),
         _c("Deleting a namespace deletes everything in it (stateful)", "k8s-api", "delete", "preview",
            "preview:offline.immutable:STATEFUL",
            _STA + "test_the_stateful_class_covers_every_kind_of_resource_that_holds_data_or_nodes"),
