@@ -127,18 +127,21 @@ STUCK_UPDATES: tuple[StuckUpdate, ...] = (
 )
 
 
+def _touches(changed: str, path: str) -> bool:
+    """``changed`` is ``path``, inside it, or an object that contains it (the rows' paths hold no list index)."""
+    return changed == path or changed.startswith(path + ".") or path.startswith(changed + ".")
+
+
 def stuck(typ: str, old_inputs: dict[str, Any], new_inputs: dict[str, Any],
           changed: tuple[str, ...]) -> list[tuple[str, str, str]]:
     """``(outcome, path, text)`` for each row of :data:`STUCK_UPDATES` an update of a ``typ`` resource hits: one of
     its paths is among (or inside) ``changed`` and its condition holds. ``text`` says what happens and the manual
     step, and cites the source."""
-    from offline.replacement import touches
-
     out = []
     for row in STUCK_UPDATES:
         if row.type != typ or (row.chart is not None and new_inputs.get("chart") != row.chart):
             continue
-        hit = [p for p in row.paths if any(touches(c, p) for c in changed)]
+        hit = [p for p in row.paths if any(_touches(c, p) for c in changed)]
         if not hit or (row.when is not None and not row.when(old_inputs, new_inputs)):
             continue
         out.append((row.outcome, hit[0], f"{row.what}; {row.step} [{row.source}]"))

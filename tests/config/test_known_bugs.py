@@ -45,7 +45,7 @@ def test_today_s_pins_carry_only_the_unfixed_keda_bug():
     assert cfg.platform.kueue.version == "0.19.7"
     [line] = known_bug_warnings(cfg)
     assert line.startswith("oke-rdma:platform.keda.version: keda 2.20.2 has kedacore/keda#7700 (unfixed in 2.20.2")
-    assert "workaround until then: " in line and "rollout restart" in line and " or newer" not in line
+    assert "; workaround: restart the KEDA operator" in line and " or newer" not in line
 
 
 def test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix():
