@@ -140,6 +140,24 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "keeps) and tenants may create StatefulSets",
         REFUSE, f"{_KUEUE.format('0.19')} v0.19.7 (#16401; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
     KnownBug(
+        "kueue", "kubernetes-sigs/kueue#16047",
+        "a Workload whose pod-level requests are smaller than its containers' requests reserves the pod-level "
+        "amount, so the ClusterQueue admits beyond its quota",
+        ("0.19.6",), "kueue-pod-level-resources",
+        "tenants may create pods, and Kubernetes 1.34 and newer serve pod-level resources by default "
+        "(PodLevelResources, Beta)",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.6 (#16047; no fix in CHANGELOG-0.18.md up to v0.18.8, whose #15015 "
+                f"covers prebuilt Workloads only); Kubernetes docs 'Assign Pod-level CPU and memory resources' "
+                f"(Beta, on by default since v1.34); {CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#16128",
+        "an evicted Workload of a StatefulSet or LeaderWorkerSet scaled to zero keeps its quota reserved, blocking "
+        "the other Workloads of its ClusterQueue",
+        ("0.19.6",), "kueue-statefulset",
+        "the statefulset and leaderworkerset integrations are on (the chart's default frameworks, which oke-rdma "
+        "keeps) and tenants may create StatefulSets",
+        WARN, f"{_KUEUE.format('0.19')} v0.19.6 (#16128; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
+    KnownBug(
         "kueue", "kubernetes-sigs/kueue#15910",
         "a pod group is evicted once waitForPodsReady.recoveryTimeout passes after one of its pods completes",
         ("0.19.6",), "kueue-pod-recovery",

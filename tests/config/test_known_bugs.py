@@ -49,12 +49,12 @@ def test_today_s_pins_carry_only_the_unfixed_keda_bug():
 
 
 def test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix():
-    """Kueue 0.19.2 with the tenants' LimitRange defaults, requeuing and the chart's job/statefulset integrations:
-    three quota bugs, each a line at platform.kueue.version naming what triggers it and the fixed patch."""
+    """Kueue 0.19.2 with the tenants' LimitRange defaults, requeuing, the chart's job/statefulset integrations and
+    pod-level resources (Kubernetes 1.35): four quota bugs, each a line at platform.kueue.version naming what triggers it and the fixed patch."""
     lines = [p for p in problems(platform={"kueue": {"version": "0.19.2"}}) if p.startswith(KEY)]
     expected = {"kubernetes-sigs/kueue#15350": "0.19.4", "kubernetes-sigs/kueue#16132": "0.19.6",
-                "kubernetes-sigs/kueue#16401": "0.19.7"}
-    assert len(lines) == 3
+                "kubernetes-sigs/kueue#16401": "0.19.7", "kubernetes-sigs/kueue#16047": "0.19.6"}
+    assert len(lines) == 4
     for ref, fix in expected.items():
         [line] = lines_about(lines, ref)
         assert f"set {fix} or newer" in line and f"platform.kueue.acceptedBugs" in line
@@ -71,9 +71,10 @@ def test_an_older_line_is_told_its_own_fix_first():
 
 
 def test_accepted_bugs_turn_the_refusal_into_warnings():
-    """Listing the three refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
+    """Listing the four refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
     (no succeeded-pods gate before 0.19.6) warned about as well."""
-    refs = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401"]
+    refs = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401",
+            "kubernetes-sigs/kueue#16047"]
     cfg = load_dev_config(platform={"kueue": {"version": "0.19.2", "acceptedBugs": refs}})
     warnings = known_bug_warnings(cfg)
     for ref in refs:
@@ -218,3 +219,18 @@ def test_no_default_pin_carries_a_refused_bug():
     for bug in KNOWN_BUGS:
         if bug.severity == REFUSE:
             assert not bug.affects(REGISTRY[bug.addon].defaults.version), bug.ref
+
+
+def test_pod_level_resources_trigger_the_quota_bug_only_where_kubernetes_serves_them():
+    """#16047 (fixed in 0.19.6) needs pod-level resources, on by default from Kubernetes 1.34: 0.19.5 on the dev
+    stack's 1.35 is refused naming 0.19.6; the predicate stays silent on 1.33."""
+    from oke_rdma.config.checks.known_bugs import _pod_level_resources
+    [line] = lines_about(problems(platform={"kueue": {"version": "0.19.5"}}), "kubernetes-sigs/kueue#16047")
+    assert "serves pod-level resources" in line and "set 0.19.6 or newer" in line
+    from oke_rdma.config.checks.known_bugs import _final_values
+    cfg = load_dev_config()
+    _, final = _final_values(cfg)
+    assert _pod_level_resources(cfg, final) is not None
+    older = cfg.model_copy(update={"cluster": cfg.cluster.model_copy(update={"kubernetes_version": "v1.33.1"})})
+    assert _pod_level_resources(older, final) is None
+    assert _pod_level_resources(cfg, {}) is None  # no Kueue configuration read: nothing it manages

@@ -81,6 +81,18 @@ def _statefulset(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional
     return f"the {' and '.join(on)} integration{'s are' if len(on) > 1 else ' is'} on" if cfg.tenants and on else None
 
 
+def _pod_level_resources(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """Tenants' pods may carry pod-level resources: served by default from Kubernetes 1.34 (PodLevelResources Beta)."""
+    version = str(cfg.cluster.kubernetes_version).lstrip("v").split(".")
+    try:
+        minor = (int(version[0]), int(version[1]))
+    except (IndexError, ValueError):
+        return None  # the version rules refuse it
+    if cfg.tenants and minor >= (1, 34) and _frameworks(final):  # Kueue manages the tenants' workloads
+        return f"Kubernetes {cfg.cluster.kubernetes_version} serves pod-level resources and tenants create pods"
+    return None
+
+
 def _pod_recovery(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
     timeout = _wait(final).get("recoveryTimeout")
     if timeout and "pod" in _frameworks(final):
@@ -128,6 +140,7 @@ TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[
     "kueue-batch-job": _batch_job,
     "kueue-statefulset": _statefulset,
     "kueue-pod-recovery": _pod_recovery,
+    "kueue-pod-level-resources": _pod_level_resources,
     "kueue-trainjob-flavor-tolerations": _trainjob_tolerations,
     "gpu-operator-rdma-device-plugin": _rdma_device_plugin,
     "keda-tenant-scaledobjects": _keda_tenants,
