@@ -90,8 +90,8 @@ def _operator_storage(kind: str, spec: str, label: str) -> StuckUpdate:
         f"the Prometheus operator copies the {kind} storage request into its StatefulSet's volumeClaimTemplates, "
         f"which cannot change after creation: it recreates the StatefulSet and the existing claims keep their old "
         f"size (a raised retention then fills the volume and {kind} crash-loops)",
-        f"grow the claims first: for each claim of kubectl -n <namespace> get pvc -l app.kubernetes.io/name={label}, "
-        f"kubectl patch pvc <claim> -p '{{\"spec\":{{\"resources\":{{\"requests\":{{\"storage\":\"<new size>\"}}}}}}}}' "
+        f"grow the claims first: for each claim of kubectl -n NAMESPACE get pvc -l app.kubernetes.io/name={label}, "
+        f"kubectl patch pvc CLAIM -p '{{\"spec\":{{\"resources\":{{\"requests\":{{\"storage\":\"NEW_SIZE\"}}}}}}}}' "
         f"(its StorageClass must allow volume expansion: kubectl get storageclass oci-bv -o "
         f"jsonpath='{{.allowVolumeExpansion}}'), wait until its status.capacity shows the new size, then pulumi up",
         _PROM_OPERATOR, chart="kube-prometheus-stack", when=_grows(path))
@@ -107,8 +107,8 @@ STUCK_UPDATES: tuple[StuckUpdate, ...] = (
         "with persistence.type statefulset the grafana chart renders the size into a StatefulSet's "
         "volumeClaimTemplates, and the API server refuses the Helm upgrade ('updates to statefulset spec for fields "
         "other than ... are forbidden')",
-        "keep the size; to grow it, patch the claim (kubectl -n <namespace> patch pvc <claim>), delete the "
-        "StatefulSet with kubectl delete statefulset <name> --cascade=orphan, then pulumi up with the new size",
+        "keep the size; to grow it, patch the claim (kubectl -n NAMESPACE patch pvc CLAIM), delete the "
+        "StatefulSet with kubectl delete statefulset NAME --cascade=orphan, then pulumi up with the new size",
         "grafana/helm-charts charts/grafana templates/statefulset.yaml (persistence.type: statefulset renders "
         "volumeClaimTemplates); Kubernetes ValidateStatefulSetUpdate (only replicas, template, updateStrategy, "
         "persistentVolumeClaimRetentionPolicy, minReadySeconds and ordinals may change); checked 2026-12-02",
