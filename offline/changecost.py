@@ -12,6 +12,8 @@ planned changes (:func:`outcome`) into
 * ``in place``: updates, creations and deletions of stateless resources only;
 * ``replaces``: something is replaced, or a resource holding data is deleted — the summary names what (the cluster,
   node pools, file systems, ...) and what is lost (:data:`offline.immutable.STATEFUL`);
+* ``manual``: in place, but the update does not land without a manual step (:mod:`offline.stuck_updates`: an
+  operator-owned StatefulSet's claims keep their size); the summary names the step;
 * ``refused``: ``pulumi up`` would fail (a change the service refuses in place, a protected resource destroyed);
 * ``invalid``: no value was found that the config model accepts with the base's other keys (the key needs others
   set with it, e.g. ``network.existing.*``): nothing is derived, the reference says so.
@@ -271,7 +273,8 @@ def outcome(changes: Iterable) -> dict[str, Any]:
 
     changed = [c for c in changes if c.op != "same"]
     blocked = {c.urn for c in protected_destroyed(changed)}
-    detail = sorted([c.op, c.type, c.name, [r.split(":")[0] for r in c.refused], c.urn in blocked] for c in changed)
+    detail = sorted([c.op, c.type, c.name, [r.split(":")[0] for r in c.refused], c.urn in blocked,
+                     [m.split(":")[0] for m in getattr(c, "manual", ())]] for c in changed)
     return {**summarize(detail), "changes": detail}
 
 
@@ -282,18 +285,23 @@ RERUN_KINDS = ("kubernetes:batch/v1:Job", "kubernetes:core/v1:ConfigMap", "kuber
 
 
 def summarize(detail: list) -> dict[str, str]:
-    """``{kind, summary}`` from stored change details ``[op, type, name, refused, protected]``."""
+    """``{kind, summary}`` from stored change details ``[op, type, name, refused, protected, manual]`` (``manual``:
+    the paths of an update that needs a manual step to land, :mod:`offline.stuck_updates`; older entries lack it)."""
     from offline.immutable import STATEFUL
+    from offline.stuck_updates import STUCK_UPDATES
 
     counts: dict[str, int] = {}
     for op, *_ in detail:
         counts[op] = counts.get(op, 0) + 1
-    refused = [f"{name}: {r}" for _, _, name, reasons, _ in detail for r in reasons]
-    refused += [f"{name} is protected" for _, _, name, _, protected in detail if protected]
+    steps = {p: row.step for row in STUCK_UPDATES for p in row.paths}  # how an update that never lands is done
+    refused = [f"{name}: {r}" + (f" ({steps[r]})" if r in steps else "") for _, _, name, reasons, *_ in detail
+               for r in reasons]
+    refused += [f"{name} is protected" for _, _, name, _, protected, *_ in detail if protected]
+    manual = [(t, name, path) for _, t, name, _, _, *rest in detail for path in (rest[0] if rest else [])]
     if refused:
         return {"kind": "refused", "summary": "refused: " + "; ".join(refused[:3])}
-    replaced = [(t, n) for op, t, n, _, _ in detail if op == "replace"]
-    deleted = [(t, n) for op, t, n, _, _ in detail if op == "delete" and t in STATEFUL]
+    replaced = [(t, n) for op, t, n, *_ in detail if op == "replace"]
+    deleted = [(t, n) for op, t, n, *_ in detail if op == "delete" and t in STATEFUL]
     costly = [(t, n) for t, n in replaced if not t.startswith(RERUN_KINDS)]
     reruns = [(t, n) for t, n in replaced if t.startswith(RERUN_KINDS)]
     if costly or deleted:
@@ -312,6 +320,10 @@ def summarize(detail: list) -> dict[str, str]:
     text = "in place" + (f" ({shown})" if shown else "")
     if reruns:
         text += f"; re-creates {_names(reruns)} (nothing is lost)"
+    if manual:
+        text += "; does not land without a manual step: " + "; ".join(
+            f"{name} {path}: {steps.get(path, 'see the preview with --previous')}" for _, name, path in manual[:2])
+        return {"kind": "manual", "summary": text}
     return {"kind": "in place", "summary": text}
 
 

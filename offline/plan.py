@@ -70,7 +70,8 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
                            "replaceBecause": list(c.replace_because), "causedBy": list(c.caused_by),
                            "deleteBeforeReplace": c.delete_before_replace, "protect": c.protect,
                            "retained": c.retained,
-                           "refused": list(c.refused), "changed": list(c.changed)} for c in ordered_changes]
+                           "refused": list(c.refused), "manual": list(c.manual),
+                           "changed": list(c.changed)} for c in ordered_changes]
     return doc
 
 

@@ -55,6 +55,8 @@ from typing import Any, Iterable, Optional
 from offline.immutable import (FORCE_NEW, STATEFUL, STORAGE_CLASS, api_immutable, force_new,  # noqa: F401
                                lowered, name_conflict, release_takeover_conflict, resize_refused)
 from offline.plancheck import check_plan, check_plan_stack  # noqa: F401 (re-exported: callers import it from here)
+from offline.stuck_updates import REFUSE as STUCK_REFUSE
+from offline.stuck_updates import stuck
 from offline.values import UNKNOWN_SHOWN
 
 KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
@@ -76,6 +78,8 @@ class Change:
     :param refused: ``path: reason`` of each change the API server refuses in place.
     :param retained: the old resource has ``retainOnDelete`` in the previous state: a replacement or deletion
         removes it from the state only and leaves it (and its data) in the cloud, unmanaged.
+    :param manual: ``path: what happens; the manual step [source]`` of each change that is applied but never lands
+        without a manual step (:data:`offline.stuck_updates.STUCK_UPDATES`, outcome ``manual``): a warning.
     """
 
     urn: str
@@ -89,6 +93,7 @@ class Change:
     protect: bool = False
     refused: tuple[str, ...] = ()
     retained: bool = False
+    manual: tuple[str, ...] = ()
 
     @property
     def cause(self) -> str:
@@ -357,6 +362,11 @@ class Planner:
             refused += tuple(f"{p}: {reason}" for p, reason in resize_refused(
                 typ, old.get("inputs", {}), inputs, self._storage_classes()) if any(touches(d, p) for d in diff))
         op = "replace" if because else ("update" if diff else "same")
+        manual: tuple[str, ...] = ()
+        if op == "update":  # applied by the provider, refused or never converging behind it (offline.stuck_updates)
+            hits = stuck(typ, old.get("inputs", {}), inputs, diff)
+            refused += tuple(f"{p}: {text}" for kind, p, text in hits if kind == STUCK_REFUSE)
+            manual = tuple(f"{p}: {text}" for kind, p, text in hits if kind != STUCK_REFUSE)
         dbr = bool(delete_before_replace) or (op == "replace" and typ.startswith("kubernetes:") and _named(inputs)
                                               and (old.get("inputs", {}).get("metadata") or {}).get("name")
                                               == inputs["metadata"]["name"]
@@ -369,7 +379,7 @@ class Planner:
             refused += tuple(f"{p}: {reason}"
                              for p, reason in release_takeover_conflict(typ, old.get("inputs", {}), inputs))
         change = Change(urn, typ, name, op, because, diff, tuple(dict.fromkeys(caused)), dbr and op == "replace",
-                        protect, refused, op == "replace" and bool(old.get("retainOnDelete")))
+                        protect, refused, op == "replace" and bool(old.get("retainOnDelete")), manual)
         self.changes[urn] = change
         return change
 

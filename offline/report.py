@@ -296,8 +296,10 @@ def errors_block(changes: Optional[list[Change]]) -> list[str]:
         for refused in c.refused:
             # replaceOnChanges is the way out for a Kubernetes object; for a cloud resource (a cluster's version, a
             # Lustre capacity) a replacement would destroy it, so only the value's own fix is offered.
-            fix = (" Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
-                   if c.type.startswith("kubernetes:") else "" if "; " in refused else " Keep its old value")
+            fix = ("" if "; " in refused and (not c.type.startswith("kubernetes:") or c.type.startswith(
+                       "kubernetes:helm.sh/")) else  # the reason names its own way out (offline.stuck_updates)
+                   " Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
+                   if c.type.startswith("kubernetes:") else " Keep its old value")
             lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update.{fix}")
     return [""] + lines if lines else []
 

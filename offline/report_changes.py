@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 from offline.engine import ProgramRun
 from offline.replacement import Change
+from offline.stuck_updates import manual_block
 from offline.report import (DEFAULT_WIDTH, IAM_OUTPUTS, OP_SYMBOLS, _counts, _header, _hide, _policy_lines,
                             diagnostics_block, errors_block, iam_section, node_pool_block, render_details,
                             render_summary, replacements_block, stateful_block, terminal_width, wrap)
@@ -122,8 +123,9 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
                        width, "      ")
     if not changed:
         lines.append("    no resource changes")
-    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes)
-    lines += errors_block(changes) + node_pool_block(changes, run)
+    lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
+    lines += [w for line in manual_block(changes) for w in (_wrap(line, width, '      ') if line else [line])]
+    lines += node_pool_block(changes, run)
     lines += diagnostics_block(run, stack, width, count_infos=True)
     lines += _policy_lines(run, report)
     old_outputs = (previous_plan or {}).get("outputs") or {}

@@ -108,12 +108,13 @@ def _reference_keys() -> list[str]:
 
 def _day_two_table() -> str:
     """docs/operations.md's day-two table: the everyday changes first, then every key whose change replaces or is
-    refused, each with what it costs (from :data:`CHANGE_COST`)."""
+    refused or needs a manual step, each with what it costs (from :data:`CHANGE_COST`)."""
     doc = change_cost()
     entries = doc["entries"]
     lines = ["| change | key | what the preview plans |", "|---|---|---|"]
     everyday = [i for i in doc.get("everyday", []) if i in entries]
-    costly = [i for i, e in sorted(entries.items()) if e["kind"] in ("replaces", "refused") and i not in everyday]
+    costly = [i for i, e in sorted(entries.items()) if e["kind"] in ("replaces", "refused", "manual")
+              and i not in everyday]
     for ident in everyday + costly:
         entry = entries[ident]
         what = entry.get("label") or ("an everyday change" if ident in everyday else "")

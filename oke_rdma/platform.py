@@ -18,6 +18,11 @@ extra namespace its config asks for) and one per tenant, each labelled for Pod S
 for a tenant with ``rdma: true`` (RDMA training pods use hostNetwork, the IPC_LOCK capability and the
 ``/dev/infiniband`` hostPath), ``restricted`` for other tenants. A namespace two add-ons share takes the laxer level.
 
+Tenant namespaces are created after (and so destroyed before) every add-on whose custom resources or finalizers
+their objects carry: Kueue's ``kueue.x-k8s.io/resource-in-use`` on Workloads, KEDA's ``finalizer.keda.sh``... A
+namespace deleted after its operator is stuck Terminating (oracle-quickstart/oci-hpc-oke#251,
+GoogleCloudPlatform/cluster-toolkit#5091).
+
 Each tenant namespace also gets a ``ResourceQuota`` capping ``requests.nvidia.com/gpu`` at the tenant's GPU quota
 plus its borrowing limit (zero without a quota), so pods that bypass Kueue cannot take GPUs either.
 
@@ -100,6 +105,16 @@ def _namespaced(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
     return obj
 
 
+def _serves(obj: dict[str, Any], addon: Any, tenant_of: Mapping[str, str]) -> Optional[str]:
+    """The tenant namespace a manifest add-on's object serves: its own namespace when that is a tenant's, else what
+    the add-on's ``tenant_scope`` says (None: the add-on's own object)."""
+    ns = (obj.get("metadata") or {}).get("namespace")
+    if ns in tenant_of:
+        return ns
+    scoped = addon.tenant_scope(obj) if addon.tenant_scope else None
+    return scoped if scoped in tenant_of else None
+
+
 class PlatformArgs:
     """Inputs of :class:`Platform`.
 
@@ -140,7 +155,10 @@ class Platform(pulumi.ComponentResource):
     Attributes: ``namespaces`` (namespace name → ``Namespace``), ``releases`` (add-on key → ``Release``, enabled Helm
     add-ons only, in install order), ``manifests`` (add-on key → ``ConfigGroup``, enabled manifest add-ons), ``tenant_namespaces`` (tenant → namespace name), ``pod_security`` (namespace name → PSA
     level), ``resource_quotas`` (tenant → ``ResourceQuota``), ``prepared`` (add-on key → the resources it created
-    before its release, e.g. the Secret Grafana reads).
+    before its release, e.g. the Secret Grafana reads), ``finalizing`` (the add-on keys every tenant namespace waits
+    for: those with CRDs or finalizers, so ``pulumi destroy`` empties the namespace while their operators run),
+    ``manifest_tenant_parts`` (add-on key → the ``ConfigGroup`` of a manifest add-on's per-tenant objects, applied
+    after the tenant namespaces).
 
     Raises nothing for a config the stack config accepted (names, versions and tenant namespaces are checked there).
     """
@@ -157,22 +175,20 @@ class Platform(pulumi.ComponentResource):
         self.namespaces: dict[str, k8s.core.v1.Namespace] = {}
         # Tenant namespaces carry their tenant's name: Kueue manages jobs only there (oke_rdma.addons.kueue).
         tenant_of = {t.namespace: tenant for tenant, t in args.tenants.items()}
-        for ns, level in self.pod_security.items():
+
+        def namespace(ns: str, depends_on: Optional[list[pulumi.Resource]] = None) -> k8s.core.v1.Namespace:
             tenant_label = {TENANT_LABEL: tenant_of[ns]} if ns in tenant_of else {}
-            self.namespaces[ns] = k8s.core.v1.Namespace(f"{prefix}-ns-{ns}", k8s.core.v1.NamespaceInitArgs(
+            return k8s.core.v1.Namespace(f"{prefix}-ns-{ns}", k8s.core.v1.NamespaceInitArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(
-                    name=ns, labels={**extra_labels.get(ns, {}), **pod_security_labels(level),
+                    name=ns, labels={**extra_labels.get(ns, {}), **pod_security_labels(self.pod_security[ns]),
                                      "app.kubernetes.io/managed-by": "pulumi",
-                                     "app.kubernetes.io/part-of": prefix, **tenant_label})), k8s_opts())
+                                     "app.kubernetes.io/part-of": prefix, **tenant_label})), k8s_opts(depends_on))
+
+        # The add-ons' namespaces first; the tenants' after the add-ons (below).
+        for ns in self.pod_security:
+            if ns not in tenant_of:
+                self.namespaces[ns] = namespace(ns)
         self.tenant_namespaces = {tenant: t.namespace for tenant, t in args.tenants.items()}
-        self.resource_quotas: dict[str, k8s.core.v1.ResourceQuota] = {}
-        for tenant, t in args.tenants.items():
-            ns = self.namespaces[t.namespace]
-            self.resource_quotas[tenant] = k8s.core.v1.ResourceQuota(
-                f"{prefix}-quota-{t.namespace}", k8s.core.v1.ResourceQuotaInitArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(name="gpu", namespace=ns.metadata.name),
-                    spec=k8s.core.v1.ResourceQuotaSpecArgs(hard={f"requests.{GPU_RESOURCE}": str(t.gpu_quota)})),
-                k8s_opts())
 
         enabled = enabled_releases(args.platform, args.addons)
         context = args.addons.context(args.platform, [t.namespace for t in args.tenants.values()])
@@ -180,7 +196,7 @@ class Platform(pulumi.ComponentResource):
         self.releases: dict[str, k8s.helm.v3.Release] = {}
         self.manifests: dict[str, k8s.yaml.v2.ConfigGroup] = {}
         installed: dict[str, pulumi.Resource] = {}
-        tenant_nss = [self.namespaces[ns] for ns in sorted({t.namespace for t in args.tenants.values()})]
+        tenant_parts: dict[str, list[dict[str, Any]]] = {}
         for key, release in enabled.items():
             addon = args.addons[key]
             ns = self.namespaces[release.namespace]
@@ -193,9 +209,10 @@ class Platform(pulumi.ComponentResource):
                                            *(installed[k] for k in addon.after if k in installed)]
             if addon.manifest is not None:
                 objs = [_namespaced(o, release.namespace) for o in addon.manifest(release, context)]
+                own = [o for o in objs if _serves(o, addon, tenant_of) is None]
+                tenant_parts[key] = [o for o in objs if _serves(o, addon, tenant_of) is not None]
                 installed[key] = self.manifests[key] = k8s.yaml.v2.ConfigGroup(
-                    f"{prefix}-{addon.release_name}", k8s.yaml.v2.ConfigGroupArgs(objs=objs),
-                    k8s_opts([*deps, *tenant_nss]))
+                    f"{prefix}-{addon.release_name}", k8s.yaml.v2.ConfigGroupArgs(objs=own), k8s_opts(deps))
                 continue
             repo = k8s.helm.v3.RepositoryOptsArgs(repo=addon.repository) if addon.repository else None
             self.releases[key] = k8s.helm.v3.Release(f"{prefix}-{addon.release_name}", k8s.helm.v3.ReleaseArgs(
@@ -203,6 +220,32 @@ class Platform(pulumi.ComponentResource):
                 namespace=ns.metadata.name, create_namespace=False, values=addon.helm_values(release, context)),
                 k8s_opts(deps))
             installed[key] = self.releases[key]
+
+        # A tenant namespace waits for every add-on whose custom objects or finalizers its objects carry (Kueue's
+        # Workloads, KEDA's ScaledObjects...): created after them, `pulumi destroy` deletes it first, while their
+        # operators still remove the finalizers (oke_rdma.addons.AddOn.finalizers). O(tenants x add-ons) edges.
+        self.finalizing = [k for k in installed if args.addons[k].crds or args.addons[k].finalizers]
+        holders = [installed[k] for k in self.finalizing]
+        for ns in sorted(tenant_of):
+            self.namespaces[ns] = namespace(ns, holders)
+        self.resource_quotas: dict[str, k8s.core.v1.ResourceQuota] = {}
+        for tenant, t in args.tenants.items():
+            ns = self.namespaces[t.namespace]
+            self.resource_quotas[tenant] = k8s.core.v1.ResourceQuota(
+                f"{prefix}-quota-{t.namespace}", k8s.core.v1.ResourceQuotaInitArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name="gpu", namespace=ns.metadata.name),
+                    spec=k8s.core.v1.ResourceQuotaSpecArgs(hard={f"requests.{GPU_RESOURCE}": str(t.gpu_quota)})),
+                k8s_opts())
+        # A manifest add-on's per-tenant objects (a controller per tenant namespace, its Role there) after the tenant
+        # namespaces; the same resource prefix keeps their names (and URNs) those of the add-on's own group.
+        tenant_nss = [self.namespaces[ns] for ns in sorted(tenant_of)]
+        self.manifest_tenant_parts: dict[str, k8s.yaml.v2.ConfigGroup] = {}
+        for key, objs in tenant_parts.items():
+            if objs:
+                name = f"{prefix}-{args.addons[key].release_name}"
+                self.manifest_tenant_parts[key] = k8s.yaml.v2.ConfigGroup(
+                    f"{name}-tenants", k8s.yaml.v2.ConfigGroupArgs(objs=objs, resource_prefix=name),
+                    k8s_opts([self.manifests[key], *tenant_nss]))
 
         self.register_outputs({"namespaces": {n: ns.metadata.name for n, ns in self.namespaces.items()},
                                "releases": {k: r.version for k, r in self.releases.items()},

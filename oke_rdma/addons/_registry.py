@@ -154,6 +154,12 @@ class AddOn:
     :param source: where its facts come from (docs titles/URLs, chart versions) and when they were checked.
     :param cni: True for the pod network's policy engine (Cilium): pods started before it are not enforced until
         restarted, so every other release of the platform waits for it.
+    :param finalizers: the finalizers its operator sets on objects in tenant namespaces (``("finalizer.keda.sh",)``),
+        with where that is stated. A tenant namespace depends on every add-on with ``crds`` or ``finalizers``, so
+        ``pulumi destroy`` empties it while the operator still runs (else the namespace stays Terminating).
+    :param tenant_scope: for a manifest add-on, ``(object) -> tenant namespace or None``: the tenant namespace an
+        object serves although it lives elsewhere (a per-tenant controller); such objects, and the objects in a tenant
+        namespace, are applied after the tenant namespaces (``<prefix>-<release name>-tenants``) and the rest before.
     """
 
     key: str
@@ -173,6 +179,8 @@ class AddOn:
     kueue_frameworks: tuple[str, ...] = ()
     source: str = ""
     cni: bool = False
+    finalizers: tuple[str, ...] = ()
+    tenant_scope: Optional[Callable[[dict[str, Any]], Optional[str]]] = None
 
     def __post_init__(self) -> None:
         problems = []

@@ -39,5 +39,8 @@ ADDON = AddOn(
     pod_security=RESTRICTED,
     values=values,
     crds=("keda.sh",),
+    # ScaledObjects and ScaledJobs (kedacore/keda controllers/keda/scaledobject_finalizer.go, scaledjob_finalizer.go
+    # @v2.20.2; checked 2026-12-02).
+    finalizers=("finalizer.keda.sh",),
     source="KEDA docs, Deploying KEDA; kedacore/charts keda 2.20.2; checked 2026-11-30",
 )

@@ -80,7 +80,8 @@ class KubePrometheusStackRelease(HelmRelease):
     retention_size_gb: Optional[int] = Field(default=None, gt=0, description=(
         "Size cap of Prometheus data in GB; must fit in `storageGb` with 10 % headroom."))
     storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768, description=(
-        "Prometheus volume in GB (at least 50, OCI's smallest block volume)."))
+        "Prometheus volume in GB (at least 50, OCI's smallest block volume). Raising it does not grow the existing "
+        "claim (the operator's StatefulSet keeps its claim template): grow the claim first, as the preview says."))
     storage_class: str = Field("oci-bv", description=(
         "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
     allowed_remote_urls: tuple[str, ...] = Field(default=(), description=(

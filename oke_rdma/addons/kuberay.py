@@ -49,6 +49,9 @@ ADDON = AddOn(
     pod_security=BASELINE,
     values=values,
     crds=("ray.io",),
+    # RayJobs, so the operator stops the Ray job before deletion (ray-project/kuberay ray-operator/controllers/ray/
+    # utils/constant.go RayJobStopJobFinalizer; checked 2026-12-02).
+    finalizers=("ray.io/rayjob-finalizer",),
     kueue_frameworks=KUEUE_FRAMEWORKS,
     source="Ray docs KubeRay Operator Installation (kuberay-operator 1.7.0); Kueue docs; checked 2026-11-30",
 )

@@ -275,6 +275,9 @@ ADDON = AddOn(
     # otherwise poll for the API with a backoff before serving MPIJobs: jobframework/setup.go@v0.18.2)
     after=("kubePrometheusStack", "mpiOperator"),
     crds=("kueue.x-k8s.io",),
+    # Workloads hold kueue.x-k8s.io/resource-in-use while they use quota, pods of the pod integration
+    # kueue.x-k8s.io/managed (kueue pkg/constants; kubernetes-sigs/kueue#13830; checked 2026-12-02).
+    finalizers=("kueue.x-k8s.io/resource-in-use", "kueue.x-k8s.io/managed"),
     value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map"), (("controllerManager",), "map")),
     checks=checks,
     extra_namespaces=extra_namespaces,

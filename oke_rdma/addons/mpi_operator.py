@@ -324,6 +324,9 @@ ADDON = AddOn(
     crds=("kubeflow.org",),
     checks=checks,
     kueue_frameworks=KUEUE_FRAMEWORKS,
+    # Each tenant's controller (labelled with its namespace) is applied with that namespace's Role, after the
+    # namespaces, so the tenant namespaces can wait for Kueue, which waits for the MPIJob CRD.
+    tenant_scope=lambda obj: ((obj.get("metadata") or {}).get("labels") or {}).get(SCOPE_LABEL),
     source="kubeflow/mpi-operator v0.8.2 release manifest (v0.8.0 source for the controller's flags); Kueue docs Run a MPIJob; kueue "
            "jobframework/setup.go@v0.18.2; checked 2026-12-01",
 )

@@ -87,6 +87,11 @@ SOURCES: dict[str, tuple[str, str]] = {
               "x-kubernetes-validations)", "2026-11-30"),
     "gpu-operator": ("NVIDIA GPU Operator docs and chart at the pinned version (oke_rdma/addons/gpu_operator.py)",
                      "2026-11-30"),
+    "prom-operator-storage": ("prometheus-operator Documentation/platform/storage.md 'Resizing volumes' (claims of "
+                              "an operator-owned StatefulSet are not expanded); prometheus-operator#2357; "
+                              "zacheryph/k8s-gitops#3409", "2026-12-02"),
+    "oke-oidc-update": ("oracle/terraform-provider-oci#2231 (open): changing a cluster's OIDC issuer and client ID "
+                        "fails with 'Invalid OidcAuthnConfig.CaCertificate' without a CA certificate", "2026-12-02"),
     "kps": ("prometheus-community/helm-charts kube-prometheus-stack at the pinned version (values, UPGRADE notes)",
             "2026-11-30"),
     "keda": ("keda.sh docs 'Kubernetes Compatibility', kedacore/charts at the pinned version", "2026-11-30"),
@@ -241,6 +246,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "preview", _FORCE_NEW, _REP + "test_every_force_new_entry_is_an_input_of_pulumi_oci"),
     ),
     "oci:ContainerEngine/cluster:Cluster": (
+        _c("A change of the OIDC sign-in configuration is refused by OCI without a CA certificate", "oke-oidc-update",
+           "update", "preview", "preview:offline.stuck_updates:STUCK_UPDATES",
+           "tests/offline/test_stuck_updates.py::test_an_oidc_change_without_a_ca_certificate_is_refused"),
         _c("kubernetesVersion must be one OKE offers in the region", "oke-cluster", "create,upgrade", "config",
            "oke_rdma.config.checks.oci_facts:check_kubernetes_versions",
            _SHP + "test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones"),
@@ -438,9 +446,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "pack", "namespace-pod-security-enforce",
            "tests/components/test_platform.py::test_pod_security_labels_per_namespace"),
         _c("A namespace holding custom objects with finalizers never finishes deleting once their controller is gone",
-           "k8s-crd", "delete", "none",
-           reason="objects the program declares depend on their operator's release, so Pulumi deletes them first; "
-                  "a tenant's own custom objects are not in the plan and cannot be seen offline"),
+           "k8s-crd", "delete", "construction", "oke_rdma.platform:Platform",
+           "tests/components/test_platform.py::"
+           "test_tenant_namespaces_wait_for_every_addon_whose_objects_or_finalizers_they_hold"),
         _c("Deleting a namespace deletes everything in it (stateful)", "k8s-api", "delete", "preview",
            "preview:offline.immutable:STATEFUL",
            _STA + "test_the_stateful_class_covers_every_kind_of_resource_that_holds_data_or_nodes"),
@@ -716,6 +724,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("Grafana's admin password is a secret, never in values", "kps", "create", "config",
            "oke_rdma.config.checks.platform:check_platform",
            _LIM + "test_a_grafana_password_in_helm_values_is_refused_without_echoing_it"),
+        _c("A raised Prometheus or Alertmanager storage size never reaches the existing claims (the operator's "
+           "StatefulSet volumeClaimTemplates cannot change): the claims are grown by hand first", "prom-operator-storage",
+           "update", "warning", "offline.stuck_updates:STUCK_UPDATES",
+           "tests/offline/test_stuck_updates.py::test_a_grown_operator_owned_claim_template_needs_the_manual_resize"),
     ),
     "addon:keda": (
         _c("The KEDA release supports the cluster's Kubernetes (its published matrix)", "keda", "create,upgrade",

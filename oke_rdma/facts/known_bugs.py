@@ -13,6 +13,14 @@ test keeps in step with this table) and how the config check answers:
 * :data:`WARN` — the bug costs availability (a gang evicted, pods Pending, a shared operator crashing): a warning on
   every preview naming the fixed version.
 
+An unfixed bug (``fixed=()``: no release of any line fixes it yet) is recorded too, with its ``workaround``: the pin
+is then affected from ``introduced`` on, and the message says "unfixed in <pin>" and names the workaround instead of a
+version to move to.
+
+Triggers read the release's FINAL Helm values (the product's values merged with the user's
+``platform.<key>.values``), so a documented user value that turns a feature back on (Cilium's ``l7Proxy``) reaches its
+rows.
+
 Release lines: a version is affected when it is at or after ``introduced`` (None: every earlier version oke-rdma
 accepts, since the source states no start) and its release line (``major.minor``: Kueue ``0.19``, the GPU Operator's
 ``26.3``) has no fix at or below it; a line newer than every line with a fix carries the fix, an older line without
@@ -41,7 +49,8 @@ class KnownBug:
     :param addon: the add-on's key (``platform.<addon>``).
     :param ref: the upstream reference, ``owner/repo#number`` (what ``acceptedBugs`` lists).
     :param summary: what goes wrong, in one clause.
-    :param fixed: the first fixed version in each release line that got the fix (``("0.18.8", "0.19.4")``).
+    :param fixed: the first fixed version in each release line that got the fix (``("0.18.8", "0.19.4")``);
+        ``()`` when no release fixes it yet (then ``workaround`` is required).
     :param trigger: the name of the predicate (``oke_rdma.config.checks.known_bugs.TRIGGERS``) that says whether a
         stack's settings trigger it.
     :param setting: which of the product's settings triggers it, for the message.
@@ -49,6 +58,8 @@ class KnownBug:
     :param source: where the bug and its fix are stated, and when that was checked.
     :param introduced: the first affected version (None: the source states none; every earlier version counts).
     :param gate: the feature gate the fix needs (None: the fix is unconditional).
+    :param workaround: what an operator does to avoid or recover from it on an affected version (required when
+        ``fixed`` is empty; named in the message).
     """
 
     addon: str
@@ -61,12 +72,18 @@ class KnownBug:
     source: str
     introduced: Optional[str] = None
     gate: Optional[str] = None
+    workaround: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.severity not in (REFUSE, WARN):
             raise ValueError(f"{self.ref}: severity {self.severity!r} is not {REFUSE!r} or {WARN!r}")
-        if not self.fixed:
-            raise ValueError(f"{self.ref}: a known bug names the release that fixes it")
+        if not self.fixed and not self.workaround:
+            raise ValueError(f"{self.ref}: a known bug names the release that fixes it, or (unfixed) its workaround")
+
+    @property
+    def unfixed(self) -> bool:
+        """True when no release fixes the bug yet."""
+        return not self.fixed
 
     def affects(self, version: str) -> bool:
         """True when ``version`` carries the bug (module docstring: release lines).
@@ -76,6 +93,8 @@ class KnownBug:
         v = parse_version(version)
         if self.introduced is not None and v < parse_version(self.introduced):
             return False
+        if not self.fixed:
+            return True
         line = (v.major, v.minor)
         fixes = [parse_version(f) for f in self.fixed]
         same = [f for f in fixes if (f.major, f.minor) == line]
@@ -83,8 +102,11 @@ class KnownBug:
             return v < min(same)
         return line < max((f.major, f.minor) for f in fixes)
 
-    def fix_for(self, version: str) -> str:
-        """The fixed version to name for a pin at ``version``: the fix of its own line, else the oldest later one."""
+    def fix_for(self, version: str) -> Optional[str]:
+        """The fixed version to name for a pin at ``version``: the fix of its own line, else the oldest later one
+        (None: unfixed)."""
+        if not self.fixed:
+            return None
         v = parse_version(version)
         later = sorted((parse_version(f), f) for f in self.fixed if parse_version(f) > v)
         same = [f for p, f in later if (p.major, p.minor) == (v.major, v.minor)]
@@ -117,6 +139,24 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "the statefulset and leaderworkerset integrations are on (the chart's default frameworks, which oke-rdma "
         "keeps) and tenants may create StatefulSets",
         REFUSE, f"{_KUEUE.format('0.19')} v0.19.7 (#16401; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#16047",
+        "a Workload whose pod-level requests are smaller than its containers' requests reserves the pod-level "
+        "amount, so the ClusterQueue admits beyond its quota",
+        ("0.19.6",), "kueue-pod-level-resources",
+        "tenants may create pods, and Kubernetes 1.34 and newer serve pod-level resources by default "
+        "(PodLevelResources, Beta)",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.6 (#16047; no fix in CHANGELOG-0.18.md up to v0.18.8, whose #15015 "
+                f"covers prebuilt Workloads only); Kubernetes docs 'Assign Pod-level CPU and memory resources' "
+                f"(Beta, on by default since v1.34); {CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#16128",
+        "an evicted Workload of a StatefulSet or LeaderWorkerSet scaled to zero keeps its quota reserved, blocking "
+        "the other Workloads of its ClusterQueue",
+        ("0.19.6",), "kueue-statefulset",
+        "the statefulset and leaderworkerset integrations are on (the chart's default frameworks, which oke-rdma "
+        "keeps) and tenants may create StatefulSets",
+        WARN, f"{_KUEUE.format('0.19')} v0.19.6 (#16128; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
     KnownBug(
         "kueue", "kubernetes-sigs/kueue#15910",
         "a pod group is evicted once waitForPodsReady.recoveryTimeout passes after one of its pods completes",
@@ -152,6 +192,45 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "tenants may create ScaledObjects (oke_rdma.facts.tenancy grants keda.sh scaledobjects), so any tenant's "
         "ScaledObject with a fallback and several triggers reaches it",
         WARN, f"kedacore/keda pull request #7847 (CHANGELOG.md v2.20.1: #7838); {CHECKED}"),
+    KnownBug(
+        "keda", "kedacore/keda#7910",
+        "scalers with TLS (Kafka and others) append their CA certificates to one shared root CertPool without a lock; "
+        "reconciling many such ScaledObjects at once panics the shared KEDA operator ('concurrent map writes') and "
+        "mixes CAs between unrelated triggers ('x509: certificate signed by unknown authority')",
+        ("2.20.2",), "keda-tenant-scaledobjects",
+        "tenants may create ScaledObjects (oke_rdma.facts.tenancy grants keda.sh scaledobjects), so any tenants' TLS "
+        "scaler triggers reach the shared pool",
+        WARN, f"kedacore/keda issue #7910 (2026-07-10), pull request #7911; CHANGELOG.md v2.20.2 Fixes: 'concurrent map "
+              f"writes panic in the shared root CA CertPool (#7910)'; {CHECKED}"),
+    KnownBug(
+        "keda", "kedacore/keda#7863",
+        "a tenant's Deployment/StatefulSet/ReplicaSet read from the informer cache with an undefaulted spec.replicas "
+        "makes GetCurrentReplicas dereference nil and panics the shared KEDA operator",
+        ("2.20.2",), "keda-tenant-scaledobjects",
+        "tenants may create ScaledObjects that target their own workloads (oke_rdma.facts.tenancy)",
+        WARN, f"kedacore/keda CHANGELOG.md v2.20.2 Fixes (#7863; the nil ScaleTargetGVKR guard of #4389/#4955 in the "
+              f"same release); {CHECKED}"),
+    KnownBug(
+        "keda", "kedacore/keda#7700",
+        "a certificate rotation can panic the operator (an unlocked shared CA pool in its metrics-service mTLS)",
+        (), "keda-metrics-service-mtls",
+        "the KEDA operator and its metrics API server always talk gRPC over mTLS, with certificates KEDA rotates "
+        "(the chart's certificates.autoGenerated, kept by oke-rdma)",
+        WARN, f"kedacore/keda#7700 (open; still seen 2026-09-04), #7691, #8126 (open); {CHECKED}",
+        workaround="restart the KEDA operator and metrics server after a certificate rotation"),
+    KnownBug(
+        "cilium", "cilium/cilium#47624",
+        "cilium-agent and cilium-envoy livelock on the cilium.NetworkPolicy xDS stream (ADS mode, the 1.20 default) "
+        "once the last L7 listener drains: 85-100 % CPU on every node, L7 traffic answered 403, until both are "
+        "restarted",
+        ("1.20.1",), "cilium-l7-proxy",
+        "Envoy and the L7 proxy are off in oke-rdma's values (l7Proxy: false, envoy.enabled: false); a user value "
+        "in platform.cilium.values that turns either back on runs the affected xDS path",
+        WARN, f"cilium/cilium issue #47624 (2026-07-31, closed, milestone v1.20.1), fixed by cilium/proxy pull request "
+              f"#1982 in the cilium-envoy image cilium/cilium 1.20.1 ships (pull request #47899); {CHECKED}",
+        introduced="1.20.0",
+        workaround="keep l7Proxy and envoy.enabled false (oke-rdma's policies are Layer 3/4), or restart cilium-agent "
+                   "then that node's cilium-envoy when it happens"),
 )
 
 

@@ -96,23 +96,31 @@ def test_a_version_without_a_vendored_manifest_is_refused_in_one_line(version):
 
 
 def test_enabled_it_is_a_config_group_in_its_own_baseline_namespace_without_the_manifest_namespace():
+    """Two groups: the operator's own objects (CRD, cluster roles, accounts) waiting for its namespace, and the
+    per-tenant ones (each tenant's controller and its Role there) waiting for the tenant namespaces, under the same
+    resource prefix."""
     run, component = _plan(REGISTRY, _platform(mpiOperator={"enabled": True}), TENANTS)
-    (group,) = of_type(run.resources, CONFIG_GROUP)
-    assert group.name == "t-mpi-operator"
+    groups = {g.name: g for g in of_type(run.resources, CONFIG_GROUP)}
+    assert set(groups) == {"t-mpi-operator", "t-mpi-operator-tenants"}
+    group, per_tenant = groups["t-mpi-operator"], groups["t-mpi-operator-tenants"]
     ns = component.namespaces["mpi-operator"]
     assert component.pod_security["mpi-operator"] == "baseline"
-    children = [r for r in run.resources if r.parent == group.urn]
+    children = [r for r in run.resources if r.parent in (group.urn, per_tenant.urn)]
     assert {c.inputs["kind"] for c in children} >= {"CustomResourceDefinition", "Deployment", "Role", "RoleBinding"}
+    assert {c.inputs["kind"] for c in children if c.parent == group.urn} >= {"CustomResourceDefinition",
+                                                                              "ClusterRole", "ServiceAccount"}
     # The manifest's own Namespace (no Pod Security labels) is not applied: ours is, and the group waits for it.
     assert not [c for c in children if c.inputs["kind"] == "Namespace"]
     assert not [r for r in run.resources if r.type.endswith(":Namespace") and r.parent == group.urn]
     nss = {r.inputs["metadata"]["name"]: r.urn for r in run.resources if r.type == "kubernetes:core/v1:Namespace"}
-    assert {nss["mpi-operator"], nss["research"], nss["analytics"]} <= set(group.dependencies)
+    assert nss["mpi-operator"] in group.dependencies
+    assert {nss["research"], nss["analytics"], group.urn} <= set(per_tenant.dependencies)
     assert ns is not None
     # Every namespaced object is in the operator's namespace or a tenant's; nothing lands in "default".
     placed = {c.inputs["metadata"].get("namespace") for c in children} - {None}
     assert placed <= {"mpi-operator", "research", "analytics"}
     assert component.manifests.keys() == {"mpiOperator"}
+    assert component.manifest_tenant_parts.keys() == {"mpiOperator"}
 
 
 def test_one_controller_per_tenant_namespace_scoped_by_its_flags():
@@ -198,7 +206,7 @@ def test_an_unknown_object_or_rule_in_the_manifest_is_refused(monkeypatch):
 
 def test_kueue_waits_for_the_operator_and_enables_mpijob_only_while_it_is_on():
     run, _ = _plan(REGISTRY, _platform(mpiOperator={"enabled": True}), TENANTS)
-    (group,) = of_type(run.resources, CONFIG_GROUP)
+    (group,) = [g for g in of_type(run.resources, CONFIG_GROUP) if not g.name.endswith("-tenants")]
     kueue = next(r for r in of_type(run.resources, RELEASE) if r.inputs["name"] == "kueue")
     assert group.urn in kueue.dependencies
     assert "kubeflow.org/mpijob" in _kueue_frameworks(run)
@@ -234,7 +242,7 @@ def test_the_prod_plan_has_the_operator_and_kueue_admits_mpijobs_and_trainjobs()
 
     raw, secrets = read_stack_file(ROOT / "Pulumi.prod.yaml")
     run = run_program(raw, secrets, "prod")
-    (group,) = of_type(run.resources, CONFIG_GROUP)
+    (group,) = [g for g in of_type(run.resources, CONFIG_GROUP) if g.name.endswith("-mpi-operator-tenants")]
     cfg = load_stack_config(raw)
     tenant_namespaces = {cfg.tenant_namespace(t) for t in cfg.tenants}
     deployments = [r for r in run.resources if r.parent == group.urn and r.inputs["kind"] == "Deployment"]

@@ -237,3 +237,58 @@ def test_the_topology_labelers_namespace_comes_from_the_kueue_addon():
     assert "oke-rdma-topology" in _namespaces(run)
     run, platform = _run(platform={"kueue": {"enabled": False, "topologyLabeler": {"enabled": True}}})
     assert "oke-rdma-topology" not in platform.pod_security
+
+
+def test_tenant_namespaces_wait_for_every_addon_whose_objects_or_finalizers_they_hold():
+    """pulumi destroy deletes dependents first: each tenant namespace depends on every enabled add-on with CRDs or
+    finalizers (Kueue, KEDA, kube-prometheus-stack, the GPU Operator, Cilium), so it is emptied while their operators
+    still remove Kueue's and KEDA's finalizers; the add-ons' own namespaces depend on no release."""
+    run, platform = _run()
+    releases, namespaces = _releases(run), _namespaces(run)
+    assert set(platform.finalizing) == {"cilium", "keda", "kubePrometheusStack", "gpuOperator", "kueue"}
+    for tenant_ns in ("research", "analytics"):
+        assert {r.urn for r in releases.values()} <= set(namespaces[tenant_ns].dependencies), tenant_ns
+    for own in ("cilium", "monitoring", "gpu-operator", "kueue-system", "keda"):
+        assert not set(namespaces[own].dependencies) & {r.urn for r in releases.values()}, own
+    # O(tenants x add-ons): one edge per tenant namespace and finalizing add-on, none between tenants.
+    tenant_urns = {namespaces[n].urn for n in ("research", "analytics")}
+    assert not any(set(namespaces[n].dependencies) & tenant_urns for n in ("research", "analytics"))
+
+
+def test_an_addon_without_crds_or_finalizers_is_not_waited_for():
+    """Only add-ons with CRDs or finalizers hold tenant objects: with KEDA off, the tenant namespaces do not name it,
+    and still wait for Kueue."""
+    run, platform = _run(platform={"keda": {"enabled": False}})
+    releases, namespaces = _releases(run), _namespaces(run)
+    assert "keda" not in platform.finalizing and "keda" not in releases
+    assert releases["kueue"].urn in namespaces["research"].dependencies
+
+
+def test_the_operators_that_finalize_tenant_objects_declare_it():
+    """The class of operators whose finalizers sit on tenants' objects: each declares them, and every add-on that
+    declares finalizers also has CRDs (its objects)."""
+    from oke_rdma.addons import REGISTRY
+    declared = {a.key: a.finalizers for a in REGISTRY if a.finalizers}
+    assert "kueue.x-k8s.io/resource-in-use" in declared["kueue"]
+    assert declared["keda"] == ("finalizer.keda.sh",)
+    assert declared["kuberay"] == ("ray.io/rayjob-finalizer",)
+    assert all(REGISTRY[k].crds for k in declared)
+
+
+def test_a_manifest_addon_s_per_tenant_objects_come_after_the_tenant_namespaces():
+    """MPI Operator (a release manifest) runs one controller per tenant namespace with a Role there: those objects
+    form their own group after the tenant namespaces, under the same resource prefix (names unchanged); its CRD
+    group does not wait for them, so Kueue (which waits for the MPIJob CRD) and then the tenant namespaces can be
+    ordered without a cycle."""
+    run, platform = _run(platform={"mpiOperator": {"enabled": True}})
+    namespaces, releases = _namespaces(run), _releases(run)
+    groups = {r.name: r for r in of_type(run.resources, "kubernetes:yaml/v2:ConfigGroup")}
+    own, tenants = groups["okerdma-dev-mpi-operator"], groups["okerdma-dev-mpi-operator-tenants"]
+    assert tenants.inputs["resourcePrefix"] == "okerdma-dev-mpi-operator"
+    assert own.urn in releases["kueue"].dependencies and own.urn in namespaces["research"].dependencies
+    assert not {namespaces[n].urn for n in ("research", "analytics")} & set(own.dependencies)
+    assert {namespaces["research"].urn, namespaces["analytics"].urn, own.urn} <= set(tenants.dependencies)
+    kinds = {(o["kind"], o["metadata"].get("namespace")) for o in tenants.inputs["objs"]}
+    assert {("Role", "research"), ("RoleBinding", "analytics"), ("Deployment", "mpi-operator")} <= kinds
+    assert not any(o["metadata"].get("namespace") in ("research", "analytics") or o["kind"] == "Deployment"
+                   for o in own.inputs["objs"])

@@ -1,6 +1,7 @@
 """A pinned add-on version with a known bug the stack's own settings trigger: refused (quota or isolation bugs) or
 warned about (availability bugs), naming the bug, what triggers it here and the fixed version; acceptedBugs turns a
-refusal into a warning; today's pins carry none."""
+refusal into a warning; a bug no release fixes is warned about as unfixed with its workaround; today's pins carry
+only KEDA's unfixed one."""
 
 from __future__ import annotations
 
@@ -23,23 +24,37 @@ def problems(**overrides) -> list[str]:
 
 
 def lines_about(lines: list[str], ref: str) -> list[str]:
-    return [line for line in lines if f" has {ref}:" in line or f"'{ref}'" in line or f" {ref} " in line]
+    return [line for line in lines if f" has {ref}:" in line or f" has {ref} (" in line or f"'{ref}'" in line
+            or f" {ref} " in line]
 
 
-def test_today_s_pins_carry_no_known_bug_the_stack_triggers():
-    """The dev stack on its pins (Kueue 0.19.7, GPU Operator v26.7.0, KEDA 2.20.2): no refusal, no warning."""
+#: The bug today's KEDA pin carries that no release fixes: every dev-stack config warns about it.
+UNFIXED_KEDA = "kedacore/keda#7700"
+
+
+def others(lines: list[str]) -> list[str]:
+    """``lines`` without the warning every dev config gets about KEDA's unfixed bug."""
+    return [line for line in lines if line not in lines_about(lines, UNFIXED_KEDA)]
+
+
+def test_today_s_pins_carry_only_the_unfixed_keda_bug():
+    """The dev stack on its pins (Kueue 0.19.7, GPU Operator v26.7.0, KEDA 2.20.2, Cilium 1.20.0): no refusal; one
+    warning, KEDA's metrics-service CA rotation panic that no release fixes yet, saying so and naming the
+    workaround instead of a version."""
     cfg = load_dev_config()
     assert cfg.platform.kueue.version == "0.19.7"
-    assert known_bug_warnings(cfg) == []
+    [line] = known_bug_warnings(cfg)
+    assert line.startswith("oke-rdma:platform.keda.version: keda 2.20.2 has kedacore/keda#7700 (unfixed in 2.20.2")
+    assert "; workaround: restart the KEDA operator" in line and " or newer" not in line
 
 
 def test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix():
-    """Kueue 0.19.2 with the tenants' LimitRange defaults, requeuing and the chart's job/statefulset integrations:
-    three quota bugs, each a line at platform.kueue.version naming what triggers it and the fixed patch."""
+    """Kueue 0.19.2 with the tenants' LimitRange defaults, requeuing, the chart's job/statefulset integrations and
+    pod-level resources (Kubernetes 1.35): four quota bugs, each a line at platform.kueue.version naming what triggers it and the fixed patch."""
     lines = [p for p in problems(platform={"kueue": {"version": "0.19.2"}}) if p.startswith(KEY)]
     expected = {"kubernetes-sigs/kueue#15350": "0.19.4", "kubernetes-sigs/kueue#16132": "0.19.6",
-                "kubernetes-sigs/kueue#16401": "0.19.7"}
-    assert len(lines) == 3
+                "kubernetes-sigs/kueue#16401": "0.19.7", "kubernetes-sigs/kueue#16047": "0.19.6"}
+    assert len(lines) == 4
     for ref, fix in expected.items():
         [line] = lines_about(lines, ref)
         assert f"set {fix} or newer" in line and f"platform.kueue.acceptedBugs" in line
@@ -56,9 +71,10 @@ def test_an_older_line_is_told_its_own_fix_first():
 
 
 def test_accepted_bugs_turn_the_refusal_into_warnings():
-    """Listing the three refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
+    """Listing the four refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
     (no succeeded-pods gate before 0.19.6) warned about as well."""
-    refs = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401"]
+    refs = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401",
+            "kubernetes-sigs/kueue#16047"]
     cfg = load_dev_config(platform={"kueue": {"version": "0.19.2", "acceptedBugs": refs}})
     warnings = known_bug_warnings(cfg)
     for ref in refs:
@@ -75,7 +91,7 @@ def test_an_unknown_accepted_bug_is_refused_and_a_stale_one_warned():
     [line] = [p for p in lines if p.startswith("oke-rdma:platform.kueue.acceptedBugs[0]")]
     assert "no known bug of kueue" in line and "kubernetes-sigs/kueue#15350" in line
     cfg = load_dev_config(platform={"kueue": {"acceptedBugs": ["kubernetes-sigs/kueue#15350"]}})
-    [stale] = known_bug_warnings(cfg)
+    [stale] = others(known_bug_warnings(cfg))
     assert stale.startswith("oke-rdma:platform.kueue.acceptedBugs:") and "remove it" in stale
 
 
@@ -83,7 +99,7 @@ def test_a_gated_fix_needs_its_gate():
     """#15910 is fixed in 0.19.6 behind PodIntegrationCountSucceededPodsAsReady, which oke-rdma turns on; a user's
     featureGates list (lists replace) without it brings the bug back as a warning."""
     cfg = load_dev_config(platform={"kueue": {"values": {"controllerManager": {"featureGates": []}}}})
-    [line] = known_bug_warnings(cfg)
+    [line] = others(known_bug_warnings(cfg))
     assert "kubernetes-sigs/kueue#15910" in line and "PodIntegrationCountSucceededPodsAsReady" in line
     assert "is off" in line
 
@@ -110,16 +126,58 @@ def test_a_gpu_operator_that_exposes_every_rdma_device_is_refused_on_rdma_pools(
     assert "set v26.3.3 or newer" in line
     for version in ("v25.10.1", "v26.3.3"):
         cfg = load_dev_config(platform={"gpuOperator": {"version": version}})
-        assert known_bug_warnings(cfg) == []
+        assert others(known_bug_warnings(cfg)) == []
 
 
 def test_a_keda_that_panics_on_tenants_scaled_objects_is_warned_about():
     """KEDA 2.20.0's fallback status race crashes the shared operator; tenants may create ScaledObjects: a warning
     naming 2.20.1 (availability, not quota: the pin loads)."""
     cfg = load_dev_config(platform={"keda": {"version": "2.20.0"}})
-    [line] = known_bug_warnings(cfg)
-    assert line.startswith("oke-rdma:platform.keda.version") and "kedacore/keda#7838" in line
-    assert "set 2.20.1 or newer" in line
+    [line] = lines_about(known_bug_warnings(cfg), "kedacore/keda#7838")
+    assert line.startswith("oke-rdma:platform.keda.version") and "set 2.20.1 or newer" in line
+
+
+@pytest.mark.parametrize("version, expected", [
+    ("2.20.0", {"kedacore/keda#7838", "kedacore/keda#7910", "kedacore/keda#7863", "kedacore/keda#7700"}),
+    ("2.20.1", {"kedacore/keda#7910", "kedacore/keda#7863", "kedacore/keda#7700"}),
+    ("2.20.2", {"kedacore/keda#7700"}),
+])
+def test_every_keda_release_of_the_accepted_line_is_warned_about_its_own_bugs(version, expected):
+    """The 2.20 line from its first release to the pin: 2.20.1 still crashes on the shared TLS CertPool and on an
+    undefaulted replica count (fixed in 2.20.2), and every release carries the unfixed CA rotation panic."""
+    warnings = known_bug_warnings(load_dev_config(platform={"keda": {"version": version}}))
+    found = {b.ref for b in KNOWN_BUGS if b.addon == "keda" and lines_about(warnings, b.ref)}
+    assert found == expected
+    for line in warnings:
+        if "kedacore/keda#7910" in line:
+            assert "set 2.20.2 or newer" in line and "concurrent map writes" in line
+
+
+def test_user_values_that_turn_cilium_s_l7_proxy_on_reach_the_livelock_row():
+    """oke-rdma turns Cilium's L7 proxy and Envoy off; user values that turn them back on are read from the
+    release's final values: on 1.20.0 a warning naming 1.20.1 and the workaround; the product's own values, or
+    1.20.1 with the same user values, do not warn about it."""
+    on = {"envoy": {"enabled": True}, "l7Proxy": True}
+    cfg = load_dev_config(platform={"cilium": {"values": on}})
+    [line] = lines_about(known_bug_warnings(cfg), "cilium/cilium#47624")
+    assert line.startswith("oke-rdma:platform.cilium.version: cilium 1.20.0")
+    assert "l7Proxy and envoy.enabled are true" in line and "set 1.20.1 or newer" in line and "workaround" in line
+    only_envoy = load_dev_config(platform={"cilium": {"values": {"envoy": {"enabled": True}}}})
+    assert "envoy.enabled is true" in lines_about(known_bug_warnings(only_envoy), "cilium/cilium#47624")[0]
+    assert lines_about(known_bug_warnings(load_dev_config()), "cilium/cilium#47624") == []
+    from oke_rdma.facts.known_bugs import bugs_of
+    [row] = [b for b in bugs_of("cilium") if b.ref == "cilium/cilium#47624"]
+    assert row.affects("1.20.0") and not row.affects("1.20.1") and not row.affects("1.19.6")
+
+
+def test_an_unfixed_row_needs_a_workaround_and_affects_every_version_from_its_start():
+    """A row without a fixed release must name a workaround; it then affects every version from ``introduced``."""
+    with pytest.raises(ValueError, match="workaround"):
+        KnownBug("keda", "x/y#2", "s", (), "keda-metrics-service-mtls", "t", WARN, "src; checked 2026-12-02")
+    bug = KnownBug("keda", "x/y#2", "s", (), "keda-metrics-service-mtls", "t", WARN, "src; checked 2026-12-02",
+                   introduced="2.19.0", workaround="restart it")
+    assert [bug.affects(v) for v in ("2.18.3", "2.19.0", "2.20.2", "3.0.0")] == [False, True, True, True]
+    assert bug.fix_for("2.20.2") is None and bug.unfixed
 
 
 def _bug(fixed, introduced=None) -> KnownBug:
@@ -151,6 +209,7 @@ def test_every_row_is_sourced_and_readable():
         assert bug.trigger in TRIGGERS, bug.ref
         assert bug.severity in (REFUSE, WARN) and "checked 20" in bug.source, bug.ref
         assert all(parse_version(f) for f in bug.fixed) and "#" in bug.ref
+        assert bug.fixed or bug.workaround, bug.ref  # an unfixed row names what to do instead
     assert set(TRIGGERS) == {b.trigger for b in KNOWN_BUGS}  # no predicate without a row
     assert len({b.addon for b in KNOWN_BUGS} - {"kueue"}) >= 2
 
@@ -160,3 +219,18 @@ def test_no_default_pin_carries_a_refused_bug():
     for bug in KNOWN_BUGS:
         if bug.severity == REFUSE:
             assert not bug.affects(REGISTRY[bug.addon].defaults.version), bug.ref
+
+
+def test_pod_level_resources_trigger_the_quota_bug_only_where_kubernetes_serves_them():
+    """#16047 (fixed in 0.19.6) needs pod-level resources, on by default from Kubernetes 1.34: 0.19.5 on the dev
+    stack's 1.35 is refused naming 0.19.6; the predicate stays silent on 1.33."""
+    from oke_rdma.config.checks.known_bugs import _pod_level_resources
+    [line] = lines_about(problems(platform={"kueue": {"version": "0.19.5"}}), "kubernetes-sigs/kueue#16047")
+    assert "serves pod-level resources" in line and "set 0.19.6 or newer" in line
+    from oke_rdma.config.checks.known_bugs import _final_values
+    cfg = load_dev_config()
+    _, final = _final_values(cfg)
+    assert _pod_level_resources(cfg, final) is not None
+    older = cfg.model_copy(update={"cluster": cfg.cluster.model_copy(update={"kubernetes_version": "v1.33.1"})})
+    assert _pod_level_resources(older, final) is None
+    assert _pod_level_resources(cfg, {}) is None  # no Kueue configuration read: nothing it manages

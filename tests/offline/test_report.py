@@ -27,12 +27,13 @@ def _run(capsys, *args):
     return code, out.out, out.err
 
 
-def test_the_dev_summary_fits_90_lines_of_100_columns_and_counts_nsg_rules_per_nsg(dev_plan_file):
+def test_the_dev_summary_fits_95_lines_of_100_columns_and_counts_nsg_rules_per_nsg(dev_plan_file):
     path, out = dev_plan_file
     lines = out.splitlines()
     # 80 until the tenants' walls, defaults and people added three components, their diagnostics and the members'
-    # IAM statements (one per group): every line is still about the stack, none repeats another
-    assert len(lines) <= 90, len(lines)
+    # IAM statements (one per group); 95 with the warning about the pinned KEDA's unfixed bug (5 lines, while no
+    # release fixes it): every line is still about the stack, none repeats another
+    assert len(lines) <= 95, len(lines)
     tables = out.split("\nResources:")[0].splitlines()[2:] + out.split("\nOutputs:\n")[1].splitlines()
     # messages and IAM statements are never cut; an output whose value is one long word (an OCID) keeps it whole
     assert all(len(line) <= DEFAULT_WIDTH or " " not in line.strip().split(": ", 1)[-1] for line in tables)

@@ -3,7 +3,8 @@
 For every enabled add-on and every row of its known bugs: when the pinned version carries the bug and the stack's
 settings trigger it (a predicate of :data:`TRIGGERS`, reading the config and the release's final Helm values), the
 pin is refused naming the bug, the setting and the fixed version (severity ``refuse``: quota or isolation), or warned
-about on every preview (severity ``warn``: availability). ``platform.<key>.acceptedBugs`` turns a refusal into a
+about on every preview (severity ``warn``: availability); a bug no release fixes yet says "unfixed in <pin>" and
+names its workaround. ``platform.<key>.acceptedBugs`` turns a refusal into a
 warning; an entry that is no known bug of that add-on is refused, one the pin or the settings no longer trigger is
 warned about (remove it).
 
@@ -80,6 +81,18 @@ def _statefulset(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional
     return f"the {' and '.join(on)} integration{'s are' if len(on) > 1 else ' is'} on" if cfg.tenants and on else None
 
 
+def _pod_level_resources(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """Tenants' pods may carry pod-level resources: served by default from Kubernetes 1.34 (PodLevelResources Beta)."""
+    version = str(cfg.cluster.kubernetes_version).lstrip("v").split(".")
+    try:
+        minor = (int(version[0]), int(version[1]))
+    except (IndexError, ValueError):
+        return None  # the version rules refuse it
+    if cfg.tenants and minor >= (1, 34) and _frameworks(final):  # Kueue manages the tenants' workloads
+        return f"Kubernetes {cfg.cluster.kubernetes_version} serves pod-level resources and tenants create pods"
+    return None
+
+
 def _pod_recovery(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
     timeout = _wait(final).get("recoveryTimeout")
     if timeout and "pod" in _frameworks(final):
@@ -105,6 +118,21 @@ def _keda_tenants(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optiona
     return f"tenants {', '.join(sorted(cfg.tenants))} may create ScaledObjects" if cfg.tenants else None
 
 
+def _keda_mtls(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """KEDA's operator and metrics server always talk gRPC over mTLS; the certificates rotate whoever issues them."""
+    if _get(final.get("keda"), "certificates", "certManager", "enabled") is True:
+        return "cert-manager rotates the operator's mTLS certificates"
+    return "KEDA rotates its own mTLS certificates"
+
+
+def _cilium_l7(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """The L7 proxy or the Envoy DaemonSet is on in the final values (oke-rdma turns both off; user values may not)."""
+    values = final.get("cilium") or {}
+    on = [k for k, v in (("l7Proxy", _get(values, "l7Proxy")), ("envoy.enabled", _get(values, "envoy", "enabled")))
+          if v is True]
+    return f"{' and '.join(on)} {'are' if len(on) > 1 else 'is'} true in the release's values" if on else None
+
+
 #: Trigger name (``KnownBug.trigger``) → predicate ``(config, final Helm values by add-on key) -> what triggers it``
 #: (None: this stack does not trigger it). Only called for an enabled add-on.
 TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[str]]] = {
@@ -112,9 +140,12 @@ TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[
     "kueue-batch-job": _batch_job,
     "kueue-statefulset": _statefulset,
     "kueue-pod-recovery": _pod_recovery,
+    "kueue-pod-level-resources": _pod_level_resources,
     "kueue-trainjob-flavor-tolerations": _trainjob_tolerations,
     "gpu-operator-rdma-device-plugin": _rdma_device_plugin,
     "keda-tenant-scaledobjects": _keda_tenants,
+    "keda-metrics-service-mtls": _keda_mtls,
+    "cilium-l7-proxy": _cilium_l7,
 }
 
 
@@ -175,8 +206,13 @@ def _hit(bug: KnownBug, cfg: StackConfig, version: str, final: dict[str, dict[st
 def _message(bug: KnownBug, key: str, version: str, hit: str, accepted: tuple[str, ...]) -> tuple[str, str]:
     fix = bug.fix_for(version)
     gate = f" with feature gate {bug.gate} on (oke-rdma sets it)" if bug.gate else ""
-    text = (f"{_key(('platform', key, 'version'))}: {key} {version} has {bug.ref}: {bug.summary}; this stack "
-            f"triggers it ({hit}) [{bug.source}]; set {fix} or newer{gate}")
+    state = f" (unfixed in {version})" if fix is None else ""
+    text = (f"{_key(('platform', key, 'version'))}: {key} {version} has {bug.ref}{state}: {bug.summary}; this stack "
+            f"triggers it ({hit}) [{bug.source}]")
+    if fix is not None:
+        text += f"; set {fix} or newer{gate}"
+    if bug.workaround:
+        text += f"; workaround: {bug.workaround}"
     if bug.severity == REFUSE and bug.ref not in accepted:
         return REFUSE, (f"{text}, or list {bug.ref} in platform.{key}.acceptedBugs to run with it knowingly")
     return "warn", text + (" (accepted in acceptedBugs)" if bug.ref in accepted else "")
