@@ -7,8 +7,6 @@ import ast
 import importlib
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -19,14 +17,14 @@ from oke_rdma.addons import REGISTRY
 from oke_rdma.facts import constraints
 from oke_rdma.facts.constraints import BITES, HOLDS, LEDGER, SOURCES, rows
 from tests.stackcfg import load_dev_config
+from tests import inprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _plan(tmp: Path, name: str, *args: str) -> dict:
     out = tmp / f"{name}.json"
-    run = subprocess.run([sys.executable, "-m", "offline.preview", *args, "--json", str(out)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=600)
+    run = inprocess.preview(*args, "--json", str(out))
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr
     return json.loads(out.read_text())
 
@@ -170,8 +168,7 @@ def test_more_api_client_cidrs_than_an_nsg_holds_exit_2(tmp_path):
     doc["config"]["oke-rdma:network"]["apiEndpoint"]["allowedCidrs"] = _cidrs(130)
     path = tmp_path / "Pulumi.many-cidrs.yaml"
     path.write_text(yaml.safe_dump(doc))
-    run = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+    run = inprocess.preview("--config-file", str(path))
     assert run.returncode == 2, run.stdout[-2000:] + run.stderr
     assert "oke-rdma:network.apiEndpoint.allowedCidrs: 130 CIDRs make" in run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr

@@ -4,8 +4,6 @@ shape, and refuses a bad flag in one line naming the flag and the config key (ex
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,9 @@ import yaml
 
 from oke_rdma import new_stack
 from oke_rdma.config import ConfigError, StackConfig, load_stack_config
+from offline.preview import main as preview_main
 from offline.preview import read_stack_file
+from tests.inprocess import run_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,16 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def write(tmp_path: Path, *flags: str, stack: str = "mine") -> tuple[int, Path, str]:
     """Run the command in-process; returns its exit code, the file it writes and what it printed on stderr."""
     out = tmp_path / f"Pulumi.{stack}.yaml"
-    proc = subprocess.run([sys.executable, "-m", "oke_rdma.new_stack", "--stack", stack, "--output", str(out),
-                           *flags], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return proc.returncode, out, proc.stderr
+    code, _, err = run_main(new_stack.main, ["--stack", stack, "--output", str(out), *flags])
+    return code, out, err
 
 
 def preview(path: Path, tmp_path: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--json",
-                           str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
-    assert "no violations" in proc.stdout
+    code, out, err = run_main(preview_main, ["--config-file", str(path), "--json", str(tmp_path / "plan.json")])
+    assert code == 0, out[-3000:] + err
+    assert "no violations" in out
     return json.loads((tmp_path / "plan.json").read_text())
 
 

@@ -1,20 +1,18 @@
 """Pulumi.prod.yaml, the production-sized example stack, previews offline cleanly, as CI previews it."""
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 from oke_rdma.outputs import check_outputs
 from offline.preview import _unmask
+from tests import inprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_prod_stack_previews_clean_with_its_first_up_notes(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "offline.preview", "--stack", "prod", "--json",
-                          str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = inprocess.preview("--stack", "prod", "--json", str(tmp_path / "plan.json"))
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr
     assert out.stderr == ""  # no config warning, no contract warning
     assert "no violations" in out.stdout and "okerdma-prod-fss-mt" in out.stdout

@@ -15,6 +15,7 @@ from oke_rdma.storage import (Storage, fss_availability_domain, high_performance
 from offline.engine import OciMocks, fake_ocid, run_program
 from oke_rdma.config import load_stack_config
 from tests.stackcfg import dev_raw_config, in_region, load_dev_config, one
+from tests import inprocess
 
 # The dev tenants ask for the shared FSS volume; with FSS disabled they must not (a config error otherwise).
 NO_SHARED_STORAGE = {"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}}
@@ -209,8 +210,6 @@ def test_first_preview_registers_everything():
 # --- config: the inputs that must fail ---------------------------------------------------------------------------
 def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
     """An unknown mount target tier (throughputGbps 10) → the offline preview exits 2 and lists 1, 20, 40, 80."""
-    import subprocess
-    import sys
 
     import yaml
 
@@ -220,8 +219,7 @@ def test_throughput_10_exits_2_listing_the_tiers(tmp_path):
     doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 10
     path = tmp_path / "Pulumi.tier.yaml"
     path.write_text(yaml.safe_dump(doc))
-    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
+    out = inprocess.preview("--config-file", str(path))
     assert out.returncode == 2, out.stdout + out.stderr
     assert "oke-rdma:storage.fss.throughputGbps: must be one of 1, 20, 40, 80 (Gbps), got 10" in out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
@@ -273,8 +271,6 @@ def test_export_accepts_output_cidrs_of_a_brought_network():
 
 def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):
     import json
-    import subprocess
-    import sys
 
     import yaml
 
@@ -284,8 +280,7 @@ def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):
     doc["config"]["oke-rdma:storage"]["fss"]["throughputGbps"] = 40
     path = tmp_path / "Pulumi.hpmt.yaml"
     path.write_text(yaml.safe_dump(doc))
-    out = subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), "--details", "--json",
-                          str(tmp_path / "plan.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = inprocess.preview("--config-file", str(path), "--details", "--json", str(tmp_path / "plan.json"))
     assert out.returncode == 0, out.stderr
     diagnostics = out.stdout.split("\nDiagnostics:\n", 1)[1].split("\nOutputs:", 1)[0]
     assert "warning: mount target okerdma-dev-fss-mt: 40 Gbps is a high-performance tier" in diagnostics

@@ -3,8 +3,6 @@ checked field by field), the ServiceAccounts and workload mapping, and ``iam.cre
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -15,6 +13,7 @@ from tests.stackcfg import ROOT, dev_raw_config, load_dev_config
 from offline.engine import run_program
 from policies.security.iam import Group, Leaf, parse_statement, restricts
 from tests.componenttest import named, of_type
+from tests import inprocess
 
 COMPARTMENT = "ocid1.compartment.oc1..aaaaaaaa4m5xq2nq7d3jb6rkf2lq3v5wz7y6c4h2p8t1s9e0u3i5o7a2dfev"
 DATA = "ocid1.compartment.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4cdata"
@@ -298,8 +297,7 @@ def _preview(tmp_path, edit, *args):
     edit(doc["config"])
     path = tmp_path / "Pulumi.test.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))  # keep the tenants' order (statement order follows it)
-    return subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return inprocess.preview("--config-file", str(path), *args)
 
 
 def test_create_policies_false_shows_zero_policies_and_the_statements(tmp_path, dev_run):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import yaml
 from oke_rdma.compute import node_labels
 from oke_rdma.config import ConfigError, load_stack_config
 from tests.stackcfg import dev_raw_config, load_dev_config
+from tests import inprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "oci.oraclecloud.com/disable-gpu-device-plugin"
@@ -33,8 +33,7 @@ def preview_exit(tmp_path: Path, platform: dict) -> subprocess.CompletedProcess:
         doc["config"]["oke-rdma:platform"].setdefault(release, {}).update(values)
     path = tmp_path / "Pulumi.test.yaml"
     path.write_text(yaml.safe_dump(doc))
-    return subprocess.run([sys.executable, "-m", "offline.preview", "--config-file", str(path)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return inprocess.preview("--config-file", str(path))
 
 
 def test_gpu_operator_driver_enabled_exits_2_with_the_reason(tmp_path):

@@ -23,6 +23,7 @@ from oke_rdma.config import ComputeCluster, NodePool
 from oke_rdma.config import Network as NetworkConfig
 from oke_rdma.network import Network, NetworkArgs
 from tests.componenttest import of_type
+from tests import inprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "compose"
@@ -35,8 +36,7 @@ NSGS = {r: f"ocid1.networksecuritygroup.oc1.sa-saopaulo-1.{r.lower()}" for r in 
 
 
 def preview(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "offline.preview", "--program", str(EXAMPLE / "__main__.py"), *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return inprocess.preview("--program", str(EXAMPLE / "__main__.py"), *args)
 
 
 def test_the_compose_example_reads_no_oke_rdma_config():

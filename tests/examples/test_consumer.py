@@ -5,7 +5,6 @@ import copy
 import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pulumi
@@ -15,6 +14,7 @@ from offline.engine import STACK_REFERENCE, run_program, stack_reference_state
 from offline.preview import program_project, read_stack_outputs
 from offline.stackfile import read_stack_file
 from tests.componenttest import of_type
+from tests import inprocess
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "training-job"
@@ -23,8 +23,7 @@ SECRET = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270"
 
 
 def preview(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "offline.preview", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    return inprocess.preview(*args)
 
 
 def consumer_args(plan: Path, *extra: str) -> list[str]:
