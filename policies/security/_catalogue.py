@@ -301,8 +301,9 @@ TYPES: dict[str, dict] = {
     "oci:ObjectStorage/bucket:Bucket": judged("no-public-endpoints", "bucket-protected-data-versioned",
                                               "bucket-protected-data-customer-key"),
     "oci:ObjectStorage/preauthrequest:Preauthrequest": judged("no-public-endpoints"),
-    "oci:ObjectStorage/storageObject:StorageObject": harmless("an object in a bucket, judged by its bucket",
-                                                              "OCI Object Storage docs"),
+    "oci:ObjectStorage/storageObject:StorageObject": judged(
+        "object-copy-stays-in-the-platform",
+        note="an upload is judged by its bucket; a copy (sourceUriDetails) is replication one object at a time"),
     "oci:ObjectStorage/namespaceMetadata:NamespaceMetadata": harmless("default compartments for S3/Swift",
                                                                       "OCI Object Storage docs"),
     "oci:ObjectStorage/replicationPolicy:ReplicationPolicy": refused("copies a bucket's objects to another bucket",
