@@ -25,6 +25,11 @@ v1alpha1/v1beta1, read 2026-12-02), at any depth of ``spec``:
   ``thanos.objectStorageConfig`` (every block uploaded to an object store) — refused: the destination cannot be
   judged.
 
+The same sections of a Helm release's values (kube-prometheus-stack's ``prometheus.prometheusSpec``,
+``alertmanager.alertmanagerSpec``, ``alertmanager.config`` — Alertmanager's own snake-case configuration, its
+``global`` URLs included — and ``thanosRuler.thanosRulerSpec``) and the monitoring resources a release's values render
+are judged too: a program that declares the chart itself is held to what the config model checks in the platform's.
+
 A destination passes when it is a cluster Service (``<name>.<namespace>.svc[.cluster.local]``) or starts with a
 prefix in this policy's ``allowedRemoteUrls`` (the reviewed destinations, the same list as the stack's
 ``platform.kubePrometheusStack.allowedRemoteUrls``; a smarthost or peer ``host:port`` is compared as
@@ -48,15 +53,17 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._objects import HELM_TYPES, release_objects
     from ._rules import UNKNOWN, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _objects import HELM_TYPES, release_objects
     from _rules import UNKNOWN, read
 
 POLICY_NAME = "monitoring-data-stays-inside"
 GROUP = "monitoring.coreos.com"
 IN_CLUSTER = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^/:@\s]+\.svc(\.cluster\.local)?\.?(:\d+)?(/|$)", re.IGNORECASE)
 #: Fields naming a host:port rather than a URL, and the scheme they are compared with.
-HOST_PORT = {"smarthost": "smtp://", "additionalpeers": "tcp://"}
+HOST_PORT = {"smarthost": "smtp://", "smtp_smarthost": "smtp://", "additionalpeers": "tcp://"}
 #: Fields whose destination sits in a Secret the pack does not read.
 SECRET_HELD = frozenset({"urlsecret", "additionalalertmanagerconfigs", "alertmanagersconfig", "objectstorageconfig"})
 NOT_A_DESTINATION = frozenset({"externalurl"})
@@ -67,8 +74,15 @@ BUILT_IN = {"pagerdutyConfigs": "https://events.pagerduty.com/v2/enqueue", "opsg
             "wechatConfigs": "https://qyapi.weixin.qq.com/cgi-bin/", "telegramConfigs": "https://api.telegram.org",
             "webexConfigs": "https://webexapis.com/v1/messages", "pushoverConfigs": "https://api.pushover.net/",
             "snsConfigs": "https://sns.amazonaws.com/", "rocketchatConfigs": "https://open.rocket.chat"}
+#: Alertmanager's own configuration spells the same receivers in snake case (kube-prometheus-stack's
+#: ``alertmanager.config``).
+BUILT_IN |= {f"{k[:-7].lower()}_configs": v for k, v in list(BUILT_IN.items())}
+#: Where kube-prometheus-stack's values hold these specs (a Helm release of the chart declared by a program).
+VALUES_SECTIONS = (("prometheus", "prometheusSpec"), ("alertmanager", "alertmanagerSpec"), ("alertmanager", "config"),
+                   ("thanosRuler", "thanosRulerSpec"), ("prometheus-agent", "spec"))
 #: A receiver entry's own address fields (any of them set: the receiver names its destination).
-_OWN = ("url", "apiURL", "apiUrl", "urlSecret", "webhookUrl", "webhookURL")
+_OWN = ("url", "apiURL", "apiUrl", "urlSecret", "webhookUrl", "webhookURL", "api_url", "webhook_url",
+        "url_file", "api_url_file", "webhook_url_file")
 
 
 def _keys(node: Any) -> list[str]:
@@ -146,11 +160,54 @@ def _judged(resource_type: str) -> bool:
     return resource_type.startswith(f"kubernetes:{GROUP}/")
 
 
+def _global_fallbacks(config: Any) -> set:
+    """Receiver lists whose address the ``global`` section gives (Alertmanager's own configuration)."""
+    glob = read(config, "global")
+    if not isinstance(glob, Mapping):
+        return set()
+    return {kind for kind, (key, _) in _GLOBAL_KEYS.items() if read(glob, key) is not None}
+
+
+#: snake-case receiver list → (global key, built-in endpoint) — Alertmanager docs "Configuration".
+_GLOBAL_KEYS = {"slack_configs": ("slack_api_url", None), "pagerduty_configs": ("pagerduty_url", None),
+                "opsgenie_configs": ("opsgenie_api_url", None), "victorops_configs": ("victorops_api_url", None),
+                "wechat_configs": ("wechat_api_url", None), "telegram_configs": ("telegram_api_url", None),
+                "webex_configs": ("webex_api_url", None), "rocketchat_configs": ("rocketchat_api_url", None)}
+
+
+def release_problems(props: Any, allowed: tuple[str, ...], urn: str = "", name: str = "") -> list[str]:
+    """One line per outside address in a Helm release's kube-prometheus-stack sections and in the monitoring
+    resources its values render (``extraObjects``...)."""
+    values = read(props, "values", default={})
+    found = []
+    for section in VALUES_SECTIONS:
+        node = read(values, *section)
+        if node is None:
+            continue
+        at = "values." + ".".join(section)
+        lines = problems(node, allowed, at)
+        if section == ("alertmanager", "config"):  # receivers that fall back to a global address are judged by it
+            covered = _global_fallbacks(node)
+            lines = [ln for ln in lines if not any(f".{kind}[" in ln and "names no address" in ln for kind in covered)]
+        found += lines
+    from types import SimpleNamespace
+    for derived, _ in release_objects(SimpleNamespace(props=props, urn=urn, name=name, property_dependencies={})):
+        if derived is not None and _judged(derived.resource_type or ""):
+            found += [f"{derived.origin} {p}" for p in problems(read(derived.props, "spec"), allowed)]
+    return found
+
+
 def validate_monitoring_egress(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
     """Resource rule ``monitoring-data-stays-inside``: see the module docstring."""
+    allowed = tuple(p for p in ((args.get_config() or {}).get("allowedRemoteUrls") or []) if isinstance(p, str))
+    if args.resource_type in HELM_TYPES:
+        for problem in release_problems(args.props, allowed, args.urn, args.name):
+            report_violation(f"Helm release '{args.name}': {problem}: every tenant's metrics or alerts would leave "
+                             "the platform. Send to a cluster Service, or list the reviewed destination in this "
+                             "policy's allowedRemoteUrls.", None)
+        return
     if not _judged(args.resource_type):
         return
-    allowed = tuple(p for p in ((args.get_config() or {}).get("allowedRemoteUrls") or []) if isinstance(p, str))
     kind = args.resource_type.rsplit(":", 1)[-1]
     for problem in problems(read(args.props, "spec"), allowed):
         report_violation(f"{kind} '{args.name}': {problem}: every tenant's metrics or alerts would leave the "

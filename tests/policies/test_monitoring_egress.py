@@ -81,3 +81,24 @@ def test_allowed_remote_urls_admit_the_reviewed_destinations_only():
     assert allowed_run(mail, ["smtp://smtp.example.net:587"]) == []
     pd = cr("AlertmanagerConfig", receivers(pagerdutyConfigs=[{"routingKey": {"name": "pd", "key": "k"}}]), V1A1)
     assert allowed_run(pd, ["https://events.pagerduty.com/"]) == []
+
+
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+@pytest.mark.parametrize("values, ok", [
+    ({"prometheus": {"prometheusSpec": {"remoteWrite": [{"url": OUT}]}}}, False),
+    ({"alertmanager": {"config": {"global": {"slack_api_url": "https://hooks.slack.example.net/x"},
+                                  "receivers": [{"name": "s", "slack_configs": [{"channel": "#a"}]}]}}}, False),
+    ({"alertmanager": {"config": {"receivers": [{"name": "p", "pagerduty_configs": [{"routing_key": "k"}]}]}}}, False),
+    ({"alertmanager": {"config": {"global": {"smtp_smarthost": "smtp.example.net:587"}}}}, False),
+    ({"extraManifests": [], "prometheus": {"prometheusSpec": {"remoteWrite": [
+        {"url": "http://vm.monitoring.svc:8428/api/v1/write"}]}}}, True),
+    ({"alertmanager": {"config": {"global": {"slack_api_url": "http://relay.monitoring.svc/slack"},
+                                  "receivers": [{"name": "s", "slack_configs": [{"channel": "#a"}]}]}}}, True),
+])
+def test_a_helm_release_of_the_chart_is_judged_like_the_config(values, ok):
+    """A program that declares kube-prometheus-stack itself: its values' remote writes, Alertmanager's global URLs
+    and receivers' built-in endpoints are judged as the config model judges the platform's release."""
+    release = res(RELEASE, "kps", {"chart": "kube-prometheus-stack", "namespace": "monitoring", "values": values})
+    assert (messages(run(release, policy=RULE), RULE) == []) is ok
