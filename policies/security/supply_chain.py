@@ -7,7 +7,8 @@
   a version tag — one holding a ``<major>.<minor>`` number or a build date stamp, never ``latest``, a branch or
   channel (``main``, ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``.
   Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
-  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An OCI container instance's
+  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed as a whole host (the chart's
+  repository paths are appended to it, so on a multi-tenant host they name whoever owns them there). An OCI container instance's
   ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
 * ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
   over HTTPS or from an OCI registry: an ``http://`` repository or chart URL is refused whatever the allow-list of

@@ -43,7 +43,15 @@ def chart_values_override_the_image_registry(bad):
 
 @case("supply-chain", "container-image-pinned")
 def chart_values_global_image_registry(bad):
-    release({"global": {"imageRegistry": "images.evil.example.com" if bad else "ghcr.io"}})
+    """A registry override moves every image of the chart to <host>/<the chart's repository path>: the host must be
+    trusted whole (a single-publisher registry or the organisation's mirror), never a multi-tenant one."""
+    release({"global": {"imageRegistry": "images.evil.example.com" if bad else "registry.k8s.io"}})
+
+
+@case("supply-chain", "container-image-pinned")
+def chart_values_image_registry_override_to_a_multi_tenant_host(bad):
+    """ghcr.io/<the chart's repository path> is whoever owns that name on GHCR, not the chart's publisher."""
+    release({"global": {"imageRegistry": "ghcr.io" if bad else "container-registry.oracle.com"}})
 
 
 @case("supply-chain", "chart-repository-https")
