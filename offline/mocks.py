@@ -226,6 +226,11 @@ class OciMocks(pulumi_mocks.Mocks):
             self.private_ips[pip] = subnet.get("value", "") if isinstance(subnet, dict) else subnet  # a secret
             out |= {"state": "ACTIVE", "privateIpIds": [pip],
                     "exportSetId": fake_ocid("exportset", self.region, rid)}
+        elif typ == "oci:Kms/vault:Vault":  # the vault's own endpoints (OCI Vault docs: "<prefix>-management.kms...")
+            prefix = _digest(typ, name)[:16]
+            out |= {"state": "ACTIVE",
+                    "managementEndpoint": f"https://{prefix}-management.kms.{self.region}.oraclecloud.com",
+                    "cryptoEndpoint": f"https://{prefix}-crypto.kms.{self.region}.oraclecloud.com"}
         elif typ == "oci:Core/computeCluster:ComputeCluster":
             out["state"] = "ACTIVE"
         elif typ == "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem":

@@ -32,6 +32,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
+from oke_rdma.addons._grafana_egress import PLATFORM_DEFAULTS, grafana_egress_problems
 from oke_rdma.addons._monitoring_paths import egress_problems, plugin_problems
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 from oke_rdma.facts.images import BUSYBOX_TAG
@@ -85,7 +86,8 @@ class KubePrometheusStackRelease(HelmRelease):
     storage_class: str = Field("oci-bv", description=(
         "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
     allowed_remote_urls: tuple[str, ...] = Field(default=(), description=(
-        "URL prefixes (https://host/...) Prometheus may remote-write or remote-read and Alertmanager may send to: "
+        "URL prefixes (https://host/...; smtp://host:port for a mail relay, tcp://host:port for an Alertmanager "
+        "peer) Prometheus may remote-write or remote-read, Alertmanager may send to and Grafana may publish to: "
         "reviewed destinations outside the cluster (every tenant's metrics leave with them); empty: none."))
 
     @field_validator("retention")
@@ -109,10 +111,10 @@ class KubePrometheusStackRelease(HelmRelease):
     @field_validator("allowed_remote_urls")
     @classmethod
     def _https_prefixes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [u for u in v if not re.match(r"^https://[^/\s]+(/|$)", u)]
+        bad = [u for u in v if not re.match(r"^(https://[^/\s]+(/|$)|(smtp|tcp)://[^/\s:]+:\d+$)", u)]
         if bad:
-            raise ValueError(f"expected https://<host>[/path] prefixes, got {bad[0]!r}; metrics leave only over TLS "
-                             f"to a named host")
+            raise ValueError(f"expected https://<host>[/path] prefixes (or smtp://<host>:<port>, tcp://<host>:<port>), "
+                             f"got {bad[0]!r}; metrics leave only over TLS to a named host")
         return v
 
 
@@ -130,6 +132,9 @@ def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str,
     grafana: dict[str, Any] = (
         {"admin": {"existingSecret": GRAFANA_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"}}
         if cfg.grafana_admin_password is not None else {"adminPassword": ""})  # "": the chart generates one
+    # Nothing Grafana shows leaves by default: external snapshots, usage reports, update checks, Gravatar and public
+    # dashboards off (oke_rdma.addons._grafana_egress; Grafana conf/defaults.ini turns them on).
+    grafana["grafana.ini"] = {section: dict(body) for section, body in PLATFORM_DEFAULTS.items()}
     # kube_node_labels / kube_namespace_labels carry only allow-listed labels: the pool and tenant labels the GPU
     # metering rules join on (oke_rdma/monitoring/rules/gpu-metering.yaml; kube-state-metrics chart 7.5.1
     # values.yaml, metricLabelsAllowlist).
@@ -207,6 +212,7 @@ def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
     problems += grafana_auth_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
     problems += plugin_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
     problems += egress_problems(cfg.values, cfg.allowed_remote_urls, at + ("values",))
+    problems += grafana_egress_problems(cfg.values.get("grafana"), cfg.allowed_remote_urls, at)
     if cfg.retention_size_gb is not None and cfg.retention_size_gb > cfg.storage_gb * 0.9:
         problems.append(f"{_key(at + ('retentionSizeGb',))}: {cfg.retention_size_gb} GB does not fit in the "
                         f"{cfg.storage_gb} GB volume with 10% headroom for the WAL; lower it or raise storageGb")

@@ -301,8 +301,9 @@ TYPES: dict[str, dict] = {
     "oci:ObjectStorage/bucket:Bucket": judged("no-public-endpoints", "bucket-protected-data-versioned",
                                               "bucket-protected-data-customer-key"),
     "oci:ObjectStorage/preauthrequest:Preauthrequest": judged("no-public-endpoints"),
-    "oci:ObjectStorage/storageObject:StorageObject": harmless("an object in a bucket, judged by its bucket",
-                                                              "OCI Object Storage docs"),
+    "oci:ObjectStorage/storageObject:StorageObject": judged(
+        "object-copy-stays-in-the-platform",
+        note="an upload is judged by its bucket; a copy (sourceUriDetails) is replication one object at a time"),
     "oci:ObjectStorage/namespaceMetadata:NamespaceMetadata": harmless("default compartments for S3/Swift",
                                                                       "OCI Object Storage docs"),
     "oci:ObjectStorage/replicationPolicy:ReplicationPolicy": refused("copies a bucket's objects to another bucket",
@@ -475,9 +476,11 @@ GROUPS: dict[str, dict] = {
                           "resource it holds is judged by its own type", "docs/architecture.md \"The rooms\""),
     "kubernetes:kueue.x-k8s.io": harmless("queues, quotas and flavors: they admit workloads, run no pods",
                                           "Kueue docs \"Concepts\""),
-    "kubernetes:monitoring.coreos.com": judged(*_OPERATOR, note="embedded: Prometheus, Alertmanager, ThanosRuler "
+    "kubernetes:monitoring.coreos.com": judged(*_OPERATOR, "monitoring-data-stays-inside",
+                                               note="embedded: Prometheus, Alertmanager, ThanosRuler "
                                                "and PrometheusAgent pod fields are read by the embedded pod-spec "
-                                               "walker; rules and monitors run no pods"),
+                                               "walker; rules and monitors run no pods; every address they send "
+                                               "metrics or alerts to is judged"),
     **{f"kubernetes:{g}": refused(
         f"the {name} runs the containers its policy names, privileged, on every node; the pod rules do not read "
         f"this resource (the chart values that install the operator are judged)", source) for g, name, source in (

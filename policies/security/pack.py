@@ -57,6 +57,8 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_rbac
     from . import tenant_reach
     from . import tenant_pods
+    from . import object_copies
+    from . import monitoring_egress
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -95,6 +97,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import tenant_rbac
     import tenant_reach
     import tenant_pods
+    import object_copies
+    import monitoring_egress
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -115,7 +119,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *object_paths.POLICIES, *exposure_paths.POLICIES, *credentials.POLICIES, *manifests.POLICIES,
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,
-                          *bucket_lifecycle.POLICIES, *squash_owner.POLICIES]
+                          *bucket_lifecycle.POLICIES, *squash_owner.POLICIES,
+                          *object_copies.POLICIES, *monitoring_egress.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).

@@ -7,7 +7,8 @@
   a version tag — one holding a ``<major>.<minor>`` number or a build date stamp, never ``latest``, a branch or
   channel (``main``, ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``.
   Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
-  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed. An OCI container instance's
+  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed as a whole host (the chart's
+  repository paths are appended to it, so on a multi-tenant host they name whoever owns them there). An OCI container instance's
   ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
 * ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
   over HTTPS or from an OCI registry: an ``http://`` repository or chart URL is refused whatever the allow-list of
@@ -48,9 +49,31 @@ else:  # run by the Pulumi CLI from inside policies/security/
 IMAGE_POLICY = "container-image-pinned"
 CONTAINER_INSTANCE = "oci:ContainerEngine/containerInstance:ContainerInstance"
 HTTPS_POLICY = "chart-repository-https"
-#: The registries the platform's own images come from (its program, add-ons and examples); a stack adds its own.
-DEFAULT_ALLOWED_REGISTRIES = ["registry.k8s.io", "docker.io", "nvcr.io", "ghcr.io", "quay.io",
-                              "container-registry.oracle.com", "*.ocir.io"]
+#: Where the platform's own images come from, as ``host/namespace/`` prefixes (a repository path, not a host: on a
+#: registry anyone can publish to, trusting the host trusts every publisher). Each entry, with what pulls from it
+#: (read 2026-12-02 from the add-ons' charts and manifests, docs/charts.md, and the examples):
+DEFAULT_ALLOWED_REGISTRIES = [
+    "registry.k8s.io/",  # Kubernetes projects only (SIG K8s Infra): kueue, jobset, kube-state-metrics, kubectl, NPD
+    "container-registry.oracle.com/",  # Oracle's own registry, Oracle the only publisher (OKE images)
+    "nvcr.io/nvidia/",  # NVIDIA's NGC org: GPU Operator, Network Operator, NGC framework images (examples)
+    "quay.io/cilium/",  # cilium chart
+    "quay.io/prometheus/", "quay.io/prometheus-operator/",  # kube-prometheus-stack: Prometheus, Alertmanager, operator
+    "quay.io/kiwigrid/",  # grafana chart's dashboard sidecar
+    "quay.io/kuberay/",  # kuberay-operator chart
+    "docker.io/library/",  # Docker Official Images (busybox of the CRD upgrade job, python of the examples)
+    "docker.io/grafana/",  # grafana chart
+    "docker.io/mpioperator/",  # mpi-operator manifest
+    "docker.io/pulumi/",  # Pulumi Kubernetes Operator
+    "ghcr.io/fluxcd/", "ghcr.io/kedacore/", "ghcr.io/kubeflow/",  # flux2, keda, Kubeflow Trainer
+    "ghcr.io/oracle/",  # Oracle's GitHub org: the OCI CLI image of examples/training-job
+    "iad.ocir.io/idxzjcdglx2s/",  # OCI HPC team's nccl-tests (oracle-quickstart/oci-hpc-oke; examples/nccl-allreduce)
+]
+#: Registries anyone can publish to under a namespace of their own (Docker Hub accounts, Quay and GHCR users and orgs,
+#: NGC orgs, every OCI tenancy's OCIR namespace, ECR Public aliases, Artifact Registry and GitLab projects): an
+#: allow-list entry for one of them must name a namespace (``docker.io/library/``), or it is ignored.
+MULTI_TENANT_HOSTS = ("docker.io", "index.docker.io", "registry-1.docker.io", "quay.io", "ghcr.io", "nvcr.io", "gcr.io",
+                      "*.gcr.io", "*.pkg.dev", "public.ecr.aws", "registry.gitlab.com", "ocir.io", "*.ocir.io",
+                      "*.ocir.oci.oraclecloud.com", "*.azurecr.io", "*.dkr.ecr.*.amazonaws.com")
 _DIGEST = re.compile(r"@(sha256:[0-9a-f]{64}|sha512:[0-9a-f]{128})$")
 _SPACE = re.compile(r"\s")
 _CONTAINER_KEYS = ("containers", "initContainers", "ephemeralContainers")
@@ -73,10 +96,14 @@ def image_problem(ref: Any, allowed: Sequence[str], allowed_tags: Sequence[str] 
     if _DIGEST.search(ref):
         return None
     host = first.lower()
-    if not any(fnmatch.fnmatchcase(host, p.lower()) or fnmatch.fnmatchcase(host.split(":")[0], p.lower())
-               for p in allowed):
-        return (f"{ref!r} comes from {host}, which is not in allowedRegistries ({', '.join(allowed)}), and is not "
-                f"pinned by digest; pin it with @sha256:<digest> or add the registry to allowedRegistries")
+    if not any(trusted(host, rest, entry) for entry in allowed):
+        repo = rest.split("@")[0].rsplit(":", 1)[0] if ":" in rest.rsplit("/", 1)[-1] else rest.split("@")[0]
+        ignored = [e for e in allowed if whole_multi_tenant_host(e)]
+        note = (f" ({', '.join(ignored)}: a whole registry anyone can publish to, ignored — name a namespace)"
+                if ignored else "")
+        return (f"{ref!r} comes from {host}/{repo.rsplit('/', 1)[0] + '/' if '/' in repo else ''}, which no "
+                f"allowedRegistries prefix covers{note}, and is not pinned by digest; pin it with @sha256:<digest> or "
+                f"add its registry namespace (host/namespace/) to allowedRegistries")
     last = rest.rsplit("/", 1)[-1]
     tag = last.partition(":")[2] if ":" in last else ""
     if "@" in ref:
@@ -89,6 +116,29 @@ def image_problem(ref: Any, allowed: Sequence[str], allowed_tags: Sequence[str] 
                 f"build date) and moves like latest (a branch, a channel); pin a version tag or a digest, or list the tag in "
                 f"allowedTags")
     return None
+
+
+def whole_multi_tenant_host(entry: str) -> bool:
+    """Does an allow-list entry trust a whole registry that anyone can publish to (no namespace after the host)?"""
+    host, _, path = entry.strip().lower().partition("/")
+    return not path.strip("/") and any(fnmatch.fnmatchcase(host, p) or fnmatch.fnmatchcase(p, host)
+                                       for p in MULTI_TENANT_HOSTS)
+
+
+def trusted(host: str, rest: str, entry: str) -> bool:
+    """Is the image ``host/rest`` under the allow-list ``entry`` (``host/namespace/...``; the host may be an fnmatch
+    pattern, the path matches whole components: ``nvcr.io/nvidia/`` covers ``nvcr.io/nvidia/k8s/x``, never
+    ``nvcr.io/nvidia-evil/x``)? An entry naming a whole multi-tenant host trusts nothing."""
+    if not isinstance(entry, str) or whole_multi_tenant_host(entry):
+        return False
+    pattern, _, prefix = entry.strip().lower().partition("/")
+    if not (fnmatch.fnmatchcase(host, pattern) or fnmatch.fnmatchcase(host.split(":")[0], pattern)):
+        return False
+    prefix = prefix.strip("/")
+    repo = rest.lower().split("@")[0]
+    if ":" in repo.rsplit("/", 1)[-1]:
+        repo = repo.rsplit(":", 1)[0]
+    return not prefix or repo == prefix or repo.startswith(prefix + "/")
 
 
 #: A version tag names one release: it holds a ``<major>.<minor>`` number anywhere (``1.4.2``, ``v0.17.1-ubi9``,
@@ -250,8 +300,10 @@ container_image_pinned = ResourceValidationPolicy(
     validate=validate_image_pinned,
     config_schema=PolicyConfigSchema(properties={"allowedRegistries": {
         "type": "array", "items": {"type": "string", "minLength": 1}, "default": DEFAULT_ALLOWED_REGISTRIES,
-        "description": "Registry hosts (fnmatch patterns) whose images may be pinned by tag; any other registry "
-                       "needs a digest."},
+        "description": "Registry namespaces (host/namespace/ prefixes; the host may be an fnmatch pattern) whose "
+                       "images may be pinned by tag; any other image needs a digest. An entry naming a whole "
+                       "registry anyone can publish to (docker.io, quay.io, ghcr.io, nvcr.io, *.ocir.io...) is "
+                       "ignored: name the namespace, e.g. <region>.ocir.io/<your tenancy namespace>/."},
         "allowedTags": {"type": "array", "items": {"type": "string", "minLength": 1}, "default": [],
                         "description": "Tags (fnmatch patterns) accepted although they do not look like a version "
                                        "(e.g. a registry's immutable build tags)"}}),

@@ -81,7 +81,12 @@ def test_release_values():
     assert spec["storageSpec"] == {"volumeClaimTemplate": {"spec": {
         "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"],
         "resources": {"requests": {"storage": "100Gi"}}}}}
-    assert kps["grafana"] == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
+    grafana = dict(kps["grafana"])
+    ini = grafana.pop("grafana.ini")
+    assert grafana == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
+    # Nothing Grafana shows leaves by default (external snapshots, public dashboards, usage reports off).
+    assert ini["snapshots"]["external_enabled"] is False and ini["public_dashboards"]["enabled"] is False
+    assert ini["analytics"]["reporting_enabled"] is False and ini["security"]["disable_gravatar"] is True
     assert releases["kueue"].inputs["values"]["enablePrometheus"] is True
     gpu = releases["gpu-operator"].inputs["values"]
     assert gpu["driver"] == {"enabled": False}
@@ -206,8 +211,9 @@ def test_grafana_password_stays_secret_everywhere():
     wrapped = secret.inputs["stringData"]
     assert wrapped[SECRET_SIG[0]] == SECRET_SIG[1] and wrapped["value"]["admin-password"] == PASSWORD
     kps = _releases(run)["kube-prometheus-stack"]
-    assert kps.inputs["values"]["grafana"] == {"admin": {
-        "existingSecret": "grafana-admin", "userKey": "admin-user", "passwordKey": "admin-password"}}
+    assert kps.inputs["values"]["grafana"]["admin"] == {
+        "existingSecret": "grafana-admin", "userKey": "admin-user", "passwordKey": "admin-password"}
+    assert "adminPassword" not in kps.inputs["values"]["grafana"]
     assert secret.urn in kps.dependencies
     # The plaintext appears in no recorded input outside a secret wrapper, nor in the report or the JSON plan.
     assert all(PASSWORD not in str(mask(r.inputs)) and PASSWORD not in str(mask(r.outputs)) for r in run.resources)

@@ -46,3 +46,37 @@ def test_grafana_plugins_from_urls_unpinned_or_unsigned_are_refused(grafana, sai
 
 def test_pinned_catalogue_plugins_pass():
     assert plugin_problems({"plugins": ["grafana-piechart-panel@1.6.4", "a-panel 2.0.1"]}, AT + ("grafana",)) == []
+
+
+@pytest.mark.parametrize("values, key", [
+    ({"alertmanager": {"config": {"global": {"slack_api_url": "https://hooks.x/y"}}}}, "global.slack_api_url"),
+    ({"alertmanager": {"config": {"global": {"smtp_smarthost": "smtp.x.example:587"}}}}, "global.smtp_smarthost"),
+    ({"alertmanager": {"config": {"global": {"http_config": {"proxy_url": "http://proxy.x:3128"}}}}},
+     "http_config.proxy_url"),
+    ({"alertmanager": {"config": {"receivers": [{"name": "m", "email_configs": [{"smarthost": "mx.x:25"}]}]}}},
+     "email_configs[0].smarthost"),
+    ({"alertmanager": {"config": {"receivers": [{"name": "o", "opsgenie_configs": [{"api_key": "k"}]}]}}},
+     "opsgenie_configs[0]"),
+    ({"alertmanager": {"alertmanagerSpec": {"additionalPeers": ["am.x.example:9094"]}}}, "additionalPeers[0]"),
+    ({"prometheus": {"prometheusSpec": {"thanos": {"objectStorageConfig": {"existingSecret": {"name": "s"}}}}}},
+     "thanos.objectStorageConfig"),
+    ({"prometheus": {"prometheusSpec": {"tracingConfig": {"endpoint": "otel.x.example:4317"}}}},
+     "tracingConfig.endpoint"),
+    ({"thanosRuler": {"thanosRulerSpec": {"alertmanagersUrl": ["https://am.x.example"]}}}, "alertmanagersUrl[0]"),
+])
+def test_every_address_of_the_class_is_judged(values, key):
+    """Global URLs receivers fall back to, smarthosts, proxies, peers, object stores, tracing and receivers with no
+    address (the integration's built-in outside endpoint) are refused like a receiver's own URL."""
+    problems = egress_problems(values, [], AT)
+    assert problems and key in problems[0]
+
+
+def test_smarthosts_and_built_in_endpoints_pass_when_in_cluster_or_allowed():
+    mail = {"alertmanager": {"config": {"global": {"smtp_smarthost": "relay.monitoring.svc:25"}}}}
+    assert egress_problems(mail, [], AT) == []
+    out = {"alertmanager": {"config": {"global": {"smtp_smarthost": "smtp.corp.example:587"}}}}
+    assert egress_problems(out, ["smtp://smtp.corp.example:587"], AT) == []
+    pd = {"alertmanager": {"config": {"receivers": [{"name": "p", "pagerduty_configs": [{"routing_key": "k"}]}]}}}
+    assert egress_problems(pd, ["https://events.pagerduty.com/"], AT) == []
+    assert egress_problems({"alertmanager": {"alertmanagerSpec": {"externalUrl": "https://am.corp.example"}}},
+                           [], AT) == []

@@ -59,7 +59,7 @@ def test_private_container_repositories_pass(props):
 ])
 def test_container_instances_are_private_only_with_a_literal_false(vnics, count):
     props = {"availabilityDomain": "AD-1", "compartmentId": "c", "shape": "CI.Standard.E4.Flex",
-             "containers": [{"imageUrl": "iad.ocir.io/ns/app:1"}], "vnics": vnics}
+             "containers": [{"imageUrl": "iad.ocir.io/ns/app@sha256:" + "a" * 64}], "vnics": vnics}
     assert len(found(CONTAINER_INSTANCE, props)) == count
 
 

@@ -24,7 +24,8 @@ def deployment(*images) -> dict:
 
 @pytest.mark.parametrize("ref", [
     "registry.k8s.io/kubectl:v1.34.1", "docker.io/library/python:3.12.10-slim-bookworm", "nvcr.io/nvidia/cuda:12.4.1",
-    "sa-saopaulo-1.ocir.io/ns/app:1.0", f"evil.example.com/app{DIGEST}", f"localhost:5000/app{DIGEST}",
+    "iad.ocir.io/idxzjcdglx2s/nccl-tests:cuda-13.4.1-ubuntu-24.04-nccl-2.32.3-100526.0",
+    f"sa-saopaulo-1.ocir.io/ns/app{DIGEST}", f"evil.example.com/app{DIGEST}", f"localhost:5000/app{DIGEST}",
     f"docker.io/library/nginx:1.27{DIGEST}",
 ])
 def test_images_with_a_host_pinned_by_digest_or_from_an_allowed_registry_pass(ref):
@@ -34,7 +35,7 @@ def test_images_with_a_host_pinned_by_digest_or_from_an_allowed_registry_pass(re
 @pytest.mark.parametrize("ref, said", [
     ("nginx", "names no registry host"), ("library/nginx:1.27", "names no registry host"),
     (f"nginx{DIGEST}", "names no registry host"), ("mpioperator/mpi-operator:0.8.0", "names no registry host"),
-    ("evil.example.com/app:1.0", "not in allowedRegistries"), ("docker.io/library/nginx", "no tag"),
+    ("evil.example.com/app:1.0", "no allowedRegistries prefix covers"), ("docker.io/library/nginx", "no tag"),
     ("docker.io/library/nginx:latest", "the tag latest"), ("docker.io/library/nginx@sha256:abc", "digest"),
     (U, "unknown"), (42, "not an image reference"), ("docker.io/a b:1", "not an image reference"),
 ])
@@ -93,7 +94,7 @@ def test_allowed_registries_come_from_the_policy_config():
     args = ResourceValidationArgs(DEPLOYMENT, proxied(deployment("registry.k8s.io/pause:3.10")), urn(DEPLOYMENT, "d"),
                                   "d", None, None, {"allowedRegistries": ["mirror.example.com"]})  # type: ignore
     validate_image_pinned(args, lambda m, u=None: found.append(m))
-    assert found and "mirror.example.com" in found[0]
+    assert found and "no allowedRegistries prefix covers" in found[0]
 
 
 @pytest.mark.parametrize("props, ok", [
@@ -135,23 +136,45 @@ def test_a_sha_anywhere_but_the_revision_pins_nothing(type_, props):
 
 def test_an_oci_container_instances_images_are_judged():
     ci = "oci:ContainerEngine/containerInstance:ContainerInstance"
-    assert call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": "iad.ocir.io/ns/tool:1.0"}]}) == []
+    assert call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": f"iad.ocir.io/ns/tool{DIGEST}"}]}) == []
     [message] = call_resource_rule(validate_image_pinned, ci, {"containers": [{"imageUrl": "busybox:1.36"}]})
     assert "containers[0].imageUrl" in message
 
 
 @pytest.mark.parametrize("tag", ["main", "master", "stable", "edge", "nightly", "3", "v1", "1.2-latest", "dev"])
 def test_a_tag_that_moves_like_a_branch_or_channel_is_refused(tag):
-    problem = image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io"])
+    problem = image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io/org/"])
     assert problem and "does not look like a version" in problem
 
 
 @pytest.mark.parametrize("tag", ["1.4.2", "v0.17.1-ubi9", "25.3.0-ubuntu22.04", "25.01-py3", "2.20", "20260930",
                                  "cuda-13.4.1-ubuntu-24.04-nccl-2.32.3-100526.0"])
 def test_a_version_tag_from_an_allowed_registry_passes(tag):
-    assert image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io"]) is None
+    assert image_problem(f"ghcr.io/org/app:{tag}", ["ghcr.io/org/"]) is None
 
 
 def test_allowed_tags_accept_a_reviewed_tag_that_is_no_version():
-    assert image_problem("ghcr.io/org/app:build-7f3a2c1", ["ghcr.io"], ["build-*"]) is None
-    assert image_problem("ghcr.io/org/app:build-7f3a2c1", ["ghcr.io"])
+    assert image_problem("ghcr.io/org/app:build-7f3a2c1", ["ghcr.io/org/"], ["build-*"]) is None
+    assert image_problem("ghcr.io/org/app:build-7f3a2c1", ["ghcr.io/org/"])
+
+
+@pytest.mark.parametrize("ref", [
+    "docker.io/xmrig4u/xmrig:6.21",  # any Docker Hub account
+    "iad.ocir.io/someoneelsestenancy/miner:1.0",  # any tenancy's OCIR namespace
+    "quay.io/attacker/tool:1.0", "ghcr.io/attacker/tool:1.0", "nvcr.io/attacker-org/tool:1.0",
+    "nvcr.io/nvidia-evil/tool:1.0",  # a namespace that only starts like an allowed one
+])
+def test_images_of_any_publisher_on_a_multi_tenant_registry_need_a_digest(ref):
+    """Trust names a registry namespace (docker.io/library/, nvcr.io/nvidia/), never the host anyone publishes to."""
+    problem = image_problem(ref, DEFAULT_ALLOWED_REGISTRIES)
+    assert problem and "no allowedRegistries prefix covers" in problem
+    assert image_problem(ref.split(":")[0] + DIGEST, DEFAULT_ALLOWED_REGISTRIES) is None
+
+
+def test_an_entry_naming_a_whole_multi_tenant_host_trusts_nothing_and_says_so():
+    for entry in ("docker.io", "docker.io/", "*.ocir.io", "quay.io/"):
+        problem = image_problem("docker.io/xmrig4u/xmrig:6.21" if "docker" in entry
+                                else "quay.io/x/y:1.0" if "quay" in entry else "iad.ocir.io/x/y:1.0", [entry])
+        assert problem and "ignored" in problem
+    assert image_problem("iad.ocir.io/mytenancy/app:1.0", ["*.ocir.io/mytenancy/"]) is None
+    assert image_problem("mirror.example.com/app:1.0", ["mirror.example.com"]) is None  # a single-tenant host

@@ -46,3 +46,34 @@ CONFIG_CASES["alertmanager_webhook_outside"] = (
     _values({"alertmanager": {"config": {"receivers": [
         {"name": "x", "webhook_configs": [{"url": "https://hooks.attacker.example/a"}]}]}}}),
     _values({"alertmanager": {"config": {"receivers": [{"name": "x"}]}}}))
+
+
+def _slack_via_global(url: str):
+    return _values({"alertmanager": {"config": {"global": {"slack_api_url": url}, "route": {"receiver": "x"},
+                                                "receivers": [{"name": "x", "slack_configs": [{"channel": "#gpu"}]}]}}})
+
+
+CONFIG_CASES["alertmanager_global_slack_url_outside"] = (
+    "data", f"{KPS}.values.alertmanager.config.global.slack_api_url",
+    _slack_via_global("https://hooks.slack.attacker.example/services/T0/B0/X"),
+    _slack_via_global("http://alert-relay.monitoring.svc:8080/slack"))
+CONFIG_CASES["alertmanager_pagerduty_receiver_uses_the_built_in_endpoint"] = (
+    "data", f"{KPS}.values.alertmanager.config.receivers[0].pagerduty_configs[0]",
+    _values({"alertmanager": {"config": {"route": {"receiver": "x"}, "receivers": [
+        {"name": "x", "pagerduty_configs": [{"routing_key": "abc"}]}]}}}),
+    _values({"alertmanager": {"config": {"route": {"receiver": "x"}, "receivers": [
+        {"name": "x", "pagerduty_configs": [{"routing_key": "abc", "url": "http://pd-relay.monitoring.svc/"}]}]}}}))
+
+
+def _snapshots(on: bool):
+    return _values({"grafana": {"grafana.ini": {"snapshots": {
+        "external_enabled": on, "external_snapshot_url": "https://snapshots.attacker.example"}}}})
+
+
+CONFIG_CASES["grafana_external_snapshots_outside"] = (
+    "data", f'{KPS}.values.grafana["grafana.ini"].snapshots.external_enabled', _snapshots(True), _snapshots(False))
+CONFIG_CASES["grafana_renders_dashboards_on_an_outside_server"] = (
+    "data", f'{KPS}.values.grafana["grafana.ini"].rendering.server_url',
+    _values({"grafana": {"grafana.ini": {"rendering": {"server_url": "https://render.attacker.example/render"}}}}),
+    _values({"grafana": {"grafana.ini": {"rendering": {
+        "server_url": "http://grafana-image-renderer.monitoring.svc:8081/render"}}}}))

@@ -30,6 +30,27 @@ def protected_file_systems_key_scheduled_for_deletion(bad):
     _protected_fs(key)
 
 
+@case("data", "protected-data-keys-kept")
+def protected_file_systems_vault_scheduled_for_deletion(bad):
+    """The key's vault is in the stack (its managementEndpoint read from the vault) and is scheduled for deletion:
+    the vault's computed endpoint must link them."""
+    extra = {"time_of_deletion": "2027-01-01T00:00:00.000Z"} if bad else {}
+    vault = oci.kms.Vault("vault", compartment_id=C, display_name="v", vault_type="DEFAULT", **extra)
+    key = oci.kms.Key("key", compartment_id=C, display_name="fss", management_endpoint=vault.management_endpoint,
+                      key_shape={"algorithm": "AES", "length": 32})
+    _protected_fs(key)
+
+
+@case("data", "protected-data-keys-kept")
+def protected_file_systems_key_restored_from_a_backup(bad):
+    """Restoring the key from a backup rolls it back: versions made since (which encrypted data) are lost."""
+    extra = {"restore_from_object_store": {"destination": "BUCKET", "bucket": "backups", "namespace": "ns",
+                                           "object": "key.backup"}, "restore_trigger": True} if bad else {}
+    key = oci.kms.Key("key", compartment_id=C, display_name="fss", management_endpoint="https://vault-mgmt",
+                      key_shape={"algorithm": "AES", "length": 32}, **extra)
+    _protected_fs(key)
+
+
 @case("data", "bucket-lifecycle-keeps-protected-data")
 def protected_buckets_old_versions_deleted_by_lifecycle(bad):
     """A lifecycle rule that deletes the previous versions of a protected, versioned bucket (what versioning keeps);

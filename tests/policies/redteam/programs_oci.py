@@ -134,7 +134,7 @@ def write_only_pre_authenticated_request(bad):
 def container_instance_with_a_public_ip(bad):
     oci.containerengine.ContainerInstance(
         "ci", availability_domain="AD-1", compartment_id=C, shape="CI.Standard.E4.Flex",
-        shape_config={"ocpus": 1, "memory_in_gbs": 4}, containers=[{"image_url": "iad.ocir.io/ns/tool:1.0"}],
+        shape_config={"ocpus": 1, "memory_in_gbs": 4}, containers=[{"image_url": "iad.ocir.io/ns/tool@sha256:" + "a" * 64}],
         vnics=[{"subnet_id": "ocid1.subnet.oc1..aaaasub", **({} if bad else {"is_public_ip_assigned": False})}])
 
 

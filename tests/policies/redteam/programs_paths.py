@@ -145,7 +145,7 @@ def cluster_role_binding_patch_adds_every_caller(bad):
 @case("pod", "node-escape-only-in-node-agent-namespaces")
 def daemonset_patch_adds_host_pid(bad):
     namespace("apps", "restricted")
-    spec = {"hostPID": True} if bad else {"containers": [{"name": "c", "image": "ghcr.io/example/agent:1.2"}]}
+    spec = {"hostPID": True} if bad else {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}
     k8s.apps.v1.DaemonSetPatch("agent", metadata={"name": "agent", "namespace": "apps"},
                                spec={"template": {"spec": spec}})
 

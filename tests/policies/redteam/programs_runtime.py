@@ -179,13 +179,13 @@ def instance_cloud_init_serves_containerd_on_tcp(bad):
 
 @case("supply-chain", "container-image-pinned")
 def image_pinned_by_a_branch_tag(bad):
-    pod({"containers": [{**container(), "image": "ghcr.io/someone/inference:" + ("main" if bad else "1.4.2")}]},
+    pod({"containers": [{**container(), "image": "nvcr.io/nvidia/tritonserver:" + ("main" if bad else "25.01-py3")}]},
         ns="research", level="privileged")
 
 
 @case("supply-chain", "container-image-pinned")
 def image_pinned_by_a_channel_tag_in_a_deployment(bad):
-    pod({"containers": [{**container(), "image": "quay.io/org/tool:" + ("stable" if bad else "v2.3.0-ubi9")}]},
+    pod({"containers": [{**container(), "image": "quay.io/prometheus/node-exporter:" + ("stable" if bad else "v1.9.1")}]},
         ns="research", level="privileged", kind="Job")
 
 

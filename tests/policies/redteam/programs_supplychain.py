@@ -31,7 +31,7 @@ def workload_image_from_an_unlisted_registry_by_tag(bad):
 
 @case("supply-chain", "container-image-pinned")
 def operator_resource_image_with_an_implied_registry(bad):
-    pod({"containers": [_container("pytorch/pytorch:2.5.1" if bad else "docker.io/pytorch/pytorch:2.5.1")]},
+    pod({"containers": [_container(("pytorch/pytorch:2.5.1" if bad else "docker.io/pytorch/pytorch:2.5.1") + f"@{DIGEST}")]},
         kind="PyTorchJob")
 
 
@@ -43,7 +43,15 @@ def chart_values_override_the_image_registry(bad):
 
 @case("supply-chain", "container-image-pinned")
 def chart_values_global_image_registry(bad):
-    release({"global": {"imageRegistry": "images.evil.example.com" if bad else "ghcr.io"}})
+    """A registry override moves every image of the chart to <host>/<the chart's repository path>: the host must be
+    trusted whole (a single-publisher registry or the organisation's mirror), never a multi-tenant one."""
+    release({"global": {"imageRegistry": "images.evil.example.com" if bad else "registry.k8s.io"}})
+
+
+@case("supply-chain", "container-image-pinned")
+def chart_values_image_registry_override_to_a_multi_tenant_host(bad):
+    """ghcr.io/<the chart's repository path> is whoever owns that name on GHCR, not the chart's publisher."""
+    release({"global": {"imageRegistry": "ghcr.io" if bad else "container-registry.oracle.com"}})
 
 
 @case("supply-chain", "chart-repository-https")
@@ -97,3 +105,20 @@ def condition_nested_past_the_parser(bad):
               "request.principal.service_account = 'trainer', request.principal.cluster_id = 'ocid1.cluster.oc1..aaaa'")
     where = "all {" * depth + pinned + "}" * depth
     statements(f"Allow any-user to read buckets in compartment id {C} where {where}")
+
+
+@case("supply-chain", "container-image-pinned")
+def workload_image_from_any_docker_hub_account_by_tag(bad):
+    """Docker Hub is a registry anyone publishes to: an account's tag is trusted no more than an unknown host's;
+    the control takes the same image by digest."""
+    ref = "docker.io/xmrig4u/xmrig:6.21" + ("" if bad else f"@{DIGEST}")
+    pod({"containers": [_container(ref)]}, kind="Job")
+
+
+@case("supply-chain", "container-image-pinned")
+def workload_image_from_another_tenancys_ocir_namespace_by_tag(bad):
+    """Every OCI tenancy has a namespace on <region>.ocir.io: another tenancy's image by tag is refused; the control
+    is the OCI HPC team's published nccl-tests namespace the product's examples use."""
+    ns = "someoneelsestenancy" if bad else "idxzjcdglx2s"
+    pod({"containers": [_container(f"iad.ocir.io/{ns}/nccl-tests:cuda-13.4.1-ubuntu-24.04-nccl-2.32.3-100526.0")]},
+        kind="Job")
