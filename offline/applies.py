@@ -27,6 +27,11 @@ from pulumi.runtime.sync_await import _sync_await
 _INSIDE: contextvars.ContextVar[bool] = contextvars.ContextVar("okerdma_inside_apply", default=False)
 
 
+def inside_apply_now() -> bool:
+    """Whether the caller runs inside an ``Output.apply`` callback (while an :class:`ApplyWatch` is entered)."""
+    return _INSIDE.get()
+
+
 class ApplyWatch:
     """While entered, records the resources registered inside ``Output.apply`` callbacks (:attr:`resources`, the
     SDK's resource objects); :meth:`urns` gives their URNs once the program has run."""

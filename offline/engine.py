@@ -32,7 +32,7 @@ from pulumi.runtime.sync_await import _sync_await
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
     OCID_KINDS, REGION_KEYS, STACK_REFERENCE, OciMocks, StackOutputsMissing, fake_ocid, host_address, k8s_object_id,
     stack_reference_state)
-from offline.applies import ApplyWatch, inside_apply_notes
+from offline.applies import ApplyWatch, inside_apply_notes, inside_apply_now
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
@@ -319,20 +319,27 @@ class _DiagnosticsHandler(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
-        self.records: list[tuple[str, str, str]] = []
+        self.records: list[tuple[str, str, str, bool]] = []  # (severity, message, urn, logged inside an apply)
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append((record.levelname.lower(), record.getMessage(), getattr(record, "urn", "")))
+        self.records.append((record.levelname.lower(), record.getMessage(), getattr(record, "urn", ""),
+                             inside_apply_now()))
 
     def in_order(self, registered: Sequence[EngineResource]) -> list[tuple[str, str]]:
-        """(severity, message) in an order that does not depend on the SDK's threads: the messages of no resource
-        first, as logged (the program logs them synchronously), then each resource's messages in the order the
-        resources registered. ``pulumi.log`` sends a resource's message only once its URN resolves, which happens
-        in whatever order the registrations are answered."""
+        """(severity, message) in an order that does not depend on the SDK's threads or the hash seed: the messages
+        of no resource the program logged itself first, as logged; then those it logged from ``apply`` callbacks,
+        by severity and text (a callback runs when its outputs resolve, in whatever order the registrations are
+        answered); then each resource's messages in the order the resources registered (``pulumi.log`` sends a
+        resource's message only once its URN resolves)."""
         position = {r.urn: i for i, r in enumerate(registered)}
-        ordered = sorted(enumerate(self.records), key=lambda item: (
-            (0, 0, item[0]) if not item[1][2] else (1, position.get(item[1][2], len(position)), item[0])))
-        return [(severity, message) for _, (severity, message, _) in ordered]
+
+        def key(item: tuple[int, tuple[str, str, str, bool]]) -> tuple:
+            index, (severity, message, urn, in_apply) = item
+            if urn:
+                return 2, position.get(urn, len(position)), index
+            return (1, severity, message) if in_apply else (0, index)
+        ordered = sorted(enumerate(self.records), key=key)
+        return [(severity, message) for _, (severity, message, _, _) in ordered]
 
 
 class _UrnEngine:

@@ -100,3 +100,27 @@ def test_a_prod_cascade_against_a_previous_plan_is_byte_identical_across_hash_se
         runs.append((done.returncode, done.stdout, done.stderr, out.read_bytes()))
     assert runs[0] == runs[1]
     assert runs[0][0] == 4 and sum(c["op"] == "replace" for c in json.loads(runs[0][3])["changes"]) > 100
+
+
+def test_messages_logged_in_apply_callbacks_come_out_in_one_order_whatever_order_they_ran_in():
+    """Messages of no resource logged from ``apply`` callbacks (which run as outputs resolve, in any order) are
+    ordered by severity and text, after those the program logged itself (kept as logged); a resource's messages
+    follow in registration order."""
+    import pulumi
+
+    from offline.engine import run_program
+
+    def program(order):
+        def run():
+            pulumi.log.warn("top-level second")
+            for name in order:
+                pulumi.Output.from_input(name).apply(lambda n: pulumi.log.warn(f"from apply {n}"))
+            pulumi.log.info("top-level after")
+        return run
+
+    first = run_program({}, [], "t", program=program(["b", "a", "c"])).diagnostics
+    second = run_program({}, [], "t", program=program(["c", "a", "b"])).diagnostics
+    assert first == second
+    messages = [m for _, m in first]
+    assert messages.index("top-level second") < messages.index("top-level after") < messages.index("from apply a")
+    assert [m for m in messages if m.startswith("from apply")] == ["from apply a", "from apply b", "from apply c"]
