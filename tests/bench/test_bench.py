@@ -183,12 +183,8 @@ def test_with_only_gpu_pools_the_platform_must_wait_for_them():
     assert cats == [cp.NETWORK, cp.CLUSTER, cp.NODE_POOL, cp.PLATFORM]
 
 
-def test_dev_stack_critical_path_runs_network_cluster_node_pool(tmp_path):
-    plan = tmp_path / "plan.json"
-    out = subprocess.run([sys.executable, "-m", "offline.preview", "--stack", "dev", "--json", str(plan)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    resources = json.loads(plan.read_text())["resources"]
+def test_dev_stack_critical_path_runs_network_cluster_node_pool(dev_plan_file):
+    resources = json.loads(dev_plan_file[0].read_text())["resources"]
     assert all("custom" in r and "provider" in r for r in resources)
     assert any(r["provider"] for r in resources if r["type"] == "kubernetes:core/v1:Namespace")
     a = cp.analyse(resources)
@@ -299,8 +295,6 @@ def test_the_floor_target_also_gives_the_cpu_ratio_and_the_imports_without_final
 
 def test_the_floor_probe_can_end_without_finalization():
     """``python -m bench.imports --exit-now`` imports the same and exits 0 through os._exit."""
-    import subprocess
-    import sys
 
     out = subprocess.run([sys.executable, "-m", "bench.imports", "--exit-now"], cwd=ROOT, capture_output=True,
                          text=True, timeout=300)

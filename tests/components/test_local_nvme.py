@@ -11,7 +11,8 @@ import pytest
 
 from oke_rdma.compute import LOCAL_NVME_LABEL, USER_DATA_KEY, node_labels, node_metadata
 from oke_rdma.config.compute import NodePool
-from tests.offline.test_cli import preview, stack_file
+from tests.inprocess import preview
+from tests.offline.test_cli import stack_file
 
 IMAGE = "ocid1.image.oc1.sa-saopaulo-1.aaaaaaaaexampleimage"
 

@@ -115,7 +115,8 @@ def _with_lustre(lustre):
 
 def test_a_stack_with_lustre_previews_clean_with_the_file_system_and_a_tenant_volume(tmp_path):
     """The whole program with storage.lustre: the file system and the tenant's volume are planned, the packs pass."""
-    from tests.offline.test_cli import preview, stack_file
+    from tests.inprocess import preview
+    from tests.offline.test_cli import stack_file
     path = stack_file(tmp_path, _with_lustre({"capacityGb": 52000, "performanceTier": 250, "tenants": ["research"]}))
     out = preview("--config-file", str(path), "--json", str(tmp_path / "plan.json"))
     assert out.returncode == 0, out.stdout + out.stderr
@@ -134,7 +135,8 @@ def test_a_stack_with_lustre_previews_clean_with_the_file_system_and_a_tenant_vo
     ({"capacityGb": 31200, "availabilityDomain": "bxtG:SA-SAOPAULO-1-AD-3"}, "oke-rdma:storage.lustre.availabilityDomain"),
 ])
 def test_a_lustre_mistake_is_one_line_naming_the_key(tmp_path, lustre, key):
-    from tests.offline.test_cli import preview, stack_file
+    from tests.inprocess import preview
+    from tests.offline.test_cli import stack_file
     out = preview("--config-file", str(stack_file(tmp_path, _with_lustre(lustre))))
     assert out.returncode == 2 and key in out.stderr + out.stdout and "Traceback" not in out.stderr
 

@@ -124,7 +124,8 @@ def test_a_user_label_cannot_take_the_lustre_client_label():
 
 
 def test_the_dev_stack_with_lustre_previews_clean_with_the_client_step_on_the_tenants_pool(tmp_path):
-    from tests.offline.test_cli import preview, stack_file
+    from tests.inprocess import preview
+    from tests.offline.test_cli import stack_file
     lustre = {"capacityGb": 31200, "tenants": ["research"],
               "client": {"packages": {"oracleLinux8": {"url": OL8_URL, "sha256": SHA}}}}
     out = preview("--config-file", str(stack_file(tmp_path, _with_lustre(lustre))), "--json", str(tmp_path / "p.json"))

@@ -10,7 +10,8 @@ from offline.engine import StackOutputsMissing, run_program
 from offline.policy_eval import evaluate_packs
 from policies import PACK_DIRS
 from tests.stackcfg import dev_config, edited
-from tests.offline.test_cli import preview, stack_file
+from tests.inprocess import preview
+from tests.offline.test_cli import stack_file
 
 RAW, SECRETS = dev_config()
 R = "sa-saopaulo-1.aaaaaaaa"

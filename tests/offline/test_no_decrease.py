@@ -8,7 +8,8 @@ import json
 import pytest
 
 from offline.immutable import lowered
-from tests.offline.test_cli import preview, stack_file
+from tests.inprocess import preview
+from tests.offline.test_cli import stack_file
 
 LUSTRE = "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
 CLUSTER, POOL = "oci:ContainerEngine/cluster:Cluster", "oci:ContainerEngine/nodePool:NodePool"

@@ -9,7 +9,8 @@ import pytest
 from offline import changecost
 from offline.replacement import Planner
 from offline.stuck_updates import CLUSTER, HELM_RELEASE, MANUAL, REFUSE, STUCK_UPDATES, stuck
-from tests.offline.test_cli import preview, stack_file
+from tests.inprocess import preview
+from tests.offline.test_cli import stack_file
 
 KPS = "kube-prometheus-stack"
 PROM = "values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec.resources.requests.storage"
