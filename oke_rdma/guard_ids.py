@@ -1,0 +1,96 @@
+"""The admission guard's storage-identity half: ``<prefix>-tenant-ids-<tenant>``, one ValidatingAdmissionPolicy per
+tenant with a shared claim (``fss-shared``, ``lustre-shared``), bound to the tenant's namespace.
+
+Every tenant's static volume mounts the whole export or file system (``oke_rdma.volumes``: FSS cannot mount a
+directory below an export path), so the owner of each tenant directory (``2770``, its UID:GID) is the only wall
+between tenants, and Pod Security ``restricted`` admits any non-zero UID. A pod that mounts one of the tenant's shared
+claims must therefore run as the tenant's IDs (``tenants.<t>.sharedStorage.uid``/``gid``, or the derived ones):
+
+* every container (init and ephemeral too) runs as the tenant's UID — its own ``securityContext.runAsUser``, else
+  the pod's; unset is refused, since the image's ``USER`` (any UID, another tenant's too) would apply;
+* the same for ``runAsGroup`` and the tenant's GID (unset: the image's group);
+* ``fsGroup`` unset or the tenant's GID, and ``supplementalGroups`` only the tenant's GID.
+
+Checked on CREATE and UPDATE of pods and of ``pods/ephemeralcontainers``; ``failurePolicy: Fail``. What the guard
+cannot see: the groups an image's ``/etc/group`` adds for the UID (Kubernetes ``supplementalGroupsPolicy: Strict``
+drops them where the runtime supports it; docs/threat-model.md).
+
+Sources (checked 2026-12-02): Kubernetes API ``PodSecurityContext``/``SecurityContext`` (``runAsUser``,
+``runAsGroup``, ``fsGroup``, ``supplementalGroups``; a container's value overrides the pod's), docs "Configure a
+Security Context" (without ``runAsUser`` the image's user applies; ``supplementalGroupsPolicy``), "Validating
+Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, NamedTuple, Sequence
+
+API = "admissionregistration.k8s.io/v1"
+_CONTAINERS = ("object.spec.containers"
+               " + (has(object.spec.initContainers) ? object.spec.initContainers : [])"
+               " + (has(object.spec.ephemeralContainers) ? object.spec.ephemeralContainers : [])")
+
+
+class TenantIds(NamedTuple):
+    """A tenant's storage identity: ``uid``, ``gid`` (ints) and the names of its shared claims."""
+    uid: int
+    gid: int
+    claims: Sequence[str]
+
+
+def ids_variables(claims: Sequence[str]) -> tuple[dict[str, str], ...]:
+    """CEL variables: ``containers``, ``mountsShared`` (a volume names one of ``claims``)."""
+    names = "[" + ", ".join(json.dumps(c) for c in claims) + "]"
+    return ({"name": "containers", "expression": _CONTAINERS},
+            {"name": "mountsShared", "expression": "has(object.spec.volumes) && object.spec.volumes.exists(v, "
+                                                   f"has(v.persistentVolumeClaim) && v.persistentVolumeClaim.claimName "
+                                                   f"in {names})"})
+
+
+def _each_container(field: str, value: int) -> str:
+    return (f"!variables.mountsShared || variables.containers.all(c, (has(c.securityContext) && "
+            f"has(c.securityContext.{field})) ? c.securityContext.{field} == {value} : "
+            f"(has(object.spec.securityContext) && has(object.spec.securityContext.{field}) && "
+            f"object.spec.securityContext.{field} == {value}))")
+
+
+def ids_validations(uid: int, gid: int) -> tuple[dict[str, str], ...]:
+    """CEL validations of the tenant-ids policy for a tenant whose storage IDs are ``uid``:``gid``."""
+    pod = "object.spec.securityContext"
+    return (
+        {"expression": _each_container("runAsUser", uid), "reason": "Forbidden",
+         "message": f"pods mounting this tenant's shared storage run as its UID {uid} (runAsUser on the pod or "
+                    "every container): the directory owner is the only wall between tenants"},
+        {"expression": _each_container("runAsGroup", gid), "reason": "Forbidden",
+         "message": f"pods mounting this tenant's shared storage run as its GID {gid} (runAsGroup on the pod or "
+                    "every container)"},
+        {"expression": f"!variables.mountsShared || !has({pod}) || !has({pod}.fsGroup) || {pod}.fsGroup == {gid}",
+         "reason": "Forbidden", "message": f"pods mounting this tenant's shared storage use fsGroup {gid} or none"},
+        {"expression": f"!variables.mountsShared || !has({pod}) || !has({pod}.supplementalGroups) || "
+                       f"{pod}.supplementalGroups.all(g, g == {gid})",
+         "reason": "Forbidden", "message": f"pods mounting this tenant's shared storage add no group but {gid}"},
+    )
+
+
+def ids_policies(prefix: str, tenant_ids: Mapping[str, TenantIds],
+                 tenant_namespaces: Mapping[str, str]) -> list[dict[str, Any]]:
+    """One policy and binding per tenant with shared claims, in the shape :func:`oke_rdma.guard.policies` returns."""
+    labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+              "resources": ["pods", "pods/ephemeralcontainers"]}]
+    out: list[dict[str, Any]] = []
+    for tenant, ids in sorted(tenant_ids.items()):
+        if not ids.claims:
+            continue
+        name = f"{prefix}-tenant-ids-{tenant}"
+        out.append({"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name,
+                                                                                           "labels": labels},
+                    "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
+                             "variables": [dict(v) for v in ids_variables(ids.claims)],
+                             "validations": [dict(v) for v in ids_validations(ids.uid, ids.gid)]}})
+        out.append({"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding",
+                    "metadata": {"name": name, "labels": labels},
+                    "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
+                        "namespaceSelector": {"matchLabels": {
+                            "kubernetes.io/metadata.name": tenant_namespaces[tenant]}}}}})
+    return out

@@ -1,0 +1,66 @@
+"""The guard's storage-identity policies: a pod mounting a tenant's shared claim runs as the tenant's UID and GID
+(pod or every container), with no other fsGroup or supplemental group; pods not mounting it are not concerned."""
+from __future__ import annotations
+
+import copy
+
+import kubernetes_validate
+import pytest
+
+from oke_rdma.guard import policies
+from oke_rdma.guard_ids import TenantIds
+from tests.components.test_guard import container, failures, pod
+
+OBJECTS = policies("okerdma-dev", {"research": ["gpu"]}, {"research": "research", "analytics": "analytics"},
+                   ["gpu-operator"], tenant_ids={"analytics": TenantIds(20002, 20002, ["fss-shared"]),
+                                                 "research": TenantIds(20001, 20001, [])})
+IDS = next(o for o in OBJECTS if o["metadata"]["name"] == "okerdma-dev-tenant-ids-analytics"
+           and o["kind"] == "ValidatingAdmissionPolicy")
+SHARED = [{"name": "s", "persistentVolumeClaim": {"claimName": "fss-shared"}}]
+
+
+def sc(uid=20002, gid=20002, **more):
+    return {"runAsUser": uid, "runAsGroup": gid, **more}
+
+
+@pytest.mark.parametrize("manifest", [
+    pod(),
+    pod(volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "scratch"}}]),
+    pod(volumes=SHARED, securityContext=sc()),
+    pod(volumes=SHARED, securityContext=sc(fsGroup=20002, supplementalGroups=[20002])),
+    pod(volumes=SHARED, containers=[container(securityContext=sc())]),
+    pod(volumes=SHARED, securityContext=sc(uid=1, gid=1), containers=[container(securityContext=sc())]),
+], ids=["no-volume", "other-claim", "pod-level", "fs-group", "container-level", "container-overrides-pod"])
+def test_tenant_ids_policy_admits_pods_running_as_the_tenant(manifest):
+    assert failures(IDS, manifest) == []
+
+
+@pytest.mark.parametrize("manifest,message", [
+    (pod(volumes=SHARED), "UID 20002"),
+    (pod(volumes=SHARED, securityContext=sc(uid=20001)), "UID 20002"),
+    (pod(volumes=SHARED, securityContext=sc(gid=20001)), "GID 20002"),
+    (pod(volumes=SHARED, securityContext=sc(), initContainers=[container(securityContext={"runAsUser": 20001})]),
+     "UID 20002"),
+    (pod(volumes=SHARED, securityContext=sc(), ephemeralContainers=[container(securityContext={"runAsGroup": 1})]),
+     "GID 20002"),
+    (pod(volumes=SHARED, securityContext=sc(fsGroup=20001)), "fsGroup"),
+    (pod(volumes=SHARED, securityContext=sc(supplementalGroups=[20002, 20001])), "no group"),
+], ids=["unset-image-user", "other-uid", "other-gid", "init-container", "ephemeral-container", "fs-group",
+        "supplemental"])
+def test_tenant_ids_policy_refuses_other_ids(manifest, message):
+    """Another tenant's UID or GID on the pod or any container, unset IDs (the image's user), a foreign fsGroup or
+    supplemental group: refused."""
+    found = failures(IDS, manifest)
+    assert found and any(message in m for m in found), found
+
+
+def test_tenant_ids_policy_only_for_tenants_with_claims_and_bound_to_their_namespace():
+    names = {o["metadata"]["name"] for o in OBJECTS if "tenant-ids" in o["metadata"]["name"]}
+    assert names == {"okerdma-dev-tenant-ids-analytics"}
+    binding = next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicyBinding"
+                   and o["metadata"]["name"] == "okerdma-dev-tenant-ids-analytics")
+    assert binding["spec"]["matchResources"]["namespaceSelector"]["matchLabels"] == {
+        "kubernetes.io/metadata.name": "analytics"}
+    for obj in OBJECTS:
+        if "tenant-ids" in obj["metadata"]["name"]:
+            assert kubernetes_validate.validate(copy.deepcopy(obj), "1.34.0", strict=True) == "1.34"
