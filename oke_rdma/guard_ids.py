@@ -11,14 +11,21 @@ claims must therefore run as the tenant's IDs (``tenants.<t>.sharedStorage.uid``
 * the same for ``runAsGroup`` and the tenant's GID (unset: the image's group);
 * ``fsGroup`` unset or the tenant's GID, and ``supplementalGroups`` only the tenant's GID.
 
-Checked on CREATE and UPDATE of pods and of ``pods/ephemeralcontainers``; ``failurePolicy: Fail``. What the guard
+Checked on CREATE and UPDATE of pods and of ``pods/ephemeralcontainers``; ``failurePolicy: Fail``.
+
+And ``<prefix>-tenant-routes``, bound to every tenant namespace (label ``okerdma.io/tenant``): a Gateway API route
+(``httproutes``, ``grpcroutes``, ``tcproutes``, ``tlsroutes``, ``udproutes``, any version) names backends — in
+``rules[].backendRefs`` and in ``requestMirror`` filters of a rule or a backend — only in its own namespace: the shared
+gateway would otherwise carry the tenant's traffic past the Cilium walls (the security pack's
+``tenant-references-inside-the-wall`` at deploy time). What the guard
 cannot see: the groups an image's ``/etc/group`` adds for the UID (Kubernetes ``supplementalGroupsPolicy: Strict``
 drops them where the runtime supports it; docs/threat-model.md).
 
 Sources (checked 2026-12-02): Kubernetes API ``PodSecurityContext``/``SecurityContext`` (``runAsUser``,
 ``runAsGroup``, ``fsGroup``, ``supplementalGroups``; a container's value overrides the pod's), docs "Configure a
 Security Context" (without ``runAsUser`` the image's user applies; ``supplementalGroupsPolicy``), "Validating
-Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID).
+Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID); Gateway API reference v1.3
+(``BackendObjectReference.namespace``, ``HTTPRequestMirrorFilter``).
 """
 from __future__ import annotations
 
@@ -70,6 +77,41 @@ def ids_validations(uid: int, gid: int) -> tuple[dict[str, str], ...]:
                        f"{pod}.supplementalGroups.all(g, g == {gid})",
          "reason": "Forbidden", "message": f"pods mounting this tenant's shared storage add no group but {gid}"},
     )
+
+
+ROUTE_RESOURCES = ("httproutes", "grpcroutes", "tcproutes", "tlsroutes", "udproutes")
+
+
+def _mirrors_home(node: str) -> str:
+    return (f"(!has({node}.filters) || {node}.filters.all(f, !has(f.requestMirror) || "
+            "!has(f.requestMirror.backendRef) || !has(f.requestMirror.backendRef.namespace) || "
+            "f.requestMirror.backendRef.namespace == object.metadata.namespace))")
+
+
+def route_validations() -> tuple[dict[str, str], ...]:
+    """CEL validation of the tenant-routes policy: every backend ref and mirror in the route's own namespace."""
+    return ({"expression": "!has(object.spec.rules) || object.spec.rules.all(r, "
+                           "(!has(r.backendRefs) || r.backendRefs.all(b, (!has(b.namespace) || "
+                           f"b.namespace == object.metadata.namespace) && {_mirrors_home('b')})) && "
+                           f"{_mirrors_home('r')})",
+             "reason": "Forbidden",
+             "message": "a tenant's routes name backends only in its own namespace (the shared gateway would carry "
+                        "the traffic past the Cilium walls)"},)
+
+
+def route_policies(prefix: str) -> list[dict[str, Any]]:
+    """The tenant-routes policy and its binding (every namespace labelled ``okerdma.io/tenant``)."""
+    labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
+    name = f"{prefix}-tenant-routes"
+    rules = [{"apiGroups": ["gateway.networking.k8s.io"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"],
+              "resources": list(ROUTE_RESOURCES)}]
+    return [{"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name, "labels": labels},
+             "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
+                      "validations": [dict(v) for v in route_validations()]}},
+            {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name,
+                                                                                         "labels": labels},
+             "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {"namespaceSelector": {
+                 "matchExpressions": [{"key": "okerdma.io/tenant", "operator": "Exists"}]}}}}]
 
 
 def ids_policies(prefix: str, tenant_ids: Mapping[str, TenantIds],

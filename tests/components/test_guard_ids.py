@@ -62,5 +62,36 @@ def test_tenant_ids_policy_only_for_tenants_with_claims_and_bound_to_their_names
     assert binding["spec"]["matchResources"]["namespaceSelector"]["matchLabels"] == {
         "kubernetes.io/metadata.name": "analytics"}
     for obj in OBJECTS:
-        if "tenant-ids" in obj["metadata"]["name"]:
+        if "tenant-ids" in obj["metadata"]["name"] or "tenant-routes" in obj["metadata"]["name"]:
             assert kubernetes_validate.validate(copy.deepcopy(obj), "1.34.0", strict=True) == "1.34"
+
+
+ROUTES = next(o for o in OBJECTS if o["metadata"]["name"] == "okerdma-dev-tenant-routes"
+              and o["kind"] == "ValidatingAdmissionPolicy")
+
+
+def route(*rules):
+    return {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+            "metadata": {"name": "r", "namespace": "analytics"}, "spec": {"rules": list(rules)}}
+
+
+MIRROR = {"type": "RequestMirror", "requestMirror": {"backendRef": {"name": "llm", "namespace": "research"}}}
+
+
+@pytest.mark.parametrize("manifest", [
+    route(), route({"backendRefs": [{"name": "llm", "port": 8000}]}),
+    route({"backendRefs": [{"name": "llm", "namespace": "analytics"}]}),
+    route({"filters": [{"type": "RequestMirror", "requestMirror": {"backendRef": {"name": "shadow"}}}]}),
+], ids=["no-rules", "same-namespace", "own-namespace-named", "own-mirror"])
+def test_tenant_routes_policy_admits_routes_inside_the_namespace(manifest):
+    assert failures(ROUTES, manifest) == []
+
+
+@pytest.mark.parametrize("manifest", [
+    route({"backendRefs": [{"name": "llm", "namespace": "research"}]}),
+    route({"filters": [MIRROR]}),
+    route({"backendRefs": [{"name": "llm", "filters": [MIRROR]}]}),
+], ids=["backend", "rule-mirror", "backend-mirror"])
+def test_tenant_routes_policy_refuses_backends_in_other_namespaces(manifest):
+    """A backend or a mirror in another namespace: the shared gateway would carry the traffic past the walls."""
+    assert failures(ROUTES, manifest)
