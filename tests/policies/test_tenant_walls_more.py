@@ -233,3 +233,42 @@ def test_an_unpinned_image_volume_is_refused(reference):
 def test_a_pinned_image_volume_passes():
     from policies.security import supply_chain
     assert call_resource_rule(supply_chain.validate_image_pinned, POD, _image_volume(IMG)) == []
+
+
+# --- GPU pods on their tenant's pools ---------------------------------------------------------------------------------
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+
+
+def queue(ns, *flavors):
+    return res(KUEUE + "ClusterQueue", f"cq-{ns}", {"metadata": {"name": ns}, "spec": {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
+        "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": f} for f in flavors]}]}})
+
+
+def flavor(pool):
+    return res(KUEUE + "ResourceFlavor", f"rf-{pool}", {"metadata": {"name": pool},
+                                                         "spec": {"nodeLabels": {"okerdma.io/node-pool": pool}}})
+
+
+def gpu_pod(pool, ns="analytics"):
+    return pod({"nodeSelector": {"okerdma.io/node-pool": pool}, "containers": [
+        {"name": "c", "image": IMG, "resources": {"limits": {"nvidia.com/gpu": 1}}}]}, ns=ns)
+
+
+QUEUES = [tenant("analytics"), tenant("research"), flavor("gpu"), flavor("shared"), queue("research", "gpu"),
+          queue("analytics", "shared")]
+
+
+@pytest.mark.parametrize("resources", [
+    [*QUEUES, gpu_pod("gpu")], [tenant("analytics"), gpu_pod("gpu")], [*QUEUES, gpu_pod(U)],
+], ids=["another-tenants-pool", "no-queue-for-the-namespace", "unknown-pool"])
+def test_a_gpu_pod_selecting_a_pool_not_its_tenants_is_refused(resources):
+    assert violations(tenant_pods.SCHEDULING, *resources)
+
+
+@pytest.mark.parametrize("resources", [
+    [*QUEUES, gpu_pod("shared")], [*QUEUES, gpu_pod("gpu", ns="research")],
+    [tenant("analytics"), pod({"nodeSelector": {"okerdma.io/node-pool": "gpu"}})],
+], ids=["own-pool", "dedicated-own-pool", "cpu-pod"])
+def test_a_gpu_pod_on_its_tenants_pool_passes(resources):
+    assert violations(tenant_pods.SCHEDULING, *resources) == []

@@ -140,3 +140,21 @@ def hand_written_endpoints_behind_a_tenant_service(bad):
     if bad:
         k8s.core.v1.Endpoints("ep", metadata={"name": "llm", "namespace": "analytics"},
                               subsets=[{"addresses": [{"ip": "10.244.3.7"}], "ports": [{"port": 8000}]}])
+
+
+@case("placement", SCHEDULING)
+def tenant_gpu_pod_on_another_tenants_dedicated_pool(bad):
+    """analytics's GPU pod selects research's dedicated pool by label, past Kueue's flavors."""
+    tenant("research"), tenant("analytics")
+    for pool in ("gpu", "shared"):
+        k8s.apiextensions.CustomResource(f"rf-{pool}", api_version="kueue.x-k8s.io/v1beta2", kind="ResourceFlavor",
+                                         metadata={"name": pool}, spec={"nodeLabels": {"okerdma.io/node-pool": pool}})
+    for ns, pool in (("research", "gpu"), ("analytics", "shared")):
+        k8s.apiextensions.CustomResource(f"cq-{ns}", api_version="kueue.x-k8s.io/v1beta2", kind="ClusterQueue",
+                                         metadata={"name": ns}, spec={
+                                             "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
+                                             "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
+                                                                 "flavors": [{"name": pool, "resources": [
+                                                                     {"name": "nvidia.com/gpu", "nominalQuota": 8}]}]}]})
+    plain_pod("analytics", nodeSelector={"okerdma.io/node-pool": "gpu" if bad else "shared"},
+              containers=[restricted(resources={"limits": {"nvidia.com/gpu": 1}})])
