@@ -18,7 +18,7 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   the platform keeps for itself. Checked on CREATE (the field is immutable). Created only when tenant classes exist.
 * ``<prefix>-tenant-ids-<tenant>`` — a pod mounting the tenant's shared claim runs as the tenant's storage UID/GID
   (:mod:`oke_rdma.guard_ids`); ``<prefix>-tenant-routes`` — a tenant's Gateway API routes name backends only in its
-  namespace.
+  namespace; ``<prefix>-tenant-nodes`` — a tenant's pods pick no node by name.
 * ``<prefix>-tenant-roles``, ``-tenant-rolebindings``, ``-tenant-clusterrolebindings`` — tenant subjects never get
   what the platform owns (:mod:`oke_rdma.guard_rbac`).
 
@@ -43,7 +43,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from oke_rdma.depends import all_of
-from oke_rdma.guard_ids import TenantIds, ids_policies, route_policies
+from oke_rdma.guard_ids import TenantIds, ids_policies, node_policies, route_policies
 from oke_rdma.guard_rbac import rbac_policies
 
 TENANT_LABEL = "okerdma.io/tenant"
@@ -195,7 +195,7 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                             {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
     return (out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
             + ids_policies(prefix, tenant_ids, tenant_namespaces)
-            + (route_policies(prefix) if tenant_namespaces else []))
+            + (route_policies(prefix) + node_policies(prefix) if tenant_namespaces else []))
 
 
 class GuardArgs:

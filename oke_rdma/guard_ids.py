@@ -11,21 +11,27 @@ claims must therefore run as the tenant's IDs (``tenants.<t>.sharedStorage.uid``
 * the same for ``runAsGroup`` and the tenant's GID (unset: the image's group);
 * ``fsGroup`` unset or the tenant's GID, and ``supplementalGroups`` only the tenant's GID.
 
-Checked on CREATE and UPDATE of pods and of ``pods/ephemeralcontainers``; ``failurePolicy: Fail``.
+Checked on CREATE and UPDATE of pods and of ``pods/ephemeralcontainers``; ``failurePolicy: Fail``. What the guard
+cannot see: the groups an image's ``/etc/group`` adds for the UID (Kubernetes ``supplementalGroupsPolicy: Strict``
+drops them where the runtime supports it; docs/threat-model.md).
 
 And ``<prefix>-tenant-routes``, bound to every tenant namespace (label ``okerdma.io/tenant``): a Gateway API route
 (``httproutes``, ``grpcroutes``, ``tcproutes``, ``tlsroutes``, ``udproutes``, any version) names backends — in
 ``rules[].backendRefs`` and in ``requestMirror`` filters of a rule or a backend — only in its own namespace: the shared
 gateway would otherwise carry the tenant's traffic past the Cilium walls (the security pack's
-``tenant-references-inside-the-wall`` at deploy time). What the guard
-cannot see: the groups an image's ``/etc/group`` adds for the UID (Kubernetes ``supplementalGroupsPolicy: Strict``
-drops them where the runtime supports it; docs/threat-model.md).
+``tenant-references-inside-the-wall`` at deploy time).
+
+And ``<prefix>-tenant-nodes``, bound to every tenant namespace: a tenant's pod (CREATE) may not pick its node by
+name — ``spec.nodeName`` (skips the scheduler), ``nodeSelector`` or node affinity (required or preferred) on a per-node
+label (:data:`PER_NODE_LABELS`), node affinity ``matchFields`` (``metadata.name``) — the pack's
+``tenant-pods-scheduled-by-the-platform`` at deploy time.
 
 Sources (checked 2026-12-02): Kubernetes API ``PodSecurityContext``/``SecurityContext`` (``runAsUser``,
 ``runAsGroup``, ``fsGroup``, ``supplementalGroups``; a container's value overrides the pod's), docs "Configure a
 Security Context" (without ``runAsUser`` the image's user applies; ``supplementalGroupsPolicy``), "Validating
-Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID); Gateway API reference v1.3
-(``BackendObjectReference.namespace``, ``HTTPRequestMirrorFilter``).
+Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID), "Assigning Pods to Nodes"
+(``nodeName``, node affinity, ``matchFields``); Gateway API reference v1.3 (``BackendObjectReference.namespace``,
+``HTTPRequestMirrorFilter``).
 """
 from __future__ import annotations
 
@@ -77,6 +83,52 @@ def ids_validations(uid: int, gid: int) -> tuple[dict[str, str], ...]:
                        f"{pod}.supplementalGroups.all(g, g == {gid})",
          "reason": "Forbidden", "message": f"pods mounting this tenant's shared storage add no group but {gid}"},
     )
+
+
+#: Node labels whose value names one node: ``kubernetes.io/hostname`` (Kubernetes "Well-Known Labels") and the ones
+#: OKE writes (the pack's ``tenant_pods.PER_NODE_LABELS``; not verified from a primary source on 2026-12-02).
+PER_NODE_LABELS = ("kubernetes.io/hostname", "hostname", "displayName", "internal_addr")
+
+
+def _term_by_name(term: str) -> str:
+    keys = "[" + ", ".join(json.dumps(k) for k in PER_NODE_LABELS) + "]"
+    return (f"(has({term}.matchFields) && size({term}.matchFields) > 0) || (has({term}.matchExpressions) && "
+            f"{term}.matchExpressions.exists(e, e.key in {keys}))")
+
+
+def node_validations() -> tuple[dict[str, str], ...]:
+    """CEL validations of the tenant-nodes policy: no node picked by name."""
+    keys = "[" + ", ".join(json.dumps(k) for k in PER_NODE_LABELS) + "]"
+    aff = "object.spec.affinity.nodeAffinity"
+    required = f"{aff}.requiredDuringSchedulingIgnoredDuringExecution"
+    preferred = f"{aff}.preferredDuringSchedulingIgnoredDuringExecution"
+    return (
+        {"expression": "!has(object.spec.nodeName) || object.spec.nodeName == ''", "reason": "Forbidden",
+         "message": "a tenant's pods may not name a node (spec.nodeName skips the scheduler and Kueue)"},
+        {"expression": f"!has(object.spec.nodeSelector) || !{keys}.exists(k, k in object.spec.nodeSelector)",
+         "reason": "Forbidden", "message": "a tenant's pods may not select a node by name (nodeSelector on a per-node "
+                                           "label)"},
+        {"expression": f"!has(object.spec.affinity) || !has({aff}) || ((!has({required}) || "
+                       f"!has({required}.nodeSelectorTerms) || !{required}.nodeSelectorTerms.exists(t, "
+                       f"{_term_by_name('t')})) && (!has({preferred}) || !{preferred}.exists(p, "
+                       f"has(p.preference) && ({_term_by_name('p.preference')}))))",
+         "reason": "Forbidden", "message": "a tenant's pods may not pick a node by name (node affinity on a per-node "
+                                           "label or matchFields)"},
+    )
+
+
+def node_policies(prefix: str) -> list[dict[str, Any]]:
+    """The tenant-nodes policy and its binding (every namespace labelled ``okerdma.io/tenant``), CREATE only."""
+    labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
+    name = f"{prefix}-tenant-nodes"
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}]
+    return [{"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name, "labels": labels},
+             "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules},
+                      "validations": [dict(v) for v in node_validations()]}},
+            {"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name,
+                                                                                         "labels": labels},
+             "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {"namespaceSelector": {
+                 "matchExpressions": [{"key": "okerdma.io/tenant", "operator": "Exists"}]}}}}]
 
 
 ROUTE_RESOURCES = ("httproutes", "grpcroutes", "tcproutes", "tlsroutes", "udproutes")

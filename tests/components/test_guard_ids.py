@@ -62,7 +62,7 @@ def test_tenant_ids_policy_only_for_tenants_with_claims_and_bound_to_their_names
     assert binding["spec"]["matchResources"]["namespaceSelector"]["matchLabels"] == {
         "kubernetes.io/metadata.name": "analytics"}
     for obj in OBJECTS:
-        if "tenant-ids" in obj["metadata"]["name"] or "tenant-routes" in obj["metadata"]["name"]:
+        if any(k in obj["metadata"]["name"] for k in ("tenant-ids", "tenant-routes", "tenant-nodes")):
             assert kubernetes_validate.validate(copy.deepcopy(obj), "1.34.0", strict=True) == "1.34"
 
 
@@ -95,3 +95,34 @@ def test_tenant_routes_policy_admits_routes_inside_the_namespace(manifest):
 def test_tenant_routes_policy_refuses_backends_in_other_namespaces(manifest):
     """A backend or a mirror in another namespace: the shared gateway would carry the traffic past the walls."""
     assert failures(ROUTES, manifest)
+
+
+NODES = next(o for o in OBJECTS if o["metadata"]["name"] == "okerdma-dev-tenant-nodes"
+             and o["kind"] == "ValidatingAdmissionPolicy")
+
+
+def _affinity(term, preferred=False):
+    if preferred:
+        return {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": term}]}}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+
+
+HOST = {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["10.0.16.23"]}]}
+POOL = {"matchExpressions": [{"key": "okerdma.io/node-pool", "operator": "In", "values": ["gpu"]}]}
+
+
+@pytest.mark.parametrize("manifest", [
+    pod(), pod(nodeSelector={"okerdma.io/node-pool": "gpu"}), pod(affinity=_affinity(POOL)),
+    pod(affinity=_affinity(POOL, preferred=True)), pod(affinity={"podAntiAffinity": {}}),
+], ids=["plain", "pool-selector", "pool-affinity", "pool-preference", "pod-anti-affinity"])
+def test_tenant_nodes_policy_admits_pool_selection(manifest):
+    assert failures(NODES, manifest) == []
+
+
+@pytest.mark.parametrize("manifest", [
+    pod(nodeName="10.0.16.23"), pod(nodeSelector={"kubernetes.io/hostname": "10.0.16.23"}),
+    pod(affinity=_affinity(HOST)), pod(affinity=_affinity(HOST, preferred=True)),
+    pod(affinity=_affinity({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n"]}]})),
+], ids=["node-name", "hostname-selector", "hostname-affinity", "hostname-preference", "match-fields"])
+def test_tenant_nodes_policy_refuses_a_node_picked_by_name(manifest):
+    assert failures(NODES, manifest)
