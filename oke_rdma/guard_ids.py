@@ -29,8 +29,8 @@ label (:data:`PER_NODE_LABELS`), node affinity ``matchFields`` (``metadata.name`
 Sources (checked 2026-12-02): Kubernetes API ``PodSecurityContext``/``SecurityContext`` (``runAsUser``,
 ``runAsGroup``, ``fsGroup``, ``supplementalGroups``; a container's value overrides the pod's), docs "Configure a
 Security Context" (without ``runAsUser`` the image's user applies; ``supplementalGroupsPolicy``), "Validating
-Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID), "Assigning Pods to Nodes"
-(``nodeName``, node affinity, ``matchFields``); Gateway API reference v1.3 (``BackendObjectReference.namespace``,
+Admission Policy" (subresource rules), "Pod Security Standards" (restricted: ``runAsNonRoot``, any non-zero UID),
+"Assigning Pods to Nodes" (``nodeName``, node affinity, ``matchFields``); Gateway API reference v1.3 (``BackendObjectReference.namespace``,
 ``HTTPRequestMirrorFilter``).
 """
 from __future__ import annotations
