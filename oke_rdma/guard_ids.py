@@ -6,7 +6,7 @@ directory below an export path), so the owner of each tenant directory (``2770``
 between tenants, and Pod Security ``restricted`` admits any non-zero UID. A pod that mounts one of the tenant's shared
 claims must therefore run as the tenant's IDs (``tenants.<t>.sharedStorage.uid``/``gid``, or the derived ones):
 
-* every container (init and ephemeral too) runs as the tenant's UID — its own ``securityContext.runAsUser``, else
+* every container (init and ephemeral too) that mounts the claim's volume runs as the tenant's UID — its own ``securityContext.runAsUser``, else
   the pod's; unset is refused, since the image's ``USER`` (any UID, another tenant's too) would apply;
 * the same for ``runAsGroup`` and the tenant's GID (unset: the image's group);
 * ``fsGroup`` unset or the tenant's GID, and ``supplementalGroups`` only the tenant's GID.
@@ -52,19 +52,23 @@ class TenantIds(NamedTuple):
 
 
 def ids_variables(claims: Sequence[str]) -> tuple[dict[str, str], ...]:
-    """CEL variables: ``containers``, ``mountsShared`` (a volume names one of ``claims``)."""
+    """CEL variables: ``containers``, ``sharedVolumes`` (names of the pod's volumes of ``claims``), ``mountsShared``."""
     names = "[" + ", ".join(json.dumps(c) for c in claims) + "]"
     return ({"name": "containers", "expression": _CONTAINERS},
-            {"name": "mountsShared", "expression": "has(object.spec.volumes) && object.spec.volumes.exists(v, "
-                                                   f"has(v.persistentVolumeClaim) && v.persistentVolumeClaim.claimName "
-                                                   f"in {names})"})
+            {"name": "sharedVolumes", "expression": "has(object.spec.volumes) ? object.spec.volumes.filter(v, "
+                                                    f"has(v.persistentVolumeClaim) && v.persistentVolumeClaim.claimName "
+                                                    f"in {names}).map(v, v.name) : []"},
+            {"name": "mountsShared", "expression": "size(variables.sharedVolumes) > 0"})
 
 
 def _each_container(field: str, value: int) -> str:
-    return (f"!variables.mountsShared || variables.containers.all(c, (has(c.securityContext) && "
-            f"has(c.securityContext.{field})) ? c.securityContext.{field} == {value} : "
-            f"(has(object.spec.securityContext) && has(object.spec.securityContext.{field}) && "
-            f"object.spec.securityContext.{field} == {value}))")
+    """Every container mounting a shared volume has ``field`` == ``value``: its own, else the pod's (unset: refused)."""
+    own = f"(has(c.securityContext) && has(c.securityContext.{field}))"
+    pod = (f"(has(object.spec.securityContext) && has(object.spec.securityContext.{field}) && "
+           f"object.spec.securityContext.{field} == {value})")
+    mounts = "(has(c.volumeMounts) && c.volumeMounts.exists(m, m.name in variables.sharedVolumes))"
+    return (f"!variables.mountsShared || variables.containers.all(c, !{mounts} || "
+            f"({own} ? c.securityContext.{field} == {value} : {pod}))")
 
 
 def ids_validations(uid: int, gid: int) -> tuple[dict[str, str], ...]:

@@ -10,8 +10,8 @@ rendered objects):
 * no ``runAsUser``, ``runAsGroup``, ``fsGroup`` or ``supplementalGroups`` (pod or container) may be an ID another
   tenant owns its data as (the ``okerdma.io/uid``/``okerdma.io/gid`` annotations oke-rdma writes on each tenant's
   shared claim in another namespace);
-* a pod mounting a claim of its namespace that carries those annotations runs every container as exactly that UID and
-  GID (its own ``securityContext`` or the pod's; unset is refused: the image's ``USER`` would apply), with
+* a pod mounting a claim of its namespace that carries those annotations runs every container that mounts it as
+  exactly that UID and GID (its own ``securityContext`` or the pod's; unset is refused: the image's ``USER`` would apply), with
   ``fsGroup`` unset or the GID and ``supplementalGroups`` only the GID — what the guard's ``tenant-ids-<tenant>``
   policy holds at admission (``oke_rdma/guard_ids.py``);
 * a static claim (``storageClassName: ""``) of the stack without those annotations — whose owner cannot be known —
@@ -107,15 +107,30 @@ def spec_problems(spec: Any, home: str, claims: dict, foreign: set) -> list[str]
         owner, storage_class = claims.get((home, claim), (None, None))
         if owner is not None:
             uid, gid = owner
+            users = _mounting(spec, read(v, "name"))
             found += [f"{w} is {'unset (the image user)' if val is None else val}, not {uid}, the UID that owns "
-                      f"claim {claim!r}" for w, val in ids if w.endswith("runAsUser") and val != uid]
+                      f"claim {claim!r}" for w, val in ids if w.endswith("runAsUser") and val != uid
+                      and w.split(" ")[0] in users]
             found += [f"{w} is {'unset (the image group)' if val is None else val}, not {gid}, the GID that owns "
-                      f"claim {claim!r}" for w, val in ids if w.endswith("runAsGroup") and val != gid]
+                      f"claim {claim!r}" for w, val in ids if w.endswith("runAsGroup") and val != gid
+                      and w.split(" ")[0] in users]
             found += [f"{w} is {val}, not {gid}, the GID that owns claim {claim!r}" for w, val in ids
                       if not w.endswith(("runAsUser", "runAsGroup")) and val is not None and val != gid]
         elif (home, claim) in claims and storage_class == "":
             found += _whole_mounts(spec, read(v, "name"), claim)
     return found
+
+
+def _mounting(spec: Any, volume: Any) -> set:
+    """Names (``containers[i]``) of the containers that mount ``volume`` (an unknown container or mount counts)."""
+    out = set()
+    for key in _CONTAINERS:
+        containers = elements(read(spec, key))
+        for i, c in enumerate(containers if containers is not UNKNOWN else [UNKNOWN]):
+            mounts = UNKNOWN if c is UNKNOWN else elements(read(c, "volumeMounts"))
+            if mounts is UNKNOWN or any(m is UNKNOWN or read(m, "name") in (volume, UNKNOWN) for m in mounts or []):
+                out.add(f"{key}[{i}]")
+    return out
 
 
 def _whole_mounts(spec: Any, volume: Any, claim: str) -> list[str]:

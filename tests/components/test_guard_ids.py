@@ -9,7 +9,8 @@ import pytest
 
 from oke_rdma.guard import policies
 from oke_rdma.guard_ids import TenantIds
-from tests.components.test_guard import container, failures, pod
+from tests.components.test_guard import container, failures
+from tests.components.test_guard import pod as base_pod
 
 OBJECTS = policies("okerdma-dev", {"research": ["gpu"]}, {"research": "research", "analytics": "analytics"},
                    ["gpu-operator"], tenant_ids={"analytics": TenantIds(20002, 20002, ["fss-shared"]),
@@ -17,6 +18,18 @@ OBJECTS = policies("okerdma-dev", {"research": ["gpu"]}, {"research": "research"
 IDS = next(o for o in OBJECTS if o["metadata"]["name"] == "okerdma-dev-tenant-ids-analytics"
            and o["kind"] == "ValidatingAdmissionPolicy")
 SHARED = [{"name": "s", "persistentVolumeClaim": {"claimName": "fss-shared"}}]
+MOUNT = {"volumeMounts": [{"name": "s", "mountPath": "/shared"}]}
+
+
+def pod(**spec):
+    """A pod whose containers (main, and any given) mount the shared volume when the pod declares it."""
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        if key in spec and spec.get("volumes") == SHARED:
+            spec[key] = [{**MOUNT, **c} for c in spec[key]]
+    built = base_pod(**spec)
+    if spec.get("volumes") == SHARED and "containers" not in spec:
+        built["spec"]["containers"] = [{**MOUNT, **c} for c in built["spec"]["containers"]]
+    return built
 
 
 def sc(uid=20002, gid=20002, **more):
@@ -30,7 +43,10 @@ def sc(uid=20002, gid=20002, **more):
     pod(volumes=SHARED, securityContext=sc(fsGroup=20002, supplementalGroups=[20002])),
     pod(volumes=SHARED, containers=[container(securityContext=sc())]),
     pod(volumes=SHARED, securityContext=sc(uid=1, gid=1), containers=[container(securityContext=sc())]),
-], ids=["no-volume", "other-claim", "pod-level", "fs-group", "container-level", "container-overrides-pod"])
+    pod(volumes=SHARED, securityContext=sc()) | {"spec": {**pod(volumes=SHARED, securityContext=sc())["spec"],
+        "initContainers": [container(securityContext={"runAsUser": 0, "runAsNonRoot": False})]}},
+], ids=["no-volume", "other-claim", "pod-level", "fs-group", "container-level", "container-overrides-pod",
+        "root-init-without-the-mount"])
 def test_tenant_ids_policy_admits_pods_running_as_the_tenant(manifest):
     assert failures(IDS, manifest) == []
 

@@ -171,7 +171,10 @@ def test_a_tenant_pod_touching_shared_storage_as_another_identity_is_refused(res
     [*STACK, pod({})],
     [tenant("analytics"), claim("analytics"), mounting({"runAsUser": 20002}, sub_path="analytics")],
     [tenant("analytics"), claim("analytics", storage_class="fss"), mounting({"runAsUser": 5})],
-], ids=["own-ids", "own-groups", "no-mount", "unannotated-with-sub-path", "dynamic-claim"])
+    [*STACK, pod({"securityContext": OWN, "volumes": [{"name": "s", "persistentVolumeClaim": {"claimName": "fss-shared"}}],
+                  "initContainers": [{"name": "prep", "image": IMG, "securityContext": {"runAsUser": 0}}],
+                  "containers": [{"name": "c", "image": IMG, "volumeMounts": [{"name": "s", "mountPath": "/s"}]}]})],
+], ids=["own-ids", "own-groups", "no-mount", "unannotated-with-sub-path", "dynamic-claim", "root-init-not-mounting"])
 def test_a_tenant_pod_running_as_its_own_identity_passes(resources):
     assert violations(tenant_ids.POLICY_NAME, *resources) == []
 
