@@ -170,7 +170,9 @@ def validate_gpu_env(args: ResourceValidationArgs, report_violation: ReportViola
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
     if read(args.props, "metadata", "namespace") in agents:
         return
-    for key in sorted(set(annotation_keys(args.props))):
+    # a Helm release names its namespace at the top (``namespace``): the GPU Operator's own chart is a node agent's
+    keys = [] if read(args.props, "namespace") in agents else sorted(set(annotation_keys(args.props)))
+    for key in keys:
         report_violation(f"'{args.name}' carries the device-injection annotation {key!r}: the container runtime (CDI) "
                          "or an NRI plugin injects the devices it names (nvidia.com/gpu=all: every GPU of the node) "
                          "past the device plugin, the GPU quota and Kueue. Remove it and request nvidia.com/gpu.", None)
