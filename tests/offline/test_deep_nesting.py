@@ -4,6 +4,7 @@ refuses it with one line naming the resource and the path, exit 3 — never a tr
 previews."""
 from __future__ import annotations
 
+import sys
 import threading
 
 from google.protobuf import json_format, struct_pb2
@@ -50,9 +51,11 @@ def test_a_value_within_the_limit_previews(tmp_path, capsys):
 
 
 def test_the_limit_is_below_what_the_packs_conversion_survives():
-    """MessageToDict (what pulumi_policy calls) reads MAX_LEVELS levels in a fresh thread, and fails far deeper:
-    the measured fact the limit rests on."""
+    """MessageToDict (what pulumi_policy calls) reads MAX_LEVELS levels in a fresh thread, and fails far deeper, under
+    Python's default recursion limit (1000, set here: other code in the process may have raised it): the measured
+    fact the limit rests on."""
     results = {}
+    limit = sys.getrecursionlimit()
 
     def convert(levels: int) -> None:
         try:
@@ -60,10 +63,14 @@ def test_the_limit_is_below_what_the_packs_conversion_survives():
             results[levels] = True
         except RecursionError:
             results[levels] = False
-    for levels in (MAX_LEVELS, 400):
-        t = threading.Thread(target=convert, args=(levels,))
-        t.start()
-        t.join()
+    sys.setrecursionlimit(1000)
+    try:
+        for levels in (MAX_LEVELS, 400):
+            t = threading.Thread(target=convert, args=(levels,))
+            t.start()
+            t.join()
+    finally:
+        sys.setrecursionlimit(limit)
     assert results == {MAX_LEVELS: True, 400: False}
 
 
