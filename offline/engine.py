@@ -29,6 +29,7 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 from pulumi.runtime.sync_await import _sync_await
 
+from offline.nesting import too_deep, truncated
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
     OCID_KINDS, REGION_KEYS, STACK_REFERENCE, OciMocks, StackOutputsMissing, fake_ocid, host_address, k8s_object_id,
     stack_reference_state)
@@ -135,6 +136,10 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             return response
         request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
         urn = self.make_urn(request.parent, request.type, request.name)
+        deep = too_deep(request.object)
+        if deep is not None:  # the packs (and the SDK) cannot decode it: pulumi preview fails; keep a shallow copy
+            self.errors.append(f"{request.type} '{request.name}': {deep}")
+            request.object.CopyFrom(truncated(request.object))
         inputs = wire_dict(request.object)
         for path in non_finite(inputs):
             self.errors.append(f"{request.type} '{request.name}': {path} is {_number_at(inputs, path)}, not a finite "

@@ -22,6 +22,8 @@ from oke_rdma.config.object_storage import checkpoint_prefix
 from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_client_pools, tenant_ids
 from oke_rdma.config.platform import is_gpu_shape
 from oke_rdma.guard import GuardArgs, tenant_labels
+from oke_rdma.guard_ids import TenantIds
+from oke_rdma.lustre import CLAIM_NAME as LUSTRE_CLAIM
 from oke_rdma.health import GpuHealthArgs
 from oke_rdma.schema import _key
 from oke_rdma.iam import IamArgs, IamInputs, iam_plan, statement_limit_problems
@@ -37,6 +39,7 @@ from oke_rdma.sharing import gpu_operator_values
 from oke_rdma.tenant_access import ROLES, TenantAccessArgs, TenantBinding, role_name
 from oke_rdma.storage import StorageArgs, fss_availability_domain, needs_preparation
 from oke_rdma.tenant_defaults import TenantDefaultsArgs, priority_class_names
+from oke_rdma.volumes import CLAIM_NAME as FSS_CLAIM
 from oke_rdma.volumes import SharedVolumesArgs, TenantShare
 from oke_rdma.walls import TenantWall, WallsArgs
 from oke_rdma.workload_identity import WorkloadIdentityArgs
@@ -264,7 +267,21 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
                      namespaces={ns: platform.namespaces[ns] for ns in tenants.values()},
                      tenant_priority_classes=priority_class_names(cfg.name_prefix),
                      tenant_groups=[s for b in tenant_bindings(cfg) for s in b.subjects],
-                     tenant_roles=[role_name(cfg.name_prefix, r) for r in ROLES])
+                     tenant_roles=[role_name(cfg.name_prefix, r) for r in ROLES],
+                     tenant_ids=tenant_storage_ids(cfg))
+
+
+def tenant_storage_ids(cfg: StackConfig) -> dict[str, TenantIds]:
+    """Tenant → its storage UID/GID (:func:`~oke_rdma.config.checks.storage.tenant_ids`) and the shared claims the
+    stack gives it in its namespace: ``fss-shared`` with ``sharedStorage``, ``lustre-shared`` when
+    ``storage.lustre.tenants`` names it."""
+    lustre = set(cfg.storage.lustre.tenants) if cfg.storage.lustre is not None else set()
+    out = {}
+    for name, t in cfg.tenants.items():
+        claims = ([FSS_CLAIM] if t.shared_storage is not None else []) + ([LUSTRE_CLAIM] if name in lustre else [])
+        if claims:
+            out[name] = TenantIds(*tenant_ids(cfg, name), claims)
+    return out
 
 
 def walls_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Platform) -> WallsArgs:

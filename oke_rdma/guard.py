@@ -16,6 +16,9 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   ``priorityClassName`` is unset or one of the tenants' classes (:mod:`oke_rdma.tenant_defaults`): never
   ``system-node-critical``/``system-cluster-critical`` (a tenant pod would preempt the platform's daemons) nor a class
   the platform keeps for itself. Checked on CREATE (the field is immutable). Created only when tenant classes exist.
+* ``<prefix>-tenant-ids-<tenant>`` — a pod mounting the tenant's shared claim runs as the tenant's storage UID/GID
+  (:mod:`oke_rdma.guard_ids`); ``<prefix>-tenant-routes`` — a tenant's Gateway API routes name backends only in its
+  namespace; ``<prefix>-tenant-nodes`` — a tenant's pods pick no node by name.
 * ``<prefix>-tenant-roles``, ``-tenant-rolebindings``, ``-tenant-clusterrolebindings`` — tenant subjects never get
   what the platform owns (:mod:`oke_rdma.guard_rbac`).
 
@@ -40,6 +43,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from oke_rdma.depends import all_of
+from oke_rdma.guard_ids import TenantIds, ids_policies, node_policies, route_policies
 from oke_rdma.guard_rbac import rbac_policies
 
 TENANT_LABEL = "okerdma.io/tenant"
@@ -137,7 +141,8 @@ def priority_validations(classes: Sequence[str]) -> tuple[dict[str, str], ...]:
 
 def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
              platform_namespaces: Iterable[str], tenant_priority_classes: Sequence[str] = (),
-             tenant_groups: Iterable[str] = (), tenant_roles: Sequence[str] = ()) -> list[dict[str, Any]]:
+             tenant_groups: Iterable[str] = (), tenant_roles: Sequence[str] = (),
+             tenant_ids: Mapping[str, TenantIds] = {}) -> list[dict[str, Any]]:
     """Every guard object as a Kubernetes manifest (dict): the RDMA-privileges policy and binding, and per tenant a
     tenant-pools policy and binding.
 
@@ -149,6 +154,7 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
     :param tenant_priority_classes: the PriorityClasses tenant pods may name (none: no tenant-priority policy).
     :param tenant_groups: the RBAC Group names of the tenants' members; :param tenant_roles: the platform's tenant
         ClusterRoles — both for the RBAC policies (:func:`oke_rdma.guard_rbac.rbac_policies`), appended last.
+    :param tenant_ids: tenant → its storage IDs and shared claims (:func:`oke_rdma.guard_ids.ids_policies`).
     """
     labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
     exempt = sorted({*SYSTEM_NAMESPACES, *platform_namespaces})
@@ -187,7 +193,9 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                     "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
                         "namespaceSelector": {"matchExpressions": [
                             {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
-    return out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
+    return (out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
+            + ids_policies(prefix, tenant_ids, tenant_namespaces)
+            + (route_policies(prefix) + node_policies(prefix) if tenant_namespaces else []))
 
 
 def _selected_by_name(binding: Mapping[str, Any]) -> Optional[str]:
@@ -215,13 +223,15 @@ class GuardArgs:
     :param tenant_priority_classes: the PriorityClasses tenant pods may name (default none: no such policy).
     :param tenant_groups: the RBAC Group names of the tenants' members (default none).
     :param tenant_roles: the platform's tenant ClusterRole names (default none).
+    :param tenant_ids: tenant → :class:`~oke_rdma.guard_ids.TenantIds` (default none).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource,
                  tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
                  platform_namespaces: Iterable[str], namespaces: Optional[Mapping[str, pulumi.Resource]] = None,
                  tenant_priority_classes: Sequence[str] = (), tenant_groups: Iterable[str] = (),
-                 tenant_roles: Sequence[str] = ()):
+                 tenant_roles: Sequence[str] = (), tenant_ids: Mapping[str, TenantIds] = {}):
+        self.tenant_ids = dict(tenant_ids)
         self.tenant_groups = tuple(tenant_groups)
         self.tenant_roles = tuple(tenant_roles)
         self.name_prefix = name_prefix
@@ -244,7 +254,7 @@ class Guard(pulumi.ComponentResource):
         super().__init__("oke-rdma:guard:Guard", name, None, opts)
         self.objects: dict[str, pulumi.CustomResource] = {}
         manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
-                             args.tenant_priority_classes, args.tenant_groups, args.tenant_roles)
+                             args.tenant_priority_classes, args.tenant_groups, args.tenant_roles, args.tenant_ids)
         # A policy whose binding selects one namespace by name waits for it; the others select every tenant namespace
         # by label and wait for them all, as one entry (oke_rdma.depends).
         every = [all_of(args.namespaces.values())] if args.namespaces else []

@@ -19,7 +19,8 @@ pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects 
 ``tenancy`` holding the ownership model; ``platform_objects``: objects the platform owns
 are written only by its components, whatever the path — ``*Patch``, declared, rendered, in kube-system or an
 add-on's namespace; ``tenant_reach``, ``tenant_pods``: a tenant's RBAC, pods, volumes and Services stay in its
-namespace), Kubernetes API
+namespace; ``tenant_ids``: a tenant's pods run as its storage UID/GID; ``tenant_refs``: its routes and grants
+name only its namespace), Kubernetes API
 endpoint / internet SSH / NSG internet ingress / private node subnets / per-port unions and uninterpretable rule
 values / internet-facing resources (exposure: ``network``, ``oke_network``, ``node_subnets``, ``reachability``,
 ``public_endpoints``), Kubernetes workloads and Helm releases (pod privilege: ``kubernetes``, ``pod_security``; every
@@ -59,6 +60,8 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_pods
     from . import object_copies
     from . import monitoring_egress
+    from . import tenant_ids
+    from . import tenant_refs
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -99,6 +102,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import tenant_pods
     import object_copies
     import monitoring_egress
+    import tenant_ids
+    import tenant_refs
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -120,7 +125,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *catalogue.POLICIES, *shapes.POLICIES, *supply_chain.POLICIES,
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,
                           *bucket_lifecycle.POLICIES, *squash_owner.POLICIES,
-                          *object_copies.POLICIES, *monitoring_egress.POLICIES]
+                          *object_copies.POLICIES, *monitoring_egress.POLICIES,
+                          *tenant_ids.POLICIES, *tenant_refs.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).

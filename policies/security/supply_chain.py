@@ -9,7 +9,10 @@
   Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
   spellings); ``imageRegistry`` anywhere is a registry override and must be allowed as a whole host (the chart's
   repository paths are appended to it, so on a multi-tenant host they name whoever owns them there). An OCI container instance's
-  ``containers[].imageUrl`` counts the same. An image unknown during preview fails closed.
+  ``containers[].imageUrl`` counts the same, and so does a pod's image volume (``volumes[].image.reference``,
+  Kubernetes "Volumes" ``image``, KEP-4639: the kubelet pulls it like a container image) — every place a pod names an
+  image: containers, init containers, ephemeral containers, image volumes. An image unknown during preview fails
+  closed.
 * ``chart-repository-https`` (MANDATORY): a Helm chart (``helm.sh/v3:Release``, ``helm.sh/v4:Chart``) is fetched
   over HTTPS or from an OCI registry: an ``http://`` repository or chart URL is refused whatever the allow-list of
   ``helm-release-pinned`` says (anyone on the path serves another chart). The v1 Python components
@@ -170,6 +173,15 @@ def _pod_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:
                 yield f"{where}{key}[{i}]", UNKNOWN
             elif read(container, "image") is not None:
                 yield f"{where}{key}[{i}].image", read(container, "image")
+    # image volumes (Kubernetes "Volumes": ``image``, KEP-4639): the kubelet pulls ``reference`` like a container's
+    volumes = elements(read(spec, "volumes"))
+    if volumes is UNKNOWN:
+        yield f"{where}volumes", UNKNOWN
+        return
+    for i, volume in enumerate(volumes or []):
+        image = UNKNOWN if volume is UNKNOWN else read(volume, "image")
+        if image is not None:
+            yield f"{where}volumes[{i}].image.reference", UNKNOWN if image is UNKNOWN else read(image, "reference")
 
 
 def workload_images(resource_type: str, props: Any) -> Iterator[tuple[str, Any]]:

@@ -8,7 +8,9 @@
 |                                       | the scheduler, Kueue's admission and every NoSchedule taint), no         |
 |                                       | toleration of every taint (``operator: Exists`` without a key), no       |
 |                                       | DaemonSet (one pod on every node: the system pool and every other        |
-|                                       | tenant's dedicated nodes, outside Kueue)                                 |
+|                                       | tenant's dedicated nodes, outside Kueue); no node picked by name         |
+|                                       | (per-node labels, ``matchFields``, pod affinity into other namespaces);  |
+|                                       | a GPU pod selects only its tenant's Kueue pools (``_tenant_pools``)      |
 | tenant-volumes-through-claims         | no inline ``nfs`` volume in a pod spec (it mounts any export path with   |
 |                                       | any UID the pod claims); no PersistentVolumeClaim whose ``volumeName``   |
 |                                       | names a PersistentVolume of the stack reserved for another namespace's   |
@@ -40,11 +42,13 @@ if __package__:  # imported as the package `policies.security`
     from ._pod_templates import canonical_type, pod_specs
     from ._pss import tenant_namespaces
     from ._rules import UNKNOWN, elements, read
+    from ._tenant_pools import pool_problems, tenant_pools
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
     from _pod_templates import canonical_type, pod_specs
     from _pss import tenant_namespaces
     from _rules import UNKNOWN, elements, read
+    from _tenant_pools import pool_problems, tenant_pools
 
 SCHEDULING, VOLUMES, SERVICES = ("tenant-pods-scheduled-by-the-platform", "tenant-volumes-through-claims",
                                  "tenant-services-inside-the-wall")
@@ -53,6 +57,10 @@ SERVICE_TYPES = ("kubernetes:core/v1:Service", "kubernetes:core/v1:ServicePatch"
 PVC_TYPES = ("kubernetes:core/v1:PersistentVolumeClaim", "kubernetes:core/v1:PersistentVolumeClaimPatch")
 PV = "kubernetes:core/v1:PersistentVolume"
 NAMESPACE = "kubernetes:core/v1:Namespace"
+#: Node label keys whose value names one node: Kubernetes' well-known ``kubernetes.io/hostname`` (docs "Well-Known
+#: Labels, Annotations and Taints"), and ``hostname``, ``displayName``, ``internal_addr`` that OKE writes on its
+#: nodes (not verified from a primary source on 2026-12-02; refusing them costs a tenant nothing).
+PER_NODE_LABELS = frozenset({"kubernetes.io/hostname", "hostname", "displayName", "internal_addr"})
 #: Suffixes a name resolves inside the cluster with (the cluster domain OKE sets is ``cluster.local``).
 CLUSTER_SUFFIXES = (".svc", ".svc.cluster.local", ".cluster.local", ".svc.cluster.local.")
 
@@ -85,6 +93,7 @@ def scheduling_problems(spec: Any) -> list[str]:
     if node is UNKNOWN or (isinstance(node, str) and node):
         found.append("sets nodeName (it skips the scheduler, Kueue's admission and every NoSchedule taint: the pod "
                      "lands on any node, another tenant's dedicated GPU node too)")
+    found += node_pick_problems(spec)
     tolerations = elements(read(spec, "tolerations"))
     if tolerations is UNKNOWN:
         found.append("its tolerations are unknown during preview")
@@ -94,6 +103,53 @@ def scheduling_problems(spec: Any) -> list[str]:
             if UNKNOWN in (t, key, op) or (op == "Exists" and not key):
                 found.append(f"tolerations[{i}] tolerates every taint (operator Exists without a key): the pod may "
                              "run on the system pool and on every other tenant's dedicated nodes")
+    return found
+
+
+def _terms(affinity: Any) -> list[tuple[str, Any]]:
+    """(where, node selector term) of a node affinity, required and preferred; UNKNOWN parts as UNKNOWN terms."""
+    out: list[tuple[str, Any]] = []
+    required = read(affinity, "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+    for i, term in enumerate(elements(required) if required is not UNKNOWN else [UNKNOWN]):
+        out.append((f"nodeAffinity required term {i}", term))
+    preferred = read(affinity, "preferredDuringSchedulingIgnoredDuringExecution")
+    for i, pref in enumerate(elements(preferred) if preferred is not UNKNOWN else [UNKNOWN]):
+        out.append((f"nodeAffinity preferred term {i}", UNKNOWN if pref is UNKNOWN else read(pref, "preference")))
+    return out
+
+
+def node_pick_problems(spec: Any) -> list[str]:
+    """Why a pod spec picks its node by name around the scheduler's choice: a ``nodeSelector`` or node affinity on a
+    per-node label (:data:`PER_NODE_LABELS`), node affinity ``matchFields`` (``metadata.name``, the one field node
+    selectors support), a pod affinity to pods of other namespaces (it follows them onto their node)."""
+    found = []
+    selector = read(spec, "nodeSelector")
+    if selector is UNKNOWN:
+        found.append("its nodeSelector is unknown during preview")
+    elif isinstance(selector, dict) or hasattr(selector, "keys"):
+        found += [f"nodeSelector {k} picks one node by name" for k in selector.keys() if k in PER_NODE_LABELS]
+    affinity = read(spec, "affinity")
+    if affinity is UNKNOWN:
+        return found + ["its affinity is unknown during preview"]
+    for where, term in _terms(read(affinity, "nodeAffinity")):
+        if term is UNKNOWN:
+            found.append(f"{where} is unknown during preview")
+            continue
+        exprs, fields = elements(read(term, "matchExpressions")), elements(read(term, "matchFields"))
+        if exprs is UNKNOWN or fields is UNKNOWN:
+            found.append(f"{where} is unknown during preview")
+            continue
+        found += [f"{where} matches node label {read(e, 'key')} (one node by name)" for e in exprs
+                  if e is UNKNOWN or read(e, "key") in PER_NODE_LABELS or read(e, "key") is UNKNOWN]
+        found += [f"{where} matches node field {read(f, 'key')} (one node by name)" for f in fields]
+    for kind in ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"):
+        terms = read(affinity, "podAffinity", kind)
+        for i, term in enumerate(elements(terms) if terms is not UNKNOWN else [UNKNOWN]):
+            term = read(term, "podAffinityTerm") if kind.startswith("preferred") and term is not UNKNOWN else term
+            if term is UNKNOWN or read(term, "namespaceSelector") is not None or elements(
+                    read(term, "namespaces")) not in (None, []):
+                found.append(f"podAffinity {kind.split('During')[0]} term {i} follows pods of other namespaces "
+                             "onto their nodes")
     return found
 
 
@@ -192,9 +248,17 @@ def _scheduling(r: Any, home: str, namespaces: set, resources: list) -> list[str
     if canonical_type(r.resource_type) in DAEMON_SETS:
         found.append("is a DaemonSet: one pod on every node it tolerates — the system pool and other tenants' "
                      "nodes —, never admitted by Kueue; run the work as a Job through the tenant's LocalQueue")
+    judged, pools = _POOLS[0]
+    if judged is not resources:
+        pools = tenant_pools(resources)
+        _POOLS[0] = (resources, pools)
     for where, spec in pod_specs(r.resource_type, r.props):
-        found += [f"{where + ': ' if where else ''}{p}" for p in scheduling_problems(spec)]
+        found += [f"{where + ': ' if where else ''}{p}" for p in scheduling_problems(spec) + pool_problems(
+            spec, home, pools)]
     return found
+
+
+_POOLS: list = [(None, {})]  # (the resources list last judged, its tenant pools): one derivation per stack
 
 
 def _volumes(r: Any, home: str, namespaces: set, resources: list) -> list[str]:
