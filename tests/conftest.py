@@ -72,6 +72,15 @@ def prod_run():
     return run_program(*read_stack_file(ROOT / "Pulumi.prod.yaml"), "prod")
 
 
+@pytest.fixture(scope="session")
+def prod_first_preview():
+    """The prod stack's program run as on a first preview: every output the provider computes is unknown."""
+    from offline.engine import run_program
+    from offline.preview import read_stack_file
+
+    return run_program(*read_stack_file(ROOT / "Pulumi.prod.yaml"), "prod", unknowns=True)
+
+
 # -- where the suite's time goes: ``pytest --cpu-report FILE`` ------------------------------------------------------
 # One tab-separated line per test (its setup, call and teardown; a shared fixture counts for the test that first
 # needs it): node id, CPU seconds of this process, CPU seconds of the child processes reaped meanwhile (preview

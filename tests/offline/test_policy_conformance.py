@@ -4,6 +4,7 @@ values and first previews), on the hand-written stacks of the test suite (other 
 on every red-team program with its safe control."""
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 from pathlib import Path
@@ -160,6 +161,34 @@ def _red_team_names() -> list[str]:
     return sorted(CASES)
 
 
+@functools.cache
+def _analyzed(name: str, unknowns: bool) -> tuple:
+    """The analyzed resources of conformance stack ``name``, built once per test process: the tests below and the
+    "every policy fires" check share them."""
+    return tuple(STACKS[name](unknowns).analyzed_resources())
+
+
+@functools.cache
+def _served(name: str, unknowns: bool):
+    """Both packs' servers on conformance stack ``name`` (once per test process)."""
+    return evaluate_packs(PACK_DIRS, list(_analyzed(name, unknowns)))
+
+
+#: The servers' report on each red-team program's unsafe variant, kept by the per-program test for the check that
+#: every policy fires (reports only: the resources are dropped).
+_RED_TEAM_SERVED: dict = {}
+
+
+def _red_team_served(name: str, bad: bool, resources=None):
+    if bad and name in _RED_TEAM_SERVED:
+        return _RED_TEAM_SERVED[name]
+    served = evaluate_packs(PACK_DIRS, resources if resources is not None else
+                            _red_team(name, bad).analyzed_resources())
+    if bad:
+        _RED_TEAM_SERVED[name] = served
+    return served
+
+
 def _in_process(resources, configs=None):
     """Both packs through offline.policy_eval.evaluate, the harness of the rule tests."""
     found = []
@@ -183,9 +212,8 @@ def _facts(reports):
 @pytest.mark.parametrize("unknowns", [False, True], ids=["known", "first-preview"])
 @pytest.mark.parametrize("name", list(STACKS))
 def test_the_analyzer_servers_agree_with_the_in_process_evaluation(name, unknowns):
-    run = STACKS[name](unknowns)
-    resources = run.analyzed_resources()
-    served = evaluate_packs(PACK_DIRS, resources)
+    resources = list(_analyzed(name, unknowns))
+    served = _served(name, unknowns)
     assert [p.name for p in served.packs] == [m.PACK_NAME for m in PACK_MODULES]
     assert _facts([served]) == _facts(_in_process(resources))
 
@@ -195,17 +223,17 @@ def test_the_servers_agree_on_every_red_team_program_and_its_safe_control(name):
     """The red-team suite's hand-written programs (tests/policies/redteam), unsafe and safe."""
     for bad in (True, False):
         resources = _red_team(name, bad).analyzed_resources()
-        assert _facts([evaluate_packs(PACK_DIRS, resources)]) == _facts(_in_process(resources)), (name, bad)
+        assert _facts([_red_team_served(name, bad, resources)]) == _facts(_in_process(resources)), (name, bad)
 
 
 def test_the_conformance_stacks_make_every_policy_fire():
     """The conformance set is not vacuous: across it, every policy of both packs reports a violation somewhere."""
     fired = set()
-    for build in STACKS.values():
+    for name in STACKS:
         for unknowns in (False, True):
-            fired |= {v.policy for v in evaluate_packs(PACK_DIRS, build(unknowns).analyzed_resources()).violations}
+            fired |= {v.policy for v in _served(name, unknowns).violations}
     for name in _red_team_names():
-        fired |= {v.policy for v in evaluate_packs(PACK_DIRS, _red_team(name, True).analyzed_resources()).violations}
+        fired |= {v.policy for v in _red_team_served(name, True).violations}
     every = {p.name for m in PACK_MODULES for p in m.POLICIES}
     assert every - fired == set(), sorted(every - fired)
 
@@ -231,7 +259,7 @@ def test_what_the_preview_reports_is_what_the_packs_find(stack, tmp_path, capsys
     capsys.readouterr()
     reported = sorted((v["policy"], v["enforcementLevel"], v["urn"]) for v in json.loads(plan.read_text())[
         "policyViolations"])
-    resources = _stack(stack, False).analyzed_resources()
+    resources = list(_analyzed(stack, False))
     expected = sorted((v[0], v[2], v[3]) for v in _facts(_in_process(resources))[0])
     assert reported == expected
 

@@ -16,7 +16,6 @@ from pulumi_policy.proxy import _DictProxy
 
 from offline.analyzer import analyze_request, stack_request
 from offline.engine import run_program
-from offline.stackfile import read_stack_file
 from policies import PACK_DIRS, SOURCE_PACK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,9 +58,6 @@ def props_refuse_writes(monkeypatch):
     monkeypatch.setattr(_DictProxy, "__setitem__", refuse)
 
 
-def _stack(name: str, unknowns: bool):
-    config, secrets = read_stack_file(ROOT / f"Pulumi.{name}.yaml")
-    return run_program(config, secrets, name, unknowns=unknowns).analyzed_resources()
 
 
 def _same_answers(resources) -> list[bytes]:
@@ -78,9 +74,10 @@ def _same_answers(resources) -> list[bytes]:
 
 @pytest.mark.parametrize("unknowns", [False, True], ids=["known", "first-preview"])
 @pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_memoized_answers_are_byte_for_byte_the_unmemoized_ones(stack, unknowns, props_refuse_writes):
+def test_memoized_answers_are_byte_for_byte_the_unmemoized_ones(stack, unknowns, props_refuse_writes, request):
     """dev and prod, with known values and as a first preview (unknowns: "can't run" diagnostics)."""
-    answers = _same_answers(_stack(stack, unknowns))
+    run = request.getfixturevalue(f"{stack}_first_preview" if unknowns else f"{stack}_run")  # tests/conftest.py
+    answers = _same_answers(run.analyzed_resources())
     assert len(answers) > 2 * len(PACKS)
     if unknowns:
         assert any(b"can't run policy" in a for a in answers)  # the unknown-value path is exercised
@@ -101,13 +98,13 @@ def test_memoized_answers_agree_on_every_red_team_program_and_its_safe_control(p
     assert reporting == len(CASES)
 
 
-def test_each_resource_is_converted_once_per_analyze_call(monkeypatch, memo):
+def test_each_resource_is_converted_once_per_analyze_call(monkeypatch, memo, dev_run):
     """With the memo, one ``Analyze`` converts the resource's properties once, not once per resource policy."""
     serve.uninstall()
     calls = []
     original = servicer_module.unknown_checking_proxy
     monkeypatch.setattr(servicer_module, "unknown_checking_proxy", lambda props: calls.append(1) or original(props))
-    resources = _stack("dev", False)
+    resources = dev_run.analyzed_resources()
     namespace = next(r for r in resources if r.type == "kubernetes:core/v1:Namespace")
     request = analyze_request(namespace, {r.urn: r for r in resources})
     security = _servicer(PACKS[0])
