@@ -142,6 +142,11 @@ NODE_ACCESS_TYPES: dict[str, tuple[str, frozenset[str] | None, str]] = {
                               "kubelet's keys, pods' mounted Secrets) and ships it to Logging"),
     "bastion-session": ("manage", frozenset({"BASTION_SESSION_CREATE"}),
                         "opens managed SSH sessions to instances (the agent's Bastion plugin installs the key)"),
+    "management-agents": ("manage", frozenset({"MGMT_AGENT_DEPLOY_PLUGIN_CREATE", "MGMT_AGENT_CREATE"}),
+                          "deploys Management Agent plugins, which run on the hosts the agents are installed on"),
+    "cluster-virtualnode-pools": ("manage", None,
+                                  "adds virtual nodes to the cluster, with the pod subnets and NSGs of the "
+                                  "grantee's choice, outside the node pools the stack declares"),
     **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management "
                         "Hub)")
        for t in ("osmh-managed-instances", "osmh-managed-instance-group", "osmh-managed-instance-groups",
@@ -158,7 +163,7 @@ NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
     "volume-family": frozenset({"volumes"}),
     "compute-management-family": frozenset({"instance-pools", "cluster-networks"}),
     "logging-family": frozenset({"unified-configuration"}),
-    "cluster-family": frozenset({"clusters", "cluster-node-pools"}),
+    "cluster-family": frozenset({"clusters", "cluster-node-pools", "cluster-virtualnode-pools"}),
     "bastion-family": frozenset({"bastion-session"}),
     "osmh-family": frozenset(t for t in NODE_ACCESS_TYPES if t.startswith("osmh-")),
     "all-resources": frozenset(NODE_ACCESS_TYPES),
