@@ -9,7 +9,7 @@ from typing import Optional
 from .._base import _key
 from ..stack import StackConfig
 from ..workload_identity import Grant, valid_service_account_name, WorkloadBinding
-from ...facts.iam import RUN_TIME_UNDO_TYPES
+from ...facts.iam import RUN_TIME_UNDO_FAMILIES, RUN_TIME_UNDO_TYPES
 from .object_storage import weights_bucket_name, weights_compartment, weights_grants, weights_service_account
 
 #: Vault resource types (IAM docs "Details for the Vault Service", checked 2026-12-01): ``use keys`` encrypts and
@@ -17,7 +17,10 @@ from .object_storage import weights_bucket_name, weights_compartment, weights_gr
 KEY_TYPES = frozenset({"keys", "vaults", "key-delegate", "hsm-cluster", "hsm-partition"})
 #: Secret types of the Vault service (``secret-family`` aggregates the others): ``read`` of any of them reads secret
 #: contents (``secret-bundles``) or their metadata and versions.
-SECRET_TYPES = frozenset({"secret-family", "secrets", "secret-bundles", "secret-versions"})
+SECRET_TYPES = frozenset({"secret-family", "secrets", "secret-bundles", "secret-versions", "all-resources"})
+#: Types whose ``read`` reads objects' contents (``objects``: OBJECT_READ; ``object-family`` and ``all-resources``
+#: include it) — in the weights bucket, every tenant's ``<tenant>.checkpoints/``.
+OBJECT_READ_TYPES = frozenset({"objects", "object-family", "all-resources"})
 #: Object Storage types and the least verb that changes what the weights bucket holds or who can read it (IAM docs
 #: "Details for Object Storage, Archive Storage, and Data Transfer", checked 2026-12-01): ``use buckets`` holds
 #: BUCKET_UPDATE (access type, versioning), ``manage buckets`` PAR_MANAGE and BUCKET_DELETE; ``use objects`` holds
@@ -97,16 +100,22 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
                 f"it with where target.secret.name = '<name>' (or target.secret.id), or name the tenant's own "
                 f"compartment")
     compartment = weights_compartment(cfg)
-    if compartment is not None and grant.resource in BUCKET_TYPES and rank >= _VERB_RANK["use"] \
-            and (grant.in_root or grant.compartment_id == compartment):
+    least_bucket = "read" if grant.resource in OBJECT_READ_TYPES else "use"
+    if compartment is not None and grant.resource in BUCKET_TYPES | OBJECT_READ_TYPES \
+            and rank >= _VERB_RANK[least_bucket] and (grant.in_root or grant.compartment_id == compartment):
         buckets = _names(grant, "target.bucket.name")
         bucket = weights_bucket_name(cfg)
         if buckets is None or bucket in buckets:
-            return (f"'{grant.action}' reaches the weights bucket {bucket!r} (it can change its access, create "
+            return (f"'{grant.action}' reaches the weights bucket {bucket!r} (it can read every tenant's "
+                    f"<tenant>.checkpoints/ objects, or change its access, create "
                     f"pre-authenticated URLs or delete weights and their old versions); give the tenant "
                     f"tenants.<t>.weights (read or readWrite) instead, or pin the grant to another bucket with "
                     f"where target.bucket.name = '<bucket>'")
     least = RUN_TIME_UNDO_TYPES.get(grant.resource)
+    members = [RUN_TIME_UNDO_TYPES[m] for m in RUN_TIME_UNDO_FAMILIES.get(grant.resource, ()) if m in
+               RUN_TIME_UNDO_TYPES]
+    if least is None and members:  # a family: judged as its least-verb member
+        least = min(members, key=lambda v: _VERB_RANK[v])
     if grant.resource == "all-resources" and rank >= _VERB_RANK["use"]:
         least = "use"
     pinned_bucket = grant.resource in BUCKET_TYPES and _names(grant, "target.bucket.name") is not None
