@@ -182,7 +182,12 @@ def reach(st: Statement) -> list[str]:
         if perm in writes:
             what = next(w for _, perms, w in REACH_TYPES.values() if perm in (perms or ()))
             found.setdefault(what, []).append(f"{{{perm}}}")
-    return [f"'{st.verb or 'permissions'} {st.resource or ', '.join(m)}' {what}" for what, m in found.items()]
+    out = []
+    for what, members in found.items():
+        shown = ", ".join(members)
+        via = f" (it includes {shown})" if st.resource and members != [st.resource] and len(members) < 6 else ""
+        out.append(f"'{st.verb or 'permissions'} {st.resource or shown}'{via} {what}")
+    return out
 
 
 def _subject(st: Statement, admins: set[str]) -> Optional[str]:
