@@ -12,11 +12,11 @@ One model serves every RBAC rule of the pack:
   roles grant: ``rbac_bind``).
 * :data:`DANGERS` is the catalogue of grants that let a subject escalate, each with the scope at which it takes
   effect: ``namespace`` dangers escalate even through a Role or a RoleBinding (escalate/bind, impersonating users
-  or groups, modifying the own namespace's labels), ``cluster`` dangers only through a cluster-wide grant (reading
+  or groups, modifying the own namespace's labels, binding pods to nodes), ``cluster`` dangers only through a cluster-wide grant (reading
   every Secret; creating workloads, exec/attach/port-forward/proxy, token requests, impersonation of service accounts
   or ConfigMap writes in every namespace — within one namespace these are what a tenant's workload creation already
   gives, the namespace being the trust boundary, so given to another namespace's service account they are refused
-  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API; node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
+  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API (nodes/proxy, nodes/log, nodes/checkpoint); node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
   ``*`` in apiGroups, resources or verbs grants every member it covers.
 * ``rbac_builtin.BUILT_IN_ROLES`` holds the rules of the default ClusterRoles that matter here, so a binding to
   ``admin``, ``edit`` or a ``system:*`` role is judged by the same catalogue; :data:`AGGREGATION_LABELS` maps the
