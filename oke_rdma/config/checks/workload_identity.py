@@ -83,7 +83,11 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
     ``target.bucket.name`` excepted); and, in the weights bucket's compartment, ``use`` or ``manage`` buckets or
     objects that are not pinned by
     ``target.bucket.name`` to another bucket (the bucket's access type, its pre-authenticated requests, deleting
-    weights and their old versions) — ``tenants.<t>.weights`` gives the access a tenant may have.
+    weights and their old versions), or ``read`` objects there unpinned (every tenant's ``<tenant>.checkpoints/``)
+    — ``tenants.<t>.weights`` gives the access a tenant may have. ``RUN_TIME_UNDO_TYPES`` also holds the IAM types
+    that create what the security pack's catalogue refuses or judges as a resource (load balancers, VTAPs, ZPR,
+    Network Firewall, Connector Hub, Cloud Guard, ``use repos``: policies/security/iam_types.py), and a family is
+    judged as its members (``RUN_TIME_UNDO_FAMILIES``); ``all-resources`` includes ``secret-bundles``.
     """
     if grant.permissions:
         return None
@@ -122,7 +126,9 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
     if reaches_platform and least is not None and rank >= _VERB_RANK[least] and not pinned_bucket:
         return (f"'{grant.action}' in {grant.location} can change what others share there — the network's "
                 f"exposure (NSG rules, routes, public IPs), Vault keys, buckets' access and versions or File "
-                f"Storage exports and snapshots — which the platform's rules judge; grant read (or use), pin "
+                f"Storage exports and snapshots — or create what the security pack refuses or judges as a "
+                f"resource (load balancers, VTAPs, ZPR policies, firewalls, image pushes: facts.iam "
+                f"RUN_TIME_UNDO_TYPES); grant read (or use), pin "
                 f"target.bucket.name to the tenant's own bucket, or name the tenant's own compartment")
     return None
 
