@@ -55,6 +55,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from .iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
                       parse_statement, restricts)
     from .iam_types import CATALOGUE_IAM_TYPES, FAMILY_MEMBERS, LEAST_VERB, iam_types, tokens_of
+    from .iam_vocabulary import KNOWN_RESOURCE_TYPES
     from .identity import IAM_RESOURCE_TYPES
     from .node_access import NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES, VERBS, pinned_values
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -62,6 +63,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
                      parse_statement, restricts)
     from iam_types import CATALOGUE_IAM_TYPES, FAMILY_MEMBERS, LEAST_VERB, iam_types, tokens_of
+    from iam_vocabulary import KNOWN_RESOURCE_TYPES
     from identity import IAM_RESOURCE_TYPES
     from node_access import NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES, VERBS, pinned_values
 
@@ -150,6 +152,17 @@ def _members(resource: str) -> list[str]:
     return sorted(({resource} | FAMILY_MEMBERS.get(resource, frozenset())) & REACH_TYPES.keys())
 
 
+def unknown_type(st: Statement) -> list[str]:
+    """A ``use``/``manage`` grant of a resource-type name the pack does not know (``iam_vocabulary``): its effect
+    cannot be judged against the tables, so it is reported (fail closed)."""
+    if st.verb in ("use", "manage") and st.resource and st.resource.lower() not in KNOWN_RESOURCE_TYPES:
+        return [f"'{st.verb} {st.resource}' names a resource type no policy reference page the pack read lists, so "
+                f"what it creates cannot be judged (check the spelling against the service's 'Details for ...' "
+                f"page: e.g. zpr-policy, cluster-virtualnode-pools; a new type is added to "
+                f"oke_rdma/facts/iam.py and policies/security/iam_vocabulary.py)"]
+    return []
+
+
 def read_reach(st: Statement) -> list[str]:
     """What one ``in tenancy`` statement lets its subject read of every tenant (:data:`READ_REACH_TYPES`)."""
     if st.verb not in VERBS or not st.resource or st.location.lower() != "tenancy":
@@ -230,7 +243,7 @@ def validate_no_run_time_undo(args: ResourceValidationArgs, report_violation: Re
         except StatementSyntaxError:
             continue  # refused by iam-no-identity-escalation
         who = _subject(st, admins)
-        findings = reach(st) + read_reach(st) if who else []
+        findings = reach(st) + read_reach(st) + unknown_type(st) if who else []
         if findings:
             report_violation(f"Policy '{args.name}' statements[{i}] gives {who} {'; '.join(findings)}: {text!r}. "
                              "That undoes at run time what the pack refuses in the stack; grant read or use, pin "

@@ -113,3 +113,23 @@ def test_read_all_resources_for_an_admin_group_passes():
 
 def test_the_program_and_the_pack_hold_the_same_families():
     assert facts.RUN_TIME_UNDO_FAMILIES == iam_types.FAMILY_MEMBERS
+
+
+@pytest.mark.parametrize("statement", [
+    "Allow group research-team to manage zpr-policies in tenancy",
+    "Allow group research-team to manage virtual-node-pools in tenancy",
+    "Allow group research-team to use made-up-things in compartment id ocid1.compartment.oc1..p",
+])
+def test_a_group_using_or_managing_a_type_no_reference_page_lists_is_refused(statement):
+    [message] = undo(statement)
+    assert "names a resource type no policy reference page" in message
+
+
+def test_a_read_of_an_unknown_type_and_an_administrators_grant_pass():
+    assert undo("Allow group research-team to read zpr-policies in tenancy") == []
+    assert undo("Allow group research-team to manage zpr-policies in tenancy", admins=["research-team"]) == []
+
+
+def test_the_program_and_the_pack_know_the_same_resource_types():
+    from policies.security import iam_vocabulary
+    assert iam_vocabulary.KNOWN_RESOURCE_TYPES == facts.ALL_RESOURCE_TYPES

@@ -93,3 +93,14 @@ def node_logs_and_checkpoints_cluster_wide(bad):
     k8s.rbac.v1.ClusterRoleBinding("crb", metadata={"name": "collector"}, subjects=[
         {"kind": "ServiceAccount", "name": "collector", "namespace": "monitoring"}],
         role_ref={"api_group": RBAC_API, "kind": "ClusterRole", "name": "collector"})
+
+
+@case("network", UNDO)
+def group_manages_zpr_policies_by_an_undocumented_name(bad):
+    # zpr-policies is no documented type (ZPR's is zpr-policy): the pack cannot judge it, so it fails closed
+    _group("manage" if bad else "read", "zpr-policies")
+
+
+@case("identity", UNDO)
+def group_manages_virtual_node_pools_by_an_undocumented_name(bad):
+    _group("manage" if bad else "read", "virtual-node-pools")
