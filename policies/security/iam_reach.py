@@ -25,6 +25,22 @@ objects`` purges the versions ``bucket-protected-data-versioned`` keeps. Two cla
   the stack). ``any-user`` statements of the ``cluster`` and ``nodepool`` types are OKE's service principals (the
   cluster's load balancers, CSI), judged elsewhere; services (``Allow service ...``) are the providers' own.
 
+Three more members, from tables (read 2026-12-02):
+
+* **What the catalogue refuses or judges as a resource, created at run time** — ``iam_types.CATALOGUE_IAM_TYPES``
+  maps every OCI entry the catalogue refuses for its own reason or judges by named rules to the IAM types that
+  create it (``manage vtaps``, ``manage zpr-family``, ``manage network-firewall-family``, ``manage load-balancers``
+  (a public one is what ``no-public-endpoints`` refuses), ``manage serviceconnectors``, ``manage
+  cloud-guard-family``, ``manage instance-configurations``, ``use repos`` (pushes over a tag
+  ``container-image-pinned`` trusts), ...); aggregates expand to their members (``iam_types.FAMILY_MEMBERS``). The
+  types that reach a node or change IAM are left to ``iam-no-node-access`` and ``iam-no-identity-escalation``.
+* **Reads across tenants** (``READ_REACH_TYPES``) — ``read secret-bundles``/``secret-family`` (every secret's
+  contents) and ``read objects``/``object-family`` (every tenant's datasets and checkpoints), and ``all-resources``
+  at read, ``in tenancy`` only: a compartment may be a tenant's own (the config check judges the compartments it
+  knows). ``target.secret.name``/``.id`` and ``target.bucket.name``/``.id`` pins exempt.
+* **A name no reference page lists** — ``use``/``manage`` of a resource type outside ``iam_vocabulary`` (the
+  config's vocabulary): its effect cannot be judged (fail closed).
+
 A ``where`` clause exempts a grant when it pins ``request.permission`` to permissions none of which is a write
 listed here, or (Object Storage) pins ``target.bucket.name`` — a grant on named buckets is what a tenant's own
 bucket needs. Every location counts: a policy in a parent compartment or the tenancy reaches the platform's by
@@ -268,7 +284,9 @@ iam_principal_type_pinned = ResourceValidationPolicy(
 iam_no_run_time_undo = ResourceValidationPolicy(
     name="iam-no-run-time-undo",
     description=("No workload statement, and no group outside the adminGroups list, may change the network's "
-                 "exposure, Vault keys, buckets' access and versions, or File Storage exports and snapshots."),
+                 "exposure, Vault keys, buckets' access and versions, or File Storage exports and snapshots, create "
+                 "what the catalogue refuses or judges as a resource, read every tenant's secrets or objects in "
+                 "tenancy, or use/manage a resource type the pack does not know."),
     validate=validate_no_run_time_undo,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,

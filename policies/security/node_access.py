@@ -40,6 +40,12 @@ Logging revisions of 2025-01-23, 2024-08-13 and 2024-06-06):
   Bastion plugin install the session key for an OS user. A condition pinning ``target.bastion-session.type`` to a
   port-forwarding type narrows it to a network path (OKE docs "Setting Up a Bastion for Cluster Access", "Setting
   up IAM policies to limit the use of bastions").
+* **Management Agent plugins** — ``manage management-agents`` holds MGMT_AGENT_DEPLOY_PLUGIN_CREATE
+  (DeployPlugins): plugins run on the hosts the agents are installed on ("Details for Management Agent", read
+  2026-12-02; the catalogue refuses ``oci:ManagementAgent`` for the same reason).
+* **Virtual node pools** — ``manage cluster-virtualnode-pools`` adds virtual nodes to the cluster with pod subnets
+  and NSGs of the grantee's choice, as a node pool does ("Details for Kubernetes Engine", read 2026-12-02; its
+  permission table was not read, so no ``request.permission`` pin exempts it).
 * **OS management** — OS Management Hub (``osmh-*``) and OS Management (``osms-*``) install packages and attach
   software sources on registered instances, as root. Their verb tables were not read: ``use`` and ``manage`` are
   refused (fail closed).
