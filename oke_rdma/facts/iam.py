@@ -30,6 +30,10 @@ FAMILIES = frozenset({
     "lustre-file-family",
     # Core Services (Compute), OS Management Hub (node access, below)
     "instance-agent-family", "instance-agent-command-execution-family", "osmh-family",
+    # what the security pack's catalogue refuses or judges (policies/security/iam_types.py; read 2026-12-02): API
+    # Gateway, Container Instances, Network Firewall, Zero Trust Packet Routing and security attributes
+    "api-gateway-family", "compute-container-family", "network-firewall-family", "zpr-family",
+    "security-attribute-family",
 })
 
 #: IAM's own resource types (IAM docs "Details for IAM with Identity Domains" and "... without Identity Domains").
@@ -94,6 +98,12 @@ RESOURCE_TYPES = frozenset({
     "autonomous-databases", "autonomous-backups", "databases", "db-systems", "db-nodes", "db-homes", "backups",
     "mysql-instances", "mysql-backups", "nosql-tables", "nosql-rows", "nosql-indexes", "postgres-db-systems",
     "opensearch-clusters",
+    # what the security pack's catalogue refuses or judges (policies/security/iam_types.py; read 2026-12-02):
+    # Networking (Site-to-Site VPN, FastConnect, BYOASN), Network Firewall's and ZPR's individual types, Management
+    # Agent, Connector Hub
+    "cpes", "ipsec-connections", "cross-connects", "cross-connect-groups", "virtual-circuits", "byoasns",
+    "network-firewall", "network-firewall-policy", "zpr-policy", "zpr-security-attribute", "management-agents",
+    "management-agent-install-keys", "serviceconnectors",
 })
 
 #: Every resource-type name a grant may use: families, IAM's types and the individual types above.
@@ -142,6 +152,11 @@ NODE_ACCESS_TYPES: dict[str, tuple[str, frozenset[str] | None, str]] = {
                               "kubelet's keys, pods' mounted Secrets) and ships it to Logging"),
     "bastion-session": ("manage", frozenset({"BASTION_SESSION_CREATE"}),
                         "opens managed SSH sessions to instances (the agent's Bastion plugin installs the key)"),
+    "management-agents": ("manage", frozenset({"MGMT_AGENT_DEPLOY_PLUGIN_CREATE", "MGMT_AGENT_CREATE"}),
+                          "deploys Management Agent plugins, which run on the hosts the agents are installed on"),
+    "cluster-virtualnode-pools": ("manage", None,
+                                  "adds virtual nodes to the cluster, with the pod subnets and NSGs of the "
+                                  "grantee's choice, outside the node pools the stack declares"),
     **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management "
                         "Hub)")
        for t in ("osmh-managed-instances", "osmh-managed-instance-group", "osmh-managed-instance-groups",
@@ -158,7 +173,7 @@ NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
     "volume-family": frozenset({"volumes"}),
     "compute-management-family": frozenset({"instance-pools", "cluster-networks"}),
     "logging-family": frozenset({"unified-configuration"}),
-    "cluster-family": frozenset({"clusters", "cluster-node-pools"}),
+    "cluster-family": frozenset({"clusters", "cluster-node-pools", "cluster-virtualnode-pools"}),
     "bastion-family": frozenset({"bastion-session"}),
     "osmh-family": frozenset(t for t in NODE_ACCESS_TYPES if t.startswith("osmh-")),
     "all-resources": frozenset(NODE_ACCESS_TYPES),
@@ -181,4 +196,34 @@ RUN_TIME_UNDO_TYPES: dict[str, str] = {
     **{t: "manage" for t in ("keys", "vaults", "kms-family", "vault-family")},
     "buckets": "use", "objects": "manage", "object-family": "use",
     **{t: "manage" for t in ("file-family", "file-systems", "export-sets", "mount-targets")},
+    # what creates at run time a type the security pack's catalogue refuses or judges (policies/security/iam_types.py
+    # maps each catalogue entry to its IAM types; read 2026-12-02): ``manage`` creates, ``use repos`` pushes images
+    **{t: "manage" for t in (
+        "api-gateway-family", "autonomous-databases", "bastion", "boot-volume-backups", "byoasns", "byoip-ranges",
+        "capture-filters", "cloud-guard-family", "compute-container-family", "console-histories", "cpes",
+        "cross-connect-groups", "instance-configurations", "instance-images", "load-balancers", "lustre-file-family",
+        "network-firewall", "network-firewall-family", "network-firewall-policy", "network-load-balancers",
+        "outbound-connectors", "public-ip-pools", "replications", "security-attribute-family", "serviceconnectors",
+        "virtual-circuits", "vlans", "volume-attachments", "volume-backups", "volume-group-backups", "volume-groups",
+        "vtaps", "zpr-family", "zpr-policy", "zpr-security-attribute")},
+    "repos": "use",
 }
+#: aggregate type -> its members among the types above (policies/security/iam_types.py FAMILY_MEMBERS, the same
+#: sources), so a grant of the family is judged as each member.
+RUN_TIME_UNDO_FAMILIES: dict[str, frozenset[str]] = {
+    "volume-family": frozenset({"volumes", "volume-attachments", "volume-backups", "boot-volume-backups",
+                                "volume-groups", "volume-group-backups"}),
+    "instance-family": frozenset({"instances", "instance-images", "instance-console-connection",
+                                  "console-histories"}),
+    "compute-management-family": frozenset({"instance-configurations", "instance-pools", "cluster-networks"}),
+    "cluster-family": frozenset({"clusters", "cluster-node-pools", "cluster-virtualnode-pools"}),
+    "network-firewall-family": frozenset({"network-firewall", "network-firewall-policy"}),
+    "zpr-family": frozenset({"zpr-policy"}),
+    "security-attribute-family": frozenset({"zpr-security-attribute"}),
+    "database-family": frozenset({"autonomous-databases"}),
+    "autonomous-database-family": frozenset({"autonomous-databases"}),
+    "bastion-family": frozenset({"bastion", "bastion-session"}),
+}
+#: Families that include Vault secret contents (``secret-bundles``): ``all-resources`` and ``secret-family`` (IAM
+#: "Details for the Vault Service", read 2026-12-02). ``read`` of one reads every secret it covers.
+SECRET_CONTENT_TYPES = frozenset({"all-resources", "secret-family", "secret-bundles"})

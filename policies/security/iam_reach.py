@@ -25,6 +25,22 @@ objects`` purges the versions ``bucket-protected-data-versioned`` keeps. Two cla
   the stack). ``any-user`` statements of the ``cluster`` and ``nodepool`` types are OKE's service principals (the
   cluster's load balancers, CSI), judged elsewhere; services (``Allow service ...``) are the providers' own.
 
+Three more members, from tables (read 2026-12-02):
+
+* **What the catalogue refuses or judges as a resource, created at run time** — ``iam_types.CATALOGUE_IAM_TYPES``
+  maps every OCI entry the catalogue refuses for its own reason or judges by named rules to the IAM types that
+  create it (``manage vtaps``, ``manage zpr-family``, ``manage network-firewall-family``, ``manage load-balancers``
+  (a public one is what ``no-public-endpoints`` refuses), ``manage serviceconnectors``, ``manage
+  cloud-guard-family``, ``manage instance-configurations``, ``use repos`` (pushes over a tag
+  ``container-image-pinned`` trusts), ...); aggregates expand to their members (``iam_types.FAMILY_MEMBERS``). The
+  types that reach a node or change IAM are left to ``iam-no-node-access`` and ``iam-no-identity-escalation``.
+* **Reads across tenants** (``READ_REACH_TYPES``) — ``read secret-bundles``/``secret-family`` (every secret's
+  contents) and ``read objects``/``object-family`` (every tenant's datasets and checkpoints), and ``all-resources``
+  at read, ``in tenancy`` only: a compartment may be a tenant's own (the config check judges the compartments it
+  knows). ``target.secret.name``/``.id`` and ``target.bucket.name``/``.id`` pins exempt.
+* **A name no reference page lists** — ``use``/``manage`` of a resource type outside ``iam_vocabulary`` (the
+  config's vocabulary): its effect cannot be judged (fail closed).
+
 A ``where`` clause exempts a grant when it pins ``request.permission`` to permissions none of which is a write
 listed here, or (Object Storage) pins ``target.bucket.name`` — a grant on named buckets is what a tenant's own
 bucket needs. Every location counts: a policy in a parent compartment or the tenancy reaches the platform's by
@@ -51,13 +67,21 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from . import _catalogue
     from .iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
                       parse_statement, restricts)
-    from .node_access import VERBS, pinned_values
+    from .iam_types import CATALOGUE_IAM_TYPES, FAMILY_MEMBERS, LEAST_VERB, iam_types, tokens_of
+    from .iam_vocabulary import KNOWN_RESOURCE_TYPES
+    from .identity import IAM_RESOURCE_TYPES
+    from .node_access import NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES, VERBS, pinned_values
 else:  # run by the Pulumi CLI from inside policies/security/
+    import _catalogue
     from iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
                      parse_statement, restricts)
-    from node_access import VERBS, pinned_values
+    from iam_types import CATALOGUE_IAM_TYPES, FAMILY_MEMBERS, LEAST_VERB, iam_types, tokens_of
+    from iam_vocabulary import KNOWN_RESOURCE_TYPES
+    from identity import IAM_RESOURCE_TYPES
+    from node_access import NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES, VERBS, pinned_values
 
 #: Principal types whose any-user statement is every principal of that type in the tenancy (IAM docs "General
 #: Variables for All Requests": request.principal.type), and the variables that pin one (or one compartment's).
@@ -70,7 +94,7 @@ _OBJ = "changes buckets' access type and versioning, or deletes objects and thei
 _FS = "rewrites exports (root squash, sources), deletes snapshots and file systems"
 #: resource type -> (least verb that changes what it protects, the write permissions — a ``request.permission`` pin
 #: to none of them exempts —, what it gives). Sources: the module docstring.
-REACH_TYPES: dict[str, tuple[str, frozenset[str], str]] = {
+REACH_TYPES: dict[str, tuple[str, Optional[frozenset[str]], str]] = {
     **{t: ("manage", frozenset({"NSG_UPDATE_SECURITY_RULES", "SECURITY_LIST_UPDATE", "ROUTE_TABLE_UPDATE",
                                 "PUBLIC_IP_CREATE", "PUBLIC_IP_UPDATE", "PUBLIC_IP_ASSIGN_PRIVATE_IP",
                                 "PRIVATE_IP_UPDATE", "PRIVATE_IP_CREATE", "VNIC_UPDATE", "VNIC_CREATE",
@@ -91,6 +115,31 @@ REACH_TYPES: dict[str, tuple[str, frozenset[str], str]] = {
                                 "FILE_SYSTEM_UPDATE", "FILE_SYSTEM_DELETE_SNAPSHOT", "EXPORT_SET_UPDATE",
                                 "MOUNT_TARGET_UPDATE"}), _FS)
        for t in ("file-family", "file-systems", "export-sets", "mount-targets")},
+}
+
+
+def _catalogue_what(iam_type: str) -> str:
+    """What a grant of ``iam_type`` creates at run time, from the catalogue's own entry for what it makes."""
+    token = tokens_of(iam_type)[0]
+    entry = _catalogue.TYPES.get(token) or _catalogue.GROUPS[token]
+    if entry["verdict"] == _catalogue.JUDGED:
+        return f"creates or changes at run time what {', '.join(entry['rules'])} judge in the stack ({token})"
+    return f"creates at run time what the catalogue refuses as a resource ({token}: {entry['reason']})"
+
+
+#: The catalogue's types (``iam_types.CATALOGUE_IAM_TYPES``) not judged above, by node access or as IAM's own.
+REACH_TYPES.update({t: (LEAST_VERB.get(t, "manage"), None, _catalogue_what(t)) for t in sorted(iam_types())
+                    if t not in REACH_TYPES and t not in NODE_ACCESS_TYPES and t not in NODE_ACCESS_FAMILIES
+                    and t not in IAM_RESOURCE_TYPES})
+_SECRETS = "reads the contents of every Vault secret it covers (other tenants' and the platform's)"
+_OBJECTS = "reads every object of every bucket it covers (every tenant's datasets and checkpoints)"
+#: Reads across tenants, judged only ``in tenancy`` (a compartment may be a tenant's own; the config check judges
+#: the compartments it knows): type -> (least verb, the variables that pin it to named targets, what it gives).
+#: Sources: IAM "Details for the Vault Service" (``secret-bundles``: SECRET_BUNDLE_READ at read, the secret's
+#: contents), "Details for Object Storage" (``objects``: OBJECT_READ at read).
+READ_REACH_TYPES: dict[str, tuple[str, tuple[str, ...], str]] = {
+    **{t: ("read", ("target.secret.name", "target.secret.id"), _SECRETS) for t in ("secret-bundles", "secret-family")},
+    **{t: ("read", ("target.bucket.name", "target.bucket.id"), _OBJECTS) for t in ("objects", "object-family")},
 }
 _ALL = "all-resources"
 _OBJECT_TYPES = frozenset({"buckets", "objects", "object-family"})
@@ -113,7 +162,34 @@ def principal_type_problem(st: Statement) -> Optional[str]:
 
 
 def _members(resource: str) -> list[str]:
-    return sorted(REACH_TYPES) if resource == _ALL else ([resource] if resource in REACH_TYPES else [])
+    """The judged types a resource-type name covers: itself, an aggregate's members, or (all-resources) every one."""
+    if resource == _ALL:
+        return sorted(REACH_TYPES)
+    return sorted(({resource} | FAMILY_MEMBERS.get(resource, frozenset())) & REACH_TYPES.keys())
+
+
+def unknown_type(st: Statement) -> list[str]:
+    """A ``use``/``manage`` grant of a resource-type name the pack does not know (``iam_vocabulary``): its effect
+    cannot be judged against the tables, so it is reported (fail closed)."""
+    if st.verb in ("use", "manage") and st.resource and st.resource.lower() not in KNOWN_RESOURCE_TYPES:
+        return [f"'{st.verb} {st.resource}' names a resource type no policy reference page the pack read lists, so "
+                f"what it creates cannot be judged (check the spelling against the service's 'Details for ...' "
+                f"page: e.g. zpr-policy, cluster-virtualnode-pools; a new type is added to "
+                f"oke_rdma/facts/iam.py and policies/security/iam_vocabulary.py)"]
+    return []
+
+
+def read_reach(st: Statement) -> list[str]:
+    """What one ``in tenancy`` statement lets its subject read of every tenant (:data:`READ_REACH_TYPES`)."""
+    if st.verb not in VERBS or not st.resource or st.location.lower() != "tenancy":
+        return []
+    found: dict[str, list[str]] = {}
+    for member in (sorted(READ_REACH_TYPES) if st.resource == _ALL else
+                   [st.resource] if st.resource in READ_REACH_TYPES else []):
+        least, pins, what = READ_REACH_TYPES[member]
+        if VERBS.index(st.verb) >= VERBS.index(least) and not any(restricts(st.condition, v) for v in pins):
+            found.setdefault(what, []).append(member)
+    return [f"'{st.verb} {st.resource}' in tenancy {what}" for what in found]
 
 
 def reach(st: Statement) -> list[str]:
@@ -125,17 +201,22 @@ def reach(st: Statement) -> list[str]:
             least, perms, what = REACH_TYPES[member]
             if VERBS.index(st.verb) < VERBS.index(least):
                 continue
-            if pinned_perms is not None and not {p.upper() for p in pinned_perms} & perms:
+            if perms is not None and pinned_perms is not None and not {p.upper() for p in pinned_perms} & perms:
                 continue
             if member in _OBJECT_TYPES and restricts(st.condition, "target.bucket.name"):
                 continue
             found.setdefault(what, []).append(member)
-    writes = {p for _, perms, _ in REACH_TYPES.values() for p in perms}
+    writes = {p for _, perms, _ in REACH_TYPES.values() for p in perms or ()}
     for perm in st.permissions:
         if perm in writes:
-            what = next(w for _, perms, w in REACH_TYPES.values() if perm in perms)
+            what = next(w for _, perms, w in REACH_TYPES.values() if perm in (perms or ()))
             found.setdefault(what, []).append(f"{{{perm}}}")
-    return [f"'{st.verb or 'permissions'} {st.resource or ', '.join(m)}' {what}" for what, m in found.items()]
+    out = []
+    for what, members in found.items():
+        shown = ", ".join(members)
+        via = f" (it includes {shown})" if st.resource and members != [st.resource] and len(members) < 6 else ""
+        out.append(f"'{st.verb or 'permissions'} {st.resource or shown}'{via} {what}")
+    return out
 
 
 def _subject(st: Statement, admins: set[str]) -> Optional[str]:
@@ -178,7 +259,7 @@ def validate_no_run_time_undo(args: ResourceValidationArgs, report_violation: Re
         except StatementSyntaxError:
             continue  # refused by iam-no-identity-escalation
         who = _subject(st, admins)
-        findings = reach(st) if who else []
+        findings = reach(st) + read_reach(st) + unknown_type(st) if who else []
         if findings:
             report_violation(f"Policy '{args.name}' statements[{i}] gives {who} {'; '.join(findings)}: {text!r}. "
                              "That undoes at run time what the pack refuses in the stack; grant read or use, pin "
@@ -203,7 +284,9 @@ iam_principal_type_pinned = ResourceValidationPolicy(
 iam_no_run_time_undo = ResourceValidationPolicy(
     name="iam-no-run-time-undo",
     description=("No workload statement, and no group outside the adminGroups list, may change the network's "
-                 "exposure, Vault keys, buckets' access and versions, or File Storage exports and snapshots."),
+                 "exposure, Vault keys, buckets' access and versions, or File Storage exports and snapshots, create "
+                 "what the catalogue refuses or judges as a resource, read every tenant's secrets or objects in "
+                 "tenancy, or use/manage a resource type the pack does not know."),
     validate=validate_no_run_time_undo,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,

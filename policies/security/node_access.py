@@ -40,6 +40,12 @@ Logging revisions of 2025-01-23, 2024-08-13 and 2024-06-06):
   Bastion plugin install the session key for an OS user. A condition pinning ``target.bastion-session.type`` to a
   port-forwarding type narrows it to a network path (OKE docs "Setting Up a Bastion for Cluster Access", "Setting
   up IAM policies to limit the use of bastions").
+* **Management Agent plugins** — ``manage management-agents`` holds MGMT_AGENT_DEPLOY_PLUGIN_CREATE
+  (DeployPlugins): plugins run on the hosts the agents are installed on ("Details for Management Agent", read
+  2026-12-02; the catalogue refuses ``oci:ManagementAgent`` for the same reason).
+* **Virtual node pools** — ``manage cluster-virtualnode-pools`` adds virtual nodes to the cluster with pod subnets
+  and NSGs of the grantee's choice, as a node pool does ("Details for Kubernetes Engine", read 2026-12-02; its
+  permission table was not read, so no ``request.permission`` pin exempts it).
 * **OS management** — OS Management Hub (``osmh-*``) and OS Management (``osms-*``) install packages and attach
   software sources on registered instances, as root. Their verb tables were not read: ``use`` and ``manage`` are
   refused (fail closed).
@@ -115,6 +121,11 @@ NODE_ACCESS_TYPES: dict[str, tuple[str, Optional[frozenset[str]], str]] = {
                               "kubelet's keys, pods' mounted Secrets) and ships it to Logging"),
     "bastion-session": ("manage", frozenset({"BASTION_SESSION_CREATE"}),
                         "opens managed SSH sessions to instances (the agent's Bastion plugin installs the key)"),
+    "management-agents": ("manage", frozenset({"MGMT_AGENT_DEPLOY_PLUGIN_CREATE", "MGMT_AGENT_CREATE"}),
+                          "deploys Management Agent plugins, which run on the hosts the agents are installed on"),
+    "cluster-virtualnode-pools": ("manage", None,
+                                  "adds virtual nodes to the cluster, with the pod subnets and NSGs of the "
+                                  "grantee's choice, outside the node pools the stack declares"),
     **{t: ("use", None, "installs packages and software sources on registered instances, as root (OS Management "
                         "Hub)")
        for t in ("osmh-managed-instances", "osmh-managed-instance-group", "osmh-managed-instance-groups",
@@ -133,7 +144,7 @@ NODE_ACCESS_FAMILIES: dict[str, frozenset[str]] = {
     "volume-family": frozenset({"volumes"}),
     "compute-management-family": frozenset({"instance-pools", "cluster-networks"}),
     "logging-family": frozenset({"unified-configuration"}),
-    "cluster-family": frozenset({"clusters", "cluster-node-pools"}),
+    "cluster-family": frozenset({"clusters", "cluster-node-pools", "cluster-virtualnode-pools"}),
     "bastion-family": frozenset({"bastion-session"}),
     "osmh-family": frozenset(t for t in NODE_ACCESS_TYPES if t.startswith("osmh-")),
     "all-resources": frozenset(NODE_ACCESS_TYPES),

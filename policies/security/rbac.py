@@ -13,7 +13,8 @@ rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
    namespace (Kubernetes docs "Using RBAC Authorization": a RoleBinding may reference a ClusterRole and grants it
    only in its namespace; aggregated ClusterRoles). Refused cluster-wide: Secret reads, workload creation, exec,
    token requests and service-account impersonation (within one namespace, the tenant boundary, these are what
-   workload creation there already gives), ``nodes/proxy``, node, PersistentVolume, certificate, admission and
+   workload creation there already gives), ``nodes/proxy``, ``nodes/log`` and ``nodes/checkpoint`` (the kubelet's
+   host logs and container memory dumps), node, PersistentVolume, certificate, admission and
    APIService writes, non-resource URLs beyond discovery/health/metrics.
 3. Every binding's role must be one the pack can judge: declared in the stack or built in; an unknown
    ``roleRef.name`` is followed through its property dependency to a role of the stack.
@@ -374,8 +375,9 @@ ALLOWED_CROSS_NAMESPACE_GRANTS_SCHEMA = {
 
 kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
-    description=("No RBAC object lets a subject escalate: escalate, bind, impersonating users, namespace writes; "
-                 "cluster-wide Secret reads, workload creation, exec, token requests, nodes/proxy, node, PV, "
+    description=("No RBAC object lets a subject escalate: escalate, bind, impersonating users, namespace writes, "
+                 "pod binding to nodes; cluster-wide Secret reads, workload creation, exec, token requests, "
+                 "nodes/proxy, nodes/log, nodes/checkpoint, node, PV, "
                  "certificate, admission or APIService writes; bindings of escalating built-in roles or to everyone; "
                  "a namespace's Secrets, workloads, exec, tokens or ConfigMaps given to another namespace's service "
                  "accounts; aggregation into or of admin/edit; roles the pack cannot see or interpret."),

@@ -12,11 +12,11 @@ One model serves every RBAC rule of the pack:
   roles grant: ``rbac_bind``).
 * :data:`DANGERS` is the catalogue of grants that let a subject escalate, each with the scope at which it takes
   effect: ``namespace`` dangers escalate even through a Role or a RoleBinding (escalate/bind, impersonating users
-  or groups, modifying the own namespace's labels), ``cluster`` dangers only through a cluster-wide grant (reading
+  or groups, modifying the own namespace's labels, binding pods to nodes), ``cluster`` dangers only through a cluster-wide grant (reading
   every Secret; creating workloads, exec/attach/port-forward/proxy, token requests, impersonation of service accounts
   or ConfigMap writes in every namespace — within one namespace these are what a tenant's workload creation already
   gives, the namespace being the trust boundary, so given to another namespace's service account they are refused
-  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API; node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
+  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API (nodes/proxy, nodes/log, nodes/checkpoint); node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
   ``*`` in apiGroups, resources or verbs grants every member it covers.
 * ``rbac_builtin.BUILT_IN_ROLES`` holds the rules of the default ClusterRoles that matter here, so a binding to
   ``admin``, ``edit`` or a ``system:*`` role is judged by the same catalogue; :data:`AGGREGATION_LABELS` maps the
@@ -252,6 +252,20 @@ DANGERS: tuple[Danger, ...] = (
            "layer's client CAs in kube-system)", "cluster", _perms("", ("configmaps",), WRITE), namespaced=True),
     Danger("kubelet-api", "the kubelet API through nodes/proxy (commands in every pod of a node; get suffices)",
            "cluster", _perms("", ("nodes/proxy",), ANY_VERB)),
+    # The kubelet authorizes /logs/ as nodes/log (the host's /var/log: every pod's container logs) and /checkpoint/
+    # as nodes/checkpoint (a checkpoint archive of any container: its memory and files) — Kubernetes docs "Kubelet
+    # authentication/authorization" (request path -> subresource), "Kubelet Checkpoint API"; checked 2026-12-02.
+    # nodes/stats, nodes/metrics, nodes/spec and nodes/healthz are the kubelet's read-only metrics and machine facts.
+    Danger("kubelet-host-data", "the kubelet's host logs and container checkpoints (nodes/log: the host's /var/log, "
+           "every pod's logs; nodes/checkpoint: a memory dump of any container)", "cluster",
+           _perms("", ("nodes/log", "nodes/checkpoint"), ANY_VERB)),
+    # A Binding (pods/binding; the legacy bindings resource) sets a pod's node, which is what the scheduler does:
+    # created by a tenant, it places the tenant's pods on any node, past nodeSelector, affinity, taints, Kueue's
+    # admission and the dedicated pools — Kubernetes API reference "Binding" ("pods/binding", create), the
+    # system:kube-scheduler bootstrap role (bindings, pods/binding: create); checked 2026-12-02. Effective in one
+    # namespace, so a namespace danger.
+    Danger("pod-binding", "pod binding to a node (pods/binding, bindings: places pods on any node, past the "
+           "scheduler, taints and Kueue)", "namespace", _perms("", ("pods/binding", "bindings"), ("create",))),
     Danger("node-modification", "node writes (labels, taints and addresses steer workloads and the API server's "
            "kubelet connections)", "cluster", _perms("", ("nodes", "nodes/status"), WRITE)),
     Danger("persistent-volume-creation", "PersistentVolume writes (a hostPath volume mounts the node's filesystem)",

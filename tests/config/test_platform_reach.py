@@ -33,6 +33,13 @@ def _problems(grant: str) -> list[str]:
     (f"manage buckets in compartment id {DATA} where target.bucket.name = 'model-weights'", "weights bucket"),
     (f"use objects in compartment id {DATA}", "weights bucket"),
     ("manage objects in tenancy", "weights bucket"),
+    # a read of the weights bucket's compartment without a bucket pin reads every tenant's checkpoints
+    (f"read objects in compartment id {DATA}", "every tenant's <tenant>.checkpoints/"),
+    (f"read object-family in compartment id {DATA}", "weights bucket"),
+    (f"read all-resources in compartment id {DATA}", "weights bucket"),
+    # all-resources includes secret-bundles: a read of it reads every secret's contents
+    (f"read all-resources in compartment id {STACK}", "reads every secret"),
+    ("read all-resources in tenancy", "reads every secret"),
 ])
 def test_a_grant_reaching_the_platforms_keys_secrets_or_weights_is_refused_naming_it(grant, says):
     (problem,) = _problems(grant)
@@ -45,7 +52,9 @@ def test_a_grant_reaching_the_platforms_keys_secrets_or_weights_is_refused_namin
     f"manage keys in compartment id {OWN}",
     f"inspect keys in compartment id {STACK}",
     f"manage objects in compartment id {DATA} where target.bucket.name = 'scratch'",
-    f"read objects in compartment id {DATA}",
+    f"read objects in compartment id {DATA} where target.bucket.name = 'analytics-datasets'",
+    f"read objects in compartment id {OWN}",
+    f"read all-resources in compartment id {OWN}",
     f"manage object-family in compartment id {OWN}",
 ])
 def test_grants_on_the_tenants_own_things_or_read_only_pass(grant):
@@ -60,6 +69,19 @@ def test_grants_on_the_tenants_own_things_or_read_only_pass(grant):
     f"manage export-sets in compartment id {STACK}",
     "manage object-family in tenancy where target.bucket.name != 'x'",
     f"use buckets in compartment id {STACK}",
+    # what the security pack's catalogue refuses or judges as a resource, created at run time
+    f"manage load-balancers in compartment id {STACK}",
+    f"manage network-load-balancers in compartment id {STACK}",
+    "manage vtaps in tenancy",
+    "manage zpr-family in tenancy",
+    "manage network-firewall-family in tenancy",
+    "manage serviceconnectors in tenancy",
+    "manage cloud-guard-family in tenancy",
+    f"manage instance-configurations in compartment id {STACK}",
+    f"manage volume-backups in compartment id {STACK}",
+    # use repos pushes images: a tag the security pack trusts (*.ocir.io) can be re-pushed
+    "use repos in tenancy",
+    f"manage repos in compartment id {STACK}",
 ])
 def test_a_grant_that_changes_exposure_keys_or_data_others_share_is_refused(grant):
     (problem,) = _problems(grant)
@@ -73,6 +95,10 @@ def test_a_grant_that_changes_exposure_keys_or_data_others_share_is_refused(gran
     f"manage virtual-network-family in compartment id {OWN}",
     f"read file-family in compartment id {STACK}",
     f"manage objects in compartment id {STACK} where target.bucket.name = 'research-scratch'",
+    f"read load-balancers in compartment id {STACK}",
+    "read repos in tenancy",
+    f"manage repos in compartment id {OWN}",
+    f"manage load-balancers in compartment id {OWN}",
 ])
 def test_reading_the_platforms_network_or_writing_the_tenants_own_passes(grant):
     assert _problems(grant) == []

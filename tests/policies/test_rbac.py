@@ -91,6 +91,10 @@ REFUSED = {
     "bind on any resource": (role(rule(["bind"], ["clusterrolebindings"], ["rbac.authorization.k8s.io"])), "bind"),
     "impersonate users": (role(rule(["impersonate"], ["users"])), "impersonate users"),
     "namespace patch through a Role": (role(rule(["patch"], ["namespaces"]), kind="Role"), "namespace writes"),
+    "pod binding through a Role": (role(rule(["create"], ["pods/binding"]), kind="Role"), "pod binding"),
+    "the legacy bindings resource through a Role": (role(rule(["create"], ["bindings"]), kind="Role"),
+                                                    "pod binding"),
+    "the scheduler's role in a namespace": (binding("system:kube-scheduler", kind="RoleBinding"), "pod binding"),
     "every verb on everything in a Role": (role(rule(["*"], ["*"], ["*"]), kind="Role"), "escalate"),
     # roles that feed the built-in user-facing roles
     "view fed with secrets": (role(rule(["get"], ["secrets"]), labels={AGG + "view": "true"}), "feeds"),
@@ -145,6 +149,8 @@ PASSES = {
                                                                 kind="Role"),
     "a Role reading one namespace's secrets": role(rule(["get", "list"], ["secrets"]), kind="Role"),
     "a Role creating jobs": role(rule(["create"], ["jobs"], ["batch"]), kind="Role"),
+    "a Role reading pod logs and evicting pods": role(rule(["get", "create"], ["pods/log", "pods/eviction"]),
+                                                      kind="Role"),
     "a Role reading kube-system's config maps": res(RBAC + "Role", "r", {"metadata": {
         "name": "r", "namespace": "kube-system"}, "rules": [rule(["get"], ["configmaps"])]}),
     "discovery URLs": role({"nonResourceURLs": ["/healthz", "/version"], "verbs": ["get"]}),

@@ -39,6 +39,9 @@ CLUSTER_DANGERS = {
     "service-account impersonation": (rule(["impersonate"], ["serviceaccounts"]), "impersonate service accounts"),
     "ephemeral containers": (rule(["patch"], ["pods/ephemeralcontainers"]), "exec/attach"),
     "nodes/proxy get": (rule(["get"], ["nodes/proxy"]), "kubelet API"),
+    "nodes/log get (the host's /var/log)": (rule(["get"], ["nodes/log"]), "host logs"),
+    "nodes/checkpoint create (a container's memory)": (rule(["create"], ["nodes/checkpoint"]), "checkpoints"),
+    "every resource of the core group": (rule(["get"], ["*"]), "host logs"),
     "node labels": (rule(["patch"], ["nodes"]), "node writes"),
     "PersistentVolume creation": (rule(["create"], ["persistentvolumes"]), "PersistentVolume"),
     "CSR approval": (rule(["update"], ["certificatesigningrequests/approval"], ["certificates.k8s.io"]),
@@ -73,6 +76,7 @@ def test_an_unbound_cluster_role_is_judged_cluster_wide_and_a_role_is_not():
 
 
 @pytest.mark.parametrize("granted", [rule(["get", "list"], ["pods", "nodes", "configmaps"]),
+                                     rule(["get"], ["nodes/metrics", "nodes/stats", "nodes/spec"]),
                                      rule(["create"], ["localqueues"], ["kueue.x-k8s.io"]),
                                      {"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
 def test_a_cluster_wide_grant_that_does_not_escalate_passes(granted):

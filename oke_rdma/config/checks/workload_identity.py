@@ -9,7 +9,7 @@ from typing import Optional
 from .._base import _key
 from ..stack import StackConfig
 from ..workload_identity import Grant, valid_service_account_name, WorkloadBinding
-from ...facts.iam import RUN_TIME_UNDO_TYPES
+from ...facts.iam import RUN_TIME_UNDO_FAMILIES, RUN_TIME_UNDO_TYPES
 from .object_storage import weights_bucket_name, weights_compartment, weights_grants, weights_service_account
 
 #: Vault resource types (IAM docs "Details for the Vault Service", checked 2026-12-01): ``use keys`` encrypts and
@@ -17,7 +17,10 @@ from .object_storage import weights_bucket_name, weights_compartment, weights_gr
 KEY_TYPES = frozenset({"keys", "vaults", "key-delegate", "hsm-cluster", "hsm-partition"})
 #: Secret types of the Vault service (``secret-family`` aggregates the others): ``read`` of any of them reads secret
 #: contents (``secret-bundles``) or their metadata and versions.
-SECRET_TYPES = frozenset({"secret-family", "secrets", "secret-bundles", "secret-versions"})
+SECRET_TYPES = frozenset({"secret-family", "secrets", "secret-bundles", "secret-versions", "all-resources"})
+#: Types whose ``read`` reads objects' contents (``objects``: OBJECT_READ; ``object-family`` and ``all-resources``
+#: include it) — in the weights bucket, every tenant's ``<tenant>.checkpoints/``.
+OBJECT_READ_TYPES = frozenset({"objects", "object-family", "all-resources"})
 #: Object Storage types and the least verb that changes what the weights bucket holds or who can read it (IAM docs
 #: "Details for Object Storage, Archive Storage, and Data Transfer", checked 2026-12-01): ``use buckets`` holds
 #: BUCKET_UPDATE (access type, versioning), ``manage buckets`` PAR_MANAGE and BUCKET_DELETE; ``use objects`` holds
@@ -80,7 +83,11 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
     ``target.bucket.name`` excepted); and, in the weights bucket's compartment, ``use`` or ``manage`` buckets or
     objects that are not pinned by
     ``target.bucket.name`` to another bucket (the bucket's access type, its pre-authenticated requests, deleting
-    weights and their old versions) — ``tenants.<t>.weights`` gives the access a tenant may have.
+    weights and their old versions), or ``read`` objects there unpinned (every tenant's ``<tenant>.checkpoints/``)
+    — ``tenants.<t>.weights`` gives the access a tenant may have. ``RUN_TIME_UNDO_TYPES`` also holds the IAM types
+    that create what the security pack's catalogue refuses or judges as a resource (load balancers, VTAPs, ZPR,
+    Network Firewall, Connector Hub, Cloud Guard, ``use repos``: policies/security/iam_types.py), and a family is
+    judged as its members (``RUN_TIME_UNDO_FAMILIES``); ``all-resources`` includes ``secret-bundles``.
     """
     if grant.permissions:
         return None
@@ -97,23 +104,31 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
                 f"it with where target.secret.name = '<name>' (or target.secret.id), or name the tenant's own "
                 f"compartment")
     compartment = weights_compartment(cfg)
-    if compartment is not None and grant.resource in BUCKET_TYPES and rank >= _VERB_RANK["use"] \
-            and (grant.in_root or grant.compartment_id == compartment):
+    least_bucket = "read" if grant.resource in OBJECT_READ_TYPES else "use"
+    if compartment is not None and grant.resource in BUCKET_TYPES | OBJECT_READ_TYPES \
+            and rank >= _VERB_RANK[least_bucket] and (grant.in_root or grant.compartment_id == compartment):
         buckets = _names(grant, "target.bucket.name")
         bucket = weights_bucket_name(cfg)
         if buckets is None or bucket in buckets:
-            return (f"'{grant.action}' reaches the weights bucket {bucket!r} (it can change its access, create "
+            return (f"'{grant.action}' reaches the weights bucket {bucket!r} (it can read every tenant's "
+                    f"<tenant>.checkpoints/ objects, or change its access, create "
                     f"pre-authenticated URLs or delete weights and their old versions); give the tenant "
                     f"tenants.<t>.weights (read or readWrite) instead, or pin the grant to another bucket with "
                     f"where target.bucket.name = '<bucket>'")
     least = RUN_TIME_UNDO_TYPES.get(grant.resource)
+    members = [RUN_TIME_UNDO_TYPES[m] for m in RUN_TIME_UNDO_FAMILIES.get(grant.resource, ()) if m in
+               RUN_TIME_UNDO_TYPES]
+    if least is None and members:  # a family: judged as its least-verb member
+        least = min(members, key=lambda v: _VERB_RANK[v])
     if grant.resource == "all-resources" and rank >= _VERB_RANK["use"]:
         least = "use"
     pinned_bucket = grant.resource in BUCKET_TYPES and _names(grant, "target.bucket.name") is not None
     if reaches_platform and least is not None and rank >= _VERB_RANK[least] and not pinned_bucket:
         return (f"'{grant.action}' in {grant.location} can change what others share there — the network's "
                 f"exposure (NSG rules, routes, public IPs), Vault keys, buckets' access and versions or File "
-                f"Storage exports and snapshots — which the platform's rules judge; grant read (or use), pin "
+                f"Storage exports and snapshots — or create what the security pack refuses or judges as a "
+                f"resource (load balancers, VTAPs, ZPR policies, firewalls, image pushes: facts.iam "
+                f"RUN_TIME_UNDO_TYPES); grant read (or use), pin "
                 f"target.bucket.name to the tenant's own bucket, or name the tenant's own compartment")
     return None
 

@@ -114,19 +114,19 @@ def manage_compartments(bad):
 
 @case("identity", "iam-no-identity-escalation")
 def endorse_cross_tenancy(bad):
-    statements(f"{'Endorse' if bad else 'Allow'} group Ops to read objects in {'any-tenancy' if bad else 'tenancy'}")
+    statements(f"{'Endorse' if bad else 'Allow'} group Ops to read buckets in {'any-tenancy' if bad else 'tenancy'}")
 
 
 @case("identity", "iam-no-identity-escalation")
 def define_cross_tenancy(bad):
     statements("Define tenancy Acme as ocid1.tenancy.oc1..aaaaaaaaacme" if bad
-               else "Allow group Ops to read objects in tenancy")
+               else "Allow group Ops to read buckets in tenancy")
 
 
 @case("identity", "iam-no-identity-escalation")
 def unparseable_statement(bad):
     where = "request.region in ('gru')" if bad else "request.region = 'gru'"
-    statements(f"Allow group Ops to read objects in tenancy where {where}")
+    statements(f"Allow group Ops to read buckets in tenancy where {where}")
 
 
 @case("identity", "iam-any-user-restricts-principal-type")
