@@ -92,6 +92,15 @@ UNKNOWN: Any = _Unknown()
 _MISSING = object()
 
 
+def member(value: Any, collection: Any) -> bool:
+    """``value in collection`` for a set, frozenset or dict of plain keys, False when ``value`` cannot be hashed (a
+    map or list where a program put one instead of a string): ``in`` on a set would raise ``TypeError`` there."""
+    try:
+        return value in collection
+    except TypeError:
+        return False
+
+
 def read(obj: Any, *path: Any, default: Any = None) -> Any:
     """Follow ``path`` (dict keys / list indexes) through engine props without raising on unknowns.
 

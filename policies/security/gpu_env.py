@@ -57,12 +57,12 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import _unproxied, plain
     from ._pod_templates import pod_specs
-    from ._rules import UNKNOWN, elements, read
+    from ._rules import UNKNOWN, elements, member, read
     from .privileged_namespaces import DEFAULT_NODE_AGENT_NAMESPACES
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import _unproxied, plain
     from _pod_templates import pod_specs
-    from _rules import UNKNOWN, elements, read
+    from _rules import UNKNOWN, elements, member, read
     from privileged_namespaces import DEFAULT_NODE_AGENT_NAMESPACES
 
 ENV = "NVIDIA_VISIBLE_DEVICES"
@@ -168,10 +168,10 @@ def env_problems(spec: object) -> list[str]:
 def validate_gpu_env(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
     """Resource rule ``gpu-devices-through-device-plugin``: see the module docstring."""
     agents = set((args.get_config() or {}).get("nodeAgentNamespaces") or DEFAULT_NODE_AGENT_NAMESPACES)
-    if read(args.props, "metadata", "namespace") in agents:
+    if member(read(args.props, "metadata", "namespace"), agents):
         return
     # a Helm release names its namespace at the top (``namespace``): the GPU Operator's own chart is a node agent's
-    keys = [] if read(args.props, "namespace") in agents else sorted(set(annotation_keys(args.props)))
+    keys = [] if member(read(args.props, "namespace"), agents) else sorted(set(annotation_keys(args.props)))
     for key in keys:
         report_violation(f"'{args.name}' carries the device-injection annotation {key!r}: the container runtime (CDI) "
                          "or an NRI plugin injects the devices it names (nvidia.com/gpu=all: every GPU of the node) "
@@ -213,11 +213,12 @@ def validate_gpu_env_from(args: StackValidationArgs, report_violation: ReportVio
     for r in args.resources:
         if r.resource_type in (CONFIG_MAP, SECRET):
             kind = "ConfigMap" if r.resource_type == CONFIG_MAP else "Secret"
-            sources[(kind, read(r.props, "metadata", "namespace", default="default"),
-                     read(r.props, "metadata", "name"))] = r
+            key = (kind, read(r.props, "metadata", "namespace", default="default"), read(r.props, "metadata", "name"))
+            if all(isinstance(k, str) for k in key):  # a source no pod can name (a map for a name) is no source
+                sources[key] = r
     for r in args.resources:
         namespace = read(r.props, "metadata", "namespace", default="default")
-        if namespace in agents:
+        if member(namespace, agents):
             continue
         for where, spec in pod_specs(r.resource_type, r.props):
             if spec is UNKNOWN or spec is None:

@@ -37,7 +37,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import credentials, public_endpoints, rbac, storage
     from ._objects import HELM_TYPES, list_items, listed_kind, release_objects
-    from ._rules import UNKNOWN, read
+    from ._rules import UNKNOWN, member, read
     from .exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from .kubernetes import NAMESPACE, namespace_problem
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -46,7 +46,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import rbac
     import storage
     from _objects import HELM_TYPES, list_items, listed_kind, release_objects
-    from _rules import UNKNOWN, read
+    from _rules import UNKNOWN, member, read
     from exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from kubernetes import NAMESPACE, namespace_problem
 
@@ -139,7 +139,7 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
                         found.append(f"[no-public-endpoints] sets {key} to {value!r}: a LoadBalancer Service it "
                                      "patches becomes public; leave the annotation \"true\"")
             lb_type = read(annotations, public_endpoints.LB_TYPE_ANNOTATION)
-            both = all(read(annotations, k) in public_endpoints.PARSEBOOL_TRUE
+            both = all(member(read(annotations, k), public_endpoints.PARSEBOOL_TRUE)
                        for k in public_endpoints.INTERNAL_ANNOTATION.values())
             if read(props, "spec", "type") == "LoadBalancer" and lb_type is None and not both:
                 found.append("[no-public-endpoints] makes a Service it does not own a LoadBalancer without setting "

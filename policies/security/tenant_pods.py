@@ -41,13 +41,13 @@ if __package__:  # imported as the package `policies.security`
     from ._objects import with_derived
     from ._pod_templates import canonical_type, pod_specs
     from ._pss import tenant_namespaces
-    from ._rules import UNKNOWN, elements, read
+    from ._rules import UNKNOWN, elements, member, read
     from ._tenant_pools import pool_problems, tenant_pools
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
     from _pod_templates import canonical_type, pod_specs
     from _pss import tenant_namespaces
-    from _rules import UNKNOWN, elements, read
+    from _rules import UNKNOWN, elements, member, read
     from _tenant_pools import pool_problems, tenant_pools
 
 SCHEDULING, VOLUMES, SERVICES = ("tenant-pods-scheduled-by-the-platform", "tenant-volumes-through-claims",
@@ -140,7 +140,7 @@ def node_pick_problems(spec: Any) -> list[str]:
             found.append(f"{where} is unknown during preview")
             continue
         found += [f"{where} matches node label {read(e, 'key')} (one node by name)" for e in exprs
-                  if e is UNKNOWN or read(e, "key") in PER_NODE_LABELS or read(e, "key") is UNKNOWN]
+                  if e is UNKNOWN or member(read(e, "key"), PER_NODE_LABELS) or read(e, "key") is UNKNOWN]
         found += [f"{where} matches node field {read(f, 'key')} (one node by name)" for f in fields]
     for kind in ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"):
         terms = read(affinity, "podAffinity", kind)

@@ -33,7 +33,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import HELM_TYPES, NAMESPACE, release_objects
-    from ._rules import UNKNOWN, elements, read
+    from ._rules import UNKNOWN, elements, member, read
     from .rbac import collect, effective_rules
     from .rbac_bind import named_targets
     from .rbac_builtin import BUILT_IN_ROLES
@@ -41,7 +41,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from .tenancy import DELEGATED, PLATFORM_OWNED, WRITE_VERBS
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import HELM_TYPES, NAMESPACE, release_objects
-    from _rules import UNKNOWN, elements, read
+    from _rules import UNKNOWN, elements, member, read
     from rbac import collect, effective_rules
     from rbac_bind import named_targets
     from rbac_builtin import BUILT_IN_ROLES
@@ -124,7 +124,7 @@ def tenant_subjects(binding: Any, namespaces: set[str], patterns: list[str], peo
     if subjects is UNKNOWN:
         return ["(subjects unknown during preview)"]
     ns = read(binding, "metadata", "namespace")
-    in_tenant = ns is UNKNOWN or ns in namespaces
+    in_tenant = ns is UNKNOWN or member(ns, namespaces)
     out = []
     for s in subjects:
         text = _text(s)
@@ -140,7 +140,7 @@ def tenant_people(bindings: list[Any], namespaces: set[str]) -> set[str]:
     people = set()
     for b in bindings:
         subjects = elements(read(b.props, "subjects"))
-        if b.kind == "RoleBinding" and read(b.props, "metadata", "namespace") in namespaces and subjects is not UNKNOWN:
+        if b.kind == "RoleBinding" and member(read(b.props, "metadata", "namespace"), namespaces) and subjects is not UNKNOWN:
             people |= {_text(s) for s in subjects if s is not UNKNOWN and read(s, "kind") in ("User", "Group")}
     return people
 

@@ -28,14 +28,14 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import tenancy
     from ._objects import HELM_TYPES, release_objects
-    from ._rules import UNKNOWN, elements, read
+    from ._rules import UNKNOWN, elements, member, read
     from .rbac import collect
     from .rbac_objects import outside_subjects
     from .tenant_rbac import _text, tenant_namespaces, tenant_people, tenant_subjects
 else:  # run by the Pulumi CLI from inside policies/security/
     import tenancy
     from _objects import HELM_TYPES, release_objects
-    from _rules import UNKNOWN, elements, read
+    from _rules import UNKNOWN, elements, member, read
     from rbac import collect
     from rbac_objects import outside_subjects
     from tenant_rbac import _text, tenant_namespaces, tenant_people, tenant_subjects
@@ -51,7 +51,7 @@ def problems(resources: list[Any], namespaces: set[str], patterns: list[str]) ->
     out: dict[str, list[str]] = {}
     for b in bindings:
         home = read(b.props, "metadata", "namespace")
-        if b.kind == "RoleBinding" and (home is UNKNOWN or home in namespaces):
+        if b.kind == "RoleBinding" and (home is UNKNOWN or member(home, namespaces)):
             foreign = [text for _, text, ns in outside_subjects(b.props) if ns not in PLATFORM_NAMESPACES]
             if foreign:
                 out.setdefault(b.resource.urn, []).append(

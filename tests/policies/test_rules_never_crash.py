@@ -27,11 +27,15 @@ TYPES = ["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurity
          "oci:Bastion/bastion:Bastion", "oci:Core/instance:Instance",
          "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:core/v1:Namespace",
          "kubernetes:core/v1:ResourceQuota", "oci:Database/autonomousDatabase:AutonomousDatabase",
-         "kubernetes:core/v1:PersistentVolume", "kubernetes:networking.k8s.io/v1:Ingress"]
+         "kubernetes:core/v1:PersistentVolume", "kubernetes:networking.k8s.io/v1:Ingress",
+         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "kubernetes:core/v1:ConfigMap"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(TYPES), st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=6))
 @example("oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule", {"spec": None, "sourceType": {}})
+@example("oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule", {"metadata": {"namespace": {}}})
+@example("kubernetes:core/v1:Pod", {"metadata": {"namespace": []}, "namespace": {}})
+@example("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", {"metadata": {"namespace": {}}, "subjects": [{"kind": "User", "name": "x", "namespace": {}}]})
 def test_rules_report_or_pass_on_any_shape(type_, props):
     run(res(type_, "x", props))  # evaluate raises PolicyRuntimeError if any rule raises
