@@ -161,9 +161,11 @@ def test_a_tenant_pools_policy_waits_for_its_namespace_the_others_for_every_tena
     N²); the policies that select every tenant namespace by label wait for them all."""
     waits = _tenant_namespace_waits(dev)
     every = set().union(*waits.values())
-    pools = {name: ns for name, ns in waits.items() if "-tenant-pools-" in name}
-    assert pools and all(ns == {name.rsplit("-tenant-pools-", 1)[1]} for name, ns in pools.items())
-    others = {name: ns for name, ns in waits.items() if name not in pools}
+    per_tenant = {name: (ns, marker) for name, ns in waits.items() for marker in ("-tenant-pools-", "-tenant-ids-")
+                  if marker in name}  # the guard's policies bound to one tenant's namespace by name
+    assert {m for _, m in per_tenant.values()} == {"-tenant-pools-", "-tenant-ids-"}
+    assert all(ns == {name.rsplit(marker, 1)[1]} for name, (ns, marker) in per_tenant.items()), per_tenant
+    others = {name: ns for name, ns in waits.items() if name not in per_tenant}
     assert {"okerdma-dev-rdma-privileges", "okerdma-dev-tenant-priority"} <= set(others)
     assert all(ns == every for ns in others.values()), others
 
