@@ -170,7 +170,8 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
          "protected against pulumi destroy"),
         ("oke-rdma:tenants", {args.tenant: tenant},
          (f"one tenant: its namespace, the whole RDMA pool as GPU quota ({args.nodes} x {gpus} GPUs), " if rdma else
-          "one tenant: its namespace (Kueue quotas cover RDMA pools only: gpu 0 here), ") + "the shared volume; "
+          "one tenant: its namespace, GPU quota 0 (a plain GPU pool is no tenant's: to share it with tenants set "
+          "nodePools.gpu.gpuSharing and the tenant's isolation: shared, docs/sharing.md), ") + "the shared volume; "
          "cpu (cores) and memoryGb (GiB) quotas: 0 admits no job requesting them, set what your jobs need"),
         ("oke-rdma:iam", {"createPolicies": True,
                           "deployerGroupId": ocid(args.deployer_group_id, "group", "oke-rdma:iam.deployerGroupId")},
@@ -314,7 +315,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     entries, placeholders = build(args)
     try:
-        load_stack_config(_raw(entries), secret_keys=[])
+        cfg = load_stack_config(_raw(entries), secret_keys=[])
     except ConfigError as e:
         for problem in e.problems:
             # The flag names the fix here: drop the config model's "set it with pulumi config set ..." advice.
@@ -330,7 +331,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"wrote {out}")
     for key in placeholders:
         print(f"warning: {key} is a placeholder; replace it before pulumi up", file=sys.stderr)
+    for warning in stack_warnings(cfg):
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def stack_warnings(cfg: StackConfig) -> list[str]:
+    """The warnings the preview gives this stack before anything is declared (the program's own, as in
+    ``__main__.py``): GPU pools no tenant can use (:func:`oke_rdma.adapter.idle_pool_warnings`)."""
+    from .adapter import idle_pool_warnings  # imports Pulumi: only once the stack is valid
+
+    return idle_pool_warnings(cfg)
 
 
 if __name__ == "__main__":

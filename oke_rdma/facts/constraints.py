@@ -699,6 +699,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("A GPU pool no tenant's ClusterQueue quota reaches is never used (Kueue admits nothing there)", "kueue",
            "runtime", "warning", "oke_rdma.adapter:idle_pool_warnings",
            "tests/config/test_idle_pools.py::test_a_pool_added_after_the_quotas_filled_the_first_is_named"),
+        _c("A plain GPU pool (exclusive, not RDMA) is no tenant's: no flavor covers it and the guard refuses tenants' "
+           "GPU pods there", "kueue", "runtime", "warning", "oke_rdma.adapter:idle_pool_warnings",
+           "tests/config/test_idle_pools.py::test_a_plain_gpu_pool_no_tenant_can_use_is_named"),
         _c("A tenant's CPU or memory quota beyond what its pools' nodes hold admits jobs no node can run", "kueue",
            "runtime", "warning", "oke_rdma.config.checks.tenants:quota_capacity_warnings",
            "tests/config/test_quota_capacity.py::test_cpu_and_memory_quotas_beyond_the_pools_are_warned_naming_the_key"),
