@@ -338,10 +338,12 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """The warnings the preview gives this stack before anything is declared (the program's own, as in
-    ``__main__.py``): GPU pools no tenant can use (:func:`oke_rdma.adapter.idle_pool_warnings`)."""
+    ``__main__.py``): GPU pools no tenant can use (:func:`oke_rdma.adapter.idle_pool_warnings`), add-on versions the facts do not
+    know (:func:`oke_rdma.config.checks.chart_versions.chart_version_warnings`)."""
     from .adapter import idle_pool_warnings  # imports Pulumi: only once the stack is valid
+    from .config.checks.chart_versions import chart_version_warnings
 
-    return idle_pool_warnings(cfg)
+    return idle_pool_warnings(cfg) + chart_version_warnings(cfg)
 
 
 if __name__ == "__main__":
