@@ -240,12 +240,19 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
 NODE_PROPERTIES = ("nodeMetadata", "initialNodeLabels", "nodeSourceDetails", "nodeShape", "nodeShapeConfig",
                    "kubernetesVersion", "sshPublicKey", "nodeConfigDetails.nsgIds",
                    "nodeConfigDetails.isPvEncryptionInTransitEnabled", "nodeConfigDetails.kmsKeyId",
-                   "nodeConfigDetails.nodePoolPodNetworkOptionDetails")
+                   "nodeConfigDetails.nodePoolPodNetworkOptionDetails", "nodeConfigDetails.placementConfigs")
 
 
-def node_pool_block(changes: Optional[list[Change]], run: ProgramRun) -> list[str]:
-    """Node pools updated in place on a node property: whether existing nodes get it (node cycling) or keep theirs."""
+def node_pool_block(changes: Optional[list[Change]], run: ProgramRun, previous_plan: Optional[dict] = None) -> list[str]:
+    """Node pools updated in place on a node property: whether existing nodes get it (node cycling) or keep theirs,
+    and, with ``previous_plan``, what the plan removes that the existing nodes still reference
+    (:func:`offline.node_references.dangling_references`)."""
+    from offline.node_references import dangling_references
+
     inputs = {r.urn: r.inputs for r in run.resources}
+    olds = (previous_plan or {}).get("resources", [])
+    before = {r["urn"]: r.get("inputs") for r in olds}
+    ids = {r["urn"]: r.get("id") for r in olds}
     lines: list[str] = []
     for c in changes or []:
         if c.op != "update" or c.type != "oci:ContainerEngine/nodePool:NodePool":
@@ -260,9 +267,14 @@ def node_pool_block(changes: Optional[list[Change]], run: ProgramRun) -> list[st
                          f"(maxSurge {cycling.get('maximumSurge')}, maxUnavailable "
                          f"{cycling.get('maximumUnavailable')} at a time): jobs on them are evicted")
         else:
+            placement = [t for t in touched if t.startswith("nodeConfigDetails.placementConfigs")]
+            where = (" (existing nodes stay in their fault domains and ADs)" if placement else "")
             lines.append(f"    {c.name}: {', '.join(touched)} changed; only nodes created from now on get it — the "
-                         f"existing nodes keep the old value until replaced: set nodePools.<pool>.cycling.enabled "
-                         f"(node cycling) or replace them")
+                         f"existing nodes keep the old value{where} until replaced: set "
+                         f"nodePools.<pool>.cycling.enabled (node cycling) or replace them")
+            for ref in dangling_references(c, changes or [], before, inputs, ids):
+                lines.append(f"      ! {ref}; cycle the pool first (or keep the old one until its nodes are "
+                             f"replaced), then remove it")
     return ["", "Node pools updated in place (OKE applies node properties to new nodes):"] + lines if lines else []
 
 

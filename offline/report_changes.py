@@ -123,7 +123,7 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     if not changed:
         lines.append("    no resource changes")
     lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes)
-    lines += errors_block(changes) + node_pool_block(changes, run)
+    lines += errors_block(changes) + node_pool_block(changes, run, previous_plan)
     lines += diagnostics_block(run, stack, width, count_infos=True)
     lines += _policy_lines(run, report)
     old_outputs = (previous_plan or {}).get("outputs") or {}
