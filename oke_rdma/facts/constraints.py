@@ -292,10 +292,15 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "offline.replacement:Planner",
            "tests/offline/test_node_pool_updates.py::"
            "test_a_node_property_change_without_cycling_warns_that_existing_nodes_keep_the_old_one"),
+        _c("A change that removes what existing nodes still reference (a device-plugin config their label names, an "
+           "NSG their VNICs sit in) leaves them pointing at nothing until cycled", "oke-pools", "update", "warning",
+           "offline.node_references:dangling_references",
+           "tests/offline/test_node_references.py::"
+           "test_a_removed_device_plugin_config_old_nodes_still_name_is_said_with_its_fix"),
         _c("A pool's image matches its Kubernetes version: a version change keeping imageId fails (409)",
-           "oke-pools", "upgrade", "warning", "offline.node_images:image_version_warnings",
+           "oke-pools", "upgrade", "preview", "offline.node_images:image_version_warnings",
            "tests/offline/test_node_pool_updates.py::"
-           "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_warns_naming_its_image_key"),
+           "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_is_refused_in_diagnostics"),
         _c("Moving a pool to another Compute Cluster replaces it", "oke-pools", "update", "preview", _FORCE_NEW,
            _CAS + "test_moving_the_compute_cluster_replaces_the_rdma_pool_that_runs_in_it"),
         _c("Node metadata endpoint: IMDSv2 only (legacy endpoint off)", "oke-pools", "create", "pack",
