@@ -371,6 +371,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_PROGRAM
     withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")))
+    if withdrawn:  # suggest only versions the pinned add-ons support (the config loaded again: this path is rare)
+        from oke_rdma.config import load_stack_config
+        from oke_rdma.config.checks.chart_versions import kubernetes_versions_supported
+        withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")),
+                                        kubernetes_versions_supported(load_stack_config(config, secret_keys)))
     if withdrawn and not args.program:  # OKE refuses to create these: a config problem (docs/preview.md)
         for problem in withdrawn:
             print(f"error: {problem}", file=sys.stderr)

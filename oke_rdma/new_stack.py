@@ -38,7 +38,7 @@ import yaml
 from pydantic import BaseModel
 
 from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
-from .facts import regions
+from .facts import kubernetes, regions
 from .facts.shapes import SHAPES, max_pods_per_node, vcpus_per_ocpu
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -321,6 +321,14 @@ def main(argv: Optional[list[str]] = None) -> int:
             # The flag names the fix here: drop the config model's "set it with pulumi config set ..." advice.
             text = re.sub(r"[;.]? *Set it with pulumi config set [^;]*$", "", problem.split(": ", 1)[-1])
             print(f"error: {_flag_of(problem)}: {text}", file=sys.stderr)
+        return 2
+    if kubernetes.withdrawn(args.kubernetes_version):  # the preview refuses a new cluster on it (OKE does)
+        row = kubernetes.withdrawn(args.kubernetes_version)
+        from .config.checks.chart_versions import kubernetes_versions_supported
+        print(f"error: --kubernetes-version (oke-rdma:cluster.kubernetesVersion): OKE no longer offers Kubernetes "
+              f"{args.kubernetes_version} (gone by {row.withdrawn}: {row.source}), so it refuses a new cluster on it; "
+              f"give one it offers that the pinned add-ons support: {', '.join(kubernetes_versions_supported(cfg))}",
+              file=sys.stderr)
         return 2
     out = args.output or ROOT / f"Pulumi.{args.stack}.yaml"
     if out.exists() and not args.force:

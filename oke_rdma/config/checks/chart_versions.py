@@ -99,3 +99,26 @@ def chart_version_warnings(cfg: StackConfig, registry: Registry = REGISTRY) -> l
                    f"the middle of pulumi up; check it with {where} and add it to oke_rdma/facts/chart_versions.py "
                    f"with its source, or pin {near or type(release).model_fields['version'].default}")
     return out
+
+
+def kubernetes_versions_supported(cfg: StackConfig) -> list[str]:
+    """The Kubernetes versions OKE offers (:func:`oke_rdma.facts.kubernetes.offered_versions`) that every enabled
+    add-on supports at its pinned version (:func:`oke_rdma.facts.charts.kubernetes_support`; an add-on or a version
+    without a recorded range makes no claim), oldest first: what a message suggesting a version may name. All offered
+    versions when no offered version fits every pin (the compatibility check then names the add-on)."""
+    from oke_rdma.facts import charts, kubernetes
+
+    offered = kubernetes.offered_versions()
+    entries = []
+    for field, info in type(cfg.platform).model_fields.items():
+        release = getattr(cfg.platform, field)
+        if not getattr(release, "enabled", False):
+            continue
+        try:
+            entry = charts.kubernetes_support(info.alias or field, release.version)
+        except ValueError:
+            continue  # not a semantic version: refused on its own key
+        if entry is not None:
+            entries.append(entry)
+    fitting = [v for v in offered if all(charts.fits_kubernetes(e, v) for e in entries)]
+    return fitting or offered
