@@ -17,6 +17,7 @@ The JSON plan (:mod:`offline.plan`) keeps everything.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from collections import Counter
@@ -129,7 +130,11 @@ def iam_section(run: ProgramRun) -> list[str]:
             where = doc.get("compartmentId") if isinstance(doc, dict) else doc
             lines.append(f"    {name} ({state}; attach to {where or 'the root compartment (set iam.tenancyId)'})")
             texts = doc.get("statements") if isinstance(doc, dict) else doc
-            lines += [f"      {text}" for text in (texts if isinstance(texts, list) else [texts or "[unknown]"])]
+            texts = texts if isinstance(texts, list) else [texts or "[unknown]"]
+            if len(texts) > 1 and all(t == "[unknown]" for t in texts):  # one line, not one "[unknown]" per statement
+                lines.append(f"      [unknown] ({len(texts)} statements, known once the resources they name exist)")
+            else:
+                lines += [f"      {text}" for text in texts]
     elif isinstance(statements, list):
         lines += [f"    {text}" for text in statements]
     else:
@@ -310,8 +315,27 @@ def errors_block(changes: Optional[list[Change]]) -> list[str]:
             # Lustre capacity) a replacement would destroy it, so only the value's own fix is offered.
             fix = (" Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
                    if c.type.startswith("kubernetes:") else "" if "; " in refused else " Keep its old value")
-            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update.{fix}")
+            lines.append(f"error: {c.type} {c.name}: {_in_config_terms(c, refused)}; pulumi up would fail on this "
+                         f"update.{fix}")
     return [""] + lines if lines else []
+
+
+#: Resources whose unique label oke-rdma derives with no config key to change it (subnet roles' DNS labels, the
+#: mount target's hostname label).
+_DERIVED_LABELS = ("oci:Core/subnet:Subnet", "oci:FileStorage/mountTarget:MountTarget")
+#: The program-level advice of :func:`offline.immutable.name_conflict`, which no oke-rdma config key can follow.
+_PROGRAM_ADVICE = re.compile(r"; set deleteBeforeReplace on it \(it is then gone until created again\) or give it "
+                             r"another (\w+)$")
+
+
+def _in_config_terms(change: Change, reason: str) -> str:
+    """``reason`` with advice only a program author can follow (set ``deleteBeforeReplace``, rename a field the
+    program derives) replaced, for a resource of this project (its URN names project ``oke-rdma``), by the fix a
+    stack's user has: avoid the replacement (its cause is named in the report)."""
+    if change.urn.split("::")[1:2] != ["oke-rdma"] or change.type not in _DERIVED_LABELS:
+        return reason
+    return _PROGRAM_ADVICE.sub(r"; oke-rdma derives the \1 itself (no config key changes it): avoid the replacement "
+                               r"instead — undo the config change that causes it (CAUSE above, or Replacements)", reason)
 
 
 def stateful_block(changes: Optional[list[Change]]) -> list[str]:
@@ -344,9 +368,16 @@ def _policy_lines(run: ProgramRun, report) -> list[str]:
             where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
             lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
             lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
-        seen = Counter((n.policy, n.reason) for n in not_run)  # one line per policy and reason, counted
-        for (policy, reason), times in seen.items():
-            lines.append(f"        - [advisory]  {policy}: {reason}" + (f" ({times} resources)" if times > 1 else ""))
+        # one line per reason: the rules that could not judge it and on how many resources (a value unknown until
+        # apply, such as IAM statements naming a cluster being replaced, stops every IAM rule alike)
+        by_reason: dict[str, list[str]] = {}
+        for n in not_run:
+            by_reason.setdefault(n.reason, []).append(n.policy)
+        for reason, policies in by_reason.items():
+            rules = list(dict.fromkeys(policies))
+            times = max(Counter(policies).values())
+            who = rules[0] if len(rules) == 1 else f"{len(rules)} rules ({', '.join(rules)})"
+            lines.append(f"        - [advisory]  {who}: {reason}" + (f" ({times} resources)" if times > 1 else ""))
         if not violations and not not_run:
             lines.append("        no violations")
     if run.advisories:

@@ -161,7 +161,10 @@ def test_dev_stack_first_preview_is_clean(capsys):
     # no violation at all; only the engine's advisory "can't run" notes for IAM statements that embed the (unknown)
     # cluster OCID — they run on the real text at `pulumi up`
     findings = [line.strip() for line in out.split("Policies:")[1].split("\n\n")[0].splitlines()[1:]]
-    assert findings and all(f.startswith("- [advisory]  iam-") and "can't be known during preview" in f for f in findings if f.startswith("- ["))
+    advisories = [f for f in findings if f.startswith("- [")]
+    assert advisories and all(f.startswith("- [advisory]  ") and "iam-" in f and "can't be known during preview" in f
+                              for f in advisories)
+    assert len(advisories) == len({f.split(": ", 1)[1] for f in advisories})  # one line per reason
 
 
 _PROGRAM = textwrap.dedent('''
