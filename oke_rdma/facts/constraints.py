@@ -243,7 +243,7 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
     "oci:ContainerEngine/cluster:Cluster": (
         _c("kubernetesVersion must be one OKE offers in the region", "oke-cluster", "create,upgrade", "config",
            "oke_rdma.config.checks.oci_facts:check_kubernetes_versions",
-           _SHP + "test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones"),
+           _SHP + "test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones_the_pins_support"),
         _c("A patch OKE no longer offers cannot create a cluster or node pool", "oke-cluster", "create", "preview",
            "offline.versions:withdrawn_creations",
            "tests/offline/test_withdrawn_versions.py::test_a_new_cluster_on_a_withdrawn_version_is_refused"),
