@@ -151,7 +151,8 @@ def test_invalid_policy_config_exits_2_like_the_cli(tmp_path, capsys):
 def test_policy_config_the_cli_ignores_is_warned_about(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-pubilc": "disabled"})  # a typo: the CLI ignores it
     code, out, err = preview(capsys, *open_api_stack(tmp_path), *pack_args(tmp_path, config))
-    assert code == 1 and "'kubernetes-api-not-pubilc', which is not a policy of this pack" in err
+    diagnostics = " ".join(out.split("\nDiagnostics:\n", 1)[1].split())  # in the report, not above it
+    assert code == 1 and "'kubernetes-api-not-pubilc', which is not a policy of this pack" in diagnostics
 
 
 # --- --unknowns: a stack's first preview --------------------------------------------------------------------------
