@@ -448,7 +448,8 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
         print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, {protect_hint(c)}run "
               f"pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
     for c in refused:
-        print(f"error: {c.type} {c.name}: {'; '.join(c.refused)}", file=sys.stderr)
+        from offline.report import _in_config_terms
+        print(f"error: {c.type} {c.name}: {'; '.join(_in_config_terms(c, r) for r in c.refused)}", file=sys.stderr)
     if blocked or refused:
         for cause in endpoint_cause(changes):  # last: the line a reader sees first
             print(f"error: {cause}", file=sys.stderr)
