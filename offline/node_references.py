@@ -73,8 +73,8 @@ def dangling_references(pool: Any, changes: list[Any], before: dict[str, Any], n
             for path in c.changed:
                 if _segments(path)[-1:] == [value] and _has(before.get(c.urn), path) and not _has(now.get(c.urn), path):
                     out.append(f"the existing nodes keep label {key}={value}, but {c.name} removes {path}: the "
-                               f"component reading that label finds no {value!r} config on them (the NVIDIA device "
-                               f"plugin cannot load it and they keep or lose their sharing)")
+                               f"component reading that label (the NVIDIA device plugin's config manager) finds no "
+                               f"{value!r} config for those nodes and cannot apply it")
     left = set(_nsgs(old)) - set(_nsgs(new))
     for c in changes:
         if c.op == "delete" and c.type == "oci:Core/networkSecurityGroup:NetworkSecurityGroup" and ids.get(c.urn) in left:
