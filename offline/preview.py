@@ -371,7 +371,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_PROGRAM
     withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")))
-    if withdrawn:  # suggest only versions the pinned add-ons support (the config loaded again: this path is rare)
+    if withdrawn and not args.program:  # suggest only versions the pinned add-ons support (config loaded again)
         from oke_rdma.config import load_stack_config
         from oke_rdma.config.checks.chart_versions import kubernetes_versions_supported
         withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")),
