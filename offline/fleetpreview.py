@@ -171,6 +171,8 @@ def preview_fleet(fleet_path: Path, run: Callable[[list[str]], int], previous_di
         return 2, []
     spec = fleet.spec
     rows: list[Row] = []
+    from oke_rdma.fleet.load import realm_notes
+    realms = realm_notes(spec)
     with tempfile.TemporaryDirectory(prefix="fleet-preview-") as tmp:
         out = json_dir or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
@@ -182,6 +184,7 @@ def preview_fleet(fleet_path: Path, run: Callable[[list[str]], int], previous_di
             if spec.release_of(s.entry) != spec.release:
                 # the offline preview runs this checkout's program: another release's code is not what it runs
                 row.note = f"pins {release}: previewed with this checkout's program, not that release's"
+            row.note = "; ".join(filter(None, [row.note, realms.get(s.name, "")]))
             config = Path(tmp) / f"Pulumi.{s.name}.yaml"
             _write_config(config, s.config)
             plan = out / f"{s.name}.json"

@@ -154,6 +154,7 @@ class OciMocks(pulumi_mocks.Mocks):
         self.unknowns = unknowns
         self.stack_outputs = dict(stack_outputs or {})  # referenced stack name → its outputs (wire form)
         self.subnet_cidrs: dict[str, str] = {}  # subnet OCID → CIDR, to answer getPrivateIp
+        self.cluster_endpoints: dict[str, str] = {}  # cluster OCID → its private endpoint, for the kubeconfig
         self.private_ips: dict[str, str] = {}  # private IP OCID → subnet OCID
         #: Private IP OCID → the address ``getPrivateIp`` answered: OCI's state, which Pulumi's does not hold; the
         #: plan keeps it (``privateIps``) so a later ``--previous`` run finds the same address.
@@ -216,7 +217,12 @@ class OciMocks(pulumi_mocks.Mocks):
             self.subnet_cidrs[rid] = cidr.get("value", "") if isinstance(cidr, dict) else cidr  # a secret
             out["virtualRouterIp"] = host_address(self.subnet_cidrs[rid])
         elif typ == "oci:ContainerEngine/cluster:Cluster":
-            out |= {"state": "ACTIVE", "endpoints": [{"privateEndpoint": "10.0.0.2:6443", "kubernetes": "",
+            # the endpoint's private IP is one of the control-plane subnet's (the first after the virtual router)
+            subnet = (inputs.get("endpointConfig") or {}).get("subnetId", "")
+            subnet = subnet.get("value", "") if isinstance(subnet, dict) else subnet  # a secret
+            endpoint = f"{host_address(self.subnet_cidrs.get(subnet, '10.0.0.0/28'), 1)}:6443"
+            self.cluster_endpoints[rid] = endpoint
+            out |= {"state": "ACTIVE", "endpoints": [{"privateEndpoint": endpoint, "kubernetes": "",
                                                        "publicEndpoint": "", "vcnHostnameEndpoint": ""}]}
         elif typ == "oci:ContainerEngine/nodePool:NodePool":
             out |= {"state": "ACTIVE", "nodeSourceDetails": inputs.get("nodeSourceDetails")}
@@ -256,7 +262,8 @@ class OciMocks(pulumi_mocks.Mocks):
         if token == "oci:ContainerEngine/getClusterKubeConfig:getClusterKubeConfig":
             cluster_id = args.args.get("clusterId", "")
             return {"clusterId": cluster_id, "tokenVersion": args.args.get("tokenVersion"),
-                    "content": _kubeconfig(cluster_id, self.region)}, []
+                    "content": _kubeconfig(cluster_id, self.region,
+                                           self.cluster_endpoints.get(cluster_id, "10.0.0.2:6443"))}, []
         if token == "oci:Core/getPrivateIp:getPrivateIp":
             # A private IP of the previous state exists in the tenancy and keeps its address whatever its subnet's
             # CIDR became (OCI assigns a VNIC's address once); a new one (its mount target created or replaced,
@@ -367,11 +374,12 @@ def k8s_object_id(inputs: dict, name: str) -> str:
     return f"{ns}/{obj_name}" if ns else str(obj_name)
 
 
-def _kubeconfig(cluster_id: str, region: str) -> str:
-    """A kubeconfig shaped like OKE's (token_version 2.0.0: an ``oci ce cluster generate-token`` exec plugin)."""
+def _kubeconfig(cluster_id: str, region: str, endpoint: str = "10.0.0.2:6443") -> str:
+    """A kubeconfig shaped like OKE's (token_version 2.0.0: an ``oci ce cluster generate-token`` exec plugin), its
+    server the cluster's private ``endpoint`` (``<ip>:6443``)."""
     return (
         "apiVersion: v1\nkind: Config\ncurrent-context: oke\n"
-        f"clusters:\n- name: oke\n  cluster:\n    server: https://10.0.0.2:6443\n"
+        f"clusters:\n- name: oke\n  cluster:\n    server: https://{endpoint}\n"
         "    certificate-authority-data: T0ZGTElORQ==\n"
         "contexts:\n- name: oke\n  context: {cluster: oke, user: oke}\n"
         "users:\n- name: oke\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"

@@ -5,8 +5,9 @@ and ``UpdateNodePool`` with a ``kubernetesVersion`` that differs from the versio
 ``nodeSourceDetails.imageId`` fails with 409 "Kubernetes version does not match Kubernetes version of OKE worker node
 image" (OKE docs "Upgrading Node Pools", "Supported Images"; checked 2026-12-01). The offline preview cannot read an
 image's version, so a ``--previous`` plan that changes a pool's version (its own ``kubernetesVersion`` or, when it
-follows the cluster, the cluster's) without changing its image gets one warning line naming the key to change and how
-to find the image for the new version (``oci ce node-pool-options get``).
+follows the cluster, the cluster's) without changing its image gets one error naming the key to change and how to find
+the image for the new version (``oci ce node-pool-options get``), in the report's Diagnostics; the preview exits 4
+(the plan cannot be applied).
 """
 
 from __future__ import annotations
@@ -44,5 +45,6 @@ def image_version_warnings(changes: Optional[list[Change]], inputs_by_urn: dict[
         found.append(f"{_pool_key(c.name, inputs)}: the pool moves to Kubernetes {version} but keeps image {image}; "
                      f"OKE images are built per Kubernetes version and the update fails (409 \"Kubernetes version does "
                      f"not match Kubernetes version of OKE worker node image\"): set the image for {version} (list "
-                     f"them with `oci ce node-pool-options get --node-pool-option-id <cluster OCID>`)")
+                     f"them with `oci ce node-pool-options get --node-pool-option-id all --node-pool-k8s-version "
+                     f"{version}`)")
     return found

@@ -371,6 +371,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
             print(f"error: {problem}", file=sys.stderr)
         return EXIT_PROGRAM
     withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")))
+    if withdrawn and not args.program:  # suggest only versions the pinned add-ons support (config loaded again)
+        from oke_rdma.config import load_stack_config
+        from oke_rdma.config.checks.chart_versions import kubernetes_versions_supported
+        withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")),
+                                        kubernetes_versions_supported(load_stack_config(config, secret_keys)))
     if withdrawn and not args.program:  # OKE refuses to create these: a config problem (docs/preview.md)
         for problem in withdrawn:
             print(f"error: {problem}", file=sys.stderr)
@@ -387,23 +392,28 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     except PolicyRuntimeError as e:  # a pack that does not start, or a rule that raised: the engine fails too
         print(f"error: {e}", file=sys.stderr)
         return EXIT_PROGRAM
+    # What the preview finds beside the program goes into the report's Diagnostics with the program's own messages
+    # (not on stderr above the report, where a reader scrolling to the summary misses it).
+    found: list[tuple[str, str]] = []
     for pack, warning in report.config_warnings_by_pack:
         where = f"--policy-config {args.policy_config[packs.index(pack.path)]}" if args.policy_config else pack.name
-        print(f"warning: {where}: {warning}", file=sys.stderr)
+        found.append(("warning", f"{where}: {warning}"))
     for leak in secret_leaks(run):
-        print(f"warning: a secure: config value reaches {leak} as plain text, not as a Pulumi secret: pulumi up "
-              "would store it unencrypted in the state (shown here as [secret]); wrap it with "
-              "pulumi.Output.secret in the program", file=sys.stderr)
+        found.append(("warning", f"a secure: config value reaches {leak} as plain text, not as a Pulumi secret: "
+                                 "pulumi up would store it unencrypted in the state (shown here as [secret]); wrap it "
+                                 "with pulumi.Output.secret in the program"))
     if not args.program and not args.unknowns:  # this project's outputs against its contract (outputs.contract.json)
         from oke_rdma.outputs import check_outputs
         for problem in check_outputs(run.outputs):
-            print(f"warning: stack outputs do not honour outputs.contract.json: {problem}", file=sys.stderr)
+            found.append(("warning", f"stack outputs do not honour outputs.contract.json: {problem}"))
     timings.mark("policies")
     changes = run.changes
-    for warning in image_version_warnings(changes, {r.urn: r.inputs for r in run.resources}):
-        print(f"warning: {warning}", file=sys.stderr)
+    # OKE refuses these updates (409): the plan cannot be applied as it stands
+    image_errors = image_version_warnings(changes, {r.urn: r.inputs for r in run.resources})
+    found += [("error", problem) for problem in image_errors]
     for warning in cni_changes(run, previous):  # the step pulumi up leaves undone (docs/operations.md)
-        print(f"warning: {warning}", file=sys.stderr)
+        found.append(("warning", warning))
+    run.diagnostics[:0] = found
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details, previous_plan=previous))
     if args.json:
@@ -417,6 +427,10 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     for note in notes:
         print(f"CRDs: {note}")
     code = exit_code(run, report, args.fail_on_replace)
+    for problem in image_errors:  # also in Diagnostics; last on stderr like every cause of a plan that cannot apply
+        print(f"error: {problem}", file=sys.stderr)
+    if image_errors:
+        code = EXIT_PLAN
     for problem in refusals:  # a plan Helm would apply with the old CRDs (docs/operations.md)
         print(f"error: {problem}", file=sys.stderr)
     return EXIT_PLAN if refusals else code
@@ -434,7 +448,8 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
         print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, {protect_hint(c)}run "
               f"pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
     for c in refused:
-        print(f"error: {c.type} {c.name}: {'; '.join(c.refused)}", file=sys.stderr)
+        from offline.report import _in_config_terms
+        print(f"error: {c.type} {c.name}: {'; '.join(_in_config_terms(c, r) for r in c.refused)}", file=sys.stderr)
     if blocked or refused:
         for cause in endpoint_cause(changes):  # last: the line a reader sees first
             print(f"error: {cause}", file=sys.stderr)

@@ -17,6 +17,7 @@ The JSON plan (:mod:`offline.plan`) keeps everything.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from collections import Counter
@@ -129,7 +130,11 @@ def iam_section(run: ProgramRun) -> list[str]:
             where = doc.get("compartmentId") if isinstance(doc, dict) else doc
             lines.append(f"    {name} ({state}; attach to {where or 'the root compartment (set iam.tenancyId)'})")
             texts = doc.get("statements") if isinstance(doc, dict) else doc
-            lines += [f"      {text}" for text in (texts if isinstance(texts, list) else [texts or "[unknown]"])]
+            texts = texts if isinstance(texts, list) else [texts or "[unknown]"]
+            if len(texts) > 1 and all(t == "[unknown]" for t in texts):  # one line, not one "[unknown]" per statement
+                lines.append(f"      [unknown] ({len(texts)} statements, known once the resources they name exist)")
+            else:
+                lines += [f"      {text}" for text in texts]
     elif isinstance(statements, list):
         lines += [f"    {text}" for text in statements]
     else:
@@ -240,12 +245,19 @@ def replacements_block(changes: Optional[list[Change]]) -> list[str]:
 NODE_PROPERTIES = ("nodeMetadata", "initialNodeLabels", "nodeSourceDetails", "nodeShape", "nodeShapeConfig",
                    "kubernetesVersion", "sshPublicKey", "nodeConfigDetails.nsgIds",
                    "nodeConfigDetails.isPvEncryptionInTransitEnabled", "nodeConfigDetails.kmsKeyId",
-                   "nodeConfigDetails.nodePoolPodNetworkOptionDetails")
+                   "nodeConfigDetails.nodePoolPodNetworkOptionDetails", "nodeConfigDetails.placementConfigs")
 
 
-def node_pool_block(changes: Optional[list[Change]], run: ProgramRun) -> list[str]:
-    """Node pools updated in place on a node property: whether existing nodes get it (node cycling) or keep theirs."""
+def node_pool_block(changes: Optional[list[Change]], run: ProgramRun, previous_plan: Optional[dict] = None) -> list[str]:
+    """Node pools updated in place on a node property: whether existing nodes get it (node cycling) or keep theirs,
+    and, with ``previous_plan``, what the plan removes that the existing nodes still reference
+    (:func:`offline.node_references.dangling_references`)."""
+    from offline.node_references import dangling_references
+
     inputs = {r.urn: r.inputs for r in run.resources}
+    olds = (previous_plan or {}).get("resources", [])
+    before = {r["urn"]: r.get("inputs") for r in olds}
+    ids = {r["urn"]: r.get("id") for r in olds}
     lines: list[str] = []
     for c in changes or []:
         if c.op != "update" or c.type != "oci:ContainerEngine/nodePool:NodePool":
@@ -260,9 +272,14 @@ def node_pool_block(changes: Optional[list[Change]], run: ProgramRun) -> list[st
                          f"(maxSurge {cycling.get('maximumSurge')}, maxUnavailable "
                          f"{cycling.get('maximumUnavailable')} at a time): jobs on them are evicted")
         else:
+            placement = [t for t in touched if t.startswith("nodeConfigDetails.placementConfigs")]
+            where = (" (existing nodes stay in their fault domains and ADs)" if placement else "")
             lines.append(f"    {c.name}: {', '.join(touched)} changed; only nodes created from now on get it — the "
-                         f"existing nodes keep the old value until replaced: set nodePools.<pool>.cycling.enabled "
-                         f"(node cycling) or replace them")
+                         f"existing nodes keep the old value{where} until replaced: set "
+                         f"nodePools.<pool>.cycling.enabled (node cycling) or replace them")
+            for ref in dangling_references(c, changes or [], before, inputs, ids):
+                lines.append(f"      ! {ref}; cycle the pool first (or keep the old one until its nodes are "
+                             f"replaced), then remove it")
     return ["", "Node pools updated in place (OKE applies node properties to new nodes):"] + lines if lines else []
 
 
@@ -300,8 +317,27 @@ def errors_block(changes: Optional[list[Change]]) -> list[str]:
                        "kubernetes:helm.sh/")) else  # the reason names its own way out (offline.stuck_updates)
                    " Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
                    if c.type.startswith("kubernetes:") else " Keep its old value")
-            lines.append(f"error: {c.type} {c.name}: {refused}; pulumi up would fail on this update.{fix}")
+            lines.append(f"error: {c.type} {c.name}: {_in_config_terms(c, refused)}; pulumi up would fail on this "
+                         f"update.{fix}")
     return [""] + lines if lines else []
+
+
+#: Resources whose unique label oke-rdma derives with no config key to change it (subnet roles' DNS labels, the
+#: mount target's hostname label).
+_DERIVED_LABELS = ("oci:Core/subnet:Subnet", "oci:FileStorage/mountTarget:MountTarget")
+#: The program-level advice of :func:`offline.immutable.name_conflict`, which no oke-rdma config key can follow.
+_PROGRAM_ADVICE = re.compile(r"; set deleteBeforeReplace on it \(it is then gone until created again\) or give it "
+                             r"another (\w+)$")
+
+
+def _in_config_terms(change: Change, reason: str) -> str:
+    """``reason`` with advice only a program author can follow (set ``deleteBeforeReplace``, rename a field the
+    program derives) replaced, for a resource of this project (its URN names project ``oke-rdma``), by the fix a
+    stack's user has: avoid the replacement (its cause is named in the report)."""
+    if change.urn.split("::")[1:2] != ["oke-rdma"] or change.type not in _DERIVED_LABELS:
+        return reason
+    return _PROGRAM_ADVICE.sub(r"; oke-rdma derives the \1 itself (no config key changes it): avoid the replacement "
+                               r"instead — undo the config change that causes it (CAUSE above, or Replacements)", reason)
 
 
 def stateful_block(changes: Optional[list[Change]]) -> list[str]:
@@ -334,9 +370,16 @@ def _policy_lines(run: ProgramRun, report) -> list[str]:
             where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
             lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
             lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
-        seen = Counter((n.policy, n.reason) for n in not_run)  # one line per policy and reason, counted
-        for (policy, reason), times in seen.items():
-            lines.append(f"        - [advisory]  {policy}: {reason}" + (f" ({times} resources)" if times > 1 else ""))
+        # one line per reason: the rules that could not judge it and on how many resources (a value unknown until
+        # apply, such as IAM statements naming a cluster being replaced, stops every IAM rule alike)
+        by_reason: dict[str, list[str]] = {}
+        for n in not_run:
+            by_reason.setdefault(n.reason, []).append(n.policy)
+        for reason, policies in by_reason.items():
+            rules = list(dict.fromkeys(policies))
+            times = max(Counter(policies).values())
+            who = rules[0] if len(rules) == 1 else f"{len(rules)} rules ({', '.join(rules)})"
+            lines.append(f"        - [advisory]  {who}: {reason}" + (f" ({times} resources)" if times > 1 else ""))
         if not violations and not not_run:
             lines.append("        no violations")
     if run.advisories:

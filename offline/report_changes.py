@@ -125,7 +125,7 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         lines.append("    no resource changes")
     lines += _counts(run, changes) + replacements_block(changes) + stateful_block(changes) + errors_block(changes)
     lines += [w for line in manual_block(changes) for w in (_wrap(line, width, '      ') if line else [line])]
-    lines += node_pool_block(changes, run)
+    lines += node_pool_block(changes, run, previous_plan)
     lines += diagnostics_block(run, stack, width, count_infos=True)
     lines += _policy_lines(run, report)
     old_outputs = (previous_plan or {}).get("outputs") or {}

@@ -16,7 +16,7 @@ from oke_rdma.cluster import ClusterArgs
 from oke_rdma.compute import ComputeArgs
 from oke_rdma.config import (StackConfig, cidr_problems, placement_warnings, required_nsg_roles, required_subnet_roles,
                              workload_bindings)
-from oke_rdma.config.checks.fleet import pool_gpu_units, shared_pools, tenant_pools
+from oke_rdma.config.checks.fleet import plain_gpu_pools, pool_gpu_units, shared_pools, tenant_pools
 from oke_rdma.config.checks.object_storage import weights_bucket_name
 from oke_rdma.config.object_storage import checkpoint_prefix
 from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_client_pools, tenant_ids
@@ -364,14 +364,22 @@ def flavor_quotas(cfg: StackConfig, tenant: str) -> dict[str, FlavorQuota]:
 def idle_pool_warnings(cfg: StackConfig) -> list[str]:
     """One line per GPU pool whose GPUs are in no tenant's Kueue quota (nominal or borrowable, :func:`flavor_quotas`):
     no tenant's job is ever admitted there, so its nodes run idle. Typically a pool added after the tenants' quotas,
-    which fill the pools in order. Empty without tenants or without Kueue."""
-    if not cfg.tenants or not cfg.platform.kueue.enabled:
+    which fill the pools in order. Also one line per plain GPU pool (:func:`~oke_rdma.config.checks.fleet.
+    plain_gpu_pools`: exclusive, not RDMA), which no tenant's flavors cover and the guard keeps tenants' GPU pods off.
+    Empty without tenants; without Kueue only the plain pools are named."""
+    if not cfg.tenants:
         return []
+    out = [f"{_key(('nodePools', pool))}: a plain GPU pool (exclusive, not RDMA): no tenant can use its GPUs (no "
+           f"tenant's Kueue flavors cover it and the guard refuses tenants' GPU pods there), so only workloads the "
+           f"cluster administrator runs outside the tenants use it; to give it to tenants set "
+           f"nodePools.{pool}.gpuSharing (mode timeSlicing or mig) and a tenant with isolation: shared, or use an "
+           f"RDMA shape with rdma: true (docs/sharing.md)" for pool in plain_gpu_pools(cfg)]
+    if not cfg.platform.kueue.enabled:
+        return out
     reached: dict[str, int] = {}
     for t in cfg.tenants:
         for pool, q in flavor_quotas(cfg, t).items():
             reached[pool] = reached.get(pool, 0) + q.gpu + q.gpu_borrowing_limit
-    out = []
     for pool in [*cfg.rdma_pools, *shared_pools(cfg)]:
         units = pool_gpu_units(cfg, pool)
         if units and not reached.get(pool):

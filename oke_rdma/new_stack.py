@@ -38,7 +38,7 @@ import yaml
 from pydantic import BaseModel
 
 from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
-from .facts import regions
+from .facts import kubernetes, regions
 from .facts.shapes import SHAPES, max_pods_per_node, vcpus_per_ocpu
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,7 +170,8 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
          "protected against pulumi destroy"),
         ("oke-rdma:tenants", {args.tenant: tenant},
          (f"one tenant: its namespace, the whole RDMA pool as GPU quota ({args.nodes} x {gpus} GPUs), " if rdma else
-          "one tenant: its namespace (Kueue quotas cover RDMA pools only: gpu 0 here), ") + "the shared volume; "
+          "one tenant: its namespace, GPU quota 0 (a plain GPU pool is no tenant's: to share it with tenants set "
+          "nodePools.gpu.gpuSharing and the tenant's isolation: shared, docs/sharing.md), ") + "the shared volume; "
          "cpu (cores) and memoryGb (GiB) quotas: 0 admits no job requesting them, set what your jobs need"),
         ("oke-rdma:iam", {"createPolicies": True,
                           "deployerGroupId": ocid(args.deployer_group_id, "group", "oke-rdma:iam.deployerGroupId")},
@@ -314,12 +315,20 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     entries, placeholders = build(args)
     try:
-        load_stack_config(_raw(entries), secret_keys=[])
+        cfg = load_stack_config(_raw(entries), secret_keys=[])
     except ConfigError as e:
         for problem in e.problems:
             # The flag names the fix here: drop the config model's "set it with pulumi config set ..." advice.
             text = re.sub(r"[;.]? *Set it with pulumi config set [^;]*$", "", problem.split(": ", 1)[-1])
             print(f"error: {_flag_of(problem)}: {text}", file=sys.stderr)
+        return 2
+    if kubernetes.withdrawn(args.kubernetes_version):  # the preview refuses a new cluster on it (OKE does)
+        row = kubernetes.withdrawn(args.kubernetes_version)
+        from .config.checks.chart_versions import kubernetes_versions_supported
+        print(f"error: --kubernetes-version (oke-rdma:cluster.kubernetesVersion): OKE no longer offers Kubernetes "
+              f"{args.kubernetes_version} (gone by {row.withdrawn}: {row.source}), so it refuses a new cluster on it; "
+              f"give one it offers that the pinned add-ons support: {', '.join(kubernetes_versions_supported(cfg))}",
+              file=sys.stderr)
         return 2
     out = args.output or ROOT / f"Pulumi.{args.stack}.yaml"
     if out.exists() and not args.force:
@@ -330,7 +339,19 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"wrote {out}")
     for key in placeholders:
         print(f"warning: {key} is a placeholder; replace it before pulumi up", file=sys.stderr)
+    for warning in stack_warnings(cfg):
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def stack_warnings(cfg: StackConfig) -> list[str]:
+    """The warnings the preview gives this stack before anything is declared (the program's own, as in
+    ``__main__.py``): GPU pools no tenant can use (:func:`oke_rdma.adapter.idle_pool_warnings`), add-on versions the facts do not
+    know (:func:`oke_rdma.config.checks.chart_versions.chart_version_warnings`)."""
+    from .adapter import idle_pool_warnings  # imports Pulumi: only once the stack is valid
+    from .config.checks.chart_versions import chart_version_warnings
+
+    return idle_pool_warnings(cfg) + chart_version_warnings(cfg)
 
 
 if __name__ == "__main__":

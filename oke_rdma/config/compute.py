@@ -310,7 +310,9 @@ class NodePool(_Model):
     @classmethod
     def _shape(cls, v: str) -> str:
         if not re.match(r"^(VM|BM)\.[A-Za-z0-9.\-]+$", v):
-            raise ValueError(f"must be an OCI shape name like VM.Standard.E5.Flex or BM.GPU.H100.8, got {v!r}")
+            from ..facts.shapes import did_you_mean_shape
+            raise ValueError(f"must be an OCI shape name like VM.Standard.E5.Flex or BM.GPU.H100.8 (names are "
+                             f"case-sensitive), got {v!r}{did_you_mean_shape(str(v))}")
         return v
 
     @field_validator("fault_domains")

@@ -251,7 +251,7 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "tests/offline/test_stuck_updates.py::test_an_oidc_change_without_a_ca_certificate_is_refused"),
         _c("kubernetesVersion must be one OKE offers in the region", "oke-cluster", "create,upgrade", "config",
            "oke_rdma.config.checks.oci_facts:check_kubernetes_versions",
-           _SHP + "test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones"),
+           _SHP + "test_a_version_oke_does_not_offer_is_refused_with_the_offered_ones_the_pins_support"),
         _c("A patch OKE no longer offers cannot create a cluster or node pool", "oke-cluster", "create", "preview",
            "offline.versions:withdrawn_creations",
            "tests/offline/test_withdrawn_versions.py::test_a_new_cluster_on_a_withdrawn_version_is_refused"),
@@ -300,10 +300,15 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "offline.replacement:Planner",
            "tests/offline/test_node_pool_updates.py::"
            "test_a_node_property_change_without_cycling_warns_that_existing_nodes_keep_the_old_one"),
+        _c("A change that removes what existing nodes still reference (a device-plugin config their label names, an "
+           "NSG their VNICs sit in) leaves them pointing at nothing until cycled", "oke-pools", "update", "warning",
+           "offline.node_references:dangling_references",
+           "tests/offline/test_node_references.py::"
+           "test_a_removed_device_plugin_config_old_nodes_still_name_is_said_with_its_fix"),
         _c("A pool's image matches its Kubernetes version: a version change keeping imageId fails (409)",
-           "oke-pools", "upgrade", "warning", "offline.node_images:image_version_warnings",
+           "oke-pools", "upgrade", "preview", "offline.node_images:image_version_warnings",
            "tests/offline/test_node_pool_updates.py::"
-           "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_warns_naming_its_image_key"),
+           "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_is_refused_in_diagnostics"),
         _c("Moving a pool to another Compute Cluster replaces it", "oke-pools", "update", "preview", _FORCE_NEW,
            _CAS + "test_moving_the_compute_cluster_replaces_the_rdma_pool_that_runs_in_it"),
         _c("Node metadata endpoint: IMDSv2 only (legacy endpoint off)", "oke-pools", "create", "pack",
@@ -707,6 +712,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("A GPU pool no tenant's ClusterQueue quota reaches is never used (Kueue admits nothing there)", "kueue",
            "runtime", "warning", "oke_rdma.adapter:idle_pool_warnings",
            "tests/config/test_idle_pools.py::test_a_pool_added_after_the_quotas_filled_the_first_is_named"),
+        _c("A plain GPU pool (exclusive, not RDMA) is no tenant's: no flavor covers it and the guard refuses tenants' "
+           "GPU pods there", "kueue", "runtime", "warning", "oke_rdma.adapter:idle_pool_warnings",
+           "tests/config/test_idle_pools.py::test_a_plain_gpu_pool_no_tenant_can_use_is_named"),
         _c("A tenant's CPU or memory quota beyond what its pools' nodes hold admits jobs no node can run", "kueue",
            "runtime", "warning", "oke_rdma.config.checks.tenants:quota_capacity_warnings",
            "tests/config/test_quota_capacity.py::test_cpu_and_memory_quotas_beyond_the_pools_are_warned_naming_the_key"),

@@ -227,11 +227,29 @@ def closest_shape(shape: str) -> Optional[str]:
     known = sorted(set(SHAPES) | set(FLEX_SHAPE_LIMITS))
     if shape in known:
         return None
-    close = difflib.get_close_matches(shape, known, n=1, cutoff=0.85)
-    return close[0] if close else None
+    lower = {k.lower(): k for k in known}  # OCI shape names are case-sensitive: bm.gpu.a100-v2.8 is a typo
+    if shape.lower() in lower:
+        return lower[shape.lower()]
+    close = difflib.get_close_matches(shape.lower(), list(lower), n=1, cutoff=0.85)
+    return lower[close[0]] if close else None
+
+
+def shapes_containing(text: str) -> list[str]:
+    """The known shapes whose name holds ``text`` as one of its dot- or dash-separated parts, case-insensitively
+    (``A100`` → ``BM.GPU.A100-v2.8``; a GPU model written alone); empty for text under 3 characters."""
+    import re
+
+    if len(text) < 3 or "." in text:
+        return []
+    want = text.lower()
+    return sorted(k for k in set(SHAPES) | set(FLEX_SHAPE_LIMITS) if want in re.split(r"[.-]", k.lower()))
 
 
 def did_you_mean_shape(shape: str) -> str:
-    """`` (did you mean X?)`` for :func:`closest_shape`, else ``""``: appended to a message refusing ``shape``."""
+    """`` (did you mean X?)`` for :func:`closest_shape` (or the shapes named after a GPU model written alone:
+    :func:`shapes_containing`), else ``""``: appended to a message refusing ``shape``."""
     close = closest_shape(shape)
-    return f" (did you mean {close}?)" if close else ""
+    if close:
+        return f" (did you mean {close}?)"
+    named = shapes_containing(shape)
+    return f" (did you mean {' or '.join(named)}?)" if 0 < len(named) <= 4 else ""

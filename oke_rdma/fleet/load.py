@@ -168,6 +168,29 @@ def _cross_problems(spec: FleetFile, root: Path) -> list[str]:
     return problems
 
 
+def realm_notes(spec: FleetFile) -> dict[str, str]:
+    """Stack name → a note for each landing zone or cluster in another OCI realm than the management cluster
+    (``oc1`` commercial, ``oc4`` UK Government, ...; :func:`oke_rdma.facts.regions.realm_of`). A realm is a separate
+    cloud with its own tenancies and identity (OCI docs "Regions and Availability Domains", realms; checked
+    2026-12-02): the management cluster's credentials and its VCN peering do not reach it, so the operator's
+    workspace needs a credential of that realm's tenancy and a network path to its API, or the realm its own
+    management cluster. Empty without a management cluster or when a realm is unknown."""
+    from oke_rdma.facts.regions import realm_of
+
+    if spec.management is None:
+        return {}
+    home = realm_of(spec.management.region)
+    out = {}
+    for m in [*spec.landing_zones, *spec.clusters]:
+        realm = realm_of(m.region)
+        if home and realm and realm != home:
+            out[m.name] = (f"cross-realm: {m.region} is in {realm}, management cluster {spec.management.name} in "
+                           f"{home}; its credentials and VCN peering do not cross realms: give the operator a "
+                           f"credential of the {realm} tenancy and a path to its API, or run a management cluster "
+                           f"in {realm}")
+    return out
+
+
 def load_fleet(path: Path) -> Fleet:
     """Read and check the fleet file at ``path``.
 

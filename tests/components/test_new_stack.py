@@ -61,6 +61,7 @@ def test_a_gpu_shape_outside_the_rdma_list_gets_no_compute_cluster(tmp_path):
     assert cfg.compute_cluster is None and cfg.node_pools["gpu"].rdma is False
     assert cfg.node_pools["gpu"].size == 4 and cfg.node_pools["gpu"].gpus_per_node == 2
     assert cfg.tenants["research"].quota.gpu == 0 and cfg.tenants["research"].rdma is False
+    assert "warning: oke-rdma:nodePools.gpu: a plain GPU pool (exclusive, not RDMA): no tenant can use" in err
     plan = preview(path, tmp_path)
     assert not [r for r in plan["resources"] if r["type"] == "oci:Core/computeCluster:ComputeCluster"]
 
@@ -316,3 +317,17 @@ def test_a_pool_too_large_for_the_pod_subnet_is_fixed_with_a_flag(tmp_path, caps
     assert err.startswith("error: --max-pods-per-node or --nodes (oke-rdma:network.subnets.pods): ") and not out.exists()
     assert new_stack.main(base + ["--max-pods-per-node", "48"]) == 0, capsys.readouterr().err
     assert load_stack_config(*read_stack_file(out)).node_pools["gpu"].max_pods_per_node == 48
+
+
+def test_a_withdrawn_kubernetes_version_is_refused_suggesting_only_versions_the_pins_support(tmp_path):
+    """The command applies the preview's version checks: a version OKE withdrew is refused (a new cluster on it
+    fails), naming the offered versions every pinned add-on supports (not one the KEDA pin refuses)."""
+    from oke_rdma.config.checks.chart_versions import kubernetes_versions_supported
+    from oke_rdma.facts import kubernetes
+    withdrawn = next(v for v, row in kubernetes.OKE_VERSIONS.items() if not row.offered)
+    code, path, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
+                            "Uocm:EU-FRANKFURT-1-AD-1", "--kubernetes-version", withdrawn)
+    assert code == 2 and not path.exists()
+    (line,) = [x for x in err.splitlines() if x.startswith("error: --kubernetes-version")]
+    supported = kubernetes_versions_supported(load_stack_config(*read_stack_file(ROOT / "Pulumi.dev.yaml")))
+    assert line.endswith(", ".join(supported)) and set(supported) < set(kubernetes.offered_versions())

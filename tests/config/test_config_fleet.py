@@ -180,3 +180,18 @@ def test_a_shape_with_unknown_gpus_still_asks_for_gpus_per_node():
     found = problems(nodePools=shared_pool("BM.GPU.Unknown.8", mode="timeSlicing", replicas=2),
                      tenants={"analytics": {"isolation": "shared"}})
     assert any("gpusPerNode" in p for p in found), found
+
+
+@pytest.mark.parametrize("sharing", [{"mode": "exclusive"}, None])
+def test_a_tenant_listing_a_pool_made_exclusive_gets_one_line(sharing):
+    """A shared pool switched back to exclusive (or its gpuSharing removed) while a shared tenant lists it: one line on
+    the tenant's nodePools entry naming the pool's gpuSharing key, no follow-on quota claim."""
+    pools = shared_pool("VM.GPU.A10.2", mode="timeSlicing", replicas=4)
+    if sharing is None:
+        del pools["shared"]["gpuSharing"]
+    else:
+        pools["shared"]["gpuSharing"] = sharing
+    (line,) = problems(nodePools=pools, tenants={"analytics": {"isolation": "shared", "nodePools": ["shared"],
+                                                               "quota": {"gpu": 4, "cpu": 4, "memoryGb": 16}}})
+    assert line.startswith("oke-rdma:tenants.analytics.nodePools[0]: 'shared' is a plain GPU pool")
+    assert "nodePools.shared.gpuSharing.mode: timeSlicing or mig" in line

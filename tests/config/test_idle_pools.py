@@ -1,6 +1,8 @@
 """A GPU pool whose GPUs are in no tenant's Kueue quota is said before pulumi up: no job is ever admitted there."""
 from __future__ import annotations
 
+import pytest
+
 from oke_rdma.adapter import idle_pool_warnings
 from tests.stackcfg import dev_values, load_dev_config
 
@@ -19,3 +21,39 @@ def test_a_quota_that_reaches_the_pool_or_borrowing_silences_it():
     assert idle_pool_warnings(load_dev_config()) == []
     more = _with_second_gpu_pool(tenants={"research": {"quota": {"gpu": 16, "gpuBorrowingLimit": 8}}})
     assert idle_pool_warnings(more) == []
+
+
+IMAGE = "ocid1.image.oc1.sa-saopaulo-1.aaaaaaaa7u2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4j6k8lgpub"
+
+
+def _plain(shape: str, **extra) -> dict:
+    return {"shape": shape, "size": 1, "imageId": IMAGE, **extra}
+
+
+@pytest.mark.parametrize("shape,extra", [
+    ("VM.GPU.A10.2", {}),                                        # the shape new_stack gives a plain pool
+    ("BM.GPU.L40S.4", {}),                                       # a bare metal GPU shape not on the RDMA list
+    ("BM.GPU.A100-v2.8", {"rdma": False}),                       # an RDMA-capable shape kept out of the cluster
+    ("VM.GPU.A10.2", {"gpuSharing": {"mode": "exclusive"}}),     # exclusive said outright
+])
+def test_a_plain_gpu_pool_no_tenant_can_use_is_named(shape, extra):
+    """Every GPU pool that is neither RDMA nor shared is in no tenant's flavors and the guard keeps tenants off it:
+    the warning names its key and how to give it to tenants."""
+    cfg = load_dev_config(nodePools={"plain": _plain(shape, **extra)})
+    (warning,) = idle_pool_warnings(cfg)
+    assert warning.startswith("oke-rdma:nodePools.plain: a plain GPU pool (exclusive, not RDMA): no tenant can use")
+    assert "nodePools.plain.gpuSharing" in warning
+
+
+def test_a_shared_pool_a_tenant_reaches_and_a_cpu_pool_are_not_named():
+    """A time-sliced pool in a shared tenant's quota and a CPU pool make no idle-GPU warning."""
+    cfg = load_dev_config(nodePools={"shared": _plain("VM.GPU.A10.2", gpuSharing={"mode": "timeSlicing", "replicas": 2}),
+                                     "cpu": _plain("VM.Standard.E5.Flex", ocpus=4, memoryGb=32)},
+                          tenants={"research": {"isolation": "shared", "quota": {"gpu": 20}}})
+    assert idle_pool_warnings(cfg) == []
+
+
+def test_a_plain_pool_without_tenants_is_not_named():
+    """Without tenants nothing keeps anyone off a plain pool: no warning."""
+    cfg = load_dev_config(nodePools={"plain": _plain("VM.GPU.A10.2")}, tenants=None)
+    assert [w for w in idle_pool_warnings(cfg) if "plain" in w] == []

@@ -45,8 +45,9 @@ def _next_minor(version: str) -> str:
 
 @pytest.fixture(scope="module")
 def day_two(base, tmp_path_factory):
-    """Against the base plans: the shared defaults' Kubernetes version one minor up, gpu-ash-a's GPU pool pinned to
-    the old version, gpu-chi-a removed from the fleet (not decommissioned)."""
+    """Against the base plans: the shared defaults' Kubernetes version one minor up with every moving pool's image of
+    that version, gpu-ash-a's GPU pool pinned to the old version, gpu-chi-a removed from the fleet (not
+    decommissioned)."""
     tmp = tmp_path_factory.mktemp("day2")
     path = fleet_copy(tmp, lambda d: d.update(clusters=[c for c in d["clusters"] if c["name"] != "gpu-chi-a"]))
     defaults = yaml.safe_load((tmp / "defaults.yaml").read_text())
@@ -54,10 +55,15 @@ def day_two(base, tmp_path_factory):
     new = _next_minor(old)
     defaults["config"]["oke-rdma:cluster"]["kubernetesVersion"] = new
     (tmp / "defaults.yaml").write_text(yaml.safe_dump(defaults))
-    stack = tmp / "stacks" / "Pulumi.gpu-ash-a.yaml"
-    doc = yaml.safe_load(stack.read_text())
-    doc["config"]["oke-rdma:nodePools"]["gpu"]["kubernetesVersion"] = old
-    stack.write_text(yaml.safe_dump(doc))
+    for stack in sorted((tmp / "stacks").glob("Pulumi.*.yaml")):  # OKE images are per version: each moving pool's
+        doc = yaml.safe_load(stack.read_text())                     # image follows (else the update fails, 409)
+        for name, pool in (doc["config"].get("oke-rdma:nodePools") or {}).items():
+            pinned = stack.name == "Pulumi.gpu-ash-a.yaml" and name == "gpu"
+            if pinned:
+                pool["kubernetesVersion"] = old
+            elif isinstance(pool.get("imageId"), str):
+                pool["imageId"] = pool["imageId"][:-4] + "v" + new.replace(".", "")[-3:]
+        stack.write_text(yaml.safe_dump(doc))
     import contextlib
     import io
     out, err = io.StringIO(), io.StringIO()

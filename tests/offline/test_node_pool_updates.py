@@ -50,23 +50,24 @@ def _pool_version(version: str, image_suffix: str = ""):
     return edit
 
 
-def test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_warns_naming_its_image_key(tmp_path, capsys):
+def test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_is_refused_in_diagnostics(tmp_path, capsys):
     """OKE images are per Kubernetes version: a version change that keeps imageId fails with 409, so the preview
-    warns naming nodePools.<pool>.imageId; changing the image too says nothing."""
+    reports an error naming nodePools.<pool>.imageId in the report's Diagnostics (not above the report) and exits 4;
+    changing the image too says nothing."""
     code, _ = dev_plan(tmp_path, "base.json", _pool_version("v1.34.2"))
     assert code == 0
     capsys.readouterr()
     code, _ = dev_plan(tmp_path, "up.json", _pool_version("v1.35.2"), "--previous", str(tmp_path / "base.json"))
-    err = capsys.readouterr().err
-    assert code == 0, err
-    warnings = [x for x in err.splitlines() if "keeps image" in x]
-    assert len(warnings) == 1 and warnings[0].startswith("warning: oke-rdma:nodePools.gpu.imageId: the pool moves "
-                                                         "to Kubernetes v1.35.2"), err
-    assert "oci ce node-pool-options get" in warnings[0]
+    captured = capsys.readouterr()
+    assert code == 4, captured.err
+    diagnostics = captured.out.split("\nDiagnostics:\n", 1)[1]
+    assert "error: oke-rdma:nodePools.gpu.imageId: the pool moves to Kubernetes v1.35.2" in diagnostics
+    assert "--node-pool-option-id all --node-pool-k8s-version" in " ".join(diagnostics.split())
+    assert captured.out.index("Diagnostics:") > captured.out.index("Changes (")
     code, _ = dev_plan(tmp_path, "image.json", _pool_version("v1.35.2", "v135"), "--previous",
                        str(tmp_path / "base.json"))
-    err = capsys.readouterr().err
-    assert code == 0 and "keeps image" not in err, err
+    captured = capsys.readouterr()
+    assert code == 0 and "keeps image" not in captured.err + captured.out, captured.err
 
 
 def test_a_hand_written_pool_without_the_pool_label_is_named_by_its_resource():

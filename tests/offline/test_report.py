@@ -220,6 +220,20 @@ def test_advisory_findings_and_not_checked_notes_are_listed_once():
     assert "Not checked offline (2):" in lines and sum("note a" in line for line in lines) == 1
 
 
+def test_several_rules_stopped_by_one_unknown_value_are_one_line():
+    """Seven IAM rules that cannot judge the same unknown statement are one advisory line naming them all."""
+    from types import SimpleNamespace
+
+    from offline.report import _policy_lines
+    pack = SimpleNamespace(name="oke-rdma-security", version="0.2.0", path="policies/security")
+    finding = "string value at .statements.0 can't be known during preview"
+    rules = [f"iam-rule-{i}" for i in range(7)]
+    not_run = [SimpleNamespace(pack=pack.name, policy=r, urn=u, reason=finding) for r in rules for u in "ab"]
+    lines = _policy_lines(_fake_run(["Allow a"]), SimpleNamespace(packs=[pack], violations=[], not_run=not_run))
+    (line,) = [x for x in lines if "[advisory]" in x]
+    assert line == f"        - [advisory]  7 rules ({', '.join(rules)}): {finding} (2 resources)"
+
+
 def test_an_iam_policy_the_stack_already_has_is_updated_not_created():
     """With --previous, the IAM section says updated or unchanged for a policy the previous plan holds."""
     from types import SimpleNamespace
@@ -251,3 +265,20 @@ def test_diagnostics_wrap_by_one_rule_in_the_first_preview_and_with_previous():
     previous = {"resources": [], "outputs": {"policyStatements": ["Allow a"], "region": "sa-saopaulo-1"}}
     changed = render_changes("dev", run, report, False, [], "old.json", previous, 60)
     assert "\n".join(first[1:]) in changed
+
+
+def test_a_derived_label_conflict_of_this_project_gives_config_advice_not_program_advice():
+    """A subnet's dnsLabel (derived by oke-rdma, no config key) kept by a replacement: the error says to avoid the
+    replacement, not to set deleteBeforeReplace; another project's resource keeps the program advice."""
+    from offline.immutable import name_conflict
+    from offline.replacement import Change
+    from offline.report import errors_block
+    ((path, reason),) = name_conflict("oci:Core/subnet:Subnet", {"dnsLabel": "cp", "vcnId": "v"},
+                                      {"dnsLabel": "cp", "vcnId": "v"})
+    ours = Change("urn:pulumi:s::oke-rdma::oci:Core/subnet:Subnet::cp", "oci:Core/subnet:Subnet", "cp", "replace",
+                  refused=(f"{path}: {reason}",))
+    theirs = Change("urn:pulumi:s::other::oci:Core/subnet:Subnet::cp", "oci:Core/subnet:Subnet", "cp", "replace",
+                    refused=(f"{path}: {reason}",))
+    (_, mine), (_, other) = errors_block([ours]), errors_block([theirs])
+    assert "deleteBeforeReplace" not in mine and "undo the config change that causes it" in mine
+    assert "set deleteBeforeReplace on it" in other

@@ -81,13 +81,19 @@ def test_minor_upgrade_step_1_control_plane_only(base):
 
 
 def test_minor_upgrade_step_2_pools_within_the_skew(base):
-    """Then the pools: each node pool is updated in place (new nodes get the version; no pool is replaced)."""
+    """Then the pools, each with an image of the new version (OKE images are per version): each node pool is updated
+    in place (new nodes get the version and image; no pool is replaced)."""
+    def images(cfg):
+        for pool in cfg["oke-rdma:nodePools"].values():
+            pool["imageId"] = pool["imageId"][:-4] + "v136"
     _plan(base, "step1b", _control_plane, base / "base.json")
-    new, _ = _plan(base, "step2", lambda c: (_control_plane(c), _pin_pools(c, "v1.36.1")), base / "step1b.json")
+    new, _ = _plan(base, "step2", lambda c: (_control_plane(c), _pin_pools(c, "v1.36.1"), images(c)),
+                   base / "step1b.json")
     changes = _changes(new)
     assert set(changes) == {(POOL, "okerdma-dev-system"), (POOL, "okerdma-dev-gpu")}
     for change in changes.values():
-        assert change["op"] == "update" and change["changed"] == ["kubernetesVersion"]
+        assert change["op"] == "update" and "kubernetesVersion" in change["changed"]
+        assert all(p == "kubernetesVersion" or p.startswith("nodeSourceDetails") for p in change["changed"])
 
 
 def test_minor_upgrade_rdma_pool_cycling_without_surge(base):

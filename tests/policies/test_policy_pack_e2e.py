@@ -151,7 +151,8 @@ def test_invalid_policy_config_exits_2_like_the_cli(tmp_path, capsys):
 def test_policy_config_the_cli_ignores_is_warned_about(tmp_path, capsys):
     config = write(tmp_path / "c.json", {"kubernetes-api-not-pubilc": "disabled"})  # a typo: the CLI ignores it
     code, out, err = preview(capsys, *open_api_stack(tmp_path), *pack_args(tmp_path, config))
-    assert code == 1 and "'kubernetes-api-not-pubilc', which is not a policy of this pack" in err
+    diagnostics = " ".join(out.split("\nDiagnostics:\n", 1)[1].split())  # in the report, not above it
+    assert code == 1 and "'kubernetes-api-not-pubilc', which is not a policy of this pack" in diagnostics
 
 
 # --- --unknowns: a stack's first preview --------------------------------------------------------------------------
@@ -161,7 +162,10 @@ def test_dev_stack_first_preview_is_clean(capsys):
     # no violation at all; only the engine's advisory "can't run" notes for IAM statements that embed the (unknown)
     # cluster OCID — they run on the real text at `pulumi up`
     findings = [line.strip() for line in out.split("Policies:")[1].split("\n\n")[0].splitlines()[1:]]
-    assert findings and all(f.startswith("- [advisory]  iam-") and "can't be known during preview" in f for f in findings if f.startswith("- ["))
+    advisories = [f for f in findings if f.startswith("- [")]
+    assert advisories and all(f.startswith("- [advisory]  ") and "iam-" in f and "can't be known during preview" in f
+                              for f in advisories)
+    assert len(advisories) == len({f.split(": ", 1)[1] for f in advisories})  # one line per reason
 
 
 _PROGRAM = textwrap.dedent('''

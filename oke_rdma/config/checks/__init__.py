@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ..stack import StackConfig
 from .access import check_access
+from .chart_versions import check_chart_versions
 from .compat import check_addon_compatibility
 from .compute import check_pools
 from .crds import check_crd_lifecycle
@@ -32,7 +33,7 @@ CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
     check_oci_facts, check_fleet, check_object_storage, check_walls,
     check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility, check_storage_classes,
-    check_known_bugs, check_gpu_sharing_effect,
+    check_known_bugs, check_gpu_sharing_effect, check_chart_versions,
 )
 
 

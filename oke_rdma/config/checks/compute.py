@@ -8,6 +8,7 @@ import re
 from typing import Callable, Optional
 
 from ...facts.kubernetes import max_skew, skew_problem
+from ...facts.regions import parse_ad
 from ...facts.shapes import SHAPES, did_you_mean_shape, nvme_drives
 from .._base import _K8S_NAME_RE, _key
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
@@ -127,6 +128,12 @@ def _check_rdma(cfg: StackConfig, at: tuple[str, ...], pool: NodePool) -> list[s
     return problems
 
 
+def rdma_shapes_offered() -> list[str]:
+    """The RDMA shapes a message may offer, sorted: Oracle's list (:data:`RDMA_SHAPES`) without the shapes whose
+    GPUs the platform cannot schedule (AMD: refused by ``check_gpu_vendor``)."""
+    return sorted(s for s in RDMA_SHAPES if SHAPES.get(s) is None or SHAPES[s].gpu_vendor in (None, "NVIDIA"))
+
+
 def rdma_pool_problems(pool: NodePool, compute_cluster: Optional[ComputeCluster],
                        key: Callable[[str], str]) -> list[str]:
     """The placement rules of one pool in a Compute Cluster (OKE docs, "Using Compute Clusters to Provision Managed
@@ -144,7 +151,7 @@ def rdma_pool_problems(pool: NodePool, compute_cluster: Optional[ComputeCluster]
     if pool.preemptible is not None:
         problems.append(f"{key('preemptible')}: a node pool in a Compute Cluster cannot be preemptible "
                         f"(RDMA nodes are reserved bare metal); remove preemptible or set rdma: false")
-    listed = ", ".join(sorted(RDMA_SHAPES))
+    listed = ", ".join(rdma_shapes_offered())
     if not pool.shape.startswith("BM."):
         problems.append(f"{key('shape')}: {pool.shape} is a VM shape; Compute Clusters hold bare metal "
                         f"instances only ({listed}); pick one of those or set rdma: false")
@@ -187,8 +194,11 @@ def check_pools(cfg: StackConfig) -> list[str]:
     ads = set(cfg.availability_domains)
     cc = cfg.compute_cluster
     if cc is not None and cc.availability_domain not in ads:
+        parsed = parse_ad(cc.availability_domain)
+        other = parsed.region if parsed is not None and parsed.region not in (None, cfg.region) else None
+        where = (f" (it is an AD of region {other}, not of oci:region {cfg.region})" if other else "")
         problems.append(f"{_key(('computeCluster', 'availabilityDomain'))}: {cc.availability_domain!r} is not in "
-                        f"oke-rdma:availabilityDomains; add it there or pick one of {sorted(ads)}")
+                        f"oke-rdma:availabilityDomains{where}; add it there or pick one of {sorted(ads)}")
     for name, pool in cfg.node_pools.items():
         at = ("nodePools", name)
         if not _K8S_NAME_RE.match(name):
@@ -237,7 +247,7 @@ def placement_warnings(cfg: StackConfig) -> dict[str, str]:
     Call after :func:`check_pools` passed; the program logs each with ``pulumi.log.warn`` on every run.
     """
     return {name: (f"{_key(('nodePools', name, 'allowUnlistedRdmaShape'))}: {pool.shape} is not on Oracle's list of "
-                   f"shapes for RDMA in Compute Clusters ({', '.join(sorted(RDMA_SHAPES))}); OCI may refuse the "
+                   f"shapes for RDMA in Compute Clusters ({', '.join(rdma_shapes_offered())}); OCI may refuse the "
                    f"pool or its nodes may not join the RDMA fabric")
             for name, pool in cfg.node_pools.items()
             if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")

@@ -8,6 +8,7 @@ from typing import Optional
 
 from .._base import _key
 from ..fleet import MAX_TIME_SLICING_REPLICAS, MIG, MIG_GPU_OF_SHAPE, MIG_PROFILES, TIME_SLICING, mig_instances
+from ..platform import is_gpu_shape
 from ..stack import StackConfig
 
 
@@ -80,6 +81,14 @@ def shared_pools(cfg: StackConfig) -> list[str]:
     return [n for n, p in cfg.node_pools.items() if p.gpu_sharing.shared]
 
 
+def plain_gpu_pools(cfg: StackConfig) -> list[str]:
+    """Node pools with NVIDIA GPUs (known or unknown count: a ``VM.GPU*``/``BM.GPU*`` shape) that are neither RDMA
+    nor shared, in config order: no tenant's Kueue flavors cover them (:func:`tenant_pools`) and the guard refuses a
+    tenant's GPU pod there, so only workloads outside the tenants (the cluster administrator's) can use them."""
+    return [n for n, p in cfg.node_pools.items()
+            if not p.rdma and not p.gpu_sharing.shared and (p.gpus or is_gpu_shape(p.shape))]
+
+
 def tenant_pools(cfg: StackConfig, tenant: str) -> list[str]:
     """The pools tenant ``tenant``'s Kueue flavors cover, in the order its quota fills them: for a ``shared`` tenant
     the shared pools first, then the RDMA pools; for a ``dedicated`` tenant the RDMA pools only (never a shared
@@ -105,7 +114,11 @@ def check_tenant_pools(cfg: StackConfig) -> list[str]:
         seen: set[str] = set()
         for i, pool in enumerate(tenant.node_pools or ()):
             at = _key(("tenants", name, "nodePools", i))
-            if pool not in gpu_pools:
+            if pool in plain_gpu_pools(cfg):
+                problems.append(f"{at}: {pool!r} is a plain GPU pool (exclusive, not RDMA), which no tenant's Kueue "
+                                f"flavors cover; share it again (nodePools.{pool}.gpuSharing.mode: timeSlicing or mig) "
+                                f"or remove it from this list")
+            elif pool not in gpu_pools:
                 problems.append(f"{at}: {pool!r} is not an RDMA or shared GPU pool of nodePools; name one of "
                                 f"{', '.join(gpu_pools) or '(none)'} or remove it")
             elif pool in seen:

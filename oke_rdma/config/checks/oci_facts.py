@@ -101,8 +101,11 @@ def check_kubernetes_versions(cfg: StackConfig) -> list[str]:
     """``cluster.kubernetesVersion`` and every pool's ``kubernetesVersion`` are versions OKE offers today, or ones it
     withdrew (:func:`kubernetes_version_warnings`: an existing cluster keeps running one; a new cluster or node pool on
     it is refused by the offline preview and by OKE). A version OKE never offered is refused."""
-    offered = ", ".join(kubernetes.offered_versions())
-    return [f"{_key(at)}: OKE does not offer Kubernetes {version}; use one it offers: {offered} (OKE's list as of "
+    from .chart_versions import kubernetes_versions_supported
+
+    offered = ", ".join(kubernetes_versions_supported(cfg))
+    return [f"{_key(at)}: OKE does not offer Kubernetes {version}; use one it offers that the pinned add-ons support: "
+            f"{offered} (OKE's list as of "
             f"{kubernetes.CHECKED}; `oci ce cluster-options get --cluster-option-id all` shows today's)"
             for at, version in _kubernetes_versions(cfg)
             if not kubernetes.is_offered(version) and kubernetes.withdrawn(version) is None]

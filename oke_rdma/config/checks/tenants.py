@@ -64,6 +64,8 @@ def check_quotas(cfg: StackConfig) -> list[str]:
                 problems.append(f"{_key(('tenants', name, 'quota', field))}: 0 with {q.gpu} GPUs: Kueue admits a "
                                 f"job only when its pods' CPU and memory requests fit the quota too, so no GPU job "
                                 f"would ever run; set quota.{field} (e.g. what the tenant's GPU nodes offer)")
+        if set(tenant.node_pools or ()) - set(capacity):
+            continue  # a listed pool no tenant may use: check_tenant_pools says so on its own key, no follow-on claim
         pools = tenant_pools(cfg, name)
         unknown = sorted(n for n in pools if capacity[n] is None and cfg.node_pools[n].gpus is None)
         total = sum(capacity[n] or 0 for n in pools)
