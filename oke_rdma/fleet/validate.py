@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
+from oke_rdma import yamlsafe
 
 CRD_DIR = Path(__file__).resolve().parent / "crds"
 #: Kubernetes version of the built-in schemas (kubernetes-validate), the management cluster's minor version.

@@ -175,6 +175,9 @@ UNMAPPED: dict[str, str] = {
                                                                       "stack's state; judged as autonomous-databases",
     "oci:Database/autonomousDatabaseSaasAdminUser:AutonomousDatabaseSaasAdminUser": "refused because the password "
                                                                                     "lands in the stack's state",
+    "oci:ObjectStorage/storageObject:StorageObject": "judged for what it copies (object-copy-stays-in-the-platform); "
+                                                     "a grant on objects is judged by iam-no-run-time-undo's object "
+                                                     "rows (deletes) and the reads-across-tenants rule",
     "oci:ObjectStorage/privateEndpoint:PrivateEndpoint": "its IAM resource type was not found in the policy "
                                                          "reference read on 2026-12-02; all-resources covers it",
     "oci:Marketplace/publication:Publication": "its IAM resource type was not found in the policy reference read on "

@@ -39,7 +39,7 @@ CONFIG_CASES: dict[str, tuple[str, str, Edit, Edit]] = {
         _api(["10.0.0.0/16"])),
     "workload_grant_manage_policies": (
         "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]", _grant("manage policies in tenancy"),
-        _grant(f"read objects in compartment id {DATA}")),
+        _grant(f"read objects in compartment id {DATA} where target.bucket.name = 'research-datasets'")),
     "workload_grant_use_all_resources": (
         "identity", "oke-rdma:tenants.research.serviceAccounts.trainer.allow[0]",
         _grant(f"use all-resources in compartment id {DATA}"), _grant(f"read buckets in compartment id {DATA}")),
