@@ -334,8 +334,9 @@ class _DiagnosticsHandler(logging.Handler):
         """(severity, message) in an order that does not depend on the SDK's threads or the hash seed: the messages
         of no resource the program logged itself first, as logged; then those it logged from ``apply`` callbacks,
         by severity and text (a callback runs when its outputs resolve, in whatever order the registrations are
-        answered); then each resource's messages in the order the resources registered (``pulumi.log`` sends a
-        resource's message only once its URN resolves)."""
+        answered); then each resource's messages in the order of ``registered``: the plan's order
+        (:func:`topological`), not the order the registrations arrived in, which follows the SDK's threads too
+        (``pulumi.log`` sends a resource's message only once its URN resolves)."""
         position = {r.urn: i for i, r in enumerate(registered)}
 
         def key(item: tuple[int, tuple[str, str, str, bool]]) -> tuple:
@@ -456,7 +457,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
-                      diagnostics=diagnostics.in_order(monitor.recorded),
+                      diagnostics=diagnostics.in_order(topological(monitor.recorded)),
                       advisories=list(monitor.advisories) + list(mocks.advisories) + (
                           [] if unknowns else inside_apply_notes(inside_apply)), errors=list(monitor.errors),
                       inside_apply=inside_apply,

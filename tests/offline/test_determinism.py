@@ -124,3 +124,23 @@ def test_messages_logged_in_apply_callbacks_come_out_in_one_order_whatever_order
     messages = [m for _, m in first]
     assert messages.index("top-level second") < messages.index("top-level after") < messages.index("from apply a")
     assert [m for m in messages if m.startswith("from apply")] == ["from apply a", "from apply b", "from apply c"]
+
+
+def test_messages_of_resources_follow_the_order_they_are_given_not_the_order_they_were_logged():
+    """A resource's messages come in the order of the resources handed in (the run hands in the plan's topological
+    order), whatever order the SDK's threads logged them in."""
+    import logging
+
+    from offline.engine import _DiagnosticsHandler
+
+    def ordered(logged):
+        handler = _DiagnosticsHandler()
+        for urn, message in logged:
+            handler.emit(logging.LogRecord("x", logging.WARNING, "", 0, message, None, None))
+            handler.records[-1] = (*handler.records[-1][:2], urn, False)
+        plan = [EngineResource(urn="urn:a", type="t", name="a", inputs={}),
+                EngineResource(urn="urn:b", type="t", name="b", inputs={})]
+        return [m for _, m in handler.in_order(plan)]
+
+    assert ordered([("urn:b", "of b"), ("urn:a", "of a")]) == ordered([("urn:a", "of a"), ("urn:b", "of b")]) == [
+        "of a", "of b"]
