@@ -38,6 +38,7 @@ from offline.policy_types import EngineResource
 from offline.remote import expand_remote
 from offline.replacement import Change, Planner
 from offline.settle import run_program_func
+from offline.plain_urns import plain_urns
 from offline.stack_traces import without_stack_traces
 from offline.transforms import Transforms
 from offline.values import UNKNOWN, mask
@@ -447,8 +448,9 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     if str(PROJECT_DIR) not in sys.path:
         sys.path.insert(0, str(PROJECT_DIR))
     body = program if callable(program) else (lambda: runpy.run_path(str(program), run_name="__main__"))
-    # what a first pulumi preview may not register (offline.applies); no source positions (offline.stack_traces)
-    with ApplyWatch() as watch, without_stack_traces():
+    # what a first pulumi preview may not register (offline.applies); no source positions (offline.stack_traces);
+    # URNs of plain strings without output chains (offline.plain_urns)
+    with ApplyWatch() as watch, without_stack_traces(), plain_urns():
         _sync_await(run_program_func(body))  # run_pulumi_func, but a program exception never hangs the run
     _sync_await(_flush_resource_logs())
     inside_apply = watch.urns()
