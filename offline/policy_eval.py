@@ -188,25 +188,31 @@ def evaluate(policies: Sequence[Policy], resources: Sequence[EngineResource], pa
     run = _Evaluation(pack_name, PolicyReport(config_warnings=policy_config_warnings(policies, policy_config)),
                       frozenset(by_urn))
 
+    # Each resource is converted once and its props, options and provider are shared by the policies, as the packs'
+    # servers do (policies/<pack>/_serve.py; no rule writes to what it is handed: tests/policies/test_pack_serving.py).
+    levels = {policy.name: _effective_level(configs[policy.name]) for policy in policies}
+    wire_configs = {policy.name: _wire_config(configs[policy.name].properties) for policy in policies}
+    resource_policies = [p for p in policies if levels[p.name] is not None and isinstance(p, ResourceValidationPolicy)]
     for r in resources:
-        for policy in policies:
-            level = _effective_level(configs[policy.name])
-            if level is None or not isinstance(policy, ResourceValidationPolicy):
-                continue
+        shared = None
+        for policy in resource_policies:
             if not policy.has_validation():
                 reason = "Policy does not implement validate"
                 run.report.not_applicable.append(NotApplicable(policy.name, r.urn, reason))
                 continue
-            args = ResourceValidationArgs(r.type, _props(analyzed_inputs(r)), r.urn, r.name, _options(r),
-                                          _provider(r, by_urn), _wire_config(configs[policy.name].properties), tags)
-            run.call(policy, args, run.reporter(policy, level, "resource", r.urn), r.urn)
+            if shared is None:
+                shared = _props(analyzed_inputs(r)), _options(r), _provider(r, by_urn)
+            args = ResourceValidationArgs(r.type, shared[0], r.urn, r.name, shared[1], shared[2],
+                                          wire_configs[policy.name], tags)
+            run.call(policy, args, run.reporter(policy, levels[policy.name], "resource", r.urn), r.urn)
 
+    stack = None
     for policy in policies:
-        level = _effective_level(configs[policy.name])
+        level = levels[policy.name]
         if level is None or not isinstance(policy, StackValidationPolicy):
             continue
-        args = StackValidationArgs(_stack_resources(resources, by_urn), _wire_config(configs[policy.name].properties),
-                                   tags)
+        stack = _stack_resources(resources, by_urn) if stack is None else stack
+        args = StackValidationArgs(stack, wire_configs[policy.name], tags)
         run.call(policy, args, run.reporter(policy, level, "stack", None), "")
     return run.report
 
