@@ -1,7 +1,8 @@
 """Conformance: both packs judged by pulumi_policy's own analyzer servers over gRPC (what the preview reports) agree
 finding for finding with the in-process evaluation (offline.policy_eval.evaluate), on the dev and prod stacks (known
 values and first previews), on the hand-written stacks of the test suite (other teams' programs, no components) and
-on every red-team program with its safe control."""
+on every red-team program with its safe control — and, on those programs, that the packs' memoized servicers
+answer as pulumi-policy's own per-policy conversion does (each program is run once for both)."""
 from __future__ import annotations
 
 import functools
@@ -151,9 +152,13 @@ STACKS = {
 }
 
 
-def _red_team(name: str, bad: bool):
+@functools.cache
+def _red_team(name: str, bad: bool) -> tuple:
+    """The analyzed resources of red-team program ``name`` (unsafe or its safe control), run once per test process:
+    the servers-against-in-process test and the memo-against-plain test below share them."""
     from tests.policies.redteam.programs import CASES
-    return run_program({"oci:region": "sa-saopaulo-1"}, [], "redteam", program=lambda: CASES[name][2](bad))
+    return tuple(run_program({"oci:region": "sa-saopaulo-1"}, [], "redteam",
+                             program=lambda: CASES[name][2](bad)).analyzed_resources())
 
 
 def _red_team_names() -> list[str]:
@@ -182,8 +187,7 @@ _RED_TEAM_SERVED: dict = {}
 def _red_team_served(name: str, bad: bool, resources=None):
     if bad and name in _RED_TEAM_SERVED:
         return _RED_TEAM_SERVED[name]
-    served = evaluate_packs(PACK_DIRS, resources if resources is not None else
-                            _red_team(name, bad).analyzed_resources())
+    served = evaluate_packs(PACK_DIRS, list(resources if resources is not None else _red_team(name, bad)))
     if bad:
         _RED_TEAM_SERVED[name] = served
     return served
@@ -222,8 +226,28 @@ def test_the_analyzer_servers_agree_with_the_in_process_evaluation(name, unknown
 def test_the_servers_agree_on_every_red_team_program_and_its_safe_control(name):
     """The red-team suite's hand-written programs (tests/policies/redteam), unsafe and safe."""
     for bad in (True, False):
-        resources = _red_team(name, bad).analyzed_resources()
+        resources = list(_red_team(name, bad))
         assert _facts([_red_team_served(name, bad, resources)]) == _facts(_in_process(resources)), (name, bad)
+
+
+@pytest.mark.parametrize("name", _red_team_names())
+def test_memoized_answers_agree_on_every_red_team_program_and_its_safe_control(name, monkeypatch):
+    """Every red-team program, unsafe and safe: each pack's servicer answers byte for byte the same with the memo
+    (policies/<pack>/_serve.py) as with pulumi-policy converting per policy, on props that refuse writes
+    (tests/policies/test_pack_serving.py covers dev and prod); the unsafe variant makes the packs report, so the
+    comparison is not between empty answers."""
+    from pulumi.runtime.proto.analyzer_pb2 import AnalyzeResponse
+    from pulumi_policy.proxy import _DictProxy
+
+    from tests.policies.test_pack_serving import _same_answers
+
+    def refuse(self, key, value):
+        raise AssertionError(f"a rule wrote {key!r} into the props it was handed")
+
+    monkeypatch.setattr(_DictProxy, "__setitem__", refuse)
+    for bad in (True, False):
+        answers = _same_answers(list(_red_team(name, bad)))
+        assert not bad or any(AnalyzeResponse.FromString(a).diagnostics for a in answers), name
 
 
 def test_the_conformance_stacks_make_every_policy_fire():

@@ -1,7 +1,8 @@
 """How the packs serve (``policies/<pack>/_serve.py``): each resource is converted once per analyzer call whatever
 the number of policies, the answers are byte for byte those of pulumi-policy's own per-policy conversion (dev and
-prod stacks, first previews, every red-team program and its safe control), no rule writes to the props it is
-handed (the policies share them), and the memo relies on pulumi-policy internals only at the pinned version and
+prod stacks and first previews here; every red-team program and its safe control in
+tests/offline/test_policy_conformance.py, which runs those programs once for both of its checks), no rule writes to
+the props it is handed (the policies share them), and the memo relies on pulumi-policy internals only at the pinned version and
 sources: a new pulumi-policy fails here and leaves the packs unmemoized, never wrong."""
 from __future__ import annotations
 
@@ -10,12 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
-from pulumi.runtime.proto.analyzer_pb2 import AnalyzeResponse
 from pulumi_policy import policy as servicer_module
 from pulumi_policy.proxy import _DictProxy
 
 from offline.analyzer import analyze_request, stack_request
-from offline.engine import run_program
 from policies import PACK_DIRS, SOURCE_PACK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,21 +80,6 @@ def test_memoized_answers_are_byte_for_byte_the_unmemoized_ones(stack, unknowns,
     assert len(answers) > 2 * len(PACKS)
     if unknowns:
         assert any(b"can't run policy" in a for a in answers)  # the unknown-value path is exercised
-
-
-def test_memoized_answers_agree_on_every_red_team_program_and_its_safe_control(props_refuse_writes):
-    """Every hand-written red-team program (tests/policies/redteam), unsafe and safe: the unsafe ones make the
-    packs report, so the comparison is not between empty answers."""
-    from tests.policies.redteam.programs import CASES
-
-    reporting = 0
-    for name in sorted(CASES):
-        for bad in (True, False):
-            resources = run_program({"oci:region": "sa-saopaulo-1"}, [], "redteam",
-                                    program=lambda: CASES[name][2](bad)).analyzed_resources()
-            answers = _same_answers(resources)
-            reporting += bad and any(AnalyzeResponse.FromString(a).diagnostics for a in answers)
-    assert reporting == len(CASES)
 
 
 def test_each_resource_is_converted_once_per_analyze_call(monkeypatch, memo, dev_run):
