@@ -92,7 +92,7 @@ def _operator_storage(kind: str, spec: str, label: str) -> StuckUpdate:
         f"size (a raised retention then fills the volume and {kind} crash-loops)",
         f"grow the claims first: for each claim of kubectl -n NAMESPACE get pvc -l app.kubernetes.io/name={label}, "
         f"kubectl patch pvc CLAIM -p '{{\"spec\":{{\"resources\":{{\"requests\":{{\"storage\":\"NEW_SIZE\"}}}}}}}}' "
-        f"(its StorageClass must allow volume expansion: kubectl get storageclass oci-bv -o "
+        f"(its StorageClass must allow volume expansion, as oke-rdma-bv does: kubectl get storageclass CLASS -o "
         f"jsonpath='{{.allowVolumeExpansion}}'), wait until its status.capacity shows the new size, then pulumi up",
         _PROM_OPERATOR, chart="kube-prometheus-stack", when=_grows(path))
 
