@@ -16,8 +16,7 @@ accepted), and so are checks on the cluster's API that hold on every OKE version
 ``gpuCluster.deployCR`` needs the ``resource.k8s.io`` DeviceClass API: GA since Kubernetes 1.34).
 
 Charts read without a template check a user can reach (checked 2026-12-02): kueue 0.19.2 (``charts/kueue``, the
-pin 0.19.7 is not stored), keda 2.20.2, flux2 2.18.3, pulumi-kubernetes-operator 2.9.0. Not read: jobset 0.12.0 and
-kubeflow-trainer 2.3.0 (OCI charts whose sources are not stored here).
+pin 0.19.7 is not stored), keda 2.20.2, flux2 2.18.3, pulumi-kubernetes-operator 2.9.0.
 """
 
 from __future__ import annotations
@@ -287,6 +286,19 @@ CHECKS: tuple[TemplateCheck, ...] = (
         "thanosRuler.thanosRulerSpec.extraEnv cannot be used with a thanos-ruler entry in containers",
         "put the variables in that container's env",
         f"kube-prometheus-stack 88.5.3 templates/thanos-ruler/ruler.yaml; {CHECKED}"),
+    TemplateCheck(
+        "jobset", ("0.12.0",), ("prometheus.enable",),
+        lambda v: truthy(value(v, "prometheus.enable", False)),
+        "its ServiceMonitor needs the monitoring.coreos.com/v1 ServiceMonitor API at render time, and the JobSet "
+        "release does not wait for kube-prometheus-stack (installed in parallel, or without it)",
+        "remove it", f"kubernetes-sigs/jobset v0.12.0 charts/jobset/templates/prometheus/monitor.yaml; {CHECKED}"),
+    TemplateCheck(
+        "trainer", ("2.3.0",), ("dataCache.runtimes.torchDistributedWithCache.enabled", "dataCache.enabled"),
+        lambda v: truthy(value(v, "dataCache.runtimes.torchDistributedWithCache.enabled", False))
+        and not truthy(value(v, "dataCache.enabled", False)),
+        "the torch-distributed-with-cache runtime needs dataCache.enabled: true",
+        "set dataCache.enabled: true as well (it installs LeaderWorkerSet and a ClusterRole), or remove it",
+        f"kubeflow/trainer v2.3.0 charts/kubeflow-trainer/templates/runtimes/_runtimes.tpl; {CHECKED}"),
     TemplateCheck(
         "kuberay", ("1.7.0",), ("reconcileConcurrency",),
         lambda v: "reconcileConcurrency" in v and not re.match(r"^[1-9][0-9]*$", str(v["reconcileConcurrency"])),

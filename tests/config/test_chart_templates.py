@@ -90,6 +90,10 @@ CASES = {
                                                               "containers": [{"name": "thanos-ruler"}]}}},
         {"thanosRuler": {"enabled": True, "thanosRulerSpec": {"extraEnv": [{"name": "A"}],
                                                               "containers": [{"name": "sidecar"}]}}}),
+    ("jobset", "prometheus.enable"): ({"prometheus": {"enable": True}}, {"prometheus": {"enable": False}}),
+    ("trainer", "dataCache.runtimes.torchDistributedWithCache.enabled"): (
+        {"dataCache": {"runtimes": {"torchDistributedWithCache": {"enabled": True}}}},
+        {"dataCache": {"enabled": True, "runtimes": {"torchDistributedWithCache": {"enabled": True}}}}),
     ("kuberay", "reconcileConcurrency"): ({"reconcileConcurrency": 0}, {"reconcileConcurrency": 4}),
     ("kuberay", "kubeClient.qps"): ({"kubeClient": {"qps": "fast"}}, {"kubeClient": {"qps": 50.5}}),
     ("kuberay", "kubeClient.burst"): ({"kubeClient": {"burst": -1}}, {"kubeClient": {"burst": 300}}),
