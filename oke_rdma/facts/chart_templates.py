@@ -212,7 +212,8 @@ CHECKS: tuple[TemplateCheck, ...] = (
             and _int(value(v, "dnsProxy.proxyPort", 0)) == 0,
             "the standalone DNS proxy needs a non-zero dnsProxy.proxyPort", "set dnsProxy.proxyPort (e.g. 10094)"),
     _cilium(("bpf.tproxy", "bpf.datapathMode"),
-            lambda v: truthy(value(v, "bpf.tproxy")) and value(v, "bpf.datapathMode", "veth") in ("netkit", "netkit-l2"),
+            lambda v: truthy(value(v, "bpf.tproxy"))
+            and value(v, "bpf.datapathMode", "veth") in ("netkit", "netkit-l2"),
             "bpf.tproxy cannot be enabled with the netkit datapath", "keep bpf.datapathMode veth"),
     _cilium(("k8sServiceHost", "k8sServiceHostRef"),
             lambda v: truthy(value(v, "k8sServiceHostRef.name")) and truthy(value(v, "k8sServiceHostRef.key"))
@@ -259,7 +260,8 @@ CHECKS: tuple[TemplateCheck, ...] = (
         "give both, or let oke-rdma write them (nodePools.<pool>.gpuSharing)",
         f"gpu-operator v26.7.0 deployments/gpu-operator/templates/validations.yaml; {CHECKED}"),
     TemplateCheck(
-        "kubePrometheusStack", ("88.5.3",), ("grafana.operator.matchLabels", "grafana.operator.dashboardsConfigMapRefEnabled"),
+        "kubePrometheusStack", ("88.5.3",),
+        ("grafana.operator.matchLabels", "grafana.operator.dashboardsConfigMapRefEnabled"),
         lambda v: truthy(value(v, "grafana.operator.dashboardsConfigMapRefEnabled", False))
         and truthy(value(v, "grafana.defaultDashboardsEnabled", True))
         and not truthy(value(v, "grafana.operator.matchLabels", {})),

@@ -110,8 +110,8 @@ SOURCES: dict[str, tuple[str, str]] = {
                    "OKE docs 'Provisioning PVCs on the Block Volume Service'; "
                    "oracle-quickstart/oci-kubernetes-monitoring#118", "2026-12-02"),
     "chart-templates": ("the pinned charts' templates (Cilium 1.20.0 validate.yaml, GPU Operator v26.7.0 "
-                        "validations.yaml, kube-prometheus-stack 88.5.3, KubeRay 1.7.0, JobSet 0.12.0, Trainer 2.3.0): oke_rdma/facts/"
-                        "chart_templates.py", "2026-12-02"),
+                        "validations.yaml, kube-prometheus-stack 88.5.3, KubeRay 1.7.0, JobSet 0.12.0, Trainer "
+                        "2.3.0): oke_rdma/facts/chart_templates.py", "2026-12-02"),
 }
 
 

@@ -88,7 +88,8 @@ def template_problems(cfg: StackConfig, addon: AddOn, release: Any, context: Any
         if not check.fails(final):
             continue
         named = next((p for p in check.paths if value(release.values, p, _missing) is not _missing), check.paths[0])
-        out.append(f"{_key(('platform', addon.key, 'values', *named.split('.')))}: the {addon.chart.rsplit('/', 1)[-1]} "
+        chart = addon.chart.rsplit("/", 1)[-1]
+        out.append(f"{_key(('platform', addon.key, 'values', *named.split('.')))}: the {chart} "
                    f"chart {release.version} refuses these values at install ({check.says}), so pulumi up would "
                    f"fail there; {check.fix} [{check.source}]")
     return out
