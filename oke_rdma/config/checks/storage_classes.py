@@ -83,3 +83,11 @@ def check_storage_classes(cfg: StackConfig) -> list[str]:
                             f"{', '.join(encrypted)}: isPvEncryptionInTransitEnabled), so the volume never attaches "
                             f"and its pod never starts; use {BLOCK_VOLUME_CLASS!r} (paravirtualized, the default)")
     return problems
+
+
+def unattachable_classes(cfg: StackConfig) -> tuple[str, ...]:
+    """OKE's block-volume classes that cannot attach to this stack's nodes: the iSCSI ones while any node pool has
+    in-transit encryption (``()`` otherwise). The guard refuses tenant claims naming them (``oke_rdma.guard``)."""
+    if not any(p.is_pv_encryption_in_transit_enabled for p in cfg.node_pools.values()):
+        return ()
+    return tuple(c for c in OKE_BUILTIN_STORAGE_CLASSES if block_volume_attachment(c) == ISCSI)
