@@ -92,9 +92,24 @@ def _operator_storage(kind: str, spec: str, label: str) -> StuckUpdate:
         f"size (a raised retention then fills the volume and {kind} crash-loops)",
         f"grow the claims first: for each claim of kubectl -n NAMESPACE get pvc -l app.kubernetes.io/name={label}, "
         f"kubectl patch pvc CLAIM -p '{{\"spec\":{{\"resources\":{{\"requests\":{{\"storage\":\"NEW_SIZE\"}}}}}}}}' "
-        f"(its StorageClass must allow volume expansion: kubectl get storageclass oci-bv -o "
+        f"(its StorageClass must allow volume expansion, as oke-rdma-bv does: kubectl get storageclass CLASS -o "
         f"jsonpath='{{.allowVolumeExpansion}}'), wait until its status.capacity shows the new size, then pulumi up",
         _PROM_OPERATOR, chart="kube-prometheus-stack", when=_grows(path))
+
+
+def _operator_class(kind: str, spec: str, label: str) -> StuckUpdate:
+    path = f"values.{spec}.volumeClaimTemplate.spec.storageClassName"
+    return StuckUpdate(
+        HELM_RELEASE, (path,), MANUAL,
+        f"the Prometheus operator recreates the {kind} StatefulSet with the new class, but its pods keep the claims "
+        f"of the same names, whose storageClassName cannot change: they stay on the old class (a claim of OKE's "
+        f"iSCSI oci-bv still never attaches to a node with in-transit encryption)",
+        f"after pulumi up, delete the old claims so the StatefulSet creates them in the new class (their data is "
+        f"lost: copy it first if the volume ever attached): kubectl -n NAMESPACE delete pvc -l "
+        f"app.kubernetes.io/name={label}, then kubectl -n NAMESPACE delete pod -l app.kubernetes.io/name={label}",
+        f"{_PROM_OPERATOR.rsplit('; checked', 1)[0]}; Kubernetes ValidatePersistentVolumeClaimUpdate "
+        f"(spec.storageClassName is immutable once set); checked 2026-12-02",
+        chart="kube-prometheus-stack")
 
 
 #: The update paths that never land or fail, per resource type (see the module docstring).
@@ -102,6 +117,8 @@ STUCK_UPDATES: tuple[StuckUpdate, ...] = (
     _operator_storage("Prometheus", "prometheus.prometheusSpec.storageSpec", "prometheus"),
     _operator_storage("Alertmanager", "alertmanager.alertmanagerSpec.storage", "alertmanager"),
     _operator_storage("ThanosRuler", "thanosRuler.thanosRulerSpec.storage", "thanos-ruler"),
+    _operator_class("Prometheus", "prometheus.prometheusSpec.storageSpec", "prometheus"),
+    _operator_class("Alertmanager", "alertmanager.alertmanagerSpec.storage", "alertmanager"),
     StuckUpdate(
         HELM_RELEASE, ("values.grafana.persistence.size",), REFUSE,
         "with persistence.type statefulset the grafana chart renders the size into a StatefulSet's "

@@ -20,7 +20,9 @@ from oke_rdma.config.checks.fleet import plain_gpu_pools, pool_gpu_units, shared
 from oke_rdma.config.checks.object_storage import weights_bucket_name
 from oke_rdma.config.object_storage import checkpoint_prefix
 from oke_rdma.config.checks.storage import lustre_availability_domain, lustre_client_pools, tenant_ids
+from oke_rdma.config.checks.storage_classes import unattachable_classes
 from oke_rdma.config.platform import is_gpu_shape
+from oke_rdma.facts.storage import BLOCK_VOLUME_CLASS
 from oke_rdma.guard import GuardArgs, tenant_labels
 from oke_rdma.guard_ids import TenantIds
 from oke_rdma.lustre import CLAIM_NAME as LUSTRE_CLAIM
@@ -67,7 +69,7 @@ def platform_args(cfg: StackConfig, provider: pulumi.ProviderResource,
     """:class:`~oke_rdma.platform.PlatformArgs` from ``platform``, ``tenants``, ``nodePools`` (GPU sharing) and
     ``namePrefix``."""
     return PlatformArgs(provider=provider, name_prefix=cfg.name_prefix, platform=platform_config(cfg),
-                        tenants=tenant_namespaces(cfg), depends_on=depends_on)
+                        tenants=tenant_namespaces(cfg), depends_on=depends_on, block_volume_class=BLOCK_VOLUME_CLASS)
 
 
 def service_limit_problems(cfg: StackConfig) -> list[str]:
@@ -268,7 +270,7 @@ def guard_args(cfg: StackConfig, provider: pulumi.ProviderResource, platform: Pl
                      tenant_priority_classes=priority_class_names(cfg.name_prefix),
                      tenant_groups=[s for b in tenant_bindings(cfg) for s in b.subjects],
                      tenant_roles=[role_name(cfg.name_prefix, r) for r in ROLES],
-                     tenant_ids=tenant_storage_ids(cfg))
+                     tenant_ids=tenant_storage_ids(cfg), unattachable_classes=unattachable_classes(cfg))
 
 
 def tenant_storage_ids(cfg: StackConfig) -> dict[str, TenantIds]:

@@ -21,6 +21,11 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   namespace; ``<prefix>-tenant-nodes`` — a tenant's pods pick no node by name.
 * ``<prefix>-tenant-roles``, ``-tenant-rolebindings``, ``-tenant-clusterrolebindings`` — tenant subjects never get
   what the platform owns (:mod:`oke_rdma.guard_rbac`).
+* ``<prefix>-tenant-block-volumes`` — in every tenant namespace, a PersistentVolumeClaim may not name a StorageClass
+  whose block volumes cannot attach to the stack's nodes: OKE's iSCSI ``oci-bv`` and ``oci`` while a node pool has
+  in-transit encryption (the CSI driver refuses that attachment, so the claim's pod never starts; docs/storage.md).
+  A claim naming no class gets the stack's paravirtualized default. Checked on CREATE (the field is immutable).
+  Created only when such classes exist.
 
 Each policy has ``failurePolicy: Fail`` (an expression that cannot be evaluated refuses the pod) and a binding with
 ``validationActions: [Deny]``; namespaces are selected by labels the platform sets on tenant namespaces
@@ -139,10 +144,23 @@ def priority_validations(classes: Sequence[str]) -> tuple[dict[str, str], ...]:
              "reason": "Forbidden"},)
 
 
+def block_volume_validations(classes: Sequence[str]) -> tuple[dict[str, str], ...]:
+    """CEL validation of the tenant-block-volumes policy: a claim's ``storageClassName`` unset or none of
+    ``classes``."""
+    return ({"expression": f"!has(object.spec.storageClassName) || !(object.spec.storageClassName in "
+                           f"{_cel_list(classes)})",
+             "messageExpression": "'StorageClass ' + object.spec.storageClassName + ' attaches block volumes over "
+                                  "iSCSI, which the CSI driver refuses on nodes with in-transit "
+                                  "encryption here: the volume would never attach; name no class (the default attaches "
+                                  "paravirtualized)'",
+             "reason": "Forbidden"},)
+
+
 def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
              platform_namespaces: Iterable[str], tenant_priority_classes: Sequence[str] = (),
              tenant_groups: Iterable[str] = (), tenant_roles: Sequence[str] = (),
-             tenant_ids: Mapping[str, TenantIds] = {}) -> list[dict[str, Any]]:
+             tenant_ids: Mapping[str, TenantIds] = {},
+             unattachable_classes: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Every guard object as a Kubernetes manifest (dict): the RDMA-privileges policy and binding, and per tenant a
     tenant-pools policy and binding.
 
@@ -155,6 +173,8 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
     :param tenant_groups: the RBAC Group names of the tenants' members; :param tenant_roles: the platform's tenant
         ClusterRoles — both for the RBAC policies (:func:`oke_rdma.guard_rbac.rbac_policies`), appended last.
     :param tenant_ids: tenant → its storage IDs and shared claims (:func:`oke_rdma.guard_ids.ids_policies`).
+    :param unattachable_classes: StorageClasses whose volumes cannot attach to the stack's nodes (none: no
+        tenant-block-volumes policy).
     """
     labels = {"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}
     exempt = sorted({*SYSTEM_NAMESPACES, *platform_namespaces})
@@ -193,6 +213,19 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                     "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
                         "namespaceSelector": {"matchExpressions": [
                             {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
+    if unattachable_classes and tenant_namespaces:
+        name = f"{prefix}-tenant-block-volumes"
+        out.append({"apiVersion": API, "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name,
+                                                                                           "labels": labels},
+                    "spec": {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": [
+                        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                         "resources": ["persistentvolumeclaims"]}]},
+                             "validations": [dict(v) for v in block_volume_validations(unattachable_classes)]}})
+        out.append({"apiVersion": API, "kind": "ValidatingAdmissionPolicyBinding",
+                    "metadata": {"name": name, "labels": labels},
+                    "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {
+                        "namespaceSelector": {"matchExpressions": [
+                            {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
     return (out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
             + ids_policies(prefix, tenant_ids, tenant_namespaces)
             + (route_policies(prefix) + node_policies(prefix) if tenant_namespaces else []))
@@ -224,14 +257,17 @@ class GuardArgs:
     :param tenant_groups: the RBAC Group names of the tenants' members (default none).
     :param tenant_roles: the platform's tenant ClusterRole names (default none).
     :param tenant_ids: tenant → :class:`~oke_rdma.guard_ids.TenantIds` (default none).
+    :param unattachable_classes: StorageClasses tenant claims may not name (default none: no such policy).
     """
 
     def __init__(self, *, name_prefix: str, provider: pulumi.ProviderResource,
                  tenant_pools: Mapping[str, Sequence[str]], tenant_namespaces: Mapping[str, str],
                  platform_namespaces: Iterable[str], namespaces: Optional[Mapping[str, pulumi.Resource]] = None,
                  tenant_priority_classes: Sequence[str] = (), tenant_groups: Iterable[str] = (),
-                 tenant_roles: Sequence[str] = (), tenant_ids: Mapping[str, TenantIds] = {}):
+                 tenant_roles: Sequence[str] = (), tenant_ids: Mapping[str, TenantIds] = {},
+                 unattachable_classes: Sequence[str] = ()):
         self.tenant_ids = dict(tenant_ids)
+        self.unattachable_classes = tuple(unattachable_classes)
         self.tenant_groups = tuple(tenant_groups)
         self.tenant_roles = tuple(tenant_roles)
         self.name_prefix = name_prefix
@@ -254,7 +290,8 @@ class Guard(pulumi.ComponentResource):
         super().__init__("oke-rdma:guard:Guard", name, None, opts)
         self.objects: dict[str, pulumi.CustomResource] = {}
         manifests = policies(args.name_prefix, args.tenant_pools, args.tenant_namespaces, args.platform_namespaces,
-                             args.tenant_priority_classes, args.tenant_groups, args.tenant_roles, args.tenant_ids)
+                             args.tenant_priority_classes, args.tenant_groups, args.tenant_roles, args.tenant_ids,
+                             args.unattachable_classes)
         # A policy whose binding selects one namespace by name waits for it; the others select every tenant namespace
         # by label and wait for them all, as one entry (oke_rdma.depends).
         every = [all_of(args.namespaces.values())] if args.namespaces else []

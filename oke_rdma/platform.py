@@ -43,6 +43,7 @@ from oke_rdma.addons import (PRIVILEGED, REGISTRY, RESTRICTED, Registry, enabled
 from oke_rdma.addons import namespace_levels as addon_namespace_levels
 from oke_rdma.addons.gpu_operator import GPU_RESOURCE
 from oke_rdma.addons.kueue import TENANT_LABEL
+from oke_rdma.facts.storage import ATTACHMENT_TYPE_PARAMETER, BLOCK_VOLUME_PROVISIONER, PARAVIRTUALIZED
 
 __all__ = ["PRIVILEGED", "RESTRICTED", "PSA_MODES", "GPU_RESOURCE", "TenantNamespace", "PlatformArgs", "Platform",
            "pod_security_labels", "namespace_levels", "merge_values"]
@@ -96,6 +97,14 @@ _CLUSTER_SCOPED_KINDS = frozenset({"Namespace", "CustomResourceDefinition", "Clu
                                    "ValidatingWebhookConfiguration", "APIService"})
 
 
+def _names_class(values: Any, name: str) -> bool:
+    """True when Helm ``values`` name StorageClass ``name`` (a ``storageClassName``/``storageClass`` string)."""
+    if isinstance(values, dict):
+        return any((k in ("storageClassName", "storageClass") and v == name) or _names_class(v, name)
+                   for k, v in values.items())
+    return isinstance(values, list) and any(_names_class(v, name) for v in values)
+
+
 def _namespaced(obj: dict[str, Any], namespace: str) -> dict[str, Any]:
     """``obj`` with ``metadata.namespace`` set to ``namespace`` when it is a namespaced object without one (the
     provider would otherwise put it in its default namespace)."""
@@ -127,11 +136,14 @@ class PlatformArgs:
     :param depends_on: what every Helm release waits for — the node pools its pods run on (a release waits for its
         pods to be ready, and they have no node before the pools exist).
     :param addons: the add-on registry (default :data:`oke_rdma.addons.REGISTRY`).
+    :param block_volume_class: the name of the block-volume StorageClass to create (volumes attached
+        paravirtualized, so they attach to nodes with in-transit encryption; the cluster's default class), or None
+        for none (:data:`oke_rdma.facts.storage.BLOCK_VOLUME_CLASS`).
     """
 
     def __init__(self, *, provider: pulumi.ProviderResource, name_prefix: str, platform: Optional[Any] = None,
                  tenants: Optional[Mapping[str, TenantNamespace]] = None, depends_on: Sequence[pulumi.Resource] = (),
-                 addons: Registry = REGISTRY):
+                 addons: Registry = REGISTRY, block_volume_class: Optional[str] = None):
         if platform is None:
             platform = platform_model(addons)()
         missing = [a.key for a in addons if not hasattr(platform, a.field)]
@@ -144,6 +156,7 @@ class PlatformArgs:
         self.tenants = dict(tenants or {})
         self.depends_on = list(depends_on)
         self.addons = addons
+        self.block_volume_class = block_volume_class
 
 
 class Platform(pulumi.ComponentResource):
@@ -190,6 +203,21 @@ class Platform(pulumi.ComponentResource):
                 self.namespaces[ns] = namespace(ns)
         self.tenant_namespaces = {tenant: t.namespace for tenant, t in args.tenants.items()}
 
+        # The block-volume class: paravirtualized attachments, the only ones the CSI driver makes to a node with
+        # in-transit encryption (oke_rdma.facts.storage); the cluster's default, so class-less claims get it.
+        self.block_volume_class: Optional[k8s.storage.v1.StorageClass] = None
+        if args.block_volume_class:
+            self.block_volume_class = k8s.storage.v1.StorageClass(
+                f"{prefix}-storageclass-{args.block_volume_class}", k8s.storage.v1.StorageClassInitArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(
+                        name=args.block_volume_class,
+                        annotations={"storageclass.kubernetes.io/is-default-class": "true"},
+                        labels={"app.kubernetes.io/managed-by": "pulumi", "app.kubernetes.io/part-of": prefix}),
+                    provisioner=BLOCK_VOLUME_PROVISIONER,
+                    parameters={ATTACHMENT_TYPE_PARAMETER: PARAVIRTUALIZED},
+                    reclaim_policy="Delete", volume_binding_mode="WaitForFirstConsumer",
+                    allow_volume_expansion=True), k8s_opts())
+
         enabled = enabled_releases(args.platform, args.addons)
         context = args.addons.context(args.platform, [t.namespace for t in args.tenants.values()])
         self.prepared: dict[str, list[pulumi.Resource]] = {}
@@ -215,9 +243,12 @@ class Platform(pulumi.ComponentResource):
                     f"{prefix}-{addon.release_name}", k8s.yaml.v2.ConfigGroupArgs(objs=own), k8s_opts(deps))
                 continue
             repo = k8s.helm.v3.RepositoryOptsArgs(repo=addon.repository) if addon.repository else None
+            values = addon.helm_values(release, context)
+            if self.block_volume_class is not None and _names_class(values, args.block_volume_class):
+                deps.append(self.block_volume_class)  # its claims bind once the class exists
             self.releases[key] = k8s.helm.v3.Release(f"{prefix}-{addon.release_name}", k8s.helm.v3.ReleaseArgs(
                 name=addon.release_name, chart=addon.chart, version=release.version, repository_opts=repo,
-                namespace=ns.metadata.name, create_namespace=False, values=addon.helm_values(release, context)),
+                namespace=ns.metadata.name, create_namespace=False, values=values),
                 k8s_opts(deps))
             installed[key] = self.releases[key]
 

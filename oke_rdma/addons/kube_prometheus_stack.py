@@ -3,7 +3,7 @@
 Installed first among the add-ons that use its CRDs (``monitoring.coreos.com``: ``ServiceMonitor``, ``PodMonitor``,
 ``PrometheusRule``, ``Probe``...). ``*SelectorNilUsesHelmValues: false`` so Prometheus picks up every monitor and
 rule in the cluster, not only the chart's own. Prometheus keeps ``retention`` (and at most ``retentionSizeGb``) on a
-``storageGb`` block volume of ``storageClass``. Grafana's admin password, when given, is a Pulumi secret written into
+``storageGb`` block volume of ``storageClass`` (the stack's paravirtualized class by default). Grafana's admin password, when given, is a Pulumi secret written into
 a Kubernetes Secret the chart reads (``grafana.admin.existingSecret``) — never in Helm values; without one, Grafana
 generates a random password instead of the chart's well-known default. Namespace Pod Security ``privileged``:
 node-exporter uses hostNetwork, hostPID and hostPath mounts of /proc, /sys and /.
@@ -36,6 +36,7 @@ from oke_rdma.addons._grafana_egress import PLATFORM_DEFAULTS, grafana_egress_pr
 from oke_rdma.addons._monitoring_paths import egress_problems, plugin_problems
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 from oke_rdma.facts.images import BUSYBOX_TAG
+from oke_rdma.facts.storage import BLOCK_VOLUME_CLASS
 from oke_rdma.schema import _k8s_name, _key
 
 #: Chart components with no reachable target on OKE → why (each source in the module docstring).
@@ -63,7 +64,8 @@ class KubePrometheusStackRelease(HelmRelease):
 
     ``retention`` (Prometheus duration, ``15d``), ``retentionSizeGb`` (GB kept before the oldest blocks are
     dropped; must leave 10 % of the volume for the WAL), ``storageGb`` (the Prometheus volume, GB, 50 to 32768:
-    OCI's block volume sizes), ``storageClass`` (``oci-bv``: OKE's CSI block volume class).
+    OCI's block volume sizes), ``storageClass`` (``oke-rdma-bv``: the stack's paravirtualized block volume class,
+    :data:`oke_rdma.facts.storage.BLOCK_VOLUME_CLASS`).
     ``grafanaAdminPassword``: a **secret** (``pulumi config set --secret``), at least 12 characters; stored in a
     Kubernetes Secret Grafana reads, never in Helm values. Without it Grafana generates a random one.
     """
@@ -83,8 +85,10 @@ class KubePrometheusStackRelease(HelmRelease):
     storage_gb: int = Field(default=100, ge=MIN_BLOCK_VOLUME_GB, le=32768, description=(
         "Prometheus volume in GB (at least 50, OCI's smallest block volume). Raising it does not grow the existing "
         "claim (the operator's StatefulSet keeps its claim template): grow the claim first, as the preview says."))
-    storage_class: str = Field("oci-bv", description=(
-        "StorageClass of the Prometheus volume (`oci-bv`: OKE's CSI block volumes)."))
+    storage_class: str = Field(BLOCK_VOLUME_CLASS, description=(
+        f"StorageClass of the Prometheus volume (`{BLOCK_VOLUME_CLASS}`: the stack's CSI block volumes attached "
+        f"paravirtualized, which attach to nodes with in-transit encryption; OKE's `oci-bv` attaches over iSCSI and "
+        f"is refused while a node pool has `isPvEncryptionInTransitEnabled`)."))
     allowed_remote_urls: tuple[str, ...] = Field(default=(), description=(
         "URL prefixes (https://host/...; smtp://host:port for a mail relay, tcp://host:port for an Alertmanager "
         "peer) Prometheus may remote-write or remote-read, Alertmanager may send to and Grafana may publish to: "

@@ -12,7 +12,8 @@ from __future__ import annotations
 KNOWN_VERSIONS: dict[str, tuple[tuple[str, ...], str]] = {
     "gpuOperator": (("v25.10.1", "v26.3.0", "v26.3.1", "v26.3.2", "v26.3.3", "v26.7.0"),
                     "NVIDIA/gpu-operator tags (oke_rdma/facts/charts.py MAJOR_STEPS); checked 2026-12-01"),
-    "kueue": (("0.14.3", "0.15.0", "0.18.2", "0.18.8", "0.19.2", "0.19.4", "0.19.6", "0.19.7"),
+    "kueue": (("0.14.3", "0.15.0", "0.18.2", "0.18.6", "0.18.7", "0.18.8", "0.19.2", "0.19.3", "0.19.4", "0.19.6",
+               "0.19.7"),
               "kubernetes-sigs/kueue tags and CHANGELOG-0.14/0.15/0.18/0.19.md (oke_rdma/facts/charts.py, compat.py, "
               "known_bugs.py); checked 2026-12-02"),
     "keda": (tuple(f"2.{m}.0" for m in range(13, 21)) + ("2.20.1", "2.20.2"),

@@ -105,6 +105,13 @@ SOURCES: dict[str, tuple[str, str]] = {
     "flux": ("fluxcd/flux2 v2.8.5: the Kustomization and GitRepository CRDs (docs/fleet.md)", "2026-12-01"),
     "pulumi": ("Pulumi docs, resource options (protect, retainOnDelete, deleteBeforeReplace, replaceOnChanges)",
                "2026-11-30"),
+    "oci-bv-csi": ("oracle/oci-cloud-controller-manager pkg/csi/driver/bv_controller.go (ControllerPublishVolume, "
+                   "getAttachmentOptions: a node with in-transit encryption takes paravirtualized attachments only); "
+                   "OKE docs 'Provisioning PVCs on the Block Volume Service'; "
+                   "oracle-quickstart/oci-kubernetes-monitoring#118", "2026-12-02"),
+    "chart-templates": ("the pinned charts' templates (Cilium 1.20.0 validate.yaml, GPU Operator v26.7.0 "
+                        "validations.yaml, kube-prometheus-stack 88.5.3, KubeRay 1.7.0, JobSet 0.12.0, Trainer "
+                        "2.3.0): oke_rdma/facts/chart_templates.py", "2026-12-02"),
 }
 
 
@@ -528,6 +535,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("A claim names a StorageClass the cluster has (the stack's own or OKE's oci-bv/oci), or it never binds",
            "oke-bv", "create", "config", "oke_rdma.config.checks.storage_classes:check_storage_classes",
            "tests/config/test_storage_classes.py::test_prometheus_on_a_class_nobody_creates_is_refused_naming_the_key"),
+        _c("A block volume attaches to a node with in-transit encryption only through a class with attachment-type "
+           "paravirtualized (OKE's oci-bv and oci attach over iSCSI)", "oci-bv-csi", "runtime", "config",
+           "oke_rdma.config.checks.storage_classes:check_storage_classes",
+           "tests/config/test_storage_classes.py::test_an_iscsi_class_is_refused_while_pools_encrypt_in_transit"),
         _c("A claim's request only grows, and only if its class allows expansion", "k8s-pv", "update", "preview",
            "preview:offline.immutable:resize_refused",
            _NOD + "test_a_grown_claim_is_refused_unless_its_class_allows_volume_expansion"),
@@ -631,6 +642,9 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "bugs warn), naming the fixed release", "kueue", "create,upgrade,runtime", "config",
            "oke_rdma.config.checks.known_bugs:check_known_bugs",
            "tests/config/test_known_bugs.py::test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix"),
+        _c("The chart's own template checks (fail/required) pass with the release's final values", "chart-templates",
+           "create,upgrade", "config", "oke_rdma.config.checks.platform:template_problems",
+           "tests/config/test_chart_templates.py::test_gateway_api_on_ciliums_pinned_l7_proxy_is_refused_at_the_users_key"),
     ),
     "kubernetes:yaml/v2:ConfigGroup": (
         _c("A vendored manifest is the pinned file, byte for byte", "operators", "create,upgrade", "config",

@@ -174,6 +174,67 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "(oke_rdma.scheduling)",
         WARN, f"{_KUEUE.format('0.19')} v0.19.4 (#15195); {_KUEUE.format('0.18')} v0.18.8 (#15197); {CHECKED}"),
     KnownBug(
+        "kueue", "kubernetes-sigs/kueue#15039",
+        "a pod that sets only limits is charged the LimitRange's default requests instead of its limits (which "
+        "Kubernetes copies into its requests), so the quota charged and the resources the pods use differ and the "
+        "ClusterQueue admits beyond its quota",
+        ("0.18.7", "0.19.3"), "kueue-limitrange-defaults",
+        "every tenant namespace has a LimitRange with default requests (oke_rdma.tenant_defaults) and Kueue manages "
+        "the tenants' pods and jobs",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.3 (#15039); {_KUEUE.format('0.18')} v0.18.7 (#15038, the same fix); "
+                f"{CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#15302",
+        "a StatefulSet scaled to zero and back up to another replica count keeps its Workload's original pod count, "
+        "so it is admitted and charged for the wrong number of pods and the ClusterQueue admits beyond its quota",
+        ("0.18.8", "0.19.4"), "kueue-statefulset",
+        "the statefulset integration is on (the chart's default frameworks, which oke-rdma keeps) and tenants may "
+        "create and scale StatefulSets",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.4 (#15302); {_KUEUE.format('0.18')} v0.18.8 (#15303, the same fix); "
+                f"{CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#14630",
+        "a pod that sets kueue.x-k8s.io/pod-group-name to another Workload's name is adopted into it and runs "
+        "without quota (and finishing it releases the other Workload's quota while its pods still run)",
+        ("0.18.6", "0.19.2"), "kueue-pod-integration",
+        "the pod integration is on (the chart's default frameworks, which oke-rdma keeps) and tenants may create pods",
+        REFUSE, f"{_KUEUE.format('0.19')} v0.19.2 (#14630); {_KUEUE.format('0.18')} v0.18.6 (#14617, the same fix); "
+                f"{CHECKED}"),
+    KnownBug(
+        "kueue", "kubernetes-sigs/kueue#14793",
+        "a pod group's pod evicted by waitForPodsReady.recoveryTimeout keeps Kueue's finalizer and stays Terminating "
+        "forever, blocking its same-name replacement",
+        ("0.18.7", "0.19.3"), "kueue-pod-recovery",
+        "oke-rdma sets waitForPodsReady.recoveryTimeout (20m) and the pod integration is on (the chart's default)",
+        WARN, f"{_KUEUE.format('0.19')} v0.19.3 (#14793); {_KUEUE.format('0.18')} v0.18.7 (#14795, the same fix); "
+              f"{CHECKED}"),
+    KnownBug(
+        "mpiOperator", "kubeflow/mpi-operator#819",
+        "resuming or suspending an MPIJob (what Kueue does to admit or evict it) changes the launcher Job in the "
+        "controller's shared informer cache in place, so the controller acts on a launcher that differs from the "
+        "API server's",
+        ("0.8.2",), "mpi-operator-kueue",
+        "Kueue manages MPIJobs (oke-rdma turns its kubeflow.org/mpijob integration on with the MPI Operator), so "
+        "every admission and eviction suspends or resumes the launcher",
+        WARN, f"kubeflow/mpi-operator commit c27e983 ('Fix missing DeepCopy when mutating the launcher job', #819) and "
+              f"RELEASE.md v0.8.1/v0.8.2 (v0.8.1 was never published: its fixes shipped as v0.8.2); {CHECKED}"),
+    KnownBug(
+        "mpiOperator", "kubeflow/mpi-operator#810",
+        "launcher pods that are still terminating are recreated (the launcher Job replaces them at once; kubernetes/"
+        "kubernetes#115844), so a second mpirun can start beside the first",
+        ("0.8.2",), "mpi-operator-launcher",
+        "the MPI Operator runs tenants' MPIJobs (its launcher is a batch/v1 Job without podReplacementPolicy: "
+        "Failed before the fix)",
+        WARN, f"kubeflow/mpi-operator commit ce4c2fc ('Prevent terminating launcher pods from being recreated', #810: "
+              f"podReplacementPolicy Failed on the launcher Job) and RELEASE.md v0.8.1/v0.8.2; {CHECKED}"),
+    KnownBug(
+        "mpiOperator", "kubeflow/mpi-operator#787",
+        "the MPIJob's Running condition is emitted again when the pod and Job informers are out of sync, so its "
+        "status flaps",
+        ("0.8.2",), "mpi-operator-launcher",
+        "the MPI Operator runs tenants' MPIJobs",
+        WARN, f"kubeflow/mpi-operator commit 9e35b1a (#787) and RELEASE.md v0.8.1/v0.8.2; {CHECKED}"),
+    KnownBug(
         "gpuOperator", "NVIDIA/gpu-operator#2525",
         "the device plugin turns the MOFED/GDS feature flags on unconditionally and injects every ibverbs device of "
         "the node into each GPU container, exposing RDMA interfaces the workload was not given",

@@ -74,6 +74,39 @@ OBJECT_STORAGE_SERVICE = "objectstorage-{region}"
 #: someone creates them.
 OKE_BUILTIN_STORAGE_CLASSES = ("oci-bv", "oci")
 
+# --- Block volumes and in-transit encryption (checked 2026-12-02) ------------------------------------------------
+# Sources: oracle/oci-cloud-controller-manager pkg/csi/driver/bv_controller.go (snapshot of 2026-06-17, commit
+# 1100ac36): the StorageClass parameter ``attachment-type`` takes ``iscsi`` or ``paravirtualized`` (anything else is
+# refused at provisioning), a class without it attaches over iSCSI; ControllerPublishVolume reads the node's
+# instance (getAttachmentOptions: ``LaunchOptions.IsPvEncryptionInTransitEnabled``) and refuses the attachment ("node
+# ... has in transit encryption enabled, but attachment type is not paravirtualized") unless the class says
+# ``paravirtualized``; it then attaches with in-transit encryption. OKE docs "Provisioning PVCs on the Block Volume
+# Service" (the built-in ``oci-bv`` and ``oci`` classes name no attachment type; in-transit encryption needs a class
+# with ``attachment-type: paravirtualized`` and node pools with ``isPvEncryptionInTransitEnabled``);
+# oracle-quickstart/oci-kubernetes-monitoring#118 (the same refusal met with ``oci-bv``). The FlexVolume class
+# ``oci`` attaches over iSCSI too (its plugin logs in to the iSCSI target; it has no attachment-type parameter).
+
+#: The Block Volume CSI driver's provisioner name.
+BLOCK_VOLUME_PROVISIONER = "blockvolume.csi.oraclecloud.com"
+#: The StorageClass parameter choosing how the driver attaches a volume, and its values.
+ATTACHMENT_TYPE_PARAMETER, ISCSI, PARAVIRTUALIZED = "attachment-type", "iscsi", "paravirtualized"
+#: How each built-in class attaches its volumes: none names an attachment type, so every one is iSCSI.
+OKE_BUILTIN_ATTACHMENT = {"oci-bv": ISCSI, "oci": ISCSI}
+#: The block-volume StorageClass every stack creates (``oke_rdma.platform``): CSI block volumes attached
+#: paravirtualized, so they attach to nodes with in-transit encryption (the node pools' default); volumes are
+#: created in the consuming pod's availability domain (``WaitForFirstConsumer``). It is the cluster's default
+#: class (the newest default wins when several are marked: Kubernetes docs "Storage Classes", default
+#: StorageClass), so a claim that names no class gets it. Prometheus' volume uses it by default.
+BLOCK_VOLUME_CLASS = "oke-rdma-bv"
+
+
+def block_volume_attachment(name: str) -> str | None:
+    """How the class ``name`` attaches block volumes (:data:`ISCSI` or :data:`PARAVIRTUALIZED`); None for a class
+    that provisions no block volume (the stack's File Storage class)."""
+    if name == BLOCK_VOLUME_CLASS:
+        return PARAVIRTUALIZED
+    return OKE_BUILTIN_ATTACHMENT.get(name)
+
 
 def fss_storage_class(name_prefix: str) -> str:
     """The name of the File Storage StorageClass the stack declares (``oke_rdma.volumes``) when ``storage.fss`` is

@@ -230,3 +230,54 @@ def test_tenant_priority_binding_selects_every_tenant_namespace():
 def test_no_tenant_classes_no_priority_policy():
     names = [o["metadata"]["name"] for o in policies("p", {"t": ["gpu"]}, {"t": "t"}, [])]
     assert "p-tenant-priority" not in names
+
+
+BLOCK = policies("okerdma-dev", {"research": ["gpu"]}, {"research": "research"}, [],
+                 unattachable_classes=("oci-bv", "oci"))
+BLOCK_POLICY = next(o for o in BLOCK if o["kind"] == "ValidatingAdmissionPolicy"
+                    and o["metadata"]["name"] == "okerdma-dev-tenant-block-volumes")
+
+
+def claim(storage_class=None) -> dict:
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "50Gi"}}}
+    if storage_class is not None:
+        spec["storageClassName"] = storage_class
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "research"},
+            "spec": spec}
+
+
+@pytest.mark.parametrize("name", ["oci-bv", "oci"])
+def test_tenant_block_volumes_policy_refuses_iscsi_classes(name):
+    """A tenant's claim on OKE's iSCSI classes would never attach to the stack's in-transit-encrypting nodes."""
+    [message] = failures(BLOCK_POLICY, claim(name))
+    assert message.startswith(f"StorageClass {name} attaches block volumes over iSCSI")
+
+
+@pytest.mark.parametrize("name", [None, "", "oke-rdma-bv", "okerdma-dev-fss", "oci-bv-paravirtualized"])
+def test_tenant_block_volumes_policy_admits_other_claims(name):
+    """No class (the paravirtualized default), the static-volume spelling, the stack's classes pass."""
+    assert failures(BLOCK_POLICY, claim(name)) == []
+
+
+def test_tenant_block_volumes_policy_matches_claims_of_every_tenant_namespace_and_only_when_needed():
+    binding = next(o for o in BLOCK if o["kind"] == "ValidatingAdmissionPolicyBinding"
+                   and o["spec"]["policyName"] == "okerdma-dev-tenant-block-volumes")
+    assert binding["spec"]["matchResources"]["namespaceSelector"] == {
+        "matchExpressions": [{"key": TENANT_LABEL, "operator": "Exists"}]}
+    assert BLOCK_POLICY["spec"]["matchConstraints"]["resourceRules"][0]["resources"] == ["persistentvolumeclaims"]
+    names = [o["metadata"]["name"] for o in OBJECTS]
+    assert "okerdma-dev-tenant-block-volumes" not in names  # no unattachable class: no policy
+
+
+def test_the_dev_stack_refuses_iscsi_classes_and_a_stack_without_in_transit_encryption_does_not():
+    from oke_rdma.config.checks.storage_classes import unattachable_classes
+    from tests.stackcfg import load_dev_config
+    assert unattachable_classes(load_dev_config()) == ("oci-bv", "oci")
+    off = {"system": {"isPvEncryptionInTransitEnabled": False}, "gpu": {"isPvEncryptionInTransitEnabled": False}}
+    assert unattachable_classes(load_dev_config(nodePools=off)) == ()
+
+
+@pytest.mark.parametrize("obj", [o for o in BLOCK if "block-volumes" in o["metadata"]["name"]],
+                         ids=lambda o: o["kind"])
+def test_the_block_volume_objects_validate_against_the_kubernetes_schema(obj):
+    assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"

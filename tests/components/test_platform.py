@@ -79,7 +79,7 @@ def test_release_values():
         "ruleSelectorNilUsesHelmValues": False, "probeSelectorNilUsesHelmValues": False}
     assert spec["retention"] == "15d" and spec["retentionSize"] == "80GB"
     assert spec["storageSpec"] == {"volumeClaimTemplate": {"spec": {
-        "storageClassName": "oci-bv", "accessModes": ["ReadWriteOnce"],
+        "storageClassName": "oke-rdma-bv", "accessModes": ["ReadWriteOnce"],
         "resources": {"requests": {"storage": "100Gi"}}}}}
     grafana = dict(kps["grafana"])
     ini = grafana.pop("grafana.ini")
@@ -116,7 +116,7 @@ def test_every_kubernetes_resource_uses_the_explicit_provider():
     run, _ = _run()
     provider = one(run.resources, PROVIDER, "k8s")
     k8s_resources = [r for r in run.resources if r.type.startswith("kubernetes:")]
-    assert len(k8s_resources) == 14  # 7 namespaces + 2 tenant ResourceQuotas + 5 releases
+    assert len(k8s_resources) == 15  # 7 namespaces + 2 tenant ResourceQuotas + 5 releases + the block-volume class
     for r in k8s_resources:
         assert r.provider is not None and r.provider.startswith(provider.urn + "::"), r.name
     component = one(run.resources, "oke-rdma:platform:Platform")
@@ -298,3 +298,39 @@ def test_a_manifest_addon_s_per_tenant_objects_come_after_the_tenant_namespaces(
     assert {("Role", "research"), ("RoleBinding", "analytics"), ("Deployment", "mpi-operator")} <= kinds
     assert not any(o["metadata"].get("namespace") in ("research", "analytics") or o["kind"] == "Deployment"
                    for o in own.inputs["objs"])
+
+
+SC = "kubernetes:storage.k8s.io/v1:StorageClass"
+
+
+def test_the_block_volume_class_attaches_paravirtualized_and_prometheus_waits_for_it():
+    """The stack's block-volume StorageClass: the OCI Block Volume CSI driver, attachment-type paravirtualized (the
+    only attachment the driver makes to a node with in-transit encryption), created in the pod's AD
+    (WaitForFirstConsumer), expandable, the cluster's default class; kube-prometheus-stack, whose Prometheus claims
+    it, waits for it, and a release that names no class does not."""
+    run, platform = _run()
+    sc = one(run.resources, SC)
+    assert sc.inputs["metadata"]["name"] == "oke-rdma-bv"
+    assert sc.inputs["metadata"]["annotations"] == {"storageclass.kubernetes.io/is-default-class": "true"}
+    assert sc.inputs["provisioner"] == "blockvolume.csi.oraclecloud.com"
+    assert sc.inputs["parameters"] == {"attachment-type": "paravirtualized"}
+    assert sc.inputs["volumeBindingMode"] == "WaitForFirstConsumer" and sc.inputs["reclaimPolicy"] == "Delete"
+    assert sc.inputs["allowVolumeExpansion"] is True
+    releases = _releases(run)
+    assert sc.urn in releases["kube-prometheus-stack"].dependencies
+    assert sc.urn not in releases["kueue"].dependencies
+
+
+def test_no_block_volume_class_without_a_name():
+    """PlatformArgs without block_volume_class (another registry's platform) creates none."""
+    cfg = load_dev_config()
+    built = {}
+
+    def program():
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1\nkind: Config\nclusters: []\n")
+        args = platform_args(cfg, provider)
+        args.block_volume_class = None
+        built["p"] = Platform("platform", args)
+
+    run = run_program(dev_raw_config(), [], "dev", program=program)
+    assert of_type(run.resources, SC) == [] and built["p"].block_volume_class is None

@@ -115,7 +115,7 @@ def test_in_transit_tls_and_kms_key_reach_the_kubernetes_side():
     key = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaafsskey"
     run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "identitySquash": "NONE"}},
                   iam={"tenancyId": "ocid1.tenancy.oc1..aaaaaaaatenancy2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4tenant"})  # the key's dynamic group lives in the tenancy
-    params = one(run.resources, SC).inputs["parameters"]
+    params = one(run.resources, SC, "okerdma-dev-fss").inputs["parameters"]
     assert params["encryptInTransit"] == "true" and params["kmsKeyOcid"] == key
     assert {o["identitySquash"] for o in json.loads(params["exportOptions"])} == {"NONE"}
     for pv in of_type(run.resources, PV):
@@ -180,5 +180,6 @@ def test_without_fss_there_is_no_volume_and_null_outputs():
                          tenants={"research": {"sharedStorage": None}, "analytics": {"sharedStorage": None}})
     run = run_program(raw, [], "dev")
     assert run.outputs.get("fss") is None  # a None export is dropped from the wire outputs
-    assert not of_type(run.resources, PV) and not of_type(run.resources, SC)
+    fss_classes = [r for r in of_type(run.resources, SC) if r.inputs["provisioner"] == "fss.csi.oraclecloud.com"]
+    assert not of_type(run.resources, PV) and not fss_classes  # the block-volume class is the platform's
     assert {v["sharedStorageClaim"] for v in run.outputs["tenants"].values()} == {None}

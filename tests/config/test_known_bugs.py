@@ -50,17 +50,62 @@ def test_today_s_pins_carry_only_the_unfixed_keda_bug():
 
 def test_the_previous_kueue_pin_is_refused_naming_each_bug_and_its_fix():
     """Kueue 0.19.2 with the tenants' LimitRange defaults, requeuing, the chart's job/statefulset integrations and
-    pod-level resources (Kubernetes 1.35): four quota bugs, each a line at platform.kueue.version naming what triggers it and the fixed patch."""
+    pod-level resources (Kubernetes 1.35): six quota bugs, each a line at platform.kueue.version naming what triggers
+    it and the fixed patch (#15039, limits-only pods charged the LimitRange defaults, fixed in 0.19.3, among them)."""
     lines = [p for p in problems(platform={"kueue": {"version": "0.19.2"}}) if p.startswith(KEY)]
     expected = {"kubernetes-sigs/kueue#15350": "0.19.4", "kubernetes-sigs/kueue#16132": "0.19.6",
-                "kubernetes-sigs/kueue#16401": "0.19.7", "kubernetes-sigs/kueue#16047": "0.19.6"}
-    assert len(lines) == 4
+                "kubernetes-sigs/kueue#16401": "0.19.7", "kubernetes-sigs/kueue#16047": "0.19.6",
+                "kubernetes-sigs/kueue#15039": "0.19.3", "kubernetes-sigs/kueue#15302": "0.19.4"}
+    assert len(lines) == len(expected)
     for ref, fix in expected.items():
         [line] = lines_about(lines, ref)
         assert f"set {fix} or newer" in line and f"platform.kueue.acceptedBugs" in line
         assert "CHANGELOG-0.19.md" in line and "checked 2026-12-02" in line
     [limitrange] = lines_about(lines, "kubernetes-sigs/kueue#15350")
     assert "LimitRange default requests" in limitrange and "requeues" in limitrange
+    [limits_only] = lines_about(lines, "kubernetes-sigs/kueue#15039")
+    assert "only limits" in limits_only and "LimitRange default requests and Kueue manages" in limits_only
+
+
+def test_accepting_the_four_older_refusals_still_names_the_limits_only_bug():
+    """The bug hunt's input: 0.19.2 with the four bugs refused before #15039 was recorded accepted is refused again,
+    naming #15039 (and the StatefulSet rescale bug #15302), each with its fixed patch; accepting them too loads, with
+    every accepted bug a warning."""
+    four = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401",
+            "kubernetes-sigs/kueue#16047"]
+    lines = [p for p in problems(platform={"kueue": {"version": "0.19.2", "acceptedBugs": four}})
+             if p.startswith(KEY)]
+    assert {ref for ref in ("kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302")
+            if lines_about(lines, ref)} == {"kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302"}
+    assert len(lines) == 2 and "set 0.19.3 or newer" in lines_about(lines, "kubernetes-sigs/kueue#15039")[0]
+    six = four + ["kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302"]
+    warnings = known_bug_warnings(load_dev_config(platform={"kueue": {"version": "0.19.2", "acceptedBugs": six}}))
+    for ref in six:
+        assert lines_about(warnings, ref)[0].endswith("(accepted in acceptedBugs)"), ref
+    [stuck] = lines_about(warnings, "kubernetes-sigs/kueue#14793")
+    assert "Terminating" in stuck and "set 0.19.3 or newer" in stuck
+
+
+@pytest.mark.parametrize("version, refused", [
+    ("0.18.2", {"kubernetes-sigs/kueue#14630", "kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302"}),
+    ("0.18.6", {"kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302"}),
+    ("0.18.7", {"kubernetes-sigs/kueue#15302"}),
+    ("0.18.8", set()),
+])
+def test_the_0_18_line_is_refused_for_each_quota_bug_its_patch_lacks(version, refused):
+    """The 0.18 line got the same fixes in its own patches: the pod-group adoption bypass in 0.18.6, limits-only
+    charging in 0.18.7, the StatefulSet rescale count in 0.18.8; each earlier patch is refused for the ones it lacks
+    and told the 0.18 fix."""
+    checked = ("kubernetes-sigs/kueue#14630", "kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302")
+    try:
+        load_stack_config(dev_raw_config(platform={"kueue": {"version": version}}))
+        lines: list[str] = []
+    except ConfigError as err:
+        lines = err.problems
+    assert {ref for ref in checked if lines_about(lines, ref)} == refused
+    for ref in refused:
+        fix = next(b for b in KNOWN_BUGS if b.ref == ref).fix_for(version)
+        assert fix.startswith("0.18.") and f"set {fix} or newer" in lines_about(lines, ref)[0]
 
 
 def test_an_older_line_is_told_its_own_fix_first():
@@ -71,10 +116,10 @@ def test_an_older_line_is_told_its_own_fix_first():
 
 
 def test_accepted_bugs_turn_the_refusal_into_warnings():
-    """Listing the four refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
+    """Listing the six refused bugs lets 0.19.2 load; each is then a warning, with the availability bug #15910
     (no succeeded-pods gate before 0.19.6) warned about as well."""
     refs = ["kubernetes-sigs/kueue#15350", "kubernetes-sigs/kueue#16132", "kubernetes-sigs/kueue#16401",
-            "kubernetes-sigs/kueue#16047"]
+            "kubernetes-sigs/kueue#16047", "kubernetes-sigs/kueue#15039", "kubernetes-sigs/kueue#15302"]
     cfg = load_dev_config(platform={"kueue": {"version": "0.19.2", "acceptedBugs": refs}})
     warnings = known_bug_warnings(cfg)
     for ref in refs:
@@ -151,6 +196,30 @@ def test_every_keda_release_of_the_accepted_line_is_warned_about_its_own_bugs(ve
     for line in warnings:
         if "kedacore/keda#7910" in line:
             assert "set 2.20.2 or newer" in line and "concurrent map writes" in line
+
+
+def test_mpi_operator_0_8_0_is_warned_about_its_launcher_bugs_fixed_in_0_8_2():
+    """MPI Operator 0.8.0 (vendored, so pinnable) with Kueue managing MPIJobs: a warning per launcher bug fixed in
+    0.8.2 (#819 the informer cache changed in place on Kueue's suspend/resume, #810 terminating launcher pods
+    recreated, #787 the Running condition re-emitted), each naming 0.8.2; the default 0.8.2 warns about none."""
+    refs = {"kubeflow/mpi-operator#819", "kubeflow/mpi-operator#810", "kubeflow/mpi-operator#787"}
+    old = known_bug_warnings(load_dev_config(platform={"mpiOperator": {"enabled": True, "version": "0.8.0"}}))
+    assert {ref for ref in refs if lines_about(old, ref)} == refs
+    for ref in refs:
+        [line] = lines_about(old, ref)
+        assert line.startswith("oke-rdma:platform.mpiOperator.version: mpiOperator 0.8.0") and "set 0.8.2" in line
+    [kueue] = lines_about(old, "kubeflow/mpi-operator#819")
+    assert "kubeflow.org/mpijob integration suspends and resumes" in kueue
+    new = known_bug_warnings(load_dev_config(platform={"mpiOperator": {"enabled": True}}))
+    assert not any(lines_about(new, ref) for ref in refs)
+
+
+def test_mpi_operator_s_kueue_row_needs_kueue_to_manage_mpijobs():
+    """#819 is reached through Kueue's suspend/resume: with Kueue off it is not reported; the launcher rows still are."""
+    lines = known_bug_warnings(load_dev_config(platform={"mpiOperator": {"enabled": True, "version": "0.8.0"},
+                                                         "kueue": {"enabled": False}}))
+    assert lines_about(lines, "kubeflow/mpi-operator#819") == []
+    assert lines_about(lines, "kubeflow/mpi-operator#810")
 
 
 def test_user_values_that_turn_cilium_s_l7_proxy_on_reach_the_livelock_row():

@@ -144,3 +144,23 @@ def test_raising_prometheus_storage_against_the_previous_plan_warns_and_an_oidc_
     out = preview("--config-file", str(path), "--previous", str(plan))
     assert out.returncode == 4, out.stdout[-3000:] + out.stderr
     assert "cluster.oidc.caCertificate" in out.stdout + out.stderr
+
+
+CLASS = "values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec.storageClassName"
+
+
+def _prom_class(name: str) -> dict:
+    return {"prometheusSpec": {"storageSpec": {"volumeClaimTemplate": {"spec": {"storageClassName": name}}}}}
+
+
+def test_a_new_storage_class_for_an_operator_owned_claim_needs_the_old_claims_deleted():
+    """Moving Prometheus from oci-bv to the stack's paravirtualized class is applied in place, but the StatefulSet's
+    existing claims keep their immutable class: a manual warning naming the claims to delete. The same class, or
+    another chart, is no stuck update."""
+    old, new = _release(prometheus=_prom_class("oci-bv")), _release(prometheus=_prom_class("oke-rdma-bv"))
+    [(kind, hit, text)] = stuck(HELM_RELEASE, old, new, (CLASS,))
+    assert kind == MANUAL and hit == CLASS
+    assert "storageClassName cannot change" in text and "delete pvc -l app.kubernetes.io/name=prometheus" in text
+    assert stuck(HELM_RELEASE, old, old, ()) == []
+    assert stuck(HELM_RELEASE, _release("other", prometheus=_prom_class("a")),
+                 _release("other", prometheus=_prom_class("b")), (CLASS,)) == []

@@ -70,6 +70,28 @@ def _requeue_limitrange(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> O
     return None
 
 
+def _limitrange_defaults(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """Every tenant namespace has a LimitRange with default requests, and Kueue manages the tenants' workloads."""
+    if cfg.tenants and _frameworks(final):
+        return f"tenants {', '.join(sorted(cfg.tenants))} get LimitRange default requests and Kueue manages their pods"
+    return None
+
+
+def _pod_integration(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    return "the pod integration is on and tenants create pods" if cfg.tenants and "pod" in _frameworks(final) else None
+
+
+def _mpi_kueue(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """Kueue suspends and resumes MPIJobs: its kubeflow.org/mpijob integration is on."""
+    if cfg.platform.kueue.enabled and "kubeflow.org/mpijob" in _frameworks(final):
+        return "Kueue's kubeflow.org/mpijob integration suspends and resumes every MPIJob"
+    return None
+
+
+def _mpi_launcher(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    return f"tenants {', '.join(sorted(cfg.tenants))} run MPIJobs" if cfg.tenants else None
+
+
 def _batch_job(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
     if cfg.tenants and "batch/job" in _frameworks(final):
         return "the batch/job integration is on and tenants create Jobs"
@@ -137,6 +159,8 @@ def _cilium_l7(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[s
 #: (None: this stack does not trigger it). Only called for an enabled add-on.
 TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[str]]] = {
     "kueue-requeue-limitrange": _requeue_limitrange,
+    "kueue-limitrange-defaults": _limitrange_defaults,
+    "kueue-pod-integration": _pod_integration,
     "kueue-batch-job": _batch_job,
     "kueue-statefulset": _statefulset,
     "kueue-pod-recovery": _pod_recovery,
@@ -146,6 +170,8 @@ TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[
     "keda-tenant-scaledobjects": _keda_tenants,
     "keda-metrics-service-mtls": _keda_mtls,
     "cilium-l7-proxy": _cilium_l7,
+    "mpi-operator-kueue": _mpi_kueue,
+    "mpi-operator-launcher": _mpi_launcher,
 }
 
 

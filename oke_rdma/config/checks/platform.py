@@ -25,15 +25,20 @@ def check_platform(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]
       advertise ``nvidia.com/gpu`` on those nodes.
     * The operator's device plugin on while a GPU pool's labels force OKE's plugin on (label ``false``): both would
       advertise the same GPUs.
+    * the chart's own template checks (``fail``/``required``, :mod:`oke_rdma.facts.chart_templates`) that the
+      release's final values would trip at ``pulumi up`` (:func:`template_problems`).
     """
     p = cfg.platform
     problems: list[str] = []
+    context = registry.context(p)
     for addon in registry:
         release = getattr(p, addon.field)
         at = ("platform", addon.key)
         problems += values_problems(addon, getattr(release, "values", {}))  # a manifest add-on has no values
         if addon.checks:
             problems += addon.checks(release, at)
+        if release.enabled and not addon.is_manifest:
+            problems += template_problems(cfg, addon, release, context)
         if release.namespace in RESERVED_NAMESPACES:
             problems.append(f"{_key(at + ('namespace',))}: {release.namespace!r} is a namespace "
                             f"Kubernetes reserves for itself (Kubernetes docs, Namespaces); install the release in "
@@ -58,6 +63,36 @@ def check_platform(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]
                             f"advertise the same GPUs; remove the label (oke-rdma sets it to true) or set "
                             f"platform.gpuOperator.values.devicePlugin.enabled: false")
     return problems
+
+
+def template_problems(cfg: StackConfig, addon: AddOn, release: Any, context: Any) -> list[str]:
+    """One line per template check of the add-on's chart at its pinned version (:mod:`oke_rdma.facts.chart_templates`)
+    that the release's final values trip: oke-rdma's values with the user's merged over (for the GPU Operator, with
+    the pools' device-plugin configurations, as the program hands them). The line names the first of the check's
+    paths the user set (``platform.<key>.values.<path>``), what the chart requires, the fix, and the template read."""
+    from oke_rdma.facts.chart_templates import checks_of, value
+    from .gpu_sharing import gpu_operator_values
+
+    checks = checks_of(addon.key, release.version)
+    if not checks:
+        return []
+    if addon.key == "gpuOperator":
+        release = release.model_copy(update={"values": gpu_operator_values(cfg)})
+    try:
+        final = addon.helm_values(release, context)
+    except ValueError:  # values that cannot be built: the version rules refuse the pin
+        return []
+    _missing = object()
+    out = []
+    for check in checks:
+        if not check.fails(final):
+            continue
+        named = next((p for p in check.paths if value(release.values, p, _missing) is not _missing), check.paths[0])
+        chart = addon.chart.rsplit("/", 1)[-1]
+        out.append(f"{_key(('platform', addon.key, 'values', *named.split('.')))}: the {chart} "
+                   f"chart {release.version} refuses these values at install ({check.says}), so pulumi up would "
+                   f"fail there; {check.fix} [{check.source}]")
+    return out
 
 
 def _default_at(addon: AddOn, path: tuple[str, ...]) -> Any:
