@@ -62,6 +62,12 @@ PINNED_SOURCES = {
     "deserialize._deserialize_property": "f74731f85cfdd6af0630062df328542073d565b5156ecbe3907f6a0c9bb5071e",
     "proxy.unknown_checking_proxy": "760d27c0d09666ff364c53e298f1704d47a4dbf8ce16cdf7be375eb825930523",
     "proxy._proxy_helper": "c36dd3b6af1196cbab4c2be6408b333b0294c15c445efb4a3d7b0350e4088a0b",
+    # the dispatch (:func:`_dispatched`): every field of a servicer is set in __init__ (a copy of its __dict__ is
+    # the same servicer), and what the Analyze loop asks of a policy before it converts anything
+    "policy._PolicyAnalyzerServicer.__init__": "d79091472a8911d62a8b9fa639c1692aa32540251221c1828f377887da0345b0",
+    "policy._PolicyAnalyzerServicer._get_enforcement_level":
+        "e766403ef7ab7cdf0be172e84ebd1b0b19e5132c369af748007ab37b458fdbff",
+    "policy.ResourceValidationPolicy.has_validation": "df3874233b40a16c510dcce113acce51a2f6aa1cd438e160d8a86b3b2a69ba87",
 }
 #: The names ``pulumi_policy.policy`` calls the conversion by (replaced by memoizing wrappers).
 CONVERSION_NAMES = ("json_format", "deserialize_properties", "unknown_checking_proxy")
@@ -70,8 +76,14 @@ SCOPED_METHODS = ("Analyze", "AnalyzeStack")
 #: The servicer's helpers that build a resource's options and provider from its request, once per policy; memoized
 #: per request like the conversion (the provider's properties are converted inside).
 PER_REQUEST_METHODS = ("_get_resource_options", "_get_provider_resource")
-#: Set to ``0`` in the server's environment to serve without the memo.
+#: Set to ``0`` in the server's environment to serve without the memo (and without the dispatch).
 DISABLE_ENV = "OKE_RDMA_PACK_MEMO"
+#: Set to ``0`` in the server's environment to keep the memo but call every resource policy for every resource.
+DISPATCH_ENV = "OKE_RDMA_PACK_DISPATCH"
+#: The servicer's (name-mangled) list of policies, which ``Analyze`` loops over.
+POLICIES_FIELD = "_PolicyAnalyzerServicer__policies"
+#: Where a servicer keeps its :class:`_Dispatch` (its own ``__dict__``).
+DISPATCH_FIELD = "_oke_rdma_dispatch"
 
 _local = threading.local()
 #: One memo per wrapped callable: MessageToDict, deserialize_properties, unknown_checking_proxy, then the
@@ -164,7 +176,75 @@ def _one_conversion_per_call(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def install() -> bool:
+def _gate(policy: Any) -> Any:
+    """The type gate that is ``policy``'s ``validate`` (``_gate.TypeGate`` of any pack's copy: the marker is on the
+    class, so a wrapper made with ``functools.wraps`` never carries it), or None."""
+    validate = vars(policy).get("validate")
+    return validate if getattr(type(validate), "OKE_RDMA_TYPE_GATE", False) is True else None
+
+
+class _Dispatch:
+    """One servicer's policies sorted by resource type: for each type, the policies pulumi-policy's ``Analyze`` loop
+    would do anything with — every resource policy whose ``validate`` is not a type gate (it runs on every resource),
+    and those whose gate matches the type — in the pack's order. Left out: stack policies (the loop skips them with
+    ``continue``) and resource policies whose gate refuses the type (their ``validate`` would return ``None`` before
+    anything else: no report, no diagnostic). Computed once per type."""
+
+    def __init__(self, policies: list) -> None:
+        from pulumi_policy import ResourceValidationPolicy
+
+        self.policies = policies
+        self._resource = [(p, _gate(p)) for p in policies if isinstance(p, ResourceValidationPolicy)]
+        self._by_type: dict[str, list] = {}
+
+    def select(self, resource_type: str) -> list:
+        found = self._by_type.get(resource_type)
+        if found is None:
+            found = self._by_type[resource_type] = [p for p, gate in self._resource
+                                                    if gate is None or gate.matches(resource_type)]
+        return found
+
+
+def _converts(servicer: Any, policy: Any) -> bool:
+    """Whether pulumi-policy's ``Analyze`` loop reaches the conversion for ``policy`` (an enabled resource policy
+    with a ``validate``)."""
+    from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
+
+    return (isinstance(policy, ResourceValidationPolicy) and policy.has_validation()
+            and servicer._get_enforcement_level(policy) != EnforcementLevel.DISABLED)
+
+
+def _dispatched(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``Analyze`` looping over only the policies :class:`_Dispatch` selects for the request's type: pulumi-policy's
+    own ``method`` runs on a copy of the servicer (its ``__dict__``, every field ``__init__`` sets, with the policy
+    list replaced), so the loop, the levels, the config, the closures and the answer are its own. When no selected
+    policy reaches the conversion but the full loop would have, the request is converted once anyway (as the first
+    policy would), so a request pulumi-policy fails to convert still fails the same way."""
+    policy_module = importlib.import_module("pulumi_policy.policy")
+
+    @functools.wraps(method)
+    def call(self: Any, request: Any, context: Any) -> Any:
+        fields = self.__dict__
+        policies = fields[POLICIES_FIELD]
+        dispatch = fields.get(DISPATCH_FIELD)
+        if dispatch is None or dispatch.policies is not policies:
+            dispatch = fields[DISPATCH_FIELD] = _Dispatch(policies)
+        selected = dispatch.select(request.type)
+        if len(selected) == len(policies):
+            return method(self, request, context)
+        if not any(_converts(self, p) for p in selected) and any(_converts(self, p) for p in policies):
+            policy_module.unknown_checking_proxy(policy_module.deserialize_properties(
+                policy_module.json_format.MessageToDict(request.properties)))
+            self._get_resource_options(request)
+            self._get_provider_resource(request)
+        copy = object.__new__(type(self))
+        copy.__dict__.update(fields)
+        copy.__dict__[POLICIES_FIELD] = selected
+        return method(copy, request, context)
+    return call
+
+
+def install(dispatch: bool = True) -> bool:
     """Memoize the conversion in ``pulumi_policy.policy`` (idempotent). False, with nothing changed and one line on
     stderr, when the installed pulumi-policy is not the pinned one (:func:`internals_problems`)."""
     global _originals
@@ -185,7 +265,10 @@ def install() -> bool:
     for slot, name in enumerate(PER_REQUEST_METHODS, start=3):
         setattr(servicer, name, _memoized_method(originals[f"servicer.{name}"], slot))
     for name in SCOPED_METHODS:
-        setattr(servicer, name, _one_conversion_per_call(originals[f"servicer.{name}"]))
+        method = originals[f"servicer.{name}"]
+        if name == "Analyze" and dispatch:
+            method = _dispatched(method)
+        setattr(servicer, name, _one_conversion_per_call(method))
     _originals = originals
     return True
 
@@ -224,6 +307,6 @@ def serve(name: str, policies: list, enforcement_level: Any, description: str) -
     from pulumi_policy import PolicyPack
 
     if os.environ.get(DISABLE_ENV, "1") != "0":
-        install()
+        install(dispatch=os.environ.get(DISPATCH_ENV, "1") != "0")
     freeze_imports()
     PolicyPack(name=name, policies=policies, enforcement_level=enforcement_level, description=description)
