@@ -244,6 +244,95 @@ def _dispatched(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+#: The servicer's (name-mangled) fields :func:`_analyze_stack` reads, as pulumi-policy's ``AnalyzeStack`` does.
+_PACK_NAME, _PACK_VERSION, _STACK_TAGS = ("_PolicyAnalyzerServicer__policy_pack_name",
+                                          "_PolicyAnalyzerServicer__policy_pack_version",
+                                          "_PolicyAnalyzerServicer__stack_tags")
+
+
+def _stack_records(servicer: Any, request: Any) -> list[tuple]:
+    """What pulumi-policy's ``AnalyzeStack`` reads from each resource of ``request`` for every stack policy, read
+    once: type, props, URN, name, options, provider (converted as it converts them, through the memo), parent URN,
+    dependency URNs, property dependencies (key → URNs), in the request's order."""
+    policy_module = importlib.import_module("pulumi_policy.policy")
+    records = []
+    for r in request.resources:
+        deserialized = policy_module.deserialize_properties(policy_module.json_format.MessageToDict(r.properties))
+        props = policy_module.unknown_checking_proxy(deserialized)
+        opts = servicer._get_resource_options(r)
+        provider = servicer._get_provider_resource(r)
+        property_dependencies = {k: list(v.urns) for k, v in r.propertyDependencies.items()}
+        records.append((r.type, props, r.urn, r.name, opts, provider, r.parent, list(r.dependencies),
+                        property_dependencies))
+    return records
+
+
+def _policy_resources(records: list[tuple]) -> list:
+    """One stack policy's ``PolicyResource`` objects, fresh as pulumi-policy makes them for each policy (its own
+    objects, parent and dependency links resolved the same way), from :func:`_stack_records`."""
+    policy_module = importlib.import_module("pulumi_policy.policy")
+    PolicyResource = policy_module.PolicyResource  # noqa: N806 - the class
+    made = [(PolicyResource(t, props, urn, name, opts, provider, None, [], {}), parent, deps, prop_deps)
+            for t, props, urn, name, opts, provider, parent, deps, prop_deps in records]
+    by_urn = {}
+    for resource, _, _, _ in made:
+        by_urn[resource.urn] = resource
+    for resource, parent, deps, prop_deps in made:
+        if parent is not None and parent in by_urn:
+            resource.parent = by_urn[parent]
+        for d in deps:
+            if d in by_urn:
+                resource.dependencies.append(by_urn[d])
+        for k in prop_deps:
+            resource.property_dependencies[k] = [by_urn[d] for d in prop_deps[k] if d in by_urn]
+    return [resource for resource, _, _, _ in made]
+
+
+def _analyze_stack(self: Any, request: Any, _context: Any) -> Any:
+    """pulumi-policy 1.21.0's ``_PolicyAnalyzerServicer.AnalyzeStack`` (pinned by the hash of its source) with the
+    resources read from the request once per call (:func:`_stack_records`, at the first stack policy that runs, where
+    it read them first) instead of once per stack policy; each policy still gets its own ``PolicyResource`` objects
+    (:func:`_policy_resources`). Everything else is its loop as written: levels, the ``report_violation`` closure,
+    config, the call, and the "can't run" and not-applicable answers."""
+    policy_module = importlib.import_module("pulumi_policy.policy")
+    proto, level = policy_module.proto, policy_module.EnforcementLevel
+    self._configure_runtime_settings()
+    response = proto.AnalyzeResponse()
+    fields = self.__dict__
+    records = None
+    for policy in fields[POLICIES_FIELD]:
+        enforcement_level = self._get_enforcement_level(policy)
+        if enforcement_level == level.DISABLED or not isinstance(policy, policy_module.StackValidationPolicy):
+            continue
+        if enforcement_level == level.REMEDIATE:
+            enforcement_level = level.MANDATORY
+        report_violation = self._create_report_violation(response, policy.name, policy.description,
+                                                         enforcement_level, policy.severity)
+        if records is None:
+            records = _stack_records(self, request)
+        resources = _policy_resources(records)
+        config = self._get_policy_config(policy.name)
+        args = policy_module.StackValidationArgs(resources, config, fields[_STACK_TAGS])
+        try:
+            result = policy.validate(args, report_violation)
+            if policy_module.isawaitable(result):
+                loop = policy_module.asyncio.new_event_loop()
+                task = policy_module.asyncio.Task(result, loop=loop)
+                loop.run_until_complete(task)
+                loop.close()
+        except policy_module.UnknownValueError as e:
+            name, version = fields[_PACK_NAME], fields[_PACK_VERSION]
+            response.diagnostics.append(proto.AnalyzeDiagnostic(
+                policyName=policy.name, policyPackName=name, policyPackVersion=version,
+                message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during preview: "
+                        f"{e.message}",
+                urn="", description=policy.description,
+                enforcementLevel=self._map_enforcement_level(level.ADVISORY)))
+        except policy_module._NotApplicableError as e:
+            response.not_applicable.append(proto.PolicyNotApplicable(policy_name=policy.name, reason=e.reason or ""))
+    return response
+
+
 def install(dispatch: bool = True) -> bool:
     """Memoize the conversion in ``pulumi_policy.policy`` (idempotent). False, with nothing changed and one line on
     stderr, when the installed pulumi-policy is not the pinned one (:func:`internals_problems`)."""
@@ -268,6 +357,8 @@ def install(dispatch: bool = True) -> bool:
         method = originals[f"servicer.{name}"]
         if name == "Analyze" and dispatch:
             method = _dispatched(method)
+        elif name == "AnalyzeStack" and dispatch:
+            method = functools.wraps(method)(_analyze_stack)
         setattr(servicer, name, _one_conversion_per_call(method))
     _originals = originals
     return True
