@@ -250,42 +250,48 @@ _PACK_NAME, _PACK_VERSION, _STACK_TAGS = ("_PolicyAnalyzerServicer__policy_pack_
                                           "_PolicyAnalyzerServicer__stack_tags")
 
 
-def _stack_records(servicer: Any, request: Any) -> list[tuple]:
+def _stack_records(servicer: Any, request: Any) -> tuple[list[tuple], list[tuple]]:
     """What pulumi-policy's ``AnalyzeStack`` reads from each resource of ``request`` for every stack policy, read
-    once: type, props, URN, name, options, provider (converted as it converts them, through the memo), parent URN,
-    dependency URNs, property dependencies (key → URNs), in the request's order."""
+    once: each resource's constructor arguments (type, props, URN, name, options, provider; converted as it converts
+    them, through the memo) and its links as positions in the request — the parent's (or -1), the dependencies'
+    and, per property, the property dependencies' — resolved as it resolves them: a URN names the last resource of
+    the request with that URN, and one naming none is dropped."""
     policy_module = importlib.import_module("pulumi_policy.policy")
-    records = []
+    made, raw_links = [], []
     for r in request.resources:
         deserialized = policy_module.deserialize_properties(policy_module.json_format.MessageToDict(r.properties))
         props = policy_module.unknown_checking_proxy(deserialized)
         opts = servicer._get_resource_options(r)
         provider = servicer._get_provider_resource(r)
         property_dependencies = {k: list(v.urns) for k, v in r.propertyDependencies.items()}
-        records.append((r.type, props, r.urn, r.name, opts, provider, r.parent, list(r.dependencies),
-                        property_dependencies))
-    return records
+        made.append((r.type, props, r.urn, r.name, opts, provider))
+        raw_links.append((r.parent, list(r.dependencies), property_dependencies))
+    position = {}
+    for i, (_, _, urn, _, _, _) in enumerate(made):
+        position[urn] = i
+    links = []
+    for parent, dependencies, property_dependencies in raw_links:
+        links.append((position[parent] if parent is not None and parent in position else -1,
+                      [position[d] for d in dependencies if d in position],
+                      {k: [position[d] for d in v if d in position] for k, v in property_dependencies.items()}))
+    return made, links
 
 
-def _policy_resources(records: list[tuple]) -> list:
+def _policy_resources(records: tuple[list[tuple], list[tuple]]) -> list:
     """One stack policy's ``PolicyResource`` objects, fresh as pulumi-policy makes them for each policy (its own
-    objects, parent and dependency links resolved the same way), from :func:`_stack_records`."""
-    policy_module = importlib.import_module("pulumi_policy.policy")
-    PolicyResource = policy_module.PolicyResource  # noqa: N806 - the class
-    made = [(PolicyResource(t, props, urn, name, opts, provider, None, [], {}), parent, deps, prop_deps)
-            for t, props, urn, name, opts, provider, parent, deps, prop_deps in records]
-    by_urn = {}
-    for resource, _, _, _ in made:
-        by_urn[resource.urn] = resource
-    for resource, parent, deps, prop_deps in made:
-        if parent is not None and parent in by_urn:
-            resource.parent = by_urn[parent]
-        for d in deps:
-            if d in by_urn:
-                resource.dependencies.append(by_urn[d])
-        for k in prop_deps:
-            resource.property_dependencies[k] = [by_urn[d] for d in prop_deps[k] if d in by_urn]
-    return [resource for resource, _, _, _ in made]
+    objects, lists and maps, linked to each other as it links them), from :func:`_stack_records`."""
+    PolicyResource = importlib.import_module("pulumi_policy.policy").PolicyResource  # noqa: N806 - the class
+    made, links = records
+    resources = [PolicyResource(t, props, urn, name, opts, provider, None, [], {})
+                 for t, props, urn, name, opts, provider in made]
+    for resource, (parent, dependencies, property_dependencies) in zip(resources, links):
+        if parent >= 0:
+            resource.parent = resources[parent]
+        if dependencies:
+            resource.dependencies.extend([resources[d] for d in dependencies])
+        for k, v in property_dependencies.items():
+            resource.property_dependencies[k] = [resources[d] for d in v]
+    return resources
 
 
 def _analyze_stack(self: Any, request: Any, _context: Any) -> Any:
