@@ -1,5 +1,5 @@
-"""Serving a pack: what each pack's ``__main__.py`` calls to start its analyzer server (:func:`serve`), with two
-savings that change no finding.
+"""Serving a pack: what each pack's ``__main__.py`` calls to start its analyzer server (:func:`serve`), with savings
+that change no finding.
 
 **Each resource converted once per analyzer call.** pulumi-policy 1.21.0's servicer (``policy.py``,
 ``_PolicyAnalyzerServicer``) converts a resource's properties inside its loop over the policies: ``Analyze`` runs
@@ -19,6 +19,24 @@ The policies then share one proxy per resource; a rule that wrote to its props (
 ``props[k] = v``) would be seen by the next policies. No rule of these packs writes to its props
 (``tests/policies/test_pack_serving.py`` runs every policy on props that refuse writes).
 
+**Each resource policy called only for the types it examines** (:func:`_dispatch.dispatched`). Beyond the conversion,
+pulumi-policy's ``Analyze`` loop does per-policy work for every resource policy on every resource (its enforcement
+level, a ``report_violation`` closure, the config, ``ResourceValidationArgs``, the call), though most of the packs'
+rules look at one resource type or a few and return at once for the rest. A rule declares the types it examines with
+``_gate.examines``, which makes the policy's ``validate`` a gate that returns ``None`` for any other type before
+anything else runs; the server then runs pulumi-policy's own ``Analyze`` on a copy of the servicer whose policy list
+holds only the resource policies whose gate matches the request's type and those without a gate (they run on every
+resource). Skipping a gated policy is exactly what calling it would do, so the answer is the same by construction;
+the test compares it byte for byte anyway, and also against the packs with every declaration removed (a declaration
+narrower than its rule fails there).
+
+**The stack read once per ``AnalyzeStack``** (:func:`_dispatch.analyze_stack`): pulumi-policy rebuilds the stack's list of
+``PolicyResource`` objects for each stack policy, reading every resource of the request again (its properties
+through the memo, its options, provider, parent and dependencies from the protobuf message). Here the request is
+read once per call and each stack policy still gets its own fresh ``PolicyResource`` objects, linked as
+pulumi-policy links them; the rest is its loop as written. ``OKE_RDMA_PACK_DISPATCH=0`` keeps the memo without these
+two (for an A/B measurement).
+
 **This relies on pulumi-policy's internals**, so it is pinned: :data:`PINNED_VERSION` and the SHA-256 of the source
 of everything wrapped or assumed (:data:`PINNED_SOURCES`). When either differs (a new pulumi-policy), :func:`install`
 changes nothing and prints one line on stderr; the pack then runs as pulumi-policy wrote it (the same findings,
@@ -32,7 +50,8 @@ that the per-call garbage triggers no longer walk them again, and collects young
 rather than 700 (:data:`GC_THRESHOLDS`); what a call allocates is still collected.
 
 Vendored: every pack carries an identical copy of this file (``policies.VENDORED``; the security pack's is the
-source). Standard library and ``pulumi_policy`` only.
+source). Standard library and ``pulumi_policy`` only (a type gate is recognised by a marker on its class, so any
+pack's copy of ``_gate.py`` is).
 """
 from __future__ import annotations
 
@@ -45,6 +64,11 @@ import os
 import sys
 import threading
 from typing import Any, Callable, Optional
+
+if __package__:  # imported as the package `policies.<pack>` (tests, offline/)
+    from . import _dispatch
+else:  # run by the Pulumi CLI from inside the pack directory (its __main__.py)
+    import _dispatch
 
 #: The pulumi-policy release whose internals :data:`PINNED_SOURCES` describes (the packs' requirements.txt pin).
 PINNED_VERSION = "1.21.0"
@@ -62,7 +86,7 @@ PINNED_SOURCES = {
     "deserialize._deserialize_property": "f74731f85cfdd6af0630062df328542073d565b5156ecbe3907f6a0c9bb5071e",
     "proxy.unknown_checking_proxy": "760d27c0d09666ff364c53e298f1704d47a4dbf8ce16cdf7be375eb825930523",
     "proxy._proxy_helper": "c36dd3b6af1196cbab4c2be6408b333b0294c15c445efb4a3d7b0350e4088a0b",
-    # the dispatch (:func:`_dispatched`): every field of a servicer is set in __init__ (a copy of its __dict__ is
+    # the dispatch (:func:`_dispatch.dispatched`): every field of a servicer is set in __init__ (a copy of its __dict__ is
     # the same servicer), and what the Analyze loop asks of a policy before it converts anything
     "policy._PolicyAnalyzerServicer.__init__": "d79091472a8911d62a8b9fa639c1692aa32540251221c1828f377887da0345b0",
     "policy._PolicyAnalyzerServicer._get_enforcement_level":
@@ -80,10 +104,6 @@ PER_REQUEST_METHODS = ("_get_resource_options", "_get_provider_resource")
 DISABLE_ENV = "OKE_RDMA_PACK_MEMO"
 #: Set to ``0`` in the server's environment to keep the memo but call every resource policy for every resource.
 DISPATCH_ENV = "OKE_RDMA_PACK_DISPATCH"
-#: The servicer's (name-mangled) list of policies, which ``Analyze`` loops over.
-POLICIES_FIELD = "_PolicyAnalyzerServicer__policies"
-#: Where a servicer keeps its :class:`_Dispatch` (its own ``__dict__``).
-DISPATCH_FIELD = "_oke_rdma_dispatch"
 
 _local = threading.local()
 #: One memo per wrapped callable: MessageToDict, deserialize_properties, unknown_checking_proxy, then the
@@ -176,169 +196,6 @@ def _one_conversion_per_call(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _gate(policy: Any) -> Any:
-    """The type gate that is ``policy``'s ``validate`` (``_gate.TypeGate`` of any pack's copy: the marker is on the
-    class, so a wrapper made with ``functools.wraps`` never carries it), or None."""
-    validate = vars(policy).get("validate")
-    return validate if getattr(type(validate), "OKE_RDMA_TYPE_GATE", False) is True else None
-
-
-class _Dispatch:
-    """One servicer's policies sorted by resource type: for each type, the policies pulumi-policy's ``Analyze`` loop
-    would do anything with — every resource policy whose ``validate`` is not a type gate (it runs on every resource),
-    and those whose gate matches the type — in the pack's order. Left out: stack policies (the loop skips them with
-    ``continue``) and resource policies whose gate refuses the type (their ``validate`` would return ``None`` before
-    anything else: no report, no diagnostic). Computed once per type."""
-
-    def __init__(self, policies: list) -> None:
-        from pulumi_policy import ResourceValidationPolicy
-
-        self.policies = policies
-        self._resource = [(p, _gate(p)) for p in policies if isinstance(p, ResourceValidationPolicy)]
-        self._by_type: dict[str, list] = {}
-
-    def select(self, resource_type: str) -> list:
-        found = self._by_type.get(resource_type)
-        if found is None:
-            found = self._by_type[resource_type] = [p for p, gate in self._resource
-                                                    if gate is None or gate.matches(resource_type)]
-        return found
-
-
-def _converts(servicer: Any, policy: Any) -> bool:
-    """Whether pulumi-policy's ``Analyze`` loop reaches the conversion for ``policy`` (an enabled resource policy
-    with a ``validate``)."""
-    from pulumi_policy import EnforcementLevel, ResourceValidationPolicy
-
-    return (isinstance(policy, ResourceValidationPolicy) and policy.has_validation()
-            and servicer._get_enforcement_level(policy) != EnforcementLevel.DISABLED)
-
-
-def _dispatched(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``Analyze`` looping over only the policies :class:`_Dispatch` selects for the request's type: pulumi-policy's
-    own ``method`` runs on a copy of the servicer (its ``__dict__``, every field ``__init__`` sets, with the policy
-    list replaced), so the loop, the levels, the config, the closures and the answer are its own. When no selected
-    policy reaches the conversion but the full loop would have, the request is converted once anyway (as the first
-    policy would), so a request pulumi-policy fails to convert still fails the same way."""
-    policy_module = importlib.import_module("pulumi_policy.policy")
-
-    @functools.wraps(method)
-    def call(self: Any, request: Any, context: Any) -> Any:
-        fields = self.__dict__
-        policies = fields[POLICIES_FIELD]
-        dispatch = fields.get(DISPATCH_FIELD)
-        if dispatch is None or dispatch.policies is not policies:
-            dispatch = fields[DISPATCH_FIELD] = _Dispatch(policies)
-        selected = dispatch.select(request.type)
-        if len(selected) == len(policies):
-            return method(self, request, context)
-        if not any(_converts(self, p) for p in selected) and any(_converts(self, p) for p in policies):
-            policy_module.unknown_checking_proxy(policy_module.deserialize_properties(
-                policy_module.json_format.MessageToDict(request.properties)))
-            self._get_resource_options(request)
-            self._get_provider_resource(request)
-        copy = object.__new__(type(self))
-        copy.__dict__.update(fields)
-        copy.__dict__[POLICIES_FIELD] = selected
-        return method(copy, request, context)
-    return call
-
-
-#: The servicer's (name-mangled) fields :func:`_analyze_stack` reads, as pulumi-policy's ``AnalyzeStack`` does.
-_PACK_NAME, _PACK_VERSION, _STACK_TAGS = ("_PolicyAnalyzerServicer__policy_pack_name",
-                                          "_PolicyAnalyzerServicer__policy_pack_version",
-                                          "_PolicyAnalyzerServicer__stack_tags")
-
-
-def _stack_records(servicer: Any, request: Any) -> tuple[list[tuple], list[tuple]]:
-    """What pulumi-policy's ``AnalyzeStack`` reads from each resource of ``request`` for every stack policy, read
-    once: each resource's constructor arguments (type, props, URN, name, options, provider; converted as it converts
-    them, through the memo) and its links as positions in the request — the parent's (or -1), the dependencies'
-    and, per property, the property dependencies' — resolved as it resolves them: a URN names the last resource of
-    the request with that URN, and one naming none is dropped."""
-    policy_module = importlib.import_module("pulumi_policy.policy")
-    made, raw_links = [], []
-    for r in request.resources:
-        deserialized = policy_module.deserialize_properties(policy_module.json_format.MessageToDict(r.properties))
-        props = policy_module.unknown_checking_proxy(deserialized)
-        opts = servicer._get_resource_options(r)
-        provider = servicer._get_provider_resource(r)
-        property_dependencies = {k: list(v.urns) for k, v in r.propertyDependencies.items()}
-        made.append((r.type, props, r.urn, r.name, opts, provider))
-        raw_links.append((r.parent, list(r.dependencies), property_dependencies))
-    position = {}
-    for i, (_, _, urn, _, _, _) in enumerate(made):
-        position[urn] = i
-    links = []
-    for parent, dependencies, property_dependencies in raw_links:
-        links.append((position[parent] if parent is not None and parent in position else -1,
-                      [position[d] for d in dependencies if d in position],
-                      {k: [position[d] for d in v if d in position] for k, v in property_dependencies.items()}))
-    return made, links
-
-
-def _policy_resources(records: tuple[list[tuple], list[tuple]]) -> list:
-    """One stack policy's ``PolicyResource`` objects, fresh as pulumi-policy makes them for each policy (its own
-    objects, lists and maps, linked to each other as it links them), from :func:`_stack_records`."""
-    PolicyResource = importlib.import_module("pulumi_policy.policy").PolicyResource  # noqa: N806 - the class
-    made, links = records
-    resources = [PolicyResource(t, props, urn, name, opts, provider, None, [], {})
-                 for t, props, urn, name, opts, provider in made]
-    for resource, (parent, dependencies, property_dependencies) in zip(resources, links):
-        if parent >= 0:
-            resource.parent = resources[parent]
-        if dependencies:
-            resource.dependencies.extend([resources[d] for d in dependencies])
-        for k, v in property_dependencies.items():
-            resource.property_dependencies[k] = [resources[d] for d in v]
-    return resources
-
-
-def _analyze_stack(self: Any, request: Any, _context: Any) -> Any:
-    """pulumi-policy 1.21.0's ``_PolicyAnalyzerServicer.AnalyzeStack`` (pinned by the hash of its source) with the
-    resources read from the request once per call (:func:`_stack_records`, at the first stack policy that runs, where
-    it read them first) instead of once per stack policy; each policy still gets its own ``PolicyResource`` objects
-    (:func:`_policy_resources`). Everything else is its loop as written: levels, the ``report_violation`` closure,
-    config, the call, and the "can't run" and not-applicable answers."""
-    policy_module = importlib.import_module("pulumi_policy.policy")
-    proto, level = policy_module.proto, policy_module.EnforcementLevel
-    self._configure_runtime_settings()
-    response = proto.AnalyzeResponse()
-    fields = self.__dict__
-    records = None
-    for policy in fields[POLICIES_FIELD]:
-        enforcement_level = self._get_enforcement_level(policy)
-        if enforcement_level == level.DISABLED or not isinstance(policy, policy_module.StackValidationPolicy):
-            continue
-        if enforcement_level == level.REMEDIATE:
-            enforcement_level = level.MANDATORY
-        report_violation = self._create_report_violation(response, policy.name, policy.description,
-                                                         enforcement_level, policy.severity)
-        if records is None:
-            records = _stack_records(self, request)
-        resources = _policy_resources(records)
-        config = self._get_policy_config(policy.name)
-        args = policy_module.StackValidationArgs(resources, config, fields[_STACK_TAGS])
-        try:
-            result = policy.validate(args, report_violation)
-            if policy_module.isawaitable(result):
-                loop = policy_module.asyncio.new_event_loop()
-                task = policy_module.asyncio.Task(result, loop=loop)
-                loop.run_until_complete(task)
-                loop.close()
-        except policy_module.UnknownValueError as e:
-            name, version = fields[_PACK_NAME], fields[_PACK_VERSION]
-            response.diagnostics.append(proto.AnalyzeDiagnostic(
-                policyName=policy.name, policyPackName=name, policyPackVersion=version,
-                message=f"can't run policy '{policy.name}' from policy pack '{name}@v{version}' during preview: "
-                        f"{e.message}",
-                urn="", description=policy.description,
-                enforcementLevel=self._map_enforcement_level(level.ADVISORY)))
-        except policy_module._NotApplicableError as e:
-            response.not_applicable.append(proto.PolicyNotApplicable(policy_name=policy.name, reason=e.reason or ""))
-    return response
-
-
 def install(dispatch: bool = True) -> bool:
     """Memoize the conversion in ``pulumi_policy.policy`` (idempotent). False, with nothing changed and one line on
     stderr, when the installed pulumi-policy is not the pinned one (:func:`internals_problems`)."""
@@ -362,9 +219,9 @@ def install(dispatch: bool = True) -> bool:
     for name in SCOPED_METHODS:
         method = originals[f"servicer.{name}"]
         if name == "Analyze" and dispatch:
-            method = _dispatched(method)
+            method = _dispatch.dispatched(method)
         elif name == "AnalyzeStack" and dispatch:
-            method = functools.wraps(method)(_analyze_stack)
+            method = functools.wraps(method)(_dispatch.analyze_stack)
         setattr(servicer, name, _one_conversion_per_call(method))
     _originals = originals
     return True

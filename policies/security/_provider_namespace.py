@@ -98,7 +98,9 @@ def with_provider_namespace(resource_type: str, props: Any, provider: Any) -> An
 
 
 def namespace_aware(policy: Any) -> Any:
-    """``policy`` with its ``validate`` seeing each Kubernetes object in the namespace its provider puts it in."""
+    """``policy`` with its ``validate`` seeing each Kubernetes object in the namespace its provider puts it in. A
+    resource policy's declaration of the types it examines (``_gate.TypeGate``) stays its outermost ``validate``: the
+    namespace is computed only for the types the rule examines, and the server can still skip it for the others."""
     validate: Callable = policy.validate
     if isinstance(policy, ResourceValidationPolicy):
         gate = gate_of(policy)  # a declaration of the types it examines stays outermost (_gate.py)

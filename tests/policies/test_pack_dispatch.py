@@ -18,6 +18,7 @@ from policies import PACK_DIRS, SOURCE_PACK
 from tests.policies.test_pack_serving import _ungated
 
 serve = importlib.import_module(f"policies.{SOURCE_PACK.name}._serve")
+dispatch = importlib.import_module(f"policies.{SOURCE_PACK.name}._dispatch")
 gates = [importlib.import_module(f"policies.{d.name}._gate") for d in PACK_DIRS]
 _gate = gates[0]
 NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
@@ -99,7 +100,7 @@ def test_a_wrapper_around_a_gate_is_not_trusted_as_one(served):
         seen.append(("wrapper", args.resource_type))
         return gate(args, report_violation)
     vars(policy)["validate"] = wrapper
-    assert serve._gate(policy) is None and _gate.gate_of(policy) is None
+    assert dispatch.gate(policy) is None and _gate.gate_of(policy) is None
     _servicer([policy]).Analyze(_request(BUCKET), None)
     assert seen == [("wrapper", BUCKET)]
 
@@ -149,8 +150,8 @@ def test_every_declaration_in_the_packs_is_the_validate_the_server_calls():
                 chain.append(fn)
                 fn = getattr(fn, "__wrapped__", None)
             if any(getattr(type(f), "OKE_RDMA_TYPE_GATE", False) for f in chain):
-                assert serve._gate(policy) is not None, policy.name
-        assert sum(serve._gate(p) is not None for p in resource) * 2 > len(resource), pack_dir.name
+                assert dispatch.gate(policy) is not None, policy.name
+        assert sum(dispatch.gate(p) is not None for p in resource) * 2 > len(resource), pack_dir.name
 
 
 def test_examines_refuses_an_empty_or_second_declaration():
@@ -168,4 +169,4 @@ def test_every_pack_vendors_the_same_gate():
     sources = {g.__file__: open(g.__file__, encoding="utf-8").read() for g in gates}
     assert len(set(sources.values())) == 1
     for g in gates:
-        assert serve._gate(g.examines(_recording("p", []), NODE_POOL)) is not None
+        assert dispatch.gate(g.examines(_recording("p", []), NODE_POOL)) is not None

@@ -25,6 +25,7 @@ from policies import PACK_DIRS, SOURCE_PACK
 ROOT = Path(__file__).resolve().parents[2]
 PACKS = [importlib.import_module(f"policies.{d.name}.pack") for d in PACK_DIRS]
 serve = importlib.import_module(f"policies.{SOURCE_PACK.name}._serve")
+dispatch = importlib.import_module(f"policies.{SOURCE_PACK.name}._dispatch")
 
 
 def _servicer(pack, policies=None):
@@ -35,7 +36,7 @@ def _servicer(pack, policies=None):
 def _ungated(policy):
     """``policy`` without its declaration of the types it examines: a copy whose ``validate`` is what its gate
     wraps (the rule as it would run on every resource)."""
-    gate = serve._gate(policy)
+    gate = dispatch.gate(policy)
     if gate is None:
         return policy
     bare = copy.copy(policy)
