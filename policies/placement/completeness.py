@@ -32,9 +32,11 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.placement` (tests, offline/)
     from ._rules import NODE_POOL, UNKNOWN, elements, is_set, read
     from .placement import COMPUTE_CLUSTER, ORACLE_RDMA_SHAPES
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/placement/
     from _rules import NODE_POOL, UNKNOWN, elements, is_set, read
     from placement import COMPUTE_CLUSTER, ORACLE_RDMA_SHAPES
+    from _gate import examines
 
 INSTANCE = "oci:Core/instance:Instance"
 INSTANCE_CONFIGURATION = "oci:Core/instanceConfiguration:InstanceConfiguration"
@@ -153,6 +155,10 @@ compute_cluster_instance_ad = StackValidationPolicy(
     enforcement_level=EnforcementLevel.MANDATORY, severity=Severity.MEDIUM, tags=_TAGS,
     remediation_steps="Launch the instance in the Compute Cluster's availability domain.",
     validate=validate_instance_ad)
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(rdma_shape_in_compute_cluster, *_PATHS)
+examines(compute_cluster_not_reclaimable, *_PATHS)
 
 POLICIES = [rdma_shape_in_compute_cluster, compute_cluster_not_reclaimable, compute_cluster_instance_ad]
 

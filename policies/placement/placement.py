@@ -33,8 +33,10 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/ (the pack directory is on sys.path)
     from _rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+    from _gate import examines
 
 COMPUTE_CLUSTER = "oci:Core/computeCluster:ComputeCluster"
 
@@ -283,6 +285,9 @@ rdma_node_pool_compute_cluster_ad = StackValidationPolicy(
                        f"Cluster's id output (not a copied string) so the link can be followed. Source: {_DOC}."),
     tags=["oke", "rdma", "placement"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(rdma_node_pool_placement, NODE_POOL)
 
 POLICIES = [rdma_node_pool_placement, rdma_cluster_enhanced, rdma_node_pool_compute_cluster_ad]
 

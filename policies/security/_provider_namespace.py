@@ -23,8 +23,10 @@ from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 from pulumi_policy.proxy import unknown_checking_proxy
 
 if __package__:  # imported as the package `policies.security`
+    from ._gate import gate_of
     from ._rules import UNKNOWN, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _gate import gate_of
     from _rules import UNKNOWN, read
 
 PROVIDER = "pulumi:providers:kubernetes"
@@ -96,14 +98,19 @@ def with_provider_namespace(resource_type: str, props: Any, provider: Any) -> An
 
 
 def namespace_aware(policy: Any) -> Any:
-    """``policy`` with its ``validate`` seeing each Kubernetes object in the namespace its provider puts it in."""
+    """``policy`` with its ``validate`` seeing each Kubernetes object in the namespace its provider puts it in. A
+    resource policy's declaration of the types it examines (``_gate.TypeGate``) stays its outermost ``validate``: the
+    namespace is computed only for the types the rule examines, and the server can still skip it for the others."""
     validate: Callable = policy.validate
     if isinstance(policy, ResourceValidationPolicy):
-        @functools.wraps(validate)
+        gate = gate_of(policy)  # a declaration of the types it examines stays outermost (_gate.py)
+        inner = gate.validate if gate is not None else validate
+
+        @functools.wraps(inner)
         def resource_validate(args, report_violation):
             args.props = with_provider_namespace(args.resource_type, args.props, args.provider)
-            return validate(args, report_violation)
-        policy.validate = resource_validate
+            return inner(args, report_violation)
+        policy.validate = gate.around(resource_validate) if gate is not None else resource_validate
     elif isinstance(policy, StackValidationPolicy):
         @functools.wraps(validate)
         def stack_validate(args, report_violation):

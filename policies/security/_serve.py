@@ -1,5 +1,5 @@
-"""Serving a pack: what each pack's ``__main__.py`` calls to start its analyzer server (:func:`serve`), with two
-savings that change no finding.
+"""Serving a pack: what each pack's ``__main__.py`` calls to start its analyzer server (:func:`serve`), with savings
+that change no finding.
 
 **Each resource converted once per analyzer call.** pulumi-policy 1.21.0's servicer (``policy.py``,
 ``_PolicyAnalyzerServicer``) converts a resource's properties inside its loop over the policies: ``Analyze`` runs
@@ -19,6 +19,24 @@ The policies then share one proxy per resource; a rule that wrote to its props (
 ``props[k] = v``) would be seen by the next policies. No rule of these packs writes to its props
 (``tests/policies/test_pack_serving.py`` runs every policy on props that refuse writes).
 
+**Each resource policy called only for the types it examines** (:func:`_dispatch.dispatched`). Beyond the conversion,
+pulumi-policy's ``Analyze`` loop does per-policy work for every resource policy on every resource (its enforcement
+level, a ``report_violation`` closure, the config, ``ResourceValidationArgs``, the call), though most of the packs'
+rules look at one resource type or a few and return at once for the rest. A rule declares the types it examines with
+``_gate.examines``, which makes the policy's ``validate`` a gate that returns ``None`` for any other type before
+anything else runs; the server then runs pulumi-policy's own ``Analyze`` on a copy of the servicer whose policy list
+holds only the resource policies whose gate matches the request's type and those without a gate (they run on every
+resource). Skipping a gated policy is exactly what calling it would do, so the answer is the same by construction;
+the test compares it byte for byte anyway, and also against the packs with every declaration removed (a declaration
+narrower than its rule fails there).
+
+**The stack read once per ``AnalyzeStack``** (:func:`_dispatch.analyze_stack`): pulumi-policy rebuilds the stack's list of
+``PolicyResource`` objects for each stack policy, reading every resource of the request again (its properties
+through the memo, its options, provider, parent and dependencies from the protobuf message). Here the request is
+read once per call and each stack policy still gets its own fresh ``PolicyResource`` objects, linked as
+pulumi-policy links them; the rest is its loop as written. ``OKE_RDMA_PACK_DISPATCH=0`` keeps the memo without these
+two (for an A/B measurement).
+
 **This relies on pulumi-policy's internals**, so it is pinned: :data:`PINNED_VERSION` and the SHA-256 of the source
 of everything wrapped or assumed (:data:`PINNED_SOURCES`). When either differs (a new pulumi-policy), :func:`install`
 changes nothing and prints one line on stderr; the pack then runs as pulumi-policy wrote it (the same findings,
@@ -32,7 +50,8 @@ that the per-call garbage triggers no longer walk them again, and collects young
 rather than 700 (:data:`GC_THRESHOLDS`); what a call allocates is still collected.
 
 Vendored: every pack carries an identical copy of this file (``policies.VENDORED``; the security pack's is the
-source). Standard library and ``pulumi_policy`` only.
+source). Standard library and ``pulumi_policy`` only (a type gate is recognised by a marker on its class, so any
+pack's copy of ``_gate.py`` is).
 """
 from __future__ import annotations
 
@@ -45,6 +64,11 @@ import os
 import sys
 import threading
 from typing import Any, Callable, Optional
+
+if __package__:  # imported as the package `policies.<pack>` (tests, offline/)
+    from . import _dispatch
+else:  # run by the Pulumi CLI from inside the pack directory (its __main__.py)
+    import _dispatch
 
 #: The pulumi-policy release whose internals :data:`PINNED_SOURCES` describes (the packs' requirements.txt pin).
 PINNED_VERSION = "1.21.0"
@@ -62,6 +86,12 @@ PINNED_SOURCES = {
     "deserialize._deserialize_property": "f74731f85cfdd6af0630062df328542073d565b5156ecbe3907f6a0c9bb5071e",
     "proxy.unknown_checking_proxy": "760d27c0d09666ff364c53e298f1704d47a4dbf8ce16cdf7be375eb825930523",
     "proxy._proxy_helper": "c36dd3b6af1196cbab4c2be6408b333b0294c15c445efb4a3d7b0350e4088a0b",
+    # the dispatch (:func:`_dispatch.dispatched`): every field of a servicer is set in __init__ (a copy of its __dict__ is
+    # the same servicer), and what the Analyze loop asks of a policy before it converts anything
+    "policy._PolicyAnalyzerServicer.__init__": "d79091472a8911d62a8b9fa639c1692aa32540251221c1828f377887da0345b0",
+    "policy._PolicyAnalyzerServicer._get_enforcement_level":
+        "e766403ef7ab7cdf0be172e84ebd1b0b19e5132c369af748007ab37b458fdbff",
+    "policy.ResourceValidationPolicy.has_validation": "df3874233b40a16c510dcce113acce51a2f6aa1cd438e160d8a86b3b2a69ba87",
 }
 #: The names ``pulumi_policy.policy`` calls the conversion by (replaced by memoizing wrappers).
 CONVERSION_NAMES = ("json_format", "deserialize_properties", "unknown_checking_proxy")
@@ -70,8 +100,10 @@ SCOPED_METHODS = ("Analyze", "AnalyzeStack")
 #: The servicer's helpers that build a resource's options and provider from its request, once per policy; memoized
 #: per request like the conversion (the provider's properties are converted inside).
 PER_REQUEST_METHODS = ("_get_resource_options", "_get_provider_resource")
-#: Set to ``0`` in the server's environment to serve without the memo.
+#: Set to ``0`` in the server's environment to serve without the memo (and without the dispatch).
 DISABLE_ENV = "OKE_RDMA_PACK_MEMO"
+#: Set to ``0`` in the server's environment to keep the memo but call every resource policy for every resource.
+DISPATCH_ENV = "OKE_RDMA_PACK_DISPATCH"
 
 _local = threading.local()
 #: One memo per wrapped callable: MessageToDict, deserialize_properties, unknown_checking_proxy, then the
@@ -164,7 +196,7 @@ def _one_conversion_per_call(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def install() -> bool:
+def install(dispatch: bool = True) -> bool:
     """Memoize the conversion in ``pulumi_policy.policy`` (idempotent). False, with nothing changed and one line on
     stderr, when the installed pulumi-policy is not the pinned one (:func:`internals_problems`)."""
     global _originals
@@ -185,7 +217,12 @@ def install() -> bool:
     for slot, name in enumerate(PER_REQUEST_METHODS, start=3):
         setattr(servicer, name, _memoized_method(originals[f"servicer.{name}"], slot))
     for name in SCOPED_METHODS:
-        setattr(servicer, name, _one_conversion_per_call(originals[f"servicer.{name}"]))
+        method = originals[f"servicer.{name}"]
+        if name == "Analyze" and dispatch:
+            method = _dispatch.dispatched(method)
+        elif name == "AnalyzeStack" and dispatch:
+            method = functools.wraps(method)(_dispatch.analyze_stack)
+        setattr(servicer, name, _one_conversion_per_call(method))
     _originals = originals
     return True
 
@@ -224,6 +261,6 @@ def serve(name: str, policies: list, enforcement_level: Any, description: str) -
     from pulumi_policy import PolicyPack
 
     if os.environ.get(DISABLE_ENV, "1") != "0":
-        install()
+        install(dispatch=os.environ.get(DISPATCH_ENV, "1") != "0")
     freeze_imports()
     PolicyPack(name=name, policies=policies, enforcement_level=enforcement_level, description=description)

@@ -27,8 +27,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _rules as R
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside the pack directory
     import _rules as R
+    from _gate import examines
 
 UNKNOWN = R.UNKNOWN
 BUCKET = "oci:ObjectStorage/bucket:Bucket"
@@ -99,6 +101,10 @@ bucket_protected_data_customer_key = ResourceValidationPolicy(
                        "Encryption."),
     tags=["storage", "data"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(bucket_protected_data_versioned, BUCKET)
+examines(bucket_protected_data_customer_key, BUCKET)
 
 POLICIES = [bucket_protected_data_versioned, bucket_protected_data_customer_key]
 

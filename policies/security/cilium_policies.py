@@ -21,8 +21,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
+    from _gate import examines
 
 KINDS = ("CiliumClusterwideNetworkPolicy", "CiliumNetworkPolicy")
 ALLOW_SECTIONS = ("ingress", "egress")
@@ -84,6 +86,9 @@ cilium_policy_deny_only = ResourceValidationPolicy(
                        "tenant's namespace, reviewed outside this stack. Source: Cilium docs: Deny Policies."),
     tags=["kubernetes", "network", "tenancy"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(cilium_policy_deny_only, prefixes=["kubernetes:cilium.io/"])
 
 POLICIES = [cilium_policy_deny_only]
 

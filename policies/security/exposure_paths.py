@@ -39,6 +39,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pss import _flag
     from ._rules import UNKNOWN, read
     from .kubernetes import chart_name
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     import public_endpoints
     from _objects import HELM_TYPES, OBJECT_HOOK_KEYS, object_type, plain
@@ -46,6 +47,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, read
     from kubernetes import chart_name
 
+    from _gate import examines
 
 def _config(args: Any) -> dict:
     return dict(args.get_config() or {})
@@ -256,6 +258,9 @@ custom_resource_exposure_policy = ResourceValidationPolicy(
     tags=["kubernetes", "exposure"],
     config_schema=PolicyConfigSchema({**_CLASSES, **_PUBLIC}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(helm_values_exposure, *HELM_TYPES)
 
 POLICIES = [helm_values_exposure, custom_resource_exposure_policy]
 

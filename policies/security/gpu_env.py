@@ -77,12 +77,19 @@ CONFIG_MAP, SECRET = "kubernetes:core/v1:ConfigMap", "kubernetes:core/v1:Secret"
 _WALK_LIMIT = 100_000
 
 
+#: Leaf types a walk passes over as they are (no container inside; ``_unproxied`` returns them unchanged).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def annotation_keys(props: Any) -> Iterator[str]:
     """Every mapping key inside ``props`` that names a device-injection annotation (any depth, iteratively)."""
     stack, seen = [props], 0
     while stack and seen < _WALK_LIMIT:
-        node = _unproxied(stack.pop())
+        node = stack.pop()
         seen += 1
+        if type(node) in _LEAVES:  # the most common node, by far; nothing to look into
+            continue
+        node = _unproxied(node)
         if isinstance(node, Mapping):
             for key, value in node.items():
                 if isinstance(key, str) and DEVICE_ANNOTATION.match(key):

@@ -45,8 +45,10 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from ._rules import NODE_POOL, UNKNOWN, elements, is_set, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/
     from _rules import NODE_POOL, UNKNOWN, elements, is_set, read
+    from _gate import examines
 
 POLICY = "oci:Identity/policy:Policy"
 LAUNCH_PERMISSION = "COMPUTE_CLUSTER_LAUNCH_INSTANCE"
@@ -376,6 +378,11 @@ iam_compute_cluster_launch_statement = StackValidationPolicy(
         "type": "boolean", "default": False,
         "description": "the launch statement is applied by an administrator, outside the stack"}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(iam_no_manage_all_resources, POLICY)
+examines(iam_any_user_restricts_principal_type, POLICY)
+examines(iam_workload_statement_scoped, POLICY)
 
 POLICIES = [iam_no_manage_all_resources, iam_any_user_restricts_principal_type, iam_workload_statement_scoped,
             iam_compute_cluster_launch_statement]

@@ -74,6 +74,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from .iam_vocabulary import KNOWN_RESOURCE_TYPES
     from .identity import IAM_RESOURCE_TYPES
     from .node_access import NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES, VERBS, pinned_values
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     import _catalogue
     from iam import (POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine,
@@ -82,6 +83,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from iam_vocabulary import KNOWN_RESOURCE_TYPES
     from identity import IAM_RESOURCE_TYPES
     from node_access import NODE_ACCESS_FAMILIES, NODE_ACCESS_TYPES, VERBS, pinned_values
+    from _gate import examines
 
 #: Principal types whose any-user statement is every principal of that type in the tenancy (IAM docs "General
 #: Variables for All Requests": request.principal.type), and the variables that pin one (or one compartment's).
@@ -299,6 +301,10 @@ iam_no_run_time_undo = ResourceValidationPolicy(
         "type": "array", "items": {"type": "string"}, "default": [],
         "description": "groups (names or OCIDs) of the platform's administrators, whose grants this rule allows"}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(iam_principal_type_pinned, POLICY)
+examines(iam_no_run_time_undo, POLICY)
 
 POLICIES = [iam_principal_type_pinned, iam_no_run_time_undo]
 

@@ -46,10 +46,12 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
     from .iam import POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine, \
         parse_statement
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
     from iam import POLICY, Statement, StatementSyntaxError, _known_statements, _leave_unknowns_to_engine, \
         parse_statement
+    from _gate import examines
 
 VERBS = ("inspect", "read", "use", "manage")
 #: IAM's own resource types, lowercased (IAM "Details for IAM with/without Identity Domains", checked 2026-11-30).
@@ -257,6 +259,9 @@ iam_no_admin_group_membership = StackValidationPolicy(
         "items": {"type": "string", "pattern": r"^ocid1\.group\.[a-z0-9]+\.[a-z0-9-]*\.[a-z0-9]+$"},
         "description": "OCIDs of groups outside this stack that do not administer anything"}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(iam_no_identity_escalation, POLICY)
 
 POLICIES = [iam_no_identity_escalation, iam_no_admin_group_membership]
 

@@ -42,6 +42,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._operator_pods import Uninterpretable
     from ._pss import BASELINE_CAPABILITIES, context_privileges
     from ._rules import UNKNOWN, elements, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import NAMESPACE_PATCH, inputs_hidden, sets_enforce_label, with_derived
     from _pod_templates import (CLUSTER_SCOPED_TEMPLATES, JOBSET_GROUP, KUBEFLOW_GROUP,  # noqa: F401 (re-exported)
@@ -50,6 +51,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _operator_pods import Uninterpretable
     from _pss import BASELINE_CAPABILITIES, context_privileges
     from _rules import UNKNOWN, elements, read
+    from _gate import examines
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
@@ -344,6 +346,10 @@ rdma_pods_in_privileged_namespaces = StackValidationPolicy(
         "items": {"type": "string", "maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
         "description": "Namespaces managed outside this stack that are labelled enforce: privileged."}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(helm_release_pinned, HELM_RELEASE, HELM_CHART_V4)
+examines(namespace_pod_security_enforce, NAMESPACE, NAMESPACE_PATCH)
 
 POLICIES = [helm_release_pinned, namespace_pod_security_enforce, rdma_pods_in_privileged_namespaces]
 

@@ -21,8 +21,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from . import _rules as R
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside the pack directory
     import _rules as R
+    from _gate import examines
 
 UNKNOWN = R.UNKNOWN
 LUSTRE_FILE_SYSTEM = "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
@@ -85,6 +87,9 @@ lustre_root_squash = ResourceValidationPolicy(
                        "Storage with Lustre docs, Creating a Lustre File System."),
     tags=["storage", "security", "data"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(lustre_root_squash, LUSTRE_FILE_SYSTEM)
 
 POLICIES = [lustre_root_squash]
 

@@ -32,8 +32,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
+    from _gate import examines
 
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -141,6 +143,9 @@ kubernetes_manifest_source_pinned = ResourceValidationPolicy(
                        "SHA. Source: pulumi_kubernetes yaml/v2 ConfigFile and ConfigGroup, kustomize/v2 Directory."),
     tags=["kubernetes", "security", "supply-chain"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(kubernetes_manifest_source_pinned, *SOURCES)
 
 POLICIES = [kubernetes_manifest_source_pinned]
 

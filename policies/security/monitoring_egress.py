@@ -55,9 +55,11 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import HELM_TYPES, release_objects
     from ._rules import UNKNOWN, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import HELM_TYPES, release_objects
     from _rules import UNKNOWN, read
+    from _gate import examines
 
 POLICY_NAME = "monitoring-data-stays-inside"
 GROUP = "monitoring.coreos.com"
@@ -231,6 +233,9 @@ monitoring_data_stays_inside = ResourceValidationPolicy(
                        "Alertmanager peers) metrics and alerts may be sent to: the same reviewed destinations as "
                        "platform.kubePrometheusStack.allowedRemoteUrls"}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(monitoring_data_stays_inside, *HELM_TYPES, prefixes=[f"kubernetes:{GROUP}/"])
 
 POLICIES = [monitoring_data_stays_inside]
 

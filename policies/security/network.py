@@ -53,8 +53,10 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from . import _rules as R
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/ (the pack directory is on sys.path)
     import _rules as R
+    from _gate import examines
 
 UNKNOWN = R.UNKNOWN
 _FIX_UNKNOWN = ("Give these fields literal values (a CIDR from stack config, or sourceType NETWORK_SECURITY_GROUP "
@@ -335,6 +337,10 @@ kubernetes_api_endpoint_restricted = StackValidationPolicy(
     tags=["oke", "network", "security"],
     config_schema=_API_CIDRS_SCHEMA,
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(no_internet_ssh_or_all_ports, R.NSG_RULE, R.SECURITY_LIST, R.DEFAULT_SECURITY_LIST)
+examines(kubernetes_api_not_public, R.CLUSTER, R.NSG_RULE, R.SECURITY_LIST, R.DEFAULT_SECURITY_LIST)
 
 POLICIES = [no_internet_ssh_or_all_ports, kubernetes_api_not_public, kubernetes_api_endpoint_restricted]
 

@@ -80,9 +80,11 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from .iam import (POLICY, Condition, Group, Leaf, Statement, StatementSyntaxError, _known_statements,
                       _leave_unknowns_to_engine, parse_statement)
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from iam import (POLICY, Condition, Group, Leaf, Statement, StatementSyntaxError, _known_statements,
                      _leave_unknowns_to_engine, parse_statement)
+    from _gate import examines
 
 VERBS = ("inspect", "read", "use", "manage")
 
@@ -245,6 +247,9 @@ iam_no_node_access = ResourceValidationPolicy(
                        f"Source: {_DOC}."),
     tags=["iam", "least-privilege", "node-access"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(iam_no_node_access, POLICY)
 
 POLICIES = [iam_no_node_access]
 

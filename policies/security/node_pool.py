@@ -23,8 +23,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from ._rules import NODE_POOL, UNKNOWN, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/
     from _rules import NODE_POOL, UNKNOWN, read
+    from _gate import examines
 
 #: The node metadata key OKE applies to the instances' launch options.
 IMDS_KEY = "areLegacyImdsEndpointsDisabled"
@@ -135,6 +137,11 @@ node_pool_pv_encryption_in_transit = ResourceValidationPolicy(
                        "OKE docs, Encrypting Data At Rest and Data In Transit with the Block Volume Service."),
     tags=["oke", "node-pool", "encryption"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(node_pool_imds_v2_only, NODE_POOL)
+examines(instance_imds_v2_only, *INSTANCE_OPTIONS)
+examines(node_pool_pv_encryption_in_transit, NODE_POOL)
 
 POLICIES = [node_pool_imds_v2_only, instance_imds_v2_only, node_pool_pv_encryption_in_transit]
 

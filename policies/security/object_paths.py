@@ -40,6 +40,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, member, read
     from .exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from .kubernetes import NAMESPACE, namespace_problem
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     import credentials
     import public_endpoints
@@ -49,6 +50,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, member, read
     from exposure_paths import _CLASSES, _PUBLIC, _SRC, _config
     from kubernetes import NAMESPACE, namespace_problem
+    from _gate import examines
 
 #: The pack's per-object checks, by rule name: ``(resource type, props, config) → problems``. A rendered object and a
 #: patch are held to every one of them, as the rule of that name holds a declared object.
@@ -209,6 +211,9 @@ kubernetes_patch_or_list_judged_as_kind = ResourceValidationPolicy(
     tags=["kubernetes", "exposure", "rbac"],
     config_schema=PolicyConfigSchema({**_CLASSES, **_PUBLIC}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(helm_values_manifests, *HELM_TYPES)
 
 POLICIES = [helm_values_manifests, kubernetes_patch_or_list_judged_as_kind]
 

@@ -50,8 +50,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
                            Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._gate import examines
     from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _gate import examines
     from _rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
 
 ROUTE_TABLES = ("oci:Core/routeTable:RouteTable", "oci:Core/defaultRouteTable:DefaultRouteTable")
@@ -230,8 +232,16 @@ def validate_cluster_oidc_discovery_off(args: ResourceValidationArgs, report_vio
 
 def _resource(name: str, description: str, validate: Any, remediation: str, tags: list[str],
               level: EnforcementLevel = EnforcementLevel.MANDATORY, severity: Severity = Severity.HIGH):
-    return ResourceValidationPolicy(name=name, description=description, validate=validate, enforcement_level=level,
-                                    severity=severity, remediation_steps=remediation, tags=tags)
+    """A resource policy examining the resource types :data:`_EXAMINES` lists for it (_gate.py)."""
+    return examines(ResourceValidationPolicy(name=name, description=description, validate=validate,
+                                             enforcement_level=level, severity=severity,
+                                             remediation_steps=remediation, tags=tags), *_EXAMINES[name])
+
+
+#: The resource types each resource rule here examines (it returns at once for any other).
+_EXAMINES = {"fs-not-cloned": (FILE_SYSTEM,), "quota-only-lowers": (QUOTA,), "node-pool-no-ssh-key": (NODE_POOL,),
+             "node-cloud-init-keeps-node-closed": tuple(_USER_DATA), "cluster-oidc-prefixed": (CLUSTER,),
+             "cluster-oidc-discovery-off": (CLUSTER,)}
 
 
 route_no_private_ip_hop = StackValidationPolicy(

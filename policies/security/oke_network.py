@@ -39,9 +39,11 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies` (tests, offline/)
     from . import _rules as R
     from .network import endpoint_nsgs
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/
     import _rules as R
     from network import endpoint_nsgs
+    from _gate import examines
 
 UNKNOWN = R.UNKNOWN
 KUBELET_PORT, PROXYMUX_PORT = 10250, 12250
@@ -387,6 +389,9 @@ no_internet_ingress = ResourceValidationPolicy(
         "items": {"type": "integer", "minimum": R.MIN_PORT, "maximum": R.MAX_PORT},
         "description": "TCP ports (1-65535) public load balancer listeners may open to the internet"}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(no_internet_ingress, R.NSG_RULE, R.SECURITY_LIST, R.DEFAULT_SECURITY_LIST)
 
 POLICIES = [oke_required_nsg_rules, no_internet_ingress]
 

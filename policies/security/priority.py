@@ -28,11 +28,13 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pod_templates import is_cluster_scoped, pod_specs
     from ._pss import NODE_ESCAPE_NAMESPACES, node_agent_namespaces
     from ._rules import UNKNOWN, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
     from _pod_templates import is_cluster_scoped, pod_specs
     from _pss import NODE_ESCAPE_NAMESPACES, node_agent_namespaces
     from _rules import UNKNOWN, read
+    from _gate import examines
 
 SYSTEM_NAMESPACE = "kube-system"
 SYSTEM_PREFIX = "system-"
@@ -130,6 +132,9 @@ priority_class_never_preempts = ResourceValidationPolicy(
                        "(Non-preempting PriorityClass)."),
     tags=["kubernetes", "tenancy"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(priority_class_never_preempts, prefixes=["kubernetes:scheduling.k8s.io/"])
 
 POLICIES = [system_priority_only_for_node_agents, priority_class_never_preempts]
 

@@ -42,10 +42,12 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _addresses as A
     from . import _rules as R
     from .oke_network import ICMPV6_PACKET_TOO_BIG, PATH_MTU, SecRule, sec_rule, security_list_entries
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     import _addresses as A
     import _rules as R
     from oke_network import ICMPV6_PACKET_TOO_BIG, PATH_MTU, SecRule, sec_rule, security_list_entries
+    from _gate import examines
 
 UNKNOWN = R.UNKNOWN
 DIRECTIONS = ("INGRESS", "EGRESS")
@@ -275,6 +277,9 @@ no_internet_scale_ingress = StackValidationPolicy(
         "items": {"type": "integer", "minimum": R.MIN_PORT, "maximum": R.MAX_PORT},
         "description": "TCP ports (1-65535) public load balancer listeners may open to the internet"}}),
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(network_rule_interpretable, R.NSG_RULE, R.SECURITY_LIST, R.DEFAULT_SECURITY_LIST)
 
 POLICIES = [network_rule_interpretable, no_internet_scale_ingress]
 

@@ -24,8 +24,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, read
+    from _gate import examines
 
 POLICY_NAME = "input-shape-readable"
 LIST, MAP, STRING = "list", "map", "string"
@@ -141,6 +143,9 @@ input_shape_readable = ResourceValidationPolicy(
     tags=["identity", "exposure", "fail-closed"],
     validate=validate_input_shape,
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(input_shape_readable, *SHAPES)
 
 POLICIES = [input_shape_readable]
 

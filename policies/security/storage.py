@@ -47,8 +47,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies` (tests, offline/)
     from . import _rules as R
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/ (the pack directory is on sys.path)
     import _rules as R
+    from _gate import examines
 
 UNKNOWN = R.UNKNOWN
 EXPORT = "oci:FileStorage/export:Export"
@@ -383,6 +385,11 @@ nfs_rules_only_nfs_ports = StackValidationPolicy(
                        f"belongs on the workers' NSG. Source: {_FSS_DOC}."),
     tags=["storage", "network", "security"],
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(fss_export_no_internet_root, EXPORT, STORAGE_CLASS)
+examines(fss_export_no_internet, EXPORT, STORAGE_CLASS)
+examines(fss_export_root_needs_privileged_port, EXPORT, STORAGE_CLASS)
 
 POLICIES = [fss_export_no_internet_root, fss_export_no_internet, nfs_rules_only_nfs_ports,
             fss_export_root_needs_privileged_port]

@@ -44,10 +44,12 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import HELM_TYPES, plain, release_objects
     from ._pod_templates import pod_specs
     from ._rules import UNKNOWN, elements, read
+    from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import HELM_TYPES, plain, release_objects
     from _pod_templates import pod_specs
     from _rules import UNKNOWN, elements, read
+    from _gate import examines
 
 IMAGE_POLICY = "container-image-pinned"
 CONTAINER_INSTANCE = "oci:ContainerEngine/containerInstance:ContainerInstance"
@@ -330,6 +332,9 @@ chart_repository_https = ResourceValidationPolicy(
     tags=["supply-chain"],
     validate=validate_chart_https,
 )
+
+# The resource types each resource rule examines (it returns at once for any other; _gate.py).
+examines(chart_repository_https, *HELM_TYPES)
 
 POLICIES = [container_image_pinned, chart_repository_https]
 

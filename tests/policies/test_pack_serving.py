@@ -1,16 +1,21 @@
 """How the packs serve (``policies/<pack>/_serve.py``): each resource is converted once per analyzer call whatever
-the number of policies, the answers are byte for byte those of pulumi-policy's own per-policy conversion (dev and
-prod stacks and first previews here; every red-team program and its safe control in
-tests/offline/test_policy_conformance.py, which runs those programs once for both of its checks), no rule writes to
-the props it is handed (the policies share them), and the memo relies on pulumi-policy internals only at the pinned version and
-sources: a new pulumi-policy fails here and leaves the packs unmemoized, never wrong."""
+the number of policies, ``Analyze`` calls only the resource policies whose declared types match (``_gate.py``) and
+``AnalyzeStack`` reads the request once for all stack policies; the answers are byte for byte those of
+pulumi-policy's own loop over every policy (dev and prod stacks and first previews here; every red-team program and
+its safe control in tests/offline/test_policy_conformance.py, which runs those programs once for both of its checks),
+and those of the packs with every declaration removed (no rule reports on, or fails for, a type outside its
+declaration); no rule writes to the props it is handed (the policies share them), and the memo relies on
+pulumi-policy internals only at the pinned version and sources: a new pulumi-policy fails here and leaves the packs
+served as pulumi-policy serves them, never wrong."""
 from __future__ import annotations
 
+import copy
 import importlib
 import re
 from pathlib import Path
 
 import pytest
+from pulumi.runtime.proto.analyzer_pb2 import AnalyzeResponse
 from pulumi_policy import policy as servicer_module
 from pulumi_policy.proxy import _DictProxy
 
@@ -20,24 +25,37 @@ from policies import PACK_DIRS, SOURCE_PACK
 ROOT = Path(__file__).resolve().parents[2]
 PACKS = [importlib.import_module(f"policies.{d.name}.pack") for d in PACK_DIRS]
 serve = importlib.import_module(f"policies.{SOURCE_PACK.name}._serve")
+dispatch = importlib.import_module(f"policies.{SOURCE_PACK.name}._dispatch")
 
 
-def _servicer(pack):
-    return servicer_module._PolicyAnalyzerServicer(pack.PACK_NAME, "0.0.1", list(pack.POLICIES),
+def _servicer(pack, policies=None):
+    return servicer_module._PolicyAnalyzerServicer(pack.PACK_NAME, "0.0.1", list(policies or pack.POLICIES),
                                                    pack.PACK_ENFORCEMENT_LEVEL, None, pack.PACK_DESCRIPTION)
 
 
-def _answers(resources) -> list[bytes]:
-    """Every pack's ``Analyze`` answer for each resource and its ``AnalyzeStack`` answer, serialized
-    deterministically, in the engine's order."""
+def _ungated(policy):
+    """``policy`` without its declaration of the types it examines: a copy whose ``validate`` is what its gate
+    wraps (the rule as it would run on every resource)."""
+    gate = dispatch.gate(policy)
+    if gate is None:
+        return policy
+    bare = copy.copy(policy)
+    vars(bare)["validate"] = gate.validate
+    return bare
+
+
+def _answers(resources, stack: bool = True, ungated: bool = False) -> list[bytes]:
+    """Every pack's ``Analyze`` answer for each resource and (``stack``) its ``AnalyzeStack`` answer, serialized
+    deterministically, in the engine's order; ``ungated``: every policy's declaration of types removed."""
     by_urn = {r.urn: r for r in resources}
     out = []
     for pack in PACKS:
-        servicer = _servicer(pack)
+        servicer = _servicer(pack, [_ungated(p) for p in pack.POLICIES] if ungated else None)
         out += [servicer.Analyze(analyze_request(r, by_urn), None).SerializeToString(deterministic=True)
                 for r in resources]
-        out.append(servicer.AnalyzeStack(stack_request(resources, by_urn), None).SerializeToString(
-            deterministic=True))
+        if stack:
+            out.append(servicer.AnalyzeStack(stack_request(resources, by_urn), None).SerializeToString(
+                deterministic=True))
     return out
 
 
@@ -60,14 +78,27 @@ def props_refuse_writes(monkeypatch):
 
 
 def _same_answers(resources) -> list[bytes]:
-    """The answers without the memo, then with it (props refusing writes); asserts they are equal byte for byte."""
+    """The answers of pulumi-policy's own loop, then served as the packs serve (memo, dispatch by declared type,
+    ``AnalyzeStack`` reading the request once; props refusing writes); asserts they are equal byte for byte. Then
+    the ``Analyze`` answers of the packs with every declaration removed, served by pulumi-policy alone: equal too,
+    or the rule that reports on (or fails for) a type outside its declaration is named."""
     plain = _answers(resources)
     assert serve.install()
     try:
-        memoized = _answers(resources)
+        served = _answers(resources)
     finally:
         serve.uninstall()
-    assert memoized == plain
+    assert served == plain
+    ungated = _answers(resources, stack=False, ungated=True)
+    per_pack = len(resources) + 1
+    analyzed = [a for i, a in enumerate(plain) if i % per_pack != per_pack - 1]
+    if ungated != analyzed:
+        for with_gate, without, r in zip(analyzed, ungated, resources * len(PACKS)):
+            if with_gate != without:
+                extra = {d.policyName for d in AnalyzeResponse.FromString(without).diagnostics} - {
+                    d.policyName for d in AnalyzeResponse.FromString(with_gate).diagnostics}
+                pytest.fail(f"{sorted(extra) or 'a rule'} answers for {r.type} ({r.urn}), outside the types it "
+                            "declares (_gate.examines): widen its declaration")
     return plain
 
 
