@@ -80,6 +80,16 @@ DEFAULT_ALLOWED_GRANTS = [
      "subjects": ["ServiceAccount:*/rdma-topology-labeler"],
      "reason": "oke-rdma scheduling: the labeler writes each GPU node's RDMA network block labels for Kueue "
                "topology-aware scheduling (oke_rdma/scheduling.py)"},
+    {"role": "*-kueue-gate-cluster", "grants": ["create clusterqueues.kueue.x-k8s.io",
+                                                "create resourceflavors.kueue.x-k8s.io",
+                                                "create topologies.kueue.x-k8s.io", "create cohorts.kueue.x-k8s.io"],
+     "subjects": ["ServiceAccount:*/*-kueue-gate"],
+     "reason": "oke-rdma readiness gate: a Job creates each Kueue kind with --dry-run=server until Kueue's webhooks "
+               "answer, so the stack's queues wait for them (oke_rdma/readiness.py, oke_rdma/scheduling.py)"},
+    {"role": "*-walls-gate-cluster", "grants": ["create ciliumclusterwidenetworkpolicies.cilium.io"],
+     "subjects": ["ServiceAccount:*/*-walls-gate"],
+     "reason": "oke-rdma readiness gate: a Job creates a throw-away clusterwide policy with --dry-run=server until "
+               "Cilium's CRD answers, so the tenant walls wait for it (oke_rdma/readiness.py, oke_rdma/walls.py)"},
 ]
 
 #: RoleBindings that hand a subject of another namespace a tenant's powers on purpose (``allowedCrossNamespaceGrants``;
@@ -88,12 +98,15 @@ DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS = [
     {"role": "mpi-operator",
      "grants": ["list secrets", "watch secrets", "create pods", "update pods", "patch pods", "create pods/exec",
                 "create jobs.batch", "update jobs.batch", "create mpijobs.kubeflow.org", "update mpijobs.kubeflow.org",
-                "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps"],
+                "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps", "create services",
+                "update services", "create endpoints", "update endpoints", "create leases.coordination.k8s.io",
+                "patch leases.coordination.k8s.io", "update leases.coordination.k8s.io"],
      "subjects": ["ServiceAccount:*/mpi-operator-{namespace}"],
      "reason": "oke-rdma MPI Operator: one controller per tenant namespace runs in the operator's namespace and "
                "creates that tenant's MPIJob launcher and workers (pods, Jobs, the hostfile ConfigMap, the SSH key "
                "Secret, exec into the launcher); its Role in the tenant namespace is bound only to the controller "
-               "named after that namespace (oke_rdma/addons/mpi_operator.py)"},
+               "named after that namespace (oke_rdma/addons/mpi_operator.py); the launcher's headless Service, the "
+               "endpoints and leases of its vendored 0.8.2 Role"},
 ]
 
 
