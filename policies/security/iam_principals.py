@@ -2,8 +2,8 @@
 resource of a type, and a grant pinned by name to the very bucket the stack protects.
 
 * **A dynamic group is its matching rule.** ``ANY {resource.type = 'instance'}`` is every instance of the tenancy —
-  every tenant's nodes, every self-managed VM — the same principal set ``iam-principal-type-pinned`` refuses when it is
-  written as ``any-user`` with ``request.principal.type = 'instance'``. A matching rule (IAM docs "Writing Matching
+  every tenant's nodes, every self-managed VM — the same principal set ``iam-principal-type-pinned`` refuses when it
+  is written as ``any-user`` with ``request.principal.type = 'instance'``. A matching rule (IAM docs "Writing Matching
   Rules to Define Dynamic Groups", read 2026-12-02: ``variable = | != 'value'``, ``any|all {<condition>, ...}``;
   variables ``instance.id``, ``instance.compartment.id``, ``resource.id``, ``resource.compartment.id``,
   ``resource.type`` — the type segment of the resource's OCID, ``fnfunc``, ``apigateway``, ``domain``, ... — and

@@ -48,8 +48,8 @@ listed here, or pins ``target.bucket.name`` of ``objects`` — a grant on a name
 own bucket needs (pinned to a bucket the stack protects, ``iam-protected-bucket-kept`` refuses it). A bucket pin does
 not narrow ``use``/``manage buckets`` (or ``object-family``): BUCKET_UPDATE makes the pinned bucket public or
 suspends its versioning, PAR_MANAGE shares it by pre-authenticated URL — what ``no-public-endpoints`` refuses as a
-resource — unless ``request.permission`` is pinned to none of them. Every location counts: a policy in a parent compartment or the tenancy reaches the platform's by
-inheritance, and a preview cannot see the compartment tree.
+resource — unless ``request.permission`` is pinned to none of them. Every location counts: a policy in a parent
+compartment or the tenancy reaches the platform's by inheritance, and a preview cannot see the compartment tree.
 
 Sources (read 2026-12-02): OCI IAM docs "Details for the Core Services" (virtual-network-family members,
 NSG_UPDATE_SECURITY_RULES, PUBLIC_IP_CREATE, PRIVATE_IP_UPDATE, ROUTE_TABLE_UPDATE), "Details for the Vault

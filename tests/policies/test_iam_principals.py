@@ -95,7 +95,8 @@ def test_a_destructive_named_grant_beside_a_protected_bucket_of_unknown_name_is_
 def test_admin_groups_listed_in_the_rule_config_may_manage_the_protected_bucket():
     from offline.policy_eval import evaluate_packs
     from policies import PACK_DIRS
-    statement = f"Allow group DataAdmins to manage objects in compartment id {C} where target.bucket.name = 'model-weights'"
+    statement = (f"Allow group DataAdmins to manage objects in compartment id {C} where "
+                 "target.bucket.name = 'model-weights'")
     config = {"all": "disabled", KEPT: {"enforcementLevel": "mandatory", "adminGroups": ["dataadmins"]}}
     report = evaluate_packs(PACK_DIRS, list(protected_stack(statement)), [config] * len(PACK_DIRS))
     assert messages(report, KEPT) == []
