@@ -18,8 +18,10 @@ resource of a type, and a grant pinned by name to the very bucket the stack prot
   public or mints pre-authenticated requests (BUCKET_UPDATE, PAR_MANAGE) — IAM docs "Details for Object Storage,
   Archive Storage, and Data Transfer" (read 2026-12-02). Names compare case-insensitively: OCI "Conditions" —
   condition matching is case-insensitive, so ``'MODEL-WEIGHTS'`` is ``model-weights``. ``target.bucket.id`` pins
-  compare with the bucket's id. Subjects: everyone but a provider's own service (``Allow service ...``) and the
-  groups this rule's ``adminGroups`` lists.
+  compare with the bucket's id. A bucket the stack brings rather than declares (the weights bucket of
+  ``storage.objectStorage.bucket``) is listed by name in the rule's ``protectedBuckets`` config (the pack cannot
+  read stack config). Subjects: everyone but a provider's own service (``Allow service ...``) and the groups this
+  rule's ``adminGroups`` lists.
 
 | rule                         | kind     | checks                                                                   |
 |------------------------------|----------|--------------------------------------------------------------------------|
@@ -148,9 +150,13 @@ def _admin(st: Any, admins: set[str]) -> bool:
     return bool(names) and names <= admins
 
 
-def protected_bucket_grants(resources: list[Any], admins: set[str]) -> list[tuple[Any, str]]:
-    """(policy resource, problem) for every statement pinned to a protected bucket that destroys or exposes it."""
+def protected_bucket_grants(resources: list[Any], admins: set[str],
+                            brought: frozenset[str] = frozenset()) -> list[tuple[Any, str]]:
+    """(policy resource, problem) for every statement pinned to a protected bucket — declared with ``protect`` in
+    the stack, or named in ``brought`` (lowercased: buckets that exist outside the stack) — that destroys or exposes
+    it."""
     names, ids, unknown = _protected_buckets(resources)
+    names |= brought
     if not names and not ids and not unknown:
         return []
     found = []
@@ -181,8 +187,10 @@ def protected_bucket_grants(resources: list[Any], admins: set[str]) -> list[tupl
 
 def validate_protected_bucket_kept(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``iam-protected-bucket-kept``: see the module docstring."""
-    admins = {str(a).strip().lower() for a in ((args.get_config() or {}).get("adminGroups") or ())}
-    for policy, problem in protected_bucket_grants(list(args.resources), admins):
+    config = args.get_config() or {}
+    admins = {str(a).strip().lower() for a in (config.get("adminGroups") or ())}
+    brought = frozenset(str(b).strip().lower() for b in (config.get("protectedBuckets") or ()))
+    for policy, problem in protected_bucket_grants(list(args.resources), admins, brought):
         report_violation(f"Policy '{policy.name}' {problem}. That deletes or exposes at run time the data the stack "
                          "protects; grant read objects (and {OBJECT_CREATE, OBJECT_OVERWRITE} under a prefix for "
                          "writes), or pin request.permission to permissions that delete nothing.", policy.urn)
@@ -212,9 +220,13 @@ iam_protected_bucket_kept = StackValidationPolicy(
                        "OBJECT_OVERWRITE} pinned to a target.object.name prefix; list the platform administrators' "
                        f"groups in this rule's adminGroups. Source: {_DOC}."),
     tags=["iam", "data"],
-    config_schema=PolicyConfigSchema(properties={"adminGroups": {
-        "type": "array", "items": {"type": "string"}, "default": [],
-        "description": "groups (names or OCIDs) of the platform's administrators, whose grants this rule allows"}}),
+    config_schema=PolicyConfigSchema(properties={
+        "adminGroups": {"type": "array", "items": {"type": "string"}, "default": [],
+                        "description": "groups (names or OCIDs) of the platform's administrators, whose grants this "
+                                       "rule allows"},
+        "protectedBuckets": {"type": "array", "items": {"type": "string"}, "default": [],
+                             "description": "names of buckets outside the stack that are protected too (a brought "
+                                            "weights bucket: storage.objectStorage.bucket.name)"}}),
 )
 
 POLICIES = [iam_dynamic_group_pinned, iam_protected_bucket_kept]

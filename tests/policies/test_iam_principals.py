@@ -134,3 +134,17 @@ def test_a_bucket_pin_does_not_narrow_bucket_administration(statement):
 ])
 def test_bucket_reads_and_a_named_buckets_objects_pass(statement):
     assert undo(statement) == []
+
+
+def test_a_bucket_outside_the_stack_listed_in_protected_buckets_is_protected_too():
+    from offline.policy_eval import evaluate_packs
+    from policies import PACK_DIRS
+    statement = (f"Allow group Data to manage objects in compartment id {C} where "
+                 "target.bucket.name = 'Brought-Weights'")
+    stack = [res("oci:Identity/policy:Policy", "p", {"compartmentId": C, "description": "d",
+                                                     "statements": [statement]})]
+    config = {"all": "disabled", KEPT: {"enforcementLevel": "mandatory", "protectedBuckets": ["brought-weights"]}}
+    got = messages(evaluate_packs(PACK_DIRS, stack, [config] * len(PACK_DIRS)), KEPT)
+    assert len(got) == 1 and "'brought-weights'" in got[0], got
+    config[KEPT]["protectedBuckets"] = ["other"]
+    assert messages(evaluate_packs(PACK_DIRS, stack, [config] * len(PACK_DIRS)), KEPT) == []
