@@ -184,9 +184,7 @@ TYPES: dict[str, dict] = {
     "oci:Identity/domainsGrant:DomainsGrant": judged("iam-no-admin-group-membership"),
     "oci:Identity/compartment:Compartment": harmless("a container for resources; grants to it are judged as "
                                                      "statements", "OCI IAM docs \"Managing Compartments\""),
-    "oci:Identity/dynamicGroup:DynamicGroup": harmless(
-        "a set of instances or workloads; what it may do is granted by statements, judged "
-        "(iam-no-identity-escalation, iam-no-node-access)", "OCI IAM docs \"Managing Dynamic Groups\""),
+    "oci:Identity/dynamicGroup:DynamicGroup": judged("iam-dynamic-group-pinned"),
     "oci:Identity/tag:Tag": refused("a tag key: a statement's condition on target.resource.tag matches whoever "
                                     "carries it", "OCI IAM docs \"Using Tags to Manage Access\""),
     "oci:Identity/tagNamespace:TagNamespace": refused("a tag namespace (conditions on tags match its keys)",

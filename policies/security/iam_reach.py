@@ -11,7 +11,9 @@ objects`` purges the versions ``bucket-protected-data-versioned`` keeps. Two cla
   statement is pinned to cluster, namespace and ServiceAccount (``iam-workload-statement-scoped``); an instance
   statement must be pinned as tightly: ``request.principal.id`` (one instance) or ``request.principal.compartment.id``
   (the instances of one compartment), or be written for a dynamic group (IAM docs "Managing Dynamic Groups").
-  Types pinned this way: :data:`TENANCY_WIDE_TYPES` (``instance``, ``resource``).
+  Every type but ``workload``, ``cluster`` and ``nodepool`` (:data:`JUDGED_ELSEWHERE_TYPES`) is pinned this way —
+  ``instance``, ``resource``, ``fnfunc``, ``datasciencejob``, ... (:data:`TENANCY_WIDE_TYPES` names some): resource
+  principal types are open-ended, so the class is closed by exclusion.
 * **A grant that changes exposure, keys or data of others** (:data:`REACH_TYPES`): the network's write verbs
   (``manage`` of ``virtual-network-family`` and its members that open paths: NSGs, security lists, route tables,
   gateways, public IPs, VNICs, subnets, VCNs, DRGs, peering), Vault keys (``manage keys``/``vaults``: KEY_DELETE,
@@ -42,9 +44,12 @@ Three more members, from tables (read 2026-12-02):
   config's vocabulary): its effect cannot be judged (fail closed).
 
 A ``where`` clause exempts a grant when it pins ``request.permission`` to permissions none of which is a write
-listed here, or (Object Storage) pins ``target.bucket.name`` — a grant on named buckets is what a tenant's own
-bucket needs. Every location counts: a policy in a parent compartment or the tenancy reaches the platform's by
-inheritance, and a preview cannot see the compartment tree.
+listed here, or pins ``target.bucket.name`` of ``objects`` — a grant on a named bucket's objects is what a tenant's
+own bucket needs (pinned to a bucket the stack protects, ``iam-protected-bucket-kept`` refuses it). A bucket pin does
+not narrow ``use``/``manage buckets`` (or ``object-family``): BUCKET_UPDATE makes the pinned bucket public or
+suspends its versioning, PAR_MANAGE shares it by pre-authenticated URL — what ``no-public-endpoints`` refuses as a
+resource — unless ``request.permission`` is pinned to none of them. Every location counts: a policy in a parent
+compartment or the tenancy reaches the platform's by inheritance, and a preview cannot see the compartment tree.
 
 Sources (read 2026-12-02): OCI IAM docs "Details for the Core Services" (virtual-network-family members,
 NSG_UPDATE_SECURITY_RULES, PUBLIC_IP_CREATE, PRIVATE_IP_UPDATE, ROUTE_TABLE_UPDATE), "Details for the Vault
@@ -54,7 +59,7 @@ Service", "General Variables for All Requests" (request.principal.id, request.pr
 
 | rule                             | kind     | checks                                                               |
 |----------------------------------|----------|----------------------------------------------------------------------|
-| iam-principal-type-pinned        | resource | an any-user statement of a tenancy-wide type (instance, resource)    |
+| iam-principal-type-pinned        | resource | an any-user statement of a type other than workload/cluster/nodepool |
 |                                  |          | pins request.principal.id or request.principal.compartment.id         |
 | iam-no-run-time-undo             | resource | no workload statement, and no group outside ``adminGroups``, gets a  |
 |                                  |          | grant that changes exposure, keys or data (``REACH_TYPES``)           |
@@ -87,7 +92,18 @@ else:  # run by the Pulumi CLI from inside policies/security/
 
 #: Principal types whose any-user statement is every principal of that type in the tenancy (IAM docs "General
 #: Variables for All Requests": request.principal.type), and the variables that pin one (or one compartment's).
-TENANCY_WIDE_TYPES = frozenset({"instance", "resource"})
+#: Named for the message; the rule judges every type outside :data:`JUDGED_ELSEWHERE_TYPES`, since a resource
+#: principal's type is the type segment of its OCID (IAM docs "Writing Matching Rules to Define Dynamic Groups",
+#: read 2026-12-02: ``fnfunc``, ``apigateway``, ``domain``; Data Science "Resource Principals": ``datasciencejob``,
+#: ``datasciencenotebooksession``, ``datasciencemodeldeployment``, ``datasciencepipelinerun``; Data Flow "Resource
+#: Principal Policies": ``dataflowrun``) — an open set, so it is closed by exclusion.
+TENANCY_WIDE_TYPES = frozenset({"instance", "resource", "fnfunc", "apigateway", "dataflowrun", "datasciencejob",
+                                "datasciencenotebooksession", "datasciencemodeldeployment", "datasciencepipelinerun",
+                                "devopsbuildpipeline", "devopsdeploypipeline", "containerinstance", "user"})
+#: Types judged by their own rules: ``workload`` (``iam-workload-statement-scoped``: cluster, namespace and
+#: ServiceAccount), OKE's ``cluster`` and ``nodepool`` service principals (the cluster's load balancers and CSI, the
+#: node pools' Compute Cluster launch: ``iam-compute-cluster-launch-statement``).
+JUDGED_ELSEWHERE_TYPES = frozenset({"workload", "cluster", "nodepool"})
 PRINCIPAL_PINS = ("request.principal.id", "request.principal.compartment.id")
 
 _NET = "changes the network's exposure (NSG and security-list rules, routes, gateways, public IPs, VNICs, peering)"
@@ -145,6 +161,9 @@ READ_REACH_TYPES: dict[str, tuple[str, tuple[str, ...], str]] = {
 }
 _ALL = "all-resources"
 _OBJECT_TYPES = frozenset({"buckets", "objects", "object-family"})
+#: What a bucket pin does not narrow: the pinned bucket made public or versioning suspended (BUCKET_UPDATE), shared
+#: by pre-authenticated request (PAR_MANAGE) or deleted — IAM "Details for Object Storage" (read 2026-12-02).
+_EXPOSURE = frozenset({"BUCKET_UPDATE", "PAR_MANAGE", "BUCKET_DELETE"})
 _DOC = ("OCI IAM docs: Details for the Core Services, Details for the Vault Service, Details for Object Storage, "
         "Details for the File Storage Service, General Variables for All Requests")
 
@@ -155,12 +174,14 @@ def principal_type_problem(st: Statement) -> Optional[str]:
     if not subjects & {"any-user", "any-group"} or st.action != "allow":
         return None
     types = pinned_values(st.condition, "request.principal.type")
-    wide = sorted({t.lower() for t in types or ()} & TENANCY_WIDE_TYPES)
+    wide = sorted({t.lower() for t in types or ()} - JUDGED_ELSEWHERE_TYPES)
     if not wide or any(restricts(st.condition, v) for v in PRINCIPAL_PINS):
         return None
-    return (f"lets every '{wide[0]}' principal of the tenancy in (request.principal.type = '{wide[0]}' is every "
-            f"instance of every tenant and every self-managed VM); pin request.principal.compartment.id or "
-            f"request.principal.id too, or grant a dynamic group of the platform's instances")
+    what = ("every instance of every tenant and every self-managed VM" if wide[0] == "instance" else
+            f"every {wide[0]} resource of every tenant: a resource principal's type is its OCID's type segment")
+    return (f"lets every '{wide[0]}' principal of the tenancy in (request.principal.type = '{wide[0]}' is {what}); "
+            f"pin request.principal.compartment.id or request.principal.id too, or grant a dynamic group pinned to "
+            f"the platform's compartment")
 
 
 def _members(resource: str) -> list[str]:
@@ -205,7 +226,10 @@ def reach(st: Statement) -> list[str]:
                 continue
             if perms is not None and pinned_perms is not None and not {p.upper() for p in pinned_perms} & perms:
                 continue
-            if member in _OBJECT_TYPES and restricts(st.condition, "target.bucket.name"):
+            if member == "objects" and restricts(st.condition, "target.bucket.name"):
+                continue  # a named bucket's objects: what a tenant's own bucket needs (iam-protected-bucket-kept)
+            if member in _OBJECT_TYPES and restricts(st.condition, "target.bucket.name") and not (
+                    pinned_perms is None or {p.upper() for p in pinned_perms} & _EXPOSURE):
                 continue
             found.setdefault(what, []).append(member)
     writes = {p for _, perms, _ in REACH_TYPES.values() for p in perms or ()}
@@ -272,7 +296,8 @@ def validate_no_run_time_undo(args: ResourceValidationArgs, report_violation: Re
 
 iam_principal_type_pinned = ResourceValidationPolicy(
     name="iam-principal-type-pinned",
-    description=("An any-user statement of a tenancy-wide principal type (instance, resource) also pins "
+    description=("An any-user statement of a tenancy-wide principal type (instance, resource, fnfunc, "
+                 "datasciencejob, ... every type but workload, cluster and nodepool) also pins "
                  "request.principal.id or request.principal.compartment.id."),
     validate=validate_principal_type_pinned,
     enforcement_level=EnforcementLevel.MANDATORY,

@@ -15,14 +15,17 @@ rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
    token requests and service-account impersonation (within one namespace, the tenant boundary, these are what
    workload creation there already gives), ``nodes/proxy``, ``nodes/log`` and ``nodes/checkpoint`` (the kubelet's
    host logs and container memory dumps), node, PersistentVolume, certificate, admission and
-   APIService writes, non-resource URLs beyond discovery/health/metrics.
+   APIService writes, non-resource URLs beyond discovery/health/metrics, and the writes that break tenant isolation
+   (``rbac_isolation``: EndpointSlices, VolumeAttachments, Services of every namespace, network policies, storage,
+   scheduling, device and Kueue classes, ...).
 3. Every binding's role must be one the pack can judge: declared in the stack or built in; an unknown
    ``roleRef.name`` is followed through its property dependency to a role of the stack.
 4. Across namespaces: a RoleBinding whose subject is a service account of another namespace (as a ServiceAccount,
    as the User ``system:serviceaccount:<ns>:<name>``, or through the groups of every service account) must not give
    it what only the namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads,
    workload creation, exec/attach/port-forward/proxy, token requests, service-account impersonation, ConfigMap
-   writes), whichever role carries it — built-in, a Role, a ClusterRole, an aggregated one — judged by the one
+   writes; and from ``rbac_isolation``, Services, Endpoints, routes, network policies, quotas and leases),
+   whichever role carries it — built-in, a Role, a ClusterRole, an aggregated one — judged by the one
    grant model. People (Users, Groups of the identity provider) are how a tenant's users get access and pass.
    A namespace where the stack releases a node-agent chart is a system namespace here (point 2; stricter only).
 
@@ -80,6 +83,16 @@ DEFAULT_ALLOWED_GRANTS = [
      "subjects": ["ServiceAccount:*/rdma-topology-labeler"],
      "reason": "oke-rdma scheduling: the labeler writes each GPU node's RDMA network block labels for Kueue "
                "topology-aware scheduling (oke_rdma/scheduling.py)"},
+    {"role": "*-kueue-gate-cluster", "grants": ["create clusterqueues.kueue.x-k8s.io",
+                                                "create resourceflavors.kueue.x-k8s.io",
+                                                "create topologies.kueue.x-k8s.io", "create cohorts.kueue.x-k8s.io"],
+     "subjects": ["ServiceAccount:*/*-kueue-gate"],
+     "reason": "oke-rdma readiness gate: a Job creates each Kueue kind with --dry-run=server until Kueue's webhooks "
+               "answer, so the stack's queues wait for them (oke_rdma/readiness.py, oke_rdma/scheduling.py)"},
+    {"role": "*-walls-gate-cluster", "grants": ["create ciliumclusterwidenetworkpolicies.cilium.io"],
+     "subjects": ["ServiceAccount:*/*-walls-gate"],
+     "reason": "oke-rdma readiness gate: a Job creates a throw-away clusterwide policy with --dry-run=server until "
+               "Cilium's CRD answers, so the tenant walls wait for it (oke_rdma/readiness.py, oke_rdma/walls.py)"},
 ]
 
 #: RoleBindings that hand a subject of another namespace a tenant's powers on purpose (``allowedCrossNamespaceGrants``;
@@ -88,12 +101,15 @@ DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS = [
     {"role": "mpi-operator",
      "grants": ["list secrets", "watch secrets", "create pods", "update pods", "patch pods", "create pods/exec",
                 "create jobs.batch", "update jobs.batch", "create mpijobs.kubeflow.org", "update mpijobs.kubeflow.org",
-                "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps"],
+                "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps", "create services",
+                "update services", "create endpoints", "update endpoints", "create leases.coordination.k8s.io",
+                "patch leases.coordination.k8s.io", "update leases.coordination.k8s.io"],
      "subjects": ["ServiceAccount:*/mpi-operator-{namespace}"],
      "reason": "oke-rdma MPI Operator: one controller per tenant namespace runs in the operator's namespace and "
                "creates that tenant's MPIJob launcher and workers (pods, Jobs, the hostfile ConfigMap, the SSH key "
                "Secret, exec into the launcher); its Role in the tenant namespace is bound only to the controller "
-               "named after that namespace (oke_rdma/addons/mpi_operator.py)"},
+               "named after that namespace (oke_rdma/addons/mpi_operator.py); the launcher's headless Service, the "
+               "endpoints and leases of its vendored 0.8.2 Role"},
 ]
 
 
@@ -380,7 +396,10 @@ kubernetes_rbac_no_escalation = StackValidationPolicy(
                  "nodes/proxy, nodes/log, nodes/checkpoint, node, PV, "
                  "certificate, admission or APIService writes; bindings of escalating built-in roles or to everyone; "
                  "a namespace's Secrets, workloads, exec, tokens or ConfigMaps given to another namespace's service "
-                 "accounts; aggregation into or of admin/edit; roles the pack cannot see or interpret."),
+                 "accounts; aggregation into or of admin/edit; roles the pack cannot see or interpret; writes that "
+                 "break tenant isolation: Service/Ingress status, and cluster-wide (or in another namespace) "
+                 "Endpoints, Services, routes, network policies, VolumeAttachments, storage, scheduling, device and "
+                 "Kueue classes, quotas, leases (rbac_isolation)."),
     validate=validate_rbac,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,

@@ -16,7 +16,7 @@ One model serves every RBAC rule of the pack:
   every Secret; creating workloads, exec/attach/port-forward/proxy, token requests, impersonation of service accounts
   or ConfigMap writes in every namespace — within one namespace these are what a tenant's workload creation already
   gives, the namespace being the trust boundary, so given to another namespace's service account they are refused
-  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API (nodes/proxy, nodes/log, nodes/checkpoint); node, PersistentVolume, certificate, admission-webhook and API-registration writes). Wildcards are judged by what they match in this catalogue, so
+  too (:data:`CROSS_NAMESPACE_DANGERS`); the kubelet API (nodes/proxy, nodes/log, nodes/checkpoint); node, PersistentVolume, certificate, admission-webhook and API-registration writes; and the writes that break tenant isolation, ``rbac_isolation``: Endpoints, Service status, VolumeAttachments, Services and routes of every namespace, network policies, storage, scheduling and Kueue classes). Wildcards are judged by what they match in this catalogue, so
   ``*`` in apiGroups, resources or verbs grants every member it covers.
 * ``rbac_builtin.BUILT_IN_ROLES`` holds the rules of the default ClusterRoles that matter here, so a binding to
   ``admin``, ``edit`` or a ``system:*`` role is judged by the same catalogue; :data:`AGGREGATION_LABELS` maps the
@@ -46,8 +46,10 @@ from typing import Any, Iterable, Optional
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._rules import UNKNOWN, elements, read
+    from .rbac_isolation import ISOLATION_DANGERS
 else:  # run by the Pulumi CLI from inside policies/security/
     from _rules import UNKNOWN, elements, read
+    from rbac_isolation import ISOLATION_DANGERS
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 #: Verbs that are escalations wherever they appear (RBAC docs "Privilege escalation prevention"): judged on any
@@ -281,6 +283,8 @@ DANGERS: tuple[Danger, ...] = (
            _perms("admissionregistration.k8s.io", _ADMISSION, WRITE + ("delete", "deletecollection"))
            + _perms("apiextensions.k8s.io", ("customresourcedefinitions",), WRITE)
            + _perms("apiregistration.k8s.io", ("apiservices",), WRITE)),
+    # Writes that break tenant isolation (traffic, volumes, scheduling, network policy, quota): ``rbac_isolation``.
+    *(Danger(*row) for row in ISOLATION_DANGERS),
 )
 DANGER_KEYS = tuple(d.key for d in DANGERS)
 #: Dangers a RoleBinding grants in its namespace (:attr:`Danger.namespaced`): what a namespace's own workloads may

@@ -102,3 +102,25 @@ def test_a_grant_that_changes_exposure_keys_or_data_others_share_is_refused(gran
 ])
 def test_reading_the_platforms_network_or_writing_the_tenants_own_passes(grant):
     assert _problems(grant) == []
+
+
+@pytest.mark.parametrize("grant", [
+    f"read objects in compartment id {DATA} where target.bucket.name = 'MODEL-WEIGHTS'",
+    f"read objects in compartment id {DATA} where target.bucket.name = 'Model-Weights'",
+    f"manage objects in compartment id {DATA} where target.bucket.name = 'MoDeL-wEiGhTs'",
+])
+def test_a_pin_naming_the_weights_bucket_in_another_case_reaches_it(grant):
+    """OCI matches conditions case-insensitively: 'MODEL-WEIGHTS' is the bucket model-weights."""
+    (problem,) = _problems(grant)
+    assert "weights bucket 'model-weights'" in problem
+
+
+@pytest.mark.parametrize("grant", [
+    f"manage buckets in compartment id {STACK} where target.bucket.name = 'research-scratch'",
+    f"use buckets in compartment id {STACK} where target.bucket.name = 'research-scratch'",
+    f"use object-family in compartment id {STACK} where target.bucket.name = 'research-scratch'",
+])
+def test_a_bucket_pin_does_not_narrow_bucket_administration_in_the_platforms_compartment(grant):
+    """BUCKET_UPDATE and PAR_MANAGE make even a named bucket public or share it by pre-authenticated URL."""
+    (problem,) = _problems(grant)
+    assert "what others share" in problem

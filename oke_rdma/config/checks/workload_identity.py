@@ -66,8 +66,11 @@ def workload_bindings(cfg: StackConfig) -> list[WorkloadBinding]:
 
 
 def _names(grant: Grant, variable: str) -> Optional[set[str]]:
-    """The values ``grant`` pins ``variable`` to with ``=`` (None: not pinned, so every such target matches)."""
-    pinned = {c.value for c in grant.conditions if c.variable == variable and c.operator == "=" and not c.pattern}
+    """The values ``grant`` pins ``variable`` to with ``=``, lowercased (None: not pinned, so every such target
+    matches). Lowercased because OCI matches conditions case-insensitively (IAM docs "Conditions", read 2026-12-02:
+    ``target.bucket.name = 'MODEL-WEIGHTS'`` is the bucket ``model-weights``)."""
+    pinned = {c.value.lower() for c in grant.conditions
+              if c.variable.lower() == variable and c.operator == "=" and not c.pattern}
     return pinned or None
 
 
@@ -91,8 +94,10 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
     """
     if grant.permissions:
         return None
-    platform = {cfg.compartment_id, cfg.iam.vault_compartment_id} - {None}
-    reaches_platform = grant.in_root or grant.compartment_id in platform
+    # OCIDs compared case-insensitively, as OCI compares a condition's values (fail closed on a spelling).
+    platform = {c.lower() for c in (cfg.compartment_id, cfg.iam.vault_compartment_id) if c}
+    where = (grant.compartment_id or "").lower()
+    reaches_platform = grant.in_root or where in platform
     rank = _VERB_RANK.get(grant.verb, 3)
     if reaches_platform and grant.resource in KEY_TYPES and rank >= _VERB_RANK["use"]:
         return (f"'{grant.action}' reaches the platform's Vault keys (the cluster's, the file systems' and the "
@@ -106,10 +111,10 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
     compartment = weights_compartment(cfg)
     least_bucket = "read" if grant.resource in OBJECT_READ_TYPES else "use"
     if compartment is not None and grant.resource in BUCKET_TYPES | OBJECT_READ_TYPES \
-            and rank >= _VERB_RANK[least_bucket] and (grant.in_root or grant.compartment_id == compartment):
+            and rank >= _VERB_RANK[least_bucket] and (grant.in_root or where == compartment.lower()):
         buckets = _names(grant, "target.bucket.name")
         bucket = weights_bucket_name(cfg)
-        if buckets is None or bucket in buckets:
+        if buckets is None or bucket.lower() in buckets:
             return (f"'{grant.action}' reaches the weights bucket {bucket!r} (it can read every tenant's "
                     f"<tenant>.checkpoints/ objects, or change its access, create "
                     f"pre-authenticated URLs or delete weights and their old versions); give the tenant "
@@ -122,7 +127,10 @@ def platform_reach_problems(cfg: StackConfig, grant: Grant) -> Optional[str]:
         least = min(members, key=lambda v: _VERB_RANK[v])
     if grant.resource == "all-resources" and rank >= _VERB_RANK["use"]:
         least = "use"
-    pinned_bucket = grant.resource in BUCKET_TYPES and _names(grant, "target.bucket.name") is not None
+    # A bucket pin narrows a grant of objects (a tenant's own bucket); not buckets or the family, whose BUCKET_UPDATE
+    # and PAR_MANAGE make the pinned bucket public or share it by pre-authenticated URL (IAM "Details for Object
+    # Storage", read 2026-12-02).
+    pinned_bucket = grant.resource == "objects" and _names(grant, "target.bucket.name") is not None
     if reaches_platform and least is not None and rank >= _VERB_RANK[least] and not pinned_bucket:
         return (f"'{grant.action}' in {grant.location} can change what others share there — the network's "
                 f"exposure (NSG rules, routes, public IPs), Vault keys, buckets' access and versions or File "
