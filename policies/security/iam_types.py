@@ -97,6 +97,7 @@ CATALOGUE_IAM_TYPES: dict[str, tuple[str, ...]] = {
     # --- Identity (judged by iam-no-identity-escalation as IAM's own types)
     "oci:Identity/policy:Policy": ("policies",),
     "oci:Identity/group:Group": ("groups",),
+    "oci:Identity/dynamicGroup:DynamicGroup": ("dynamic-groups",),
     "oci:Identity/userGroupMembership:UserGroupMembership": ("group-memberships",),
     "oci:Identity/idpGroupMapping:IdpGroupMapping": ("identity-providers",),
     "oci:Identity/tag:Tag": ("tag-namespaces",),
