@@ -24,7 +24,8 @@ def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
 def check_storage(cfg: StackConfig) -> list[str]:
     """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
     domain of the file system must be one of ``availabilityDomains``; ``identitySquash: ALL`` is refused while tenants
-    use the storage (every writer would be the anonymous 65534); ``identitySquash: NONE`` needs
+    use the storage (every writer would be the anonymous 65534), and so is ``identitySquash: NONE`` (a root pod
+    would own every tenant's directory); ``identitySquash: NONE`` needs
     ``requirePrivilegedSourcePort``; two tenants never share a UID or GID (each owns its
     directory alone), nor the same ``subPath`` (nor one inside another's); no tenant takes the preparation
     namespace."""
@@ -36,6 +37,13 @@ def check_storage(cfg: StackConfig) -> list[str]:
         problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
                         f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
                         f"could not be told apart; use ROOT (the default)")
+    if fss.enabled and fss.identity_squash == "NONE" and sharing:
+        # Pod Security baseline admits pods running as UID 0; unsquashed, their root reads and rewrites every
+        # tenant's directory whatever its mode (FSS docs "Working with NFS Export Options"; checked 2026-12-02)
+        problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: NONE leaves root unsquashed on the export "
+                        f"tenants {sharing} share: a pod running as root (Pod Security baseline allows it) reads and "
+                        f"rewrites every tenant's directory; use ROOT (the default: the platform prepares the "
+                        f"directories through its own workers-only export)")
     if fss.enabled and fss.identity_squash == "NONE" and not fss.require_privileged_source_port:
         # FSS docs "Working with NFS Export Options": NFS (AUTH_SYS) believes the UID a client sends; without the
         # privileged-port check any non-root process on a client host claims UID 0 (checked 2026-12-01)
