@@ -62,6 +62,7 @@ if __package__:  # imported as the package `policies.security`
     from . import monitoring_egress
     from . import tenant_ids
     from . import tenant_refs
+    from . import uid_wall
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -104,6 +105,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import monitoring_egress
     import tenant_ids
     import tenant_refs
+    import uid_wall
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -126,7 +128,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *unknowns.POLICIES, *protected_keys.POLICIES, *cilium_policies.POLICIES,
                           *bucket_lifecycle.POLICIES, *squash_owner.POLICIES,
                           *object_copies.POLICIES, *monitoring_egress.POLICIES,
-                          *tenant_ids.POLICIES, *tenant_refs.POLICIES]
+                          *tenant_ids.POLICIES, *tenant_refs.POLICIES,
+                          *uid_wall.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).
