@@ -47,3 +47,41 @@ def lustre_exempts_the_whole_vcn_from_root_squash(bad):
         file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
         root_squash_configuration={"identity_squash": "ROOT", "squash_uid": "65534", "squash_gid": "65534",
                                    "client_exceptions": ["10.0.0.0/16" if bad else "10.0.10.5/32"]})
+
+
+def _cluster_queue(name: str, selector: dict, quota: int, **extra) -> None:
+    k8s.apiextensions.CustomResource(
+        f"cq-{name}", api_version="kueue.x-k8s.io/v1beta2", kind="ClusterQueue", metadata={"name": name},
+        spec={"namespaceSelector": selector, "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [
+            {"name": "research-h100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": quota}]}]}], **extra})
+
+
+def _pin(ns: str) -> dict:
+    return {"matchLabels": {"kubernetes.io/metadata.name": ns}}
+
+
+@case("placement", "gpu-pods-only-in-tenant-namespaces")
+def gpu_pods_in_a_namespace_outside_the_tenancy_model(bad):
+    """4 x 8-GPU pods tolerating the GPU taint in a namespace with no quota and no LocalQueue."""
+    k8s.core.v1.Namespace("ns-batch", metadata={"name": "batch", "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted"}})
+    limits = {"nvidia.com/gpu": "8"} if bad else {"cpu": "1"}
+    k8s.apps.v1.Deployment("d", metadata={"name": "d", "namespace": "batch"}, spec={
+        "replicas": 4, "selector": {"matchLabels": {"app": "d"}}, "template": {
+            "metadata": {"labels": {"app": "d"}}, "spec": {"containers": [restricted(resources={"limits": limits})]}}})
+
+
+@case("placement", "cluster-queues-select-one-namespace")
+def dedicated_cluster_queue_selects_every_namespace(bad):
+    """research's ClusterQueue on its dedicated pool with namespaceSelector {}: any namespace's LocalQueue."""
+    tenant("research", gpus="16")
+    _cluster_queue("research", {} if bad else _pin("research"), 16)
+
+
+@case("placement", "tenant-cohorts-hold-only-tenants")
+def strangers_cluster_queue_borrows_from_the_tenants_cohort(bad):
+    """A ClusterQueue of namespace apps joins research's cohort with no quota and borrows its dedicated GPUs."""
+    tenant("research", gpus="16")
+    _cluster_queue("research", _pin("research"), 16, cohortName="tenants")
+    _cluster_queue("apps", _pin("apps"), 0, **({"cohortName": "tenants", "preemption": {
+        "borrowWithinCohort": {"policy": "LowerPriority"}, "reclaimWithinCohort": "Any"}} if bad else {}))
