@@ -85,3 +85,21 @@ def strangers_cluster_queue_borrows_from_the_tenants_cohort(bad):
     _cluster_queue("research", _pin("research"), 16, cohortName="tenants")
     _cluster_queue("apps", _pin("apps"), 0, **({"cohortName": "tenants", "preemption": {
         "borrowWithinCohort": {"policy": "LowerPriority"}, "reclaimWithinCohort": "Any"}} if bad else {}))
+
+
+@case("supply-chain", "kubernetes-manifest-source-pinned")
+def kustomize_local_directory_pulls_a_remote_base_at_a_branch(bad):
+    """A local kustomize Directory whose kustomization.yaml pulls github.com/...//deploy?ref=main beside a local pod."""
+    import os
+    import tempfile
+
+    directory = os.path.join(tempfile.gettempdir(), f"rt-kustomize-{os.getpid()}-{'bad' if bad else 'safe'}")
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "pod.yaml"), "w", encoding="utf-8") as f:
+        f.write("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: apps}\ndata: {a: b}\n")
+    remote = ["https://github.com/evil-org/manifests//deploy?ref=main"] if bad else []
+    with open(os.path.join(directory, "kustomization.yaml"), "w", encoding="utf-8") as f:
+        f.write("resources: " + repr(["pod.yaml", *remote]).replace("'", '"') + "\n")
+    k8s.core.v1.Namespace("ns-apps", metadata={"name": "apps", "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted"}})
+    k8s.kustomize.v2.Directory("k", directory=directory)
