@@ -77,7 +77,13 @@ def gpu_deployment(ns, gpu=True, toleration=False, queue=None):
                                                                                      "tolerations": tolerations}}}})
 
 
-@pytest.mark.parametrize("workload", [gpu_deployment("batch"), gpu_deployment("batch", gpu=False, toleration=True),
+def mig_pod(ns):
+    return res("kubernetes:core/v1:Pod", "m", {"metadata": {"namespace": ns}, "spec": {"containers": [
+        {"name": "c", "image": "i", "resources": {"requests": {"nvidia.com/mig-1g.10gb": "1"}}}]}})
+
+
+@pytest.mark.parametrize("workload", [gpu_deployment("batch"), gpu_deployment("batch", toleration=True),
+                                      mig_pod("batch"),
                                       res("kubernetes:core/v1:Pod", "p", {"metadata": {"namespace": "batch"},
                                                                           "spec": U})])
 def test_gpu_pods_outside_tenant_namespaces_are_refused(workload):
@@ -86,6 +92,7 @@ def test_gpu_pods_outside_tenant_namespaces_are_refused(workload):
 
 
 @pytest.mark.parametrize("workload", [gpu_deployment("research"), gpu_deployment("batch", gpu=False),
-                                      gpu_deployment("gpu-operator"), gpu_deployment("batch", queue="batch")])
+                                      gpu_deployment("gpu-operator"), gpu_deployment("batch", queue="batch"),
+                                      gpu_deployment("batch", gpu=False, toleration=True)])  # tolerating takes none
 def test_gpu_pods_in_tenant_or_node_agent_namespaces_or_queued_pass(workload):
     assert not violations(tenant_queues.GPU_PODS, tenant("research"), workload)

@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 
+import ipaddress
+
 from .._base import _key
+from ..network import subnet_plan
 from ..stack import StackConfig
 from .fleet import tenant_pools
 from ..storage import PREPARATION_NAMESPACE, derived_id
@@ -19,6 +22,35 @@ def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
     if shared is None:
         return default, default
     return (shared.uid if shared.uid is not None else default, shared.gid if shared.gid is not None else default)
+
+
+def _lustre_exception_problems(cfg: StackConfig) -> list[str]:
+    """``storage.lustre.clientExceptions``: root stays root for these clients, and a pod binds LNet's reserved source
+    ports as easily as root does (root pods, NET_BIND_SERVICE, ``net.ipv4.ip_unprivileged_port_start``: the security
+    pack's ``storage-trusts-only-node-addresses``). So each entry is one host or lies inside the workers subnet, and
+    none overlaps the pods subnet. Unknown subnet CIDRs (a network read from another stack) are not judged here."""
+    lustre = cfg.storage.lustre
+    if lustre is None or not lustre.client_exceptions:
+        return []
+    try:
+        plan = subnet_plan(cfg.network)
+    except ValueError:
+        return []  # the network check names that problem
+    workers, pods = (ipaddress.ip_network(plan[r]) if plan.get(r) else None for r in ("workers", "pods"))
+    problems = []
+    for i, text in enumerate(lustre.client_exceptions):
+        net = ipaddress.ip_network(text, strict=False)
+        same = [n for n in (workers, pods) if n is not None and n.version == net.version]
+        if pods in same and net.overlaps(pods):
+            why = f"overlaps the pods subnet {pods}"
+        elif net.num_addresses == 1 or (workers in same and net.subnet_of(workers)) or workers is None:
+            continue
+        else:
+            why = f"is neither one host nor inside the workers subnet {workers}"
+        problems.append(f"{_key(('storage', 'lustre', 'clientExceptions', i))}: {text} {why}: root there is root on "
+                        f"every file, and pods can send from the reserved LNet ports; exempt only the administering "
+                        f"nodes (their /32s; with prepareDirectories the workers subnet is added for you)")
+    return problems
 
 
 def check_storage(cfg: StackConfig) -> list[str]:
@@ -50,6 +82,7 @@ def check_storage(cfg: StackConfig) -> list[str]:
         problems.append(f"{_key(('storage', 'fss', 'requirePrivilegedSourcePort'))}: false with identitySquash NONE "
                         f"lets any non-root process on a client host act as root on every file; set it to true, or "
                         f"squash root (identitySquash ROOT)")
+    problems += _lustre_exception_problems(cfg)
     owners: dict[tuple[str, int], str] = {}
     paths: dict[str, str] = {}
     lustre = cfg.storage.lustre
