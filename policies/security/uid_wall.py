@@ -21,7 +21,7 @@ rule is kept as a second line for clusters whose storage admits pods by a path t
 
 | rule                                | kind     | judges                                                             |
 |-------------------------------------|----------|--------------------------------------------------------------------|
-| pods-keep-the-privileged-port-floor | resource | no pod spec sets ``net.ipv4.ip_unprivileged_port_start`` below     |
+| pods-keep-the-privileged-port-floor | stack    | no pod spec (Helm-rendered too) sets ``net.ipv4.ip_unprivileged_port_start`` below     |
 |                                     |          | 1024, nor ``net.ipv4.ip_local_port_range`` starting below 1024     |
 | storage-trusts-only-node-addresses  | stack    | no FSS export option (Export, FSS StorageClass) has a source that  |
 |                                     |          | overlaps a pod subnet of the stack (any squash: AUTH_SYS); a       |
@@ -45,11 +45,12 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Iterable, Optional
 
-from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
-                           ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
+                           StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security`
     from . import _rules as R
+    from ._objects import with_derived
     from ._pod_templates import pod_specs
     from .lustre import LUSTRE_FILE_SYSTEM
     from .node_subnets import SUBNET, _pool_subnet_ids
@@ -57,6 +58,7 @@ if __package__:  # imported as the package `policies.security`
     from .storage import _options_of
 else:  # run by the Pulumi CLI from inside policies/security/
     import _rules as R
+    from _objects import with_derived
     from _pod_templates import pod_specs
     from lustre import LUSTRE_FILE_SYSTEM
     from node_subnets import SUBNET, _pool_subnet_ids
@@ -104,10 +106,13 @@ def port_floor_problems(spec: Any) -> list[str]:
     return found
 
 
-def validate_port_floor(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    for where, spec in pod_specs(args.resource_type, args.props):
-        for problem in port_floor_problems(spec):
-            report_violation(f"{where + ': ' if where else ''}{problem}. Leave the privileged ports to root.")
+def validate_port_floor(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+    """Every pod spec of the stack, Helm releases' rendered objects and ``*List`` items included (``with_derived``)."""
+    for r in with_derived(args.resources):
+        for where, spec in pod_specs(r.resource_type, r.props):
+            for problem in port_floor_problems(spec):
+                report_violation(f"{r.resource_type.split(':')[-1]} '{r.name}'{' ' + where if where else ''}: "
+                                 f"{problem}. Leave the privileged ports to root.", getattr(r, "urn", None))
 
 
 # --- storage sources ----------------------------------------------------------------------------------------------
@@ -205,7 +210,7 @@ def validate_storage_wall(args: StackValidationArgs, report_violation: ReportVio
 
 
 POLICIES = [
-    ResourceValidationPolicy(
+    StackValidationPolicy(
         name=PORT_FLOOR,
         description=("No pod lowers the privileged-port floor (net.ipv4.ip_unprivileged_port_start, or "
                      "ip_local_port_range, below 1024): a privileged port is what NFS and Lustre take as proof of root."),

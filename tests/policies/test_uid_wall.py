@@ -9,7 +9,7 @@ import pytest
 from offline.policy_eval import evaluate
 from policies.security import uid_wall
 from policies.security.pack import PACK_NAME, POLICIES
-from tests.policies.test_policies import U, call_resource_rule, res
+from tests.policies.test_policies import U, res
 
 POD = "kubernetes:core/v1:Pod"
 EXPORT, LUSTRE = "oci:FileStorage/export:Export", "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"
@@ -34,14 +34,29 @@ def _pod(*sysctls, deployment=False):
     (((U, "0"),), False)])
 def test_a_pod_lowering_the_privileged_port_floor_is_refused(sysctls, deployment):
     type_, props = _pod(*sysctls, deployment=deployment)
-    assert call_resource_rule(uid_wall.validate_port_floor, type_, props)
+    assert floor_violations(res(type_, "w", props))
 
 
 @pytest.mark.parametrize("sysctls", [(), (("net.ipv4.ip_unprivileged_port_start", "1024"),),
                                      (("net.ipv4.ip_local_port_range", "32768\t60999"),),
                                      (("net.ipv4.tcp_syncookies", "1"), ("kernel.shm_rmid_forced", "0"))])
 def test_other_sysctls_and_the_default_floor_pass(sysctls):
-    assert not call_resource_rule(uid_wall.validate_port_floor, *_pod(*sysctls))
+    assert not floor_violations(res(*_pod(*sysctls)[:1], "w", _pod(*sysctls)[1]))
+
+
+def test_a_pod_inside_a_pod_list_is_judged_too():
+    """Items of a *List resource are pods the stack makes the cluster hold (``with_derived``)."""
+    _, pod = _pod(("net.ipv4.ip_unprivileged_port_start", "0"))
+    item = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "apps"}, **pod}
+    assert floor_violations(res("kubernetes:core/v1:PodList", "l", {"items": [item]}))
+    item["spec"]["securityContext"]["sysctls"] = []
+    assert not floor_violations(res("kubernetes:core/v1:PodList", "l", {"items": [item]}))
+
+
+def floor_violations(*resources):
+    cfg = {"all": "disabled", uid_wall.PORT_FLOOR: {"enforcementLevel": "mandatory"}}
+    report = evaluate(POLICIES, list(resources), PACK_NAME, policy_config=cfg)
+    return [v.message for v in report.violations if v.policy == uid_wall.PORT_FLOOR]
 
 
 def violations(*resources, config=None):
