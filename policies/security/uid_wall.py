@@ -23,7 +23,9 @@ rule is kept as a second line for clusters whose storage admits pods by a path t
 |-------------------------------------|----------|--------------------------------------------------------------------|
 | pods-keep-the-privileged-port-floor | stack    | no pod spec (Helm-rendered too) sets ``net.ipv4.ip_unprivileged_port_start`` below     |
 |                                     |          | 1024, nor ``net.ipv4.ip_local_port_range`` starting below 1024     |
-| storage-trusts-only-node-addresses  | stack    | no FSS export option (Export, FSS StorageClass) has a source that  |
+| storage-trusts-only-node-addresses  | stack    | no storage NSG rule admits a pod subnet or the pods' NSG (nor a    |
+|                                     |          | pods' NSG rule sends to a storage NSG); no FSS export option       |
+|                                     |          | (Export, FSS StorageClass) has a source that                       |
 |                                     |          | overlaps a pod subnet of the stack (any squash: AUTH_SYS); a       |
 |                                     |          | source with root unsquashed (identitySquash NONE, squash to ID 0)  |
 |                                     |          | and every Lustre ``rootSquashConfiguration.clientExceptions`` entry |
@@ -32,9 +34,11 @@ rule is kept as a second line for clusters whose storage admits pods by a path t
 
 Node and pod subnets: a node pool's ``nodeConfigDetails.placementConfigs[].subnetId`` and
 ``nodePoolPodNetworkOptionDetails.podSubnetIds``, matched to the stack's subnets by OCID (``node_subnets``). When a
-pool's subnets are not managed in this stack (brought by OCID), their CIDRs cannot be read: such a stack passes the
-"inside a node subnet" test unless the policy config sets ``externalResources: "fail"``; a stack with no node pool
-at all has no node subnet, so only single hosts may be unsquashed.
+pool's subnets cannot be matched — brought by OCID, or created in this very preview, whose ids are unknown until they
+exist (the engine shows a resource's id from its first update on) — their CIDRs cannot be read: such a stack passes
+the "inside a node subnet" test and is not compared with pod subnets unless the policy config sets
+``externalResources: "fail"``; a stack with no node pool at all has no node subnet, so only single hosts may be
+unsquashed. Pods' NSGs: ``podNsgIds`` by OCID likewise.
 
 Sources (checked 2026-12-02): Kubernetes docs "Pod Security Standards" (baseline: capabilities, Sysctls), "Using
 sysctls in a Kubernetes Cluster"; FSS docs "Working with NFS Export Options"; OCI Lustre docs "Root Squash"; OKE docs
@@ -55,7 +59,7 @@ if __package__:  # imported as the package `policies.security`
     from .lustre import LUSTRE_FILE_SYSTEM
     from .node_subnets import SUBNET, _pool_subnet_ids
     from .oke_network import _EXTERNAL, _id
-    from .storage import _options_of
+    from .storage import _links, _options_of, storage_nsgs
 else:  # run by the Pulumi CLI from inside policies/security/
     import _rules as R
     from _objects import with_derived
@@ -63,7 +67,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from lustre import LUSTRE_FILE_SYSTEM
     from node_subnets import SUBNET, _pool_subnet_ids
     from oke_network import _EXTERNAL, _id
-    from storage import _options_of
+    from storage import _links, _options_of, storage_nsgs
 
 UNKNOWN = R.UNKNOWN
 PORT_FLOOR, STORAGE_WALL = "pods-keep-the-privileged-port-floor", "storage-trusts-only-node-addresses"
@@ -166,11 +170,49 @@ def _root_source_problem(source: Any, nodes: list, pods: list, unverifiable: boo
     return "is neither one host nor inside a node subnet of this stack"
 
 
+def pod_nsgs(resources: list[Any]) -> set:
+    """URNs of the NSGs node pools give their pods (``nodePoolPodNetworkOptionDetails.podNsgIds``, by OCID)."""
+    ids = set()
+    for pool in (r for r in resources if r.resource_type == R.NODE_POOL):
+        found = R.elements(R.read(pool.props, "nodeConfigDetails", "nodePoolPodNetworkOptionDetails", "podNsgIds"))
+        ids.update(i for i in (found if found is not UNKNOWN else []) or [] if isinstance(i, str))
+    return {r.urn for r in resources if r.resource_type == R.NSG and _id(r) in ids}
+
+
+def nsg_findings(resources: list[Any], pods: list[Any]) -> Iterable[tuple[str, Any]]:
+    """NSG rules that let pods reach a mount target: an INGRESS rule of a storage NSG (``storage.storage_nsgs``)
+    whose source is a CIDR overlapping a pod subnet or a pods' NSG, and an EGRESS rule of a pods' NSG whose
+    destination is a storage NSG."""
+    nsgs, pod_groups = storage_nsgs(resources), pod_nsgs(resources)
+
+    def is_pod_nsg(rule: Any, prop: str) -> bool:
+        deps = {d.urn for d in rule.property_dependencies.get(prop, [])}
+        value = R.read(rule.props, prop)
+        return bool(deps & pod_groups) or any(_id(r) == value for r in resources if r.urn in pod_groups)
+
+    for rule in (r for r in resources if r.resource_type == R.NSG_RULE):
+        direction = R.read(rule.props, "direction")
+        on = _links(rule, "networkSecurityGroupId", nsgs)
+        if on and direction == "INGRESS":
+            net = _net(R.read(rule.props, "source"))
+            if (net is not UNKNOWN and _overlaps(net, pods)) or is_pod_nsg(rule, "source"):
+                yield (f"NSG rule '{rule.name}' admits pods to storage NSG '{on[0].name}' (mount target "
+                       f"'{on[1].name}'): a pod's own NFS client sends any UID from a privileged port. Admit the "
+                       "workers only."), rule.urn
+        elif direction == "EGRESS" and is_pod_nsg(rule, "networkSecurityGroupId"):
+            to = _links(rule, "destination", nsgs)
+            if to:
+                yield (f"NSG rule '{rule.name}' sends pods to storage NSG '{to[0].name}' (mount target "
+                       f"'{to[1].name}'): only the nodes mount NFS. Remove it."), rule.urn
+
+
 def validate_storage_wall(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     external_fails = (args.get_config() or {}).get("externalResources", "pass") == "fail"
     resources = list(args.resources)
     nodes, pods, unreadable, _ = node_and_pod_networks(resources)
     unverifiable = unreadable and not external_fails
+    for message, urn in nsg_findings(resources, pods):
+        report_violation(message, urn)
     for r in resources:
         if r.resource_type == LUSTRE_FILE_SYSTEM:
             exceptions = R.elements(R.read(r.props, "rootSquashConfiguration", "clientExceptions"))

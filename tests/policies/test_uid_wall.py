@@ -122,3 +122,72 @@ def test_pool_subnets_brought_by_ocid_pass_unless_external_resources_fail():
     pool = res(NODE_POOL, "pool", {"nodeConfigDetails": {"placementConfigs": [{"subnetId": "ocid1.subnet.oc1..ext"}]}})
     assert not violations(pool, _export("10.0.16.0/20", "NONE"))
     assert violations(pool, _export("10.0.16.0/20", "NONE"), config={"externalResources": "fail"})
+
+
+NSG, NSG_RULE = "oci:Core/networkSecurityGroup:NetworkSecurityGroup", \
+    "oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule"
+
+
+def _nsg_stack(rule):
+    workers, pods = _network()[:2]
+    pool = res(NODE_POOL, "pool", {"nodeConfigDetails": {
+        "placementConfigs": [{"subnetId": "ocid1.subnet.oc1..workers"}],
+        "nodePoolPodNetworkOptionDetails": {"podSubnetIds": ["ocid1.subnet.oc1..pods"],
+                                            "podNsgIds": ["ocid1.networksecuritygroup.oc1..pods"]}}})
+    storage = res(NSG, "storage", {"id": "ocid1.networksecuritygroup.oc1..storage"})
+    pod_nsg = res(NSG, "pods-nsg", {"id": "ocid1.networksecuritygroup.oc1..pods"})
+    mt = res("oci:FileStorage/mountTarget:MountTarget", "mt", {"nsgIds": ["ocid1.networksecuritygroup.oc1..storage"]})
+    return [workers, pods, pool, storage, pod_nsg, mt, res(NSG_RULE, "r", rule)]
+
+
+def _rule(direction, on, peer, peer_type="CIDR_BLOCK"):
+    key = "source" if direction == "INGRESS" else "destination"
+    return {"direction": direction, "protocol": "6", "networkSecurityGroupId": on, key: peer,
+            f"{key}Type": peer_type, "tcpOptions": {"destinationPortRange": {"min": 2048, "max": 2050}}}
+
+
+STORAGE_ID, PODS_ID = "ocid1.networksecuritygroup.oc1..storage", "ocid1.networksecuritygroup.oc1..pods"
+
+
+@pytest.mark.parametrize("rule", [_rule("INGRESS", STORAGE_ID, PODS), _rule("INGRESS", STORAGE_ID, "10.0.0.0/16"),
+                                  _rule("INGRESS", STORAGE_ID, PODS_ID, "NETWORK_SECURITY_GROUP"),
+                                  _rule("EGRESS", PODS_ID, STORAGE_ID, "NETWORK_SECURITY_GROUP")])
+def test_nsg_rules_letting_pods_reach_a_mount_target_are_refused(rule):
+    assert any("NSG rule 'r'" in m for m in violations(*_nsg_stack(rule)))
+
+
+@pytest.mark.parametrize("rule", [_rule("INGRESS", STORAGE_ID, WORKERS),
+                                  _rule("EGRESS", PODS_ID, "0.0.0.0/0"),
+                                  _rule("INGRESS", PODS_ID, WORKERS)])
+def test_nsg_rules_admitting_only_the_nodes_pass(rule):
+    assert not violations(*_nsg_stack(rule))
+
+
+def test_an_update_of_the_dev_stack_passes_and_a_pods_rule_to_its_storage_nsg_is_refused():
+    """On an update every existing resource shows its id, so the node pools' subnets and pod NSG are matched: the
+    platform's own exports and NSGs pass, and one rule admitting the pods' NSG to the storage NSG is refused. (In a
+    first preview the ids are unknown: the pool's subnets cannot be told apart and the node-subnet test passes, as for
+    subnets brought by OCID.)"""
+    import dataclasses
+
+    from offline.engine import run_program
+    from tests.stackcfg import dev_raw_config
+
+    run = run_program(dev_raw_config(), [], "dev")
+    dev = [dataclasses.replace(r, outputs={**r.outputs, "id": run.ids[r.urn]}) if run.ids.get(r.urn) else r
+           for r in run.resources]
+    assert uid_wall.node_and_pod_networks([_as_policy(r) for r in dev])[1]  # the pods subnet is found
+    assert not violations(*dev)
+    ids = {r.name: r.outputs.get("id") for r in dev if r.type == NSG}
+    storage = next(v for k, v in ids.items() if k.endswith("-storage-nsg"))
+    pods = next(v for k, v in ids.items() if k.endswith("-pods-nsg"))
+    bad = res(NSG_RULE, "r", _rule("INGRESS", storage, pods, "NETWORK_SECURITY_GROUP"))
+    assert any("NSG rule 'r' admits pods" in m for m in violations(*dev, bad))
+    wide = res(EXPORT, "e", {"exportOptions": [{"source": "10.0.0.0/16", "identitySquash": "ROOT"}]})
+    assert any("overlaps a pod subnet" in m for m in violations(*dev, wide))
+
+
+def _as_policy(r):
+    """An engine registration as the rules see it (``resource_type``, ``props``)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(resource_type=r.type, props=r.outputs, urn=r.urn, name=r.name, property_dependencies={})
