@@ -53,6 +53,14 @@ def _pair(nsg: str, peer: str, name: str, why: str, protocol: str, **kw) -> list
             Rule(f"{name}-in", peer, "INGRESS", protocol, nsg, why, **kw)]
 
 
+#: The subnets whose hosts may reach the FSS mount target: the nodes only. The FSS CSI driver mounts on the node
+#: (its node plugin, host network), so pods never need NFS themselves; and NFS over AUTH_SYS believes the UID a
+#: client sends from a privileged source port, which a pod can have (Pod Security baseline admits root pods and the
+#: sysctl ``net.ipv4.ip_unprivileged_port_start``; containerd 2.0's CRI lowers that floor for every pod by default,
+#: containerd/containerd#9348; checked 2026-12-02). docs/threat-model.md, "The UID wall on shared storage".
+NFS_CLIENT_ROLES = ("workers",)
+
+
 def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) -> list[Rule]:
     """Every NSG rule of the platform (docs/architecture.md, "What OCI and Kubernetes require"), named, explained.
 
@@ -77,6 +85,8 @@ def oke_rules(allowed_api_cidrs: tuple[str, ...], in_transit_tls: bool = False) 
                           "nodes pull container images (nvcr.io, registry.k8s.io, quay.io) over HTTPS through the NAT "
                           "gateway" if src == "workers" else "pods reach HTTPS endpoints (model hubs, package "
                           "indexes) through the NAT gateway", ports=(443, 443)))
+        if src not in NFS_CLIENT_ROLES:
+            continue
         for port_range in nfs_tcp:
             rules += _pair(src, "storage", f"{src}-nfs-tcp-{port_range[0]}", f"{src} mount FSS (NFS, portmapper)",
                            TCP, ports=port_range)

@@ -1,7 +1,7 @@
 """OCI File Storage (FSS) for shared model weights, datasets and checkpoints.
 
 Builds one file system (optionally encrypted with a Vault key), one mount target in the storage subnet behind the
-storage NSG, and one NFS export open only to the workers and pods subnets. The Kubernetes side (FSS CSI driver
+storage NSG, and one NFS export open only to the workers subnet (the nodes: the CSI driver mounts there). The Kubernetes side (FSS CSI driver
 ``fss.csi.oraclecloud.com``: static RWX PVs with ``volumeHandle: <file system OCID>:<mount target IP>:<export
 path>`` and a StorageClass naming our ``mountTargetOcid``) is :mod:`oke_rdma.volumes`; it consumes
 :attr:`Storage.file_system_id`, :attr:`Storage.mount_target_id`, :attr:`Storage.mount_target_ip` and
@@ -51,8 +51,9 @@ import pulumi_oci as oci
 from oke_rdma.config import FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS, Fss, StackConfig
 from oke_rdma.facts.regions import parse_ad
 
-#: The subnets whose clients may mount the export (nodes, and pods with VCN-native pod networking).
-CLIENT_ROLES = ("workers", "pods")
+#: The subnets whose clients may mount the export: the nodes only (the FSS CSI driver mounts on the node; a pod's
+#: own NFS client could claim any UID from a privileged source port: ``oke_rdma.network.NFS_CLIENT_ROLES``).
+CLIENT_ROLES = ("workers",)
 #: Mount target lifecycle states that mean "it no longer exists" for the tier decision.
 _GONE = ("DELETED", "DELETING", "FAILED")
 #: OCI accepts only this tier (Gbps) in CreateMountTarget.
@@ -117,7 +118,7 @@ class StorageArgs:
         passes :func:`fss_availability_domain`.
     :param subnet_ids: subnet OCID per role; uses ``storage``.
     :param subnet_cidrs: subnet CIDR per role (a string, or an output when the network is brought); uses
-        ``workers`` and ``pods`` (the export's only clients).
+        ``workers`` (the export's only clients).
     :param nsg_ids: NSG OCID per role; uses ``storage`` (holds the NFS rules, see ``oke_rdma.network``).
     :param name_prefix: prefix of logical and display names (default ``okerdma``).
     :param freeform_tags: free-form tags on every resource (default none).
@@ -168,7 +169,7 @@ class Storage(pulumi.ComponentResource):
       :func:`requested_throughput` (see the module docstring: 1 Gbps on create, the configured tier once it
       exists), with the cost warning of :func:`high_performance_notice` for 20/40/80 Gbps.
     * ``Export`` of ``storage.fss.exportPath`` on the mount target's export set, with one export option per client
-      CIDR — exactly the workers and pods subnets — ``READ_WRITE``, ``identitySquash`` and
+      CIDR — exactly the workers subnet — ``READ_WRITE``, ``identitySquash`` and
       ``requirePrivilegedSourcePort`` from config (FSS docs, "Working with NFS Export Options"; never 0.0.0.0/0,
       which is also what FSS applies to an export declared without options).
 
@@ -180,8 +181,8 @@ class Storage(pulumi.ComponentResource):
     ``preparation_export_path`` (``Output[str]`` or None), ``file_system_id``,
     ``mount_target_id``, ``mount_target_ip`` (``Output[str]``, the mount target's private IP, read with
     ``oci.core.get_private_ip_output``; unknown on a first preview, when the SDK skips the invoke),
-    ``export_path`` (``Output[str]``), ``availability_domain`` (str), ``client_cidrs`` (the export's sources,
-    workers then pods), ``requested_throughput`` (``Output[str]``, Gbps).
+    ``export_path`` (``Output[str]``), ``availability_domain`` (str), ``client_cidrs`` (the export's sources:
+    the workers subnet), ``requested_throughput`` (``Output[str]``, Gbps).
 
     """
 

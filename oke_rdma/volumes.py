@@ -4,7 +4,7 @@
   this class gets a new file system, exported through **our** mount target (``mountTargetOcid``) — a mount target the
   CSI driver would create itself carries no NSG of ours. Parameters: ``availabilityDomain`` (the full AD name: the
   driver matches it by suffix against the tenancy's ADs), ``mountTargetOcid``, ``compartmentOcid``,
-  ``exportOptions`` (JSON: the workers and pods CIDRs, ``READ_WRITE``, our ``identitySquash`` and
+  ``exportOptions`` (JSON: the workers CIDR, ``READ_WRITE``, our ``identitySquash`` and
   ``requirePrivilegedSourcePort``; without it FSS opens the export to 0.0.0.0/0 with no squash),
   ``encryptInTransit`` and ``kmsKeyOcid`` (from ``storage.fss``). No ``exportPath``: the driver then exports each new
   file system at ``/<volume name>``; a fixed path would collide on the second claim (export paths of one mount
@@ -117,7 +117,7 @@ class SharedVolumesArgs:
     :param file_system_id: / :param mount_target_id: / :param mount_target_ip: / :param export_path: the FSS
         outputs (``Storage`` attributes).
     :param availability_domain: the AD of the file system and mount target (full name).
-    :param client_cidrs: the export's client CIDRs (workers, pods), for the StorageClass export options.
+    :param client_cidrs: the export's client CIDRs (the workers subnet), for the StorageClass export options.
     :param name_prefix: prefix of the StorageClass and volume names (default ``okerdma``).
     :param preparation_export_path: the preparation export's path (``Storage.preparation_export_path``), or None
         when directories are not prepared by the platform.

@@ -282,7 +282,7 @@ TYPES: dict[str, dict] = {
     # --- data ----------------------------------------------------------------------------------------------
     "oci:FileStorage/export:Export": judged("fss-export-no-internet-root", "fss-export-no-internet",
                                             "fss-export-root-needs-privileged-port",
-                                            "squash-identity-not-a-data-owner"),
+                                            "squash-identity-not-a-data-owner", "storage-trusts-only-node-addresses"),
     "oci:FileStorage/mountTarget:MountTarget": judged("nfs-rules-only-nfs-ports"),
     "oci:FileStorage/fileSystem:FileSystem": judged("fs-not-cloned"),
     "oci:Limits/quota:Quota": judged("quota-only-lowers"),
@@ -295,7 +295,8 @@ TYPES: dict[str, dict] = {
     "oci:FileStorage/replication:Replication": refused("copies a file system's data to another",
                                                        "OCI File Storage docs \"Replication\""),
     "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": judged("lustre-root-squash",
-                                                                                 "squash-identity-not-a-data-owner"),
+                                                                                 "squash-identity-not-a-data-owner",
+                                                                                 "storage-trusts-only-node-addresses"),
     "oci:ObjectStorage/bucket:Bucket": judged("no-public-endpoints", "bucket-protected-data-versioned",
                                               "bucket-protected-data-customer-key"),
     "oci:ObjectStorage/preauthrequest:Preauthrequest": judged("no-public-endpoints"),
@@ -374,6 +375,7 @@ TYPES: dict[str, dict] = {
                                                       "IP Ranges\""),
     "kubernetes:networking.k8s.io:ClusterCIDR": refused("pod address ranges of nodes", "Kubernetes API reference"),
     "kubernetes:storage.k8s.io:StorageClass": judged("nfs-rules-only-nfs-ports", "squash-identity-not-a-data-owner",
+                                                     "storage-trusts-only-node-addresses",
                                                      note="storage classes of FSS are "
                                                      "read with their mount targets"),
     "kubernetes:storage.k8s.io:CSIDriver": refused("registers a CSI driver (its node plugin runs privileged)",
@@ -472,8 +474,11 @@ GROUPS: dict[str, dict] = {
        for runtime in ("pulumi-python", "pulumi-nodejs")},
     "oke-rdma:": harmless("components of this repository's program: a component registers nothing itself; every "
                           "resource it holds is judged by its own type", "docs/architecture.md \"The rooms\""),
-    "kubernetes:kueue.x-k8s.io": harmless("queues, quotas and flavors: they admit workloads, run no pods",
-                                          "Kueue docs \"Concepts\""),
+    "kubernetes:kueue.x-k8s.io": judged("cluster-queues-select-one-namespace", "tenant-cohorts-hold-only-tenants",
+                                        note="they run no pods, but a ClusterQueue decides which namespaces take a "
+                                        "pool's GPUs and a cohort who borrows them: judged by tenant_queues (the "
+                                        "other kinds — LocalQueue, ResourceFlavor, WorkloadPriorityClass, Topology "
+                                        "— only take effect through a ClusterQueue)"),
     "kubernetes:monitoring.coreos.com": judged(*_OPERATOR, "monitoring-data-stays-inside",
                                                note="embedded: Prometheus, Alertmanager, ThanosRuler "
                                                "and PrometheusAgent pod fields are read by the embedded pod-spec "

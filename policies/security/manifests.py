@@ -15,7 +15,10 @@ ones judged — a mutable supply-chain input, the manifest twin of an unpinned H
   ``//<subdir>?ref=``, go-getter and kustomize spellings) being one. A 40-hex string anywhere else (an organisation,
   a release tag, a second parameter beside ``ref=main``) pins nothing. Tags and branches move (a tag is a mutable
   Git ref) and are refused. A local path (or ``objs``/``yaml`` given inline) passes: its objects are judged
-  as they will be applied. Unknown values fail closed.
+  as they will be applied — except a local Kustomize directory whose kustomization file (or a local base's, in
+  turn) pulls a remote ``resources``/``bases``/``components``/generator entry that is not pinned, or a
+  ``helmCharts`` chart from a repository: the same mutable input reached through a local path (``_kustomization``;
+  what cannot be read is refused). Unknown values fail closed.
 
 Sources (checked 2026-12-01): pulumi_kubernetes 4.34 ``yaml/v2:ConfigFile`` (``file``: "Path or a URL that uniquely
 identifies a file"), ``yaml/v2:ConfigGroup`` (``files``, ``objs``, ``yaml``), ``kustomize/v2:Directory``
@@ -31,9 +34,11 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
                            Severity)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._kustomization import kustomization_problems
     from ._rules import UNKNOWN, elements, read
     from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _kustomization import kustomization_problems
     from _rules import UNKNOWN, elements, read
     from _gate import examines
 
@@ -122,6 +127,8 @@ def source_problems(resource_type: str, props: Any) -> Iterator[str]:
         problem = source_problem(v)
         if problem:
             yield problem
+        elif resource_type == KUSTOMIZE and isinstance(v, str) and not _REMOTE.match(v.strip()):
+            yield from kustomization_problems(v.strip(), source_problem)
 
 
 def validate_manifest_source(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:

@@ -63,6 +63,8 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_ids
     from . import tenant_refs
     from . import iam_principals
+    from . import uid_wall
+    from . import tenant_queues
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -106,6 +108,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import tenant_ids
     import tenant_refs
     import iam_principals
+    import uid_wall
+    import tenant_queues
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -129,7 +133,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *bucket_lifecycle.POLICIES, *squash_owner.POLICIES,
                           *object_copies.POLICIES, *monitoring_egress.POLICIES,
                           *tenant_ids.POLICIES, *tenant_refs.POLICIES,
-                          *iam_principals.POLICIES]
+                          *iam_principals.POLICIES,
+                          *uid_wall.POLICIES, *tenant_queues.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).

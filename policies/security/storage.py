@@ -341,8 +341,8 @@ fss_export_no_internet_root = ResourceValidationPolicy(
     validate=validate_export_no_internet_root,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
-    remediation_steps=("Give every export explicit exportOptions whose sources are the client subnets (workers and "
-                       "pods CIDRs) with identitySquash ROOT (or ALL), READ_WRITE and requirePrivilegedSourcePort "
+    remediation_steps=("Give every export explicit exportOptions whose sources are the client subnets (the workers "
+                       "CIDR: the nodes mount) with identitySquash ROOT (or ALL), READ_WRITE and requirePrivilegedSourcePort "
                        "true; for a fss.csi.oraclecloud.com StorageClass put the same list, as JSON, in "
                        f"parameters.exportOptions. Source: {_FSS_DOC}."),
     tags=["storage", "security"],

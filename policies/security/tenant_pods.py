@@ -14,7 +14,9 @@
 | tenant-volumes-through-claims         | no inline ``nfs`` volume in a pod spec (it mounts any export path with   |
 |                                       | any UID the pod claims); no PersistentVolumeClaim whose ``volumeName``   |
 |                                       | names a PersistentVolume of the stack reserved for another namespace's   |
-|                                       | claim, or one without a ``claimRef`` (the first claim naming it binds)   |
+|                                       | claim, or one without a ``claimRef`` (the first claim naming it binds);  |
+|                                       | the same for the claims pods make from templates (generic ephemeral     |
+|                                       | volumes, a StatefulSet's ``volumeClaimTemplates``)                      |
 | tenant-services-inside-the-wall       | no NodePort or LoadBalancer Service with ``externalTrafficPolicy``       |
 |                                       | Cluster (every node forwards to the tenant's pods with the node's       |
 |                                       | identity, which the Cilium walls do not deny); no ExternalName Service   |
@@ -25,7 +27,8 @@ Unknown values fail closed: an unknown namespace of a pod spec, unknown tolerati
 traffic policy or external name are violations.
 
 Sources (checked 2026-12-02): Kubernetes docs "Assigning Pods to Nodes" (``nodeName`` bypasses the scheduler),
-"Taints and Tolerations" (an empty key with ``Exists`` tolerates everything), "DaemonSet", "Volumes" (nfs), "Persistent
+"Taints and Tolerations" (an empty key with ``Exists`` tolerates everything), "DaemonSet", "Volumes" (nfs), "Ephemeral Volumes" (generic
+ephemeral volumes: a claim made from ``volumeClaimTemplate``), "StatefulSets" (``volumeClaimTemplates``), "Persistent
 Volumes" (reserving a PersistentVolume: ``claimRef``; a claim's ``volumeName``), "Service" (NodePort, LoadBalancer,
 ``externalTrafficPolicy``, ExternalName), "DNS for Services and Pods" (``<svc>.<ns>``, ``.svc.cluster.local``);
 Cilium docs "Kubernetes without kube-proxy" (SNAT of NodePort traffic with policy Cluster); Kueue docs "Run Jobs".
@@ -56,6 +59,7 @@ DAEMON_SETS = ("kubernetes:apps/v1:DaemonSet", "kubernetes:apps/v1:DaemonSetPatc
 SERVICE_TYPES = ("kubernetes:core/v1:Service", "kubernetes:core/v1:ServicePatch")
 PVC_TYPES = ("kubernetes:core/v1:PersistentVolumeClaim", "kubernetes:core/v1:PersistentVolumeClaimPatch")
 PV = "kubernetes:core/v1:PersistentVolume"
+STATEFUL_SETS = ("kubernetes:apps/v1:StatefulSet", "kubernetes:apps/v1:StatefulSetPatch")
 NAMESPACE = "kubernetes:core/v1:Namespace"
 #: Node label keys whose value names one node: Kubernetes' well-known ``kubernetes.io/hostname`` (docs "Well-Known
 #: Labels, Annotations and Taints"), and ``hostname``, ``displayName``, ``internal_addr`` that OKE writes on its
@@ -167,7 +171,15 @@ def nfs_problems(spec: Any) -> list[str]:
 def claim_problems(claim: Any, home: str, volumes: dict[str, Any]) -> list[str]:
     """Why a claim in ``home`` takes a PersistentVolume that is not reserved for it (``volumes``: the stack's PVs by
     name)."""
-    name = read(claim.props, "spec", "volumeName")
+    return claim_spec_problems(read(claim.props, "spec"), read(claim.props, "metadata", "name"), home, volumes)
+
+
+def claim_spec_problems(spec: Any, claim_name: Any, home: str, volumes: dict[str, Any]) -> list[str]:
+    """Why a claim spec in ``home`` — a PersistentVolumeClaim's, a generic ephemeral volume's
+    ``volumeClaimTemplate.spec`` or a StatefulSet's ``volumeClaimTemplates[].spec`` — names (``volumeName``) a
+    PersistentVolume not reserved for it. ``claim_name`` None: the claim's name is made by Kubernetes
+    (``<pod>-<volume>``, ``<template>-<set>-<ordinal>``), so only the reservation's namespace is compared."""
+    name = UNKNOWN if spec is UNKNOWN else read(spec, "volumeName")
     if name is None or name == "":
         return []
     if name is UNKNOWN:
@@ -178,13 +190,31 @@ def claim_problems(claim: Any, home: str, volumes: dict[str, Any]) -> list[str]:
                 "it holds cannot be known; let the StorageClass provision the claim's volume"]
     ref = read(pv.props, "spec", "claimRef")
     ref_ns, ref_name = read(ref, "namespace"), read(ref, "name")
-    claim_name = read(claim.props, "metadata", "name")
     if ref is None:
         return [f"names PersistentVolume {name!r}, which carries no claimRef: the first claim naming it binds it, "
                 "whosever namespace it is in; reserve the volume with spec.claimRef"]
     if ref_ns != home or (isinstance(claim_name, str) and ref_name not in (None, claim_name)):
         return [f"names PersistentVolume {name!r}, reserved for claim {ref_ns}/{ref_name}: another namespace's data"]
     return []
+
+
+def template_claims(resource_type: str, props: Any) -> list[tuple[str, Any]]:
+    """(where, claim spec) of the claims a workload makes from templates: every pod spec's generic ephemeral volumes
+    (``volumes[].ephemeral.volumeClaimTemplate.spec``; Kubernetes docs "Ephemeral Volumes") and a StatefulSet's
+    ``volumeClaimTemplates[].spec`` (docs "StatefulSets"). Unknown volumes or templates come back as UNKNOWN specs."""
+    out: list[tuple[str, Any]] = []
+    for where, spec in pod_specs(resource_type, props):
+        volumes = UNKNOWN if spec is UNKNOWN else elements(read(spec, "volumes"))
+        for i, v in enumerate(volumes if volumes is not UNKNOWN else [UNKNOWN]):
+            eph = UNKNOWN if v is UNKNOWN else read(v, "ephemeral")
+            if eph is not None:
+                out.append((f"{where + ': ' if where else ''}volumes[{i}].ephemeral.volumeClaimTemplate",
+                            UNKNOWN if eph is UNKNOWN else read(eph, "volumeClaimTemplate", "spec")))
+    if canonical_type(resource_type) in STATEFUL_SETS:
+        templates = elements(read(props, "spec", "volumeClaimTemplates"))
+        for i, t in enumerate(templates if templates is not UNKNOWN else [UNKNOWN]):
+            out.append((f"spec.volumeClaimTemplates[{i}]", UNKNOWN if t is UNKNOWN else read(t, "spec")))
+    return out
 
 
 def _cluster_name(name: Any, namespaces: set, home: str) -> bool:
@@ -268,6 +298,10 @@ def _volumes(r: Any, home: str, namespaces: set, resources: list) -> list[str]:
     if r.resource_type in PVC_TYPES:
         volumes = {read(v.props, "metadata", "name"): v for v in resources if v.resource_type == PV}
         found += claim_problems(r, home, volumes)
+    templates = template_claims(r.resource_type, r.props)
+    if templates:
+        volumes = {read(v.props, "metadata", "name"): v for v in resources if v.resource_type == PV}
+        found += [f"{where} {p}" for where, spec in templates for p in claim_spec_problems(spec, None, home, volumes)]
     return found
 
 

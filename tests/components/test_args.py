@@ -24,11 +24,11 @@ FSS = Fss.model_validate({})
     ({"availability_domain": "AD-1"}, "availability_domain 'AD-1' is not an availability domain name"),
     ({"subnet_ids": {}}, "subnet_ids['storage'] missing"),
     ({"nsg_ids": {}}, "nsg_ids['storage'] missing"),
-    ({"subnet_cidrs": {"workers": "10.0.16.0/20"}}, "subnet_cidrs['pods'] missing"),
+    ({"subnet_cidrs": {"pods": "10.0.128.0/17"}}, "subnet_cidrs['workers'] missing"),
     ({"fss": {"enabled": True}}, "StorageArgs.fss: expected an oke_rdma.config.Fss, got dict"),
 ])
 def test_storage_args_refuse_what_the_file_system_cannot_use(kw, message):
-    """An enabled file system needs a well-formed AD, the storage subnet and NSG and both client CIDRs."""
+    """An enabled file system needs a well-formed AD, the storage subnet and NSG and the client (workers) CIDR."""
     args = dict(compartment_id=COMPARTMENT, fss=FSS, availability_domain=AD, subnet_ids=SUBNETS, subnet_cidrs=CIDRS,
                 nsg_ids=NSGS)
     args.update(kw)

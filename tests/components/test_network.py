@@ -54,8 +54,10 @@ def test_the_oke_ports_are_open_between_the_right_nsgs():
     assert proxymux["sourceType"] == "NETWORK_SECURITY_GROUP"
     api = by_name["okerdma-dev-controlPlane-clients-api-0"]
     assert api["source"] == "10.0.0.0/16" and api["tcpOptions"]["destinationPortRange"] == {"min": 6443, "max": 6443}
-    nfs = by_name["okerdma-dev-storage-pods-nfs-tcp-2048-in"]
+    nfs = by_name["okerdma-dev-storage-workers-nfs-tcp-2048-in"]
     assert nfs["tcpOptions"]["destinationPortRange"] == {"min": 2048, "max": 2050}
+    # only the nodes reach NFS (the CSI driver mounts there); a pod's own NFS client could claim any UID
+    assert not [n for n in by_name if "-pods-nfs-" in n]
     reply = by_name["okerdma-dev-storage-workers-nfs-udp-111-reply"]
     assert reply["direction"] == "EGRESS" and reply["udpOptions"]["sourcePortRange"] == {"min": 111, "max": 111}
     assert all(not r["stateless"] for r in by_name.values())

@@ -54,27 +54,20 @@ DESIGN_TABLE = [
     ("loadBalancers", "workers", "TCP", (10256, 10256)),
     # anywhere → workers | ICMP 3/4 (path MTU)
     ("anywhere", "workers", "ICMP", ("icmp", 3, 4)),
-    # clients (workers, pods) → FSS mount target | TCP 111, 2048-2050; UDP 111, 2048
+    # clients (workers only: the CSI driver mounts on the node) → FSS mount target | TCP 111, 2048-2050; UDP 111, 2048
     ("workers", "storage", "TCP", (111, 111)),
     ("workers", "storage", "TCP", (2048, 2050)),
     ("workers", "storage", "UDP", (111, 111)),
     ("workers", "storage", "UDP", (2048, 2048)),
-    ("pods", "storage", "TCP", (111, 111)),
-    ("pods", "storage", "TCP", (2048, 2050)),
-    ("pods", "storage", "UDP", (111, 111)),
-    ("pods", "storage", "UDP", (2048, 2048)),
     # FSS mount target → clients | egress from source ports TCP 111, 2048-2050, UDP 111
     ("storage", "workers", "TCP", ("from", 111, 111)),
     ("storage", "workers", "TCP", ("from", 2048, 2050)),
     ("storage", "workers", "UDP", ("from", 111, 111)),
-    ("storage", "pods", "TCP", ("from", 111, 111)),
-    ("storage", "pods", "TCP", ("from", 2048, 2050)),
-    ("storage", "pods", "UDP", ("from", 111, 111)),
     # (text under the table) clients → API endpoint 6443 only from explicitly allowed CIDRs; dev allows 10.0.0.0/16
     ("10.0.0.0/16", "controlPlane", "TCP", (6443, 6443)),
 ]
 # (clients → FSS mount target | TCP 2051 with in-transit TLS) is conditional: see test_in_transit_tls_row.
-IN_TRANSIT_TLS_ROWS = [("workers", "storage", "TCP", (2051, 2051)), ("pods", "storage", "TCP", (2051, 2051))]
+IN_TRANSIT_TLS_ROWS = [("workers", "storage", "TCP", (2051, 2051))]
 
 # Rules the platform needs that the table does not name, and why.
 BEYOND_THE_TABLE = [
@@ -164,6 +157,8 @@ def test_in_transit_tls_opens_tcp_2051_between_clients_and_mount_target():
     found = Counter(registered_rules(run))
     for rule in expand(IN_TRANSIT_TLS_ROWS):
         assert found[rule] == 1, rule
+    # the pods never reach the mount target (a pod's own NFS client claims any UID from a privileged port)
+    assert not [r for r in found if "storage" in r and "pods" in r]
 
 
 def test_networking_page_rule_table_is_generated_from_oke_rules():

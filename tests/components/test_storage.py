@@ -63,11 +63,12 @@ def test_file_system_not_protected_when_protect_false():
     assert one(run.resources, FS).protect is False
 
 
-def test_export_options_are_exactly_workers_and_pods():
+def test_export_options_are_exactly_the_workers_subnet():
+    """The nodes mount (the CSI driver's node plugin); the pods subnet is never a source: a pod's own NFS client
+    could claim any UID from a privileged source port."""
     run, _, plan = _run()
     export = one(run.resources, EXPORT, "okerdma-dev-fss-export")
-    assert [o["source"] for o in export.inputs["exportOptions"]] == [plan["workers"], plan["pods"]]
-    assert [o["source"] for o in export.inputs["exportOptions"]] == ["10.0.16.0/20", "10.0.128.0/17"]
+    assert [o["source"] for o in export.inputs["exportOptions"]] == [plan["workers"]] == ["10.0.16.0/20"]
     for option in export.inputs["exportOptions"]:
         assert option == {"source": option["source"], "access": "READ_WRITE", "identitySquash": "ROOT",
                           "requirePrivilegedSourcePort": True}
@@ -202,7 +203,7 @@ def test_first_preview_registers_everything():
     assert {r.type for r in run.resources} >= {FS, MT, EXPORT}
     export = one(run.resources, EXPORT, "okerdma-dev-fss-export")
     assert export.inputs["exportSetId"] == UNKNOWN and export.inputs["fileSystemId"] == UNKNOWN
-    assert [o["source"] for o in export.inputs["exportOptions"]] == ["10.0.16.0/20", "10.0.128.0/17"]
+    assert [o["source"] for o in export.inputs["exportOptions"]] == ["10.0.16.0/20"]
     assert one(run.resources, FS).protect is True
     assert run.outputs["fss"]["mountTargetIp"] == UNKNOWN  # the getPrivateIp invoke was skipped, not failed
 
@@ -250,8 +251,7 @@ def test_in_transit_tls_opens_tcp_2051_to_the_mount_target_only_when_on():
 
     assert nfs_2051(oke_rules(())) == []
     assert nfs_2051(oke_rules((), in_transit_tls=True)) == [
-        ("pods-nfs-tcp-2051-in", "storage", "INGRESS"), ("pods-nfs-tcp-2051-out", "pods", "EGRESS"),
-        ("pods-nfs-tcp-2051-reply", "storage", "EGRESS"), ("workers-nfs-tcp-2051-in", "storage", "INGRESS"),
+        ("workers-nfs-tcp-2051-in", "storage", "INGRESS"),
         ("workers-nfs-tcp-2051-out", "workers", "EGRESS"), ("workers-nfs-tcp-2051-reply", "storage", "EGRESS")]
 
 
@@ -265,8 +265,7 @@ def test_export_accepts_output_cidrs_of_a_brought_network():
                                                     {"storage": STORAGE_NSG}))
 
     run = run_program(dev_raw_config(), [], "dev", program=program)
-    assert [o["source"] for o in one(run.resources, EXPORT, "okerdma-dev-fss-export").inputs["exportOptions"]] == ["10.9.16.0/20",
-                                                                                        "10.9.128.0/17"]
+    assert [o["source"] for o in one(run.resources, EXPORT, "okerdma-dev-fss-export").inputs["exportOptions"]] == ["10.9.16.0/20"]
 
 
 def test_offline_preview_prints_the_cost_commitment_and_protection(tmp_path):

@@ -106,18 +106,16 @@ def test_storage_class_references_our_mount_target():
     assert params["encryptInTransit"] == "false" and "kmsKeyOcid" not in params and "exportPath" not in params
     assert json.loads(params["exportOptions"]) == [
         {"source": "10.0.16.0/20", "requirePrivilegedSourcePort": True, "access": "READ_WRITE",
-         "identitySquash": "ROOT"},
-        {"source": "10.0.128.0/17", "requirePrivilegedSourcePort": True, "access": "READ_WRITE",
          "identitySquash": "ROOT"}]
 
 
 def test_in_transit_tls_and_kms_key_reach_the_kubernetes_side():
     key = "ocid1.key.oc1.sa-saopaulo-1.aaaaaaaafsskey"
-    run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "identitySquash": "NONE"}},
+    run, _ = _run(storage={"fss": {"inTransitTls": True, "kmsKeyId": key, "requirePrivilegedSourcePort": False}},
                   iam={"tenancyId": "ocid1.tenancy.oc1..aaaaaaaatenancy2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4tenant"})  # the key's dynamic group lives in the tenancy
     params = one(run.resources, SC, "okerdma-dev-fss").inputs["parameters"]
     assert params["encryptInTransit"] == "true" and params["kmsKeyOcid"] == key
-    assert {o["identitySquash"] for o in json.loads(params["exportOptions"])} == {"NONE"}
+    assert {o["requirePrivilegedSourcePort"] for o in json.loads(params["exportOptions"])} == {False}
     for pv in of_type(run.resources, PV):
         assert pv.inputs["spec"]["csi"]["volumeAttributes"] == {"encryptInTransit": "true"}
 

@@ -192,7 +192,7 @@ def test_existing_with_nsgs_creates_no_network_resource_and_wires_the_ocids():
         assert details["nodePoolPodNetworkOptionDetails"]["podSubnetIds"] == [SUBNETS["pods"]]
         assert details["nodePoolPodNetworkOptionDetails"]["podNsgIds"] == [NSGS["pods"]]
     assert mt.inputs["subnetId"] == SUBNETS["storage"] and mt.inputs["nsgIds"] == [NSGS["storage"]]
-    assert {o["source"] for o in export.inputs["exportOptions"]} == {CIDRS["workers"], CIDRS["pods"]}
+    assert {o["source"] for o in export.inputs["exportOptions"]} == {CIDRS["workers"]}  # the nodes only
     assert run.outputs["vcnId"] == VCN and run.outputs["subnetIds"] == SUBNETS and run.outputs["nsgIds"] == NSGS
     assert evaluate_packs(PACK_DIRS, run.resources).violations == []
 
@@ -226,7 +226,7 @@ def test_from_stack_creates_no_network_resource_and_wires_the_outputs(unknowns):
     assert cluster.inputs["vcnId"] == VCN and cluster.inputs["endpointConfig"]["nsgIds"] == [NSGS["controlPlane"]]
     assert all(p.inputs["nodeConfigDetails"]["nsgIds"] == [NSGS["workers"]] for p in pools)
     assert mt.inputs["subnetId"] == SUBNETS["storage"] and mt.inputs["nsgIds"] == [NSGS["storage"]]
-    assert {o["source"] for o in export.inputs["exportOptions"]} == {CIDRS["workers"], CIDRS["pods"]}
+    assert {o["source"] for o in export.inputs["exportOptions"]} == {CIDRS["workers"]}  # the nodes only
     assert run.outputs["subnetCidrs"] == CIDRS
 
 

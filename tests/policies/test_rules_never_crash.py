@@ -13,7 +13,9 @@ KEYS = ["spec", "metadata", "annotations", "type", "values", "hostPath", "path",
         "sourceType", "tcpOptions", "destinationPortRange", "min", "max", "icmpOptions", "isPrivate", "namespace",
         "ingressSecurityRules", "createVnicDetails", "assignPublicIp", "clientCidrBlockAllowLists", "rules", "verbs",
         "resources", "roleRef", "subjects", "name", "groupId", "members", "whitelistedIps", "hard", "labels",
-        "sysctls", "seccompProfile", "externalIPs", "template", "chart", "version", "repositoryOpts", "repo"]
+        "sysctls", "seccompProfile", "externalIPs", "template", "chart", "version", "repositoryOpts", "repo",
+        "namespaceSelector", "matchLabels", "cohortName", "exportOptions", "identitySquash", "rootSquashConfiguration",
+        "clientExceptions", "value", "volumeClaimTemplate", "ephemeral", "volumeName"]
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-5, 70000), st.sampled_from(
     ["0.0.0.0/0", "::ffff:0.0.0.0/96", "INGRESS", "ingress", "6", "all", "tcpp", "/", "LoadBalancer", U, "true",
      "Allow group A to manage policies in tenancy", "SYS_ADMIN", "privileged", "x"]))
@@ -28,7 +30,9 @@ TYPES = ["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurity
          "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "kubernetes:core/v1:Namespace",
          "kubernetes:core/v1:ResourceQuota", "oci:Database/autonomousDatabase:AutonomousDatabase",
          "kubernetes:core/v1:PersistentVolume", "kubernetes:networking.k8s.io/v1:Ingress",
-         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "kubernetes:core/v1:ConfigMap"]
+         "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "kubernetes:core/v1:ConfigMap",
+         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "oci:FileStorage/export:Export",
+         "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -37,5 +41,9 @@ TYPES = ["oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurity
 @example("oci:Core/networkSecurityGroupSecurityRule:NetworkSecurityGroupSecurityRule", {"metadata": {"namespace": {}}})
 @example("kubernetes:core/v1:Pod", {"metadata": {"namespace": []}, "namespace": {}})
 @example("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", {"metadata": {"namespace": {}}, "subjects": [{"kind": "User", "name": "x", "namespace": {}}]})
+@example("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", {"spec": {"namespaceSelector": {"matchLabels": []}}})
+@example("oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem",
+         {"rootSquashConfiguration": {"clientExceptions": [None, 5, "x"]}})
+@example("kubernetes:core/v1:Pod", {"spec": {"securityContext": {"sysctls": [{"name": "net.ipv4.ip_unprivileged_port_start", "value": {}}]}}})
 def test_rules_report_or_pass_on_any_shape(type_, props):
     run(res(type_, "x", props))  # evaluate raises PolicyRuntimeError if any rule raises

@@ -261,4 +261,6 @@ def test_hand_written_stack_with_nfs_ports_and_client_sources_passes():
 
     recorded = run_program({"oci:region": "sa-saopaulo-1"}, [], "raw", program=program)
     report = evaluate(POLICIES, recorded.resources, PACK_NAME)
-    assert [v.policy for v in report.violations] == [ROOT_RULE]  # only the StorageClass without exportOptions
+    # only the StorageClass without exportOptions (FSS's default: 0.0.0.0/0, root unsquashed), by both rules
+    assert sorted(v.policy for v in report.violations) == sorted([ROOT_RULE, "storage-trusts-only-node-addresses"])
+    assert {v.urn.split("::")[-1] for v in report.violations} == {"fss-sc"}

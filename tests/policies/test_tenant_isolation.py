@@ -141,6 +141,31 @@ def test_a_claim_takes_only_a_volume_reserved_for_it(claim_ref, ns, volume, refu
     assert bool(violations(tenant_pods.VOLUMES, tenant("analytics"), pv(claim_ref), pvc(ns, volume))) is refused
 
 
+def _ephemeral_pod(volume):
+    template = {"spec": {"accessModes": ["ReadWriteOnce"], **({"volumeName": volume} if volume else {})}}
+    return res("kubernetes:core/v1:Pod", "w", {"metadata": {"name": "w", "namespace": "analytics"}, "spec": {
+        "containers": [{"name": "c", "image": "i"}], "volumes": [{"name": "d", "ephemeral": {
+            "volumeClaimTemplate": template}}]}})
+
+
+def _stateful_set(volume):
+    return res("kubernetes:apps/v1:StatefulSet", "s", {"metadata": {"name": "s", "namespace": "analytics"}, "spec": {
+        "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}},
+        "volumeClaimTemplates": [{"metadata": {"name": "d"}, "spec": {"volumeName": volume}}]}})
+
+
+@pytest.mark.parametrize("make", [_ephemeral_pod, _stateful_set])
+@pytest.mark.parametrize("claim_ref, volume, refused", [
+    (None, "data-pv", True), ({"namespace": "research", "name": "data"}, "data-pv", True),
+    ({"namespace": "analytics", "name": "data"}, "elsewhere", True), ({"namespace": "analytics", "name": "d"}, U, True),
+    ({"namespace": "analytics", "name": "data"}, "data-pv", False), (None, None, False)])
+def test_claims_made_from_templates_take_only_a_volume_reserved_for_the_namespace(make, claim_ref, volume, refused):
+    """A generic ephemeral volume's claim template and a StatefulSet's volumeClaimTemplates are claims too: naming a
+    PersistentVolume not reserved for the tenant's namespace (or not declared, or unknown) is refused."""
+    found = violations(tenant_pods.VOLUMES, tenant("analytics"), pv(claim_ref), make(volume))
+    assert bool(found) is refused, found
+
+
 @pytest.mark.parametrize("volume, refused", [({"name": "d", "nfs": {"server": "10.0.20.5", "path": "/x"}}, True),
                                              ({"name": "d", "persistentVolumeClaim": {"claimName": "c"}}, False)])
 def test_inline_nfs_volumes_are_refused_in_tenant_pods(volume, refused):

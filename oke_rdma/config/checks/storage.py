@@ -5,7 +5,10 @@
 from __future__ import annotations
 
 
+import ipaddress
+
 from .._base import _key
+from ..network import subnet_plan
 from ..stack import StackConfig
 from .fleet import tenant_pools
 from ..storage import PREPARATION_NAMESPACE, derived_id
@@ -21,10 +24,40 @@ def tenant_ids(cfg: StackConfig, tenant: str) -> tuple[int, int]:
     return (shared.uid if shared.uid is not None else default, shared.gid if shared.gid is not None else default)
 
 
+def _lustre_exception_problems(cfg: StackConfig) -> list[str]:
+    """``storage.lustre.clientExceptions``: root stays root for these clients, and a pod binds LNet's reserved source
+    ports as easily as root does (root pods, NET_BIND_SERVICE, ``net.ipv4.ip_unprivileged_port_start``: the security
+    pack's ``storage-trusts-only-node-addresses``). So each entry is one host or lies inside the workers subnet, and
+    none overlaps the pods subnet. Unknown subnet CIDRs (a network read from another stack) are not judged here."""
+    lustre = cfg.storage.lustre
+    if lustre is None or not lustre.client_exceptions:
+        return []
+    try:
+        plan = subnet_plan(cfg.network)
+    except ValueError:
+        return []  # the network check names that problem
+    workers, pods = (ipaddress.ip_network(plan[r]) if plan.get(r) else None for r in ("workers", "pods"))
+    problems = []
+    for i, text in enumerate(lustre.client_exceptions):
+        net = ipaddress.ip_network(text, strict=False)
+        same = [n for n in (workers, pods) if n is not None and n.version == net.version]
+        if pods in same and net.overlaps(pods):
+            why = f"overlaps the pods subnet {pods}"
+        elif net.num_addresses == 1 or (workers in same and net.subnet_of(workers)) or workers is None:
+            continue
+        else:
+            why = f"is neither one host nor inside the workers subnet {workers}"
+        problems.append(f"{_key(('storage', 'lustre', 'clientExceptions', i))}: {text} {why}: root there is root on "
+                        f"every file, and pods can send from the reserved LNet ports; exempt only the administering "
+                        f"nodes (their /32s; with prepareDirectories the workers subnet is added for you)")
+    return problems
+
+
 def check_storage(cfg: StackConfig) -> list[str]:
     """Cross-field rules of shared storage: a tenant that asks for it needs ``storage.fss.enabled``; the availability
     domain of the file system must be one of ``availabilityDomains``; ``identitySquash: ALL`` is refused while tenants
-    use the storage (every writer would be the anonymous 65534); ``identitySquash: NONE`` needs
+    use the storage (every writer would be the anonymous 65534), and so is ``identitySquash: NONE`` (a root pod
+    would own every tenant's directory); ``identitySquash: NONE`` needs
     ``requirePrivilegedSourcePort``; two tenants never share a UID or GID (each owns its
     directory alone), nor the same ``subPath`` (nor one inside another's); no tenant takes the preparation
     namespace."""
@@ -36,12 +69,20 @@ def check_storage(cfg: StackConfig) -> list[str]:
         problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: ALL maps every user to the anonymous ID 65534, "
                         f"so tenants {sharing} could not write to their directories (owned by their own UIDs) and "
                         f"could not be told apart; use ROOT (the default)")
+    if fss.enabled and fss.identity_squash == "NONE" and sharing:
+        # Pod Security baseline admits pods running as UID 0; unsquashed, their root reads and rewrites every
+        # tenant's directory whatever its mode (FSS docs "Working with NFS Export Options"; checked 2026-12-02)
+        problems.append(f"{_key(('storage', 'fss', 'identitySquash'))}: NONE leaves root unsquashed on the export "
+                        f"tenants {sharing} share: a pod running as root (Pod Security baseline allows it) reads and "
+                        f"rewrites every tenant's directory; use ROOT (the default: the platform prepares the "
+                        f"directories through its own workers-only export)")
     if fss.enabled and fss.identity_squash == "NONE" and not fss.require_privileged_source_port:
         # FSS docs "Working with NFS Export Options": NFS (AUTH_SYS) believes the UID a client sends; without the
         # privileged-port check any non-root process on a client host claims UID 0 (checked 2026-12-01)
         problems.append(f"{_key(('storage', 'fss', 'requirePrivilegedSourcePort'))}: false with identitySquash NONE "
                         f"lets any non-root process on a client host act as root on every file; set it to true, or "
                         f"squash root (identitySquash ROOT)")
+    problems += _lustre_exception_problems(cfg)
     owners: dict[tuple[str, int], str] = {}
     paths: dict[str, str] = {}
     lustre = cfg.storage.lustre

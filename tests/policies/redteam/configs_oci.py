@@ -11,6 +11,8 @@ def _fss(privileged: bool):
     def edit(doc: dict[str, Any]) -> None:
         fss = doc["config"].setdefault("oke-rdma:storage", {}).setdefault("fss", {})
         fss.update({"identitySquash": "NONE", "requirePrivilegedSourcePort": privileged})
+        for tenant in doc["config"].get("oke-rdma:tenants", {}).values():  # NONE is refused while tenants share it
+            tenant.pop("sharedStorage", None)
     return edit
 
 

@@ -141,13 +141,13 @@ def container_instance_with_a_public_ip(bad):
 @case("data", "fss-export-root-needs-privileged-port")
 def fss_unsquashed_root_on_unprivileged_ports(bad):
     oci.filestorage.Export("exp", path="/prepare", **FSS, export_options=[{
-        "source": "10.0.32.0/20", "access": "READ_WRITE", "identity_squash": "NONE",
+        "source": "10.0.32.7/32", "access": "READ_WRITE", "identity_squash": "NONE",
         "require_privileged_source_port": not bad}])
 
 
 @case("data", "fss-export-root-needs-privileged-port")
 def fss_storage_class_unsquashed_root_on_unprivileged_ports(bad):
-    options = [{"source": "10.0.32.0/20", "access": "READ_WRITE", "identitySquash": "NONE",
+    options = [{"source": "10.0.32.7/32", "access": "READ_WRITE", "identitySquash": "NONE",
                 "requirePrivilegedSourcePort": not bad}]
     k8s.storage.v1.StorageClass("fss", metadata={"name": "fss-dyn"}, provisioner="fss.csi.oraclecloud.com",
                                 parameters={"availabilityDomain": "AD-1", "mountTargetOcid": "ocid1.mounttarget.oc1..m",
