@@ -446,6 +446,12 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         found += [("warning", warning) for warning in removed_addon_objects(run, previous)]
     if derived_note:
         found.append(("info", derived_note))
+    from oke_rdma.new_stack import placeholder_keys
+    left = placeholder_keys(config)
+    if left:  # new_stack's fake OCIDs: pulumi up would fail on each (or create in no real compartment)
+        found.append(("warning", f"{path.name} still holds {len(left)} placeholder{'s' if len(left) != 1 else ''} "
+                                 f"(values containing 'replacewith', written by new_stack for you to replace): "
+                                 f"{', '.join(left)}; replace each with the real value before pulumi up"))
     run.diagnostics[:0] = found
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details, previous_plan=previous))

@@ -223,6 +223,39 @@ def _field(model: type[BaseModel], key: str) -> Any:
     return next(f for n, f in model.model_fields.items() if (f.alias or n) == key)
 
 
+#: What every placeholder this tool writes contains (:data:`_PLACEHOLDER_ID`); a value still holding it was never
+#: replaced.
+PLACEHOLDER_MARK = "replacewith"
+
+
+def placeholder_keys(config: dict) -> list[str]:
+    """The key paths (``pulumi config set --path`` notation: ``oke-rdma:nodePools.gpu.imageId``) of every value of a
+    stack file's ``config:`` map (or of the raw config Pulumi hands the program: structured values as JSON text)
+    that still holds a placeholder (text containing :data:`PLACEHOLDER_MARK`), in file order."""
+    import json as _json
+
+    out: list[str] = []
+
+    def walk(value: Any, at: str) -> None:
+        if isinstance(value, str) and value[:1] in "{[":
+            try:
+                value = _json.loads(value)
+            except ValueError:
+                pass
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{at}.{k}" if re.fullmatch(r"[A-Za-z0-9_]+", str(k)) else f'{at}["{k}"]')
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{at}[{i}]")
+        elif isinstance(value, str) and PLACEHOLDER_MARK in value:
+            out.append(at)
+
+    for key, value in config.items():
+        walk(value, key)
+    return out
+
+
 def render(stack: str, entries: list[tuple[str, Any, str]], placeholders: list[str]) -> str:
     """The stack file: a header, then per key a comment on the choice made and its YAML value; every nested key is
     preceded by its description from the config model (the same text as docs/configuration.md)."""
