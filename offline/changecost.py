@@ -56,7 +56,6 @@ HINTS: dict[str, list[Any]] = {
     "tenancyId": ["ocid1.tenancy.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4c6v8tenancy"],
     "vaultCompartmentId": ["ocid1.compartment.oc1..aaaaaaaa2q7w9e4r6t8y1u3i5o7p9a2s4d6f8g1h3j5k7l9z2x4cvault"],
     "imageVerificationKeyIds": [["ocid1.key.oc1.sa-saopaulo-1.bbpr4kqzaafaq.abzxiljr9q1s3u5w7y2a4c6e8g1i3k5m7oimgkey"]],
-    "kubernetesVersion": ["v1.35.0", "v1.34.2", "v1.33.1"],
     "availabilityDomain": ["bxtG:SA-SAOPAULO-1-AD-1"],
     "availabilityDomains": [["bxtG:SA-SAOPAULO-1-AD-1"]],
     "faultDomains": [["FAULT-DOMAIN-1", "FAULT-DOMAIN-2"]],
@@ -211,7 +210,22 @@ def candidates(row, current: Any) -> list[Any]:
             out = [current + [m] for m in _mutate(current[-1])] + [current[:-1]]
     elif typ.startswith("string") and "secret" not in typ and isinstance(current, str):
         out = _mutate(current)
+    if leaf == "kubernetesVersion":
+        return upgrade_one_minor(current if isinstance(current, str) else None)
     return [v for v in HINTS.get(leaf, []) if v != current] + out
+
+
+def upgrade_one_minor(current: Optional[str]) -> list[str]:
+    """The change a Kubernetes version key sees in real life: an upgrade by one minor version, to the newest patch
+    OKE offers of it (:func:`oke_rdma.facts.kubernetes.offered_versions`); a downgrade is never a day-two change
+    (OKE refuses it). Empty when ``current`` is unknown or no newer minor is offered."""
+    from oke_rdma.facts.kubernetes import offered_versions, parse_version
+
+    now = parse_version(current) if current else None
+    if now is None:
+        return []
+    nxt = [v for v in offered_versions() if (parse_version(v) or (0, 0, 0))[:2] == (now[0], now[1] + 1)]
+    return sorted(nxt, key=lambda v: parse_version(v) or (0, 0, 0))[-1:]
 
 
 def _structural() -> Iterator[Case]:
@@ -241,7 +255,10 @@ def cases() -> list[Case]:
                                                or "→ number" in row.type):
             continue
         base = "lustre" if row.path.startswith("storage.lustre") else "dev"
-        options = candidates(row, _get(base_doc(base), row.path))
+        current = _get(base_doc(base), row.path)
+        if current is None and row.path.endswith(".kubernetesVersion"):  # a pool runs the cluster's by default
+            current = _get(base_doc(base), "cluster.kubernetesVersion")
+        options = candidates(row, current)
         out.append(Case(row.path, base, options, _setter(row.path, None)))
     first = {key: i for i, key in enumerate(EVERYDAY)}
     return sorted(list(_structural()) + out, key=lambda c: first.get(c.id, len(first)))
@@ -257,6 +274,13 @@ EVERYDAY = ("nodePools.<pool>.size", "nodePools.<pool>.imageId", "tenants.<tenan
             "nodePools.<pool>.labels", "nodePools.<pool>.shape", "storage.fss.throughputGbps",
             "tenants.<tenant>.quota.cpu", "tenants.<tenant>.serviceAccounts.<serviceAccount>.allow",
             "cluster.kmsKeyId", "cluster.cniType", "freeformTags")
+#: What kind of change a listed key is, where it is not an everyday change (docs/operations.md's "change" column):
+#: a Kubernetes upgrade (one minor at a time, docs/operations.md "Kubernetes minor upgrade"), or a choice made when
+#: the stack is created (changing it later replaces the cluster or is refused).
+UPGRADE, CREATION = "an upgrade (one minor)", "a creation-time choice"
+CATEGORIES: dict[str, str] = {"cluster.kubernetesVersion": UPGRADE, "nodePools.<pool>.kubernetesVersion": UPGRADE,
+                              "cluster.kmsKeyId": CREATION, "cluster.cniType": CREATION,
+                              "network.apiEndpoint.public": CREATION}
 
 
 def baseline(base: str, run) -> dict:
@@ -420,6 +444,7 @@ def load() -> dict[str, Any]:
 
 def save(doc: dict[str, Any]) -> None:
     doc["everyday"] = list(EVERYDAY)
+    doc["categories"] = dict(CATEGORIES)
     RESULTS.write_text(json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 

@@ -13,6 +13,7 @@ from oke_rdma.facts.charts import MAJOR_STEPS_SOURCE, skipped_majors
 from oke_rdma.facts.crds import CRD_LIFECYCLE, CRDS_DIR, crd_step
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
+CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
 
 
 def _platform(config: dict[str, Any]) -> dict[str, Any]:
@@ -62,3 +63,40 @@ def crd_changes(run: Any, previous: Optional[dict], config: dict[str, Any]) -> t
             line += f"; applied beforehand (platform.{addon.key}.crdsApplied: {applied})"
         notes.append(line)
     return notes, refusals
+
+
+def removed_addon_objects(run: Any, previous: Optional[dict]) -> list[str]:
+    """One warning per add-on switched off against ``previous`` (its release or manifest deleted) whose CRDs hold
+    users' objects: which custom objects the stack and the tenants lose with it (deleted with the CRDs, or left with
+    no controller; :data:`oke_rdma.facts.crds.OBJECTS_DELETED_ON_REMOVAL`), and the command that lists them. Nothing
+    without ``previous``."""
+    from oke_rdma.facts.crds import OBJECTS_DELETED_ON_REMOVAL, user_objects
+
+    if previous is None or run.changes is None:
+        return []
+    deleted = {c.urn: c for c in run.changes if c.op == "delete"}
+    tenants = sorted(str(t.get("namespace")) for t in (run.outputs.get("tenants") or {}).values()
+                     if isinstance(t, dict) and t.get("namespace"))
+    before = previous.get("resources", [])
+    out = []
+    for addon in REGISTRY:
+        gone = [r for r in before if r.get("urn") in deleted and r.get("type") in (RELEASE, CONFIG_GROUP)
+                and str(r.get("name", "")).endswith(f"-{addon.release_name}")]
+        kinds = user_objects(addon.key)
+        if not gone or not addon.crds or not kinds:
+            continue
+        lifecycle = CRD_LIFECYCLE.get(addon.key)
+        lost = lifecycle is None or OBJECTS_DELETED_ON_REMOVAL[lifecycle.mode]  # unknown: assume the worst
+        groups = set(addon.crds)
+        own = sorted(f"{r['type'].rsplit(':', 1)[1]} {r['name']}" for r in before
+                     if r.get("urn") in deleted and r.get("type", "").split(":")[1].split("/")[0] in groups)
+        what = ("are deleted with its CRDs (the API server deletes every object of a deleted CRD, in every "
+                "namespace)" if lost else
+                "stay, but no controller acts on them any more (objects carrying its finalizers cannot be deleted "
+                "until it runs again)")
+        out.append(f"oke-rdma:platform.{addon.key}: switching {addon.key} off removes release "
+                   f"{gone[0]['name']}; its custom objects ({', '.join(kinds)}) {what}: the stack's own "
+                   f"({', '.join(own) if own else 'none declared'}) and the tenants' in "
+                   f"{', '.join(tenants) if tenants else 'no tenant namespace'}. List them before pulumi up: "
+                   f"kubectl get {','.join(kinds)} -A")
+    return out

@@ -57,7 +57,7 @@ import yaml
 
 from offline.configjson import read_config_json
 from offline.cni_changes import cni_changes
-from offline.crds import crd_changes
+from offline.crds import crd_changes, removed_addon_objects
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program, skipped_on_first_preview
 from offline.failure import program_failure
 from offline.node_images import image_version_warnings
@@ -193,6 +193,32 @@ def program_problem(path: Path) -> Optional[str]:
     if not os.access(path, os.R_OK):
         return "cannot read the file (permission denied)"
     return None
+
+
+def derived_policy_configs(packs: list[Path], config: dict, secret_keys: Any) -> tuple[list[Any], Optional[str]]:
+    """One policy config per pack (None = the pack's defaults) holding what the stack config implies for the
+    placement pack (:func:`oke_rdma.placement_allowances.placement_policy_config`: its pools with ``rdma: false``
+    on an RDMA-capable shape in ``allowedOutsideComputeCluster``), and the line the report shows about it; ``([],
+    None)`` when it implies nothing or the config is refused (the program run reports that)."""
+    from oke_rdma.config import ConfigError, load_stack_config
+    from oke_rdma.placement_allowances import placement_policy_config
+    from policies import POLICIES_DIR
+
+    try:
+        derived = placement_policy_config(load_stack_config(config, secret_keys))
+    except ConfigError:
+        return [], None
+    placement = [i for i, pack in enumerate(packs) if Path(pack).resolve() == (POLICIES_DIR / "placement").resolve()]
+    if not derived or not placement:
+        return [], None
+    configs: list[Any] = [None] * len(packs)
+    configs[placement[0]] = derived
+    names = ", ".join(next(iter(derived.values()))["allowedOutsideComputeCluster"])
+    return configs, (f"oke-rdma-placement runs with the policy config the stack config implies: "
+                     f"rdma-shape-in-compute-cluster.allowedOutsideComputeCluster [{names}] (pools with rdma: "
+                     f"false on an RDMA-capable shape); for pulumi preview/up pass `python -m "
+                     f"offline.placement_config --stack <stack>` output as the placement pack's "
+                     f"--policy-pack-config (docs/policy-config.md)")
 
 
 def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any], analyzers: Any, project: str,
@@ -340,6 +366,9 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
         print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
+    derived_note = None
+    if not args.policy_config and not args.program:  # the placement allowances the stack config implies
+        policy_configs, derived_note = derived_policy_configs(packs, config, secret_keys)
     stream = streams.enter_context(AnalysisStream(analyzers, packs, policy_configs, stack=stack, project=project))
     try:
         program = {"program": args.program.resolve()} if args.program else {}
@@ -413,6 +442,16 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     found += [("error", problem) for problem in image_errors]
     for warning in cni_changes(run, previous):  # the step pulumi up leaves undone (docs/operations.md)
         found.append(("warning", warning))
+    if not args.program:  # an add-on switched off takes its CRDs' objects with it (docs/operations.md)
+        found += [("warning", warning) for warning in removed_addon_objects(run, previous)]
+    if derived_note:
+        found.append(("info", derived_note))
+    from oke_rdma.new_stack import placeholder_keys
+    left = placeholder_keys(config)
+    if left:  # new_stack's fake OCIDs: pulumi up would fail on each (or create in no real compartment)
+        found.append(("warning", f"{path.name} still holds {len(left)} placeholder{'s' if len(left) != 1 else ''} "
+                                 f"(values containing 'replacewith', written by new_stack for you to replace): "
+                                 f"{', '.join(left)}; replace each with the real value before pulumi up"))
     run.diagnostics[:0] = found
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details, previous_plan=previous))

@@ -296,11 +296,31 @@ def _unsecure(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+def _other_stacks(path: Path) -> str:
+    """``; did you mean --stack X? stacks here: a, b`` for a missing ``Pulumi.<stack>.yaml`` (the stack files beside
+    it, the closest name by ``difflib``), or ``; no Pulumi.<stack>.yaml here`` when there are none."""
+    import difflib
+
+    named = re.fullmatch(r"Pulumi\.(.+)\.ya?ml", path.name)
+    try:
+        stacks = sorted({m.group(1) for p in path.parent.iterdir()
+                         if (m := re.fullmatch(r"Pulumi\.(.+)\.ya?ml", p.name))})
+    except OSError:
+        return ""
+    if not stacks:
+        return f"; {path.parent} holds no Pulumi.<stack>.yaml (write one with python -m oke_rdma.new_stack)"
+    close = difflib.get_close_matches(named.group(1), stacks, n=1, cutoff=0.6) if named else []
+    hint = f"did you mean --stack {close[0]}? " if close else ""
+    return f"; {hint}stacks here: {', '.join(stacks)}"
+
+
 def _compose(path: Path) -> Optional[Node]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise StackFileError(f"{path}: not UTF-8 text (byte {e.start}); save the file as UTF-8") from None
+    except FileNotFoundError:
+        raise StackFileError(f"{path}: no such stack config file{_other_stacks(path)}") from None
     except OSError as e:
         raise StackFileError(f"{path}: cannot read the stack config file ({e.strerror})") from None
     loader = _Loader(text)

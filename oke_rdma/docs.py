@@ -117,8 +117,13 @@ def _day_two_table() -> str:
               and i not in everyday]
     for ident in everyday + costly:
         entry = entries[ident]
-        what = entry.get("label") or ("an everyday change" if ident in everyday else "")
+        what = entry.get("label") or doc.get("categories", {}).get(ident) or (
+            "an everyday change" if ident in everyday else "")
         cell = _cost_cell(entry).replace("|", "\\|")
+        if entry["kind"] == "invalid" and ident in doc.get("categories", {}) and \
+                entry.get("summary", "").startswith("not derived: oke-rdma:"):  # the config check's own reason
+            reason = entry["summary"].removeprefix("not derived: ").split(" (", 1)[0].split(";", 1)[0]
+            cell = f"refused on the dev stack by the config check: {reason}".replace("|", "\\|")
         lines.append(f"| {what} | `{entry['key']}` | {cell} |")
     return "\n".join(lines) + "\n"
 

@@ -39,7 +39,7 @@ from pydantic import BaseModel
 
 from .config import GPUS_PER_SHAPE, RDMA_SHAPES, ConfigError, StackConfig, load_stack_config
 from .facts import kubernetes, regions
-from .facts.shapes import SHAPES, max_pods_per_node, vcpus_per_ocpu
+from .facts.shapes import SHAPES, did_you_mean_shape, max_pods_per_node, vcpus_per_ocpu
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The Kubernetes version written unless ``--kubernetes-version`` is given: the one Pulumi.dev.yaml and
@@ -116,6 +116,8 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
     gpu_pool.update(bootVolumeGb=500 if args.shape.startswith("BM.") else 100, maxPodsPerNode=pods, rdma=rdma)
     if args.allow_unlisted_rdma_shape:
         gpu_pool["allowUnlistedRdmaShape"] = True
+    if args.allow_unknown_shape:
+        gpu_pool["allowUnknownShape"] = True
     if args.gpus_per_node is not None:
         gpu_pool["gpusPerNode"] = args.gpus_per_node
     gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
@@ -221,6 +223,39 @@ def _field(model: type[BaseModel], key: str) -> Any:
     return next(f for n, f in model.model_fields.items() if (f.alias or n) == key)
 
 
+#: What every placeholder this tool writes contains (:data:`_PLACEHOLDER_ID`); a value still holding it was never
+#: replaced.
+PLACEHOLDER_MARK = "replacewith"
+
+
+def placeholder_keys(config: dict) -> list[str]:
+    """The key paths (``pulumi config set --path`` notation: ``oke-rdma:nodePools.gpu.imageId``) of every value of a
+    stack file's ``config:`` map (or of the raw config Pulumi hands the program: structured values as JSON text)
+    that still holds a placeholder (text containing :data:`PLACEHOLDER_MARK`), in file order."""
+    import json as _json
+
+    out: list[str] = []
+
+    def walk(value: Any, at: str) -> None:
+        if isinstance(value, str) and value[:1] in "{[":
+            try:
+                value = _json.loads(value)
+            except ValueError:
+                pass
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{at}.{k}" if re.fullmatch(r"[A-Za-z0-9_]+", str(k)) else f'{at}["{k}"]')
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{at}[{i}]")
+        elif isinstance(value, str) and PLACEHOLDER_MARK in value:
+            out.append(at)
+
+    for key, value in config.items():
+        walk(value, key)
+    return out
+
+
 def render(stack: str, entries: list[tuple[str, Any, str]], placeholders: list[str]) -> str:
     """The stack file: a header, then per key a comment on the choice made and its YAML value; every nested key is
     preceded by its description from the config model (the same text as docs/configuration.md)."""
@@ -266,6 +301,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--rdma", action=argparse.BooleanOptionalAction, default=None,
                    help="place the GPU pool in a Compute Cluster (default: when the shape is on Oracle's RDMA list)")
     p.add_argument("--gpus-per-node", type=int, help="GPUs per node, for a shape oke-rdma does not know")
+    p.add_argument("--allow-unknown-shape", action="store_true",
+                   help="accept a GPU shape oke-rdma's shape table does not know (a shape newer than the table; give "
+                        "--gpus-per-node); without it an unknown GPU shape is refused as a likely typo")
     p.add_argument("--allow-unlisted-rdma-shape", action="store_true",
                    help="with --rdma: accept a bare metal shape not on Oracle's RDMA list (the previews warn)")
     p.add_argument("--max-pods-per-node", type=int, help=(
@@ -306,6 +344,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         print("error: --availability-domains (oke-rdma:availabilityDomains): no availability domain given; list at "
               "least one full AD name of the region, comma-separated (`oci iam availability-domain list --query "
               "'data[].name'`)", file=sys.stderr)
+        return 2
+    if ".gpu" in args.shape.lower() and args.shape not in SHAPES and not args.allow_unknown_shape \
+            and not args.allow_unlisted_rdma_shape:
+        hint = did_you_mean_shape(args.shape)
+        known = "" if hint else f" (known GPU shapes: {', '.join(sorted(n for n in SHAPES if '.GPU' in n))})"
+        print(f"error: --shape (oke-rdma:nodePools.gpu.shape): {args.shape}{hint} is not a GPU shape oke-rdma "
+              f"knows{known}; fix the name (shapes are case-sensitive), or for a real shape newer than "
+              f"oke_rdma/facts/shapes.py add --allow-unknown-shape with --gpus-per-node N", file=sys.stderr)
         return 2
     if args.gpus_per_node is None and args.shape not in SHAPES and ".GPU" in args.shape:
         print(f"error: --gpus-per-node (oke-rdma:nodePools.gpu.gpusPerNode): {args.shape} is a GPU shape oke-rdma's "

@@ -267,6 +267,10 @@ class NodePool(_Model):
     allow_unlisted_rdma_shape: bool = Field(False, description=(
         "Accept a bare metal shape not on Oracle's RDMA list for an RDMA pool (every preview warns; the policy "
         "pack's `allowedShapes` must list it too)."))
+    allow_unknown_shape: bool = Field(False, description=(
+        "Accept a GPU shape oke-rdma's shape table (`oke_rdma/facts/shapes.py`) does not know, e.g. one newer than "
+        "the table (give its `gpusPerNode`); without it an unknown GPU shape is refused as a likely typo, with the "
+        "known shapes of the GPU model it names."))
     #: GPUs per node, for a shape not in :data:`GPUS_PER_SHAPE` (Kueue quotas and flavors need it); for a shape in
     #: it, only the same count is accepted.
     gpus_per_node: Optional[int] = Field(default=None, ge=0, le=16, description=(

@@ -733,6 +733,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("A tenant's CPU or memory quota beyond what its pools' nodes hold admits jobs no node can run", "kueue",
            "runtime", "warning", "oke_rdma.config.checks.tenants:quota_capacity_warnings",
            "tests/config/test_quota_capacity.py::test_cpu_and_memory_quotas_beyond_the_pools_are_warned_naming_the_key"),
+        _c("Tenants' nominal quotas on one shared pool (no Topology: no topology-aware admission) adding up to more "
+           "GPUs, CPU or memory than it offers admit jobs no node can run", "kueue", "runtime", "warning",
+           "oke_rdma.quota_sums:quota_sum_warnings",
+           "tests/config/test_quota_sums.py::test_gpu_quotas_adding_up_beyond_a_shared_pool_are_warned_naming_the_keys"),
         _c("Integrations are enabled only for operators that run", "kueue", "runtime", "construction",
            "oke_rdma.addons.kueue:ADDON",
            "tests/addons/test_mpi_operator.py::test_each_operators_kueue_integrations_follow_its_enabled_flag"),

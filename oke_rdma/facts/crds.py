@@ -113,3 +113,42 @@ def crd_step(key: str, chart: str, repository: Optional[str], version: str) -> s
     ref = chart if repository is None else f"{chart} --repo {repository}"
     return (f"apply the new CRDs first: helm show crds {ref} --version {version} | kubectl apply --server-side "
             f"--force-conflicts -f -, then set platform.{key}.crdsApplied: {version}")
+
+
+#: What switching an add-on off (``platform.<key>.enabled: false``: its release or manifest deleted) does to its CRDs
+#: and so to the custom objects users keep in them, by :data:`MODES`. Helm deletes a release's templated objects on
+#: uninstall (a CRD too, unless annotated ``helm.sh/resource-policy: keep``, which none of the pinned templated charts
+#: does: kedacore/charts keda/templates/crds/*.yaml @v2.20.2, checked 2026-12-02) and never deletes ``crds/`` CRDs
+#: (Helm docs "Custom Resource Definitions"); Pulumi deletes a manifest's CRD objects with the ConfigGroup; deleting a
+#: CRD deletes every object of it in every namespace (Kubernetes docs "Extend the Kubernetes API with
+#: CustomResourceDefinitions", Delete a CustomResourceDefinition). True: the objects are deleted with the CRDs.
+OBJECTS_DELETED_ON_REMOVAL: dict[str, bool] = {TEMPLATED: True, MANIFEST: True, CHART_JOB: False, CRDS_DIR: False,
+                                               OPERATOR: False}
+
+#: Add-on key → the resources (``plural.group``) of its CRDs that hold users' objects beside the tenants' job kinds
+#: (:data:`oke_rdma.facts.tenancy.OPERATOR_JOB_KINDS`, :data:`~oke_rdma.facts.tenancy.OPERATOR_READ_KINDS`): alert
+#: and scrape rules, network policies, delivery sources, stacks. Sources: the add-ons' CRDs at the pinned versions
+#: (prometheus-operator v0.8x ``monitoring.coreos.com``; cilium v1.20 ``cilium.io``; Flux 2.x
+#: ``source``/``kustomize.toolkit.fluxcd.io``; PKO v2 ``pulumi.com``/``auto.pulumi.com``; NVIDIA GPU Operator
+#: ``nvidia.com``); checked 2026-12-02.
+USER_OBJECTS: dict[str, tuple[str, ...]] = {
+    "keda": ("clustertriggerauthentications.keda.sh",),
+    "kubePrometheusStack": ("servicemonitors.monitoring.coreos.com", "podmonitors.monitoring.coreos.com",
+                            "prometheusrules.monitoring.coreos.com"),
+    "cilium": ("ciliumnetworkpolicies.cilium.io", "ciliumclusterwidenetworkpolicies.cilium.io"),
+    "flux": ("gitrepositories.source.toolkit.fluxcd.io", "ocirepositories.source.toolkit.fluxcd.io",
+             "kustomizations.kustomize.toolkit.fluxcd.io"),
+    "pulumiOperator": ("stacks.pulumi.com", "programs.pulumi.com", "workspaces.auto.pulumi.com"),
+    "gpuOperator": ("clusterpolicies.nvidia.com", "nvidiadrivers.nvidia.com"),
+    "kueue": ("clusterqueues.kueue.x-k8s.io", "resourceflavors.kueue.x-k8s.io", "cohorts.kueue.x-k8s.io"),
+}
+
+
+def user_objects(key: str) -> tuple[str, ...]:
+    """The ``plural.group`` resources of add-on ``key``'s CRDs that hold users' or tenants' objects."""
+    from .tenancy import OPERATOR_JOB_KINDS, OPERATOR_READ_KINDS
+
+    kinds = [f"{plural}.{group}" for table in (OPERATOR_JOB_KINDS, OPERATOR_READ_KINDS)
+             for group, plurals in table.get(key, ()) for plural in plurals if "/" not in plural
+             and not group.startswith("visibility.")]
+    return tuple(dict.fromkeys(kinds + list(USER_OBJECTS.get(key, ()))))

@@ -245,11 +245,29 @@ def shapes_containing(text: str) -> list[str]:
     return sorted(k for k in set(SHAPES) | set(FLEX_SHAPE_LIMITS) if want in re.split(r"[.-]", k.lower()))
 
 
+def same_gpu_shapes(shape: str) -> list[str]:
+    """The known shapes whose GPU model (``gpu_model``, e.g. ``A100 80GB``) is named by one of the dot- or
+    dash-separated parts of an unknown ``shape`` (``BM.GPU.A100.8`` → ``BM.GPU.A100-v2.8``, ``BM.GPU4.8``: both A100),
+    case-insensitively; empty for a known shape or when no part names a GPU model."""
+    import re
+
+    if shape in SHAPES:
+        return []
+    parts = {p.lower() for p in re.split(r"[.-]", shape) if len(p) >= 3}
+    return sorted(n for n, row in SHAPES.items()
+                  if row.gpu_model and row.gpu_model.split()[0].lower() in parts)
+
+
 def did_you_mean_shape(shape: str) -> str:
-    """`` (did you mean X?)`` for :func:`closest_shape` (or the shapes named after a GPU model written alone:
-    :func:`shapes_containing`), else ``""``: appended to a message refusing ``shape``."""
-    close = closest_shape(shape)
-    if close:
-        return f" (did you mean {close}?)"
-    named = shapes_containing(shape)
+    """`` (did you mean X?)`` for the shapes of the GPU model the name spells (:func:`same_gpu_shapes`:
+    ``BM.GPU.A100.8`` → ``BM.GPU.A100-v2.8 or BM.GPU.B4.8 or BM.GPU4.8``), else :func:`closest_shape`, or the shapes named after a GPU
+    model written alone (:func:`shapes_containing`), else ``""``: appended to a message refusing ``shape``."""
+    close, same = closest_shape(shape), same_gpu_shapes(shape)
+    # the GPU model the name spells wins over a near spelling of another model (BM.GPU.A100.8 is not BM.GPU.H100.8)
+    if "." not in shape:  # a GPU model written alone
+        named = [close] if close else shapes_containing(shape)
+    elif close and (close in same or not same):
+        named = [close]
+    else:
+        named = same
     return f" (did you mean {' or '.join(named)}?)" if 0 < len(named) <= 4 else ""

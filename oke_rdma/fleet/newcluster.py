@@ -115,10 +115,13 @@ def main(argv: list[str]) -> int:
         if args.landing_zone:
             written.pop("oke-rdma:network", None)
         kept = strip_defaults(written, defaults, _given_paths(passthrough))
+        placeholders = new_stack.placeholder_keys(kept if kept is not ... else {})
+        listed = "".join(f"#   {k}\n" for k in placeholders)
         path.write_text(
             f"# Stack {args.name} of fleet {fleet.spec.name}: written by python -m oke_rdma.fleet new-cluster (from\n"
             "# python -m oke_rdma.new_stack, keeping only what the fleet's defaults do not give). Placeholders\n"
-            "# ('replacewith') must be replaced before the pull request is merged; docs/fleet.md.\n"
+            "# ('replacewith') must be replaced before the pull request is merged; docs/fleet.md."
+            + (" They are:\n" + listed if placeholders else "\n")
             + yaml.safe_dump({"config": kept if kept is not ... else {}}, sort_keys=False, width=120),
             encoding="utf-8")
         args.fleet.write_text(appended, encoding="utf-8")
@@ -131,6 +134,10 @@ def main(argv: list[str]) -> int:
         args.fleet.write_text(original, encoding="utf-8")
         path.unlink(missing_ok=True)
         return code
-    print(f"wrote {rel}, added clusters entry {args.name!r} (wave {args.wave}); review the placeholders it lists "
-          f"({err.getvalue().count('placeholder')}), then open the pull request")
+    if placeholders:
+        print(f"wrote {rel}, added clusters entry {args.name!r} (wave {args.wave}); replace its "
+              f"{len(placeholders)} placeholder{'s' if len(placeholders) != 1 else ''} (values containing "
+              f"'replacewith'): {', '.join(placeholders)}; then open the pull request")
+    else:
+        print(f"wrote {rel}, added clusters entry {args.name!r} (wave {args.wave}); then open the pull request")
     return 0

@@ -64,7 +64,11 @@ def shape_problem(resource_type: str, props: Any) -> Optional[str]:
                 f"an RDMA shape placed off the RDMA network; set the shape literally")
     if isinstance(shape, str) and shape in ORACLE_RDMA_SHAPES:
         return (f"its shape {shape} is RDMA-capable but it sets no {'.'.join(cc_path)}: OCI places such hosts off "
-                f"the RDMA network block, so their GPUs cannot reach each other over RDMA; join a Compute Cluster")
+                f"the RDMA network block, so their GPUs cannot reach each other over RDMA; join a Compute Cluster, "
+                f"or, when it is meant to run without RDMA (a MIG, time-sliced or MPS pool), list its name in "
+                f"{SHAPE_POLICY}.allowedOutsideComputeCluster of this pack's policy config (--policy-pack-config; "
+                f"an oke-rdma stack: set nodePools.<pool>.rdma: false and pass the output of `python -m "
+                f"offline.placement_config --stack <stack>`)")
     return None
 
 
@@ -139,7 +143,9 @@ rdma_shape_in_compute_cluster = ResourceValidationPolicy(
     name=SHAPE_POLICY, description="A node pool or instance with an RDMA-capable shape joins a Compute Cluster.",
     enforcement_level=EnforcementLevel.MANDATORY, severity=Severity.MEDIUM, tags=_TAGS,
     remediation_steps="Set computeClusterId (nodeConfigDetails.computeClusterId for a node pool), or list the "
-                      "resource in allowedOutsideComputeCluster when it is meant to run without RDMA.",
+                      "resource in allowedOutsideComputeCluster when it is meant to run without RDMA (an oke-rdma "
+                      "stack derives the list from its pools with rdma: false: python -m offline.placement_config "
+                      "--stack <stack>; the offline preview uses it when no --policy-config is given).",
     validate=validate_shape_in_compute_cluster,
     config_schema=PolicyConfigSchema(properties={"allowedOutsideComputeCluster": {
         "type": "array", "items": {"type": "string"}, "default": [],

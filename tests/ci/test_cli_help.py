@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ("offline.preview", "offline.changecost", "oke_rdma.docs", "oke_rdma.new_stack", "oke_rdma.usage",
-           "oke_rdma.outputs", "policies.doc", "bench.run")
+           "oke_rdma.outputs", "policies.doc", "bench.run", "offline.placement_config")
 
 
 @pytest.mark.parametrize("module", MODULES)

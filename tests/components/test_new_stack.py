@@ -263,14 +263,30 @@ def test_no_availability_domain_is_one_line_not_a_traceback(tmp_path, ads):
 def test_a_gpu_shape_the_table_does_not_know_needs_its_gpu_count(tmp_path, shape):
     """A GPU shape outside oke_rdma/facts/shapes.py has no known GPU count: the tool asks for --gpus-per-node instead
     of writing a GPU pool whose tenant gets 0 GPUs; given, the count is written and used."""
-    base = ("--region", "us-ashburn-1", "--availability-domains", "Uocm:US-ASHBURN-AD-1", "--shape", shape)
+    base = ("--region", "us-ashburn-1", "--availability-domains", "Uocm:US-ASHBURN-AD-1", "--shape", shape,
+            "--allow-unknown-shape")
     code, path, err = write(tmp_path, *base)
     assert code == 2 and not path.exists()
     assert err.startswith("error: --gpus-per-node (oke-rdma:nodePools.gpu.gpusPerNode): ") and shape in err
     assert len(err.strip().splitlines()) == 1
     code, path, err = write(tmp_path, *base, "--gpus-per-node", "4")
     assert code == 0, err
-    assert load_stack_config(*read_stack_file(path)).node_pools["gpu"].gpus == 4
+    cfg = load_stack_config(*read_stack_file(path))
+    assert cfg.node_pools["gpu"].gpus == 4 and cfg.node_pools["gpu"].allow_unknown_shape
+
+
+@pytest.mark.parametrize("shape, meant", [("BM.GPU.A100.8", "BM.GPU.A100-v2.8 or BM.GPU.B4.8 or BM.GPU4.8"),
+                                          ("BM.GPU.H100.4", "BM.GPU.H100.8"), ("bm.gpu.h200.8", "BM.GPU.H200.8"),
+                                          ("VM.GPU.A10.3", "VM.GPU.A10.2")])
+def test_an_unknown_gpu_shape_is_refused_with_the_shapes_it_likely_means(tmp_path, shape, meant):
+    """A typo in --shape is refused before anything else (even with --gpus-per-node), naming the known shapes of
+    the GPU model it spells; nothing is written."""
+    base = ("--region", "us-ashburn-1", "--availability-domains", "Uocm:US-ASHBURN-AD-1", "--shape", shape)
+    for extra in ((), ("--gpus-per-node", "8")):
+        code, path, err = write(tmp_path, *base, *extra)
+        assert code == 2 and not path.exists()
+        assert err.startswith(f"error: --shape (oke-rdma:nodePools.gpu.shape): {shape} (did you mean {meant}?)")
+        assert "--allow-unknown-shape" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_known_cpu_shape_needs_no_gpu_count(tmp_path):

@@ -151,6 +151,7 @@ CASES: dict[str, Case] = {
     "label-program": _pool("gpu", labels={"okerdma.io/node-pool": "other"}),
     "label-kubelet": _pool("gpu", labels={"node-role.kubernetes.io/worker": ""}),
     "gpus-per-node-known": _pool("gpu", gpusPerNode=16),
+    "gpu-shape-known": _pool("gpu", shape="BM.GPU.A100.8", rdma=False),
     "ocid-region": _set("oke-rdma:computeCluster", "existingId", "ocid1.computecluster.oc1.us-ashburn-1.aaaaaaaabcdefgh"),
     "flex-ocpus": _pool("system", ocpus=2.5),
     "flex-memory": _pool("system", memoryGb=1e308),

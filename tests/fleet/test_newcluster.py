@@ -93,3 +93,18 @@ def test_overlapping_vcns_the_management_cluster_reaches_are_refused_naming_both
         resolve(load_fleet(path))
     [line] = [p for p in e.value.problems if "overlaps" in p]
     assert "gpu-chi-a" in line and "gpu-chi-canary" in line and "oke-rdma:network.vcnCidr" in line
+
+
+def test_new_cluster_lists_the_placeholders_it_wrote_by_key(tmp_path, capsys):
+    """The closing line and the file's header name every placeholder left (values containing 'replacewith') by its
+    key path, and their count matches the list."""
+    from oke_rdma.new_stack import placeholder_keys
+
+    path = fleet_copy(tmp_path)
+    assert main(["new-cluster", "--fleet", str(path), *ARGS]) == 0
+    out = capsys.readouterr().out
+    text = (tmp_path / "stacks" / "Pulumi.gpu-ash-b.yaml").read_text()
+    keys = placeholder_keys(yaml.safe_load(text)["config"])
+    assert keys, text  # the fleet's defaults leave some (the image OCIDs): the listing is not vacuous
+    assert f"replace its {len(keys)} placeholder" in out and all(k in out for k in keys)
+    assert all(f"#   {k}" in text for k in keys)

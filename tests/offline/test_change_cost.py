@@ -72,3 +72,30 @@ def test_a_case_the_model_refuses_for_every_candidate_is_recorded_as_not_derived
     case = changecost.Case("oci:region", "dev", ["nowhere-1"], lambda doc: None)
     result = changecost.evaluate(case, {"dev": {}}, lambda *a, **k: pytest.fail("never previewed"))
     assert result["kind"] == "invalid" and "oci:region" in result["summary"]
+
+
+def test_a_kubernetes_version_case_is_an_upgrade_by_one_minor_never_a_downgrade():
+    """The version keys are previewed at the newest patch of the next minor OKE offers (the pool's from the
+    cluster's version it follows), and listed as an upgrade, not as an everyday change."""
+    from offline.changecost import CATEGORIES, UPGRADE, cases, upgrade_one_minor
+    from oke_rdma.facts.kubernetes import parse_version
+
+    assert upgrade_one_minor("v1.35.2") == ["v1.36.1"]
+    assert upgrade_one_minor("v1.36.1") == [] and upgrade_one_minor(None) == []
+    by_id = {c.id: c for c in cases()}
+    for key in ("cluster.kubernetesVersion", "nodePools.<pool>.kubernetesVersion"):
+        (value,) = by_id[key].value
+        assert parse_version(value)[:2] == (1, 36)
+        assert CATEGORIES[key] == UPGRADE
+
+
+def test_creation_time_keys_are_not_listed_as_everyday_changes():
+    """kmsKeyId, cniType and a public API endpoint are creation-time choices in the day-two table."""
+    from oke_rdma.docs import _day_two_table
+
+    table = _day_two_table()
+    for key in ("cluster.kmsKeyId", "cluster.cniType", "network.apiEndpoint.public"):
+        (row,) = [line for line in table.splitlines() if f"| `{key}` |" in line]
+        assert row.startswith("| a creation-time choice |"), row
+    (row,) = [line for line in table.splitlines() if "| `cluster.kubernetesVersion` |" in line]
+    assert row.startswith("| an upgrade (one minor) |") and "v1.34" not in row

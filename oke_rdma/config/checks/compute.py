@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ...facts.kubernetes import max_skew, skew_problem
 from ...facts.regions import parse_ad
@@ -183,6 +183,32 @@ def _check_local_nvme(at: tuple, pool) -> list[str]:
     return []
 
 
+def is_unknown_gpu_shape(shape: str) -> bool:
+    """A GPU shape name (``.GPU`` in it, any case) that :data:`oke_rdma.facts.shapes.SHAPES` does not hold."""
+    return ".gpu" in shape.lower() and shape not in SHAPES
+
+
+def _check_unknown_gpu_shape(at: tuple[str, ...], pool: Any) -> list[str]:
+    """An unknown GPU shape is refused as a likely typo (with the known shapes of the GPU model it names), unless
+    the pool says it knows better: ``allowUnknownShape`` (an RDMA pool's shape is refused by the RDMA rules, with
+    ``allowUnlistedRdmaShape`` as its override); an
+    ``allowUnknownShape`` on a known shape changes nothing and is refused too."""
+    if pool.allow_unknown_shape and not is_unknown_gpu_shape(pool.shape):
+        return [f"{_key(at + ('allowUnknownShape',))}: has no effect because {pool.shape} is "
+                f"{'a shape oke-rdma knows' if pool.shape in SHAPES else 'not a GPU shape'}; remove it"]
+    if pool.allow_unknown_shape and pool.gpus_per_node is None:
+        return [f"{_key(at + ('gpusPerNode',))}: required with allowUnknownShape: the GPUs per node of {pool.shape} "
+                f"are unknown, and the tenants' GPU quotas and Kueue flavors count them; set it (`oci compute shape "
+                f"list --compartment-id <OCID> --query \"data[?shape=='{pool.shape}'].gpus\"`)"]
+    if not is_unknown_gpu_shape(pool.shape) or pool.allow_unknown_shape or pool.rdma:
+        return []  # an RDMA pool's shape is judged by the RDMA rules (Oracle's list, allowUnlistedRdmaShape)
+    hint = did_you_mean_shape(pool.shape)
+    known = "" if hint else f" (known GPU shapes: {', '.join(sorted(n for n in SHAPES if '.GPU' in n))})"
+    return [f"{_key(at + ('shape',))}: {pool.shape}{hint} is not a GPU shape oke-rdma knows{known}; fix the name "
+            f"(shapes are case-sensitive), or for a real shape newer than oke_rdma/facts/shapes.py set "
+            f"{_key(at + ('allowUnknownShape',))}: true with gpusPerNode"]
+
+
 def check_pools(cfg: StackConfig) -> list[str]:
     """Cluster options and every node pool: names, ADs, Flex sizing, versions, cycling, placement in the Compute
     Cluster (enhanced cluster, bare metal RDMA shape, the Compute Cluster's AD only, no fault domains, not
@@ -225,6 +251,7 @@ def check_pools(cfg: StackConfig) -> list[str]:
                             f"(OCI_VCN_IP_NATIVE), but cluster.cniType is FLANNEL_OVERLAY; remove it")
         problems += _check_cycling(cfg, at, pool)
         problems += _check_labels(at, pool)
+        problems += _check_unknown_gpu_shape(at, pool)
         known = GPUS_PER_SHAPE.get(pool.shape)
         if pool.gpus_per_node is not None and known is not None and pool.gpus_per_node != known:
             problems.append(f"{_key(at + ('gpusPerNode',))}: {pool.shape} has {known} GPUs per node (OCI Compute "
