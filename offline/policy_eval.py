@@ -211,6 +211,9 @@ def evaluate(policies: Sequence[Policy], resources: Sequence[EngineResource], pa
         level = levels[policy.name]
         if level is None or not isinstance(policy, StackValidationPolicy):
             continue
+        # the stack's PolicyResource objects are built once for all stack policies (the servers build fresh ones
+        # per policy from one reading of the request, policies/<pack>/_dispatch.py): a rule that changed them would
+        # make the two differ, which tests/offline/test_policy_conformance.py compares on every stack it has
         stack = _stack_resources(resources, by_urn) if stack is None else stack
         args = StackValidationArgs(stack, wire_configs[policy.name], tags)
         run.call(policy, args, run.reporter(policy, level, "stack", None), "")
