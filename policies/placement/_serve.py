@@ -121,6 +121,14 @@ def _lookup(dotted: str) -> Any:
     return found
 
 
+@functools.lru_cache(maxsize=None)
+def _source_sha256(obj: Any) -> str:
+    """SHA-256 of ``obj``'s source (``inspect.getsource``), once per object and process: the check runs at every
+    ``install`` (the tests install and uninstall per comparison) and tokenizing the sources again cost more than
+    the comparison it guards. Keyed by the object, so a replaced function is read anew."""
+    return hashlib.sha256(inspect.getsource(obj).encode("utf-8")).hexdigest()
+
+
 def internals_problems() -> list[str]:
     """Why the memo cannot be installed on the pulumi-policy in use: one line per difference from the pinned
     version and sources (empty when everything matches)."""
@@ -129,11 +137,11 @@ def internals_problems() -> list[str]:
     problems = [] if VERSION == PINNED_VERSION else [f"pulumi-policy is {VERSION}, not {PINNED_VERSION}"]
     for dotted, digest in PINNED_SOURCES.items():
         try:
-            source = inspect.getsource(_lookup(dotted))
+            found = _source_sha256(_lookup(dotted))
         except (AttributeError, ImportError, OSError, TypeError) as e:
             problems.append(f"pulumi_policy.{dotted} cannot be read ({type(e).__name__}: {e})")
             continue
-        if hashlib.sha256(source.encode("utf-8")).hexdigest() != digest:
+        if found != digest:
             problems.append(f"pulumi_policy.{dotted} differs from {PINNED_VERSION}'s")
     policy = importlib.import_module("pulumi_policy.policy")
     problems += [f"pulumi_policy.policy has no {name}" for name in CONVERSION_NAMES if not hasattr(policy, name)]
