@@ -10,6 +10,8 @@ of them: policy_eval → streaming → analyzer → policy_types, one direction 
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -41,9 +43,18 @@ def pack_version(path: Union[str, Path]) -> str:
 
     meta_path = Path(path) / "PulumiPolicy.yaml"
     try:
-        meta = yaml.safe_load(meta_path.read_text(encoding="utf-8")) or {}
+        return _version_of(meta_path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as e:
         raise PolicyConfigError([f"{meta_path}: not a policy pack ({' '.join(str(e).split())})"]) from None
+
+
+@functools.lru_cache(maxsize=16)
+def _version_of(text: str) -> str:
+    """``version`` of a ``PulumiPolicy.yaml`` text, parsed once per text (a process that previews often, the
+    tests, read the same two files before every preview)."""
+    import yaml
+
+    meta = yaml.safe_load(text) or {}
     return str(meta.get("version", SERVICER_PACK_VERSION)) if isinstance(meta, dict) else SERVICER_PACK_VERSION
 
 

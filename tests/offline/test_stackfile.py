@@ -112,3 +112,22 @@ def test_an_empty_environment_key_is_no_esc_import(tmp_path):
     path = tmp_path / "Pulumi.x.yaml"
     path.write_text("environment:\nconfig:\n  a: b\n")
     assert read_stack_file(path)[0] == {"oke-rdma:a": "b"}
+
+
+def test_a_stack_file_read_again_gives_fresh_copies_and_follows_its_text(tmp_path):
+    """Reading the same text twice gives equal results that the caller may change without touching the next read;
+    a file whose text changed (same size, same instant) is read anew; a bad file still fails every time."""
+    from offline.stackfile import StackFileError, read_stack_file
+
+    path = tmp_path / "Pulumi.x.yaml"
+    path.write_text("config:\n  oke-rdma:namePrefix: abc\n")
+    first = read_stack_file(path)
+    first[0]["oke-rdma:namePrefix"] = "changed"
+    first[1].append("oke-rdma:namePrefix")
+    assert read_stack_file(path) == ({"oke-rdma:namePrefix": "abc"}, [])
+    path.write_text("config:\n  oke-rdma:namePrefix: xyz\n")
+    assert read_stack_file(path) == ({"oke-rdma:namePrefix": "xyz"}, [])
+    path.write_text("config:\n  a: [1\n")
+    for _ in range(2):
+        with pytest.raises(StackFileError, match=r"Pulumi.x.yaml:\d+:\d+: not valid YAML"):
+            read_stack_file(path)
