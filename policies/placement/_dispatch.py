@@ -121,8 +121,8 @@ def stack_records(servicer: Any, request: Any) -> tuple[list[tuple], list[tuple]
 
 
 def policy_resources(records: tuple[list[tuple], list[tuple]]) -> list:
-    """One stack policy's ``PolicyResource`` objects, fresh as pulumi-policy makes them for each policy (its own
-    objects, lists and maps, linked to each other as it links them), from :func:`stack_records`."""
+    """The stack's ``PolicyResource`` objects as pulumi-policy makes them (its own objects, lists and maps, linked to
+    each other as it links them), from :func:`stack_records`."""
     PolicyResource = importlib.import_module("pulumi_policy.policy").PolicyResource  # noqa: N806 - the class
     made, links = records
     resources = [PolicyResource(t, props, urn, name, opts, provider, None, [], {})
@@ -139,16 +139,20 @@ def policy_resources(records: tuple[list[tuple], list[tuple]]) -> list:
 
 def analyze_stack(self: Any, request: Any, _context: Any) -> Any:
     """pulumi-policy 1.21.0's ``_PolicyAnalyzerServicer.AnalyzeStack`` (pinned by the hash of its source) with the
-    resources read from the request once per call (:func:`stack_records`, at the first stack policy that runs, where
-    it read them first) instead of once per stack policy; each policy still gets its own ``PolicyResource`` objects
-    (:func:`policy_resources`). Everything else is its loop as written: levels, the ``report_violation`` closure,
-    config, the call, and the "can't run" and not-applicable answers."""
+    resources read from the request and made into ``PolicyResource`` objects once per call (:func:`stack_records`,
+    :func:`policy_resources`, at the first stack policy that runs, where it read them first) instead of once per
+    stack policy. The policies share those objects; each gets its own list of them (a rule may reorder or filter
+    its ``args.resources``). No rule writes to a resource it is handed, except the packs' namespace wrapper
+    (``_provider_namespace.namespace_aware``), whose write gives every policy the same props whether it is the
+    first to make it or not; ``tests/policies/test_pack_serving.py`` checks that every object is as made after
+    every policy ran. Everything else is its loop as written: levels, the ``report_violation`` closure, config,
+    the call, and the "can't run" and not-applicable answers."""
     policy_module = importlib.import_module("pulumi_policy.policy")
     proto, level = policy_module.proto, policy_module.EnforcementLevel
     self._configure_runtime_settings()
     response = proto.AnalyzeResponse()
     fields = self.__dict__
-    records = None
+    records, resources = None, []
     for policy in fields[POLICIES_FIELD]:
         enforcement_level = self._get_enforcement_level(policy)
         if enforcement_level == level.DISABLED or not isinstance(policy, policy_module.StackValidationPolicy):
@@ -159,9 +163,9 @@ def analyze_stack(self: Any, request: Any, _context: Any) -> Any:
                                                          enforcement_level, policy.severity)
         if records is None:
             records = stack_records(self, request)
-        resources = policy_resources(records)
+            resources = policy_resources(records)
         config = self._get_policy_config(policy.name)
-        args = policy_module.StackValidationArgs(resources, config, fields[_STACK_TAGS])
+        args = policy_module.StackValidationArgs(list(resources), config, fields[_STACK_TAGS])
         try:
             result = policy.validate(args, report_violation)
             if policy_module.isawaitable(result):

@@ -48,6 +48,12 @@ CLUSTER_SCOPED = frozenset({
 })
 
 
+#: Where a stack resource keeps the props this wrapper gave it: a server that hands every stack policy the same
+#: ``PolicyResource`` objects (``_dispatch.analyze_stack``) rewrites each object's props once per call, not once per
+#: policy (the rewrite of rewritten props is the same props). Objects made fresh for each policy never carry it.
+NAMESPACED = "_oke_rdma_namespaced_props"
+
+
 def provider_namespace(provider: Any) -> Any:
     """The default namespace of a Kubernetes provider resource: a string, :data:`UNKNOWN`, or None (none set, or
     not a Kubernetes provider)."""
@@ -115,7 +121,9 @@ def namespace_aware(policy: Any) -> Any:
         @functools.wraps(validate)
         def stack_validate(args, report_violation):
             for r in args.resources:
-                r.props = with_provider_namespace(r.resource_type, r.props, r.provider)
+                fields = vars(r)
+                if fields.get(NAMESPACED) is not r.props:  # not yet done for these props (see NAMESPACED)
+                    r.props = fields[NAMESPACED] = with_provider_namespace(r.resource_type, r.props, r.provider)
             return validate(args, report_violation)
         policy.validate = stack_validate
     return policy

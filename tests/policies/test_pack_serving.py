@@ -4,11 +4,13 @@ the number of policies, ``Analyze`` calls only the resource policies whose decla
 pulumi-policy's own loop over every policy (dev and prod stacks and first previews here; every red-team program and
 its safe control in tests/offline/test_policy_conformance.py, which runs those programs once for both of its checks),
 and those of the packs with every declaration removed (no rule reports on, or fails for, a type outside its
-declaration); no rule writes to the props it is handed (the policies share them), and the memo relies on
+declaration); no rule writes to the props it is handed (the policies share them) nor changes a resource of the
+stack (the stack policies share those objects), and the memo relies on
 pulumi-policy internals only at the pinned version and sources: a new pulumi-policy fails here and leaves the packs
 served as pulumi-policy serves them, never wrong."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib
 import re
@@ -26,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKS = [importlib.import_module(f"policies.{d.name}.pack") for d in PACK_DIRS]
 serve = importlib.import_module(f"policies.{SOURCE_PACK.name}._serve")
 dispatch = importlib.import_module(f"policies.{SOURCE_PACK.name}._dispatch")
+DISPATCHES = [importlib.import_module(f"policies.{d.name}._dispatch") for d in PACK_DIRS]
+NAMESPACED = importlib.import_module(f"policies.{SOURCE_PACK.name}._provider_namespace").NAMESPACED
 
 
 def _servicer(pack, policies=None):
@@ -77,6 +81,42 @@ def props_refuse_writes(monkeypatch):
 
 
 
+def _state(resource) -> tuple:
+    """What a stack policy could change on a shared ``PolicyResource``: its fields (by identity) and its links."""
+    fields = {k: v for k, v in vars(resource).items() if k not in ("props", NAMESPACED)}
+    return ({k: id(v) for k, v in fields.items()}, [id(d) for d in resource.dependencies],
+            {k: [id(d) for d in v] for k, v in resource.property_dependencies.items()}, id(resource.parent))
+
+
+@contextlib.contextmanager
+def _shared_resources_kept():
+    """While entered, every ``PolicyResource`` list the packs' ``AnalyzeStack`` shares among its stack policies
+    (``_dispatch.policy_resources``) is recorded as made; on exit each object must be as made — no field set or
+    replaced, no link added, removed or reordered — and its props either as made or the namespace wrapper's
+    rewrite of them (``_provider_namespace.NAMESPACED``), so no policy saw what another one changed."""
+    made: list[tuple] = []
+    originals = [m.policy_resources for m in DISPATCHES]
+
+    def recording(original):
+        def policy_resources(records):
+            resources = original(records)
+            made.extend((r, r.props, _state(r)) for r in resources)
+            return resources
+        return policy_resources
+
+    for module, original in zip(DISPATCHES, originals):
+        module.policy_resources = recording(original)
+    try:
+        yield
+    finally:
+        for module, original in zip(DISPATCHES, originals):
+            module.policy_resources = original
+    for resource, props, state in made:
+        assert _state(resource) == state, f"a stack policy changed the shared resource {resource.urn}"
+        assert resource.props is props or vars(resource).get(NAMESPACED) is resource.props, (
+            f"a stack policy replaced the props of the shared resource {resource.urn}")
+
+
 def _same_answers(resources) -> list[bytes]:
     """The answers of pulumi-policy's own loop, then served as the packs serve (memo, dispatch by declared type,
     ``AnalyzeStack`` reading the request once; props refusing writes); asserts they are equal byte for byte. Then
@@ -85,7 +125,8 @@ def _same_answers(resources) -> list[bytes]:
     plain = _answers(resources)
     assert serve.install()
     try:
-        served = _answers(resources)
+        with _shared_resources_kept():
+            served = _answers(resources)
     finally:
         serve.uninstall()
     assert served == plain
@@ -206,3 +247,29 @@ def test_plain_copies_what_it_reads_behind_the_proxy():
     copy["spec"]["containers"][0]["image"] = "changed"
     copy["spec"]["containers"].append({})
     assert shared == {"spec": {"containers": [{"name": "c", "image": "x"}]}}
+
+
+@pytest.mark.parametrize("change", ["link", "field"])
+def test_a_stack_policy_that_changes_a_shared_resource_is_caught(change, dev_run):
+    """The check behind the byte-for-byte comparisons fails when a stack policy changes one of the resources the
+    stack policies share (a dependency removed, a field set), so a rule that starts doing it cannot pass."""
+    from pulumi_policy import EnforcementLevel, StackValidationPolicy
+
+    def meddle(args, report_violation):
+        target = next(r for r in args.resources if r.dependencies)
+        if change == "link":
+            target.dependencies.pop()
+        else:
+            target.name = "renamed"
+
+    resources = dev_run.analyzed_resources()
+    servicer = _servicer(PACKS[0], [*PACKS[0].POLICIES, StackValidationPolicy(
+        name="meddler", description="changes a resource it is handed", enforcement_level=EnforcementLevel.ADVISORY,
+        validate=meddle)])
+    assert serve.install()
+    try:
+        with pytest.raises(AssertionError, match="changed the shared resource"):
+            with _shared_resources_kept():
+                servicer.AnalyzeStack(stack_request(resources, {r.urn: r for r in resources}), None)
+    finally:
+        serve.uninstall()
