@@ -48,6 +48,26 @@ def test_time_sliced_pool_for_a_shared_tenant():
     assert set(flavor_quotas(cfg, "analytics")) == {"gpu", "shared"}
 
 
+def test_each_tenants_pools_follow_isolation_and_the_dedicated_tenants_lists():
+    """A dedicated tenant listing pools gets those; another dedicated tenant without a list gets every RDMA pool no
+    other dedicated tenant lists; a shared tenant the shared pools first, then the RDMA pools not listed by others;
+    the answers are the same asked tenant by tenant, again, and for a second config of the same stack."""
+    from oke_rdma.config.checks.fleet import tenants_pools
+
+    gpu = load_dev_config().node_pools["gpu"].model_dump(by_alias=True, exclude_none=True)
+    pools = {**shared_pool(mode="timeSlicing", replicas=2), "gpu-b": gpu, "gpu-c": gpu}
+    tenants = {"research": {"nodePools": ["gpu-b"]}, "analytics": {"isolation": "shared"},
+               "vision": {"quota": {"gpu": 0, "cpu": 1, "memoryGb": 1}}}
+    cfg = load_dev_config(nodePools=pools, tenants=tenants)
+    expected = {"research": ["gpu-b"], "analytics": ["shared", "gpu", "gpu-c"], "vision": ["gpu", "gpu-c"]}
+    assert {t: tenant_pools(cfg, t) for t in expected} == expected
+    assert {t: tenants_pools(cfg)[t] for t in expected} == expected
+    again = load_dev_config(nodePools=pools, tenants={**tenants, "research": {"nodePools": ["gpu-c"]}})
+    assert tenant_pools(again, "vision") == ["gpu", "gpu-b"] and tenant_pools(cfg, "vision") == ["gpu", "gpu-c"]
+    with pytest.raises(KeyError):
+        tenant_pools(cfg, "nobody")
+
+
 @pytest.mark.parametrize("shape,profile,per_gpu", [
     ("BM.GPU.H100.8", "1g.10gb", 7), ("BM.GPU.H100.8", "3g.40gb", 2), ("BM.GPU.A100-v2.8", "1g.20gb", 4),
     ("BM.GPU4.8", "1g.5gb", 7), ("BM.GPU.H200.8", "7g.141gb", 1)])

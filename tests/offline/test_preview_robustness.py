@@ -232,6 +232,21 @@ def test_mask_hides_the_placeholder_inside_text_and_keeps_real_secrets_quiet():
     assert preview.mask(run.outputs) == {"wrapped": "[secret]", "plain": {"label": "[secret]"}}
 
 
+def test_a_placeholder_deep_in_a_resources_inputs_is_found_and_a_wrapped_one_is_not():
+    """secret_leaks names the path of a secure: value inside a resource's inputs (nested in maps and lists, inside
+    longer text, under a key JSON would escape), and not one the program wrapped as a Pulumi secret or a resource
+    without it."""
+    def program():
+        pulumi.CustomResource("test:index:Thing", "leaky", {"spec": {"items": [{"x": 1}, {"note": f"a\"b {SECRET_PLACEHOLDER}"}],
+                                                                     "ünï\n": "plain"}})
+        pulumi.CustomResource("test:index:Thing", "wrapped", {"token": pulumi.Output.secret(SECRET_PLACEHOLDER)})
+        pulumi.CustomResource("test:index:Thing", "clean", {"spec": {"note": "offline-placeholder"}})
+
+    run = run_program({"oci:region": "sa-saopaulo-1"}, [], "dev", program=program)
+    assert preview.secret_leaks(run) == ["test:index:Thing leaky: spec.items[1].note"]
+    assert json.dumps(SECRET_PLACEHOLDER, ensure_ascii=False) == f'"{SECRET_PLACEHOLDER}"'  # JSON writes it as is
+
+
 def test_dev_stack_has_no_secret_leak_warning():
     out = preview_process("--stack", "dev")
     assert out.returncode == 0 and "warning: a secure:" not in out.stderr

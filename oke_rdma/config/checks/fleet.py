@@ -93,14 +93,43 @@ def tenant_pools(cfg: StackConfig, tenant: str) -> list[str]:
     """The pools tenant ``tenant``'s Kueue flavors cover, in the order its quota fills them: for a ``shared`` tenant
     the shared pools first, then the RDMA pools; for a ``dedicated`` tenant the RDMA pools only (never a shared
     pool). With ``tenants.<t>.nodePools`` only the pools listed there; without it, every such pool that no other
-    ``dedicated`` tenant lists in its ``nodePools`` (those are that tenant's alone)."""
-    t = cfg.tenants[tenant]
-    eligible = shared_pools(cfg) + list(cfg.rdma_pools) if t.isolation == "shared" else list(cfg.rdma_pools)
-    if t.node_pools is not None:
-        return [p for p in eligible if p in t.node_pools]
-    claimed = {p for name, other in cfg.tenants.items() if name != tenant and other.isolation == "dedicated"
-               for p in other.node_pools or ()}
-    return [p for p in eligible if p not in claimed]
+    ``dedicated`` tenant lists in its ``nodePools`` (those are that tenant's alone).
+
+    :raises KeyError: ``tenant`` is not a tenant of ``cfg``."""
+    return list(tenants_pools(cfg)[tenant])
+
+
+#: The last configs' :func:`tenants_pools` by ``id``, each kept with its config (so its ``id`` is not reused while
+#: it is here; the config model is frozen, so the answer cannot go stale).
+_TENANTS_POOLS: dict[int, tuple[StackConfig, dict[str, list[str]]]] = {}
+_TENANTS_POOLS_KEPT = 4
+
+
+def tenants_pools(cfg: StackConfig) -> dict[str, list[str]]:
+    """:func:`tenant_pools` of every tenant, tenant → pools, computed once per config in one pass over the tenants
+    (asked for each tenant on its own, the other dedicated tenants' lists made it quadratic in tenants: 40 000 steps
+    per question on a 200-tenant stack, and the program asks for every tenant several times). Do not change the
+    lists returned."""
+    kept = _TENANTS_POOLS.get(id(cfg))
+    if kept is not None and kept[0] is cfg:
+        return kept[1]
+    rdma, shared = list(cfg.rdma_pools), shared_pools(cfg)
+    listed_by: dict[str, set[str]] = {}  # pool → the dedicated tenants whose nodePools list it
+    for name, other in cfg.tenants.items():
+        if other.isolation == "dedicated":
+            for pool in other.node_pools or ():
+                listed_by.setdefault(pool, set()).add(name)
+    found: dict[str, list[str]] = {}
+    for name, t in cfg.tenants.items():
+        eligible = shared + rdma if t.isolation == "shared" else rdma
+        if t.node_pools is not None:
+            found[name] = [p for p in eligible if p in t.node_pools]
+        else:
+            found[name] = [p for p in eligible if not listed_by.get(p, set()) - {name}]
+    if len(_TENANTS_POOLS) >= _TENANTS_POOLS_KEPT:
+        _TENANTS_POOLS.pop(next(iter(_TENANTS_POOLS)))
+    _TENANTS_POOLS[id(cfg)] = (cfg, found)
+    return found
 
 
 def check_tenant_pools(cfg: StackConfig) -> list[str]:
