@@ -225,8 +225,9 @@ class AnalyzerProcess:
                 usage = prestart.reap(self.process, timeout=None)
             if usage is not None:
                 timings.server_usage(self.pack_dir.name, usage)
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
         self._stderr.close()
 
 

@@ -59,12 +59,21 @@ def pack_python(pack_dir: Path) -> str:
     return str(venv) if venv.is_file() else sys.executable
 
 
+#: In a server's environment: end when standard input ends (the packs' ``_serve.exit_with_stdin``).
+EXIT_WITH_STDIN = {"OKE_RDMA_EXIT_WITH_STDIN": "1"}
+
+
 def popen(pack_dir: Path, engine_address: str, env: Optional[dict[str, str]] = None):
-    """``python -u -m pulumi.policy <engine address> .`` in ``pack_dir``: (process, stderr file)."""
+    """``python -u -m pulumi.policy <engine address> .`` in ``pack_dir``: (process, stderr file).
+
+    Its standard input is a pipe whose writing end only this process holds (``close_fds``), and
+    :data:`EXIT_WITH_STDIN` asks the packs of this repository to end when it closes: when this process ends in any
+    way, on any thread. ``PR_SET_PDEATHSIG`` (:func:`_die_with_parent`) covers any other pack started by the
+    command-line preview."""
     stderr = tempfile.TemporaryFile()
     process = subprocess.Popen([pack_python(pack_dir), "-u", "-m", "pulumi.policy", engine_address, "."],
-                               cwd=pack_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
-                               env={**os.environ, **(env or {})}, preexec_fn=_die_with_parent())
+                               cwd=pack_dir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                               env={**os.environ, **EXIT_WITH_STDIN, **(env or {})}, preexec_fn=_die_with_parent())
     lower_priority(process.pid)
     return process, stderr
 
@@ -133,6 +142,9 @@ def claim(dirs: Sequence[Path]) -> Optional[tuple[str, list]]:
     for process, stderr in spawned[2]:
         process.kill()
         process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
         stderr.close()
     return None
 

@@ -104,6 +104,9 @@ PER_REQUEST_METHODS = ("_get_resource_options", "_get_provider_resource")
 DISABLE_ENV = "OKE_RDMA_PACK_MEMO"
 #: Set to ``0`` in the server's environment to keep the memo but call every resource policy for every resource.
 DISPATCH_ENV = "OKE_RDMA_PACK_DISPATCH"
+#: Set to ``1`` by the offline preview when it starts a server (``offline/prestart.py``): the server then ends when
+#: its standard input reaches end of file, which happens when the process that started it ends in any way.
+EXIT_WITH_STDIN_ENV = "OKE_RDMA_EXIT_WITH_STDIN"
 
 _local = threading.local()
 #: One memo per wrapped callable: MessageToDict, deserialize_properties, unknown_checking_proxy, then the
@@ -263,10 +266,35 @@ def freeze_imports() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def exit_with_stdin() -> bool:
+    """With ``OKE_RDMA_EXIT_WITH_STDIN=1``: a daemon thread reads standard input until end of file, then ends the
+    process (``os._exit(0)``). The offline preview starts its servers with a pipe as their standard input whose
+    writing end only it holds, and the kernel closes that end when the preview's process ends — by ``os._exit``, a
+    signal or SIGKILL too, on any thread — so no server outlives it, where ``atexit`` and ``PR_SET_PDEATHSIG`` (tied
+    to the thread that spawned the child) do not cover every way a test process or script ends. Anything read is
+    ignored. Returns whether the thread was started; without the variable (the Pulumi CLI) nothing changes."""
+    if os.environ.get(EXIT_WITH_STDIN_ENV) != "1":
+        return False
+
+    def watch() -> None:
+        try:
+            while os.read(0, 65536):
+                pass
+        except OSError:  # no standard input at all: the same as its end
+            pass
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-stdin", daemon=True).start()
+    return True
+
+
 def serve(name: str, policies: list, enforcement_level: Any, description: str) -> None:
     """Start the pack's analyzer server (``pulumi_policy.PolicyPack``: serves, prints its port, blocks) with the
-    conversion memoized (unless ``OKE_RDMA_PACK_MEMO=0``) and the imports frozen."""
+    conversion memoized (unless ``OKE_RDMA_PACK_MEMO=0``) and the imports frozen; with ``OKE_RDMA_EXIT_WITH_STDIN=1``
+    it ends when its standard input does (:func:`exit_with_stdin`)."""
     from pulumi_policy import PolicyPack
+
+    exit_with_stdin()
 
     if os.environ.get(DISABLE_ENV, "1") != "0":
         install(dispatch=os.environ.get(DISPATCH_ENV, "1") != "0")

@@ -271,6 +271,42 @@ def test_no_server_outlives_a_preview_whose_program_calls_os_exit(tmp_path):
     assert _processes_marked(marker) == []
 
 
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("ending", ["os._exit", "SIGKILL"])
+def test_no_pack_server_outlives_a_process_that_started_it_after_loading_grpc(tmp_path, ending):
+    """A process that previews many times (the tests, a script) starts the packs' servers with gRPC loaded, where
+    PR_SET_PDEATHSIG cannot be used; ended without atexit (os._exit) or killed, its servers still stop: they end
+    when their standard input, a pipe only it held, closes."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    marker = f"OKE_RDMA_ANALYZER_TEST={uuid.uuid4()}"
+    script = tmp_path / "starts.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import grpc  # loaded before the servers start, as in a test process
+        from offline.analyzer import start_analyzers
+        analyzers = start_analyzers({[str(d) for d in prestart.DEFAULT_PACKS]!r})
+        for process in analyzers.processes:
+            process.stub()  # both servers are up and serving
+        print("up", flush=True)
+        if {ending!r} == "SIGKILL":
+            os.kill(os.getpid(), signal.SIGKILL)
+        os._exit(0)
+    """))
+    done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, marker.split("=")[0]: marker.split("=")[1]})
+    assert "up" in done.stdout, done.stderr
+    deadline = time.monotonic() + 20
+    while _processes_marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_marked(marker) == []
+
+
 @pytest.mark.parametrize("yaml_text, main_py, expected", [
     ("runtime: nodejs\n", True, "PulumiPolicy.yaml runtime is 'nodejs'; the offline preview runs Python packs only"),
     ("runtime:\n  name: python\n", False, "has no __main__.py (what `python -m pulumi.policy` runs in a Python pack)"),
