@@ -345,6 +345,15 @@ def standard_pods(group: str, kind: str, spec: Any) -> Optional[Found]:
     return None
 
 
+def object_namespace(props: Any) -> Any:
+    """The namespace a namespaced object's ``metadata.namespace`` puts it in: the text, ``default`` when absent or
+    empty, :data:`UNKNOWN` when it (or ``metadata``) is unknown or not text (nothing can be concluded from it)."""
+    found = at(props, ("metadata", "namespace"))
+    if found is None or found == "":
+        return "default"
+    return found if isinstance(found, str) else UNKNOWN
+
+
 def operator_pod_specs(group: str, kind: str, props: Any, recurse: Recurse) -> Optional[Found]:
     """The pod specs of a custom resource of a known operator (``group``/``kind``, a ``*Patch`` read as its kind);
     None when ``group`` is not one this module reads (the caller falls back to its generic scan). A kind of one of
@@ -365,7 +374,7 @@ def operator_pod_specs(group: str, kind: str, props: Any, recurse: Recurse) -> O
         return []
     if group == KSERVE and base in ("LLMInferenceService", "LLMInferenceServiceConfig"):
         return None  # inline PodSpecs with containers (template, worker, prefill): read by the generic scan
-    namespace = None if (group, base) in CLUSTER_SCOPED else at(props, ("metadata", "namespace")) or "default"
+    namespace = None if (group, base) in CLUSTER_SCOPED else object_namespace(props)
     ctx = Context(group, namespace, recurse)
     readers = {ARGO: lambda: argo_pods(base, spec, ctx), SPARK: lambda: spark_pods(base, spec),
                TEKTON: lambda: tekton_pods(base, spec, ctx), KSERVE: lambda: kserve_pods(base, spec),

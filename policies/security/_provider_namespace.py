@@ -134,4 +134,5 @@ def namespace_of(props: Any, provider: Optional[Any] = None) -> Any:
     found = read(props, "metadata", "namespace")
     if found is not None:
         return found
-    return provider_namespace(provider) or "default"
+    from_provider = provider_namespace(provider)
+    return "default" if from_provider is None else from_provider  # a string, or UNKNOWN (never truth-tested)

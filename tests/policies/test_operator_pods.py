@@ -462,7 +462,7 @@ SHAPE_KEYS = ["spec", "templates", "container", "script", "containerSet", "conta
 def test_operator_readers_report_or_pass_on_any_shape():
     """Whatever shape a program passes (strings for maps, lists of lists, parameters, unknowns), the operator
     readers and the rules never raise."""
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, example, given, settings
     from hypothesis import strategies as st
 
     from policies.security.kubernetes import pod_privileges
@@ -477,6 +477,9 @@ def test_operator_readers_report_or_pass_on_any_shape():
 
     @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.sampled_from(OPERATOR_TYPES), st.dictionaries(st.sampled_from(SHAPE_KEYS), values, max_size=4))
+    @example(WF + "AnalysisTemplate", {"metadata": U})  # an unknown metadata: the namespace is unknown
+    @example(WF + "AnalysisTemplate", {"metadata": {"namespace": 3}})
+    @example(WF + "Workflow", {"metadata": {"namespace": UNKNOWN}})
     def check(type_, props):
         for _, spec in pod_specs(type_, props):
             pod_privileges(spec)

@@ -33,3 +33,13 @@ def test_named_namespaces_cluster_scoped_kinds_and_providers_without_one_are_lef
     assert with_provider_namespace(ROLE, cluster, _provider()) is cluster
     assert with_provider_namespace(ROLE, cluster, _provider("x", "pulumi:providers:oci")) is cluster
     assert namespace_of(cluster, _provider()) == "default" and namespace_of(cluster) == "default"
+
+
+def test_an_unknown_provider_namespace_is_the_objects_namespace_and_never_truth_tested():
+    """A provider whose namespace is unknown on a first preview puts an object naming none in an unknown namespace:
+    namespace_of answers UNKNOWN (rules fail closed on it) instead of raising."""
+    from policies.security._rules import UNKNOWN
+    from tests.policies.test_policies import U
+
+    assert namespace_of({"metadata": {"name": "r"}}, _provider(U)) is UNKNOWN
+    assert namespace_of({"metadata": {"name": "r", "namespace": "apps"}}, _provider(U)) == "apps"
