@@ -23,13 +23,8 @@ or a property the other rules do not read.
   may not set one either. OKE docs "Connecting to Managed Nodes Using SSH".
 * **A boot script that opens the node**: user data of node pools, instances and instance configurations is judged by
   ``node-cloud-init-keeps-node-closed`` (``node_boot``).
-* **An outside issuer with the cluster's names** (``cluster-oidc-prefixed``): a cluster's OIDC token authentication
-  without ``usernamePrefix``/``groupsPrefix`` (or with a ``system:`` prefix) lets whoever runs the issuer name any
-  user or group, ``system:masters`` included. Kubernetes docs "Authenticating" (``--oidc-groups-prefix``); OKE docs
-  "Authenticating Cluster Users using an External OIDC Identity Provider".
-* **The cluster's tokens trusted elsewhere** (``cluster-oidc-discovery-off``, advisory): a public OIDC discovery
-  document lets outside clouds trust every pod's projected token; a platform may want it (``oke-rdma:cluster.
-  openIdConnectDiscovery``), so it is a note, not a refusal. OKE docs "OpenID Connect Discovery".
+* **The cluster's own options** (OIDC sign-in, its discovery document, the legacy add-ons) are judged in
+  ``cluster_auth``.
 
 Unknown values: a route target or VNIC subnet that is unknown and has no property dependency to judge fails closed;
 an unknown ``sourceSnapshotId`` is treated as set (``is_set``): a clone the preview cannot read is refused.
@@ -43,10 +38,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._gate import examines
-    from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+    from ._rules import NODE_POOL, UNKNOWN, elements, is_set, read
 else:  # run by the Pulumi CLI from inside policies/security/
     from _gate import examines
-    from _rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+    from _rules import NODE_POOL, UNKNOWN, elements, is_set, read
 
 ROUTE_TABLES = ("oci:Core/routeTable:RouteTable", "oci:Core/defaultRouteTable:DefaultRouteTable")
 PRIVATE_IP = "oci:Core/privateIp:PrivateIp"
@@ -139,40 +134,6 @@ def validate_node_pool_no_ssh_key(args: ResourceValidationArgs, report_violation
                          "procedure outside the stack.", None)
 
 
-def oidc_problem(props: Any) -> Optional[str]:
-    """Why a cluster's OIDC token authentication lets the issuer name any user or group, or None."""
-    cfg = read(props, "options", "openIdConnectTokenAuthenticationConfig")
-    enabled = read(cfg, "isOpenIdConnectAuthEnabled")
-    if cfg is None or enabled is False or enabled is None:
-        return None
-    for key in ("usernamePrefix", "groupsPrefix"):
-        value = read(cfg, key)
-        if value is UNKNOWN:
-            return f"{key} is unknown during preview"
-        if not isinstance(value, str) or not value.strip() or value.strip() == "-":
-            return f"has no {key}, so the issuer's tokens may name any {key[:-6]} (system:masters included)"
-        if value.lower().startswith(("system:", "ocid1.")):
-            return f"{key} {value!r} puts the issuer's names among Kubernetes' own (system:) or OCI's (ocid1.)"
-    return None
-
-
-def validate_cluster_oidc_prefixed(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``cluster-oidc-prefixed`` (see the module docstring)."""
-    if args.resource_type == CLUSTER and (why := oidc_problem(args.props)) is not None:
-        report_violation(f"Cluster '{args.name}' OIDC token authentication {why}. Set usernamePrefix and "
-                         "groupsPrefix (e.g. 'oidc:') so the issuer's users and groups never match RBAC subjects "
-                         "of the cluster itself.", None)
-
-
-def validate_cluster_oidc_discovery_off(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``cluster-oidc-discovery-off`` (advisory; see the module docstring)."""
-    if args.resource_type == CLUSTER and read(args.props, "options", "openIdConnectDiscovery",
-                                              "isOpenIdConnectDiscoveryEnabled") is True:
-        report_violation(f"Cluster '{args.name}' publishes its OIDC discovery document: outside services can be "
-                         "set to trust every pod's ServiceAccount token. Keep it only if a reviewed federation "
-                         "needs it.", None)
-
-
 def _resource(name: str, description: str, validate: Any, remediation: str, tags: list[str],
               level: EnforcementLevel = EnforcementLevel.MANDATORY, severity: Severity = Severity.HIGH):
     """A resource policy examining the resource types :data:`_EXAMINES` lists for it (_gate.py)."""
@@ -182,9 +143,7 @@ def _resource(name: str, description: str, validate: Any, remediation: str, tags
 
 
 #: The resource types each resource rule here examines (it returns at once for any other).
-_EXAMINES = {"fs-not-cloned": (FILE_SYSTEM,), "quota-only-lowers": (QUOTA,), "node-pool-no-ssh-key": (NODE_POOL,),
-             "cluster-oidc-prefixed": (CLUSTER,),
-             "cluster-oidc-discovery-off": (CLUSTER,)}
+_EXAMINES = {"fs-not-cloned": (FILE_SYSTEM,), "quota-only-lowers": (QUOTA,), "node-pool-no-ssh-key": (NODE_POOL,)}
 
 
 route_no_private_ip_hop = StackValidationPolicy(
@@ -208,13 +167,6 @@ POLICIES = [
     _resource("node-pool-no-ssh-key", "A node pool installs no SSH key on its nodes.", validate_node_pool_no_ssh_key,
               "Remove sshPublicKey. Source: OKE docs \"Connecting to Managed Nodes Using SSH\".", ["node-access"],
               severity=Severity.CRITICAL),
-    _resource("cluster-oidc-prefixed", "A cluster's OIDC token authentication prefixes the issuer's user and group "
-              "names.", validate_cluster_oidc_prefixed, "Set usernamePrefix and groupsPrefix (not system:). Source: "
-              "Kubernetes docs \"Authenticating\".", ["identity", "oke"], severity=Severity.CRITICAL),
-    _resource("cluster-oidc-discovery-off", "A cluster does not publish its OIDC discovery document.",
-              validate_cluster_oidc_discovery_off, "Turn openIdConnectDiscovery off unless a reviewed federation "
-              "needs it. Source: OKE docs \"OpenID Connect Discovery\".", ["identity", "oke"],
-              level=EnforcementLevel.ADVISORY, severity=Severity.LOW),
 ]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
@@ -224,6 +176,4 @@ UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "fs-not-cloned": "fails closed: an unknown sourceSnapshotId counts as set",
     "quota-only-lowers": "fails closed: an unknown statement is a violation",
     "node-pool-no-ssh-key": "fails closed: an unknown sshPublicKey counts as set",
-    "cluster-oidc-prefixed": "fails closed: an unknown prefix is a violation",
-    "cluster-oidc-discovery-off": "reads only inputs known at preview: an unknown flag is not reported (advisory)",
 }

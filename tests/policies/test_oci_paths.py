@@ -1,7 +1,6 @@
 """OCI paths around the exposure, data and node rules: a route through a private IP, a secondary VNIC in a subnet
-the stack does not create, a file-system clone, a quota unset, a node pool's SSH key, and a cluster's OIDC
-authentication without prefixes are refused; gateways, stack subnets, empty file systems, zero/set quotas and
-prefixed OIDC pass. A public OIDC discovery document is advisory."""
+the stack does not create, a file-system clone, a quota unset and a node pool's SSH key are refused; gateways, stack
+subnets, empty file systems and zero/set quotas pass."""
 from __future__ import annotations
 
 import math
@@ -63,31 +62,6 @@ def test_a_node_pool_ssh_key_is_refused():
     assert call_resource_rule(oci_paths.validate_node_pool_no_ssh_key, oci_paths.NODE_POOL,
                               {"sshPublicKey": "ssh-ed25519 AAAA k"})
     assert call_resource_rule(oci_paths.validate_node_pool_no_ssh_key, oci_paths.NODE_POOL, {"name": "p"}) == []
-
-
-def _oidc(**cfg):
-    return {"options": {"openIdConnectTokenAuthenticationConfig": {"isOpenIdConnectAuthEnabled": True,
-                                                                   "issuerUrl": "https://idp", **cfg}}}
-
-
-@pytest.mark.parametrize("cfg, refused", [
-    ({}, True), ({"usernamePrefix": "oidc:", "groupsPrefix": ""}, True),
-    ({"usernamePrefix": "oidc:", "groupsPrefix": "system:"}, True),
-    ({"usernamePrefix": "ocid1.x", "groupsPrefix": "g:"}, True),
-    ({"usernamePrefix": U, "groupsPrefix": "g:"}, True),
-    ({"usernamePrefix": "oidc:", "groupsPrefix": "oidc:"}, False),
-])
-def test_cluster_oidc_needs_both_prefixes_outside_system(cfg, refused):
-    found = call_resource_rule(oci_paths.validate_cluster_oidc_prefixed, oci_paths.CLUSTER, _oidc(**cfg))
-    assert bool(found) is refused
-
-
-def test_a_public_oidc_discovery_document_is_an_advisory_note():
-    on = {"options": {"openIdConnectDiscovery": {"isOpenIdConnectDiscoveryEnabled": True}}}
-    assert call_resource_rule(oci_paths.validate_cluster_oidc_discovery_off, oci_paths.CLUSTER, on)
-    assert call_resource_rule(oci_paths.validate_cluster_oidc_discovery_off, oci_paths.CLUSTER, {}) == []
-    rule = next(p for p in oci_paths.POLICIES if p.name == "cluster-oidc-discovery-off")
-    assert rule.enforcement_level.value == "advisory"
 
 
 @pytest.mark.parametrize("lo, hi", [(math.nan, math.nan), (22, math.inf), (-math.inf, 22)])
