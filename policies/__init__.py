@@ -26,4 +26,4 @@ PACK_DIRS: tuple[Path, ...] = (POLICIES_DIR / "security", POLICIES_DIR / "placem
 #: The pack whose copy of each vendored helper is the source.
 SOURCE_PACK = POLICIES_DIR / "security"
 #: Helper modules every pack carries its own identical copy of.
-VENDORED: tuple[str, ...] = ("_rules.py", "_serve.py", "_gate.py", "_dispatch.py")
+VENDORED: tuple[str, ...] = ("_rules.py", "_serve.py", "_gate.py", "_dispatch.py", "_user_data.py")

@@ -12,6 +12,10 @@ worst. Fail closed (the verdict is UNKNOWN): any of these values unknown during 
 not hold, a config name it lacks, a config file the device plugin refuses; and, with no GPU Operator in the stack, a
 pool whose nodes carry a device-plugin or MIG config label (whatever reads it is out of sight).
 
+The user data is read in every format cloud-init accepts (gzip, MIME multipart, cloud-config archives, cloud-config
+``runcmd`` and ``write_files``); a pool whose user data cannot be read in full (an include, a template, undecodable
+bytes: the security pack refuses it too) has UNKNOWN labels.
+
 Sources (checked 2026-12-02): pulumi_oci ``containerengine`` NodePool (``initialNodeLabels``, ``nodeMetadata``,
 ``nodeShape``); OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes" (``oke bootstrap
 --kubelet-extra-args``, kubelet ``--node-labels``); gpu-operator chart values and ClusterPolicy CRD (see
@@ -19,8 +23,6 @@ Sources (checked 2026-12-02): pulumi_oci ``containerengine`` NodePool (``initial
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -29,10 +31,12 @@ if __package__:  # imported as the package `policies.placement`
     from ._gpu_sharing import (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_KEY, MIG_CONFIG_LABEL, MIG_DISABLED,
                                DevicePlugin, MigManager, Verdict, node_sharing)
     from ._rules import NODE_POOL, UNKNOWN, elements, read
+    from ._user_data import all_texts
 else:  # run by the Pulumi CLI from inside policies/placement/
     from _gpu_sharing import (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_KEY, MIG_CONFIG_LABEL, MIG_DISABLED,
                               DevicePlugin, MigManager, Verdict, node_sharing)
     from _rules import NODE_POOL, UNKNOWN, elements, read
+    from _user_data import all_texts
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 INSTANCE = "oci:Core/instance:Instance"
@@ -69,17 +73,14 @@ def has_unknown(value: Any) -> bool:
 
 
 def _user_data(props: Any, key: str) -> Any:
-    """The decoded cloud-init user data under ``key`` (``nodeMetadata`` of a pool, ``metadata`` of an instance);
-    UNKNOWN when unknown, ``""`` when absent."""
-    text = read(props, key, "user_data")
-    if text is UNKNOWN:
+    """Every text the cloud-init user data under ``key`` (``nodeMetadata`` of a pool, ``metadata`` of an instance)
+    carries, unpacked as cloud-init unpacks it (gzip, MIME parts, archives, cloud-config values and files: the
+    vendored ``_user_data``); UNKNOWN when unknown or when any of it cannot be read, ``""`` when absent."""
+    meta = read(props, key)
+    if meta is UNKNOWN:
         return UNKNOWN
-    if not isinstance(text, str) or not text:
-        return ""
-    try:
-        return base64.b64decode(text, validate=True).decode("utf-8", "replace")
-    except (binascii.Error, ValueError):
-        return text  # plain text user data
+    value = read(meta, "user_data")
+    return "" if value is None or value == "" else all_texts(value)
 
 
 def _cloud_init_labels(props: Any, key: str = "nodeMetadata") -> Any:

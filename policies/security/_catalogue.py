@@ -268,7 +268,7 @@ TYPES: dict[str, dict] = {
     "oci:Logging/logSavedSearch:LogSavedSearch": harmless("a saved search", "OCI Logging docs"),
     # --- OKE ---------------------------------------------------------------------------------------------
     "oci:ContainerEngine/cluster:Cluster": judged("kubernetes-api-not-public", "kubernetes-api-endpoint-restricted",
-                                                   "cluster-oidc-prefixed"),
+                                                   "cluster-oidc-prefixed", "cluster-add-ons-closed"),
     "oci:ContainerEngine/nodePool:NodePool": judged("node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",
                                                      "node-pool-no-ssh-key", "node-cloud-init-keeps-node-closed"),
     "oci:ContainerEngine/containerInstance:ContainerInstance": judged("no-public-endpoints", "container-image-pinned"),

@@ -21,29 +21,16 @@ or a property the other rules do not read.
 * **A key onto the nodes** (``node-pool-no-ssh-key``): ``sshPublicKey`` installs a key for the ``opc`` user (root
   through sudo) on every node of a pool; ``iam-no-node-access`` refuses the grants that could set one, so the stack
   may not set one either. OKE docs "Connecting to Managed Nodes Using SSH".
-* **A boot script that opens the node** (``node-cloud-init-keeps-node-closed``): user-supplied cloud-init
-  (``nodeMetadata.user_data`` of a node pool, ``metadata.user_data`` of an instance or instance configuration) that
-  turns off the kubelet's authentication or authorisation (``--anonymous-auth=true``, ``AlwaysAllow``, a
-  ``readOnlyPort``), or serves containerd or Docker on TCP, or skips registries' TLS verification: every pod that
-  reaches the node reaches what the kubelet or the runtime holds. Kubernetes docs "Kubelet authentication/
-  authorization"; containerd docs "config.toml" (``[grpc] tcp_address``); Docker docs "dockerd -H".
-* **An outside issuer with the cluster's names** (``cluster-oidc-prefixed``): a cluster's OIDC token authentication
-  without ``usernamePrefix``/``groupsPrefix`` (or with a ``system:`` prefix) lets whoever runs the issuer name any
-  user or group, ``system:masters`` included. Kubernetes docs "Authenticating" (``--oidc-groups-prefix``); OKE docs
-  "Authenticating Cluster Users using an External OIDC Identity Provider".
-* **The cluster's tokens trusted elsewhere** (``cluster-oidc-discovery-off``, advisory): a public OIDC discovery
-  document lets outside clouds trust every pod's projected token; a platform may want it (``oke-rdma:cluster.
-  openIdConnectDiscovery``), so it is a note, not a refusal. OKE docs "OpenID Connect Discovery".
+* **A boot script that opens the node**: user data of node pools, instances and instance configurations is judged by
+  ``node-cloud-init-keeps-node-closed`` (``node_boot``).
+* **The cluster's own options** (OIDC sign-in, its discovery document, the legacy add-ons) are judged in
+  ``cluster_auth``.
 
 Unknown values: a route target or VNIC subnet that is unknown and has no property dependency to judge fails closed;
-an unknown ``user_data`` or ``sourceSnapshotId`` is treated as set (``is_set``): a clone or a script the preview
-cannot read is refused.
+an unknown ``sourceSnapshotId`` is treated as set (``is_set``): a clone the preview cannot read is refused.
 """
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from typing import Any, Optional
 
 from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy,
@@ -51,10 +38,10 @@ from pulumi_policy import (EnforcementLevel, ReportViolation, ResourceValidation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._gate import examines
-    from ._rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+    from ._rules import NODE_POOL, UNKNOWN, elements, is_set, read
 else:  # run by the Pulumi CLI from inside policies/security/
     from _gate import examines
-    from _rules import CLUSTER, NODE_POOL, UNKNOWN, elements, is_set, read
+    from _rules import NODE_POOL, UNKNOWN, elements, is_set, read
 
 ROUTE_TABLES = ("oci:Core/routeTable:RouteTable", "oci:Core/defaultRouteTable:DefaultRouteTable")
 PRIVATE_IP = "oci:Core/privateIp:PrivateIp"
@@ -62,22 +49,8 @@ VNIC_ATTACHMENT = "oci:Core/vnicAttachment:VnicAttachment"
 SUBNET = "oci:Core/subnet:Subnet"
 FILE_SYSTEM = "oci:FileStorage/fileSystem:FileSystem"
 QUOTA = "oci:Limits/quota:Quota"
-INSTANCE = "oci:Core/instance:Instance"
-INSTANCE_CONFIGURATION = "oci:Core/instanceConfiguration:InstanceConfiguration"
 #: Quota statement verbs that only lower what a compartment may use (OCI docs "Quota Policy Syntax").
 LOWERING = ("zero", "set")
-#: Cloud-init settings that open the node to its pods, with what each does (sources: the module docstring).
-OPENING: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), why) for p, why in (
-    (r"--anonymous-auth(=|\s+)\"?true", "turns on the kubelet's anonymous authentication"),
-    (r"anonymous\"?\s*:\s*\{?\s*\n?\s*\"?enabled\"?\s*:\s*true", "turns on the kubelet's anonymous authentication"),
-    (r"AlwaysAllow", "sets the kubelet's authorization mode to AlwaysAllow"),
-    (r"--read-only-port(=|\s+)\"?[1-9]", "opens the kubelet's unauthenticated read-only port"),
-    (r"readOnlyPort\"?\s*:\s*\"?[1-9]", "opens the kubelet's unauthenticated read-only port"),
-    (r"tcp_address\s*=\s*\"[^\"]+\"", "serves containerd's API on TCP"),
-    (r"-H\s+tcp://|\"hosts\"\s*:\s*\[[^\]]*tcp://", "serves Docker's API on TCP"),
-    (r"insecure_skip_verify\s*=\s*true", "skips TLS verification of image registries"),
-    (r"--insecure-registry", "pulls images from a registry without TLS"),
-))
 _NET = "OCI Networking docs: Using a Private IP as a Route Target, Virtual Network Interface Cards"
 
 
@@ -161,75 +134,6 @@ def validate_node_pool_no_ssh_key(args: ResourceValidationArgs, report_violation
                          "procedure outside the stack.", None)
 
 
-def decode_user_data(value: Any) -> Any:
-    """cloud-init user data as text: base64-decoded when it is base64 (OCI's form), else as given; UNKNOWN stays."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return base64.b64decode(value, validate=True).decode("utf-8", "replace")
-    except (binascii.Error, ValueError):
-        return value
-
-
-def cloud_init_problems(text: Any) -> list[str]:
-    """What a cloud-init script does that opens the node (see :data:`OPENING`)."""
-    if text is UNKNOWN:
-        return ["its user_data is unknown during preview, so the boot script cannot be read"]
-    if not isinstance(text, str):
-        return []
-    return sorted({why for pattern, why in OPENING if pattern.search(text)})
-
-
-_USER_DATA = {NODE_POOL: ("nodeMetadata", "user_data"), INSTANCE: ("metadata", "user_data"),
-              INSTANCE_CONFIGURATION: ("instanceDetails", "launchDetails", "metadata", "user_data")}
-
-
-def validate_cloud_init_closed(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``node-cloud-init-keeps-node-closed`` (see the module docstring)."""
-    path = _USER_DATA.get(args.resource_type)
-    if path is None or not is_set(args.props, *path):
-        return
-    found = cloud_init_problems(decode_user_data(read(args.props, *path)))
-    if found:
-        report_violation(f"'{args.name}' {'.'.join(path)}: the boot script {'; '.join(found)}, which opens the node "
-                         "to every pod that reaches it. Keep the kubelet's webhook authentication and authorization "
-                         "and the runtime's local socket (OKE's defaults).", None)
-
-
-def oidc_problem(props: Any) -> Optional[str]:
-    """Why a cluster's OIDC token authentication lets the issuer name any user or group, or None."""
-    cfg = read(props, "options", "openIdConnectTokenAuthenticationConfig")
-    enabled = read(cfg, "isOpenIdConnectAuthEnabled")
-    if cfg is None or enabled is False or enabled is None:
-        return None
-    for key in ("usernamePrefix", "groupsPrefix"):
-        value = read(cfg, key)
-        if value is UNKNOWN:
-            return f"{key} is unknown during preview"
-        if not isinstance(value, str) or not value.strip() or value.strip() == "-":
-            return f"has no {key}, so the issuer's tokens may name any {key[:-6]} (system:masters included)"
-        if value.lower().startswith(("system:", "ocid1.")):
-            return f"{key} {value!r} puts the issuer's names among Kubernetes' own (system:) or OCI's (ocid1.)"
-    return None
-
-
-def validate_cluster_oidc_prefixed(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``cluster-oidc-prefixed`` (see the module docstring)."""
-    if args.resource_type == CLUSTER and (why := oidc_problem(args.props)) is not None:
-        report_violation(f"Cluster '{args.name}' OIDC token authentication {why}. Set usernamePrefix and "
-                         "groupsPrefix (e.g. 'oidc:') so the issuer's users and groups never match RBAC subjects "
-                         "of the cluster itself.", None)
-
-
-def validate_cluster_oidc_discovery_off(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
-    """Resource rule ``cluster-oidc-discovery-off`` (advisory; see the module docstring)."""
-    if args.resource_type == CLUSTER and read(args.props, "options", "openIdConnectDiscovery",
-                                              "isOpenIdConnectDiscoveryEnabled") is True:
-        report_violation(f"Cluster '{args.name}' publishes its OIDC discovery document: outside services can be "
-                         "set to trust every pod's ServiceAccount token. Keep it only if a reviewed federation "
-                         "needs it.", None)
-
-
 def _resource(name: str, description: str, validate: Any, remediation: str, tags: list[str],
               level: EnforcementLevel = EnforcementLevel.MANDATORY, severity: Severity = Severity.HIGH):
     """A resource policy examining the resource types :data:`_EXAMINES` lists for it (_gate.py)."""
@@ -239,9 +143,7 @@ def _resource(name: str, description: str, validate: Any, remediation: str, tags
 
 
 #: The resource types each resource rule here examines (it returns at once for any other).
-_EXAMINES = {"fs-not-cloned": (FILE_SYSTEM,), "quota-only-lowers": (QUOTA,), "node-pool-no-ssh-key": (NODE_POOL,),
-             "node-cloud-init-keeps-node-closed": tuple(_USER_DATA), "cluster-oidc-prefixed": (CLUSTER,),
-             "cluster-oidc-discovery-off": (CLUSTER,)}
+_EXAMINES = {"fs-not-cloned": (FILE_SYSTEM,), "quota-only-lowers": (QUOTA,), "node-pool-no-ssh-key": (NODE_POOL,)}
 
 
 route_no_private_ip_hop = StackValidationPolicy(
@@ -265,18 +167,6 @@ POLICIES = [
     _resource("node-pool-no-ssh-key", "A node pool installs no SSH key on its nodes.", validate_node_pool_no_ssh_key,
               "Remove sshPublicKey. Source: OKE docs \"Connecting to Managed Nodes Using SSH\".", ["node-access"],
               severity=Severity.CRITICAL),
-    _resource("node-cloud-init-keeps-node-closed", "User-supplied cloud-init keeps the kubelet's authentication and "
-              "the container runtime's socket closed.", validate_cloud_init_closed,
-              "Remove the kubelet flags (anonymous auth, AlwaysAllow, read-only port) and runtime TCP listeners "
-              "from user_data. Source: Kubernetes docs \"Kubelet authentication/authorization\"; containerd docs.",
-              ["node-access", "pod-privilege"], severity=Severity.CRITICAL),
-    _resource("cluster-oidc-prefixed", "A cluster's OIDC token authentication prefixes the issuer's user and group "
-              "names.", validate_cluster_oidc_prefixed, "Set usernamePrefix and groupsPrefix (not system:). Source: "
-              "Kubernetes docs \"Authenticating\".", ["identity", "oke"], severity=Severity.CRITICAL),
-    _resource("cluster-oidc-discovery-off", "A cluster does not publish its OIDC discovery document.",
-              validate_cluster_oidc_discovery_off, "Turn openIdConnectDiscovery off unless a reviewed federation "
-              "needs it. Source: OKE docs \"OpenID Connect Discovery\".", ["identity", "oke"],
-              level=EnforcementLevel.ADVISORY, severity=Severity.LOW),
 ]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
@@ -286,7 +176,4 @@ UNKNOWN_BEHAVIOUR: dict[str, str] = {
     "fs-not-cloned": "fails closed: an unknown sourceSnapshotId counts as set",
     "quota-only-lowers": "fails closed: an unknown statement is a violation",
     "node-pool-no-ssh-key": "fails closed: an unknown sshPublicKey counts as set",
-    "node-cloud-init-keeps-node-closed": "fails closed: an unknown user_data is a violation",
-    "cluster-oidc-prefixed": "fails closed: an unknown prefix is a violation",
-    "cluster-oidc-discovery-off": "reads only inputs known at preview: an unknown flag is not reported (advisory)",
 }

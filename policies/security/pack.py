@@ -15,7 +15,9 @@ Which module is here and why: IAM grants (``iam``, ``identity``: escalation judg
 grants that reach the nodes' operating system; ``iam_reach``: broad principal types and grants that undo the
 other rules at run time; ``gpu_env``: GPUs named through NVIDIA_VISIBLE_DEVICES; ``oci_paths``: OCI paths around
 the exposure and data rules (routes through a host, VNICs in other networks, file-system clones, raised quotas, node
-pools' SSH keys and cloud-init, cluster OIDC); ``tenant_rbac``: tenant subjects never write what the platform owns,
+pools' SSH keys); ``node_boot``: what nodes run at boot (cloud-init user data in every format, unpacked by the
+vendored ``_user_data``); ``cluster_auth``: who the cluster's own options let in (OIDC claim mappings, legacy
+add-ons); ``kubelet_probes``: probes and hooks the kubelet runs connect to the pod itself; ``tenant_rbac``: tenant subjects never write what the platform owns,
 ``tenancy`` holding the ownership model; ``platform_objects``: objects the platform owns
 are written only by its components, whatever the path — ``*Patch``, declared, rendered, in kube-system or an
 add-on's namespace; ``tenant_reach``, ``tenant_pods``: a tenant's RBAC, pods, volumes and Services stay in its
@@ -53,6 +55,9 @@ if __package__:  # imported as the package `policies.security`
     from . import gpu_env
     from . import iam_reach
     from . import oci_paths
+    from . import node_boot
+    from . import cluster_auth
+    from . import kubelet_probes
     from . import platform_objects
     from . import priority
     from . import tenant_rbac
@@ -79,6 +84,9 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import gpu_env
     import iam_reach
     import oci_paths
+    import node_boot
+    import cluster_auth
+    import kubelet_probes
     import identity
     import kubernetes
     import lustre
@@ -123,6 +131,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *public_endpoints.POLICIES, *node_subnets.POLICIES, *node_pool.POLICIES, *storage.POLICIES,
                           *lustre.POLICIES, *buckets.POLICIES, *iam.POLICIES, *identity.POLICIES,
                           *node_access.POLICIES, *iam_reach.POLICIES, *oci_paths.POLICIES,
+                          *node_boot.POLICIES, *cluster_auth.POLICIES, *kubelet_probes.POLICIES,
                           *gpu_env.POLICIES, *rbac.POLICIES, *tenant_rbac.POLICIES, *tenant_reach.POLICIES,
                           *tenant_pods.POLICIES, *kubernetes.POLICIES,
                           *pod_security.POLICIES, *privileged_namespaces.POLICIES, *priority.POLICIES,

@@ -1,11 +1,8 @@
 """OCI paths around the exposure, data and node rules: a route through a private IP, a secondary VNIC in a subnet
-the stack does not create, a file-system clone, a quota unset, a node pool's SSH key, a boot script that opens the
-kubelet or the container runtime, and a cluster's OIDC authentication without prefixes are refused; gateways, stack
-subnets, empty file systems, zero/set quotas, OKE's own boot script and prefixed OIDC pass. A public OIDC discovery
-document is advisory."""
+the stack does not create, a file-system clone, a quota unset and a node pool's SSH key are refused; gateways, stack
+subnets, empty file systems and zero/set quotas pass."""
 from __future__ import annotations
 
-import base64
 import math
 
 import pytest
@@ -65,57 +62,6 @@ def test_a_node_pool_ssh_key_is_refused():
     assert call_resource_rule(oci_paths.validate_node_pool_no_ssh_key, oci_paths.NODE_POOL,
                               {"sshPublicKey": "ssh-ed25519 AAAA k"})
     assert call_resource_rule(oci_paths.validate_node_pool_no_ssh_key, oci_paths.NODE_POOL, {"name": "p"}) == []
-
-
-OKE = "#!/bin/bash\nbash /var/run/oke-init.sh\n"
-
-
-@pytest.mark.parametrize("extra", [
-    "bash /var/run/oke-init.sh --kubelet-extra-args '--anonymous-auth=true'",
-    "bash /var/run/oke-init.sh --kubelet-extra-args '--authorization-mode=AlwaysAllow'",
-    "bash /var/run/oke-init.sh --kubelet-extra-args '--read-only-port=10255'",
-    "cat >/etc/kubernetes/kubelet-config.json <<EOF\n{\"authentication\": {\"anonymous\": {\"enabled\": true}}}\nEOF",
-    "printf '[grpc]\\n  tcp_address = \"0.0.0.0:8888\"\\n' >>/etc/containerd/config.toml",
-    "sed -i 's/insecure_skip_verify = false/insecure_skip_verify = true/' /etc/containerd/config.toml",
-])
-@pytest.mark.parametrize("kind, path", [(oci_paths.NODE_POOL, ("nodeMetadata", "user_data")),
-                                        (oci_paths.INSTANCE, ("metadata", "user_data"))])
-def test_a_boot_script_that_opens_the_node_is_refused_base64_or_plain(extra, kind, path):
-    for data in (base64.b64encode((OKE + extra).encode()).decode(), OKE + extra):
-        assert call_resource_rule(oci_paths.validate_cloud_init_closed, kind, {path[0]: {path[1]: data}})
-
-
-def test_okes_own_boot_script_passes_and_an_unknown_one_is_refused():
-    data = base64.b64encode(OKE.encode()).decode()
-    assert call_resource_rule(oci_paths.validate_cloud_init_closed, oci_paths.NODE_POOL,
-                              {"nodeMetadata": {"user_data": data}}) == []
-    assert call_resource_rule(oci_paths.validate_cloud_init_closed, oci_paths.NODE_POOL,
-                              {"nodeMetadata": {"user_data": U}})
-
-
-def _oidc(**cfg):
-    return {"options": {"openIdConnectTokenAuthenticationConfig": {"isOpenIdConnectAuthEnabled": True,
-                                                                   "issuerUrl": "https://idp", **cfg}}}
-
-
-@pytest.mark.parametrize("cfg, refused", [
-    ({}, True), ({"usernamePrefix": "oidc:", "groupsPrefix": ""}, True),
-    ({"usernamePrefix": "oidc:", "groupsPrefix": "system:"}, True),
-    ({"usernamePrefix": "ocid1.x", "groupsPrefix": "g:"}, True),
-    ({"usernamePrefix": U, "groupsPrefix": "g:"}, True),
-    ({"usernamePrefix": "oidc:", "groupsPrefix": "oidc:"}, False),
-])
-def test_cluster_oidc_needs_both_prefixes_outside_system(cfg, refused):
-    found = call_resource_rule(oci_paths.validate_cluster_oidc_prefixed, oci_paths.CLUSTER, _oidc(**cfg))
-    assert bool(found) is refused
-
-
-def test_a_public_oidc_discovery_document_is_an_advisory_note():
-    on = {"options": {"openIdConnectDiscovery": {"isOpenIdConnectDiscoveryEnabled": True}}}
-    assert call_resource_rule(oci_paths.validate_cluster_oidc_discovery_off, oci_paths.CLUSTER, on)
-    assert call_resource_rule(oci_paths.validate_cluster_oidc_discovery_off, oci_paths.CLUSTER, {}) == []
-    rule = next(p for p in oci_paths.POLICIES if p.name == "cluster-oidc-discovery-off")
-    assert rule.enforcement_level.value == "advisory"
 
 
 @pytest.mark.parametrize("lo, hi", [(math.nan, math.nan), (22, math.inf), (-math.inf, 22)])

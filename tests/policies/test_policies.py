@@ -388,7 +388,7 @@ def test_pack_metadata():
     advisory = {"node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit", "instance-imds-v2-only",  # hardening
                 "fss-export-no-internet",  # a deliberate, documented choice (policies/security/storage.py)
                 "bucket-protected-data-customer-key",  # Oracle-managed encryption is on regardless (buckets.py)
-                "cluster-oidc-discovery-off"}  # a reviewed federation may need it (oci_paths.py)
+                "cluster-oidc-discovery-off"}  # a reviewed federation may need it (cluster_auth.py)
     for p in POLICIES:
         level = EnforcementLevel.ADVISORY if p.name in advisory else EnforcementLevel.MANDATORY
         assert p.enforcement_level == level and p.severity and p.remediation_steps

@@ -171,9 +171,10 @@ def test_cloud_init_labels_count_and_unknown_labels_fail_closed():
     its initial labels, or whose labels are unknown, is reported."""
     a = res(NODE_POOL, "pool-a", {"initialNodeLabels": [{"key": "okerdma.io/role", "value": "gpu"}]})
     b = res(NODE_POOL, "pool-b", {"initialNodeLabels": [], "nodeMetadata": {"user_data": base64.b64encode(
-        b"oke bootstrap --kubelet-extra-args '--node-labels=okerdma.io/role=gpu,team=x'").decode()}})
+        b"#!/bin/bash\noke bootstrap --kubelet-extra-args '--node-labels=okerdma.io/role=gpu,team=x'").decode()}})
     assert any("'pool-b' carries every label of 'pool-a'" in m for m in distinct(a, b))
-    clash = pool("gpu2", user_data="oke bootstrap --kubelet-extra-args '--node-labels=okerdma.io/node-pool=gpu'")
+    clash = pool("gpu2", user_data="#!/bin/bash\noke bootstrap --kubelet-extra-args "
+                                   "'--node-labels=okerdma.io/node-pool=gpu'")
     assert any("pool-gpu2': its node labels are unknown" in m for m in distinct(pool("gpu"), clash))
     found = distinct(pool("gpu"), res(NODE_POOL, "pool-x", {"initialNodeLabels": U}))
     assert any("unknown during preview" in m for m in found), found
