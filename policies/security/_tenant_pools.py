@@ -209,15 +209,18 @@ def _names(values: Any) -> str:
     return ", ".join(sorted(x for x in values if isinstance(x, str))) or "none"
 
 
-def pool_problems(spec: Any, home: str, pools: dict[str, set], declared: list[Pool], props: Any = None) -> list[str]:
+def pool_problems(spec: Any, home: str, pools: dict[str, set], declared: list[Pool], props: Any = None,
+                  gpu: Any = None, template: bool = False) -> list[str]:
     """Why a GPU pod spec of tenant namespace ``home`` may land outside its tenant's pools (``pools``: namespace →
     pools, :func:`tenant_pools`; ``declared``: :func:`declared_pools`; ``props``: the workload, for its queue
-    label)."""
-    if spec is UNKNOWN or spec is None or not _wants_gpu(spec):
+    label; ``gpu``: whether the pods take GPUs when the spec alone does not tell, None to read it from the spec;
+    ``template``: the spec is a template other objects' pods are made from, judged there, so only its own pins
+    count)."""
+    if spec is UNKNOWN or spec is None or not (_wants_gpu(spec) if gpu is None else gpu):
         return []
     reached, outside, pinned = landing(spec, declared)
     own = pools.get(home)
-    if queued(props):
+    if template or queued(props):
         reached, outside = pinned, False  # Kueue pins the rest to a flavor of the namespace's ClusterQueue
         if not reached:
             return []
@@ -233,3 +236,54 @@ def pool_problems(spec: Any, home: str, pools: dict[str, set], declared: list[Po
                      f"({_names(own)}), so any node whose taints it tolerates is a candidate; set nodeSelector "
                      f"{POOL_LABEL}: <pool>, or submit it through its LocalQueue (label kueue.x-k8s.io/queue-name)")
     return found
+
+
+TRAINER_GROUP = "trainer.kubeflow.org"
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+_PLACEMENT = ("nodeSelector", "affinity", "tolerations")
+
+
+def trainer_kind(resource_type: str) -> Any:
+    """The kind (without ``Patch``) of a Kubeflow Trainer resource type, None for any other type."""
+    parts = resource_type.split(":")
+    if len(parts) == 3 and parts[1].split("/")[0] == TRAINER_GROUP:
+        return parts[2].removesuffix("Patch")
+    return None
+
+
+def _runtime(job: Any, resources: list) -> Any:
+    """The (Cluster)TrainingRuntime resource a TrainJob's ``spec.runtimeRef`` names, None when the stack does not
+    declare it, UNKNOWN when the reference is unknown (Trainer's default kind: ClusterTrainingRuntime)."""
+    ref = read(job.props, "spec", "runtimeRef")
+    kind, name = read(ref, "kind", default="ClusterTrainingRuntime"), read(ref, "name")
+    ns = read(job.props, "metadata", "namespace", default="default")
+    if UNKNOWN in (ref, kind, name):
+        return UNKNOWN
+    for r in resources:
+        if trainer_kind(r.resource_type) == kind and read(r.props, "metadata", "name") == name and (
+                kind == "ClusterTrainingRuntime" or read(r.props, "metadata", "namespace", default="default") == ns):
+            return r
+    return None
+
+
+def trainjob_pool_problems(job: Any, home: str, pools: dict[str, set], declared: list[Pool], resources: list,
+                           overrides: list, specs_of: Any) -> list[str]:
+    """Why a TrainJob's pods — its runtime's templates (``specs_of``: the pack's pod-spec reader), each also with the
+    placement fields (``nodeSelector``, ``affinity``, ``tolerations``) of every override the TrainJob carries
+    (``overrides``: its own partial pod specs) — may land outside its tenant's pools. A runtime the stack does not
+    declare may hold GPU pods anywhere: without the TrainJob's queue label that is refused."""
+    runtime = _runtime(job, resources)
+    if runtime is None or runtime is UNKNOWN:
+        if queued(job.props):
+            return [p for w, o in overrides for p in pool_problems(o, home, pools, declared, job.props, gpu=True)]
+        what = "unknown during preview" if runtime is UNKNOWN else "not declared in this stack"
+        return [f"is not queued through Kueue (label kueue.x-k8s.io/queue-name) and its runtime (spec.runtimeRef) is "
+                f"{what}: its pods may take GPUs on any pool; label it with the tenant's LocalQueue"]
+    found = []
+    for where, spec in specs_of(runtime.resource_type, runtime.props):
+        variants = [spec] + [{**spec, **{k: read(o, k) for k in _PLACEMENT if read(o, k) is not None}}
+                             for _, o in overrides if spec is not UNKNOWN and hasattr(spec, "keys")]
+        for v in variants:
+            found += [f"runtime {runtime.name}{' ' + where if where else ''}: {p}"
+                      for p in pool_problems(v, home, pools, declared, job.props)]
+    return list(dict.fromkeys(found))

@@ -49,13 +49,15 @@ if __package__:  # imported as the package `policies.security`
     from ._pod_templates import canonical_type, pod_specs
     from ._pss import tenant_namespaces
     from ._rules import UNKNOWN, elements, member, read
-    from ._tenant_pools import declared_pools, pool_problems, tenant_pools
+    from ._tenant_pools import (RUNTIME_KINDS, declared_pools, pool_problems, tenant_pools, trainer_kind,
+                                trainjob_pool_problems)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
     from _pod_templates import canonical_type, pod_specs
     from _pss import tenant_namespaces
     from _rules import UNKNOWN, elements, member, read
-    from _tenant_pools import declared_pools, pool_problems, tenant_pools
+    from _tenant_pools import (RUNTIME_KINDS, declared_pools, pool_problems, tenant_pools, trainer_kind,
+                               trainjob_pool_problems)
 
 SCHEDULING, VOLUMES, SERVICES = ("tenant-pods-scheduled-by-the-platform", "tenant-volumes-through-claims",
                                  "tenant-services-inside-the-wall")
@@ -286,9 +288,13 @@ def _scheduling(r: Any, home: str, namespaces: set, resources: list) -> list[str
     if judged is not resources:
         pools, declared = tenant_pools(resources), declared_pools(resources)
         _POOLS[0] = (resources, pools, declared)
-    for where, spec in pod_specs(r.resource_type, r.props):
+    trainer = trainer_kind(r.resource_type)
+    specs = pod_specs(r.resource_type, r.props)
+    for where, spec in specs:
         found += [f"{where + ': ' if where else ''}{p}" for p in scheduling_problems(spec) + pool_problems(
-            spec, home, pools, declared, r.props)]
+            spec, home, pools, declared, r.props, template=trainer in RUNTIME_KINDS)]
+    if trainer == "TrainJob":  # its pods are its runtime's, placed as the TrainJob is queued
+        found += trainjob_pool_problems(r, home, pools, declared, resources, specs, pod_specs)
     return found
 
 

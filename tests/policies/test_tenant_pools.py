@@ -207,3 +207,45 @@ def test_branches_and_the_pool_pin():
 def test_a_requirement_is_unmet_only_on_a_known_label(requirement, labels, expected):
     from policies.security._rules import UNKNOWN
     assert unmet(requirement, UNKNOWN if labels == U else labels) is expected
+
+
+# --- Kubeflow Trainer: a TrainJob's pods are its runtime's -----------------------------------------------------------
+TRAINER = "kubernetes:trainer.kubeflow.org/v1alpha1:"
+
+
+def runtime(pod_spec, kind="TrainingRuntime"):
+    meta = {"name": "rt", **({"namespace": "analytics"} if kind == "TrainingRuntime" else {})}
+    return res(TRAINER + kind, "rt", {"metadata": meta, "spec": {"template": {"spec": {"replicatedJobs": [
+        {"name": "node", "template": {"spec": {"template": {"spec": pod_spec}}}}]}}}})
+
+
+def trainjob(queued=False, kind="TrainingRuntime", name="rt", overrides=None):
+    meta = {"name": "tj", "namespace": "analytics",
+            **({"labels": {"kueue.x-k8s.io/queue-name": "analytics"}} if queued else {})}
+    spec = {"runtimeRef": {"apiGroup": "trainer.kubeflow.org", "kind": kind, "name": name}}
+    if overrides:
+        spec["podTemplateOverrides"] = [{"targetJobs": [{"name": "node"}], "spec": overrides}]
+    return res(TRAINER + "TrainJob", "tj", {"metadata": meta, "spec": spec})
+
+
+@pytest.mark.parametrize("resources", [
+    [runtime(spec()), trainjob()],
+    [runtime(spec(), "ClusterTrainingRuntime"), trainjob(kind="ClusterTrainingRuntime")],
+    [trainjob(name="made-elsewhere")],
+    [runtime(spec()), trainjob(queued=True, overrides={"nodeSelector": {POOL: "gpu"}})],
+    [runtime(spec(nodeSelector={POOL: "shared"})), trainjob(overrides={"nodeSelector": {POOL: "gpu"}})],
+    [runtime(spec(nodeSelector={POOL: "gpu"}))],
+], ids=["runtime-unpinned", "cluster-runtime-unpinned", "runtime-elsewhere", "queued-override-other-pool",
+        "override-moves-to-other-pool", "runtime-pins-other-pool"])
+def test_a_trainjob_whose_pods_may_leave_its_pools_is_refused(resources):
+    assert refused(*resources)
+
+
+@pytest.mark.parametrize("resources", [
+    [runtime(spec()), trainjob(queued=True)],
+    [trainjob(queued=True, name="made-elsewhere")],
+    [runtime(spec(nodeSelector={POOL: "shared"})), trainjob()],
+    [runtime(spec())],
+], ids=["queued", "queued-runtime-elsewhere", "runtime-pins-own-pool", "runtime-alone-is-a-template"])
+def test_a_trainjob_placed_by_kueue_or_on_its_pools_passes(resources):
+    assert refused(*resources) == []
