@@ -4,8 +4,8 @@ pod manifests, and the objects validated against the Kubernetes 1.34 OpenAPI sch
 CEL engine: cel-python (celpy), an implementation of the CEL specification. Kubernetes evaluates the same
 expressions with cel-go plus Kubernetes' libraries (lists, regex, URLs, quantities, ``strings`` extensions) and
 type-checks them against the Pod schema when the policy is created; the guard uses only standard CEL (``has``,
-``exists``, ``all``, ``in``, ``matches`` with RE2 syntax, the ternary operator, list concatenation), which both
-engines define alike, so no Kubernetes-only function is exercised here or relied on. What cel-python does not do:
+``exists`` over lists and map keys, ``all``, ``in``, ``size``, ``startsWith``, ``matches`` with RE2 syntax, the ternary
+operator, list concatenation), which both engines define alike, so no Kubernetes-only function is exercised here or relied on. What cel-python does not do:
 the admission-time type check against the schema (kubernetes-validate checks the objects' shape instead), cost
 limits, and VAP's lazy ``variables`` (emulated: each variable evaluated in order, then the validations).
 """
