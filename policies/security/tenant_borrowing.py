@@ -115,8 +115,28 @@ def _reclaim(queue: Any) -> Any:
     return read(queue.props, "spec", "preemption", "reclaimWithinCohort", default="Never")
 
 
+def _lenders(queues: list, table: dict) -> tuple[dict, list]:
+    """The queues of one tree that lend quota they do not take back at once: (flavor, resource) → [(queue, lending,
+    reclaim)], and those whose quotas are unknown (they may hold any pair)."""
+    by_pair: dict = {}
+    anywhere: list = []
+    for lender in queues:
+        reclaim = _reclaim(lender)
+        if reclaim == "Any":
+            continue
+        held = table[id(lender)]
+        if held is UNKNOWN:
+            anywhere.append((lender, UNKNOWN, reclaim))
+            continue
+        for pair, (nominal, _, lending) in held.items():
+            if _positive(nominal) and not (lending is not UNKNOWN and lending is not None and lending == 0):
+                by_pair.setdefault(pair, []).append((lender, lending, reclaim))
+    return by_pair, anywhere
+
+
 def validate_borrowed(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """Stack rule ``tenant-quota-borrowed-only-while-idle``: see the module docstring."""
+    """Stack rule ``tenant-quota-borrowed-only-while-idle``: see the module docstring. Linear in the tree's queues
+    and flavors: the lenders are indexed by (flavor, resource) once per tree."""
     resources = list(with_derived(args.resources))
     tenants = tenant_namespaces(resources)
     if not tenants:
@@ -124,7 +144,10 @@ def validate_borrowed(args: StackValidationArgs, report_violation: ReportViolati
     table: dict[int, Any] = {}
     for queues in _trees(resources, tenants).values():
         for q in queues:
-            table.setdefault(id(q), quotas(q))
+            if id(q) not in table:
+                table[id(q)] = quotas(q)
+        by_pair, anywhere = _lenders(queues, table)
+        every = [x for xs in by_pair.values() for x in xs] + anywhere
         for q in queues:
             home = selected_namespace(q)
             if home not in tenants:
@@ -135,18 +158,10 @@ def validate_borrowed(args: StackValidationArgs, report_violation: ReportViolati
                 if (nominal is UNKNOWN or nominal == 0) and _positive(borrow)]
             found = []
             for pair in pairs:
-                for lender in queues:
+                candidates = every if pair[0] is None else by_pair.get(pair, []) + anywhere
+                for lender, lending, reclaim in candidates:
                     owner = selected_namespace(lender)
                     if lender is q or owner == home:
-                        continue
-                    theirs = table[id(lender)]
-                    held = UNKNOWN if theirs is UNKNOWN else (theirs.get(pair) if pair[0] is not None else UNKNOWN)
-                    if held is None:
-                        continue
-                    nominal, _, lending = held if held is not UNKNOWN else (UNKNOWN, None, UNKNOWN)
-                    reclaim = _reclaim(lender)
-                    if not _positive(nominal) or (lending is not UNKNOWN and lending is not None and lending == 0) \
-                            or reclaim == "Any":
                         continue
                     what = ("an unknown flavor" if pair[0] is None else
                             f"spec.resourceGroups flavor {pair[0]!r} resource {pair[1]}")
@@ -157,10 +172,10 @@ def validate_borrowed(args: StackValidationArgs, report_violation: ReportViolati
             if found:
                 report_violation(
                     f"{_label(q)} of tenant namespace {home!r} holds no nominal quota, but no borrowingLimit 0 "
-                    f"either, on {'; '.join(found)}: it borrows that tenant's capacity on that pool — its GPUs and "
-                    "nodes — and keeps it for as long as its workloads run (with LowerPriority, as long as their "
-                    "priority is not lower). Set borrowingLimit: 0 on this queue's flavor, or lendingLimit: 0 or "
-                    "reclaimWithinCohort: Any on the lender's ClusterQueue.", q.urn)
+                    f"either, on {'; '.join(dict.fromkeys(found))}: it borrows that tenant's capacity on that pool — "
+                    "its GPUs and nodes — and keeps it for as long as its workloads run (with LowerPriority, as long "
+                    "as their priority is not lower). Set borrowingLimit: 0 on this queue's flavor, or lendingLimit: "
+                    "0 or reclaimWithinCohort: Any on the lender's ClusterQueue.", q.urn)
 
 
 def validate_preempt(args: StackValidationArgs, report_violation: ReportViolation) -> None:
