@@ -6,8 +6,9 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   (or ``ALL``, which includes it; any case, with or without ``CAP_``), or a ``hostPath`` volume exposing
   ``/dev/infiniband`` (the path itself, below it, or an ancestor: ``/dev``, ``/``; repeated slashes included). Checked
   on CREATE and UPDATE for containers, init containers and ephemeral containers.
-* ``<prefix>-tenant-pools-<tenant>`` — in a tenant's namespace, a pod that asks for ``nvidia.com/gpu`` (requests or
-  limits, any container) or tolerates the ``nvidia.com/gpu`` taint (by key, or a key-less ``Exists`` toleration)
+* ``<prefix>-tenant-pools-<tenant>`` — in a tenant's namespace, a pod that asks for a GPU-class device (any
+  extended resource in requests or limits of any container — ``nvidia.com/gpu``, ``nvidia.com/mig-<profile>``, a
+  renamed time-sliced resource — or a DRA ``resourceClaims`` entry) or tolerates the ``nvidia.com/gpu`` taint (by key, or a key-less ``Exists`` toleration)
   must select one of the tenant's pools by ``nodeSelector`` ``okerdma.io/node-pool`` (Kueue adds it from the
   admitted flavor), and may not name a node (``spec.nodeName`` bypasses the scheduler). The pools are the tenant's
   flavors' pools (``oke_rdma.config.checks.fleet.tenant_pools``): a ``dedicated`` tenant never gets a shared pool.
@@ -97,15 +98,25 @@ def _cel_list(items: Iterable[str]) -> str:
     return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
 
+#: Resource names Kubernetes accounts itself (``hugepages-<size>`` by prefix): every other name in a container's
+#: requests or limits is an extended resource a device plugin hands out — ``nvidia.com/gpu``, MIG slices
+#: ``nvidia.com/mig-<profile>``, a time-sliced resource renamed by the plugin's config — so a GPU-class device (the
+#: policy pack's ``_gpu_pods`` holds the same list; Kubernetes docs "Resource Management for Pods and Containers").
+NATIVE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "storage")
+
+
 def pool_variables() -> tuple[dict[str, str], ...]:
-    """CEL variables of the tenant-pools policy: ``containers``, ``wantsGpu``, ``toleratesGpu``."""
+    """CEL variables of the tenant-pools policy: ``containers``, ``wantsGpu`` (any extended resource requested or
+    limited, or a DRA ``resourceClaims`` entry), ``toleratesGpu``."""
     resource = json.dumps(GPU_RESOURCE)
+    device = f"!(k in {_cel_list(NATIVE_RESOURCES)}) && !k.startsWith('hugepages-')"
     return (
         {"name": "containers", "expression": _CONTAINERS},
         {"name": "wantsGpu", "expression":
             "variables.containers.exists(c, has(c.resources) && ("
-            f"(has(c.resources.requests) && {resource} in c.resources.requests)"
-            f" || (has(c.resources.limits) && {resource} in c.resources.limits)))"},
+            f"(has(c.resources.requests) && c.resources.requests.exists(k, {device}))"
+            f" || (has(c.resources.limits) && c.resources.limits.exists(k, {device}))))"
+            " || (has(object.spec.resourceClaims) && size(object.spec.resourceClaims) > 0)"},
         {"name": "toleratesGpu", "expression":
             "has(object.spec.tolerations) && object.spec.tolerations.exists(t, "
             f"(has(t.key) && t.key == {resource}) || ((!has(t.key) || t.key == '') && has(t.operator)"

@@ -475,10 +475,13 @@ GROUPS: dict[str, dict] = {
     "oke-rdma:": harmless("components of this repository's program: a component registers nothing itself; every "
                           "resource it holds is judged by its own type", "docs/architecture.md \"The rooms\""),
     "kubernetes:kueue.x-k8s.io": judged("cluster-queues-select-one-namespace", "tenant-cohorts-hold-only-tenants",
+                                        "tenant-quota-borrowed-only-while-idle",
+                                        "tenant-queues-never-preempt-by-priority",
                                         note="they run no pods, but a ClusterQueue decides which namespaces take a "
-                                        "pool's GPUs and a cohort who borrows them: judged by tenant_queues (the "
-                                        "other kinds — LocalQueue, ResourceFlavor, WorkloadPriorityClass, Topology "
-                                        "— only take effect through a ClusterQueue)"),
+                                        "pool's GPUs, a cohort who borrows them and its preemption who is evicted "
+                                        "for them: judged by tenant_queues and tenant_borrowing (the other kinds — "
+                                        "LocalQueue, ResourceFlavor, WorkloadPriorityClass, Topology — only take "
+                                        "effect through a ClusterQueue)"),
     "kubernetes:monitoring.coreos.com": judged(*_OPERATOR, "monitoring-data-stays-inside",
                                                note="embedded: Prometheus, Alertmanager, ThanosRuler "
                                                "and PrometheusAgent pod fields are read by the embedded pod-spec "
@@ -494,7 +497,7 @@ GROUPS: dict[str, dict] = {
         "batch.volcano.sh", "argoproj.io", "tekton.dev", "triggers.tekton.dev", "sparkoperator.k8s.io", "serving.kserve.io",
         "flink.apache.org")},
     "kubernetes:ray.io": judged(*_OPERATOR, "custom-resource-exposure"),
-    "kubernetes:gateway.networking.k8s.io": judged("no-public-endpoints"),
+    "kubernetes:gateway.networking.k8s.io": judged("no-public-endpoints", "routes-attach-to-declared-gateways"),
     # --- OCI modules: reviewed as harmless for a GPU platform ---------------------------------------------------
     **{f"oci:{m}": harmless(reason, source) for m, reason, source in (
         ("Monitoring", "alarms and metric queries", "OCI Monitoring docs"),

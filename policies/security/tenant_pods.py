@@ -10,7 +10,11 @@
 |                                       | DaemonSet (one pod on every node: the system pool and every other        |
 |                                       | tenant's dedicated nodes, outside Kueue); no node picked by name         |
 |                                       | (per-node labels, ``matchFields``, pod affinity into other namespaces);  |
-|                                       | a GPU pod selects only its tenant's Kueue pools (``_tenant_pools``)      |
+|                                       | a GPU pod (any extended resource, DRA claims, the GPU taint tolerated)  |
+|                                       | may land only on its tenant's Kueue pools, computed from its            |
+|                                       | nodeSelector and required node affinity against the pools the stack     |
+|                                       | declares (``_tenant_pools``); unbounded (no pool label pinned, and not  |
+|                                       | queued through Kueue) is refused                                        |
 | tenant-volumes-through-claims         | no inline ``nfs`` volume in a pod spec (it mounts any export path with   |
 |                                       | any UID the pod claims); no PersistentVolumeClaim whose ``volumeName``   |
 |                                       | names a PersistentVolume of the stack reserved for another namespace's   |
@@ -45,13 +49,15 @@ if __package__:  # imported as the package `policies.security`
     from ._pod_templates import canonical_type, pod_specs
     from ._pss import tenant_namespaces
     from ._rules import UNKNOWN, elements, member, read
-    from ._tenant_pools import pool_problems, tenant_pools
+    from ._tenant_pools import (RUNTIME_KINDS, declared_pools, pool_problems, tenant_pools, trainer_kind,
+                                trainjob_pool_problems)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
     from _pod_templates import canonical_type, pod_specs
     from _pss import tenant_namespaces
     from _rules import UNKNOWN, elements, member, read
-    from _tenant_pools import pool_problems, tenant_pools
+    from _tenant_pools import (RUNTIME_KINDS, declared_pools, pool_problems, tenant_pools, trainer_kind,
+                               trainjob_pool_problems)
 
 SCHEDULING, VOLUMES, SERVICES = ("tenant-pods-scheduled-by-the-platform", "tenant-volumes-through-claims",
                                  "tenant-services-inside-the-wall")
@@ -278,17 +284,22 @@ def _scheduling(r: Any, home: str, namespaces: set, resources: list) -> list[str
     if canonical_type(r.resource_type) in DAEMON_SETS:
         found.append("is a DaemonSet: one pod on every node it tolerates — the system pool and other tenants' "
                      "nodes —, never admitted by Kueue; run the work as a Job through the tenant's LocalQueue")
-    judged, pools = _POOLS[0]
+    judged, pools, declared = _POOLS[0]
     if judged is not resources:
-        pools = tenant_pools(resources)
-        _POOLS[0] = (resources, pools)
-    for where, spec in pod_specs(r.resource_type, r.props):
+        pools, declared = tenant_pools(resources), declared_pools(resources)
+        _POOLS[0] = (resources, pools, declared)
+    trainer = trainer_kind(r.resource_type)
+    specs = pod_specs(r.resource_type, r.props)
+    for where, spec in specs:
         found += [f"{where + ': ' if where else ''}{p}" for p in scheduling_problems(spec) + pool_problems(
-            spec, home, pools)]
+            spec, home, pools, declared, r.props, template=trainer in RUNTIME_KINDS)]
+    if trainer == "TrainJob":  # its pods are its runtime's, placed as the TrainJob is queued
+        found += trainjob_pool_problems(r, home, pools, declared, resources, specs, pod_specs)
     return found
 
 
-_POOLS: list = [(None, {})]  # (the resources list last judged, its tenant pools): one derivation per stack
+#: (the resources list last judged, its tenant pools, its declared node pools): one derivation per stack
+_POOLS: list = [(None, {}, [])]
 
 
 def _volumes(r: Any, home: str, namespaces: set, resources: list) -> list[str]:

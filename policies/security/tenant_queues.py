@@ -14,8 +14,10 @@ which namespaces' workloads take a pool's capacity, and a cohort decides who bor
 |                                      | tenant's ClusterQueue holds only ClusterQueues that select one tenant    |
 |                                      | namespace: any other member borrows the tenants' unused quota and, with  |
 |                                      | ``borrowWithinCohort``, preempts to keep it                              |
-| gpu-pods-only-in-tenant-namespaces   | a pod spec that requests a GPU (``nvidia.com/gpu``, ``gpu.shared``,      |
-|                                      | ``mig-*``) runs in a tenant namespace (its ResourceQuota and LocalQueue bound it)   |
+| gpu-pods-only-in-tenant-namespaces   | a pod spec that takes a GPU-class device (any extended resource:         |
+|                                      | ``nvidia.com/gpu``, ``gpu.shared``, ``mig-*``, a renamed one; DRA        |
+|                                      | ``resourceClaims``: ``_gpu_pods``) runs in a tenant namespace (its       |
+|                                      | ResourceQuota and LocalQueue bound it)                                   |
 |                                      | or a node-agent namespace (the GPU Operator's validators): elsewhere no  |
 |                                      | quota applies and Kueue ignores it (``manageJobsWithoutQueueName``       |
 |                                      | defaults to false), so it takes GPUs past every tenant's share; a        |
@@ -40,11 +42,13 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security`
+    from ._gpu_pods import asks_for_gpus, queued
     from ._objects import with_derived
     from ._pod_templates import pod_specs
     from ._pss import node_agent_namespaces, tenant_namespaces
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _gpu_pods import asks_for_gpus, queued
     from _objects import with_derived
     from _pod_templates import pod_specs
     from _pss import node_agent_namespaces, tenant_namespaces
@@ -175,7 +179,7 @@ def validate_gpu_pods(args: StackValidationArgs, report_violation: ReportViolati
         if not specs:
             continue
         ns = read(r.props, "metadata", "namespace", default="default")
-        if ns in tenants or (isinstance(ns, str) and ns in agents) or _queued(r.props):
+        if ns in tenants or (isinstance(ns, str) and ns in agents) or queued(r.props):
             continue
         for where, spec in specs:
             if asks_for_gpus(spec):
@@ -185,46 +189,6 @@ def validate_gpu_pods(args: StackValidationArgs, report_violation: ReportViolati
                     f"{'has a pod spec unknown during preview' if spec is UNKNOWN else 'asks for GPUs'}, outside "
                     "every tenant namespace: no GPU quota bounds it and Kueue does not manage it, so it takes the "
                     "tenants' GPUs. Run it in a tenant namespace through its LocalQueue.", r.urn)
-
-
-#: Extended resources that are GPUs: the device plugin's ``nvidia.com/gpu`` (and a renamed shared one,
-#: ``nvidia.com/gpu.shared``), MIG slices ``nvidia.com/mig-<profile>`` (NVIDIA k8s-device-plugin README, "Shared
-#: Access to GPUs"; GPU Operator docs "MIG Support"; checked 2026-12-02).
-GPU_RESOURCE_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-")
-_CONTAINERS = ("initContainers", "containers", "ephemeralContainers")
-
-
-def asks_for_gpus(spec: Any) -> bool:
-    """Does a pod spec request or limit a GPU resource (:data:`GPU_RESOURCE_PREFIXES`)? Unknown containers or
-    resources count (fail closed). A toleration of the GPU taint alone takes no GPU: the platform's preparation Jobs
-    tolerate it to run where the file system is mounted."""
-    if spec is UNKNOWN:
-        return True
-    for key in _CONTAINERS:
-        containers = elements(read(spec, key))
-        if containers is UNKNOWN:
-            return True
-        for c in containers or []:
-            for part in ("requests", "limits"):
-                amounts = UNKNOWN if c is UNKNOWN else read(c, "resources", part)
-                if amounts is UNKNOWN:
-                    return True
-                if hasattr(amounts, "keys") and any(
-                        isinstance(k, str) and k.startswith(GPU_RESOURCE_PREFIXES) and amounts.get(k) not in (0, "0")
-                        for k in amounts.keys()):
-                    return True
-    return False
-
-
-def _queued(props: Any) -> bool:
-    """The workload names a Kueue LocalQueue (label ``kueue.x-k8s.io/queue-name``, on the object or its pod
-    template): Kueue suspends or gates it until a ClusterQueue selecting its namespace admits it (Kueue docs "Run
-    Jobs", "Run Plain Pods") — how a workload stack submits into a tenant namespace another stack declares."""
-    for path in (("metadata", "labels"), ("spec", "template", "metadata", "labels")):
-        value = read(props, *path, QUEUE_LABEL)
-        if isinstance(value, str) and value:
-            return True
-    return False
 
 
 _AGENTS = {"nodeAgentNamespaces": {"type": "array", "items": {"type": "string"},

@@ -4,8 +4,8 @@ pod manifests, and the objects validated against the Kubernetes 1.34 OpenAPI sch
 CEL engine: cel-python (celpy), an implementation of the CEL specification. Kubernetes evaluates the same
 expressions with cel-go plus Kubernetes' libraries (lists, regex, URLs, quantities, ``strings`` extensions) and
 type-checks them against the Pod schema when the policy is created; the guard uses only standard CEL (``has``,
-``exists``, ``all``, ``in``, ``matches`` with RE2 syntax, the ternary operator, list concatenation), which both
-engines define alike, so no Kubernetes-only function is exercised here or relied on. What cel-python does not do:
+``exists`` over lists and map keys, ``all``, ``in``, ``size``, ``startsWith``, ``matches`` with RE2 syntax, the ternary
+operator, list concatenation), which both engines define alike, so no Kubernetes-only function is exercised here or relied on. What cel-python does not do:
 the admission-time type check against the schema (kubernetes-validate checks the objects' shape instead), cost
 limits, and VAP's lazy ``variables`` (emulated: each variable evaluated in order, then the validations).
 """
@@ -149,8 +149,12 @@ TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedu
     ("research", pod()),
     ("research", pod(tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}])),
     ("research", pod(containers=[container(resources={"requests": {"cpu": "1"}})])),
+    ("research", pod(containers=[container(resources={"limits": {"cpu": "1", "memory": "1Gi",
+                                                                  "ephemeral-storage": "1Gi", "hugepages-2Mi": "1Gi"}})])),
+    ("research", pod(nodeSelector={POOL_LABEL: "gpu"},
+                     containers=[container(resources={"limits": {"nvidia.com/mig-3g.40gb": "1"}})])),
 ], ids=["dedicated-own-pool", "shared-on-shared", "shared-on-exclusive", "cpu-pod", "other-toleration",
-        "cpu-requests"])
+        "cpu-requests", "native-resources", "mig-on-own-pool"])
 def test_tenant_pools_policy_admits_pods_on_their_pools(tenant, manifest):
     """GPU pods selecting one of their tenant's pools pass, and pods without GPUs are not concerned."""
     assert failures(_policy(f"okerdma-dev-tenant-pools-{tenant}"), manifest) == []
@@ -167,11 +171,18 @@ def test_tenant_pools_policy_admits_pods_on_their_pools(tenant, manifest):
     ("research", pod(nodeSelector={POOL_LABEL: "gpu"}, nodeName="10.0.10.5", containers=[container(**GPU)]),
      "may not name a node"),
     ("analytics", pod(nodeSelector={POOL_LABEL: "system"}, containers=[container(**GPU)]), "in gpu, shared"),
+    ("analytics", pod(nodeSelector={POOL_LABEL: "system"},
+                      containers=[container(resources={"limits": {"nvidia.com/mig-1g.10gb": "1"}})]), "in gpu, shared"),
+    ("research", pod(containers=[container(resources={"requests": {"nvidia.com/gpu.shared": "1"}})]), "must select"),
+    ("research", pod(containers=[container(resources={"limits": {"example.com/renamed": "1"}})]), "must select"),
+    ("research", pod(resourceClaims=[{"name": "g", "resourceClaimTemplateName": "gpus"}]), "must select"),
 ], ids=["no-selector", "dedicated-on-shared", "other-label", "requests-only", "init-container", "toleration-only",
-        "keyless-exists", "node-name", "shared-on-cpu-pool"])
+        "keyless-exists", "node-name", "shared-on-cpu-pool", "mig-slice", "time-sliced", "renamed-resource",
+        "dra-claim"])
 def test_tenant_pools_policy_denies_pods_off_their_pools(tenant, manifest, message):
-    """A GPU pod (requests, limits, init container, or a toleration of the GPU taint) that selects no pool, another
-    tenant's or a shared pool for a dedicated tenant, or names a node, is refused with the allowed pools named."""
+    """A GPU pod (any extended resource in requests or limits — MIG slices, renamed time-sliced resources —, an init
+    container's, a DRA claim, or a toleration of the GPU taint) that selects no pool, another tenant's or a shared
+    pool for a dedicated tenant, or names a node, is refused with the allowed pools named."""
     found = failures(_policy(f"okerdma-dev-tenant-pools-{tenant}"), manifest)
     assert found and any(message in m for m in found), found
 

@@ -99,9 +99,15 @@ C = [{"name": "c", "image": "x"}]
     ({"containers": C, "tolerations": [{"operator": "Exists"}]}, True),
     ({"containers": C, "tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]}, True),
     ({"containers": C, "tolerations": U}, True),
-    ({"containers": C, "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}, False),
+    ({"containers": C, "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}, True),
+    ({"containers": C, "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}],
+      "nodeSelector": {"okerdma.io/node-pool": "gpu"}}, True),
+    ({"containers": C, "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}]}, False),
     ({"containers": C}, False)])
 def test_tenant_pods_are_placed_by_the_scheduler(spec, refused):
+    """nodeName, a toleration of every taint or an unknown one is refused; a pod tolerating the GPU taint is a GPU
+    pod, which must land on its tenant's pools (none are declared here, so any GPU pod is refused); a pod with
+    neither passes."""
     assert bool(violations(tenant_pods.SCHEDULING, tenant("analytics"), pod(spec))) is refused
 
 

@@ -54,9 +54,9 @@ def release(values: dict, ns: str = "apps", level: str = "restricted", **props) 
     k8s.helm.v3.Release("rel", **args)
 
 
-def pod(spec: dict, ns: str = "apps", level: str = "restricted", kind: str = "Pod") -> None:
+def pod(spec: dict, ns: str = "apps", level: str = "restricted", kind: str = "Pod", labels: dict | None = None) -> None:
     namespace(ns, level)
-    meta = {"name": "w", "namespace": ns}
+    meta = {"name": "w", "namespace": ns, **({"labels": labels} if labels else {})}
     template = {"metadata": {"labels": {"app": "w"}}, "spec": spec}
     if kind == "Pod":
         k8s.core.v1.Pod("w", metadata=meta, spec=spec)

@@ -174,7 +174,8 @@ def persistent_volume_patch_points_at_etc(bad):
 def trainjob(spec: dict, ns: str = "research") -> None:
     namespace(ns, "privileged")
     k8s.apiextensions.CustomResource("tj", api_version="trainer.kubeflow.org/v1alpha1", kind="TrainJob",
-                                     metadata={"name": "llm", "namespace": ns},
+                                     metadata={"name": "llm", "namespace": ns,  # through the tenant's queue
+                                               "labels": {"kueue.x-k8s.io/queue-name": ns}},
                                      spec={"runtimeRef": {"name": "torch-distributed"}, **spec})
 
 

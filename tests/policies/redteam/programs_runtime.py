@@ -193,7 +193,8 @@ def image_pinned_by_a_channel_tag_in_a_deployment(bad):
 def nvidia_visible_devices_all_without_a_gpu_request(bad):
     c = ({**container(), "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]} if bad else
          {**container(), "resources": {"limits": {"nvidia.com/gpu": "1"}}})
-    pod({"containers": [c]}, ns="research", level="privileged", kind="Job")
+    pod({"containers": [c]}, ns="research", level="privileged", kind="Job",
+        labels={"kueue.x-k8s.io/queue-name": "research"})  # a GPU Job goes through the tenant's queue
 
 
 @case("pod", "gpu-devices-through-device-plugin")

@@ -16,6 +16,9 @@ REACH = "kubernetes-tenant-rbac-own-namespace-only"
 SCHEDULING, VOLUMES, SERVICES = ("tenant-pods-scheduled-by-the-platform", "tenant-volumes-through-claims",
                                  "tenant-services-inside-the-wall")
 IMAGE = "nvcr.io/nvidia/pytorch:25.01-py3"
+#: Submitted through the tenant's Kueue LocalQueue: Kueue pins its GPU pods to a flavor of the tenant's ClusterQueue
+#: (a GPU pod selecting no pool of its own is refused otherwise).
+QUEUED = {"kueue.x-k8s.io/queue-name": "tenant"}
 
 
 def tenant(name: str, level: str = "restricted", gpus: str | None = "8") -> None:
@@ -125,7 +128,7 @@ def nfs_volume_other_tenants_export(bad):
     vol = ({"name": "d", "nfs": {"server": "10.0.20.5", "path": "/shared/research"}} if bad
            else {"name": "d", "persistentVolumeClaim": {"claimName": "vision-data"}})
     c = restricted(volumeMounts=[{"name": "d", "mountPath": "/data"}], resources={"limits": {"nvidia.com/gpu": "8"}})
-    k8s.batch.v1.Job("j", metadata={"name": "j", "namespace": "vision"},
+    k8s.batch.v1.Job("j", metadata={"name": "j", "namespace": "vision", "labels": QUEUED},
                      spec={"template": {"spec": {"restartPolicy": "Never", "containers": [c], "volumes": [vol]}}})
 
 
@@ -137,7 +140,7 @@ def pod_pinned_to_other_tenants_node(bad):
     spec = {"containers": [restricted(resources={"limits": {"nvidia.com/gpu": "8"}})]}
     if bad:
         spec.update(nodeName="10.0.10.21", tolerations=[{"operator": "Exists"}])
-    k8s.core.v1.Pod("p", metadata={"name": "p", "namespace": "analytics"}, spec=spec)
+    k8s.core.v1.Pod("p", metadata={"name": "p", "namespace": "analytics", "labels": QUEUED}, spec=spec)
 
 
 @case("placement", SCHEDULING)
@@ -146,8 +149,8 @@ def job_template_tolerates_every_taint(bad):
     tenant("analytics")
     tol = [{"operator": "Exists"}] if bad else [{"key": "nvidia.com/gpu", "operator": "Exists",
                                                   "effect": "NoSchedule"}]
-    k8s.batch.v1.Job("j", metadata={"name": "j", "namespace": "analytics"}, spec={"template": {"spec": {
-        "restartPolicy": "Never", "tolerations": tol, "containers": [restricted()]}}})
+    k8s.batch.v1.Job("j", metadata={"name": "j", "namespace": "analytics", "labels": QUEUED}, spec={"template": {
+        "spec": {"restartPolicy": "Never", "tolerations": tol, "containers": [restricted()]}}})
 
 
 @case("pod", SCHEDULING)
@@ -162,7 +165,7 @@ def tenant_daemonset_privileged_on_every_node(bad):
                               spec={"selector": {"matchLabels": {"a": "x"}}, "template": tpl})
     else:
         tpl["spec"]["restartPolicy"] = "Never"
-        k8s.batch.v1.Job("j", metadata={"name": "x", "namespace": "research"}, spec={"template": tpl})
+        k8s.batch.v1.Job("j", metadata={"name": "x", "namespace": "research", "labels": QUEUED}, spec={"template": tpl})
 
 
 # --- Services --------------------------------------------------------------------------------------------------------
