@@ -703,6 +703,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("The OKE image's own GPU driver is used: driver.enabled stays false", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            _LIM + "test_driver_enabled_true_is_refused_and_false_passes"),
+        _c("CDI stays on (OKE runs CRI-O: without CDI the toolkit falls back to its OCI prestart hook), its NRI "
+           "plugin stays off and the MIG strategy stays single (the quotas count nvidia.com/gpu only)",
+           "gpu-operator", "runtime", "config", "oke_rdma.addons.gpu_operator:checks",
+           _LIM + "test_gpu_operator_values_the_platform_depends_on_are_refused_when_moved"),
         _c("One device plugin per GPU node (OKE's or the operator's)", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            "tests/config/test_config_platform.py::test_device_plugin_on_while_the_oke_plugin_is_forced_on"),
