@@ -262,7 +262,8 @@ class NodePool(_Model):
     memory_gb: Optional[float] = Field(default=None, gt=0, description=(
         "Memory per node in GB, Flex shapes only (required there): 1-64 GB per OCPU up to the shape's maximum."))
     boot_volume_gb: int = Field(default=100, ge=MIN_BOOT_VOLUME_GB, le=32768, description=(
-        "Boot volume size in GB (OCI's minimum is 50; Block Volume docs \"Boot Volumes\")."))
+        "Boot volume size in GB (OCI's minimum is 50; Block Volume docs \"Boot Volumes\"); the node's cloud-init grows "
+        "the root file system to it before OKE's bootstrap (docs/storage.md)."))
     max_pods_per_node: int = Field(default=31, ge=1, le=110, description=(
         "Pods per node with VCN-native pod networking (each takes a pod-subnet IP): at most "
         "`min(110, (VNICs − 1) × 31)` of the shape."))

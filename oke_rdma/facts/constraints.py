@@ -318,6 +318,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_is_refused_in_diagnostics"),
         _c("Moving a pool to another Compute Cluster replaces it", "oke-pools", "update", "preview", _FORCE_NEW,
            _CAS + "test_moving_the_compute_cluster_replaces_the_rdma_pool_that_runs_in_it"),
+        _c("OKE images keep their built-in root partition whatever the boot volume size: the pool's cloud-init "
+           "grows the root file system (oci-growfs, growpart) before OKE's bootstrap, on every pool", "oke-pools",
+           "create,runtime", "construction", "oke_rdma.compute:node_metadata",
+           "tests/components/test_node_init_growfs.py::test_every_pool_gets_the_script_with_cilium_on_or_off"),
         _c("Node metadata endpoint: IMDSv2 only (legacy endpoint off)", "oke-pools", "create", "pack",
            "node-pool-imds-v2-only", "tests/policies/test_policies_node_pool.py::"
            "test_imds_rule_fails_open_endpoints_and_unknowns"),
