@@ -65,6 +65,8 @@ if __package__:  # imported as the package `policies.security`
     from . import iam_principals
     from . import uid_wall
     from . import tenant_queues
+    from . import pv_reclaim
+    from . import erasing_options
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -110,6 +112,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import iam_principals
     import uid_wall
     import tenant_queues
+    import pv_reclaim
+    import erasing_options
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -134,7 +138,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *object_copies.POLICIES, *monitoring_egress.POLICIES,
                           *tenant_ids.POLICIES, *tenant_refs.POLICIES,
                           *iam_principals.POLICIES,
-                          *uid_wall.POLICIES, *tenant_queues.POLICIES]
+                          *uid_wall.POLICIES, *tenant_queues.POLICIES,
+                          *pv_reclaim.POLICIES, *erasing_options.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).
