@@ -52,17 +52,17 @@ LOCAL_NVME_LABEL = PROGRAM_NODE_LABELS[1]
 
 def node_metadata(pool: NodePool, lustre_client: Optional[Mapping[str, node_init.LustreArchive]] = None,
                   startup_taints: Sequence[str] = ()) -> dict[str, str]:
-    """The pool's node metadata: IMDSv2 only (or not), and the cloud-init user data (``oke_rdma.node_init``) when
-    ``localNvme`` is on, the pool gets the Lustre client (``lustre_client``: OS key → package archive, possibly
-    empty; None = no Lustre client step) or its nodes register with ``startup_taints`` (``key=value:Effect``: OKE's
-    node pools have no taint field; the kubelet registers them). A pool with none of these keeps OKE's default
-    initialisation."""
+    """The pool's node metadata: IMDSv2 only (or not), and the cloud-init user data (``oke_rdma.node_init``), on
+    every pool: it grows the root file system to the boot volume (OKE images keep their built-in root partition
+    otherwise), sets up local NVMe when ``localNvme`` is on and the Lustre client when the pool gets it
+    (``lustre_client``: OS key → package archive, possibly empty; None = no Lustre client step), and has the nodes
+    register with ``startup_taints`` (``key=value:Effect``: OKE's node pools have no taint field; the kubelet
+    registers them), then runs OKE's bootstrap."""
     metadata = {IMDS_METADATA_KEY: "true" if pool.are_legacy_imds_endpoints_disabled else "false"}
-    if pool.local_nvme.enabled or lustre_client is not None or startup_taints:
-        metadata[USER_DATA_KEY] = node_init.user_data(nvme=pool.local_nvme.enabled,
-                                                      mount_path=pool.local_nvme.mount_path,
-                                                      filesystem=pool.local_nvme.filesystem,
-                                                      lustre_client=lustre_client, taints=tuple(startup_taints))
+    metadata[USER_DATA_KEY] = node_init.user_data(nvme=pool.local_nvme.enabled,
+                                                  mount_path=pool.local_nvme.mount_path,
+                                                  filesystem=pool.local_nvme.filesystem,
+                                                  lustre_client=lustre_client, taints=tuple(startup_taints))
     return metadata
 #: Properties whose change replaces a pool (every node destroyed): declared so every preview says "replace".
 POOL_REPLACE_ON_CHANGES = ["nodeConfigDetails.computeClusterId"]

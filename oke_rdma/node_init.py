@@ -1,12 +1,14 @@
-"""Cloud-init user data for OKE managed nodes: local NVMe RAID 0, the Lustre client, then OKE's own bootstrap (with
-the node's startup taints).
+"""Cloud-init user data for OKE managed nodes: the root file system grown to the boot volume, local NVMe RAID 0, the
+Lustre client, then OKE's own bootstrap (with the node's startup taints).
 
 :func:`render` fills ``files/node-init.sh`` (a bash script: cloud-init runs a user-data script that starts with
 ``#!`` once per instance) and :func:`user_data` base64-encodes it for the node pool's ``node_metadata["user_data"]``,
-the key OKE passes to cloud-init. A pool with neither ``localNvme`` nor the Lustre client gets no user data: OKE's
-default initialisation runs unchanged, unless it has startup taints (:data:`TAINT`): OKE's node pools have no taint
-field, so the kubelet registers them (``--register-with-taints`` through OKE's bootstrap ``--kubelet-extra-args``).
-What each step does, and its sources, is in the script's header.
+the key OKE passes to cloud-init. Every pool gets it: OKE images keep their built-in root partition whatever boot
+volume a pool asks for, so the root file system is grown on every node (Oracle Linux: ``oci-growfs``; Ubuntu:
+``growpart`` and ``resize2fs``/``xfs_growfs``) before OKE's bootstrap; the NVMe and Lustre steps run when the pool
+asks for them, and startup taints (:data:`TAINT`) are registered by the kubelet (OKE's node pools have no taint
+field: ``--register-with-taints`` through OKE's bootstrap ``--kubelet-extra-args``). What each step does, and its
+sources, is in the script's header.
 
 Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 (``user_data`` in the node pool's node metadata, base64-encoded; a custom script must run OKE's bootstrap itself);
@@ -30,6 +32,11 @@ TEMPLATE = Path(__file__).parent / "files" / "node-init.sh"
 DEVICE_GLOB = "/dev/nvme[0-9]*n1"
 #: The md array's device name (a named array: ``mdadm --assemble --scan`` finds it again after a reboot).
 MD_DEVICE = "/dev/md/okerdma-nvme"
+#: oci-utils' root file system grower on Oracle Linux images (OCI docs "OCI Utilities Reference", oci-growfs).
+OCI_GROWFS = "/usr/libexec/oci-growfs"
+#: The boot volume's consistent device path on OCI Linux images (Block Volume docs "Connecting to Volumes With
+#: Consistent Device Paths"): rescanned so the kernel sees a volume larger than the image.
+BOOT_DEVICE = "/dev/oracleoci/oraclevda"
 #: File systems the script can create (``mkfs.<type>`` exists on OKE's Oracle Linux and Ubuntu images).
 FILESYSTEMS = ("ext4", "xfs")
 #: The node label a node registers with when its Lustre client works; the Lustre volumes require it.
@@ -62,6 +69,10 @@ class Paths:
     device_glob: str = DEVICE_GLOB
     md_device: str = MD_DEVICE
     lustre_work_dir: str = "/var/lib/oke-rdma/lustre"
+    oci_growfs: str = OCI_GROWFS
+    boot_device: str = BOOT_DEVICE
+    sys_block: str = "/sys/class/block"
+    root_mount: str = "/"
 
 
 def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4",
@@ -98,7 +109,9 @@ def render(*, nvme: bool, mount_path: str = "/mnt/nvme", filesystem: str = "ext4
               "DEVICE_GLOB": paths.device_glob, "MD_DEVICE": paths.md_device, "SYSTEMD_DIR": paths.systemd_dir,
               "MDADM_CONF": paths.mdadm_conf, "IMDS": paths.imds, "OS_RELEASE": paths.os_release,
               "LUSTRE_ENABLED": "1" if lustre_client is not None else "0", "LUSTRE_LABEL": LUSTRE_CLIENT_LABEL,
-              "LUSTRE_WORK_DIR": paths.lustre_work_dir, "REGISTER_TAINTS": ",".join(taints)}
+              "LUSTRE_WORK_DIR": paths.lustre_work_dir, "REGISTER_TAINTS": ",".join(taints),
+              "OCI_GROWFS": paths.oci_growfs, "BOOT_DEVICE": paths.boot_device, "SYS_BLOCK": paths.sys_block,
+              "ROOT_MOUNT": paths.root_mount}
     for os_key, tag in LUSTRE_CLIENT_OS.items():
         archive = archives.get(os_key)
         values[f"LUSTRE_{tag}_URL"] = archive.url if archive else ""

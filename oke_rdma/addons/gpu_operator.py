@@ -95,13 +95,47 @@ def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
 #: The device plugin's switch for its XID health check (k8s-device-plugin internal/rm/health.go).
 HEALTHCHECK_ENV = "DP_DISABLE_HEALTHCHECKS"
 
+#: Values oke-rdma sets that a user's ``values`` may not change: path → (required value, why). Sources (read
+#: 2026-12-02): gpu-operator v26.7.0 ``controllers/object_controls.go`` (``TransformToolkit``: with CDI off and CRI-O
+#: — OKE's container runtime — the toolkit installs its OCI prestart hook, ``CRIO_CONFIG_MODE=hook``, and the
+#: operator's own pods get no runtime class: ``setRuntimeClassName``) and ``values.yaml`` (``cdi.enabled: true``,
+#: ``cdi.nriPluginEnabled: false``, ``mig.strategy``); NVIDIA/gpu-operator#1374 (CRI-O without CDI: the toolkit
+#: validator cannot find nvidia-smi and crash-loops; CDI on fixed it) and #448 (the hook is used only where CRI-O
+#: reads its hooks directory); NVIDIA GPU Operator docs "GPU Operator with MIG" (``mixed`` advertises
+#: ``nvidia.com/mig-<profile>`` resources); NVIDIA/nvidia-container-toolkit PR #1854 (the NRI plugin injects the CDI
+#: devices a pod's annotations name, for pods of any namespace).
+PINNED: dict[tuple[str, ...], tuple[Any, str]] = {
+    ("cdi", "enabled"): (True, "OKE runs CRI-O: with CDI off the toolkit installs its OCI prestart hook for every "
+                               "container instead, which works only where CRI-O reads the hook's directory "
+                               "(NVIDIA/gpu-operator#1374: the validator crash-loops and no GPU is advertised) and "
+                               "hands GPUs to any container that names NVIDIA_VISIBLE_DEVICES"),
+    ("cdi", "nriPluginEnabled"): (False, "the NRI plugin injects the CDI devices a pod's annotations name, in any "
+                                         "namespace: an annotation would then give a tenant's pod GPUs past the "
+                                         "device plugin, the quotas and Kueue"),
+    ("mig", "strategy"): ("single", "MIG instances are advertised as nvidia.com/gpu, the one resource the tenants' "
+                                    "ResourceQuotas, Kueue's ClusterQueues and the admission guard count; 'mixed' "
+                                    "advertises nvidia.com/mig-<profile> resources none of them counts"),
+}
+
 
 def checks(cfg: GpuOperatorRelease, at: tuple[str, ...]) -> list[str]:
-    """The device plugin's GPU health check stays on: ``DP_DISABLE_HEALTHCHECKS`` in ``devicePlugin.env`` (any value:
-    ``all``, ``xids`` or a list of XIDs) is refused, since it keeps a failing GPU schedulable."""
+    """The values OKE and the tenancy walls depend on stay as oke-rdma sets them (:data:`PINNED`: CDI on, its NRI
+    plugin off, MIG strategy ``single``), and the device plugin's GPU health check stays on:
+    ``DP_DISABLE_HEALTHCHECKS`` in ``devicePlugin.env`` (any value: ``all``, ``xids`` or a list of XIDs) is refused,
+    since it keeps a failing GPU schedulable."""
+    problems = []
+    for path, (required, why) in PINNED.items():
+        parent = _get(cfg.values, *path[:-1])
+        if not isinstance(parent, dict) or path[-1] not in parent:
+            continue
+        value = parent[path[-1]]
+        if isinstance(required, bool) and not isinstance(value, bool):
+            continue  # not a boolean: the value shape's line names it (Helm reads any non-empty text as true)
+        if value != required or type(value) is not type(required):
+            shown = str(required).lower() if isinstance(required, bool) else repr(required)
+            problems.append(f"{_key(at + ('values', *path))}: must stay {shown} ({why}); remove it")
     env = _get(cfg.values, "devicePlugin", "env")
     entries = env if isinstance(env, list) else []
-    problems = []
     for i, entry in enumerate(entries):
         if isinstance(entry, dict) and str(entry.get("name", "")).strip().upper() == HEALTHCHECK_ENV:
             problems.append(f"{_key(at + ('values', 'devicePlugin', 'env', str(i)))}: {HEALTHCHECK_ENV} turns off "

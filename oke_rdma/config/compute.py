@@ -52,7 +52,8 @@ KUBELET_WELL_KNOWN_LABELS = frozenset({
 })
 KUBELET_LABEL_PREFIXES = ("kubelet.kubernetes.io", "node.kubernetes.io")
 
-_DURATION_RE = re.compile(r"^PT([0-9]{1,2})M$")
+#: ``PT<minutes>M``; ``PT0S`` (zero, as OCI writes it) is accepted too.
+_DURATION_RE = re.compile(r"^PT(?:([0-9]{1,2})M|(0)S)$")
 _SURGE_RE = re.compile(r"^(?:[0-9]+|(?:100|[1-9]?[0-9])%)$")
 
 
@@ -132,16 +133,27 @@ class ComputeCluster(_Model):
     _ocid = field_validator("existing_id")(lambda v: None if v is None else _ocid("computecluster", v))
 
 
+def oci_grace_duration(minutes: int) -> str:
+    """A node pool's eviction grace duration as OCI returns it: ``PT0S`` for zero, ``PT<minutes>M`` otherwise (see
+    :class:`Eviction`)."""
+    return "PT0S" if minutes == 0 else f"PT{minutes}M"
+
+
 class Eviction(_Model):
     """How OKE drains a node it deletes or cycles (OCI ``NodeEvictionNodePoolSettings``).
 
     ``graceDuration``: ISO 8601 minutes, ``PT0M`` (delete without cordon and drain) to ``PT60M`` (OCI's default).
+    The model holds it in the form OCI returns, so a refresh finds what the program sends and the preview shows no
+    change that never happens: zero as ``PT0S`` (OCI answers ``PT0S`` to ``PT0M``: oracle-terraform-modules/
+    terraform-oci-oke commit 48c4ced, issue #688, PR #791 — a ``PT0M`` there left a diff on every plan) and other
+    values without leading zeros (``PT05M`` → ``PT5M``; that module sends ``PT<n>M``). Checked 2026-12-02.
     ``forceActionAfterGraceDuration``: go on with the node action when pods are still running after the grace.
     ``forceDeleteAfterGraceDuration``: delete the instance when pods could not all be evicted.
     """
 
     grace_duration: str = Field("PT60M", description=(
-        "How long OKE waits for pods to drain, ISO 8601 minutes: `PT0M` (no cordon and drain) to `PT60M`."))
+        "How long OKE waits for pods to drain, ISO 8601 minutes: `PT0M` (no cordon and drain; sent as `PT0S`, the "
+        "form OCI returns) to `PT60M`."))
     force_action_after_grace_duration: bool = Field(False, description=(
         "Go on with the node action when pods are still running after the grace duration."))
     force_delete_after_grace_duration: bool = Field(False, description=(
@@ -151,10 +163,11 @@ class Eviction(_Model):
     @classmethod
     def _duration(cls, v: str) -> str:
         m = _DURATION_RE.match(v)
-        if not m or int(m.group(1)) > MAX_EVICTION_GRACE_MINUTES:
+        minutes = int(m.group(1) or m.group(2)) if m else None
+        if minutes is None or minutes > MAX_EVICTION_GRACE_MINUTES:
             raise ValueError(f"must be an ISO 8601 duration in minutes from PT0M to PT{MAX_EVICTION_GRACE_MINUTES}M, "
                              f"got {v!r}")
-        return v
+        return oci_grace_duration(minutes)
 
 
 class Cycling(_Model):
@@ -249,7 +262,8 @@ class NodePool(_Model):
     memory_gb: Optional[float] = Field(default=None, gt=0, description=(
         "Memory per node in GB, Flex shapes only (required there): 1-64 GB per OCPU up to the shape's maximum."))
     boot_volume_gb: int = Field(default=100, ge=MIN_BOOT_VOLUME_GB, le=32768, description=(
-        "Boot volume size in GB (OCI's minimum is 50; Block Volume docs \"Boot Volumes\")."))
+        "Boot volume size in GB (OCI's minimum is 50; Block Volume docs \"Boot Volumes\"); the node's cloud-init grows "
+        "the root file system to it before OKE's bootstrap (docs/storage.md)."))
     max_pods_per_node: int = Field(default=31, ge=1, le=110, description=(
         "Pods per node with VCN-native pod networking (each takes a pod-subnet IP): at most "
         "`min(110, (VNICs − 1) × 31)` of the shape."))

@@ -318,6 +318,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            "test_a_pool_moving_to_another_kubernetes_version_with_the_same_image_is_refused_in_diagnostics"),
         _c("Moving a pool to another Compute Cluster replaces it", "oke-pools", "update", "preview", _FORCE_NEW,
            _CAS + "test_moving_the_compute_cluster_replaces_the_rdma_pool_that_runs_in_it"),
+        _c("OKE images keep their built-in root partition whatever the boot volume size: the pool's cloud-init "
+           "grows the root file system (oci-growfs, growpart) before OKE's bootstrap, on every pool", "oke-pools",
+           "create,runtime", "construction", "oke_rdma.compute:node_metadata",
+           "tests/components/test_node_init_growfs.py::test_every_pool_gets_the_script_with_cilium_on_or_off"),
         _c("Node metadata endpoint: IMDSv2 only (legacy endpoint off)", "oke-pools", "create", "pack",
            "node-pool-imds-v2-only", "tests/policies/test_policies_node_pool.py::"
            "test_imds_rule_fails_open_endpoints_and_unknowns"),
@@ -703,6 +707,10 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("The OKE image's own GPU driver is used: driver.enabled stays false", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            _LIM + "test_driver_enabled_true_is_refused_and_false_passes"),
+        _c("CDI stays on (OKE runs CRI-O: without CDI the toolkit falls back to its OCI prestart hook), its NRI "
+           "plugin stays off and the MIG strategy stays single (the quotas count nvidia.com/gpu only)",
+           "gpu-operator", "runtime", "config", "oke_rdma.addons.gpu_operator:checks",
+           _LIM + "test_gpu_operator_values_the_platform_depends_on_are_refused_when_moved"),
         _c("One device plugin per GPU node (OKE's or the operator's)", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            "tests/config/test_config_platform.py::test_device_plugin_on_while_the_oke_plugin_is_forced_on"),

@@ -272,6 +272,25 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         WARN, f"kedacore/keda CHANGELOG.md v2.20.2 Fixes (#7863; the nil ScaleTargetGVKR guard of #4389/#4955 in the "
               f"same release); {CHECKED}"),
     KnownBug(
+        "keda", "kedacore/keda#7927",
+        "a TriggerAuthentication with awsSecretManager but neither its credentials nor a pod identity makes the "
+        "secret resolver dereference nil and panics the shared KEDA operator on every reconcile",
+        ("2.20.2",), "keda-tenant-triggerauthentications",
+        "tenants may create TriggerAuthentications (oke_rdma.facts.tenancy grants keda.sh triggerauthentications), "
+        "and any tenant's ScaledObject that names such an authentication reaches the resolver",
+        WARN, f"kedacore/keda issue #7927 (2026-07-22, closed); CHANGELOG.md v2.20.2 Fixes: 'nil pointer dereference "
+              f"in AWS Secret Manager TriggerAuthentication when awsSecretManager.credentials is omitted and no "
+              f"awsSecretManager.podIdentity is set (#7927)'; {CHECKED}"),
+    KnownBug(
+        "keda", "kedacore/keda#7798",
+        "a ScaledJob with the custom scaling strategy and no customScalingQueueLengthDeduction makes "
+        "GetEffectiveMaxScale dereference nil and panics the ScaledJob controller of the shared KEDA operator",
+        ("2.20.2",), "keda-tenant-scaledjobs",
+        "tenants may create ScaledJobs (oke_rdma.facts.tenancy grants keda.sh scaledjobs); the deduction is an "
+        "optional field of the CRD",
+        WARN, f"kedacore/keda issue #7798 (2026-05-29, closed), pull request #7871; CHANGELOG.md v2.20.2 Fixes "
+              f"(#7798: the omitted deduction is now treated as zero); {CHECKED}"),
+    KnownBug(
         "keda", "kedacore/keda#7700",
         "a certificate rotation can panic the operator (an unlocked shared CA pool in its metrics-service mTLS)",
         (), "keda-metrics-service-mtls",

@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # oke-rdma node initialisation (cloud-init user data of an OKE managed node pool), rendered by oke_rdma/node_init.py.
 #
+# 0. Root file system, always, first: OKE node images keep the root partition they were built with (about 30-47 GB)
+#    whatever boot volume size the pool asks for, so images, logs and emptyDirs would fill it while the rest of the
+#    volume lies unused. Oracle Linux images carry oci-utils' /usr/libexec/oci-growfs, which grows the partition,
+#    the LVM volume and the XFS/ext4 file system; the boot volume's device is rescanned first (recent Oracle Linux 8
+#    releases do not see the larger volume otherwise). Images without it (Ubuntu) get the same with growpart (the
+#    root partition to the end of its disk) and resize2fs or xfs_growfs. Growing an already full-size root changes
+#    nothing (growpart's NOCHANGE), so a re-run and a reboot are harmless. It runs before OKE's bootstrap so the
+#    kubelet registers the node's full ephemeral-storage capacity.
 # 1. Local NVMe (when @@NVME_ENABLED@@ is 1): every NVMe namespace of the host that carries no partition and no
 #    mounted file system becomes one RAID 0 array (mdadm), formatted once and mounted at @@MOUNT_PATH@@ by a systemd
 #    mount unit. Idempotent: an array that already exists is assembled, never recreated; a formatted array is never
@@ -25,6 +33,13 @@
 #    started before Cilium is not managed by it (Cilium docs "Considerations on Node Pool Taints and Unmanaged Pods",
 #    Documentation/installation/taints.rst, checked 2026-12-02). Taints and labels share one --kubelet-extra-args.
 #
+# Sources for step 0 (checked 2026-12-02): OCI docs "OCI Utilities Reference" (oci-growfs: a Linux instance does not
+# use a boot volume beyond its image's size until the root partition is expanded; XFS and ext4; -y answers yes);
+# oracle-terraform-modules/terraform-oci-oke modules/oke/cloudinit/worker.template.sh (oci-growfs -y on OKE workers),
+# issue #649 (the oraclevda rescan before oci-growfs on recent Oracle Linux 8) and pull request #661 (grow before
+# the OKE bootstrap); oracle.github.io/cluster-api-provider-oci "Increase boot volume" (the same step for OKE node
+# pools); NVIDIA-NeMo/Nemotron pull request #342 (2026-09: OKE images keep a ~30-47 GB root whatever the boot volume);
+# oracle/oci-utils issue #136 (oci-utils is not supported on Ubuntu: growpart and resize2fs there).
 # Sources (checked 2026-11-30): OKE docs "Using Custom Cloud-init Initialization Scripts to Set Up Managed Nodes"
 # (the oke_init_script metadata key, IMDSv2 header); oracle-quickstart/oci-hpc-oke@61d210a files/oke-nvme-raid.sh
 # and files/oke-ubuntu-cloud-init.sh (RAID over /dev/nvme*n1 on GPU bare metal, `oke bootstrap` on Ubuntu images,
@@ -53,6 +68,10 @@ LUSTRE_UBUNTU2204_URL=@@LUSTRE_UBUNTU2204_URL@@
 LUSTRE_UBUNTU2204_SHA256=@@LUSTRE_UBUNTU2204_SHA256@@
 LUSTRE_WORK_DIR=@@LUSTRE_WORK_DIR@@
 REGISTER_TAINTS=@@REGISTER_TAINTS@@
+OCI_GROWFS=@@OCI_GROWFS@@
+BOOT_DEVICE=@@BOOT_DEVICE@@
+SYS_BLOCK=@@SYS_BLOCK@@
+ROOT_MOUNT=@@ROOT_MOUNT@@
 LOG_TAG=oke-rdma-node-init
 KUBELET_EXTRA_ARGS=""
 if [ -n "$REGISTER_TAINTS" ]; then
@@ -60,6 +79,49 @@ if [ -n "$REGISTER_TAINTS" ]; then
 fi
 
 log() { echo "${LOG_TAG}: $*" >&2; }
+
+# Step 0: the root file system takes the whole boot volume.
+rescan_boot_volume() {  # best effort: makes the kernel see a boot volume larger than the image
+  local dev
+  [ -e "$BOOT_DEVICE" ] || return 0
+  dd iflag=direct if="$BOOT_DEVICE" of=/dev/null count=1 >/dev/null 2>&1 || true
+  dev=$(basename "$(readlink -f "$BOOT_DEVICE")")
+  if [ -w "${SYS_BLOCK}/${dev}/device/rescan" ]; then
+    echo 1 >"${SYS_BLOCK}/${dev}/device/rescan" || true
+  fi
+}
+
+grow_root_fs() {
+  local source fstype part disk number out
+  rescan_boot_volume
+  if [ -x "$OCI_GROWFS" ]; then
+    log "growing the root file system with ${OCI_GROWFS}"
+    "$OCI_GROWFS" -y || return 1
+    return 0
+  fi
+  source=$(findmnt -n -o SOURCE "$ROOT_MOUNT") || return 1
+  fstype=$(findmnt -n -o FSTYPE "$ROOT_MOUNT") || return 1
+  part=$(basename "$(readlink -f "$source")")
+  if [ ! -r "${SYS_BLOCK}/${part}/partition" ]; then
+    log "the root file system is on ${source}, not a disk partition, and ${OCI_GROWFS} is absent: left as it is"
+    return 1
+  fi
+  number=$(cat "${SYS_BLOCK}/${part}/partition") || return 1
+  disk=$(lsblk -n -d -o PKNAME "/dev/${part}" | tr -d '[:space:]') || return 1
+  [ -n "$disk" ] || { log "no parent disk for /dev/${part}"; return 1; }
+  if ! out=$(growpart "/dev/${disk}" "$number" 2>&1); then
+    case "$out" in
+      NOCHANGE*) log "the root partition already fills /dev/${disk}"; return 0 ;;
+      *) log "growpart /dev/${disk} ${number} failed: ${out}"; return 1 ;;
+    esac
+  fi
+  log "grew /dev/${part} to the end of /dev/${disk}; resizing its ${fstype} file system"
+  case "$fstype" in
+    ext4) resize2fs "/dev/${part}" || return 1 ;;
+    xfs) xfs_growfs "$ROOT_MOUNT" || return 1 ;;
+    *) log "cannot resize a ${fstype} root file system"; return 1 ;;
+  esac
+}
 
 # NVMe namespaces that are free to use: no partitions and no mounted file system on them.
 free_nvme_devices() {
@@ -221,6 +283,7 @@ oke_bootstrap() {
 
 # A failed step never keeps the node out of the cluster: it is logged and the node joins without what it failed to
 # set up. (errexit does not apply inside a function called from an if or || list: every step returns on failure.)
+grow_root_fs || log "growing the root file system failed; the node joins with the image's root size"
 if [ "$NVME_ENABLED" = "1" ]; then
   setup_nvme || log "local NVMe setup failed; the node joins without ${MOUNT_PATH}"
 fi

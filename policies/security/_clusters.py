@@ -51,6 +51,15 @@ AMBIENT = ("ambient kubeconfig",)
 _CURRENT: contextvars.ContextVar[Optional["ClusterView"]] = contextvars.ContextVar("okerdma_cluster", default=None)
 
 
+def same_cluster_possible(a: tuple, b: tuple) -> bool:
+    """Whether two cluster keys (:func:`cluster_key`) may be one cluster: equal, or either target unknown in this
+    preview (fail closed: an unknown kubeconfig may well be this cluster's)."""
+    return a == b or UNKNOWN_TARGET in (a[0], b[0])
+
+
+UNKNOWN_TARGET = "provider with an unknown target"
+
+
 def cluster_key(provider: Any) -> tuple:
     """The cluster a Kubernetes provider resource (``PolicyProviderResource``, or None for the default provider)
     sends objects to, as a comparable key (see the module docstring)."""
@@ -58,7 +67,7 @@ def cluster_key(provider: Any) -> tuple:
         return AMBIENT
     values = [read(getattr(provider, "props", None), name) for name in TARGET_INPUTS]
     if any(v is UNKNOWN for v in values) or any(v is not None and not isinstance(v, str) for v in values):
-        return ("provider with an unknown target", getattr(provider, "urn", ""))
+        return (UNKNOWN_TARGET, getattr(provider, "urn", ""))
     if not any(values):
         return AMBIENT
     return ("target", *(v or "" for v in values))
@@ -74,6 +83,9 @@ class ClusterView:
     urns: set = field(default_factory=set)
     own: bool = True
     resources: list = field(default_factory=list)
+    #: Every resource of the stack, all clusters (for a rule that compares objects across clusters whose target may
+    #: be the same one: ``platform_objects``).
+    everything: list = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -107,7 +119,8 @@ def views(resources: Iterable[Any]) -> list[ClusterView]:
         of.append(key)
     if len(providers) <= 1:
         key = next(iter(providers), AMBIENT)
-        return [ClusterView(key, providers=providers.get(key, []), resources=resources, own=True)]
+        return [ClusterView(key, providers=providers.get(key, []), resources=resources, own=True,
+                            everything=resources)]
     by_key = {key: ClusterView(key, providers=found) for key, found in providers.items()}
     shared = [r for r, key in zip(resources, of) if key is None]
     for r, key in zip(resources, of):
@@ -120,6 +133,7 @@ def views(resources: Iterable[Any]) -> list[ClusterView]:
         view = by_key[key]
         view.own = any(p is not None and _derived_from_own_cluster(p, by_urn) for p in view.providers)
         view.resources = shared + view.resources
+        view.everything = resources
         out.append(view)
     return out
 

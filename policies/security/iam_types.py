@@ -141,6 +141,7 @@ CATALOGUE_IAM_TYPES: dict[str, tuple[str, ...]] = {
     "oci:FileStorage/export:Export": ("export-sets", "file-systems"),
     "oci:FileStorage/mountTarget:MountTarget": ("mount-targets",),
     "oci:FileStorage/fileSystem:FileSystem": ("file-systems",),
+    "oci:FileStorage/snapshot:Snapshot": ("file-systems",),  # FILE_SYSTEM_CREATE_SNAPSHOT/DELETE_SNAPSHOT
     "oci:FileStorage/outboundConnector:OutboundConnector": ("outbound-connectors",),
     "oci:FileStorage/replication:Replication": ("replications",),
     "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": ("lustre-file-family",),

@@ -72,6 +72,8 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_queues
     from . import tenant_borrowing
     from . import route_parents
+    from . import pv_reclaim
+    from . import erasing_options
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -122,6 +124,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import tenant_queues
     import tenant_borrowing
     import route_parents
+    import pv_reclaim
+    import erasing_options
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -148,7 +152,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *tenant_ids.POLICIES, *tenant_refs.POLICIES,
                           *iam_principals.POLICIES,
                           *uid_wall.POLICIES, *tenant_queues.POLICIES,
-                          *tenant_borrowing.POLICIES, *route_parents.POLICIES]
+                          *tenant_borrowing.POLICIES, *route_parents.POLICIES,
+                          *pv_reclaim.POLICIES, *erasing_options.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).

@@ -23,14 +23,26 @@ A write is refused when it lands on an object the tenancy model says the platfor
   declares that Namespace itself (it installs the add-on);
 * a CustomResourceDefinition of an API group the platform's add-ons install (``tenancy.ADDON_CRD_GROUPS``): patched,
   or declared by a stack that does not declare that add-on's namespace itself (installing the add-on);
-* the same object (kind, namespace, name) as one a platform component of the same stack declares: the message names
-  the owner.
+* the same object (kind, namespace, name) as one a platform component of the same stack declares, through any
+  provider that may reach the same cluster (the same target, or a provider whose kubeconfig is unknown during the
+  preview: ``_clusters.same_cluster_possible``): the message names the owner;
+* an object of a platform-owned kind *declared* (not patched) under a name the platform gives its own objects
+  (``tenancy.PLATFORM_OBJECT_NAMES``: ``<namePrefix>-*`` — the admission guard's ``<prefix>-tenant-priority``
+  binding, the walls, queues, flavors, priority classes, tenant roles —, in any namespace; a tenant's ``gpu`` and
+  ``system-priority`` quotas, ``defaults`` LimitRange and LocalQueue in a namespace the stack does not declare
+  itself; the ``oke-rdma-bv`` class, the GPU rules, the MPI Operator's roles unless the stack installs it): the
+  platform may live in another
+  stack, where this rule cannot see its objects, and a declaration applied over the live object rewrites it (an
+  Audit binding over the guard's Deny one). The platform stacks' prefixes are the policy config
+  ``platformNamePrefixes`` (default ``okerdma``, which covers every prefix starting ``okerdma-``). A declared object
+  of such a kind whose name is unknown during preview may be one of them and is refused.
 
 An unknown namespace or name of an object the rule must place fails closed; an unknown label map of a NamespacePatch
 may hold the tenancy labels and is refused.
 
 Sources (checked 2026-12-02): Kubernetes docs "Server-Side Apply" (a patch takes ownership of the fields it sets on
-a live object), "Namespaces", "Leases", "Versions in CustomResourceDefinitions" (webhook conversion); pulumi_kubernetes
+a live object; an apply of a new manager's fields onto an existing object succeeds where no other manager owns them,
+and with force where one does), "Namespaces", "Leases", "Versions in CustomResourceDefinitions" (webhook conversion); pulumi_kubernetes
 4.34.2 (every built-in kind has a ``<Kind>Patch`` resource, ``CustomResourcePatch`` registers
 ``kubernetes:<apiVersion>:<Kind>Patch``; a declared object is applied server-side and takes over a live one); OKE docs
 "Configuring DNS Servers for Kubernetes Clusters" (``kube-system/coredns-custom``).
@@ -39,16 +51,20 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from pulumi_policy import (EnforcementLevel, ReportViolation, Severity, StackValidationArgs,
+import fnmatch
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security`
     from . import tenancy
+    from ._clusters import cluster_key, current, same_cluster_possible
     from ._objects import derived_resources
     from ._provider_namespace import CLUSTER_SCOPED
     from ._rules import UNKNOWN, read
 else:  # run by the Pulumi CLI from inside policies/security/
     import tenancy
+    from _clusters import cluster_key, current, same_cluster_possible
     from _objects import derived_resources
     from _provider_namespace import CLUSTER_SCOPED
     from _rules import UNKNOWN, read
@@ -175,36 +191,113 @@ def _identity(resource_type: str, props: Any) -> Optional[tuple[str, str, Any, A
     return kind_of[0], kind_of[1], None if kind_of[1] in CLUSTER_SCOPED else namespace, name
 
 
-def problems(resources: Iterable[Any]) -> list[tuple[Any, str]]:
-    """(resource, why) for each write of a platform-owned object by something outside the platform's components."""
+def platform_name(group: str, kind: str, name: str, prefixes: Iterable[str], namespace: Any = None,
+                  declared_namespaces: frozenset = frozenset()) -> Optional[str]:
+    """What the platform keeps under ``name`` for a ``kind`` of API ``group`` in ``namespace``
+    (``tenancy.PLATFORM_OBJECT_NAMES``, ``{prefix}`` each of ``prefixes``), or None when the platform gives no object
+    of that kind that name there — or the name is the stack's own: a fixed name of a namespaced kind in a namespace
+    the stack declares, an add-on's name where the stack declares the add-on's namespace."""
+    for g, k, pattern, what, addon in tenancy.PLATFORM_OBJECT_NAMES:
+        if g not in ("*", group) or k not in ("*", kind):
+            continue
+        if addon and addon in declared_namespaces:
+            continue  # the stack installs that add-on itself
+        if "{prefix}" not in pattern and kind not in CLUSTER_SCOPED and namespace in declared_namespaces:
+            continue  # the stack's own tenant namespace
+        if "{namespace}" in pattern and not isinstance(namespace, str):
+            continue
+        pattern = pattern.replace("{namespace}", namespace if isinstance(namespace, str) else "")
+        for prefix in (prefixes if "{prefix}" in pattern else ("",)):
+            if fnmatch.fnmatchcase(name, pattern.replace("{prefix}", prefix)):
+                return what
+    return None
+
+
+def _writes(resources: list[Any]) -> list[Any]:
+    return resources + [d for d in derived_resources(resources) if d.origin != "NamespacePatch"]
+
+
+def name_problem(resource_type: str, props: Any, prefixes: Iterable[str],
+                 declared_namespaces: frozenset[str] = frozenset()) -> Optional[str]:
+    """Why a declared object (not a patch) of a platform-owned kind takes a name the platform gives its own objects
+    (or may: its name is unknown during preview); None otherwise. ``declared_namespaces``: the Namespaces the stack
+    declares (see :func:`platform_name`)."""
+    kind_of = base_kind(resource_type)
+    if kind_of is None or kind_of[3] or tenancy.owned_kind(kind_of[0], kind_of[1]) is None:
+        return None
+    group, kind = kind_of[0], kind_of[1]
+    name, namespace = read(props, "metadata", "name"), read(props, "metadata", "namespace")
+    where = f" in {namespace}" if isinstance(namespace, str) and kind not in CLUSTER_SCOPED else ""
+    if name is UNKNOWN:
+        return (f"declares a {kind}{where} whose name is unknown during preview: it may be the name of one the "
+                "platform declares (its guard, walls, queues, quotas), and a declaration is applied over the live "
+                "object; set the name literally")
+    if not isinstance(name, str):
+        return None
+    what = platform_name(group, kind, name, prefixes, namespace, declared_namespaces)
+    if what is None:
+        return None
+    return (f"declares {kind} {name}{where}, a name the platform gives its own objects ({what}): applied "
+            "server-side over the platform's live object it rewrites it (an Audit binding over the guard's Deny "
+            "one); name your object otherwise, or change the platform's through its config")
+
+
+def problems(resources: Iterable[Any], prefixes: Iterable[str] = tenancy.DEFAULT_PLATFORM_NAME_PREFIXES,
+             everything: Optional[Iterable[Any]] = None) -> list[tuple[Any, str]]:
+    """(resource, why) for each write of a platform-owned object by something outside the platform's components.
+
+    :param resources: the resources judged (one cluster's, under ``_clusters.cluster_aware``).
+    :param prefixes: the platform stacks' ``namePrefix`` values (policy config ``platformNamePrefixes``).
+    :param everything: every resource of the stack, all clusters (default ``resources``): the platform's objects are
+        looked up there, on every cluster that may be the judged object's."""
     resources = list(resources)
-    derived = [d for d in derived_resources(resources) if d.origin != "NamespacePatch"]
-    writes = resources + derived
+    prefixes = tuple(prefixes)
+    writes = _writes(resources)
     declared_namespaces = {read(r.props, "metadata", "name") for r in resources
                            if r.resource_type == "kubernetes:core/v1:Namespace" and not platform_written(r.urn)}
     declared_namespaces = {n for n in declared_namespaces if isinstance(n, str)}
-    platform_objects = {}
-    for r in writes:
+    all_namespaces = {read(r.props, "metadata", "name") for r in resources
+                      if r.resource_type == "kubernetes:core/v1:Namespace"}
+    platform_objects: dict[tuple, list[tuple[tuple, str]]] = {}
+    for r in _writes(list(everything)) if everything is not None else writes:
         if platform_written(r.urn):
             key = _identity(r.resource_type, r.props)
             if key is not None:
-                platform_objects.setdefault(key, r.urn)
+                platform_objects.setdefault(key, []).append((cluster_key(getattr(r, "provider", None)), r.urn))
     found: list[tuple[Any, str]] = []
     for r in writes:
         if platform_written(r.urn):
             continue
         why = write_problems(r.resource_type, r.props, declared_namespaces)
         key = _identity(r.resource_type, r.props)
-        if key in platform_objects:
+        here = cluster_key(getattr(r, "provider", None))
+        owners = [urn for where, urn in platform_objects.get(key, []) if same_cluster_possible(here, where)]
+        if owners:
             why.append(f"writes {key[1]} {(key[2] + '/') if key[2] else ''}{key[3]}, which "
-                       f"{_owner_component(platform_objects[key])} declares in this stack")
+                       f"{_owner_component(owners[0])} declares in this stack")
+        else:
+            named = name_problem(r.resource_type, r.props, prefixes, frozenset(all_namespaces))
+            if named:
+                why.append(named)
         found += [(r, w) for w in why]
     return found
 
 
+PREFIXES_SCHEMA = {
+    "type": "array", "default": list(tenancy.DEFAULT_PLATFORM_NAME_PREFIXES),
+    "items": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},
+    "description": ("namePrefix values of the organisation's oke-rdma platform stacks: objects of a platform-owned "
+                    "kind named <prefix>-* (and the platform's fixed names) are the platform's, whichever stack "
+                    "declares them")}
+
+
 def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
     """Stack rule ``kubernetes-platform-objects-only-by-platform``: see the module docstring."""
-    for r, why in problems(args.resources):
+    config = args.get_config() or {}
+    prefixes = config.get("platformNamePrefixes")
+    prefixes = tenancy.DEFAULT_PLATFORM_NAME_PREFIXES if prefixes is None else tuple(prefixes)
+    view = current()
+    for r, why in problems(args.resources, prefixes, view.everything if view is not None else None):
         report_violation(f"{r.resource_type.split(':')[-1]} '{r.name}' {why}; only the platform's components "
                          "(oke-rdma:*) write it.", getattr(r, "urn", None))
 
@@ -214,8 +307,9 @@ platform_objects_only_by_platform = StackValidationPolicy(
     description=("Objects the platform owns (its walls, admission guard and bindings, tenants' quotas and tenancy "
                  "labels, priority classes, add-ons' CRDs, leader-election Leases and configuration, kube-system) "
                  "are written only by the platform's components: a *Patch of a platform-owned kind, a write in "
-                 "kube-system or in an add-on's namespace, an add-on's CRD, or an object a platform component "
-                 "declares is refused for any other resource."),
+                 "kube-system or in an add-on's namespace, an add-on's CRD, an object a platform component "
+                 "declares, or an object declared under a name the platform gives its own (<namePrefix>-*, a "
+                 "tenant's gpu quota, ...) is refused for any other resource."),
     validate=validate,
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
@@ -223,11 +317,13 @@ platform_objects_only_by_platform = StackValidationPolicy(
                        "writes it; write your own objects in your own namespace. Source: Kubernetes docs "
                        "\"Server-Side Apply\"; oke-rdma docs/tenants.md."),
     tags=["kubernetes", "tenancy", "isolation"],
+    config_schema=PolicyConfigSchema(properties={"platformNamePrefixes": PREFIXES_SCHEMA}),
 )
 
 POLICIES = [platform_objects_only_by_platform]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
-    RULE: ("fails closed: an unknown namespace of a control object, an unknown CRD group and an unknown label map of "
-           "a NamespacePatch are violations"),
+    RULE: ("fails closed: an unknown namespace of a control object, an unknown CRD group, an unknown label map of "
+           "a NamespacePatch and an unknown name of a declared platform-owned kind are violations; a platform "
+           "object declared through a provider whose target is unknown counts as on the same cluster"),
 }

@@ -11,8 +11,9 @@ rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
    RoleBindings do, the scope of the roles that aggregate it when a selector of the stack collects it, and — bound
    nowhere in the stack — cluster-wide, since any ClusterRoleBinding, here or in another stack, grants it in every
    namespace (Kubernetes docs "Using RBAC Authorization": a RoleBinding may reference a ClusterRole and grants it
-   only in its namespace; aggregated ClusterRoles). Refused cluster-wide: Secret reads, workload creation, exec,
-   token requests and service-account impersonation (within one namespace, the tenant boundary, these are what
+   only in its namespace; aggregated ClusterRoles). Refused cluster-wide: Secret reads and writes (a
+   service-account-token Secret is a token of any account), workload creation, exec, token requests and
+   service-account impersonation (within one namespace, the tenant boundary, these are what
    workload creation there already gives), ``nodes/proxy``, ``nodes/log`` and ``nodes/checkpoint`` (the kubelet's
    host logs and container memory dumps), node, PersistentVolume, certificate, admission and
    APIService writes, non-resource URLs beyond discovery/health/metrics, and the writes that break tenant isolation
@@ -22,9 +23,9 @@ rule grants (``rbac_model``; built-in roles in ``rbac_builtin``).
    ``roleRef.name`` is followed through its property dependency to a role of the stack.
 4. Across namespaces: a RoleBinding whose subject is a service account of another namespace (as a ServiceAccount,
    as the User ``system:serviceaccount:<ns>:<name>``, or through the groups of every service account) must not give
-   it what only the namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads,
-   workload creation, exec/attach/port-forward/proxy, token requests, service-account impersonation, ConfigMap
-   writes; and from ``rbac_isolation``, Services, Endpoints, routes, network policies, quotas and leases),
+   it what only the namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads
+   and writes, workload creation, exec/attach/port-forward/proxy, token requests, service-account impersonation,
+   ConfigMap writes; and from ``rbac_isolation``, Services, Endpoints, routes, network policies, quotas and leases),
    whichever role carries it — built-in, a Role, a ClusterRole, an aggregated one — judged by the one
    grant model. People (Users, Groups of the identity provider) are how a tenant's users get access and pass.
    A namespace where the stack releases a node-agent chart is a system namespace here (point 2; stricter only).
@@ -99,7 +100,8 @@ DEFAULT_ALLOWED_GRANTS = [
 #: ``{namespace}`` in a subject pattern is the binding's namespace).
 DEFAULT_ALLOWED_CROSS_NAMESPACE_GRANTS = [
     {"role": "mpi-operator",
-     "grants": ["list secrets", "watch secrets", "create pods", "update pods", "patch pods", "create pods/exec",
+     "grants": ["list secrets", "watch secrets", "create secrets", "update secrets", "create pods", "update pods",
+                "patch pods", "create pods/exec",
                 "create jobs.batch", "update jobs.batch", "create mpijobs.kubeflow.org", "update mpijobs.kubeflow.org",
                 "patch mpijobs.kubeflow.org", "create configmaps", "update configmaps", "create services",
                 "update services", "create endpoints", "update endpoints", "create leases.coordination.k8s.io",
@@ -254,7 +256,7 @@ CLUSTER_ONLY = frozenset({d.key for d in DANGERS if d.scope == "cluster"} | {"no
 
 def cross_namespace_problems(b: BindingObject, roles: list[RoleObject], entries: list[dict]) -> list[str]:
     """Why a RoleBinding hands a subject of another namespace (``rbac_objects.outside_subjects``) what only the
-    namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads, workload
+    namespace's own workloads may hold there (``rbac_model.CROSS_NAMESPACE_DANGERS``: Secret reads and writes, workload
     creation, exec/attach/port-forward/proxy, token requests, service-account impersonation, ConfigMap writes), by
     what its role grants — a built-in role's rules or a role of the stack's (with what its aggregationRule
     collects) — less what an ``allowedCrossNamespaceGrants`` entry accepts for that role and subject."""
@@ -392,10 +394,12 @@ ALLOWED_CROSS_NAMESPACE_GRANTS_SCHEMA = {
 kubernetes_rbac_no_escalation = StackValidationPolicy(
     name="kubernetes-rbac-no-escalation",
     description=("No RBAC object lets a subject escalate: escalate, bind, impersonating users, namespace writes, "
-                 "pod binding to nodes; cluster-wide Secret reads, workload creation, exec, token requests, "
+                 "pod binding to nodes; cluster-wide Secret reads or writes (a service-account-token Secret mints "
+                 "any account's token), workload creation, exec, token requests, "
                  "nodes/proxy, nodes/log, nodes/checkpoint, node, PV, "
                  "certificate, admission or APIService writes; bindings of escalating built-in roles or to everyone; "
-                 "a namespace's Secrets, workloads, exec, tokens or ConfigMaps given to another namespace's service "
+                 "a namespace's Secrets (read or written), workloads, exec, tokens or ConfigMaps given to another "
+                 "namespace's service "
                  "accounts; aggregation into or of admin/edit; roles the pack cannot see or interpret; writes that "
                  "break tenant isolation: Service/Ingress status, and cluster-wide (or in another namespace) "
                  "Endpoints, Services, routes, network policies, VolumeAttachments, storage, scheduling, device and "

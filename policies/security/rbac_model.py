@@ -228,6 +228,17 @@ DANGERS: tuple[Danger, ...] = (
            _perms("", ("serviceaccounts",), ("impersonate",)), namespaced=True),
     Danger("token-request", "serviceaccounts/token create in every namespace (mint tokens of any service account)",
            "cluster", _perms("", ("serviceaccounts/token",), ("create",)), namespaced=True),
+    # A Secret of type kubernetes.io/service-account-token naming a service account (annotation
+    # kubernetes.io/service-account.name) is filled by the token controller with a long-lived token of that account
+    # (Kubernetes docs "Service Accounts", "Manually create a long-lived API token for a ServiceAccount"): Secret
+    # creation is token minting (token-request's power) for every account of the namespace — kube-system's
+    # controllers for a cluster-wide grant. Update and patch return the stored object, data included (Kubernetes
+    # docs "API Concepts": the response to a write is the object as stored; an empty merge patch reads any Secret),
+    # and rewrite the credentials other workloads trust (webhook CAs, registry and cloud keys). Delete returns a
+    # Status, not the object, and yields no credential. Checked 2026-12-02.
+    Danger("secret-writes", "Secret writes in every namespace (a service-account-token Secret gets any service "
+           "account's token; update and patch return and rewrite any Secret's contents)", "cluster",
+           _perms("", ("secrets",), WRITE), namespaced=True),
     Danger("namespace-modification", "namespace writes (relabel a namespace's Pod Security level)", "namespace",
            _perms("", ("namespaces",), WRITE)),
     Danger("secrets-read", "Secret reads in every namespace (list and watch return contents)", "cluster",
@@ -344,7 +355,7 @@ def describe(found: dict[str, set[str]]) -> str:
 
 #: Dangers whose members all give the same power (any workload runs code as any service account of its namespace;
 #: any Secret read is a Secret read): a role adding another member to a built-in role that holds one adds nothing.
-EQUIVALENT_MEMBERS = frozenset({"workload-creation", "pod-exec", "secrets-read"})
+EQUIVALENT_MEMBERS = frozenset({"workload-creation", "pod-exec", "secrets-read", "secret-writes"})
 
 
 def minus(found: dict[str, set[str]], already: dict[str, set[str]]) -> dict[str, set[str]]:

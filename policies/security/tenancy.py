@@ -128,6 +128,35 @@ ADDON_CRD_GROUPS: dict[str, tuple[str, ...]] = {
     "toolkit.fluxcd.io": ("flux-system",), "pulumi.com": ("pulumi-kubernetes-operator",),
 }
 
+#: The names the platform gives the objects it declares, for ``kubernetes-platform-objects-only-by-platform`` across
+#: stacks: (apiGroup or ``*``, kind or ``*``, name pattern, what the platform keeps under it, the namespace of the
+#: add-on that installs it or ``""``). In a pattern ``{prefix}`` is a platform stack's ``namePrefix``, ``{namespace}``
+#: the object's own namespace and ``*`` any run of characters. A stack that declares (not patches) an object of a
+#: platform-owned kind under such a name writes the platform's object: a declared object is applied server-side over
+#: the live one (fields it sets are taken over; ``pulumi.com/patchForce`` takes the rest). ``{prefix}`` names count
+#: in any namespace; a fixed name of a namespaced kind (``gpu``) counts in a namespace the stack does not declare
+#: itself (a stack that declares the namespace runs its own tenants there); an add-on's name counts unless the stack
+#: declares the add-on's namespace (it installs the add-on itself). Sources: the components that name them
+#: (oke_rdma.guard, walls, scheduling, tenant_access, tenant_defaults, platform, volumes, lustre, health, readiness,
+#: monitoring; the vendored MPI Operator manifest): a test reads every object of the dev and prod stacks against this
+#: table. Kubernetes docs "Server-Side Apply".
+PLATFORM_OBJECT_NAMES: tuple[tuple[str, str, str, str, str], ...] = (
+    ("*", "*", "{prefix}-*", "the platform's own objects: the admission guard's policies and bindings, the walls, "
+                             "queues, flavors, priority classes, tenant roles and bindings, volumes", ""),
+    ("", "ResourceQuota", "gpu", "a tenant's GPU quota", ""),
+    ("", "ResourceQuota", "system-priority", "a tenant's zero quota of system-priority pods", ""),
+    ("", "LimitRange", "defaults", "a tenant's default container requests", ""),
+    ("kueue.x-k8s.io", "LocalQueue", "{namespace}", "a tenant's queue, named after its namespace", ""),
+    ("storage.k8s.io", "StorageClass", "oke-rdma-bv", "the platform's block volume class", ""),
+    ("monitoring.coreos.com", "PrometheusRule", "okerdma-gpu", "the platform's GPU alert and metering rules", ""),
+    ("rbac.authorization.k8s.io", "*", "mpi-operator", "the MPI Operator's controller roles", "mpi-operator"),
+    ("rbac.authorization.k8s.io", "ClusterRole", "kubeflow-mpijobs-*", "the MPI Operator's MPIJob roles",
+     "mpi-operator"),
+)
+#: The ``namePrefix`` of the platform's stacks when the policy config names none: the default ``okerdma`` (a pattern
+#: ``okerdma-*`` covers ``okerdma-dev-...`` and every prefix that starts ``okerdma-``).
+DEFAULT_PLATFORM_NAME_PREFIXES: tuple[str, ...] = ("okerdma",)
+
 #: The labels of a tenant namespace the platform sets (``okerdma.io/tenant``, ``okerdma.io/isolation``, ...): the
 #: walls, the guard, Kueue and metering select tenants by them (docs/tenants.md).
 PLATFORM_LABEL_PREFIX = "okerdma.io/"

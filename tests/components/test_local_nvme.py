@@ -1,5 +1,5 @@
 """localNvme on a node pool: its nodes get the node-init cloud-init (RAID 0 at the mount path, then OKE's bootstrap)
-as user data and the okerdma.io/local-nvme label; a pool without it keeps OKE's default initialisation; mistakes
+as user data and the okerdma.io/local-nvme label; a pool without it gets the script without the NVMe step; mistakes
 are refused with the key path."""
 
 from __future__ import annotations
@@ -30,9 +30,12 @@ def test_a_pool_with_local_nvme_gets_the_node_init_script_and_the_label():
     assert node_labels(pool, "rdma", True)[LOCAL_NVME_LABEL] == "true"
 
 
-def test_a_pool_without_local_nvme_keeps_okes_default_initialisation():
+def test_a_pool_without_local_nvme_gets_no_nvme_step_nor_the_label():
+    """Its script still grows the root file system and runs OKE's bootstrap, with the NVMe step off."""
     pool = _pool()
-    assert USER_DATA_KEY not in node_metadata(pool) and LOCAL_NVME_LABEL not in node_labels(pool, "rdma", True)
+    script = base64.b64decode(node_metadata(pool)[USER_DATA_KEY]).decode()
+    assert "NVME_ENABLED=0" in script and "oke_init_script" in script
+    assert LOCAL_NVME_LABEL not in node_labels(pool, "rdma", True)
 
 
 @pytest.mark.parametrize("path", ["mnt/nvme", "/", "/var/lib/nvme", "/etc", "/mnt/../etc", "/mnt/nvme/", "/mnt//x"])

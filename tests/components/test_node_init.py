@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from oke_rdma import node_init
+from tests.components.nodeinit_sandbox import node_init_sandbox
 
 STUBS = {
     # mdadm: --create makes the array, --detail/--assemble find it, --examine says which devices carry a superblock.
@@ -61,7 +62,7 @@ def node(tmp_path):
     os_release.write_text("ID=ol\n")
     paths = node_init.Paths(systemd_dir=str(tmp_path / "systemd"), mdadm_conf=str(tmp_path / "mdadm.conf"),
                             os_release=str(os_release), device_glob=f"{dev}/nvme[0-9]*n1",
-                            md_device="/dev/md/okerdma-nvme")
+                            md_device="/dev/md/okerdma-nvme", **node_init_sandbox(tmp_path))
 
     def run(nvme=True, **kwargs):
         script = tmp_path / "node-init.sh"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from oke_rdma import node_init
+from tests.components.nodeinit_sandbox import node_init_sandbox
 from oke_rdma.node_init import LUSTRE_CLIENT_LABEL, LustreArchive
 
 LABEL_ARG = f"--node-labels={LUSTRE_CLIENT_LABEL}=true"
@@ -95,7 +96,7 @@ def node(tmp_path):
     (state / "archive.tar.gz").write_bytes((tmp_path / "ol8.tar.gz").read_bytes())
     paths = node_init.Paths(systemd_dir=str(tmp_path / "systemd"), mdadm_conf=str(tmp_path / "mdadm.conf"),
                             os_release=str(os_release), device_glob=f"{tmp_path}/dev/nvme[0-9]*n1",
-                            lustre_work_dir=str(tmp_path / "work"))
+                            lustre_work_dir=str(tmp_path / "work"), **node_init_sandbox(tmp_path))
 
     def run(lustre_client=archives, nvme=False):
         script = tmp_path / "node-init.sh"

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from oke_rdma import adapter, node_init
+from tests.components.nodeinit_sandbox import node_init_sandbox
 from oke_rdma.addons import cilium
 from oke_rdma.addons.cilium import AGENT_NOT_READY_TAINT, CiliumRelease, tolerates
 from oke_rdma.compute import USER_DATA_KEY, Compute, ComputeArgs, node_metadata
@@ -43,12 +44,13 @@ def test_with_cilium_on_every_pool_registers_its_nodes_with_the_agent_not_ready_
         assert "oke_init_script" in script and "oke bootstrap" in script, name  # OKE's bootstrap still runs
 
 
-def test_with_cilium_off_no_pool_is_tainted_and_a_plain_pool_keeps_okes_default_initialisation():
+def test_with_cilium_off_no_pool_is_tainted_but_every_pool_keeps_its_script():
+    """A pool with no NVMe, no Lustre and no taint still gets the script (it grows the root file system)."""
     raw = edited(RAW, "platform", ("cilium",), {"enabled": False})
     assert adapter.startup_taints(load_config(raw)) == ()
     scripts = _scripts(raw)
-    assert all("agent-not-ready" not in s for s in scripts.values())
-    assert any(s == "" for s in scripts.values())  # a pool with no NVMe, no Lustre, no taint: no user data
+    assert all("\nREGISTER_TAINTS=''\n" in s and TAINT_ARG not in s for s in scripts.values())
+    assert all("grow_root_fs ||" in s and "oke_init_script" in s for s in scripts.values())
 
 
 def test_a_malformed_taint_is_refused_by_the_script_renderer_and_the_compute_args():
@@ -77,7 +79,8 @@ def fake_node(tmp_path):
 
     def run(os_id: str, **kwargs) -> str:
         os_release.write_text(f"ID={os_id}\n")
-        paths = node_init.Paths(os_release=str(os_release), lustre_work_dir=str(tmp_path / "work"))
+        paths = node_init.Paths(os_release=str(os_release), lustre_work_dir=str(tmp_path / "work"),
+                                **node_init_sandbox(tmp_path))
         script = tmp_path / "node-init.sh"
         script.write_text(node_init.render(paths=paths, **kwargs).replace("/var/run/oke-init.sh",
                                                                           str(tmp_path / "oke-init.sh")))
@@ -110,10 +113,10 @@ def test_taints_and_the_lustre_label_share_one_kubelet_extra_args(fake_node, tmp
                     f"--node-labels={node_init.LUSTRE_CLIENT_LABEL}=true")
 
 
-def test_node_metadata_carries_user_data_only_when_a_step_or_a_taint_needs_it():
+def test_node_metadata_carries_the_taint_only_when_asked():
     pool = load_config(RAW).node_pools
     plain = next(p for p in pool.values() if not p.local_nvme.enabled)
-    assert USER_DATA_KEY not in node_metadata(plain)
+    assert "REGISTER_TAINTS=''" in base64.b64decode(node_metadata(plain)[USER_DATA_KEY]).decode()
     assert TAINT_ARG.split("=")[0] in base64.b64decode(
         node_metadata(plain, None, [AGENT_NOT_READY_TAINT])[USER_DATA_KEY]).decode()
 

@@ -114,6 +114,29 @@ def test_driver_enabled_true_is_refused_and_false_passes():
     load_stack_config(values("gpuOperator", {"driver": {"enabled": False}, "devicePlugin": {"enabled": False}}))
 
 
+@pytest.mark.parametrize("vals, at, why", [
+    ({"cdi": {"enabled": False}}, "cdi.enabled", "OKE runs CRI-O"),
+    ({"cdi": {"nriPluginEnabled": True}}, "cdi.nriPluginEnabled", "annotations name"),
+    ({"mig": {"strategy": "mixed"}}, "mig.strategy", "nvidia.com/mig-<profile>"),
+    ({"mig": {"strategy": "none"}}, "mig.strategy", "nvidia.com/mig-<profile>"),
+])
+def test_gpu_operator_values_the_platform_depends_on_are_refused_when_moved(vals, at, why):
+    """Values OKE and the tenancy walls need from the GPU Operator (CDI on: OKE runs CRI-O; its NRI plugin off; MIG
+    strategy single: the quotas count nvidia.com/gpu) are refused when a user's values change them, one line at the
+    user's key naming the reason; the same values written as oke-rdma sets them pass."""
+    found = [p for p in problems(values("gpuOperator", vals)) if ".values." + at + ":" in p]
+    assert len(found) == 1 and found[0].startswith(f"oke-rdma:platform.gpuOperator.values.{at}: must stay "), found
+    assert why in found[0] and found[0].endswith("; remove it")
+    load_stack_config(values("gpuOperator", {"cdi": {"enabled": True, "nriPluginEnabled": False},
+                                             "mig": {"strategy": "single"}}))
+
+
+def test_cdi_enabled_as_text_gets_the_shape_line_only():
+    """cdi.enabled written as text is one line (the shape's: Helm reads any non-empty text as true), not two."""
+    found = [p for p in problems(values("gpuOperator", {"cdi": {"enabled": "false"}})) if "cdi.enabled" in p]
+    assert len(found) == 1 and "expected true or false" in found[0]
+
+
 @pytest.mark.parametrize("vals, at, got", [
     ({"devicePlugin": False}, "devicePlugin", "the boolean false"),
     ({"driver": None}, "driver", "null"),

@@ -183,19 +183,27 @@ def test_a_keda_that_panics_on_tenants_scaled_objects_is_warned_about():
 
 
 @pytest.mark.parametrize("version, expected", [
-    ("2.20.0", {"kedacore/keda#7838", "kedacore/keda#7910", "kedacore/keda#7863", "kedacore/keda#7700"}),
-    ("2.20.1", {"kedacore/keda#7910", "kedacore/keda#7863", "kedacore/keda#7700"}),
+    ("2.20.0", {"kedacore/keda#7838", "kedacore/keda#7910", "kedacore/keda#7863", "kedacore/keda#7927",
+                "kedacore/keda#7798", "kedacore/keda#7700"}),
+    ("2.20.1", {"kedacore/keda#7910", "kedacore/keda#7863", "kedacore/keda#7927", "kedacore/keda#7798",
+                "kedacore/keda#7700"}),
     ("2.20.2", {"kedacore/keda#7700"}),
 ])
 def test_every_keda_release_of_the_accepted_line_is_warned_about_its_own_bugs(version, expected):
-    """The 2.20 line from its first release to the pin: 2.20.1 still crashes on the shared TLS CertPool and on an
-    undefaulted replica count (fixed in 2.20.2), and every release carries the unfixed CA rotation panic."""
+    """The 2.20 line from its first release to the pin: 2.20.1 still crashes on the shared TLS CertPool, on an
+    undefaulted replica count, on a tenant's AWS Secret Manager TriggerAuthentication without credentials and on a
+    tenant's custom-strategy ScaledJob without a queue-length deduction (all fixed in 2.20.2), and every release
+    carries the unfixed CA rotation panic."""
     warnings = known_bug_warnings(load_dev_config(platform={"keda": {"version": version}}))
     found = {b.ref for b in KNOWN_BUGS if b.addon == "keda" and lines_about(warnings, b.ref)}
     assert found == expected
     for line in warnings:
         if "kedacore/keda#7910" in line:
             assert "set 2.20.2 or newer" in line and "concurrent map writes" in line
+        if "kedacore/keda#7927" in line:
+            assert "set 2.20.2 or newer" in line and "may create TriggerAuthentications" in line
+        if "kedacore/keda#7798" in line:
+            assert "set 2.20.2 or newer" in line and "may create ScaledJobs" in line
 
 
 def test_mpi_operator_0_8_0_is_warned_about_its_launcher_bugs_fixed_in_0_8_2():

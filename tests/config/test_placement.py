@@ -169,6 +169,15 @@ def test_eviction_settings_are_checked(value, expected):
     assert expected in problems(gpu(RAW, "eviction", value))[0]
 
 
+@pytest.mark.parametrize("given, sent", [("PT0M", "PT0S"), ("PT0S", "PT0S"), ("PT00M", "PT0S"), ("PT05M", "PT5M"),
+                                         ("PT30M", "PT30M"), ("PT60M", "PT60M")])
+def test_eviction_grace_duration_is_held_in_the_form_oci_returns(given, sent):
+    """OCI answers PT0S for a zero grace duration (and writes minutes without leading zeros): the program sends that
+    form, so a refresh never shows a change to PT0M that nothing can apply."""
+    cfg = load_stack_config(gpu(RAW, "eviction", {"graceDuration": given}))
+    assert cfg.node_pools["gpu"].eviction.grace_duration == sent
+
+
 @pytest.mark.parametrize("raw_edit, expected", [
     (lambda r: gpu(r, "cycling", {"enabled": True, "maxSurge": "0", "maxUnavailable": "0%"}),
      "oke-rdma:nodePools.gpu.cycling: maxSurge and maxUnavailable are both 0"),

@@ -70,6 +70,9 @@ REFUSED = {
     "edit for a service account in kube-system": (res(RBAC + "RoleBinding", "b", {
         "metadata": {"name": "b", "namespace": "kube-system"}, "subjects": [SA],
         "roleRef": {"kind": "ClusterRole", "name": "edit"}}), "Secret reads"),
+    "secret creation in kube-system (a token Secret of any controller's account)": (res(RBAC + "Role", "r", {
+        "metadata": {"name": "r", "namespace": "kube-system"}, "rules": [rule(["create"], ["secrets"])]}),
+        "Secret writes"),
     "pod creation in kube-system": (res(RBAC + "Role", "r", {"metadata": {"name": "r", "namespace": "kube-system"},
                                                             "rules": [rule(["create"], ["pods"])]}), "system namespace"),
     # what cannot be interpreted
@@ -145,6 +148,8 @@ PASSES = {
     "edit in a namespace (the tenant boundary)": binding("edit", kind="RoleBinding"),
     "admin in a namespace": binding("admin", kind="RoleBinding"),
     "token requests in a tenant namespace": role(rule(["create"], ["serviceaccounts/token"]), kind="Role"),
+    "secret creation in a tenant namespace (its own accounts: what workload creation there gives)": role(
+        rule(["create", "update", "patch"], ["secrets"]), kind="Role"),
     "service-account impersonation in a tenant namespace": role(rule(["impersonate"], ["serviceaccounts"]),
                                                                 kind="Role"),
     "a Role reading one namespace's secrets": role(rule(["get", "list"], ["secrets"]), kind="Role"),

@@ -40,6 +40,8 @@ GRANTS = {
     "token requests": rule(["create"], ["serviceaccounts/token"]),
     "service-account impersonation": rule(["impersonate"], ["serviceaccounts"]),
     "config map writes": rule(["update"], ["configmaps"]),
+    "secret creation (a token Secret of the namespace's accounts)": rule(["create"], ["secrets"]),
+    "secret patches": rule(["patch"], ["secrets"]),
     "every verb on pods and secrets": rule(["*"], ["pods", "secrets"]),
 }
 OUTSIDE = {

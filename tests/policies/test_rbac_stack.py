@@ -29,6 +29,10 @@ CLUSTER_DANGERS = {
     "secret reads": (rule(["list"], ["secrets"]), "Secret reads"),
     "secret reads through every resource of the core group": (rule(["get"], ["*"]), "Secret reads"),
     "secret reads through every group": (rule(["watch"], ["secrets"], ["*"]), "Secret reads"),
+    "secret creation (a service-account-token Secret mints any account's token)": (
+        rule(["create"], ["secrets"]), "Secret writes"),
+    "secret patches (the response holds the Secret's data)": (rule(["patch"], ["secrets"]), "Secret writes"),
+    "secret updates through a group wildcard": (rule(["update"], ["secrets"], ["*"]), "Secret writes"),
     "pod creation": (rule(["create"], ["pods"]), "workload creation"),
     "deployment updates": (rule(["update"], ["deployments"], ["apps"]), "workload creation"),
     "a training job custom resource": (rule(["create"], ["pytorchjobs"], ["kubeflow.org"]), "workload creation"),

@@ -136,8 +136,12 @@ def _rdma_device_plugin(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> O
     return None
 
 
-def _keda_tenants(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
-    return f"tenants {', '.join(sorted(cfg.tenants))} may create ScaledObjects" if cfg.tenants else None
+def _keda_tenant_kind(kind: str) -> Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[str]]:
+    """A predicate: the stack has tenants, and tenants may create KEDA's ``kind`` in their namespaces (the tenant
+    roles grant every kind of ``oke_rdma.facts.tenancy.OPERATOR_JOB_KINDS["keda"]``)."""
+    def trigger(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+        return f"tenants {', '.join(sorted(cfg.tenants))} may create {kind}" if cfg.tenants else None
+    return trigger
 
 
 def _keda_mtls(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
@@ -167,7 +171,9 @@ TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[
     "kueue-pod-level-resources": _pod_level_resources,
     "kueue-trainjob-flavor-tolerations": _trainjob_tolerations,
     "gpu-operator-rdma-device-plugin": _rdma_device_plugin,
-    "keda-tenant-scaledobjects": _keda_tenants,
+    "keda-tenant-scaledobjects": _keda_tenant_kind("ScaledObjects"),
+    "keda-tenant-triggerauthentications": _keda_tenant_kind("TriggerAuthentications"),
+    "keda-tenant-scaledjobs": _keda_tenant_kind("ScaledJobs"),
     "keda-metrics-service-mtls": _keda_mtls,
     "cilium-l7-proxy": _cilium_l7,
     "mpi-operator-kueue": _mpi_kueue,

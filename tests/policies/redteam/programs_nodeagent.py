@@ -188,7 +188,10 @@ def aggregated_cluster_role_execs_across_namespaces(bad):
 
 @case("identity", GRANTS)
 def role_named_like_the_mpi_operators_for_another_tenants_controller(bad):
-    # The MPI Operator's exception holds only for the controller named after the binding's namespace.
+    # The MPI Operator's exception holds only for the controller named after the binding's namespace. The stack
+    # installs the MPI Operator itself (declares its namespace), so the role may carry the operator's name.
+    k8s.core.v1.Namespace("ns-mpi", metadata={"name": "mpi-operator", "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted"}})
     controller = {"kind": "ServiceAccount", "namespace": "mpi-operator",
                   "name": "mpi-operator-vision" if bad else "mpi-operator-research"}
     _role_across(bad, [_rule(["list", "watch"], ["secrets"])], subject_bad=controller, subject_safe=controller,

@@ -33,6 +33,19 @@ def guard_binding_patched_to_audit(bad):
             spec={"policyName": "analytics-own-guard", "validationActions": ["Deny"]})
 
 
+@case("identity", POLICY)
+def guard_binding_redeclared_from_another_stack(bad):
+    """The platform runs in another stack: this one declares a binding under the guard's own name with Audit, which
+    server-side apply lays over the guard's Deny binding. The control declares its own binding under its own name."""
+    tenant()
+    name = "okerdma-tenant-priority" if bad else "analytics-own-priority"
+    k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(
+        "guard", metadata={"name": name},
+        spec={"policyName": name, "validationActions": ["Audit"] if bad else ["Deny"],
+              "matchResources": {"namespaceSelector": {"matchExpressions": [
+                  {"key": "okerdma.io/tenant", "operator": "Exists"}]}}})
+
+
 @case("network", POLICY)
 def cilium_wall_patch_emptied(bad):
     """A tenant's Cilium wall patched to deny nothing: every other tenant reaches its pods."""

@@ -49,6 +49,23 @@ def service_account_token_request(bad):
     bound_cluster_role([rule(["create"] if bad else ["get"], ["serviceaccounts/token" if bad else "serviceaccounts"])])
 
 
+@case("identity", ESCALATION)
+def secret_creation_cluster_wide(bad):
+    """Secret creation in every namespace for an operations account: a service-account-token Secret in kube-system
+    naming a controller's account is filled with that account's long-lived token. The control binds the same role
+    in the account's own namespace only."""
+    k8s.core.v1.Namespace("ns-ops", metadata={"name": "ops", "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted"}})
+    cluster_role([rule(["create"], ["secrets"])], name="secret-writer")
+    runner = {"kind": "ServiceAccount", "name": "runner", "namespace": "ops"}
+    if bad:
+        cluster_binding("secret-writer", [runner], name="secret-writer")
+    else:
+        k8s.rbac.v1.RoleBinding("rb-secret-writer", metadata={"name": "secret-writer", "namespace": "ops"},
+                                subjects=[runner],
+                                role_ref={"api_group": RBAC_API, "kind": "ClusterRole", "name": "secret-writer"})
+
+
 @case("identity", CLUSTER_WIDE)
 def admission_webhook_configuration_write(bad):
     bound_cluster_role([rule(["get", "list", "patch"] if bad else ["get", "list"],

@@ -210,3 +210,20 @@ def privileged_namespace_zero_gpu_quota(bad):
     k8s.core.v1.ResourceQuota("q", metadata={"name": "gpu", "namespace": "debug"},
                               spec={"hard": {"requests.nvidia.com/gpu": "0" if bad else "8"}},
                               opts=pulumi.ResourceOptions(depends_on=[ns]))
+
+
+@case("data", "volume-reclaim-keeps-protected-storage")
+def static_volume_deletes_the_protected_file_system(bad):
+    """A static FSS volume of the protected file system with reclaim policy Delete, claimed by a tenant: deleting the
+    claim makes the CSI driver delete the file system (its handle names it) — protect only stops Pulumi. The control
+    retains it."""
+    import pulumi_oci as oci
+    tenant("research")
+    fs = oci.filestorage.FileSystem("fs", availability_domain="Uocm:US-ASHBURN-AD-1",
+                                    compartment_id="ocid1.compartment.oc1..aaaaaaaaredteam", display_name="shared",
+                                    opts=pulumi.ResourceOptions(protect=True))
+    k8s.core.v1.PersistentVolume("pv", metadata={"name": "research-shared"}, spec={
+        "capacity": {"storage": "50Ti"}, "accessModes": ["ReadWriteMany"], "storageClassName": "",
+        "persistentVolumeReclaimPolicy": "Delete" if bad else "Retain",
+        "claimRef": {"namespace": "research", "name": "shared"},
+        "csi": {"driver": "fss.csi.oraclecloud.com", "volumeHandle": fs.id.apply(lambda i: f"{i}:10.0.20.5:/shared")}})

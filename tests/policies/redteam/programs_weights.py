@@ -15,3 +15,15 @@ def protected_weights_bucket_without_versioning(bad: bool) -> None:
     safe = {} if bad else {"versioning": "Enabled", "kms_key_id": KEY}
     oci.objectstorage.Bucket("weights", compartment_id=C, namespace="axaxnpcrorw5", name="weights",
                              access_type="NoPublicAccess", **safe, opts=pulumi.ResourceOptions(protect=True))
+
+
+@case("data", "provider-options-keep-protected-data")
+def object_in_protected_bucket_deletes_every_version(bad: bool) -> None:
+    """An object of the protected, versioned weights bucket with deleteAllObjectVersions: deleting or replacing it
+    deletes every version of its key — the history versioning keeps. The control leaves the option off."""
+    bucket = oci.objectstorage.Bucket("weights", compartment_id=C, namespace="axaxnpcrorw5", name="weights",
+                                      access_type="NoPublicAccess", versioning="Enabled", kms_key_id=KEY,
+                                      opts=pulumi.ResourceOptions(protect=True))
+    oci.objectstorage.StorageObject("shard", bucket=bucket.name, namespace="axaxnpcrorw5",
+                                    object="llama/model-00001.safetensors", content="x",
+                                    delete_all_object_versions=bad)
