@@ -52,6 +52,13 @@ def deep_merge(base: Any, over: Any) -> Any:
 
 
 def _config_of(doc: Any, what: str) -> dict[str, Any]:
+    """The ``config:`` map of a stack file (or the defaults file), after the shape checks Pulumi's reader implies
+    (:func:`oke_rdma.stack_file.document_problem`: config keys at the top level, ``configs:``, a list, ...)."""
+    from oke_rdma.stack_file import document_problem
+
+    problem = document_problem(doc, NS)
+    if problem:
+        raise FleetError([f"{what}: {problem}"])
     if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
         raise FleetError([f"{what}: expected a Pulumi stack file with a config: mapping"])
     return dict(doc.get("config") or {})
@@ -149,7 +156,8 @@ def cross_realm(home: str, region: str) -> bool:
     return bool(a and b and a != b)
 
 
-_PROBLEM_KEY = re.compile(r"^(?P<key>[A-Za-z0-9_.-]+:[A-Za-z0-9_-]+)(?P<path>(?:\.[A-Za-z0-9_/.-]+?|\[\d+\])*)(?=[:\s(])")
+_PROBLEM_KEY = re.compile(r"^(?P<key>[A-Za-z0-9_.-]+:[A-Za-z0-9_-]+)"
+                          r"(?P<path>(?:\.[A-Za-z0-9_/.-]+?|\[\d+\])*)(?=[:\s(])")
 
 
 def _sets(config: Any, key: str, path: str) -> bool:
