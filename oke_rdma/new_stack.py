@@ -398,9 +398,9 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def preview_command(path: Path, stack: str) -> str:
     """The exact offline-preview command for the stack file written at ``path``: ``--stack <stack>`` alone for the
-    project's own ``Pulumi.<stack>.yaml``, else ``--config-file <path> --stack <stack>`` (a file elsewhere or named
-    otherwise would otherwise preview as stack ``dev``); prefixed with ``cd <project> &&`` when run from elsewhere
-    (the preview is a module of this checkout)."""
+    project's own ``Pulumi.<stack>.yaml``, else ``python -m offline.preview --config-file <path> --stack <stack>`` (a
+    file elsewhere or named otherwise would otherwise preview as stack ``dev``); prefixed with ``cd <project> &&``
+    when run from elsewhere (the preview is a module of this checkout)."""
     import os
     import shlex
 
@@ -408,11 +408,11 @@ def preview_command(path: Path, stack: str) -> str:
         else sys.executable
     resolved = Path(path).resolve()
     if resolved == (ROOT / f"Pulumi.{stack}.yaml").resolve():
-        args = f"--stack {shlex.quote(stack)}"
+        command = f"python -m offline.preview --stack {shlex.quote(stack)}"
     else:
-        args = f"--config-file {shlex.quote(str(resolved))} --stack {shlex.quote(stack)}"
+        command = f"python -m offline.preview --config-file {shlex.quote(str(resolved))} --stack {shlex.quote(stack)}"
     here = Path.cwd().resolve() == ROOT.resolve()
-    return ("" if here else f"cd {shlex.quote(str(ROOT))} && ") + f"{python} -m offline.preview {args}"
+    return ("" if here else f"cd {shlex.quote(str(ROOT))} && ") + python + command.removeprefix("python")
 
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
