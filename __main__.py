@@ -10,7 +10,7 @@ from oke_rdma import adapter
 from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
-from oke_rdma.config.checks.chart_versions import chart_version_warnings
+from oke_rdma.config.checks.chart_versions import chart_version_warnings, support_warnings
 from oke_rdma.config.checks.known_bugs import known_bug_warnings
 from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
@@ -50,6 +50,8 @@ for warning in pairing_warnings(config):  # declared, but cannot work on these n
 for warning in known_bug_warnings(config):  # a pinned add-on with a known bug these settings trigger
     pulumi.log.warn(warning)
 for warning in chart_version_warnings(config):  # an add-on version the facts do not know exists
+    pulumi.log.warn(warning)
+for warning in support_warnings(config):  # a pin on a release line its vendor no longer supports
     pulumi.log.warn(warning)
 
 network = Network(f"{prefix}-network", adapter.network_args(config))

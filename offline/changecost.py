@@ -318,16 +318,15 @@ def summarize(detail: list) -> dict[str, str]:
     for op, *_ in detail:
         counts[op] = counts.get(op, 0) + 1
     steps = {p: row.step for row in STUCK_UPDATES for p in row.paths}  # how an update that never lands is done
-    refused = [f"{name}: {r}" + (f" ({steps[r]})" if r in steps else "") for _, _, name, reasons, *_ in detail
-               for r in reasons]
-    refused += [f"{name} is protected" for _, _, name, _, protected, *_ in detail if protected]
+    refused = _refusals([_refusal(op, t, name, r, steps) for op, t, name, reasons, *_ in detail for r in reasons])
+    refused += [f"{name} is protected (pulumi up stops before destroying it)"
+                for _, _, name, _, protected, *_ in detail if protected]
     manual = [(t, name, path) for _, t, name, _, _, *rest in detail for path in (rest[0] if rest else [])]
-    if refused:
-        return {"kind": "refused", "summary": "refused: " + "; ".join(refused[:3])}
     replaced = [(t, n) for op, t, n, *_ in detail if op == "replace"]
     deleted = [(t, n) for op, t, n, *_ in detail if op == "delete" and t in STATEFUL]
     costly = [(t, n) for t, n in replaced if not t.startswith(RERUN_KINDS)]
     reruns = [(t, n) for t, n in replaced if t.startswith(RERUN_KINDS)]
+    text = ""
     if costly or deleted:
         parts = ([f"replaces {_names(costly)}"] if costly else []) + ([f"deletes {_names(deleted)}"]
                                                                       if deleted else [])
@@ -336,6 +335,11 @@ def summarize(detail: list) -> dict[str, str]:
         text = "; ".join(parts) + (f"; loses {', '.join(lost[:4])}" if lost else "")
         if reruns:
             text += f"; re-creates {_names(reruns)}"
+    if refused:  # what the change would destroy first, then why pulumi up stops on it
+        more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+        reason = "refused: " + "; ".join(refused[:3]) + more
+        return {"kind": "refused", "summary": f"{text}; {reason}" if text else reason}
+    if text:
         return {"kind": "replaces", "summary": text}
     if not detail:
         return {"kind": "none", "summary": "no resource changes"}
@@ -349,6 +353,41 @@ def summarize(detail: list) -> dict[str, str]:
             f"{name} {path}: {steps.get(path, 'see the preview with --previous')}" for _, name, path in manual[:2])
         return {"kind": "manual", "summary": text}
     return {"kind": "in place", "summary": text}
+
+
+#: How a unique name's scope (:data:`offline.immutable.UNIQUE_NAMES`) reads in a summary.
+_SCOPES = {"vcnId": "its VCN", "subnetId": "its subnet", "namespace": "its Object Storage namespace"}
+
+
+def _refusal(op: str, typ: str, name: str, path: str, steps: dict[str, str]) -> tuple[str, str]:
+    """Why ``pulumi up`` stops on one change, in a few words, as ``(why, name)`` (the same ``why`` for several
+    resources is said once, :func:`_refusals`): a replacement that keeps a name OCI requires to be unique
+    (:data:`offline.immutable.UNIQUE_NAMES`: the new one is created while the old one holds it), a Helm release
+    replaced (Helm refuses to adopt the old release's objects), or an update refused behind the provider (the path,
+    and the step that makes it land, :mod:`offline.stuck_updates`)."""
+    from offline.immutable import HELM_RELEASE, UNIQUE_NAMES
+
+    field, scope = UNIQUE_NAMES.get(typ, ("", ()))
+    if op == "replace" and path == field:
+        where = " and ".join(_SCOPES.get(s, f"its {s}") for s in scope) or "the tenancy"
+        return (f"the replacement keeps its {field}, which OCI requires unique in {where}: the new one is created "
+                "while the old one still holds it and OCI refuses the duplicate"), name
+    if op == "replace" and typ == HELM_RELEASE:
+        return (f"a Helm release replaced ({path}): the new release cannot adopt the old one's cluster-scoped objects "
+                "(disable the add-on first, then enable it again)"), name
+    if path in steps:
+        return f"{path} ({steps[path]})", name
+    if typ.startswith("kubernetes:"):
+        return f"{path} (the API server refuses to change it in place)", name
+    return path, name
+
+
+def _refusals(found: list[tuple[str, str]]) -> list[str]:
+    """``name: why`` per distinct reason, the names of the resources sharing it listed together."""
+    names: dict[str, list[str]] = {}
+    for why, name in found:
+        names.setdefault(why, []).append(name)
+    return [f"{', '.join(sorted(set(n)))}: {why}" for why, n in names.items()]
 
 
 #: How :func:`outcome` names replaced resources, most important first.

@@ -34,6 +34,7 @@ from offline.nesting import too_deep, truncated
 from offline.mocks import (  # noqa: F401 (re-exported: the names callers import from here)
     OCID_KINDS, REGION_KEYS, STACK_REFERENCE, OciMocks, StackOutputsMissing, fake_ocid, host_address, k8s_object_id,
     stack_reference_state)
+from offline.config_diff import config_changes, plan_config
 from offline.applies import ApplyWatch, inside_apply_notes, inside_apply_now
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
@@ -309,6 +310,12 @@ class ProgramRun:
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
     #: "Diagnostics" of ``pulumi preview``.
     diagnostics: list[tuple[str, str]] = field(default_factory=list)
+    #: The stack config this run read, as a plan records it (:func:`offline.config_diff.plan_config`: secret keys
+    #: ``[secret]``).
+    config: dict[str, Any] = field(default_factory=dict)
+    #: With a previous plan: ``(path, old, new)`` of each config leaf that changed since it
+    #: (:func:`offline.config_diff.config_changes`); None without a previous plan or when it records no config.
+    config_changed: Optional[list[tuple[str, Any, Any]]] = None
 
     @property
     def warnings(self) -> list[str]:
@@ -471,7 +478,10 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
     inside_apply = watch.urns()
     root = settings.get_root_resource()
     outputs = _sync_await(rpc.serialize_properties(dict(root.outputs), {}))
-    return ProgramRun(resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
+    recorded_config = plan_config(config, secret_keys)
+    return ProgramRun(config=recorded_config,
+                      config_changed=None if previous is None else config_changes(previous, recorded_config, project),
+                      resources=monitor.recorded, outputs=json_format.MessageToDict(outputs), ids=monitor.ids,
                       replace_on_changes=monitor.replace_on_changes,
                       stack_urn=f"urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}", mocks=mocks,
                       diagnostics=diagnostics.in_order(topological(monitor.recorded)),

@@ -1,6 +1,6 @@
 """The offline preview's machine-readable plan (``--json``): every resource with its inputs, outputs, id,
 dependencies and options, the stack outputs, the policy findings, the diagnostics and, with ``--previous``, the
-planned change of each resource.
+planned change of each resource, and the stack config it was made from (secret keys ``[secret]``).
 
 The document is deterministic: resources in topological order (a resource after its parent, its dependencies, its
 property dependencies and its provider), ties broken by URN, and every object's keys sorted when written
@@ -43,6 +43,9 @@ def to_json(stack: str, run: ProgramRun, report, changes: Optional[list[Change]]
     doc = {
         "planVersion": PLAN_VERSION,
         "stack": stack,
+        # the config the plan was made from (secret keys [secret]): a later --previous run names the keys that
+        # changed since (offline.config_diff)
+        "config": getattr(run, "config", None) or {},
         "resources": [{
             "urn": r.urn, "type": r.type, "name": r.name, "id": _id(run, r.urn), "parent": r.parent,
             "custom": r.custom, "provider": r.provider, "protect": r.protect, "retainOnDelete": r.retain_on_delete,

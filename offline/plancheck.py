@@ -24,8 +24,8 @@ def check_plan(previous: Any) -> None:
     """Check that ``previous`` is shaped like a ``--json`` plan before anything is compared with it: an object
     whose ``resources`` is a list of objects, each with text ``urn``, ``type`` and ``name`` (URNs unique), an
     object ``inputs``/``outputs`` when present, text ``id``/``provider`` when present and a list of text
-    ``replaceOnChanges`` when present, and ``privateIps`` (when present) an object of text → IP address. Nothing is
-    skipped: an entry that would be ignored would show its resource as
+    ``replaceOnChanges`` when present, ``privateIps`` (when present) an object of text → IP address, and
+    ``config`` (when present) an object. Nothing is skipped: an entry that would be ignored would show its resource as
     created (or hide its deletion).
 
     :raises ValueError: naming the first bad entry, e.g. ``resources[0].urn: expected text, got a number (5)``.
@@ -67,6 +67,8 @@ def check_plan(previous: Any) -> None:
             ipaddress.ip_address(address if isinstance(address, str) else "")
         except ValueError:
             raise ValueError(f"privateIps.{pip}: expected an IP address, got {_kind(address)}") from None
+    if "config" in previous and not isinstance(previous["config"], dict):  # the keys a report attributes come from it
+        raise ValueError(f"config: expected an object of config key → value, got {_kind(previous['config'])}")
 
 
 def check_plan_stack(previous: dict, stack: str, project: str) -> None:

@@ -50,7 +50,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import pulumi
 import yaml
@@ -458,6 +458,11 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         found += [("warning", warning) for warning in removed_addon_objects(run, previous)]
     if derived_note:
         found.append(("info", derived_note))
+    given = args.config_json or args.config_file
+    if given and not args.stack and not re.fullmatch(r"Pulumi\.(.+)\.ya?ml", Path(given).name):
+        # the stack name sets every URN and what --previous is compared with: never chosen silently
+        found.append(("warning", f"stack name defaulted to dev ({Path(given).name} is not named Pulumi.<stack>.yaml): "
+                                 "the URNs and a --previous comparison are those of stack dev; pass --stack <name>"))
     from oke_rdma.new_stack import placeholder_keys
     left = placeholder_keys(config)
     if left:  # new_stack's fake OCIDs: pulumi up would fail on each (or create in no real compartment)
@@ -477,39 +482,68 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     notes, refusals = crd_changes(run, previous, config) if not args.program else ([], [])
     for note in notes:
         print(f"CRDs: {note}")
-    code = exit_code(run, report, args.fail_on_replace)
-    for problem in image_errors:  # also in Diagnostics; last on stderr like every cause of a plan that cannot apply
-        print(f"error: {problem}", file=sys.stderr)
+    repeated: list[str] = []  # the causes of a non-zero exit, repeated on stderr after the report
+    code = exit_code(run, report, args.fail_on_replace, repeated.append)
+    repeated += [f"error: {problem}" for problem in image_errors]  # also in Diagnostics
     if image_errors:
         code = EXIT_PLAN
-    for problem in refusals:  # a plan Helm would apply with the old CRDs (docs/operations.md)
+    repeat_causes(repeated, code)
+    for problem in refusals:  # a plan Helm would apply with the old CRDs (docs/operations.md): stderr only
         print(f"error: {problem}", file=sys.stderr)
     return EXIT_PLAN if refusals else code
 
 
-def exit_code(run: ProgramRun, report, fail_on_replace: bool = False) -> int:
+def same_stream() -> bool:
+    """True when stdout and stderr are the same open file (one terminal, or ``2>&1`` into one file or pipe): what is
+    repeated on stderr would then be read twice in a row."""
+    try:
+        return os.path.samestat(os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno()))
+    except (AttributeError, OSError, ValueError):  # a stream without a descriptor (a test's capture)
+        return False
+
+
+def repeat_causes(lines: list[str], code: int) -> None:
+    """Repeat on stderr the causes of a non-zero exit that the report printed (its ``error:`` lines, the CAUSE):
+    each line when stderr is read on its own (CI keeps it apart), one line pointing at the report when stdout and
+    stderr are the same stream (:func:`same_stream`), so no problem is printed twice where one reader sees both."""
+    if not lines:
+        return
+    if same_stream():
+        count = f"{len(lines)} problem{'s' if len(lines) != 1 else ''}"
+        print(f"error: exit {code}: {count} above (the report's error: lines, and CAUSE: at its top when a config "
+              "change replaces a subnet)", file=sys.stderr)
+        return
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def exit_code(run: ProgramRun, report, fail_on_replace: bool = False,
+              repeat: Optional[Callable[[str], None]] = None) -> int:
     """The preview's exit code once the plan is printed: :data:`EXIT_PLAN` when it cannot be applied (a protected
     resource replaced or deleted, a change the API server refuses), else :data:`EXIT_POLICY` on a mandatory policy
     violation, else :data:`EXIT_DESTROYS` with ``fail_on_replace`` when a stateful resource is replaced or deleted,
-    else :data:`EXIT_OK`. Each cause is also printed to stderr."""
+    else :data:`EXIT_OK`. Each cause is handed to ``repeat`` (default: printed to stderr)."""
+    from offline.report import _in_config_terms
+
+    say = repeat or (lambda line: print(line, file=sys.stderr))
     changes = run.changes or []
+    changed = getattr(run, "config_changed", None)
     blocked = protected_destroyed(changes)
     refused = [c for c in changes if c.refused]
     for c in blocked:
-        print(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, {protect_hint(c)}run "
-              f"pulumi up, or run pulumi state unprotect '{c.urn}'", file=sys.stderr)
+        say(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, {protect_hint(c)}run "
+            f"pulumi up, or run pulumi state unprotect '{c.urn}'")
     for c in refused:
-        from offline.report import _in_config_terms
-        print(f"error: {c.type} {c.name}: {'; '.join(_in_config_terms(c, r) for r in c.refused)}", file=sys.stderr)
+        say(f"error: {c.type} {c.name}: {'; '.join(_in_config_terms(c, r, changed) for r in c.refused)}")
     if blocked or refused:
-        for cause in endpoint_cause(changes):  # last: the line a reader sees first
-            print(f"error: {cause}", file=sys.stderr)
+        for cause in endpoint_cause(changes, changed):  # last: the line a reader sees first
+            say(f"error: {cause}")
         return EXIT_PLAN
     if has_mandatory(report):
         return EXIT_POLICY
     destroyed = stateful_destroyed(changes) if fail_on_replace else []
     for c, reason in destroyed:
-        print(f"error: --fail-on-replace: {c.type} {c.name} would be {c.op}d: it loses {reason}", file=sys.stderr)
+        say(f"error: --fail-on-replace: {c.type} {c.name} would be {c.op}d: it loses {reason}")
     return EXIT_DESTROYS if destroyed else EXIT_OK
 
 

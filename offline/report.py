@@ -280,7 +280,50 @@ def node_pool_block(changes: Optional[list[Change]], run: ProgramRun, previous_p
             for ref in dangling_references(c, changes or [], before, inputs, ids):
                 lines.append(f"      ! {ref}; cycle the pool first (or keep the old one until its nodes are "
                              f"replaced), then remove it")
+        if "nodeShape" in touched:
+            mixed = mixed_generations(before.get(c.urn) or {}, inputs.get(c.urn) or {})
+            if mixed:
+                lines.append(f"      ! {mixed}")
     return ["", "Node pools updated in place (OKE applies node properties to new nodes):"] + lines if lines else []
+
+
+def mixed_generations(old: dict, new: dict) -> str:
+    """What a node pool's shape changed in place leaves, when the two shapes' GPUs differ (model or count per node,
+    :data:`oke_rdma.facts.shapes.SHAPES`; an unknown GPU shape counts as different): until every node is replaced
+    the pool — one Kueue flavor, so one job's ranks — holds both generations, and in a Compute Cluster its RDMA
+    network joins them; a collective runs at the pace of its slowest rank. Empty for shapes whose GPUs match, or
+    two CPU shapes."""
+    from oke_rdma.facts.shapes import SHAPES
+
+    was, now = old.get("nodeShape"), new.get("nodeShape")
+    if not isinstance(was, str) or not isinstance(now, str) or was == now:
+        return ""
+
+    def gpus(shape: str) -> Optional[tuple[Optional[str], int]]:
+        row = SHAPES.get(shape)
+        if row is None:
+            return None if ".GPU" in shape.upper() else (None, 0)
+        return row.gpu_model, row.gpus
+
+    a, b = gpus(was), gpus(now)
+    if a is not None and b is not None and a == b:
+        return ""
+    if a == (None, 0) and b == (None, 0):
+        return ""
+
+    def said(shape: str, g: Optional[tuple[Optional[str], int]]) -> str:
+        return f"{shape} ({g[1]} × {g[0]})" if g and g[0] else f"{shape} (GPUs unknown)" if g is None else shape
+
+    details = new.get("nodeConfigDetails") if isinstance(new.get("nodeConfigDetails"), dict) else {}
+    fabric = (" and, in its Compute Cluster, one RDMA network joins them" if details.get("computeClusterId")
+              else "")
+    count = (f" (and the GPUs per node differ, {a[1]} and {b[1]}: a job sized per node no longer fits both)"
+             if a and b and a[1] != b[1] else "")
+    return (f"nodeShape {said(was, a)} → {said(now, b)}: until every node is replaced the pool mixes GPU "
+            f"generations{fabric}; it is one Kueue flavor, so one job's ranks can land on both, and a collective "
+            f"runs at the pace of its slowest rank{count}: cycle the "
+            f"pool now (nodePools.<pool>.cycling, maxSurge 0 / maxUnavailable 1 in a Compute Cluster) or add a new "
+            f"pool with the new shape and retire this one")
 
 
 #: The oke-rdma config key that protects a resource of each type the program protects (oke_rdma/storage.py,
@@ -301,8 +344,9 @@ def protect_hint(change: Change) -> str:
     return "remove `protect` from it in the program and "
 
 
-def errors_block(changes: Optional[list[Change]]) -> list[str]:
-    """The plan's errors: protected resources replaced or deleted, Kubernetes changes the API server refuses."""
+def errors_block(changes: Optional[list[Change]], changed: Optional[list] = None) -> list[str]:
+    """The plan's errors: protected resources replaced or deleted, Kubernetes changes the API server refuses
+    (``changed``: the config keys that changed since the previous plan, which a refusal's fix names)."""
     lines: list[str] = []
     for c in protected_destroyed(changes or []):
         verb = "replace" if c.op == "replace" else "delete"
@@ -317,8 +361,8 @@ def errors_block(changes: Optional[list[Change]]) -> list[str]:
                        "kubernetes:helm.sh/")) else  # the reason names its own way out (offline.stuck_updates)
                    " Declare the field in replaceOnChanges (the object is then replaced) or keep its old value"
                    if c.type.startswith("kubernetes:") else " Keep its old value")
-            lines.append(f"error: {c.type} {c.name}: {_in_config_terms(c, refused)}; pulumi up would fail on this "
-                         f"update.{fix}")
+            lines.append(f"error: {c.type} {c.name}: {_in_config_terms(c, refused, changed)}; pulumi up would fail on "
+                         f"this update.{fix}")
     return [""] + lines if lines else []
 
 
@@ -330,22 +374,51 @@ _PROGRAM_ADVICE = re.compile(r"; set deleteBeforeReplace on it \(it is then gone
                              r"another (\w+)$")
 
 
-def _in_config_terms(change: Change, reason: str) -> str:
+def _in_config_terms(change: Change, reason: str, changed: Optional[list] = None) -> str:
     """``reason`` with advice only a program author can follow (set ``deleteBeforeReplace``, rename a field the
     program derives) replaced, for a resource of this project (its URN names project ``oke-rdma``), by the fix a
-    stack's user has: avoid the replacement (its cause is named in the report)."""
+    stack's user has: avoid the replacement by undoing the config change behind it — named from ``changed`` (the
+    config keys that differ from the previous plan's, :func:`offline.config_diff.config_changes`) when known."""
+    from offline.config_diff import describe
+
     if change.urn.split("::")[1:2] != ["oke-rdma"] or change.type not in _DERIVED_LABELS:
         return reason
-    return _PROGRAM_ADVICE.sub(r"; oke-rdma derives the \1 itself (no config key changes it): avoid the replacement "
-                               r"instead — undo the config change that causes it (CAUSE above, or Replacements)", reason)
+    which = (f"undo the config change that causes it ({describe(changed)})" if changed
+             else "undo the config change that causes it (Config changed and CAUSE above, or Replacements)")
+    return _PROGRAM_ADVICE.sub(lambda m: f"; oke-rdma derives the {m.group(1)} itself (no config key changes it): "
+                                         f"avoid the replacement instead — {which}", reason)
 
 
-def stateful_block(changes: Optional[list[Change]]) -> list[str]:
-    """What ``--fail-on-replace`` refuses: replaced or deleted resources holding state, with the reason."""
+def what_stays(typ: str, inputs: Optional[dict]) -> str:
+    """What a destroyed resource leaves behind, from its inputs: a PersistentVolume whose reclaim policy is
+    ``Retain`` leaves its data where it is (Kubernetes docs "Persistent Volumes", Reclaiming: "the data ... remains"
+    when the PersistentVolume object is deleted; checked 2026-12-02), one with ``Delete`` has its storage deleted by
+    the provisioner. Empty when nothing can be said."""
+    if typ != "kubernetes:core/v1:PersistentVolume" or not isinstance(inputs, dict):
+        return ""
+    spec = inputs.get("spec") if isinstance(inputs.get("spec"), dict) else {}
+    policy = spec.get("persistentVolumeReclaimPolicy")
+    handle = (spec.get("csi") or {}).get("volumeHandle") if isinstance(spec.get("csi"), dict) else None
+    nfs = spec.get("nfs") if isinstance(spec.get("nfs"), dict) else None
+    where = (f" (export {handle.rsplit(':', 1)[-1]})" if isinstance(handle, str) and ":" in handle
+             else f" ({nfs.get('server')}:{nfs.get('path')})" if nfs else "")
+    if policy == "Retain":
+        return (f"; its files stay on the file system{where}: reclaim policy Retain deletes no data, and a volume "
+                "declared again with the same handle finds them")
+    if policy in ("Delete", None):
+        return "; reclaim policy Delete: the storage behind it is deleted with it"
+    return ""
+
+
+def stateful_block(changes: Optional[list[Change]], inputs: Optional[dict] = None) -> list[str]:
+    """What ``--fail-on-replace`` refuses: replaced or deleted resources holding state, with the reason and what
+    stays behind (:func:`what_stays`, from ``inputs``: URN → the resource's inputs, the previous plan's for a
+    deletion)."""
     found = stateful_destroyed(changes or [])
     kept = retained(changes or [])
     lines = ["", f"Stateful resources destroyed ({len(found)}):"] if found else []
-    lines += [f"    {OP_SYMBOLS[c.op]} {c.type}: {c.name} ({c.op}): loses {reason}" for c, reason in found]
+    lines += [f"    {OP_SYMBOLS[c.op]} {c.type}: {c.name} ({c.op}): loses {reason}"
+              f"{what_stays(c.type, (inputs or {}).get(c.urn))}" for c, reason in found]
     if kept:
         lines += ["", f"Retained, not destroyed ({len(kept)}): retainOnDelete keeps each in the cloud with its data, "
                   "no longer managed by this stack (delete it by hand once it is not needed):"]

@@ -16,7 +16,9 @@ the syntax: no implicit typing) and resolves every scalar itself with yaml.v3's 
 - a ``{secure: <ciphertext>}`` value makes its top-level key a secret; it cannot be decrypted offline, so it is
   replaced by :data:`SECRET_PLACEHOLDER`;
 - a key defined twice in one mapping is an error with both line numbers (yaml.v3 refuses it as well), and so are
-  YAML syntax errors (line and column), recursive anchors and values JSON cannot hold (``.nan``, ``.inf``).
+  YAML syntax errors (line and column), recursive anchors and values JSON cannot hold (``.nan``, ``.inf``);
+- a file whose shape hides config from Pulumi (config keys at the top level, ``configs:``, ``config:`` as a list,
+  one level too deep: :mod:`oke_rdma.stack_file`) is an error naming the line and the fix.
 """
 
 from __future__ import annotations
@@ -307,11 +309,13 @@ def _other_stacks(path: Path) -> str:
                          if (m := re.fullmatch(r"Pulumi\.(.+)\.ya?ml", p.name))})
     except OSError:
         return ""
+    elsewhere = "; a stack file elsewhere or named otherwise: --config-file PATH --stack NAME"
     if not stacks:
-        return f"; {path.parent} holds no Pulumi.<stack>.yaml (write one with python -m oke_rdma.new_stack)"
+        return (f"; {path.parent} holds no Pulumi.<stack>.yaml (write one with python -m oke_rdma.new_stack)"
+                + elsewhere)
     close = difflib.get_close_matches(named.group(1), stacks, n=1, cutoff=0.6) if named else []
     hint = f"did you mean --stack {close[0]}? " if close else ""
-    return f"; {hint}stacks here: {', '.join(stacks)}"
+    return f"; {hint}stacks here: {', '.join(stacks)}{elsewhere}"
 
 
 def _text(path: Path) -> str:
@@ -380,12 +384,44 @@ def read_stack_file(path: Path, project: str = "oke-rdma") -> tuple[dict[str, st
     return dict(known[0]), list(known[1])
 
 
+def _kind(node: Optional[Node]) -> str:
+    if node is None or (isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in _NULLS):
+        return "null"
+    return "map" if isinstance(node, MappingNode) else "list" if isinstance(node, SequenceNode) else "text"
+
+
+def check_shape(root: MappingNode, project: str) -> None:
+    """Refuse a stack file whose shape hides its config from Pulumi (:func:`oke_rdma.stack_file.shape_problem`:
+    config keys at the top level, a top-level key Pulumi does not read such as ``configs:``, ``config:`` holding a
+    list or text), naming the line."""
+    from oke_rdma.stack_file import shape_problem
+
+    nodes = {k.value: (k, v) for k, v in root.value if isinstance(k, ScalarNode)}
+    found = shape_problem({name: _kind(v) for name, (_, v) in nodes.items()}, project)
+    if found:
+        key, message = found
+        raise _Fail(nodes[key][1] if key == "config" else nodes[key][0], message)
+
+
+def _check_config_keys(config_node: MappingNode, project: str) -> None:
+    """A ``config:`` key written one level too deep (:func:`oke_rdma.stack_file.config_key_problem`)."""
+    from oke_rdma.stack_file import config_key_problem
+
+    for key_node, value_node in config_node.value:
+        if isinstance(key_node, ScalarNode) and isinstance(value_node, MappingNode):
+            problem = config_key_problem(key_node.value, [k.value for k, _ in value_node.value
+                                                          if isinstance(k, ScalarNode)], project)
+            if problem:
+                raise _Fail(key_node, problem)
+
+
 def _read(root: Optional[Node], project: str) -> tuple[dict[str, str], list[str]]:
     if root is None or (isinstance(root, ScalarNode) and root.tag == _PLAIN and root.value in _NULLS):
         return {}, []
     if not isinstance(root, MappingNode):
         raise _Fail(root, "expected a mapping with a 'config:' mapping of key: value")
     check_unique(root)
+    check_shape(root, project)
     env_node = next((v for k, v in root.value if isinstance(k, ScalarNode) and k.value == "environment"), None)
     if env_node is not None and not (isinstance(env_node, ScalarNode) and env_node.value in _NULLS):
         raise _Fail(env_node, ESC_MESSAGE)
@@ -395,6 +431,7 @@ def _read(root: Optional[Node], project: str) -> tuple[dict[str, str], list[str]
         return {}, []
     if not isinstance(config_node, MappingNode):
         raise _Fail(config_node, "'config:' must be a mapping of key: value")
+    _check_config_keys(config_node, project)
     check_unique(config_node)
     config: dict[str, str] = {}
     secret_keys: list[str] = []

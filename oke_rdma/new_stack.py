@@ -381,8 +381,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"error: {out} exists; pick another --stack or --output, or pass --force to overwrite it",
               file=sys.stderr)
         return 2
-    out.write_text(render(args.stack, entries, placeholders), encoding="utf-8")
+    try:
+        out.write_text(render(args.stack, entries, placeholders), encoding="utf-8")
+    except OSError as e:  # a directory that does not exist, no permission: the flag names the fix
+        print(f"error: --output {out}: cannot write it ({e.strerror or e}); give a path in an existing, writable "
+              "directory", file=sys.stderr)
+        return 2
     print(f"wrote {out}")
+    print(f"preview it: {preview_command(out, args.stack)}")
     for key in placeholders:
         print(f"warning: {key} is a placeholder; replace it before pulumi up", file=sys.stderr)
     for warning in stack_warnings(cfg):
@@ -390,14 +396,33 @@ def main(argv: Optional[list[str]] = None) -> int:
     return 0
 
 
+def preview_command(path: Path, stack: str) -> str:
+    """The exact offline-preview command for the stack file written at ``path``: ``--stack <stack>`` alone for the
+    project's own ``Pulumi.<stack>.yaml``, else ``python -m offline.preview --config-file <path> --stack <stack>`` (a
+    file elsewhere or named otherwise would otherwise preview as stack ``dev``); prefixed with ``cd <project> &&``
+    when run from elsewhere (the preview is a module of this checkout)."""
+    import os
+    import shlex
+
+    python = os.path.relpath(sys.executable, ROOT) if not os.path.relpath(sys.executable, ROOT).startswith("..") \
+        else sys.executable
+    resolved = Path(path).resolve()
+    if resolved == (ROOT / f"Pulumi.{stack}.yaml").resolve():
+        command = f"python -m offline.preview --stack {shlex.quote(stack)}"
+    else:
+        command = f"python -m offline.preview --config-file {shlex.quote(str(resolved))} --stack {shlex.quote(stack)}"
+    here = Path.cwd().resolve() == ROOT.resolve()
+    return ("" if here else f"cd {shlex.quote(str(ROOT))} && ") + python + command.removeprefix("python")
+
+
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """The warnings the preview gives this stack before anything is declared (the program's own, as in
     ``__main__.py``): GPU pools no tenant can use (:func:`oke_rdma.adapter.idle_pool_warnings`), add-on versions the facts do not
     know (:func:`oke_rdma.config.checks.chart_versions.chart_version_warnings`)."""
     from .adapter import idle_pool_warnings  # imports Pulumi: only once the stack is valid
-    from .config.checks.chart_versions import chart_version_warnings
+    from .config.checks.chart_versions import chart_version_warnings, support_warnings
 
-    return idle_pool_warnings(cfg) + chart_version_warnings(cfg)
+    return idle_pool_warnings(cfg) + chart_version_warnings(cfg) + support_warnings(cfg)
 
 
 if __name__ == "__main__":

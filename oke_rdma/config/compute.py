@@ -57,6 +57,21 @@ _DURATION_RE = re.compile(r"^PT(?:([0-9]{1,2})M|(0)S)$")
 _SURGE_RE = re.compile(r"^(?:[0-9]+|(?:100|[1-9]?[0-9])%)$")
 
 
+
+def version_hint(text: str) -> str:
+    """`` (did you mean v1.35.2?)`` for a Kubernetes version written almost right — without the ``v``, with ``V``,
+    spaces or a ``-x`` suffix — or, for a minor alone (``1.35``), the patches of it OKE offers
+    (:func:`oke_rdma.facts.kubernetes.offered_versions`); empty when nothing close is known."""
+    from ..facts.kubernetes import offered_versions
+
+    core = re.sub(r"^[vV]?", "v", text.strip()).split("-", 1)[0].split("+", 1)[0]
+    if _K8S_VERSION_RE.match(core):
+        return f" (did you mean {core}?)"
+    if re.fullmatch(r"v1\.[0-9]+", core):
+        patches = [x for x in offered_versions() if x.startswith(core + ".")]
+        return f" (a patch release is needed: {', '.join(patches)})" if patches else ""
+    return ""
+
 class Cluster(_Model):
     """The OKE cluster: type, pod networking, version, service CIDR and the optional security features.
 
@@ -92,7 +107,7 @@ class Cluster(_Model):
     @classmethod
     def _version(cls, v: str) -> str:
         if not _K8S_VERSION_RE.match(v):
-            raise ValueError(f"must be an OKE Kubernetes version like v1.35.2, got {v!r}")
+            raise ValueError(f"must be an OKE Kubernetes version like v1.35.2, got {v!r}{version_hint(v)}")
         return v
 
     @field_validator("image_verification_key_ids")
@@ -315,7 +330,7 @@ class NodePool(_Model):
     @classmethod
     def _version(cls, v: Optional[str]) -> Optional[str]:
         if v is not None and not _K8S_VERSION_RE.match(v):
-            raise ValueError(f"must be an OKE Kubernetes version like v1.35.2, got {v!r}")
+            raise ValueError(f"must be an OKE Kubernetes version like v1.35.2, got {v!r}{version_hint(v)}")
         return v
 
     @field_validator("ocpus", "memory_gb", mode="before")

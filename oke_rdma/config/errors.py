@@ -139,18 +139,27 @@ def _format_error(err: Mapping[str, Any]) -> str:
     value = err.get("input")
     field = _field_for(loc)
     if kind == "extra_forbidden":
+        if _entry_key(loc[:-1]):  # nodePools.size.x: the entry named like one of its keys
+            parent = loc[:-2]
+            return (f"{key}: unknown key; {loc[-2]!r} is a key of each entry of {_key(parent)}, not an entry's name: "
+                    f"write it under one entry, {_key(parent)}.<name>.{loc[-2]}")
         model = _model_for(loc[:-1])
         valid = _keys_of(model) if model else []
         close = difflib.get_close_matches(str(loc[-1]), valid, n=1, cutoff=0.6)
         if not close:
             close = [v for v in valid if v.lower() == str(loc[-1]).lower()]
+        elsewhere = [] if close else _paths_ending(str(loc[-1]))
+        if elsewhere:  # a key of another section, written at the wrong level
+            where = " or ".join(f"{NAMESPACE}:{p}" for p in elsewhere[:3])
+            return (f"{key}: unknown key here; {loc[-1]} is a key of another section: did you mean {where}? (move it "
+                    "there, indented under its section)")
         hint = f"did you mean {close[0]}?" if close else f"valid keys here: {', '.join(valid)}"
         return f"{key}: unknown key; {hint}"
     if kind == "missing":
         why = ((field.json_schema_extra or {}) if field and isinstance(field.json_schema_extra, dict) else {}).get(
             "required_because")
         return f"{key}: required" + (f" ({why})" if why else "") + \
-            "; set it in the stack config (Pulumi.yaml describes its type)"
+            "; set it in the stack config (docs/configuration.md lists its type)"
     if value == SECRET_PLACEHOLDER:
         form = _TYPE_FORMS.get(kind, "a value that can be checked")
         return (f"{key}: expected {form}, got a secret (secure:) that the offline preview cannot decrypt; this key "
@@ -171,6 +180,10 @@ def _format_error(err: Mapping[str, Any]) -> str:
             return f"{key}: expected a whole number {_bounds(field, {})}, got {_describe(value)}; change the value"
         elif kind == "int_from_float" or (form == "a whole number" and isinstance(value, float)):
             fix = "use a whole number"
+        elif form.startswith("a map") and not isinstance(value, dict) and _entry_key(loc):
+            return (f"{key}: {loc[-1]!r} is a key of each entry of {_key(loc[:-1])}, not an entry's name (got "
+                    f"{_describe(value)} where an entry's map belongs): write it under one entry, "
+                    f"{_key(loc[:-1])}.<name>.{loc[-1]}")
         elif form.startswith("a map") and not isinstance(value, dict):
             fix = "write it as an indented YAML map below the key"
         elif form == "a list":
@@ -178,7 +191,7 @@ def _format_error(err: Mapping[str, Any]) -> str:
         elif form == "text" and isinstance(value, (int, float, bool)):
             fix = "quote it if it is meant as text"
         else:
-            fix = "see Pulumi.yaml for this key's type"
+            fix = "docs/configuration.md lists this key's type"
         return f"{key}: expected {form}, got {_describe(value)}; {fix}"
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         return f"{key}: expected a number {_bounds(field, err.get('ctx') or {})}, got {_describe(value)}; " \
@@ -196,8 +209,29 @@ def _format_error(err: Mapping[str, Any]) -> str:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-        return f"{key}: {msg}" if ";" in msg else f"{key}: {msg}; correct the value (Pulumi.yaml describes the key)"
-    return f"{key}: {msg} (got {_describe(value)}); see Pulumi.yaml for this key's type"
+        return f"{key}: {msg}" if ";" in msg else \
+            f"{key}: {msg}; correct the value (docs/configuration.md describes the key)"
+    return f"{key}: {msg} (got {_describe(value)}); docs/configuration.md lists this key's type"
+
+
+def _paths_ending(name: str) -> list[str]:
+    """The reference paths (:func:`oke_rdma.config.reference.iter_rows`, ``storage.fss``, ``nodePools.<pool>.size``)
+    whose last key is ``name`` (exactly, else ignoring case): where a key found at the wrong level belongs."""
+    from .reference import iter_rows
+
+    paths = [row.path for row in iter_rows() if ":" not in row.path]
+    exact = [p for p in paths if p.rsplit(".", 1)[-1] == name]
+    return exact or [p for p in paths if p.rsplit(".", 1)[-1].lower() == name.lower()]
+
+
+def _entry_key(loc: tuple[Any, ...]) -> bool:
+    """``loc`` names an entry of a map of names (``nodePools.size``) with a key its entries have (``size``): a key
+    written one level too high."""
+    walked = _walk(loc[:-1]) if len(loc) > 1 else None
+    if walked is None or not walked[2]:
+        return False
+    model = walked[1]
+    return isinstance(model, type) and issubclass(model, BaseModel) and str(loc[-1]) in _keys_of(model)
 
 
 def _top(key: str) -> str:

@@ -172,6 +172,38 @@ MAJOR_STEPS: dict[str, tuple[str, ...]] = {"gpuOperator": ("25.3", "25.10", "26.
 MAJOR_STEPS_SOURCE = f"NVIDIA GPU Operator docs 'Platform Support' (life cycle); {CHECKED}"
 
 
+@dataclass(frozen=True)
+class SupportStatus:
+    """The vendor's support status of one release line (``line``: ``major.minor`` as :data:`MAJOR_STEPS` spells
+    it): ``supported``, ``deprecated`` (still fixed, going out) or ``end of support`` (no fixes); with its
+    source."""
+
+    line: str
+    status: str
+    source: str
+
+
+#: Add-on key → the support status of its release lines, where the vendor publishes a life cycle. A pin on a line
+#: that is deprecated or past its end of support is warned about on every preview
+#: (:func:`oke_rdma.config.checks.chart_versions.support_warnings`); a line not listed makes no claim.
+SUPPORT: dict[str, tuple[SupportStatus, ...]] = {
+    "gpuOperator": tuple(SupportStatus(line, status, f"NVIDIA/cloud-native-docs gpu-operator/platform-support.rst, "
+                                                     f"life cycle; {CHECKED}")
+                         for line, status in (("25.3", "end of support"), ("25.10", "end of support"),
+                                              ("26.3", "deprecated"), ("26.7", "supported"))),
+}
+
+
+def support_status(key: str, version: str) -> Optional[SupportStatus]:
+    """The :data:`SUPPORT` row of the line ``version`` of add-on ``key`` belongs to (None: no life cycle recorded
+    for it, or not a semantic version)."""
+    try:
+        v = parse_version(version)
+    except ValueError:
+        return None
+    return next((row for row in SUPPORT.get(key, ()) if row.line == f"{v.major}.{v.minor}"), None)
+
+
 def skipped_majors(key: str, before: str, after: str) -> list[str]:
     """The majors of ``key`` between ``before`` and ``after`` that an upgrade must go through ([] when it moves at most
     one major, or when nothing is recorded; a version that is not semver or a major not recorded: [])."""

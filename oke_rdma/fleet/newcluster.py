@@ -67,6 +67,28 @@ def _append_entry(fleet_text: str, entry: dict[str, Any]) -> Optional[str]:
     return "\n".join(lines + [" " * indent + line for line in item]) + "\n"
 
 
+def request_warnings(fleet, region: str) -> list[str]:
+    """What the fleet would give a new cluster in ``region`` that does not hold there: across OCI realms
+    (:func:`oke_rdma.fleet.resolve.cross_realm`) the management cluster's ``egressCidrs`` are not added to the
+    stack's ``network.apiEndpoint.allowedCidrs`` (no route crosses realms) and its credentials do not reach the
+    realm's tenancy (:func:`oke_rdma.fleet.load.realm_notes`). OCIDs in the fleet's defaults of another realm are
+    refused by the config model afterwards, naming the defaults file."""
+    from oke_rdma.facts.regions import realm_of
+
+    from .resolve import cross_realm
+
+    management = fleet.spec.management
+    if management is None or not cross_realm(management.region, region):
+        return []
+    theirs, home = realm_of(region), realm_of(management.region)
+    return [f"--region {region} is in realm {theirs}, the management cluster {management.name} "
+            f"({management.region}) in {home}: a realm is a separate cloud, so its egressCidrs "
+            f"({', '.join(management.egress_cidrs)}) are not added to this stack's network.apiEndpoint.allowedCidrs "
+            f"(no route or peering crosses realms), and its operator's credentials do not reach the {theirs} tenancy: "
+            f"list the network the operator reaches the API from in allowedCidrs (--api-client-cidr after --), give it "
+            f"a credential of the {theirs} tenancy, or run a management cluster in {theirs} (docs/fleet.md)"]
+
+
 def main(argv: list[str]) -> int:
     own, _, passthrough = (argv[:argv.index("--")], None, argv[argv.index("--") + 1:]) if "--" in argv else \
         (argv, None, [])
@@ -82,6 +104,8 @@ def main(argv: list[str]) -> int:
     from oke_rdma import new_stack
 
     fleet = load_fleet(args.fleet)  # the fleet as it is must be valid first (FleetError: exit 2 in __main__)
+    for warning in request_warnings(fleet, args.region):  # before anything is written: the team reads it first
+        print(f"warning: {warning}", file=sys.stderr)
     rel = f"stacks/Pulumi.{args.name}.yaml"
     path = fleet.root / rel
     if path.exists():

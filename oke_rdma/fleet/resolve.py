@@ -8,7 +8,8 @@ a ``{secure: ...}`` value — is replaced whole by the stack's. On top of it the
 * ``oke-rdma:network.fromStack``: ``stack: <org>/<project>/<landing zone>`` for a cluster with a ``landingZone``,
   with ``createNsgs: true`` unless the stack file sets it (the egress CIDRs below need this stack's NSG);
 * ``oke-rdma:network.apiEndpoint.allowedCidrs``: the management cluster's ``egressCidrs`` appended (once each), so
-  its workspaces reach every cluster's API (not on the management stack itself);
+  its workspaces reach every cluster's API (not on the management stack itself, and not on a stack in another OCI
+  realm: no route or peering crosses realms, so those addresses never reach it — :func:`cross_realm`);
 * for a ``decommissioned`` cluster: ``storage.fss.protect`` and, when the stack has them, ``storage.lustre.protect``
   and ``storage.objectStorage.protect`` (an enabled bucket) false, so ``pulumi destroy`` is not stopped by ``protect``.
 
@@ -21,6 +22,7 @@ import contextlib
 import copy
 import ipaddress
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -50,6 +52,13 @@ def deep_merge(base: Any, over: Any) -> Any:
 
 
 def _config_of(doc: Any, what: str) -> dict[str, Any]:
+    """The ``config:`` map of a stack file (or the defaults file), after the shape checks Pulumi's reader implies
+    (:func:`oke_rdma.stack_file.document_problem`: config keys at the top level, ``configs:``, a list, ...)."""
+    from oke_rdma.stack_file import document_problem
+
+    problem = document_problem(doc, NS)
+    if problem:
+        raise FleetError([f"{what}: {problem}"])
     if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
         raise FleetError([f"{what}: expected a Pulumi stack file with a config: mapping"])
     return dict(doc.get("config") or {})
@@ -121,7 +130,7 @@ def _resolve(fleet: Fleet, entry: Any, kind: str, where: str, defaults: dict[str
         # egress CIDRs must reach TCP 6443 through this stack's control-plane NSG
         network["fromStack"] = deep_merge(deep_merge({"createNsgs": True}, network.get("fromStack") or {}),
                                           {"stack": spec.qualified(entry.landing_zone)})
-    if spec.management is not None and kind != "management":
+    if spec.management is not None and kind != "management" and not cross_realm(spec.management.region, entry.region):
         endpoint = _setdefault_path(config, f"{NS}:network", ("apiEndpoint",))
         cidrs = list(endpoint.get("allowedCidrs") or [])
         endpoint["allowedCidrs"] = cidrs + [c for c in spec.management.egress_cidrs if c not in cidrs]
@@ -134,6 +143,47 @@ def _resolve(fleet: Fleet, entry: Any, kind: str, where: str, defaults: dict[str
     if problems:
         raise FleetError([f"{fleet.path.name}: {p}" for p in problems])
     return ResolvedStack(entry.name, kind, entry, config)
+
+
+def cross_realm(home: str, region: str) -> bool:
+    """True when ``region`` is in another OCI realm than ``home`` (the management cluster's region): a realm is a
+    separate cloud (its own tenancies, identity and network; OCI docs "Regions and Availability Domains", realms;
+    checked 2026-12-02), so no VCN route, peering or OCID of one holds in the other. False when either realm is
+    unknown (the fleet file's region check refuses an unknown region)."""
+    from oke_rdma.facts.regions import realm_of
+
+    a, b = realm_of(home), realm_of(region)
+    return bool(a and b and a != b)
+
+
+_PROBLEM_KEY = re.compile(r"^(?P<key>[A-Za-z0-9_.-]+:[A-Za-z0-9_-]+)"
+                          r"(?P<path>(?:\.[A-Za-z0-9_/.-]+?|\[\d+\])*)(?=[:\s(])")
+
+
+def _sets(config: Any, key: str, path: str) -> bool:
+    """Whether ``config`` (a stack file's ``config:``) sets ``key`` and every step of ``path`` (``.a.b[0]``)."""
+    node = config.get(key, ...) if isinstance(config, dict) else ...
+    for step in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path):
+        name, index = step
+        if name and isinstance(node, dict):
+            node = node.get(name, ...)
+        elif index and isinstance(node, list) and int(index) < len(node):
+            node = node[int(index)]
+        else:
+            return False
+    return node is not ...
+
+
+def origin_note(problem: str, own: dict[str, Any], defaults: dict[str, Any], defaults_file: str) -> str:
+    """``problem`` (one line of the config model, ``oke-rdma:<path>: ...``) with `` (from <defaults_file>...)``
+    appended when the stack file does not set the key the problem names but the fleet's defaults do: the value was
+    copied into this stack from the defaults, and the fix is an override in the stack file (or a change of the
+    defaults for every stack)."""
+    m = _PROBLEM_KEY.match(problem)
+    if not m or _sets(own, m["key"], m["path"]) or not _sets(defaults, m["key"], m["path"]):
+        return problem
+    return (f"{problem} (the value comes from {defaults_file}, which every stack of the fleet inherits: override it "
+            "in this stack's file, or change it there)")
 
 
 def resolve(fleet: Fleet, validate: bool = True) -> list[ResolvedStack]:
@@ -164,11 +214,13 @@ def resolve(fleet: Fleet, validate: bool = True) -> list[ResolvedStack]:
             try:
                 load_stack_config(stack.raw(placeholder=SECRET_PLACEHOLDER), stack.secret_keys)
             except ConfigError as e:
-                problems += [f"{fleet.path.name}: {where} ({entry.name}, {entry.stack_file}): {p}" for p in e.problems]
+                own = _config_of(read_yaml(fleet.file(entry.stack_file), f"{where}.stackFile"), where)
+                problems += [f"{fleet.path.name}: {where} ({entry.name}, {entry.stack_file}): "
+                             f"{origin_note(p, own, defaults, str(spec.defaults))}" for p in e.problems]
                 continue
         resolved.append(stack)
     if spec.management is not None:
-        problems += vcn_overlaps(resolved, fleet.path.name)
+        problems += vcn_overlaps(resolved, fleet.path.name, spec.management.region)
     if problems:
         raise FleetError(problems)
     return resolved
@@ -186,13 +238,17 @@ def own_vcn_cidr(stack: ResolvedStack) -> Optional[str]:
     return cidr if isinstance(cidr, str) else None
 
 
-def vcn_overlaps(stacks: list[ResolvedStack], fleet_file: str) -> list[str]:
+def vcn_overlaps(stacks: list[ResolvedStack], fleet_file: str, home: Optional[str] = None) -> list[str]:
     """One line per pair of stacks whose VCNs overlap while the management cluster reaches both (its egress CIDRs
     are routed to every landing zone's and cluster's VCN, docs/fleet.md): a route to one of them would also match
-    the other, so PKO reaches the wrong API endpoint or none. Clusters in a landing zone share its VCN (no pair)."""
+    the other, so PKO reaches the wrong API endpoint or none. Clusters in a landing zone share its VCN (no pair); a
+    stack in another realm than the management cluster is reached by no route of it (:func:`cross_realm`), so its
+    VCN makes no pair either (``home``: the management cluster's region)."""
     seen: list[tuple[ResolvedStack, ipaddress.IPv4Network]] = []
     problems = []
     for stack in stacks:
+        if home is not None and cross_realm(home, stack.entry.region):
+            continue
         cidr = own_vcn_cidr(stack)
         try:
             net = ipaddress.IPv4Network(cidr) if cidr else None

@@ -68,7 +68,8 @@ CLIS = {
 
 
 #: Flags of other tools a page names in prose (not in a command span): flag → the tool.
-OTHER_TOOLS_IN_PROSE = {"--query": "OCI CLI (JMESPath)", "--json": "offline.preview", "--previous": "offline.preview"}
+OTHER_TOOLS_IN_PROSE = {"--query": "OCI CLI (JMESPath)", "--json": "offline.preview", "--previous": "offline.preview",
+                        "--config-file": "offline.preview"}
 
 
 def _named_flags(text: str, module: str) -> set[str]:

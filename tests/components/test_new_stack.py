@@ -174,6 +174,30 @@ def test_an_existing_file_is_kept_unless_forced(tmp_path):
     assert code == 0 and "oke-rdma:nodePools" in path.read_text()
 
 
+def test_the_command_prints_the_exact_preview_command_for_the_file_it_wrote(tmp_path):
+    """--output elsewhere (a name that is not Pulumi.<stack>.yaml): the printed command names the file and the stack,
+    and running it previews that stack, not dev; the project's own file needs only --stack."""
+    import shlex
+
+    out = tmp_path / "team-a.yaml"
+    code, printed, _ = run_main(new_stack.main, ["--stack", "team-a", "--output", str(out), "--region",
+                                                 "eu-frankfurt-1", "--availability-domains", "Uocm:EU-FRANKFURT-1-AD-1"])
+    assert code == 0
+    (line,) = [x for x in printed.splitlines() if x.startswith("preview it: ")]
+    command = line.removeprefix("preview it: ").split(" && ")[-1]
+    assert f"--config-file {out.resolve()} --stack team-a" in command
+    args = shlex.split(command)[3:]  # after <python> -m offline.preview
+    code, report, _ = run_main(preview_main, args)
+    assert code == 0 and "pulumi:pulumi:Stack oke-rdma-team-a" in report and "defaulted to dev" not in report
+    assert new_stack.preview_command(ROOT / "Pulumi.x.yaml", "x").endswith("-m offline.preview --stack x")
+
+
+def test_an_output_in_a_missing_directory_is_one_line_not_a_traceback(tmp_path):
+    code, _, err = run_main(new_stack.main, ["--stack", "x", "--output", str(tmp_path / "no" / "x.yaml"), "--region",
+                                             "eu-frankfurt-1", "--availability-domains", "Uocm:EU-FRANKFURT-1-AD-1"])
+    assert code == 2 and err.startswith("error: --output ") and "Traceback" not in err
+
+
 def test_a_stack_name_pulumi_refuses_is_refused(tmp_path):
     code, _, err = write(tmp_path, "--region", "eu-frankfurt-1", "--availability-domains",
                          "Uocm:EU-FRANKFURT-1-AD-1", stack="my stack")

@@ -53,3 +53,32 @@ def test_nearest_prefers_the_same_line():
     assert nearest_known("kueue", "0.19.9") == "0.19.7"
     assert nearest_known("kueue", "0.18.1") == "0.18.2"
     assert nearest_known("kueue", "latest") is None
+
+
+@pytest.mark.parametrize("version,status,path", [
+    ("v25.10.1", "end of support", "through 26.3 then 26.7"),
+    ("v25.3.4", "end of support", "through 25.10 then 26.3 then 26.7"),
+    ("v26.3.3", "deprecated", ""),
+])
+def test_a_pin_on_a_line_past_its_support_is_warned_about_with_the_way_up(version, status, path):
+    """A GPU Operator on a line NVIDIA no longer supports (or deprecates) is accepted with an advisory warning that
+    names the line, its status with the source, and the majors to go through (one at a time)."""
+    from oke_rdma.config.checks.chart_versions import support_warnings
+
+    (line,) = support_warnings(load_dev_config(platform={"gpuOperator": {"version": version}}))
+    assert line.startswith(f"oke-rdma:platform.gpuOperator.version: {version} is on ") and f"which is {status}" in line
+    assert "platform-support.rst" in line and "move to 26.7.x" in line and path in line
+
+
+def test_the_pins_are_on_supported_lines_and_every_stepped_major_has_a_status():
+    """The default pins warn about nothing; every major an upgrade must go through has a recorded status (a line
+    added to MAJOR_STEPS without one would leave its pins unjudged)."""
+    from oke_rdma.config.checks.chart_versions import support_warnings
+    from oke_rdma.facts import charts
+
+    assert support_warnings(load_dev_config()) == []
+    for key, steps in charts.MAJOR_STEPS.items():
+        assert {r.line for r in charts.SUPPORT.get(key, ())} >= set(steps), key
+    for addon in REGISTRY:
+        row = charts.support_status(addon.key, addon.defaults.version)
+        assert row is None or row.status == "supported", (addon.key, row)

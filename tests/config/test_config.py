@@ -120,7 +120,7 @@ def test_an_existing_compute_cluster_still_names_its_availability_domain():
     raw = edited(RAW, "computeCluster", (), {"existingId": existing})
     assert problems(raw) == ["oke-rdma:computeCluster.availabilityDomain: required (the Compute Cluster's AD (for "
                              "existingId, the AD it was created in): every RDMA pool is placed there); set it in the "
-                             "stack config (Pulumi.yaml describes its type)"]
+                             "stack config (docs/configuration.md lists its type)"]
 
 
 def test_default_subnet_plan_for_a_16():

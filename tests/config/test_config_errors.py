@@ -34,7 +34,7 @@ def test_a_rule_reading_an_invalid_section_is_deferred_not_guessed():
     raw = edited(raw, "cluster", ("kubernetesVersion",), "latest")  # ... but the capacity rule reads cluster too
     found = problems(raw)
     assert found == ["oke-rdma:cluster.kubernetesVersion: must be an OKE Kubernetes version like v1.35.2, got "
-                     "'latest'; correct the value (Pulumi.yaml describes the key)"]
+                     "'latest'; correct the value (docs/configuration.md describes the key)"]
     fixed = edited(raw, "cluster", ("kubernetesVersion",), "v1.35.2")
     assert problems(fixed)[0].startswith("oke-rdma:network.subnets.pods: 10.0.128.0/25 has 125 usable IPs")
 
@@ -43,7 +43,7 @@ def test_unknown_and_missing_top_level_keys_keep_the_other_rules_running():
     raw = {k: v for k, v in RAW.items() if k != "oke-rdma:cluster"}
     raw = edited(raw, "tenants", ("analytics", "namespace"), "research")
     found = problems(raw)
-    assert found[0] == "oke-rdma:cluster: required; set it in the stack config (Pulumi.yaml describes its type)"
+    assert found[0] == "oke-rdma:cluster: required; set it in the stack config (docs/configuration.md lists its type)"
     assert any("is already the namespace of tenant" in p for p in found)
 
 
@@ -124,7 +124,7 @@ def test_invalid_labels(labels):
 @pytest.mark.parametrize("edit, expected", [
     # found by the fuzz test: a key or a map key with a line separator split one problem over two lines
     (("freeformTags", ("project",), {"\x1e": None}),
-     "oke-rdma:freeformTags.project: expected text, got a map with keys '\\x1e'; see Pulumi.yaml for this key's type"),
+     "oke-rdma:freeformTags.project: expected text, got a map with keys '\\x1e'; docs/configuration.md lists this key's type"),
     (("nodePools", ("gpu", "\r"), 1), 'oke-rdma:nodePools.gpu["\\r"]: unknown key; valid keys here:'),
     (("tenants", ("data team",), {}), 'oke-rdma:tenants["data team"]: the tenant name is used as its namespace'),
 ])

@@ -13,6 +13,8 @@ import yaml
 from oke_rdma.compute import node_labels
 from oke_rdma.config import ConfigError, load_stack_config
 from tests.stackcfg import dev_raw_config, load_dev_config
+
+IMAGE = "ocid1.image.oc1.sa-saopaulo-1.aaaaaaaa7u2b4n6m8q1w3e5r7t9y2u4i6o8p1a3s5d7f9g2h4j6k8lgpub"
 from tests import inprocess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,15 +93,49 @@ def test_the_disable_label_follows_the_operators_device_plugin():
 
 
 def test_tenant_gpu_quota_above_what_the_pools_offer():
+    """The key that is wrong is named: the nominal quota when it alone is too large, the borrowing limit when only
+    it takes the quota past the pools (with the largest value that fits)."""
     found = problems(tenants={"research": {"quota": {"gpu": 17}}})
-    assert found == ["oke-rdma:tenants.research.quota.gpu: 17 GPUs (+0 borrowable) is more than the 16 GPUs the "
+    assert found == ["oke-rdma:tenants.research.quota.gpu: 17 GPUs is more than the 16 GPUs the "
                      "RDMA pools can ever offer (gpu: 2 × BM.GPU.H100.8); lower it or grow the pools"]
     assert problems(tenants={"analytics": {"quota": {"gpu": 10, "gpuBorrowingLimit": 7}}})[0].startswith(
-        "oke-rdma:tenants.analytics.quota.gpu: 10 GPUs (+7 borrowable) is more than the 16")
+        "oke-rdma:tenants.analytics.quota.gpuBorrowingLimit: 7 borrowable on top of 10 nominal GPUs is more than the "
+        "16 GPUs")
+    assert "lower it to at most 6" in problems(tenants={"analytics": {"quota": {"gpu": 10, "gpuBorrowingLimit": 7}}})[0]
+    assert problems(tenants={"analytics": {"quota": {"gpu": 17, "gpuBorrowingLimit": 7}}})[0].startswith(
+        "oke-rdma:tenants.analytics.quota.gpu: 17 GPUs (+7 borrowable) is more than the 16")
     assert load_dev_config(tenants={"research": {"quota": {"gpu": 16}}}).tenants["research"].quota.gpu == 16
     assert problems(tenants={"research": {"quota": {"gpu": -1}}})[0].startswith(
         "oke-rdma:tenants.research.quota.gpu: expected a number at least 0, got the number -1")
     assert "unknown key" in problems(tenants={"research": {"quota": {"gpus": 1}}})[0]
+
+
+def test_a_gpu_quota_no_pool_can_hold_names_each_pool_the_tenant_cannot_use_and_why():
+    """A pool the tenant's flavors do not cover is named with the reason: a plain (exclusive, non-RDMA) GPU pool, a
+    pool another dedicated tenant owns, a shared pool of a dedicated tenant, a pool its own nodePools leaves out."""
+    plain = {"infer": {"shape": "VM.GPU.A10.2", "size": 2, "imageId": IMAGE, "gpuSharing": {"mode": "exclusive"}}}
+    found = problems(nodePools=plain, tenants={"analytics": {"isolation": "shared", "quota": {"gpu": 40}}})
+    line = next(p for p in found if p.startswith("oke-rdma:tenants.analytics.quota.gpu:"))
+    assert "infer (2 × VM.GPU.A10.2) is a plain GPU pool (gpuSharing.mode exclusive, not RDMA)" in line
+    assert "share it (nodePools.infer.gpuSharing.mode timeSlicing or mig)" in line
+    shared = {"infer": {**plain["infer"], "gpuSharing": {"mode": "timeSlicing", "replicas": 2}}}
+    found = problems(nodePools=shared, tenants={"research": {"quota": {"gpu": 17}}})
+    assert "infer (2 × VM.GPU.A10.2) is shared and tenant research is dedicated" in found[0], found
+    owned = problems(tenants={"research": {"nodePools": ["gpu"]}, "analytics": {"quota": {"gpu": 1}}})
+    assert any("gpu (2 × BM.GPU.H100.8) is dedicated to tenant research" in p for p in owned), owned
+
+
+def test_a_pool_whose_gpu_count_is_unknown_is_named_by_its_gpus_per_node_key():
+    """An RDMA pool on a shape oke-rdma does not know (allowed as unlisted) has no GPU count: the problem is named
+    at its gpusPerNode key, not at the tenant's quota."""
+    found = problems(nodePools={"gpu": {"shape": "BM.GPU.X9.8", "allowUnlistedRdmaShape": True}})
+    (line,) = [p for p in found if "gpusPerNode" in p.split(":", 2)[1]]
+    assert line.startswith("oke-rdma:nodePools.gpu.gpusPerNode: unset"), found
+    assert "tenants.research.quota.gpu" in line or "tenants.analytics.quota.gpu" in line
+    # with allowUnknownShape the pool's own rule names the key: one line, not a second one from the quota check
+    found = problems(nodePools={"gpu": {"shape": "BM.GPU.X9.8", "allowUnlistedRdmaShape": True,
+                                        "allowUnknownShape": True}})
+    assert len([p for p in found if "gpusPerNode" in p.split(":", 2)[1]]) == 1, found
 
 
 def test_prometheus_storage_rules():

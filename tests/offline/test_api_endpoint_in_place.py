@@ -51,5 +51,28 @@ def test_turning_a_private_subnet_public_names_the_cause_and_the_in_place_way(tm
     assert f"+- {len(followers)} objects replaced because their provider is replaced" in out
     assert code != 0  # the subnet and the cluster would be replaced (and the subnet's DNS label is kept: refused)
     assert any(c["type"] == CLUSTER and c["op"] == "replace" for c in plan["changes"])
-    assert "network.apiEndpoint.publicSubnet: true" in out and "prohibitPublicIpOnVnic" in out
+    flat = " ".join(out.split())  # the report is wrapped at the width
+    assert "network.apiEndpoint.publicSubnet: true" in flat and "prohibitPublicIpOnVnic" in out
+    # the CAUSE names the key that changed, read from the two plans' configs
+    assert "the config change behind it: network.apiEndpoint.public (false → true)" in flat
+    assert "Config changed (1):\n    network.apiEndpoint.public: false → true\n" in out
+
+
+def test_adding_public_subnet_to_an_existing_stack_names_that_key_not_another(tmp_path, capsys):
+    """publicSubnet added to a stack created without it replaces the control-plane subnet too: the CAUSE and the
+    refused dnsLabel name network.apiEndpoint.publicSubnet (the key that changed) and say it is a creation-time
+    choice, never "keep network.apiEndpoint.public", which did not change."""
+    code, _ = dev_plan(tmp_path, "base.json", _endpoint(False, False))
+    assert code == 0
+    capsys.readouterr()
+    code, _ = dev_plan(tmp_path, "subnet.json", _endpoint(False, True), "--previous", str(tmp_path / "base.json"))
+    captured = capsys.readouterr()
+    cause = captured.out.split("CAUSE: ", 1)[1].split("\n\n", 1)[0]
+    assert code == 4 and "network.apiEndpoint.publicSubnet (unset → true)" in " ".join(cause.split())
+    assert "creation-time choice" in cause and "keep network.apiEndpoint.public" not in cause
+    refused = next(line for line in captured.out.splitlines() if line.startswith("error:") and "dnsLabel" in line)
+    assert "undo the config change that causes it (network.apiEndpoint.publicSubnet (unset → true))" in refused
+    problems = [line.strip() for line in captured.out.splitlines()
+                if line.strip().startswith(("error:", "warning:", "CAUSE:"))]
+    assert len(problems) == len(set(problems)), problems  # no problem line twice in the report
 

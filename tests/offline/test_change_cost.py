@@ -36,6 +36,17 @@ def test_a_sample_previewed_again_gives_the_stored_result(plans, ident):
     assert (fresh["kind"], fresh["summary"], fresh["value"]) == (stored["kind"], stored["summary"], stored["value"])
 
 
+def test_the_stored_changes_name_only_resources_the_program_still_declares(plans):
+    """A stored result that names a resource the dev stack no longer has (a rule since removed) is stale even when
+    its case is not: every resource a stored change updates, replaces or deletes is in the current steady plan."""
+    _, base = plans
+    names = {r["name"] for r in base["dev"]["resources"]}
+    entries = changecost.load()["entries"]
+    stale = sorted({n for e in entries.values() if e.get("base") == "dev" for op, _t, n, *_ in e.get("changes", [])
+                    if op != "create" and n not in names})
+    assert not stale, f"run python -m offline.changecost --write --refresh (make docs): {stale[:5]}"
+
+
 def _c(op, typ="kubernetes:core/v1:ConfigMap", name="x", **kw):
     return Change(f"urn:pulumi:dev::oke-rdma::{typ}::{name}", typ, name, op, **kw)
 
@@ -54,6 +65,29 @@ def test_outcomes_are_sorted_by_what_pulumi_up_would_do():
     assert refused["kind"] == "refused" and "x: spec.x" in refused["summary"]
     deleted = changecost.outcome([_c("delete", "oci:FileStorage/fileSystem:FileSystem", "fs")])
     assert deleted["kind"] == "replaces" and deleted["summary"].startswith("deletes the FSS file system")
+
+
+def test_a_refused_replacement_reads_as_what_it_replaces_then_why_it_is_refused():
+    """A replacement pulumi up stops on (a unique name kept, a protected resource) still says what it replaces and
+    loses, then why it is refused; resources refused for the same reason are named together; an update refused in
+    place stays a refusal of that path."""
+    subnet = _c("replace", "oci:Core/subnet:Subnet", "cp", replace_because=("prohibitPublicIpOnVnic",),
+                refused=("dnsLabel: 'cp' is kept in the same vcnId: ...",))
+    cluster = _c("replace", "oci:ContainerEngine/cluster:Cluster", "oke")
+    pools = [_c("replace", "oci:ContainerEngine/nodePool:NodePool", f"p{i}") for i in range(2)]
+    found = changecost.outcome([subnet, cluster, *pools])
+    assert found["kind"] == "refused"
+    assert found["summary"].startswith("replaces the cluster, 2 node pools and 1 subnet; loses "), found["summary"]
+    assert "refused: cp: the replacement keeps its dnsLabel, which OCI requires unique in its VCN" in found["summary"]
+    policies = [_c("replace", "oci:Identity/policy:Policy", n, refused=("name: kept",)) for n in ("a", "b")]
+    both = changecost.outcome(policies)["summary"]
+    assert "refused: a, b: the replacement keeps its name, which OCI requires unique in the tenancy" in both
+    fs = _c("replace", "oci:FileStorage/fileSystem:FileSystem", "fss", protect=True)
+    assert changecost.outcome([fs])["summary"].startswith("replaces the FSS file system; loses ")
+    assert "refused: fss is protected" in changecost.outcome([fs])["summary"]
+    pv = _c("update", "kubernetes:core/v1:PersistentVolume", "pv", refused=("spec.nodeAffinity: immutable",))
+    assert changecost.outcome([pv])["summary"] == ("refused: pv: spec.nodeAffinity (the API server refuses to change "
+                                                   "it in place)")
 
 
 def test_a_job_that_runs_again_is_no_loss():

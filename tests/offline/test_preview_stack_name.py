@@ -22,4 +22,8 @@ def test_the_stack_name_follows_an_explicit_flag_then_the_file_name(tmp_path, ca
     path = tmp_path / file_name
     shutil.copy(ROOT / "Pulumi.dev.yaml", path)
     assert main(["--config-file", str(path), *flags]) == 0
-    assert f"pulumi:pulumi:Stack oke-rdma-{stack}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"pulumi:pulumi:Stack oke-rdma-{stack}" in out
+    # only a stack name no flag and no file name gave is warned about, in the report's Diagnostics
+    assert ("warning: stack name defaulted to dev (stack.yaml is not named Pulumi.<stack>.yaml)" in out) == (
+        file_name == "stack.yaml" and not flags)

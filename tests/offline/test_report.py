@@ -50,6 +50,27 @@ def test_the_dev_summary_fits_95_lines_of_100_columns_and_counts_nsg_rules_per_n
     assert len(doc["resources"]) == created - 1 and len(doc["outputs"]["policyStatements"]) == int(shown)  # all
 
 
+def _documented(pattern: str) -> tuple[str, ...]:
+    text = (ROOT / "docs" / "preview.md").read_text()
+    m = re.search(pattern, text)
+    assert m, f"docs/preview.md no longer says {pattern!r}"
+    return m.groups()
+
+
+def test_the_figures_preview_md_gives_for_the_dev_summary_are_the_measured_ones(dev_plan_file):
+    """docs/preview.md's numbers about the dev summary (its lines, its IAM statements, the lines wider than the
+    width) are what the dev summary prints now: a change to the report that moves them fails here, not in a reader's
+    hands."""
+    out = dev_plan_file[1]
+    lines = out.splitlines()
+    total, iam = map(int, _documented(r"the dev stack: (\d+) lines, (\d+) of them its IAM statements"))
+    (wide,) = map(int, _documented(r"so those\s+lines are wider \((\d+) of the dev stack's\)"))
+    assert len(lines) == total, f"docs/preview.md says {total} lines, the dev summary has {len(lines)}"
+    block = next(part for part in out.split("\n\n") if part.startswith("IAM statements ("))
+    assert len(block.splitlines()) == iam, f"docs/preview.md says {iam} IAM lines, the block has {block.count(chr(10)) + 1}"
+    assert sum(len(line) > DEFAULT_WIDTH for line in lines) == wide
+
+
 def test_details_show_the_whole_tree_and_every_output(capsys):
     code, out, _ = _run(capsys, "--stack", "dev", "--details")
     assert code == 0
@@ -76,7 +97,8 @@ def test_with_previous_only_changes_are_listed_with_the_count_of_unchanged(tmp_p
     assert "okerdma-dev-system" not in out.split("Changes (")[1].split("Resources:")[0]
     # a one-key change fits one screen: only what changes and the findings, no unchanged IAM statement or output
     lines = out.splitlines()
-    assert len(lines) <= 40, out
+    (most,) = map(int, _documented(r"A one-key change fits (\d+) lines"))
+    assert len(lines) <= most, out
     assert "IAM statements" not in out and "    nodePools.gpu.size: 2 → 4" in out and "clusterId" not in out
     # wrapped at the width; only a single unbreakable word (an OCID) may run past it; the header names the plan path
     assert all(len(line) <= DEFAULT_WIDTH or " " not in line.strip() for line in lines[1:] if "…" not in line)

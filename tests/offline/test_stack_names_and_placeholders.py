@@ -21,7 +21,8 @@ def test_a_missing_stack_names_the_closest_existing_one(tmp_path):
     (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
     with pytest.raises(StackFileError) as e:
         read_stack_file(tmp_path / "Pulumi.gov-lno.yaml")
-    assert str(e.value).endswith("no such stack config file; did you mean --stack gov-lon? stacks here: dev, gov-lon")
+    assert str(e.value).endswith("no such stack config file; did you mean --stack gov-lon? stacks here: dev, gov-lon; a "
+                                 "stack file elsewhere or named otherwise: --config-file PATH --stack NAME")
 
 
 def test_a_missing_stack_far_from_every_name_lists_them_without_a_guess(tmp_path):
@@ -29,16 +30,33 @@ def test_a_missing_stack_far_from_every_name_lists_them_without_a_guess(tmp_path
     (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
     with pytest.raises(StackFileError) as e:
         read_stack_file(tmp_path / "Pulumi.zzzzzz.yaml")
-    assert "did you mean" not in str(e.value) and str(e.value).endswith("stacks here: dev")
+    assert "did you mean" not in str(e.value) and "stacks here: dev;" in str(e.value)
+    assert str(e.value).endswith("--config-file PATH --stack NAME")
     with pytest.raises(StackFileError) as e:
         read_stack_file(tmp_path / "empty" / "Pulumi.dev.yaml")
     assert "no such stack config file" in str(e.value)
 
 
+def test_the_missing_stack_example_in_new_stack_md_is_the_message_the_preview_gives(tmp_path):
+    """docs/new-stack.md quotes the message for a mistyped --stack: it is what the reader gives for those files."""
+    import re
+
+    text = (ROOT / "docs" / "new-stack.md").read_text()
+    quoted = re.search(r"is refused naming the stacks that exist \(`([^`]+)`\)", text).group(1)
+    stacks = re.search(r"stacks here: ([a-z0-9-, ]+)", quoted).group(1).split(", ")
+    for name in stacks:
+        (tmp_path / f"Pulumi.{name}.yaml").write_text("config: {}\n")
+    typo = re.search(r"`--stack ([a-z0-9-]+)` with no", text).group(1)
+    with pytest.raises(StackFileError) as e:
+        read_stack_file(tmp_path / f"Pulumi.{typo}.yaml")
+    assert quoted in str(e.value)
+
+
 def test_the_preview_refuses_a_typo_stack_with_exit_2_and_the_list():
     """The preview's own --stack: exit 2, one line naming dev and prod."""
     out = preview("--stack", "dve")
-    assert out.returncode == 2 and "did you mean --stack dev? stacks here: dev, prod" in out.stderr
+    assert out.returncode == 2 and "did you mean --stack dev? stacks here: dev, " in out.stderr
+    assert "prod" in out.stderr.split("stacks here:")[1]  # the user's own untracked stack files may be listed too
 
 
 def test_placeholder_keys_are_found_in_nested_and_json_values():

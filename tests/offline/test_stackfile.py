@@ -81,7 +81,7 @@ def test_the_placeholder_is_the_one_the_config_loader_recognises():
     ("config:\n  oke-rdma:x: !!int abc\n", "line 2: cannot decode !!str `abc` as a !!int"),
     ("config:\n  oke-rdma:x: &a\n    y: *a\n", "an anchor's value contains an alias to itself"),
     ("config:\n  oke-rdma:x:\n    ? [a]\n    : 1\n", "line 3: a mapping key must be a scalar"),
-    ("config: [a]\n", "line 1: 'config:' must be a mapping of key: value"),
+    ("config: [a]\n", "line 1: 'config:' is a list (its entries start with '- ')"),
     ("- a\n", "line 1: expected a mapping with a 'config:' mapping of key: value"),
     ("config:\n  oke-rdma:x: !!binary '%%%'\n", "!!binary value contains invalid base64 data"),
 ])

@@ -4,6 +4,8 @@
 * :func:`check_chart_versions` (config loader, exit 2): a version written in another format than the add-on's
   versions — a GPU Operator chart version without its ``v`` (``26.7.0`` for ``v26.7.0``), or a ``v`` the add-on's
   versions do not carry — is refused naming the spelling that exists.
+* :func:`support_warnings` (the program, a ``pulumi.log.warn`` on every preview): a version on a release line its
+  vendor has deprecated or stopped supporting (:data:`oke_rdma.facts.charts.SUPPORT`);
 * :func:`chart_version_warnings` (the program, a ``pulumi.log.warn`` on every preview): a version the facts do not
   know is named with the nearest known one; Helm fails on a version that does not exist in the middle of
   ``pulumi up``, after the resources before it were changed.
@@ -98,6 +100,30 @@ def chart_version_warnings(cfg: StackConfig, registry: Registry = REGISTRY) -> l
                    + (f"; nearest {near}" if near else "") + f"), and Helm fails on a version that does not exist in "
                    f"the middle of pulumi up; check it with {where} and add it to oke_rdma/facts/chart_versions.py "
                    f"with its source, or pin {near or type(release).model_fields['version'].default}")
+    return out
+
+
+def support_warnings(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]:
+    """One line per enabled add-on pinned on a release line its vendor has deprecated or no longer supports
+    (:data:`oke_rdma.facts.charts.SUPPORT`), naming the newest supported line and, for vendors that upgrade one
+    major at a time (:data:`oke_rdma.facts.charts.MAJOR_STEPS`), the lines to go through. Advisory: the add-on still
+    works; it gets no more fixes (or soon none)."""
+    from oke_rdma.facts import charts
+
+    out = []
+    for addon, release in _releases(cfg, registry):
+        row = charts.support_status(addon.key, release.version)
+        if row is None or row.status == "supported":
+            continue
+        supported = [r.line for r in charts.SUPPORT[addon.key] if r.status == "supported"]
+        steps = charts.MAJOR_STEPS.get(addon.key, ())
+        path = (steps[steps.index(row.line) + 1:steps.index(supported[-1]) + 1]
+                if supported and row.line in steps and supported[-1] in steps else ())
+        how = (f"; move to {supported[-1]}.x" + (f" through {' then '.join(path)} (one major at a time)"
+                                                  if len(path) > 1 else "") if supported else "")
+        out.append(f"{_key(('platform', addon.key, 'version'))}: {release.version} is on {_name(addon)}'s "
+                   f"{row.line}.x line, which is {row.status} [{row.source}]{how} (docs/operations.md, chart "
+                   f"upgrades)")
     return out
 
 

@@ -44,8 +44,12 @@ def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
 def check_quotas(cfg: StackConfig) -> list[str]:
     """A tenant's GPU quota (nominal plus borrowing limit) must not exceed the GPUs its flavors — the RDMA pools, and
     the shared pools for a ``shared`` tenant (:func:`oke_rdma.config.checks.fleet.tenant_pools`) — can ever offer;
-    Kueue would admit work no node can run."""
+    Kueue would admit work no node can run. Each problem names the key that is wrong: ``quota.gpu`` when the nominal
+    quota alone is too large, ``quota.gpuBorrowingLimit`` when only the borrowing limit takes it past the pools,
+    ``nodePools.<pool>.gpusPerNode`` when a pool's GPU count is unknown; and every GPU pool the tenant's flavors do
+    not cover is named with the reason (:func:`uncovered_pools`)."""
     problems: list[str] = []
+    unchecked: dict[str, list[str]] = {}  # pool of unknown GPU count → the tenants whose quota it leaves unchecked
     capacity = pool_gpus(cfg)
     refused = [n for n in cfg.rdma_pools if cfg.node_pools[n].shape.startswith("VM.")
                or (cfg.node_pools[n].shape not in RDMA_SHAPES and not cfg.node_pools[n].allow_unlisted_rdma_shape)]
@@ -53,7 +57,7 @@ def check_quotas(cfg: StackConfig) -> list[str]:
         return []  # the placement rules refuse these pools' shapes already; their capacity means nothing yet
     for name, tenant in cfg.tenants.items():
         q = tenant.quota
-        at = _key(("tenants", name, "quota", "gpu"))
+        gpus = f"{q.gpu} GPUs" + (f" (+{q.gpu_borrowing_limit} borrowable)" if q.gpu_borrowing_limit else "")
         if q.gpu + q.gpu_borrowing_limit == 0:
             continue
         # Kueue admits a workload only when every resource its pods request fits the ClusterQueue's quota (Kueue
@@ -61,28 +65,74 @@ def check_quotas(cfg: StackConfig) -> list[str]:
         # whose pods always request CPU and memory — is ever admitted.
         for field, value in (("cpu", q.cpu), ("memoryGb", q.memory_gb)):
             if value == 0:
-                problems.append(f"{_key(('tenants', name, 'quota', field))}: 0 with {q.gpu} GPUs: Kueue admits a "
+                problems.append(f"{_key(('tenants', name, 'quota', field))}: 0 with {gpus}: Kueue admits a "
                                 f"job only when its pods' CPU and memory requests fit the quota too, so no GPU job "
                                 f"would ever run; set quota.{field} (e.g. what the tenant's GPU nodes offer)")
         if set(tenant.node_pools or ()) - set(capacity):
             continue  # a listed pool no tenant may use: check_tenant_pools says so on its own key, no follow-on claim
         pools = tenant_pools(cfg, name)
-        unknown = sorted(n for n in pools if capacity[n] is None and cfg.node_pools[n].gpus is None)
+        # a pool with allowUnknownShape and no gpusPerNode is refused at its gpusPerNode key already (no follow-on)
+        unknown = sorted(n for n in pools if capacity[n] is None and cfg.node_pools[n].gpus is None
+                         and not cfg.node_pools[n].allow_unknown_shape)
         total = sum(capacity[n] or 0 for n in pools)
         if any(capacity[n] is None for n in pools if n not in unknown):
             continue  # a sharing setting (MIG profile) the sharing check refuses on its own key: no follow-on claim
         if unknown:
-            shape = cfg.node_pools[unknown[0]].shape
-            problems.append(f"{at}: cannot check the quota, the GPUs per node of pool(s) {unknown} "
-                            f"(shape {shape}{did_you_mean_shape(shape)}) are unknown; set "
-                            + _key(("nodePools", unknown[0], "gpusPerNode")))
+            for pool in unknown:  # one line per pool, naming every tenant it leaves unchecked (after the loop)
+                unchecked.setdefault(pool, []).append(name)
         elif q.gpu + q.gpu_borrowing_limit > total:
             listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
             what = "RDMA and shared pools" if tenant.isolation == "shared" else "RDMA pools"
-            problems.append(f"{at}: {q.gpu} GPUs (+{q.gpu_borrowing_limit} borrowable) is more than the {total} "
-                            f"GPUs the {what} can ever offer ({listed or 'no such pool'}); lower it or grow "
-                            f"the pools")
+            left_out = uncovered_pools(cfg, name)
+            why = f"; not counted: {'; '.join(left_out)}" if left_out else ""
+            if q.gpu <= total:  # the nominal quota fits: the borrowing limit is what is wrong
+                problems.append(f"{_key(('tenants', name, 'quota', 'gpuBorrowingLimit'))}: {q.gpu_borrowing_limit} "
+                                f"borrowable on top of {q.gpu} nominal GPUs is more than the {total} GPUs the {what} "
+                                f"can ever offer ({listed or 'none'}){why}; lower it to at most {total - q.gpu}")
+            else:
+                problems.append(f"{_key(('tenants', name, 'quota', 'gpu'))}: {gpus} is more than the {total} GPUs "
+                                f"the {what} can ever offer ({listed or 'none'}){why}; lower it or grow the pools")
+    for pool, names in unchecked.items():
+        shape = cfg.node_pools[pool].shape
+        quotas = ", ".join(f"tenants.{n}.quota.gpu" for n in names)
+        problems.append(f"{_key(('nodePools', pool, 'gpusPerNode'))}: unset, and the GPUs per node of shape "
+                        f"{shape}{did_you_mean_shape(shape)} are unknown, so the GPU quotas it serves ({quotas}) "
+                        f"cannot be checked; set it")
     return problems
+
+
+def uncovered_pools(cfg: StackConfig, tenant: str) -> list[str]:
+    """``<pool> (<size> × <shape>): <why>`` for each GPU pool tenant ``tenant``'s Kueue flavors do not cover
+    (:func:`oke_rdma.config.checks.fleet.tenant_pools`): a plain GPU pool (exclusive, not RDMA: no tenant's flavors
+    cover it), a shared pool of a dedicated tenant, a pool another dedicated tenant lists as its own, a pool its own
+    ``nodePools`` leaves out."""
+    from ..platform import is_gpu_shape
+    from .fleet import plain_gpu_pools
+
+    t = cfg.tenants[tenant]
+    covered = set(tenant_pools(cfg, tenant))
+    plain, shared = set(plain_gpu_pools(cfg)), set(shared_pools(cfg))
+    owners: dict[str, list[str]] = {}
+    for other, o in cfg.tenants.items():
+        if other != tenant and o.isolation == "dedicated":
+            for pool in o.node_pools or ():
+                owners.setdefault(pool, []).append(other)
+    out = []
+    for pool, p in cfg.node_pools.items():
+        if pool in covered or not (p.gpus or is_gpu_shape(p.shape)):
+            continue
+        head = f"{pool} ({p.size} × {p.shape})"
+        if pool in plain:
+            out.append(f"{head} is a plain GPU pool (gpuSharing.mode {p.gpu_sharing.mode}, not RDMA), which no "
+                       f"tenant's Kueue flavors cover: share it (nodePools.{pool}.gpuSharing.mode timeSlicing or mig) "
+                       f"for shared tenants to use it")
+        elif pool in shared and t.isolation == "dedicated":
+            out.append(f"{head} is shared and tenant {tenant} is dedicated (set its isolation: shared to use it)")
+        elif t.node_pools is not None and pool not in t.node_pools:
+            out.append(f"{head} is not in tenants.{tenant}.nodePools")
+        elif pool in owners:
+            out.append(f"{head} is dedicated to tenant {', '.join(sorted(owners[pool]))} (its nodePools)")
+    return out
 
 
 def _pool_cpu_memory(cfg: StackConfig, pool: str) -> Optional[tuple[float, float]]:
@@ -122,7 +172,7 @@ def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
         # compared as numbers, as new_stack derives the default quota from the shapes' memory: only a quota beyond
         # that (not the GiB/GB difference, which node overhead exceeds anyway) is a claim
         if q.memory_gb > memory_gb:
-            out.append(f"{_key(('tenants', name, 'quota', 'memoryGb'))}: {q.memory_gb} GiB is more than the "
-                       f"{memory_gb:g} GB all nodes of its pools hold ({listed}): Kueue would admit jobs no node can "
-                       f"run; lower it")
+            out.append(f"{_key(('tenants', name, 'quota', 'memoryGb'))}: {q.memory_gb} GiB is more than all nodes "
+                       f"of its pools hold ({listed}: {memory_gb:g} GB of memory as OCI lists it, so at most "
+                       f"{memory_gb:g} GiB): Kueue would admit jobs no node can run; lower it")
     return out

@@ -1,0 +1,143 @@
+"""What the --previous report says about a change is made from the plans, never guessed: the config keys that changed
+(recorded in each plan), lists read as items added and removed, a deletion's reason, what a destroyed volume leaves,
+a node pool's shape changed in place, and the causes of a non-zero exit printed once where one reader sees both
+streams."""
+
+from __future__ import annotations
+
+from offline.config_diff import SECRET, UNSET, config_changes, describe, plan_config
+from offline.replacement import Change
+
+URN = "urn:pulumi:dev::oke-rdma::"
+
+
+def _c(op, typ, name, **kw):
+    return Change(f"{URN}{typ}::{name}", typ, name, op, **kw)
+
+
+def test_a_plan_records_its_config_with_secrets_hidden_and_maps_decoded():
+    config = plan_config({"oci:region": "sa-saopaulo-1", "oke-rdma:network": '{"vcnCidr": "10.0.0.0/16"}',
+                          "oke-rdma:platform": '{"x": "hunter2"}', "oke-rdma:namePrefix": "[not json"},
+                         ["oke-rdma:platform"])
+    assert config == {"oci:region": "sa-saopaulo-1", "oke-rdma:network": {"vcnCidr": "10.0.0.0/16"},
+                      "oke-rdma:platform": SECRET, "oke-rdma:namePrefix": "[not json"}
+
+
+def test_the_changed_keys_are_the_paths_that_differ_a_map_on_one_side_being_one_change():
+    before = {"config": {"oke-rdma:network": {"apiEndpoint": {"public": False}},
+                         "oke-rdma:tenants": {"nlp": {"quota": {"gpu": 0}}, "vision": {"rdma": True}}}}
+    after = {"oke-rdma:network": {"apiEndpoint": {"public": False, "publicSubnet": True}},
+             "oke-rdma:tenants": {"vision": {"rdma": True}}, "oci:region": "x"}
+    changed = config_changes(before, after)
+    assert changed == [("network.apiEndpoint.publicSubnet", UNSET, True), ("oci:region", UNSET, "x"),
+                       ("tenants.nlp", {"quota": {"gpu": 0}}, UNSET)]
+    assert describe(changed[:1]) == "network.apiEndpoint.publicSubnet (unset → true)"
+    assert config_changes({"resources": []}, after) is None  # a plan written before plans held their config
+
+
+def test_a_subnet_made_public_is_attributed_to_the_keys_that_changed():
+    """The CAUSE names the changed key and what undoing it means; another network key is named as it is; a plan
+    without config says it cannot name one."""
+    from offline.report_changes import endpoint_cause
+
+    subnet = _c("replace", "oci:Core/subnet:Subnet", "cp", changed=("prohibitPublicIpOnVnic",))
+    (public,) = endpoint_cause([subnet], [("network.apiEndpoint.public", False, True)])
+    assert "network.apiEndpoint.public (false → true)" in public and "keep network.apiEndpoint.public" in public
+    (subnet_key,) = endpoint_cause([subnet], [("network.apiEndpoint.publicSubnet", UNSET, True)])
+    assert "creation-time choice" in subnet_key and "keep network.apiEndpoint.public" not in subnet_key
+    (other,) = endpoint_cause([subnet], [("network.subnets.controlPlane", "10.0.0.0/28", "10.0.0.16/28"),
+                                         ("tenants.x.quota.gpu", 1, 2)])
+    assert "network.subnets.controlPlane" in other and "tenants.x" not in other
+    (unknown,) = endpoint_cause([subnet], None)
+    assert "records no config" in unknown
+
+
+def test_a_list_of_statements_or_rules_reads_as_items_added_and_removed():
+    from offline.report_changes import change_lines
+
+    old = {"statements": ["Allow group a to use clusters", "Allow group b to use clusters"],
+           "rules": [{"verbs": ["get"], "resources": ["pods"]}],
+           "env": [{"name": "A", "value": "1"}]}
+    new = {"statements": ["Allow group a to use clusters", "Allow group c to use clusters"],
+           "rules": [{"verbs": ["get"], "resources": ["pods"]}, {"verbs": ["list"], "resources": ["jobs"]}],
+           "env": [{"name": "A", "value": "2"}]}
+    change = _c("update", "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole", "r",
+                changed=("env[0].value", "rules", "statements[1]"))
+    text = "\n".join(change_lines(change, old, new, 100))
+    assert "statements: 1 added, 1 removed\n        - Allow group b to use clusters\n" in text
+    assert "        + Allow group c to use clusters" in text
+    assert 'rules: 1 added\n        + {"resources":["jobs"],"verbs":["list"]}' in text
+    assert "env[0].value: 1 → 2" in text  # a map of a list whose length holds: by the field that changed
+    policy = _c("update", "oci:Identity/policy:Policy", "p", changed=("statements[1]",))
+    assert "statements: 1 added, 1 removed (listed under IAM statements below)" in "\n".join(
+        change_lines(policy, old, new, 100, frozenset({"p"})))
+
+
+def test_the_iam_block_shows_only_the_statements_that_change():
+    from types import SimpleNamespace
+
+    from offline.report_changes import iam_changes
+
+    old = {"iamPolicies": {"a": {"compartmentId": "c", "statements": ["Allow x", "Allow y"]},
+                           "b": {"compartmentId": "c", "statements": ["Allow z"]}}}
+    run = SimpleNamespace(outputs={"iamPolicies": {"a": {"compartmentId": "c", "statements": ["Allow x"]},
+                                                   "b": {"compartmentId": "c", "statements": ["Allow z"]},
+                                                   "n": {"compartmentId": "c", "statements": ["Allow n"]}}})
+    text = "\n".join(iam_changes(run, old))
+    assert "    a (updated; attach to c)\n      - Allow y" in text
+    assert "    n (created; attach to c)\n      + Allow n" in text
+    assert "Allow x" not in text and "Allow z" not in text and "(1 policy unchanged)" in text
+
+
+def test_a_deleted_resource_whose_users_are_all_deleted_says_nothing_uses_it():
+    """The shared tenant-admin ClusterRole goes when its last RoleBinding does; one still used, or one named after
+    a tenant the config removed (Config changed says so), gets no reason."""
+    from offline.report_changes import unused_reasons
+
+    role, binding, kept = (f"{URN}k:ClusterRole::admin", f"{URN}k:RoleBinding::vision-admin",
+                           f"{URN}k:ClusterRole::viewer")
+    previous = {"resources": [{"urn": binding, "name": "vision-admin", "dependencies": [role, kept]},
+                              {"urn": f"{URN}k:RoleBinding::other", "name": "other", "dependencies": [kept]},
+                              {"urn": f"{URN}k:Queue::lq-nlp", "name": "lq-nlp",
+                               "propertyDependencies": {"x": [f"{URN}k:Queue::cq-nlp"]}}]}
+    changes = [Change(u, "k", u.rsplit("::", 1)[1], "delete") for u in (role, binding, f"{URN}k:Queue::cq-nlp",
+                                                                       f"{URN}k:Queue::lq-nlp")]
+    reasons = unused_reasons(changes, previous, [("tenants.nlp", {"rdma": False}, UNSET)])
+    assert reasons == {role: "nothing uses it any more: vision-admin, which was its last user, is deleted too"}
+
+
+def test_a_destroyed_volume_says_whether_its_files_stay():
+    from offline.report import what_stays
+
+    pv = "kubernetes:core/v1:PersistentVolume"
+    retain = {"spec": {"persistentVolumeReclaimPolicy": "Retain", "csi": {"volumeHandle": "ocid1.fs:10.0.3.5:/shared"}}}
+    assert "its files stay on the file system (export /shared)" in what_stays(pv, retain)
+    assert "is deleted with it" in what_stays(pv, {"spec": {"persistentVolumeReclaimPolicy": "Delete"}})
+    assert what_stays("kubernetes:core/v1:PersistentVolumeClaim", retain) == ""
+
+
+def test_a_pool_shape_changed_in_place_warns_when_gpu_generations_would_mix():
+    from offline.report import mixed_generations
+
+    cc = {"nodeConfigDetails": {"computeClusterId": "ocid1.computecluster..x"}}
+    found = mixed_generations({"nodeShape": "BM.GPU.A100-v2.8"}, {"nodeShape": "BM.GPU.H100.8", **cc})
+    assert "mixes GPU generations and, in its Compute Cluster, one RDMA network joins them" in found
+    assert "GPUs per node differ" in mixed_generations({"nodeShape": "BM.GPU.H100.8"}, {"nodeShape": "BM.GPU.GB200.4"})
+    assert "GPUs unknown" in mixed_generations({"nodeShape": "BM.GPU.H100.8"}, {"nodeShape": "BM.GPU.X9.8"})
+    assert mixed_generations({"nodeShape": "BM.GPU4.8"}, {"nodeShape": "BM.GPU4.8"}) == ""
+    assert mixed_generations({"nodeShape": "VM.Standard.E4.Flex"}, {"nodeShape": "VM.Standard.E5.Flex"}) == ""
+
+
+def test_the_causes_are_repeated_on_stderr_once_per_reader(capsys, monkeypatch):
+    """stderr on its own (CI) gets every cause; stdout and stderr on one terminal or file get one pointer line."""
+    from offline import preview
+
+    monkeypatch.setattr(preview, "same_stream", lambda: False)
+    preview.repeat_causes(["error: a", "error: b"], 4)
+    assert capsys.readouterr().err == "error: a\nerror: b\n"
+    monkeypatch.setattr(preview, "same_stream", lambda: True)
+    preview.repeat_causes(["error: a", "error: b"], 4)
+    err = capsys.readouterr().err
+    assert err.startswith("error: exit 4: 2 problems above") and "error: a" not in err
+    preview.repeat_causes([], 0)
+    assert capsys.readouterr().err == ""
