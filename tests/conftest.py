@@ -126,3 +126,14 @@ def pytest_collection_finish(session):
     from offline.preview import collect_after_imports
 
     collect_after_imports()
+
+
+# -- no pack server outlives the test process -------------------------------------------------------------------------
+# The servers the previews of a test process start are kept for its later previews (offline.analyzer._POOL) and
+# stopped by atexit; a pytest-xdist worker may end without running atexit, and a test pack of its own (not this
+# repository's, which ends with its standard input: _serve.exit_with_stdin) would then be left running. Stop them
+# when the session ends.
+def pytest_sessionfinish(session, exitstatus):
+    from offline import analyzer
+
+    analyzer.shutdown()
