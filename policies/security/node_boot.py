@@ -45,6 +45,8 @@ Up Managed Nodes"; pulumi_oci 5.5.0 ``core`` Instance (``metadata``, ``extendedM
 """
 from __future__ import annotations
 
+import functools
+
 import posixpath
 import re
 from typing import Any
@@ -221,7 +223,19 @@ def _package_names(packages: Any) -> list[Any]:
 
 
 def user_data_problems(value: Any) -> list[str]:
-    """Why a ``user_data`` value cannot pass, one phrase each (empty when it keeps the node closed)."""
+    """Why a ``user_data`` value cannot pass, one phrase each (empty when it keeps the node closed). A string is
+    judged once per text (:func:`_text_problems`)."""
+    return list(_text_problems(value)) if isinstance(value, str) else _problems(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _text_problems(value: str) -> tuple[str, ...]:
+    """:func:`user_data_problems` of a text, once: every pool of a stack usually boots the same script (the 64-pool
+    benchmark stack unpacked and scanned it 64 times, 0.19 s of the rule's 0.19 s)."""
+    return tuple(_problems(value))
+
+
+def _problems(value: Any) -> list[str]:
     unpacked = unpack(value)
     found = list(unpacked.problems)
     for part in unpacked.parts:
