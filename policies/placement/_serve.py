@@ -33,8 +33,9 @@ narrower than its rule fails there).
 **The stack read once per ``AnalyzeStack``** (:func:`_dispatch.analyze_stack`): pulumi-policy rebuilds the stack's list of
 ``PolicyResource`` objects for each stack policy, reading every resource of the request again (its properties
 through the memo, its options, provider, parent and dependencies from the protobuf message). Here the request is
-read once per call and each stack policy still gets its own fresh ``PolicyResource`` objects, linked as
-pulumi-policy links them; the rest is its loop as written. ``OKE_RDMA_PACK_DISPATCH=0`` keeps the memo without these
+read and its ``PolicyResource`` objects made once per call, linked as pulumi-policy links them, and the stack
+policies share them (each gets its own list of them); no rule changes a resource it is handed, which the tests
+check after every policy has run; the rest is its loop as written. ``OKE_RDMA_PACK_DISPATCH=0`` keeps the memo without these
 two (for an A/B measurement).
 
 **This relies on pulumi-policy's internals**, so it is pinned: :data:`PINNED_VERSION` and the SHA-256 of the source
