@@ -149,7 +149,10 @@ def report(result: dict[str, Any]) -> str:
              f"pulumi_kubernetes {env['packages'].get('pulumi_kubernetes')}, pulumi_policy "
              f"{env['packages'].get('pulumi_policy')}; median of {result['runs']} runs per stack, each a separate "
              f"`python -m offline.preview` process, interleaved (import floor, then each stack with its packs and "
-             f"with the no-op packs, every round); {result['elapsedS']:.0f} s in all.", ""]
+             f"with the no-op packs, every round)"
+             + ("; the sources compiled first (`compileall`), as a second run would find them"
+                if env.get("compiledFirst") else "")
+             + f"; {result['elapsedS']:.0f} s in all.", ""]
     lines += table([Row(**r) for r in result["rows"]], fx["medianS"])
     lines += ["", f"- Import floor (Python start + imports, `python -m bench.imports`): {fx['medianS']:.2f} s wall, "
                   f"{fx['cpuS']:.2f} s CPU, {fx['peakMb']:.0f} MB."]

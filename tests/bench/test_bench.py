@@ -351,3 +351,23 @@ def test_a_policy_growing_faster_than_the_nodes_is_flagged_by_the_rules_case():
                                             {"quadratic": 0.4, "linear": 0.2, "cheap": 0.004}, 2.0)}
     assert rows["quadratic"]["linear"] is False and rows["linear"]["linear"] is True
     assert rows["cheap"]["linear"] is None and rows["cheap"]["ratio"] == 4.0
+
+
+def test_the_bench_compiles_the_sources_before_measuring_even_when_bytecode_writing_is_off(tmp_path, monkeypatch):
+    """The measured processes load bytecode, not sources: ``compile_sources`` writes it for every source tree it
+    names (here a copy), whatever ``PYTHONDONTWRITEBYTECODE`` says, and reports a file that does not compile."""
+    import importlib.util
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    for name in bench_run.COMPILED:
+        target = tmp_path / name
+        if name.endswith(".py"):
+            target.write_text("X = 1\n")
+        else:
+            (target / "sub").mkdir(parents=True)
+            (target / "sub" / "m.py").write_text("Y = 2\n")
+    assert bench_run.compile_sources(tmp_path) is True
+    assert Path(importlib.util.cache_from_source(str(tmp_path / "offline" / "sub" / "m.py"))).is_file()
+    assert Path(importlib.util.cache_from_source(str(tmp_path / "__main__.py"))).is_file()
+    (tmp_path / "policies" / "sub" / "broken.py").write_text("def (:\n")
+    assert bench_run.compile_sources(tmp_path) is False
