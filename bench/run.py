@@ -209,6 +209,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
     probe = [sys.executable, "-m", "bench.imports"]
     fixed = Measurement([], [], [])
     imports_only = Measurement([], [], [])  # the same imports, ended with os._exit as the preview ends
+    # the imports and the dev program's run under the SDK's own mocks (no engine, packs, report): the program floor
+    program_floor = Measurement([], [], [])
     measured = {name: Measurement([], [], []) for name, *_ in jobs}
     noop = {name: Measurement([], [], []) for name, *_ in jobs}
     noop_packs = write_noop_packs(workdir / "noop-packs") if with_noop else []
@@ -217,6 +219,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
                                                                                 if with_noop else ""))
         measure_once(probe, fixed)
         measure_once([*probe, "--exit-now"], imports_only)
+        if include_dev:
+            measure_once([*probe, "--program", str(stacks.BASE_STACK)], program_floor)
         for name, path, _, _ in jobs:
             usage = workdir / f"{name}.timings.json"
             measure_once(preview_cmd(path, workdir / f"{name}.plan.json", usage), measured[name], timings_json=usage)
@@ -241,6 +245,8 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
                       "walls": [round(w, 3) for w in fixed.walls]},
         "importsOnly": {"medianS": round(imports_only.median_s, 3), "cpuS": round(imports_only.median_cpu_s, 3),
                         "walls": [round(w, 3) for w in imports_only.walls]},
+        "programFloor": {"medianS": round(program_floor.median_s, 3), "cpuS": round(program_floor.median_cpu_s, 3),
+                         "walls": [round(w, 3) for w in program_floor.walls]} if program_floor.walls else None,
         "fit": fit(rows), "fitCpu": fit(rows, "cpu_s"),
         "fitNodes": fit(rows, "cpu_s", "property_nodes"),
         "fitNodesServers": fit(rows, "servers_cpu_s", "property_nodes"),
@@ -253,7 +259,7 @@ def run(runs: int, pools: list[int], tenants: list[int], include_dev: bool, work
                           for k, v in paths.items()},
     }
     result["targets"] = targets(rows, growth_rows, dev_cp, fixed.median_s, fixed.median_cpu_s,
-                                imports_only.median_s)
+                                imports_only.median_s, program_floor.median_s if program_floor.walls else None)
     result["environment"]["loadAverageAtEnd"] = [round(x, 2) for x in os.getloadavg()]
     result["elapsedS"] = round(time.perf_counter() - t0, 1)
     return result

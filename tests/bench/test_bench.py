@@ -301,6 +301,25 @@ def test_the_floor_probe_can_end_without_finalization():
     assert out.returncode == 0 and out.stdout == "" and out.stderr == ""
 
 
+def test_the_program_floor_runs_the_whole_dev_program_under_the_sdk_mocks(dev_plan_file):
+    """``python -m bench.imports --program Pulumi.dev.yaml`` runs the dev program to its end under the SDK's own
+    mocks: it registers as many resources as the offline preview's dev plan holds, and exits 0 through os._exit."""
+    plan, _ = dev_plan_file
+    out = subprocess.run([sys.executable, "-m", "bench.imports", "--program", "Pulumi.dev.yaml"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"registered {len(json.loads(plan.read_text())['resources'])} resources\n"
+
+
+def test_the_dev_target_names_the_program_floor():
+    """The dev target's value gives the ratio to the program floor next to the import floor's; the target itself is
+    still judged against the import floor."""
+    dev = bench_run.Row("dev", None, None, 200, 2.2, 2.2, 2.2, 2.9, 200.0, 31.6, 31.6, [2.2])
+    (judged, *_) = bench_run.targets([dev], [], None, 1.4, 1.3, 1.45, 1.9)
+    assert judged["met"] is False and "1.16× the program floor (1.90 s" in judged["value"]
+    assert "the floor allows 1.61 s" in judged["value"]
+
+
 def _sized(p, t, nodes, servers, noop_servers, wall=5.0):
     return bench_run.Row(f"bench-p{p}-t{t}", p, t, 100 * p + t, wall, wall, wall, wall, 300.0, 1.0, 1.0, [wall],
                          property_nodes=nodes, own_peak_mb=250.0, server_peak_mb={"security": 90.0},
