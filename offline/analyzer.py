@@ -131,9 +131,11 @@ class AnalyzerProcess:
                  started: Optional[tuple[subprocess.Popen, Any]] = None):
         """Spawn the server, or adopt ``started`` = ``(process, stderr file)`` spawned by :mod:`offline.prestart`."""
         self.pack_dir = Path(pack_dir)
+        self.engine_address, self.env = engine_address, env
         self.output: list[str] = []  # what the pack printed after its port (the CLI logs it)
         self.process, self._stderr = started or prestart.popen(self.pack_dir, engine_address, env)
         self.failed = False  # set when a call failed: the server is then stopped, never reused
+        self.reused = False  # taken from the pool of an earlier preview of this process (Analyzers)
         self._stub: Any = None
         self._channel: Any = None
 
@@ -276,12 +278,26 @@ class Analyzers:
                 elif idle:
                     process = idle[0]
                     _POOL[Path(pack_dir).resolve()].remove(process)
+                    process.reused = True
                 else:
                     process = AnalyzerProcess(pack_dir, self.engine.address, env)
                 self.processes.append(process)
         except BaseException:
             self.close()
             raise
+
+    def replace(self, process: AnalyzerProcess) -> AnalyzerProcess:
+        """Stop ``process`` (one of :attr:`processes`) and start a fresh server for its pack in its place: for a
+        server kept from an earlier preview of this process that no longer answers (it was killed, or its port
+        closed, while it waited in the pool). Returns the new one.
+
+        :raises ValueError: ``process`` is not one of this preview's servers."""
+        index = self.processes.index(process)
+        process.failed = True
+        process.close()
+        fresh = AnalyzerProcess(process.pack_dir, process.engine_address, process.env)
+        self.processes[index] = fresh
+        return fresh
 
     def close(self) -> None:
         for process in self.processes:
@@ -329,6 +345,7 @@ def _tolerate_unimplemented(process: AnalyzerProcess, method: str, request: Any)
         getattr(process.stub(), method)(request)
     except grpc.RpcError as e:
         if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+            process.failed = True  # never back to the pool: the next preview would meet the same dead server
             raise PolicyPackError(f"policy pack {process.pack_dir}: {method} failed: {e.details()}") from None
 
 

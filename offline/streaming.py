@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from offline.policy_config import PolicyConfigError, policy_config_warnings, resolve_policy_config
-from offline.analyzer import analyze_request, configure, describe, findings, stack_request_bytes
+from offline.analyzer import PolicyPackError, analyze_request, configure, describe, findings, stack_request_bytes
 from offline.policy_types import EngineResource, PackInfo, PolicyReport, pack_version
 
 _STOP = object()
@@ -121,6 +121,7 @@ class AnalysisStream:
         self._stack, self._project, self._tags = stack, project, dict(stack_tags or {})
         self._packs = [_Pack(process, Path(path), policy_configs[index] if policy_configs else None)
                        for index, (path, process) in enumerate(zip(packs, analyzers.processes))]
+        self._analyzers = analyzers
         self._closed = False
         self._requests = threading.Lock()  # held while a pack's thread builds a registration's shared request
         # provider URN → (its registration, its message): offline.analyzer_requests._provider
@@ -138,7 +139,7 @@ class AnalysisStream:
 
     def _converse(self, pack: _Pack) -> None:
         try:
-            pack.session = describe(pack.process)
+            pack.session = self._describe(pack)
         except BaseException as e:  # noqa: BLE001 (reported by finish, in pack order)
             pack.start_error = e
             return
@@ -169,6 +170,18 @@ class AnalysisStream:
                     _collect(pack, in_flight)
         except BaseException as e:  # noqa: BLE001 (reported by finish)
             pack.error = e
+
+    def _describe(self, pack: _Pack) -> Any:
+        """``Handshake`` and ``GetAnalyzerInfo`` (:func:`offline.analyzer.describe`). A server kept from an earlier
+        preview of this process that fails them (killed or gone while it waited in the pool: "connection refused")
+        is replaced by a fresh one, once; a fresh server's failure is the pack's."""
+        try:
+            return describe(pack.process)
+        except PolicyPackError:
+            if not pack.process.reused:
+                raise
+        pack.process = self._analyzers.replace(pack.process)
+        return describe(pack.process)
 
     def _finish_pack(self, pack: _Pack, resources: Sequence[EngineResource], stack: Any) -> PolicyReport:
         """The streamed responses checked against the finished list (re-analysing what could differ), then

@@ -170,6 +170,49 @@ def test_servers_are_reused_only_when_healthy_and_stopped_at_shutdown(toy):
     assert pid.poll() is not None
 
 
+def test_a_pooled_server_that_no_longer_answers_is_replaced_by_a_fresh_one(toy):
+    """A server kept from an earlier preview whose port no longer answers (its process still alive) is replaced at
+    the next preview's first call: the preview gets its findings from a fresh server, the old one is stopped, and
+    no failed server goes back to the pool."""
+    import grpc
+    from pulumi.runtime.proto import analyzer_pb2_grpc
+
+    with start_analyzers([toy]) as first:
+        evaluate_packs([toy], [thing("a")], analyzers=first)
+        stale = first.processes[0]
+    nowhere = prestart.free_address()  # nothing listens there: "connection refused", as from a server gone
+    stale._channel.close()
+    stale._channel = grpc.insecure_channel(nowhere)
+    stale._stub = analyzer_pb2_grpc.AnalyzerStub(stale._channel)
+    with start_analyzers([toy]) as second:
+        assert second.processes[0] is stale and stale.reused
+        report = evaluate_packs([toy], [thing("a", {"value": 2})], analyzers=second)
+        fresh = second.processes[0]
+    assert fresh is not stale and not fresh.reused and stale.process.poll() is not None
+    assert [v.policy for v in report.violations] == [v.policy for v in run(toy, thing("a", {"value": 2})).violations]
+    assert analyzer._POOL[toy.resolve()] == [fresh]
+
+
+def test_a_fresh_server_that_fails_its_handshake_is_not_pooled(toy):
+    """A server whose handshake fails is marked failed: it is stopped when the preview ends, never kept for the
+    next one (where it would fail again)."""
+    import grpc
+    from pulumi.runtime.proto import analyzer_pb2_grpc
+
+    analyzer.shutdown()  # no pooled server: this one is started for this preview
+    with start_analyzers([toy]) as first:
+        process = first.processes[0]
+        assert not process.reused
+        process.stub()
+        process._channel.close()
+        process._channel = grpc.insecure_channel(prestart.free_address())
+        process._stub = analyzer_pb2_grpc.AnalyzerStub(process._channel)
+        with pytest.raises(PolicyRuntimeError, match="Handshake failed"):
+            evaluate_packs([toy], [thing("a")], analyzers=first)
+    assert process.failed and process.process.poll() is not None
+    assert process not in analyzer._POOL.get(toy.resolve(), [])
+
+
 def test_prestart_reads_the_packs_like_argparse_and_hands_them_over(toy):
     assert prestart.pack_dirs(["--stack", "dev"]) == list(prestart.DEFAULT_PACKS)
     assert prestart.pack_dirs(["--policy-pack", str(toy), f"--policy-pack={toy}"]) == [toy.resolve()] * 2
