@@ -44,9 +44,11 @@ def _rows(first: str, before: str, tag: str, mpi: str, trainer: str, ray: str, j
         KueueDrives((first, before), "mpiOperator", "0.8.0", mpi,
                     f"{docs}/kubeflow/mpijobs.md@{tag} ('The minimum required MPI Operator version is v0.8.0'); "
                     f"go.mod@{tag} (github.com/kubeflow/mpi-operator v{mpi}); checked 2026-12-01"),
-        KueueDrives((first, before), "trainer", "2.0.0", trainer,
-                    f"{docs}/trainjobs.md@{tag} ('The minimum required Trainer version is v2.0.0'); go.mod@{tag} "
-                    f"(github.com/kubeflow/trainer/v2 v{trainer}); checked 2026-12-01"),
+        KueueDrives((first, before), "trainer", "2.2.0", trainer,
+                    f"kubernetes-sigs/kueue#11931 (closed 2026-06-11: Trainer 2.1 has no TrainJob runtimePatches, "
+                    f"which Kueue uses from 0.17, so an admitted TrainJob stays suspended) and PR #14943 (open, "
+                    f"2026-08-31: the docs' 'v2.0.0' minimum corrected to v2.2.0; {docs}/trainjobs.md@{tag} still "
+                    f"says v2.0.0); go.mod@{tag} (github.com/kubeflow/trainer/v2 v{trainer}); checked 2026-12-02"),
         KueueDrives((first, before), "kuberay", "1.1.0", ray,
                     f"{docs}/rayjobs.md and rayclusters.md@{tag} ('KubeRay v1.1.0 or newer'); go.mod@{tag} "
                     f"(github.com/ray-project/kuberay/ray-operator v{ray}); checked 2026-12-01"),

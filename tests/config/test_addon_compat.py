@@ -19,7 +19,8 @@ def problems(**overrides) -> list[str]:
 @pytest.mark.parametrize("key, version, kueue, minimum", [
     ("kuberay", "1.0.0", "0.19.2", "1.1.0"),
     ("kuberay", "1.0.0", "0.18.2", "1.1.0"),
-    ("trainer", "1.9.0", "0.19.2", "2.0.0"),
+    ("trainer", "1.9.0", "0.19.2", "2.2.0"),
+    ("trainer", "2.1.0", "0.18.2", "2.2.0"),
 ])
 def test_an_operator_older_than_kueue_drives_is_refused_naming_both(key, version, kueue, minimum):
     lines = problems(platform={key: {"enabled": True, "version": version}, "kueue": {"version": kueue}})
