@@ -643,6 +643,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("An add-on Kueue drives is at least the version that Kueue release supports", "kueue", "create,upgrade",
            "config", "oke_rdma.config.checks.compat:check_addon_compatibility",
            "tests/config/test_addon_compat.py::test_an_operator_older_than_kueue_drives_is_refused_naming_both"),
+        _c("An add-on compiled against another's API is not paired with a version of it past an API change that "
+           "add-on was not built for (Kueue 0.18-0.19 with Trainer 2.3)", "kueue", "create,upgrade,runtime",
+           "config", "oke_rdma.config.checks.compat:check_partner_api_breaks",
+           "tests/config/test_addon_compat.py::test_trainer_2_3_beside_a_kueue_built_against_trainer_2_2_is_refused_"
+           "naming_both_and_the_way_out"),
         _c("A pinned version carries no known quota or isolation bug the stack's settings trigger (availability "
            "bugs warn), naming the fixed release", "kueue", "create,upgrade,runtime", "config",
            "oke_rdma.config.checks.known_bugs:check_known_bugs",

@@ -140,6 +140,15 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "keeps) and tenants may create StatefulSets",
         REFUSE, f"{_KUEUE.format('0.19')} v0.19.7 (#16401; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
     KnownBug(
+        "kueue", "kubernetes-sigs/kueue#14405",
+        "a LeaderWorkerSet rolling update with a percentage maxSurge (such as 50%) reads the surge as zero and "
+        "deletes the surge groups' Workloads while those groups still run",
+        ("0.19.7",), "kueue-leaderworkerset",
+        "the leaderworkerset integration is on (the chart's default frameworks, which oke-rdma keeps) and tenants may "
+        "create LeaderWorkerSets wherever an LWS controller runs (Trainer's dataCache subchart or one an administrator "
+        "installs)",
+        WARN, f"{_KUEUE.format('0.19')} v0.19.7 (#14405; no fix in CHANGELOG-0.18.md up to v0.18.8); {CHECKED}"),
+    KnownBug(
         "kueue", "kubernetes-sigs/kueue#16047",
         "a Workload whose pod-level requests are smaller than its containers' requests reserves the pod-level "
         "amount, so the ClusterQueue admits beyond its quota",

@@ -1,5 +1,6 @@
 """The prod stack's storage and training operators: local NVMe RAID on the H100 pool, a Lustre file system with a
-volume for the pretraining tenant, and Kubeflow Trainer (with its JobSet) — planned offline, packs clean."""
+volume for the pretraining tenant, and Kueue without Kubeflow Trainer (no released Kueue builds
+against the Trainer oke-rdma accepts) — planned offline, packs clean."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import base64
 import json
 
 
-def test_prod_plans_nvme_raid_lustre_and_trainer(prod_plan_file):
+def test_prod_plans_nvme_raid_lustre_and_no_trainer(prod_plan_file):
     plan = json.loads(prod_plan_file[0].read_text())
     by_type: dict[str, list[dict]] = {}
     for r in plan["resources"]:
@@ -21,5 +22,4 @@ def test_prod_plans_nvme_raid_lustre_and_trainer(prod_plan_file):
               if c["inputs"]["metadata"]["name"] == "lustre-shared"]
     assert [c["inputs"]["metadata"]["namespace"] for c in claims] == ["pretraining"]
     releases = {r["inputs"]["name"]: r for r in by_type["kubernetes:helm.sh/v3:Release"]}
-    assert releases["kubeflow-trainer"]["inputs"]["values"]["jobset"]["install"] is True
-    assert releases["kubeflow-trainer"]["inputs"]["namespace"] == "kubeflow-system"
+    assert "kubeflow-trainer" not in releases and "kueue" in releases

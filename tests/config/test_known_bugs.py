@@ -311,3 +311,27 @@ def test_pod_level_resources_trigger_the_quota_bug_only_where_kubernetes_serves_
     older = cfg.model_copy(update={"cluster": cfg.cluster.model_copy(update={"kubernetes_version": "v1.33.1"})})
     assert _pod_level_resources(older, final) is None
     assert _pod_level_resources(cfg, {}) is None  # no Kueue configuration read: nothing it manages
+
+
+def test_a_percentage_lws_surge_is_warned_about_on_0_19_6_even_with_16401_accepted():
+    """0.19.6 with the StatefulSet/LWS ungating bug accepted: the surge-group Workload deletion of LeaderWorkerSet
+    rolling updates with a percentage maxSurge is still named, as a warning with its fix (0.19.7), because the chart's
+    default integrations keep leaderworkerset on and the stack has tenants."""
+    cfg = load_dev_config(platform={"kueue": {"version": "0.19.6", "acceptedBugs": ["kubernetes-sigs/kueue#16401"]}})
+    [line] = lines_about(known_bug_warnings(cfg), "kubernetes-sigs/kueue#14405")
+    assert line.startswith(KEY) and "percentage maxSurge" in line and "set 0.19.7 or newer" in line
+    assert "leaderworkerset integration is on" in line
+
+
+def test_the_lws_surge_bug_needs_the_leaderworkerset_integration_and_spares_the_pin():
+    """Without leaderworkerset among Kueue's integrations (statefulset kept), 0.19.6 is not warned about the LWS
+    surge bug; the pinned 0.19.7 carries its fix and the 0.18 line, which has none, is affected."""
+    config = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmanagedJobsNamespaceSelector:\n"
+              "  matchExpressions:\n  - {key: okerdma.io/tenant, operator: Exists}\nintegrations:\n"
+              "  frameworks: [statefulset]\n")
+    cfg = load_dev_config(platform={"kueue": {"version": "0.19.6", "acceptedBugs": ["kubernetes-sigs/kueue#16401"],
+                                              "values": {"managerConfig": {"controllerManagerConfigYaml": config}}}})
+    assert lines_about(known_bug_warnings(cfg), "kubernetes-sigs/kueue#14405") == []
+    assert lines_about(known_bug_warnings(load_dev_config()), "kubernetes-sigs/kueue#14405") == []
+    [row] = [b for b in KNOWN_BUGS if b.ref == "kubernetes-sigs/kueue#14405"]
+    assert row.severity == WARN and row.affects("0.18.8") and not row.affects("0.19.7")

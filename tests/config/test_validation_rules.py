@@ -189,6 +189,7 @@ CASES: dict[str, Case] = {
     "crd-upgrade": _set("oke-rdma:platform", "gpuOperator", "values", {"operator": {"upgradeCRD": False}}),
     "crd-templated-since": _set("oke-rdma:platform", "trainer", {"enabled": True, "version": "2.2.0"}),
     "kueue-drives": _set("oke-rdma:platform", "kuberay", {"enabled": True, "version": "1.0.0"}),
+    "addon-api-break": _set("oke-rdma:platform", "trainer", {"enabled": True}),
     "known-bug": _set("oke-rdma:platform", "kueue", "version", "0.19.6"),
     "storage-class-attach": _set("oke-rdma:platform", "kubePrometheusStack", "storageClass", "oci-bv"),
     "chart-template": _set("oke-rdma:platform", "cilium", "values", {"gatewayAPI": {"enabled": True}}),

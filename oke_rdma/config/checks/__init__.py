@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..stack import StackConfig
 from .access import check_access
 from .chart_versions import check_chart_versions
-from .compat import check_addon_compatibility
+from .compat import check_addon_compatibility, check_partner_api_breaks
 from .compute import check_pools
 from .crds import check_crd_lifecycle
 from .fleet import check_fleet, check_tenant_pools
@@ -32,7 +32,8 @@ CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_network, check_pools, check_image_regions, check_tenants, check_storage, check_workload_identity,
     check_platform, check_chart_compatibility, check_addon_dependencies, check_quotas, check_ocid_regions,
     check_oci_facts, check_fleet, check_object_storage, check_walls,
-    check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility, check_storage_classes,
+    check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility, check_partner_api_breaks,
+    check_storage_classes,
     check_known_bugs, check_gpu_sharing_effect, check_chart_versions,
 )
 

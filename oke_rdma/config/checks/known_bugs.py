@@ -103,6 +103,13 @@ def _statefulset(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional
     return f"the {' and '.join(on)} integration{'s are' if len(on) > 1 else ' is'} on" if cfg.tenants and on else None
 
 
+def _leaderworkerset(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """The leaderworkerset integration is on and the stack has tenants, who may create LeaderWorkerSets."""
+    if cfg.tenants and "leaderworkerset.x-k8s.io/leaderworkerset" in _frameworks(final):
+        return "the leaderworkerset integration is on and tenants may create LeaderWorkerSets"
+    return None
+
+
 def _pod_level_resources(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
     """Tenants' pods may carry pod-level resources: served by default from Kubernetes 1.34 (PodLevelResources Beta)."""
     version = str(cfg.cluster.kubernetes_version).lstrip("v").split(".")
@@ -167,6 +174,7 @@ TRIGGERS: dict[str, Callable[[StackConfig, dict[str, dict[str, Any]]], Optional[
     "kueue-pod-integration": _pod_integration,
     "kueue-batch-job": _batch_job,
     "kueue-statefulset": _statefulset,
+    "kueue-leaderworkerset": _leaderworkerset,
     "kueue-pod-recovery": _pod_recovery,
     "kueue-pod-level-resources": _pod_level_resources,
     "kueue-trainjob-flavor-tolerations": _trainjob_tolerations,
