@@ -28,6 +28,7 @@ this interpreter (whose ``pulumi``/``pulumi-policy`` pins equal the packs' ``req
 from __future__ import annotations
 
 import atexit
+import signal
 import selectors
 import subprocess
 import threading
@@ -119,7 +120,7 @@ class PendingCall:
             self._process.failed = True
             detail = e.details() if hasattr(e, "details") else str(e)
             raise PolicyPackError(f"policy pack {self._process.pack_dir}: {self._method} {self._what} failed: "
-                                  f"{detail}") from None
+                                  f"{detail}{self._process.gone()}") from None
         finally:
             timings.add(self._process.pack_dir.name, self._method, time.perf_counter() - self._start)
 
@@ -138,6 +139,15 @@ class AnalyzerProcess:
         self.reused = False  # taken from the pool of an earlier preview of this process (Analyzers)
         self._stub: Any = None
         self._channel: Any = None
+
+    def gone(self) -> str:
+        """`` (its server exited with <code>, <signal>: <stderr tail>)`` when the server process has ended, else ``""``:
+        what a failed call's message adds, so a server that died says how."""
+        code = self.process.poll()
+        if code is None:
+            return ""
+        how = f"signal {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals() else f"code {code}"
+        return f" (its server exited with {how}: {self._stderr_tail(500)})"
 
     def _stderr_tail(self, limit: int = 2000) -> str:
         self._stderr.seek(0)
@@ -346,7 +356,8 @@ def _tolerate_unimplemented(process: AnalyzerProcess, method: str, request: Any)
     except grpc.RpcError as e:
         if e.code() != grpc.StatusCode.UNIMPLEMENTED:
             process.failed = True  # never back to the pool: the next preview would meet the same dead server
-            raise PolicyPackError(f"policy pack {process.pack_dir}: {method} failed: {e.details()}") from None
+            raise PolicyPackError(f"policy pack {process.pack_dir}: {method} failed: {e.details()}"
+                                  f"{process.gone()}") from None
 
 
 @dataclass

@@ -213,6 +213,19 @@ def test_a_fresh_server_that_fails_its_handshake_is_not_pooled(toy):
     assert process not in analyzer._POOL.get(toy.resolve(), [])
 
 
+def test_a_server_that_died_says_how_in_the_error(toy):
+    """A call to a server that was killed fails with a message naming how its process ended and its last output."""
+    analyzer.shutdown()
+    with start_analyzers([toy]) as first:
+        process = first.processes[0]
+        process.stub()
+        process.process.kill()
+        process.process.wait(10)
+        with pytest.raises(PolicyRuntimeError, match=r"failed: .*\(its server exited with signal SIGKILL: "):
+            evaluate_packs([toy], [thing("a")], analyzers=first)
+    assert process.failed
+
+
 def test_prestart_reads_the_packs_like_argparse_and_hands_them_over(toy):
     assert prestart.pack_dirs(["--stack", "dev"]) == list(prestart.DEFAULT_PACKS)
     assert prestart.pack_dirs(["--policy-pack", str(toy), f"--policy-pack={toy}"]) == [toy.resolve()] * 2
