@@ -28,6 +28,7 @@ import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.sync_await import _sync_await
 
 from offline.nesting import too_deep, truncated
@@ -35,6 +36,7 @@ from offline.mocks import (  # noqa: F401 (re-exported: the names callers import
     OCID_KINDS, REGION_KEYS, STACK_REFERENCE, OciMocks, StackOutputsMissing, fake_ocid, host_address, k8s_object_id,
     stack_reference_state)
 from offline.config_diff import config_changes, plan_config
+from offline.engine_code import EngineCallbacks
 from offline.applies import ApplyWatch, inside_apply_notes, inside_apply_now
 from offline.policy_types import EngineResource
 from offline.remote import expand_remote
@@ -116,6 +118,10 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         self.errors: list[str] = []
         #: Resource and stack transforms, run as the engine runs them (:mod:`offline.transforms`).
         self.transforms = Transforms()
+        #: Hooks and state migrations: program code the engine would run at deploy time, unseen by the packs
+        #: (:mod:`offline.engine_code`); each registration binding one adds a line to :attr:`refusals`.
+        self.callbacks = EngineCallbacks()
+        self.refusals: list[str] = []
         self._k8s_namespaces: dict[str, Any] = {}  # Kubernetes provider URN → its namespace input
 
     def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
@@ -125,6 +131,21 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def RegisterStackInvokeTransform(self, request):  # noqa: N802 (gRPC method name)
         self.transforms.add_stack_invoke(request)
         return super().RegisterStackInvokeTransform(request)
+
+    def GetDeploymentInfo(self, request):  # noqa: N802 (gRPC method name)
+        # The engine takes state migrations (pulumi 3.272 sends them); the SDK's mock monitor does not say so, and
+        # a program using them would fail with "the CLI does not support state migrations" instead of being named.
+        info = super().GetDeploymentInfo(request)
+        info.supportedFeatures.append(resource_pb2.RESOURCE_MONITOR_FEATURE_STATE_MIGRATIONS)
+        return info
+
+    def RegisterResourceHook(self, request):  # noqa: N802 (gRPC method name)
+        self.callbacks.register_hook(request)
+        return super().RegisterResourceHook(request)
+
+    def RegisterErrorHook(self, request):  # noqa: N802 (gRPC method name)
+        self.callbacks.register_hook(request)
+        return super().RegisterErrorHook(request)
 
     def Invoke(self, request):  # noqa: N802 (gRPC method name)
         return super().Invoke(self.transforms.run_invoke(request))  # the engine transforms before the provider answers
@@ -138,6 +159,10 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                     self.on_record(stack_resource(response.urn))
             return response
         request = self.transforms.run(request)  # the engine transforms before it plans, registers or analyses
+        found = self.callbacks.findings(request)  # hooks bound after transforms: what the engine runs
+        if found:
+            with self._lock:
+                self.refusals += found
         urn = self.make_urn(request.parent, request.type, request.name)
         deep = too_deep(request.object)
         if deep is not None:  # the packs (and the SDK) cannot decode it: pulumi preview fails; keep a shallow copy
@@ -305,6 +330,9 @@ class ProgramRun:
     advisories: list[str] = field(default_factory=list)
     #: What a provider would refuse while registering (a remote component's invalid object): ``pulumi preview`` fails.
     errors: list[str] = field(default_factory=list)
+    #: Program code the engine would run at deploy time that no pack is shown — resource hooks, error hooks, state
+    #: migrations —, one line per resource naming it (:mod:`offline.engine_code`): refused, exit 1.
+    refusals: list[str] = field(default_factory=list)
     #: The URNs of the resources registered inside an ``Output.apply`` callback (:mod:`offline.applies`).
     inside_apply: list[str] = field(default_factory=list)
     #: What the program logged (``pulumi.log.info/warn/error``), as (severity, message), in order: the
@@ -487,7 +515,7 @@ def run_program(config: dict[str, str], secret_keys: list[str], stack: str, *, u
                       diagnostics=diagnostics.in_order(topological(monitor.recorded)),
                       advisories=list(monitor.advisories) + list(mocks.advisories) + (
                           [] if unknowns else inside_apply_notes(inside_apply)), errors=list(monitor.errors),
-                      inside_apply=inside_apply,
+                      refusals=list(monitor.refusals), inside_apply=inside_apply,
                       changes=None if planner is None else [
                           *(monitor.changes[r.urn] for r in topological(monitor.recorded)),
                           *planner.deletions(r.urn for r in monitor.recorded)])

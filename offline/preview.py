@@ -10,7 +10,8 @@ the whole tree with ``--details``) and writes the plan (:mod:`offline.plan`, ``-
 With ``--previous PATH`` (an earlier ``--json`` plan) every registration is planned against that state as the
 engine would (:mod:`offline.replacement`): create, update, **replace** with its cause (cascades included), delete.
 
-Exit codes (docs/preview.md): 0 clean, 1 a mandatory policy violation, 2 invalid configuration or an unusable
+Exit codes (docs/preview.md): 0 clean, 1 a mandatory policy violation or a resource hook, error hook or state
+migration (program code the engine runs unseen by the packs: :mod:`offline.engine_code`), 2 invalid configuration or an unusable
 argument (one line per problem, before anything is declared; no traceback; a ``--policy-pack`` that is no pack, a
 ``--policy-config`` count that is not one per pack), 3 the program failed (``pulumi preview`` reports that with 255; a remote component holding an object the Kubernetes
 provider refuses included)
@@ -469,6 +470,8 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         found.append(("warning", f"{path.name} still holds {len(left)} placeholder{'s' if len(left) != 1 else ''} "
                                  f"(values containing 'replacewith', written by new_stack for you to replace): "
                                  f"{', '.join(left)}; replace each with the real value before pulumi up"))
+    # program code the engine would run at deploy time that no pack is shown (offline.engine_code): refused, exit 1
+    found += [("error", refusal) for refusal in run.refusals]
     run.diagnostics[:0] = found
     print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
                  details=args.details, previous_plan=previous))
@@ -521,7 +524,8 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False,
               repeat: Optional[Callable[[str], None]] = None) -> int:
     """The preview's exit code once the plan is printed: :data:`EXIT_PLAN` when it cannot be applied (a protected
     resource replaced or deleted, a change the API server refuses), else :data:`EXIT_POLICY` on a mandatory policy
-    violation, else :data:`EXIT_DESTROYS` with ``fail_on_replace`` when a stateful resource is replaced or deleted,
+    violation or a resource binding program code the engine runs unseen by the packs (a hook, a state migration:
+    :mod:`offline.engine_code`), else :data:`EXIT_DESTROYS` with ``fail_on_replace`` when a stateful resource is replaced or deleted,
     else :data:`EXIT_OK`. Each cause is handed to ``repeat`` (default: printed to stderr)."""
     from offline.report import _in_config_terms
 
@@ -539,7 +543,10 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False,
         for cause in endpoint_cause(changes, changed):  # last: the line a reader sees first
             say(f"error: {cause}")
         return EXIT_PLAN
-    if has_mandatory(report):
+    engine_code = getattr(run, "refusals", None) or []
+    for refusal in engine_code:
+        say(f"error: {refusal}")
+    if has_mandatory(report) or engine_code:
         return EXIT_POLICY
     destroyed = stateful_destroyed(changes) if fail_on_replace else []
     for c, reason in destroyed:

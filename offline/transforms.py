@@ -61,6 +61,8 @@ def _options(request) -> resource_pb2.TransformResourceOptions:
         opts.replacement_trigger.CopyFrom(request.replacement_trigger)
     if request.importId:
         setattr(opts, "import", request.importId)
+    if request.HasField("hooks"):  # a transform sees, and may change, the hooks bound (offline.engine_code)
+        opts.hooks.CopyFrom(request.hooks)
     return opts
 
 
@@ -87,6 +89,9 @@ def _apply(request, opts: resource_pb2.TransformResourceOptions) -> None:
     if opts.HasField("replacement_trigger"):
         request.replacement_trigger.CopyFrom(opts.replacement_trigger)
     request.importId = getattr(opts, "import")
+    request.ClearField("hooks")
+    if opts.HasField("hooks"):
+        request.hooks.CopyFrom(opts.hooks)
 
 
 class Transforms:

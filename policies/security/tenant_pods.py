@@ -23,7 +23,11 @@
 |                                       | volumes, a StatefulSet's ``volumeClaimTemplates``)                      |
 | tenant-services-inside-the-wall       | no NodePort or LoadBalancer Service with ``externalTrafficPolicy``       |
 |                                       | Cluster (every node forwards to the tenant's pods with the node's       |
-|                                       | identity, which the Cilium walls do not deny); no ExternalName Service   |
+|                                       | identity, which the Cilium walls do not deny); no LoadBalancer whose    |
+|                                       | backend does not see the client's address (OCI's flexible load          |
+|                                       | balancer, a proxy; a network load balancer without                      |
+|                                       | ``is-preserve-source: "true"``; another ``loadBalancerClass``): its     |
+|                                       | connections carry the LB's 'world' identity; no ExternalName Service     |
 |                                       | naming a name inside the cluster (the shared ingress controller, a      |
 |                                       | platform pod the walls let through, then reaches another tenant)         |
 
@@ -35,7 +39,11 @@ Sources (checked 2026-12-02): Kubernetes docs "Assigning Pods to Nodes" (``nodeN
 ephemeral volumes: a claim made from ``volumeClaimTemplate``), "StatefulSets" (``volumeClaimTemplates``), "Persistent
 Volumes" (reserving a PersistentVolume: ``claimRef``; a claim's ``volumeName``), "Service" (NodePort, LoadBalancer,
 ``externalTrafficPolicy``, ExternalName), "DNS for Services and Pods" (``<svc>.<ns>``, ``.svc.cluster.local``);
-Cilium docs "Kubernetes without kube-proxy" (SNAT of NodePort traffic with policy Cluster); Kueue docs "Run Jobs".
+Cilium docs "Kubernetes without kube-proxy" (SNAT of NodePort traffic with policy Cluster), "Policy Language"
+(traffic from addresses outside the cluster's endpoints has the ``world`` entity); oracle/oci-cloud-controller-manager
+``load_balancer_spec.go`` (``getPreserveSource``: source kept only for ``nlb`` with Local and the annotation true;
+backends are the nodes' NodePorts) and its example ``external-traffic-policy-local.yml`` (with Local, nginx logs the
+load balancer's addresses as the source); OCI docs "Load Balancer" (X-Forwarded-For); Kueue docs "Run Jobs".
 """
 from __future__ import annotations
 
@@ -48,6 +56,7 @@ if __package__:  # imported as the package `policies.security`
     from ._objects import with_derived
     from ._pod_templates import canonical_type, pod_specs
     from ._pss import tenant_namespaces
+    from .public_endpoints import PARSEBOOL_TRUE
     from ._rules import UNKNOWN, elements, member, read
     from ._tenant_pools import (RUNTIME_KINDS, declared_pools, pool_problems, tenant_pools, trainer_kind,
                                 trainjob_pool_problems)
@@ -55,6 +64,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import with_derived
     from _pod_templates import canonical_type, pod_specs
     from _pss import tenant_namespaces
+    from public_endpoints import PARSEBOOL_TRUE
     from _rules import UNKNOWN, elements, member, read
     from _tenant_pools import (RUNTIME_KINDS, declared_pools, pool_problems, tenant_pools, trainer_kind,
                                trainjob_pool_problems)
@@ -238,6 +248,48 @@ def _cluster_name(name: Any, namespaces: set, home: str) -> bool:
     return len(labels) == 1 or (len(labels) == 2 and labels[1] in namespaces and labels[1] != home)
 
 
+#: oci-cloud-controller-manager's annotations (``pkg/cloudprovider/providers/oci/load_balancer_spec.go``
+#: ``getPreserveSource``, ``getPreserveSourceAnnotation``; read 2026-12-02): the load balancer type, and whether a
+#: network load balancer keeps the client's address (only for type ``nlb`` with ``externalTrafficPolicy: Local``,
+#: parsed with Go ``strconv.ParseBool``: ``public_endpoints.PARSEBOOL_TRUE``).
+LB_TYPE = "oci.oraclecloud.com/load-balancer-type"
+PRESERVE_SOURCE = "oci-network-load-balancer.oraclecloud.com/is-preserve-source"
+#: Why a proxy's backend connection passes the walls (the message's common part).
+_PROXY = ("its backend connections come from the load balancer's own address, a 'world' identity the Cilium walls "
+          "(which deny other tenants' namespaces) never match, so every other tenant's pod reaches this tenant's pods "
+          "through the load balancer's VCN address")
+_FIX = (f"use ClusterIP, or a network load balancer that keeps the client's address ({LB_TYPE}: nlb, "
+        f"{PRESERVE_SOURCE}: \"true\", externalTrafficPolicy: Local)")
+
+
+def load_balancer_problems(props: Any, spec: Any) -> list[str]:
+    """Why a tenant's LoadBalancer Service (``externalTrafficPolicy: Local``) lets other tenants past the walls: the
+    backend must see the client pod's own address, or the walls cannot tell one tenant from another. OCI's flexible
+    load balancer (the cloud controller's default type ``lb``) is a proxy — the backend connection comes from the load
+    balancer's private IP (the client's only in ``X-Forwarded-For`` over HTTP) — and a network load balancer keeps the
+    client's address only with ``is-preserve-source`` true; ``loadBalancerSourceRanges`` and NSG annotations only add
+    allow rules to what the load balancer subnet's own security lists admit (OCI unions them), so they prove nothing.
+    Another ``loadBalancerClass`` hands the Service to a controller whose data path is not known. Unknown values
+    fail closed; the preserve-source annotation must be written (not left to the controller's default)."""
+    annotations = read(props, "metadata", "annotations", default={})
+    if read(spec, "loadBalancerClass") not in (None, "") or annotations is UNKNOWN:
+        what = ("hands its load balancer to another controller (loadBalancerClass)" if annotations is not UNKNOWN
+                else "has annotations unknown during preview")
+        return [f"is a LoadBalancer Service that {what}: whether its backend sees the client's address cannot be "
+                f"told, and a proxy's backend connections pass the Cilium walls; {_FIX}"]
+    lb_type = read(annotations, LB_TYPE, default="lb")
+    if lb_type != "nlb":
+        shown = "unknown" if lb_type is UNKNOWN else repr(lb_type)
+        return [f"is a LoadBalancer Service of OCI load balancer type {shown} (the flexible load balancer, a proxy): "
+                f"{_PROXY}, whatever its loadBalancerSourceRanges or NSGs; {_FIX}"]
+    keep = read(annotations, PRESERVE_SOURCE, default=None)
+    if not (isinstance(keep, str) and keep in PARSEBOOL_TRUE):
+        shown = "unset" if keep is None else "unknown" if keep is UNKNOWN else repr(keep)
+        return [f"is a network LoadBalancer Service with {PRESERVE_SOURCE} {shown}: without source preservation "
+                f"{_PROXY}; {_FIX}"]
+    return []
+
+
 def service_problems(svc: Any, namespaces: set, home: str) -> list[str]:
     spec = read(svc.props, "spec")
     if spec is UNKNOWN:
@@ -252,6 +304,8 @@ def service_problems(svc: Any, namespaces: set, home: str) -> list[str]:
                     ": every node forwards to the tenant's pods with the node's own identity, which the Cilium walls "
                     "do not deny, so other tenants' pods reach them through <node>:<nodePort>; use ClusterIP, or "
                     "externalTrafficPolicy: Local"]
+        if kind == "LoadBalancer":
+            return load_balancer_problems(svc.props, spec)
     if kind == "ExternalName":
         target = read(spec, "externalName")
         if _cluster_name(target, namespaces, home):
@@ -337,12 +391,16 @@ POLICIES = [
                       "PersistentVolume reserved for another namespace or not reserved at all."), _volumes,
             "Mount the tenant's PersistentVolumeClaim (tenants.<t>.storage); reserve static volumes with claimRef."),
     _policy(SERVICES, ("A tenant's Services stay inside its wall: no NodePort or LoadBalancer with "
-                       "externalTrafficPolicy Cluster, no ExternalName naming a name inside the cluster."), _services,
-            "Use ClusterIP Services and the platform's internal ingress; set externalTrafficPolicy: Local."),
+                       "externalTrafficPolicy Cluster, no LoadBalancer whose backend connections come from the load "
+                       "balancer's address (a proxy), no ExternalName naming a name inside the cluster."), _services,
+            "Use ClusterIP Services; expose a tenant's endpoint through a network load balancer that keeps the "
+            "client's address (oci.oraclecloud.com/load-balancer-type: nlb, "
+            "oci-network-load-balancer.oraclecloud.com/is-preserve-source: \"true\", externalTrafficPolicy: Local)."),
 ]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     SCHEDULING: "fails closed: an unknown pod spec, nodeName or toleration, or an unknown namespace, is a violation",
     VOLUMES: "fails closed: unknown volumes and an unknown volumeName are violations",
-    SERVICES: "fails closed: an unknown spec, type, traffic policy or external name is a violation",
+    SERVICES: ("fails closed: an unknown spec, type, traffic policy, load-balancer annotations or external name is a "
+               "violation"),
 }

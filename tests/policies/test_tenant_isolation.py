@@ -186,7 +186,8 @@ def svc(spec):
 
 @pytest.mark.parametrize("spec, refused", [
     ({"type": "NodePort"}, True), ({"type": "LoadBalancer"}, True),
-    ({"type": "LoadBalancer", "externalTrafficPolicy": "Local"}, False), ({"type": U}, True), ({}, False),
+    ({"type": "LoadBalancer", "externalTrafficPolicy": "Local"}, True), ({"type": U}, True), ({}, False),
+    ({"type": "NodePort", "externalTrafficPolicy": "Local"}, False),
     ({"type": "ExternalName", "externalName": "infer.research.svc.cluster.local"}, True),
     ({"type": "ExternalName", "externalName": "infer.research.svc"}, True),
     ({"type": "ExternalName", "externalName": "infer.research"}, True),
@@ -213,3 +214,32 @@ def test_a_zero_gpu_quota_makes_no_gpu_tenant_for_a_privileged_namespace(gpus, r
     quota = res(RQ, "q", {"metadata": {"name": "gpu", "namespace": "debug"},
                           "spec": {"hard": {"requests.nvidia.com/gpu": gpus}}})
     assert bool(violations("privileged-namespace-purpose", ns, quota)) is refused
+
+
+NLB, KEEP = "oci.oraclecloud.com/load-balancer-type", "oci-network-load-balancer.oraclecloud.com/is-preserve-source"
+
+
+def lb(annotations, kind="kubernetes:core/v1:Service", **spec):
+    return res(kind, "s", {"metadata": {"name": "s", "namespace": "analytics", "annotations": annotations},
+                           "spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local", **spec}})
+
+
+@pytest.mark.parametrize("annotations, spec, refused", [
+    ({NLB: "nlb", KEEP: "true"}, {}, False), ({NLB: "nlb", KEEP: "1"}, {}, False), ({NLB: "nlb", KEEP: "True"}, {}, False),
+    ({NLB: "nlb", KEEP: "false"}, {}, True), ({NLB: "nlb", KEEP: "yes"}, {}, True), ({NLB: "nlb"}, {}, True),
+    ({NLB: "nlb", KEEP: U}, {}, True), ({NLB: U, KEEP: "true"}, {}, True), (U, {}, True),
+    ({NLB: "lb"}, {}, True), ({}, {}, True), ({NLB: "NLB", KEEP: "true"}, {}, True),
+    ({NLB: "lb"}, {"loadBalancerSourceRanges": ["10.0.0.0/24"]}, True),
+    ({NLB: "nlb", KEEP: "true"}, {"loadBalancerClass": "example.com/lb"}, True),
+    ({NLB: "nlb", KEEP: "true"}, {"loadBalancerClass": U}, True)])
+def test_a_tenant_load_balancer_must_hand_the_backend_the_clients_address(annotations, spec, refused):
+    """Only a network load balancer with is-preserve-source true keeps the client pod's address, which the walls
+    judge; a proxy's (the flexible load balancer's, another class's) connections come from its own address."""
+    found = violations(tenant_pods.SERVICES, tenant("analytics"), lb(annotations, **spec))
+    assert bool(found) is refused, found
+
+
+def test_a_service_patch_making_a_proxy_load_balancer_is_refused_and_names_the_fix():
+    (message,) = violations(tenant_pods.SERVICES, tenant("analytics"),
+                            lb({NLB: "lb"}, kind="kubernetes:core/v1:ServicePatch"))
+    assert "'lb'" in message and "is-preserve-source" in message and "analytics" in message

@@ -176,14 +176,63 @@ def nodeport_service_pierces_tenant_wall(bad):
         "type": "NodePort" if bad else "ClusterIP", "selector": {"app": "infer"}, "ports": [{"port": 8000}]})
 
 
+#: An internal network load balancer that hands the backend the client's own address (the control of the cases below).
+NLB_KEEPS_SOURCE = {"oci.oraclecloud.com/load-balancer-type": "nlb",
+                    "oci-network-load-balancer.oraclecloud.com/internal": "true",
+                    "oci-network-load-balancer.oraclecloud.com/is-preserve-source": "true"}
+
+
+def _lb(annotations: dict, policy: str = "Local", **spec) -> None:
+    tenant("research")
+    k8s.core.v1.Service("s", metadata={"name": "infer", "namespace": "research", "annotations": annotations},
+                        spec={"type": "LoadBalancer", "externalTrafficPolicy": policy, "selector": {"app": "infer"},
+                              "ports": [{"port": 8000}], **spec})
+
+
 @case("network", SERVICES)
 def internal_load_balancer_with_cluster_traffic_policy(bad):
-    """An internal LoadBalancer with policy Cluster opens a NodePort on every node as well."""
-    tenant("research")
-    k8s.core.v1.Service("s", metadata={"name": "infer", "namespace": "research", "annotations": {
-        "oci.oraclecloud.com/load-balancer-type": "lb", "service.beta.kubernetes.io/oci-load-balancer-internal": "true"}},
-        spec={"type": "LoadBalancer", "externalTrafficPolicy": "Cluster" if bad else "Local",
-              "selector": {"app": "infer"}, "ports": [{"port": 8000}]})
+    """An internal load balancer with policy Cluster opens a NodePort on every node as well (the node's identity)."""
+    _lb(NLB_KEEPS_SOURCE if not bad else {**NLB_KEEPS_SOURCE, "oci-network-load-balancer.oraclecloud.com/"
+                                                                "is-preserve-source": "false"}, "Cluster" if bad else "Local")
+
+
+@case("network", SERVICES)
+def internal_flexible_load_balancer_proxies_past_the_wall(bad):
+    """OCI's flexible load balancer is a proxy: with policy Local too, the tenant's pods see the load balancer's VCN
+    address ('world' to Cilium), never the other tenant's namespace, so another tenant reaches them through it."""
+    _lb({"oci.oraclecloud.com/load-balancer-type": "lb", "service.beta.kubernetes.io/oci-load-balancer-internal": "true"}
+        if bad else NLB_KEEPS_SOURCE)
+
+
+@case("network", SERVICES)
+def load_balancer_of_the_default_type_proxies_past_the_wall(bad):
+    """No type annotation: the cloud controller's default, the flexible load balancer (a proxy)."""
+    _lb({"service.beta.kubernetes.io/oci-load-balancer-internal": "true"} if bad else NLB_KEEPS_SOURCE)
+
+
+@case("network", SERVICES)
+def load_balancer_source_ranges_do_not_keep_the_client_address(bad):
+    """``loadBalancerSourceRanges`` and NSG annotations only add allow rules to what the load balancer subnet admits,
+    and the backend still sees the proxy's address."""
+    lb = {"oci.oraclecloud.com/load-balancer-type": "lb", "service.beta.kubernetes.io/oci-load-balancer-internal": "true",
+          "oci.oraclecloud.com/security-rule-management-mode": "NSG",
+          "oci.oraclecloud.com/oci-network-security-groups": "ocid1.networksecuritygroup.oc1..aaaaaaaalb"}
+    _lb(lb if bad else NLB_KEEPS_SOURCE, loadBalancerSourceRanges=["10.0.0.0/24"])
+
+
+@case("network", SERVICES)
+def network_load_balancer_without_source_preservation(bad):
+    """An NLB with ``is-preserve-source`` false (or unset: the controller's default is not relied on) hands the
+    backend its own address."""
+    keep = {k: v for k, v in NLB_KEEPS_SOURCE.items() if not k.endswith("is-preserve-source")}
+    _lb(keep if bad else NLB_KEEPS_SOURCE)
+
+
+@case("network", SERVICES)
+def load_balancer_class_of_another_controller(bad):
+    """``spec.loadBalancerClass`` hands the Service to a controller whose data path nobody judged (an in-cluster
+    proxy, MetalLB, another cloud's controller)."""
+    _lb(NLB_KEEPS_SOURCE, **({"loadBalancerClass": "example.com/proxy-lb"} if bad else {}))
 
 
 @case("network", SERVICES)
