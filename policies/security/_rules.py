@@ -166,23 +166,49 @@ def any3(*facts: Any) -> Any:
 INTERNET_WIDE_PREFIX = {4: 8, 6: 16}
 
 
-#: (IPv6 prefix, bit offset of the embedded IPv4 address) for the IPv6 prefixes that carry IPv4 addresses:
-#: IPv4-mapped ``::ffff:0:0/96`` (RFC 4291 §2.5.5.2), the NAT64 well-known prefix ``64:ff9b::/96`` (RFC 6052) and
-#: 6to4 ``2002::/16`` (RFC 3056).
-EMBEDDED_V4 = ((ipaddress.IPv6Network("::ffff:0:0/96"), 96), (ipaddress.IPv6Network("64:ff9b::/96"), 96),
-               (ipaddress.IPv6Network("2002::/16"), 16))
+def _bits(*spans: tuple[int, int]) -> tuple[int, ...]:
+    """The IPv6 bit positions (0 = most significant) of spans ``(first, last)``, inclusive."""
+    return tuple(b for first, last in spans for b in range(first, last + 1))
+
+
+#: (IPv6 prefix, the bit positions of the IPv4 address it carries, XOR mask applied to those 32 bits) for every IPv6
+#: prefix through which any IPv4 host can appear (IANA IPv6 Special-Purpose Address Registry, checked 2026-12-02):
+#: IPv4-mapped ``::ffff:0:0/96`` (RFC 4291 §2.5.5.2), IPv4-compatible ``::/96`` (RFC 4291 §2.5.5.1, deprecated but
+#: still a syntax), IPv4-translated ``::ffff:0:0:0/96`` (RFC 2765 SIIT), the NAT64 well-known prefix ``64:ff9b::/96``
+#: (RFC 6052), the local-use NAT64 prefix ``64:ff9b:1::/48`` (RFC 8215) read in every RFC 6052 §2.2 layout an
+#: operator may carve from it (/48, /56, /64, /96: the IPv4 bits skip the "u" octet, bits 64-71), 6to4 ``2002::/16``
+#: (RFC 3056) and Teredo ``2001::/32`` (RFC 4380 §4: the client's public IPv4 address sits in the last 32 bits,
+#: every bit inverted; any IPv4 host reaches the IPv6 internet through a public Teredo relay, so a Teredo range is the
+#: IPv4 internet). A network containing one of these (``2000::/3``, ``::/0``) carries all of it.
+EMBEDDED_V4 = (
+    (ipaddress.IPv6Network("::ffff:0:0/96"), _bits((96, 127)), 0),
+    (ipaddress.IPv6Network("::/96"), _bits((96, 127)), 0),
+    (ipaddress.IPv6Network("::ffff:0:0:0/96"), _bits((96, 127)), 0),
+    (ipaddress.IPv6Network("64:ff9b::/96"), _bits((96, 127)), 0),
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), _bits((48, 63), (72, 87)), 0),
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), _bits((56, 63), (72, 95)), 0),
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), _bits((72, 103)), 0),
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), _bits((96, 127)), 0),
+    (ipaddress.IPv6Network("2002::/16"), _bits((16, 47)), 0),
+    (ipaddress.IPv6Network("2001::/32"), _bits((96, 127)), 0xFFFFFFFF),
+)
 
 
 def embedded_v4(net: ipaddress.IPv6Network) -> list[ipaddress.IPv4Network]:
-    """The IPv4 networks an IPv6 network carries through the IPv4-mapped, NAT64 and 6to4 prefixes."""
+    """The IPv4 networks an IPv6 network carries through the prefixes of :data:`EMBEDDED_V4`: the IPv4 bits its
+    prefix fixes, the others free (``2001::/32`` carries ``0.0.0.0/0``; ``::ffff:10.0.0.0/104`` carries
+    ``10.0.0.0/8``)."""
     found = []
-    for prefix, offset in EMBEDDED_V4:
+    for prefix, positions, mask in EMBEDDED_V4:
         if not net.overlaps(prefix):
             continue
         inner = net if net.prefixlen >= prefix.prefixlen else prefix  # the smaller of two overlapping CIDRs
-        bits = max(0, min(32, inner.prefixlen - offset))
-        value = (int(inner.network_address) >> (128 - offset - 32)) & 0xFFFFFFFF
-        found.append(ipaddress.IPv4Network((value, bits), strict=False))
+        address = int(inner.network_address)
+        value = 0
+        for bit in positions:
+            value = (value << 1) | ((address >> (127 - bit)) & 1)
+        fixed = sum(1 for bit in positions if bit < inner.prefixlen)
+        found.append(ipaddress.IPv4Network((value ^ mask, fixed), strict=False))
     return found
 
 
@@ -197,7 +223,7 @@ def internet_wide(value: Any) -> Any:
     """True for a source CIDR that is the internet or most of it: prefix /0, or shorter than
     :data:`INTERNET_WIDE_PREFIX` (IPv4 /7 and shorter, IPv6 /15 and shorter) and not wholly private, e.g.
     ``0.0.0.0/1``, ``128.0.0.0/1``, ``2000::/3``, and an IPv6 range carrying an internet-wide IPv4 range
-    (``::ffff:0.0.0.0/96``, ``64:ff9b::/96``: :func:`embedded_v4`). False for other CIDRs and for strings that are no CIDR (an NSG
+    (``::ffff:0.0.0.0/96``, ``64:ff9b::/96``, Teredo ``2001::/32``: :func:`embedded_v4`). False for other CIDRs and for strings that are no CIDR (an NSG
     OCID, a service CIDR label); UNKNOWN passes. The exposure rules use this, so splitting 0.0.0.0/0 into
     0.0.0.0/1 + 128.0.0.0/1 does not get past them."""
     if value is UNKNOWN:
@@ -208,7 +234,7 @@ def internet_wide(value: Any) -> Any:
     if net is None:
         return False
     if net.version == 6 and any(v4.prefixlen < INTERNET_WIDE_PREFIX[4] for v4 in embedded_v4(net)):
-        return True  # ::ffff:0.0.0.0/96, 64:ff9b::/96, 2002::/16 and their supersets carry all of IPv4
+        return True  # ::ffff:0.0.0.0/96, 64:ff9b::/96, 2002::/16, 2001::/32 ... and their supersets carry all of IPv4
     return net.prefixlen == 0 or (net.prefixlen < INTERNET_WIDE_PREFIX[net.version] and not net.is_private)
 
 

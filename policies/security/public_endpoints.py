@@ -12,7 +12,10 @@ bastions, public IPs and VNICs that get one.
 | ``kubernetes:core/v1:Service`` with ``externalIPs``      | always (the node answers for addresses it does not own;|
 |                                                          | Kubernetes CVE-2020-8554)                              |
 | ``kubernetes:networking.k8s.io/v1:Ingress``,             | its class is not listed in ``internalIngressClasses``  |
-| ``kubernetes:gateway.networking.k8s.io/v1:Gateway``      | (the controller's Service decides the exposure)        |
+| ``kubernetes:gateway.networking.k8s.io/v1:Gateway``      | (the controller's Service decides the exposure), or it |
+|                                                          | re-points its Service: ``spec.infrastructure``,        |
+|                                                          | ``spec.addresses`` (``_gateway``)                      |
+| ``kubernetes:gateway.networking.k8s.io/v1:GatewayClass`` | listed internal with a ``spec.parametersRef``          |
 | ``oci:Core/publicIp:PublicIp``                           | always (a reserved or ephemeral public IP)             |
 | ``oci:Core/instance:Instance``, ``oci:Core/vnicAttach..``| ``createVnicDetails.assignPublicIp`` is not literally  |
 | ``oci:Core/instanceConfiguration:InstanceConfiguration`` | false (OCI assigns one in a public subnet when unset)  |
@@ -59,6 +62,7 @@ Applications" (a community listing is available to every OCI tenancy), pulumi_oc
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Iterable
 
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, ResourceValidationArgs,
@@ -66,9 +70,11 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _addresses as A
+    from . import _gateway
     from . import _rules as R
 else:  # run by the Pulumi CLI from inside policies/security/
     import _addresses as A
+    import _gateway
     import _rules as R
 
 UNKNOWN = R.UNKNOWN
@@ -94,11 +100,9 @@ VNIC_DETAILS = {
     "oci:Core/vnicAttachment:VnicAttachment": ("createVnicDetails",),
     "oci:Core/instanceConfiguration:InstanceConfiguration": ("instanceDetails", "launchDetails", "createVnicDetails"),
 }
-LB_TYPE_ANNOTATION = "oci.oraclecloud.com/load-balancer-type"
-INTERNAL_ANNOTATION = {"lb": "service.beta.kubernetes.io/oci-load-balancer-internal",
-                       "nlb": "oci-network-load-balancer.oraclecloud.com/internal"}
-#: Go strconv.ParseBool's true spellings (the cloud controller parses the internal annotations with it).
-PARSEBOOL_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+LB_TYPE_ANNOTATION = _gateway.LB_TYPE_ANNOTATION
+INTERNAL_ANNOTATION = _gateway.INTERNAL_ANNOTATION
+PARSEBOOL_TRUE = _gateway.PARSEBOOL_TRUE
 
 
 def read_class(props: Any) -> Any:
@@ -152,6 +156,64 @@ def _public_vnic(details: Any) -> Any:
     if value is UNKNOWN:
         return UNKNOWN
     return not (value is False or (isinstance(value, str) and value.strip().lower() == "false"))
+
+
+#: Where an instance configuration declares VNICs (OCI API "InstanceConfigurationLaunchInstanceDetails",
+#: "InstanceConfigurationAttachVnicDetails", "ComputeInstanceOptions"): the primary VNIC of its launch details and
+#: every secondary VNIC (``secondaryVnics[].createVnicDetails``), both at the top of ``instanceDetails`` and in each
+#: of its ``options`` (instance type ``instance_options``).
+def _items(value: Any) -> Any:
+    """The items of a list (``[]`` when absent), or :data:`UNKNOWN` when unknown or not a list."""
+    if value is None:
+        return []
+    if value is UNKNOWN or isinstance(value, str) or not isinstance(value, Sequence):
+        return UNKNOWN
+    return R.elements(value)
+
+
+def vnic_details(resource_type: str, props: Any) -> list[tuple[str, Any]]:
+    """(path, CreateVnicDetails) of every VNIC a resource declares; a list that cannot be read yields
+    (path, :data:`UNKNOWN`) so that it is refused."""
+    if resource_type != "oci:Core/instanceConfiguration:InstanceConfiguration":
+        return [(".".join(VNIC_DETAILS[resource_type]), R.read(props, *VNIC_DETAILS[resource_type], default={}))]
+    found: list[tuple[str, Any]] = []
+    options = _items(R.read(props, "instanceDetails", "options"))
+    roots = [("instanceDetails", R.read(props, "instanceDetails", default={}), options == [])]
+    if options is UNKNOWN:
+        found.append(("instanceDetails.options", UNKNOWN))
+    else:
+        roots += [(f"instanceDetails.options[{i}]", item, True) for i, item in enumerate(options)]
+    for base, root, launches in roots:
+        if launches or R.read(root, "launchDetails") is not None:  # the top level launches unless options do
+            found.append((f"{base}.launchDetails.createVnicDetails",
+                          R.read(root, "launchDetails", "createVnicDetails", default={})))
+        secondary = _items(R.read(root, "secondaryVnics"))
+        if secondary is UNKNOWN:
+            found.append((f"{base}.secondaryVnics", UNKNOWN))
+            continue
+        found += [(f"{base}.secondaryVnics[{i}].createVnicDetails", R.read(vnic, "createVnicDetails", default={}))
+                  for i, vnic in enumerate(secondary)]
+    return found
+
+
+def _vnic_problems(where: str, details: Any) -> Iterable[str]:
+    """A VNIC that gets (or may get) a public IPv4 address, or an IPv6 address (OCI's IPv6 addresses are globally
+    routable: GUA from Oracle or BYOIPv6, OCI docs "IPv6 Addresses")."""
+    public = _public_vnic(details)
+    if public is UNKNOWN:
+        yield f"{where}.assignPublicIp is unknown during preview; set it to the literal false"
+    elif public:
+        yield (f"may get a public IP: {where}.assignPublicIp is not false (OCI assigns one in a public subnet when it "
+               "is unset); set assignPublicIp to false")
+    if details is UNKNOWN:
+        return
+    ipv6 = R.read(details, "assignIpv6ip")
+    pairs = R.read(details, "ipv6addressIpv6subnetCidrPairDetails")
+    if ipv6 is UNKNOWN or pairs is UNKNOWN:
+        yield f"{where} IPv6 assignment is unknown during preview; leave assignIpv6ip false"
+    elif (ipv6 is not None and ipv6 is not False) or (pairs is not None and pairs != [] and R.elements(pairs) != []):
+        yield (f"gets an IPv6 address ({where}.assignIpv6ip / ipv6addressIpv6subnetCidrPairDetails): OCI's IPv6 "
+               "addresses are globally routable; leave assignIpv6ip false")
 
 
 def _autonomous_db_problems(props: Any) -> Iterable[str]:
@@ -223,10 +285,14 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
         key = "ingressClassName" if resource_type in INGRESS_TYPES else "gatewayClassName"
         cls = R.read(props, "spec", key)
         internal = config.get("internalIngressClasses") or []
-        if cls is UNKNOWN or cls not in internal:
+        if cls is UNKNOWN or not R.member(cls, internal):
             shown = "unknown" if cls is UNKNOWN else repr(cls)
             yield (f"uses class {shown} (spec.{key}), which is not listed in internalIngressClasses, so the load "
                    "balancer its controller exposes cannot be verified internal; use an internal class or list it")
+        elif resource_type in GATEWAY_TYPES:
+            yield from _gateway.gateway_problems(props)
+    elif resource_type in _gateway.GATEWAY_CLASS_TYPES:
+        yield from _gateway.gateway_class_problems(props, config.get("internalIngressClasses") or [])
     elif resource_type == BUCKET:
         access = R.read(props, "accessType", default="NoPublicAccess")
         if access != "NoPublicAccess":
@@ -246,12 +312,8 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
     elif resource_type == PUBLIC_IP:
         yield "is a public IP address; reach private resources through the OCI Bastion service or a VPN instead"
     elif resource_type in VNIC_DETAILS:
-        public = _public_vnic(R.read(props, *VNIC_DETAILS[resource_type], default={}))
-        if public is UNKNOWN:
-            yield "createVnicDetails.assignPublicIp is unknown during preview; set it to the literal false"
-        elif public:
-            yield ("may get a public IP: createVnicDetails.assignPublicIp is not false (OCI assigns one in a public "
-                   "subnet when it is unset); set assignPublicIp to false")
+        for where, details in vnic_details(resource_type, props):
+            yield from _vnic_problems(where, details)
     elif resource_type == BASTION:
         cidrs = R.elements(R.read(props, "clientCidrBlockAllowLists"))
         if cidrs is UNKNOWN or any(c is UNKNOWN for c in cidrs):

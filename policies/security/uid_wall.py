@@ -55,6 +55,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security`
     from . import _rules as R
     from ._objects import with_derived
+    from ._storage_subnets import subnet_findings
     from ._pod_templates import pod_specs
     from .lustre import LUSTRE_FILE_SYSTEM
     from .node_subnets import SUBNET, _pool_subnet_ids
@@ -63,6 +64,7 @@ if __package__:  # imported as the package `policies.security`
 else:  # run by the Pulumi CLI from inside policies/security/
     import _rules as R
     from _objects import with_derived
+    from _storage_subnets import subnet_findings
     from _pod_templates import pod_specs
     from lustre import LUSTRE_FILE_SYSTEM
     from node_subnets import SUBNET, _pool_subnet_ids
@@ -213,6 +215,8 @@ def validate_storage_wall(args: StackValidationArgs, report_violation: ReportVio
     unverifiable = unreadable and not external_fails
     for message, urn in nsg_findings(resources, pods):
         report_violation(message, urn)
+    for message, urn in subnet_findings(resources, pods, external_fails):
+        report_violation(message + ".", urn)
     for r in resources:
         if r.resource_type == LUSTRE_FILE_SYSTEM:
             exceptions = R.elements(R.read(r.props, "rootSquashConfiguration", "clientExceptions"))

@@ -7,7 +7,7 @@ import ipaddress
 import pytest
 
 from policies.security import _addresses as A
-from policies.security._rules import internet_wide
+from policies.security._rules import embedded_v4, internet_wide
 from tests.policies.test_policies import DSL, NSG_RULE, SL, U, messages, res, run
 
 INTERPRETABLE = "network-rule-interpretable"
@@ -118,7 +118,7 @@ def test_unions_within_one_8_of_public_space_pass(sources):
 
 
 def test_ipv6_unions_and_listener_ports():
-    ipv6 = [nsg_rule(f"r{i}", source=f"2{i:03x}::/16") for i in range(2)]
+    ipv6 = [nsg_rule(f"r{i}", source=f"24{i:02x}::/16") for i in range(2)]  # 2001::/16 holds Teredo: wide alone
     assert findings(UNION, *ipv6) and "IPv6" in findings(UNION, *ipv6)[0]
     https = [nsg_rule(f"r{i}", source=c, ports=(443, 443)) for i, c in enumerate(PUBLIC_8S[:5])]
     assert findings(UNION, *https) == []  # a public listener port (publicListenerPorts)
@@ -130,11 +130,36 @@ def test_ipv6_unions_and_listener_ports():
     assert len(findings(UNION, *everything)) >= 1
 
 
-@pytest.mark.parametrize("cidr", ["::ffff:0.0.0.0/96", "::/80", "64:ff9b::/96", "::ffff:0:0/97"])
+@pytest.mark.parametrize("cidr", ["::ffff:0.0.0.0/96", "::/80", "64:ff9b::/96", "::ffff:0:0/97",
+                                  "2001::/32", "2001:0::/32", "2001:0:4136:e378::/64",  # Teredo, any server
+                                  "64:ff9b:1::/48", "64:ff9b:1::/96",  # local-use NAT64 (RFC 8215)
+                                  "::/96", "::ffff:0:0:0/96", "2002::/17"])
 def test_ipv6_ranges_carrying_all_of_ipv4_are_internet_wide(cidr):
     assert internet_wide(cidr) is True
     report = run(nsg_rule(source=cidr))
     assert messages(report, "no-internet-ssh-or-all-ports")
+
+
+@pytest.mark.parametrize("cidr, v4", [
+    ("2001::f5ff:ff00/120", "10.0.0.0/24"),  # Teredo: the client address is stored inverted
+    ("2001::f7f7:0/112", "8.8.0.0/16"),
+    ("2002:808::/32", "8.8.0.0/16"),  # 6to4
+    ("64:ff9b:1:808::/64", "8.8.0.0/16"),  # local-use NAT64 read in the /48 layout
+    ("::ffff:0:808:0/112", "8.8.0.0/16"),  # IPv4-translated
+])
+def test_the_ipv4_a_narrow_ipv6_range_carries(cidr, v4):
+    assert ipaddress.ip_network(v4) in embedded_v4(ipaddress.ip_network(cidr))
+
+
+@pytest.mark.parametrize("cidr", ["2a01:4f8::/32", "2001::f5ff:ff00/120", "2001:db8::/32", "::1/128"])
+def test_narrow_ipv6_ranges_stay_narrow(cidr):
+    assert internet_wide(cidr) is False
+    assert not messages(run(nsg_rule(source=cidr)), "no-internet-ssh-or-all-ports")
+
+
+def test_teredo_ranges_count_toward_an_internet_scale_union():
+    halves = [ipaddress.ip_network(c) for c in ("2001::/97", "2001::8000:0/97")]  # each half of the clients
+    assert A.public_addresses(halves)[4] > A.INTERNET_SCALE[4] and A.internet_scale(halves)
 
 
 def test_embedded_ipv4_is_counted_as_ipv4():
