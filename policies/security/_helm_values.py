@@ -61,7 +61,7 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
             found.append(("baseline", f"{where}: {value!r}"))
         elif key == "hostProcess" and _flag(value) is not False:
             found.append(("baseline", f"{where}: {value!r}"))
-        elif key == "sysctls" and path.endswith("ecurityContext"):
+        elif key == "sysctls":  # under any name: ``podSecurityContext.operator.sysctls`` (keda) is a pod's too
             items = elements(value)
             names = ["unknown"] if items is UNKNOWN else [read(x, "name") for x in items]
             found += [("baseline", f"{where} {n}") for n in names if n not in BASELINE_SYSCTLS]

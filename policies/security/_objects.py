@@ -274,12 +274,21 @@ def sets_enforce_label(props: Any) -> bool:
 
 def derived_resources(resources: Iterable[Any]) -> list[Derived]:
     """What the stack makes the cluster hold besides its declared objects: each Helm release's rendered objects, the
-    items of each ``*List`` resource (``PodList``, ``NamespaceList``, ...), and each ``NamespacePatch`` that sets the ``enforce`` label presented as the ``Namespace`` it relabels (a patch that
+    pod-spec-shaped maps of its values
+    (``_values_pods``, one ``HelmValues`` resource per namespace its pods land in), the items of each ``*List``
+    resource (``PodList``, ``NamespaceList``, ...), and each ``NamespacePatch`` that sets the ``enforce`` label presented as the ``Namespace`` it relabels (a patch that
     leaves the label alone does not change the namespace's level, so it is not presented)."""
+    if __package__:
+        from ._helm_values import values_namespaces
+        from ._values_pods import values_pods
+    else:
+        from _helm_values import values_namespaces
+        from _values_pods import values_pods
     found: list[Derived] = []
     for r in resources:
         if r.resource_type in HELM_TYPES:
             found += [d for d, _ in release_objects(r) if d is not None]
+            found += values_pods(r, values_namespaces(read(r.props, "values", default={})))
         elif listed_kind(r.resource_type) is not None:
             kind = listed_kind(r.resource_type)
             found += [Derived(kind, item, r.urn, f"{r.name} {where}", dict(r.property_dependencies), origin=where)

@@ -16,11 +16,13 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._operator_pods import CLUSTER_SCOPED as _OPERATOR_CLUSTER_SCOPED
     from ._operator_pods import Uninterpretable, operator_pod_specs
     from ._rules import UNKNOWN, elements, read
+    from ._values_pods import VALUES_PODS
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import plain as _plain
     from _operator_pods import CLUSTER_SCOPED as _OPERATOR_CLUSTER_SCOPED
     from _operator_pods import Uninterpretable, operator_pod_specs
     from _rules import UNKNOWN, elements, read
+    from _values_pods import VALUES_PODS
 
 #: Workload type → path of its pod spec inside the object.
 POD_SPEC_PATHS = {
@@ -104,6 +106,9 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
     """The pod specs a workload creates, as (where, spec) pairs — ``where`` is "" for a built-in kind's one
     template, else the replica/group it belongs to; empty for a resource that is not a known workload. A part of
     the object that is unknown during preview yields an UNKNOWN spec (the caller fails closed)."""
+    if resource_type == VALUES_PODS:  # a Helm release's values, read as (partial) pod specs (``_values_pods``)
+        specs = read(props, "spec")
+        return list(specs) if isinstance(specs, list) else [("values", UNKNOWN)]
     resource_type = canonical_type(resource_type)
     path = POD_SPEC_PATHS.get(resource_type)
     if path is not None:
