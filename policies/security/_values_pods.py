@@ -106,6 +106,8 @@ def _fragment(node: dict, where: str, out: list) -> set:
             used.add(key)
             if value is UNKNOWN or isinstance(value, POD_KEYS[key]):
                 pod[key] = value
+            elif POD_KEYS[key] == (bool,):
+                pass  # a flag spelled otherwise ("true"): helm-values-pod-security reads it as Helm does (_flag)
             elif not (isinstance(value, str) and value == ""):
                 out.append((at, Uninterpretable(f"{at} is a {type(value).__name__}, not the {POD_KEYS[key][0].__name__} "
                                                 "a pod spec takes, so what the chart renders from it cannot be read")))

@@ -6,7 +6,7 @@ containers, capabilities beyond ``_pss.BASELINE_CAPABILITIES``, ``hostPath`` vol
 further forbids ``allowPrivilegeEscalation: true`` and running as UID 0. A subset of these is *node escape*: a
 container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities (``_pss.NODE_ESCAPE_CAPABILITIES``,
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
-directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
+directories mounted — every host path outside ``_pss.HARMLESS_HOST_PATHS``, deny by default — controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
 the Prometheus node exporter) need node escape and run in their own namespaces: only those the config names
 (``nodeAgentNamespaces``), never a tenant's (``_pss.tenant_namespaces``: a GPU ResourceQuota, a Kueue LocalQueue or

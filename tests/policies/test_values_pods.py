@@ -64,7 +64,7 @@ UNSAFE = [
     ({"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "all-gpus"}]}, "research", GPU_ENV),
     ({"tolerations": "- operator: Exists"}, "keda", VALUES),
     ({"extraVolumes": "{{ .Values.vols }}"}, "keda", VALUES),
-    ({"hostNetwork": "yes"}, "keda", VALUES),
+    ({"nodeSelector": "okerdma.io/node-pool: gpu"}, "keda", VALUES),
     ({"tolerations": U}, "research", SCHEDULING),
     ({"priorityClassName": U}, "apps", PRIORITY),
 ]
@@ -89,7 +89,7 @@ SAFE = [
     ({"resourceClaims": []}, "research"),
     ({"tolerations": []}, "keda"),
     ({"extraVolumes": []}, "keda"),
-    ({"hostNetwork": False}, "keda"),
+    ({"nodeSelector": {"okerdma.io/node-pool": "system"}}, "keda"),
     ({"tolerations": [{"key": "a", "operator": "Equal", "value": "b"}]}, "research"),
     ({"priorityClassName": "okerdma-tenant-low"}, "apps"),
 ]

@@ -60,3 +60,31 @@ def helm_values_gpu_requests_outside_tenants(bad):
     """A platform release takes GPUs through its values' resources, outside every tenant's quota and queue."""
     _platform_namespace("keda")
     _keda("keda", {"resources": {"operator": {"limits": {"nvidia.com/gpu" if bad else "cpu": 1}}}})
+
+
+# --- host paths: deny by default (``_pss.HARMLESS_HOST_PATHS``) ---------------------------------------------------
+def _rdma_root_pod(path: str) -> None:
+    """A root pod of the RDMA tenant (privileged level, GPU quota) mounting host ``path`` read-write."""
+    tenant("research", "privileged")
+    k8s.core.v1.Pod("w", metadata={"name": "w", "namespace": "research"}, spec={
+        "volumes": [{"name": "h", "hostPath": {"path": path}}],
+        "containers": [{"name": "c", "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+                        "volumeMounts": [{"name": "h", "mountPath": "/h"}]}]})
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def host_path_cloud_init_per_boot(bad):
+    """cloud-init runs /var/lib/cloud/scripts/per-boot/* as root at every boot of the node."""
+    _rdma_root_pod("/var/lib/cloud" if bad else "/dev/infiniband")
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def host_path_raw_block_device(bad):
+    """The node's boot disk as a raw device: writing it rewrites the node's root file system."""
+    _rdma_root_pod("/dev/sda" if bad else "/mnt/localdisk")
+
+
+@case("pod", "node-escape-only-in-node-agent-namespaces")
+def host_path_systemd_units(bad):
+    """A unit file under /etc/systemd/system runs as root at the next boot (or daemon-reload)."""
+    _rdma_root_pod("/etc/systemd/system" if bad else "/mnt/localdisk/cache")
