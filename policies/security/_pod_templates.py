@@ -114,6 +114,8 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
     if path is not None:
         return [("", read(props, *path))]
     parts = resource_type.split(":")
+    if len(parts) == 3 and parts[1].split("/")[0] == "apps" and parts[2] in CONTROLLER_REVISIONS:
+        return controller_revision_specs(read(props, "data"))
     if len(parts) != 3 or parts[0] != "kubernetes":
         return []
     group, kind = parts[1].split("/")[0], parts[2]
@@ -150,6 +152,30 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
         return []
     found = operator_pod_specs(group, kind, props, pod_specs)
     return embedded_pod_specs(spec, "spec") if found is None else found
+
+
+#: A DaemonSet's or StatefulSet's revision (and its server-side-apply patch): ``data`` holds the template patch the
+#: controller and ``kubectl rollout undo`` apply (``{"spec": {"template": {..., "$patch": "replace"}}}``; kubernetes
+#: ``pkg/controller/daemon/update.go`` ``getPatch``, ``pkg/controller/statefulset/stateful_set_utils.go``
+#: ``getPatch``; checked 2026-12-02).
+CONTROLLER_REVISIONS = ("ControllerRevision", "ControllerRevisionPatch")
+
+
+def controller_revision_specs(data: Any) -> list[tuple[str, Any]]:
+    """The pod spec a ControllerRevision's ``data`` restores; data of another shape cannot be interpreted (the
+    controller of a kind the pack does not know may apply it)."""
+    if data is None:
+        return []
+    if data is UNKNOWN:
+        return [("data", UNKNOWN)]
+    template = read(data, "spec", "template")
+    if template is UNKNOWN:
+        return [("data.spec.template", UNKNOWN)]
+    spec = read(template, "spec") if hasattr(template, "keys") else None
+    if spec is None:
+        return [("data", Uninterpretable("data is not a DaemonSet's or StatefulSet's template (spec.template.spec), "
+                                         "so what a rollback applies cannot be judged"))]
+    return [("data.spec.template", spec)]
 
 
 def trainjob_pod_specs(spec: Any) -> list[tuple[str, Any]]:
