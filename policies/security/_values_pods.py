@@ -42,13 +42,13 @@ from __future__ import annotations
 from typing import Any
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from ._objects import OBJECT_HOOK_KEYS, Derived, object_type, plain
+    from ._plain import OBJECT_HOOK_KEYS, Derived, object_type, plain
     from ._pod_fields import Uninterpretable
-    from ._rules import UNKNOWN, read
+    from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
-    from _objects import OBJECT_HOOK_KEYS, Derived, object_type, plain
+    from _plain import OBJECT_HOOK_KEYS, Derived, object_type, plain
     from _pod_fields import Uninterpretable
-    from _rules import UNKNOWN, read
+    from _rules import UNKNOWN, elements, read
 
 #: The type token of the pod specs derived from a release's values (``_objects.derived_resources``); its ``spec`` is
 #: a list of (where, pod spec) pairs (``_pod_templates.pod_specs``).
@@ -175,6 +175,40 @@ def values_pod_specs(values: Any, path: str = "values") -> list[tuple[str, Any]]
         stack += [(f"{where}.{k}", v) for k, v in reversed(list(node.items()))
                   if k not in used and k not in OBJECT_HOOK_KEYS]
     return sorted(out, key=lambda p: p[0])
+
+
+#: Values keys that move what a chart renders out of the release's namespace: the prometheus-community charts'
+#: ``namespaceOverride`` (prometheus-node-exporter ``_helpers.tpl`` ``prometheus-node-exporter.namespace``: the value,
+#: else ``.Release.Namespace``; kube-prometheus-stack and its sub-charts take it too; checked 2026-12-01).
+NAMESPACE_OVERRIDE_KEYS = ("namespaceOverride",)
+
+
+def values_namespaces(values: Any) -> set:
+    """The namespaces a release's values send rendered objects to (:data:`NAMESPACE_OVERRIDE_KEYS` at any depth,
+    outside objects rendered verbatim, which carry their own); UNKNOWN among them when one is unknown or not a
+    string."""
+    found: set = set()
+    if values is UNKNOWN:
+        return {UNKNOWN}
+    if hasattr(values, "keys"):
+        if object_type(values) is not None and read(values, "metadata") is not None:
+            return found
+        for key in list(values.keys()):
+            value = read(values, key)
+            if key in OBJECT_HOOK_KEYS:
+                continue
+            if key in NAMESPACE_OVERRIDE_KEYS:
+                if value is UNKNOWN or (value not in (None, "") and not isinstance(value, str)):
+                    found.add(UNKNOWN)
+                elif value:
+                    found.add(value)
+            elif value is not UNKNOWN and not isinstance(value, (str, int, float, bool)) and value is not None:
+                found |= values_namespaces(value)
+    elif not isinstance(values, str) and hasattr(values, "__len__") and hasattr(values, "__getitem__"):
+        items = elements(values)
+        for item in ([] if items is UNKNOWN else items):
+            found |= values_namespaces(item)
+    return found
 
 
 def values_pods(release: Any, namespaces: set) -> list[Derived]:
