@@ -448,8 +448,10 @@ TYPES: dict[str, dict] = {
                                           "node offers them", "Kubernetes docs \"Dynamic Resource Allocation\""),
     "kubernetes:scheduling.k8s.io": refused("gang scheduling groups and workloads (alpha)",
                                             "Kubernetes docs \"Gang Scheduling\""),
-    "kubernetes:apps:ControllerRevision": harmless("a record of a StatefulSet's or DaemonSet's history",
-                                                   "Kubernetes API reference \"ControllerRevision\""),
+    "kubernetes:apps:ControllerRevision": judged(*_WORKLOADS, note=(
+        "a StatefulSet's or DaemonSet's history, and the template `kubectl rollout undo` applies: the controller "
+        "adopts a revision its selector matches, so its data's pod template is judged as a workload's "
+        "(Kubernetes API reference \"ControllerRevision\"; kubectl rollout undo)")),
     # --- Helm, manifests (components and releases) ---------------------------------------------------------
     "kubernetes:helm.sh:Release": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
                                          "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),

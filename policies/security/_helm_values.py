@@ -14,10 +14,12 @@ from typing import Any
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._objects import OBJECT_HOOK_KEYS, object_type
+    from ._values_pods import NAMESPACE_OVERRIDE_KEYS, values_namespaces  # noqa: F401 (re-exported)
     from ._pss import BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding
     from ._rules import UNKNOWN, elements, read
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import OBJECT_HOOK_KEYS, object_type
+    from _values_pods import NAMESPACE_OVERRIDE_KEYS, values_namespaces  # noqa: F401 (re-exported)
     from _pss import BASELINE_SYSCTLS, Finding, _capability_findings, _flag, _host_path_finding
     from _rules import UNKNOWN, elements, read
 
@@ -61,7 +63,7 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
             found.append(("baseline", f"{where}: {value!r}"))
         elif key == "hostProcess" and _flag(value) is not False:
             found.append(("baseline", f"{where}: {value!r}"))
-        elif key == "sysctls" and path.endswith("ecurityContext"):
+        elif key == "sysctls":  # under any name: ``podSecurityContext.operator.sysctls`` (keda) is a pod's too
             items = elements(value)
             names = ["unknown"] if items is UNKNOWN else [read(x, "name") for x in items]
             found += [("baseline", f"{where} {n}") for n in names if n not in BASELINE_SYSCTLS]
@@ -77,40 +79,6 @@ def values_findings(values: Any, path: str = "values") -> list[Finding]:
         if value is UNKNOWN or isinstance(value, (str, int, float, bool)) or value is None:
             continue
         found += values_findings(value, where)
-    return found
-
-
-#: Values keys that move what a chart renders out of the release's namespace: the prometheus-community charts'
-#: ``namespaceOverride`` (prometheus-node-exporter ``_helpers.tpl`` ``prometheus-node-exporter.namespace``: the value,
-#: else ``.Release.Namespace``; kube-prometheus-stack and its sub-charts take it too; checked 2026-12-01).
-NAMESPACE_OVERRIDE_KEYS = ("namespaceOverride",)
-
-
-def values_namespaces(values: Any) -> set:
-    """The namespaces a release's values send rendered objects to (:data:`NAMESPACE_OVERRIDE_KEYS` at any depth,
-    outside objects rendered verbatim, which carry their own); UNKNOWN among them when one is unknown or not a
-    string."""
-    found: set = set()
-    if values is UNKNOWN:
-        return {UNKNOWN}
-    if hasattr(values, "keys"):
-        if object_type(values) is not None and read(values, "metadata") is not None:
-            return found
-        for key in list(values.keys()):
-            value = read(values, key)
-            if key in OBJECT_HOOK_KEYS:
-                continue
-            if key in NAMESPACE_OVERRIDE_KEYS:
-                if value is UNKNOWN or (value not in (None, "") and not isinstance(value, str)):
-                    found.add(UNKNOWN)
-                elif value:
-                    found.add(value)
-            elif value is not UNKNOWN and not isinstance(value, (str, int, float, bool)) and value is not None:
-                found |= values_namespaces(value)
-    elif not isinstance(values, str) and hasattr(values, "__len__") and hasattr(values, "__getitem__"):
-        items = elements(values)
-        for item in ([] if items is UNKNOWN else items):
-            found |= values_namespaces(item)
     return found
 
 

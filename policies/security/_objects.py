@@ -17,16 +17,18 @@ Kubernetes docs "Objects In Kubernetes" (``apiVersion``, ``kind``, ``metadata``)
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
 import yaml  # PyYAML: a dependency of the pulumi SDK, so present wherever the pack runs
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from ._rules import _SENTINELS, UNKNOWN, elements, read
+    from ._plain import OBJECT_HOOK_KEYS, Derived, _unproxied, object_type, plain  # noqa: F401 (re-exported)
+    from ._rules import UNKNOWN, elements, read
+    from ._values_pods import values_namespaces, values_pods
 else:  # run by the Pulumi CLI from inside policies/security/
-    from _rules import _SENTINELS, UNKNOWN, elements, read
+    from _plain import OBJECT_HOOK_KEYS, Derived, _unproxied, object_type, plain  # noqa: F401 (re-exported)
+    from _rules import UNKNOWN, elements, read
+    from _values_pods import values_namespaces, values_pods
 
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 NAMESPACE = "kubernetes:core/v1:Namespace"
@@ -67,47 +69,7 @@ CHART_OBJECT_HOOKS: dict[str, tuple[tuple[str, str], ...]] = {
     "prometheus-node-exporter": (("extraManifests", "prometheus-node-exporter 4.55.0 "
                                                     "templates/extra-manifests.yaml"),),
 }
-#: The hook's names across charts (the class, not only the pinned members): matched as a values key at any depth.
-OBJECT_HOOK_KEYS = frozenset({"extraObjects", "extraManifests", "extraDeploy", "additionalManifests", "extraResources",
-                              "extraTemplates", "additionalObjects", "additionalResources", "extraK8sManifests",
-                              "rawResources", "extraDeployments"})
 _TEMPLATE = "{{"
-
-
-def _unproxied(value: Any) -> Any:
-    """The container a ``pulumi_policy`` proxy wraps (``proxy["__target"]``), or ``value`` itself."""
-    if isinstance(value, (dict, list)):
-        return value
-    try:
-        return value["__target"]
-    except (KeyError, IndexError, TypeError):
-        return value
-
-
-def plain(value: Any) -> Any:
-    """Engine props (proxied, possibly unknown) as plain dicts/lists; unknown parts become :data:`UNKNOWN`.
-
-    Reads the containers the proxies wrap directly (an unknown is its sentinel string there): walking a large value
-    through the proxies cost a list copy per item and made the preview linear in tens of milliseconds per item."""
-    if value is UNKNOWN or value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, str):
-        return UNKNOWN if value in _SENTINELS else value
-    raw = _unproxied(value)
-    if isinstance(raw, Mapping):
-        return {k: plain(v) for k, v in raw.items()}
-    if isinstance(raw, Sequence) and not isinstance(raw, (str, bytes)):
-        return [plain(i) for i in raw]
-    return raw
-
-
-def object_type(obj: Any) -> Optional[str]:
-    """The pulumi_kubernetes type token of a manifest (``apps/v1`` + ``Deployment`` →
-    ``kubernetes:apps/v1:Deployment``; ``v1`` → ``core/v1``), None when apiVersion or kind is not a string."""
-    api, kind = read(obj, "apiVersion"), read(obj, "kind")
-    if not (isinstance(api, str) and isinstance(kind, str) and api and kind):
-        return None
-    return f"kubernetes:{api if '/' in api else 'core/' + api}:{kind}"
 
 
 def _templated(value: Any) -> bool:
@@ -212,19 +174,6 @@ def rendered_objects(values: Any, path: str = "values") -> list[Rendered]:
     return found
 
 
-@dataclass
-class Derived:
-    """A resource the pack derives from another one (same attributes as ``pulumi_policy.PolicyResource`` that the
-    stack rules read). ``urn`` is the source resource's, so violations point at what the program declared."""
-
-    resource_type: str
-    props: Any
-    urn: str
-    name: str
-    property_dependencies: dict = field(default_factory=dict)
-    origin: str = ""
-
-
 def release_objects(release: Any) -> list[tuple[Derived, None] | tuple[None, str]]:
     """A Helm release's rendered objects as :class:`Derived` resources (their namespace defaults to the release's,
     as Helm installs them), or, for what cannot be interpreted, the reason as ``"<where> <why>"``."""
@@ -274,12 +223,15 @@ def sets_enforce_label(props: Any) -> bool:
 
 def derived_resources(resources: Iterable[Any]) -> list[Derived]:
     """What the stack makes the cluster hold besides its declared objects: each Helm release's rendered objects, the
-    items of each ``*List`` resource (``PodList``, ``NamespaceList``, ...), and each ``NamespacePatch`` that sets the ``enforce`` label presented as the ``Namespace`` it relabels (a patch that
+    pod-spec-shaped maps of its values
+    (``_values_pods``, one ``HelmValues`` resource per namespace its pods land in), the items of each ``*List``
+    resource (``PodList``, ``NamespaceList``, ...), and each ``NamespacePatch`` that sets the ``enforce`` label presented as the ``Namespace`` it relabels (a patch that
     leaves the label alone does not change the namespace's level, so it is not presented)."""
     found: list[Derived] = []
     for r in resources:
         if r.resource_type in HELM_TYPES:
             found += [d for d, _ in release_objects(r) if d is not None]
+            found += values_pods(r, values_namespaces(read(r.props, "values", default={})))
         elif listed_kind(r.resource_type) is not None:
             kind = listed_kind(r.resource_type)
             found += [Derived(kind, item, r.urn, f"{r.name} {where}", dict(r.property_dependencies), origin=where)

@@ -16,10 +16,10 @@ from typing import Any, Callable, Optional
 import yaml  # PyYAML: a dependency of the pulumi SDK, so present wherever the pack runs
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from ._objects import object_type
+    from ._plain import object_type
     from ._rules import UNKNOWN
 else:  # run by the Pulumi CLI from inside policies/security/
-    from _objects import object_type
+    from _plain import object_type
     from _rules import UNKNOWN
 
 @dataclass(frozen=True)

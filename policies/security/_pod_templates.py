@@ -16,11 +16,13 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._operator_pods import CLUSTER_SCOPED as _OPERATOR_CLUSTER_SCOPED
     from ._operator_pods import Uninterpretable, operator_pod_specs
     from ._rules import UNKNOWN, elements, read
+    from ._values_pods import VALUES_PODS
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import plain as _plain
     from _operator_pods import CLUSTER_SCOPED as _OPERATOR_CLUSTER_SCOPED
     from _operator_pods import Uninterpretable, operator_pod_specs
     from _rules import UNKNOWN, elements, read
+    from _values_pods import VALUES_PODS
 
 #: Workload type → path of its pod spec inside the object.
 POD_SPEC_PATHS = {
@@ -104,11 +106,16 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
     """The pod specs a workload creates, as (where, spec) pairs — ``where`` is "" for a built-in kind's one
     template, else the replica/group it belongs to; empty for a resource that is not a known workload. A part of
     the object that is unknown during preview yields an UNKNOWN spec (the caller fails closed)."""
+    if resource_type == VALUES_PODS:  # a Helm release's values, read as (partial) pod specs (``_values_pods``)
+        specs = read(props, "spec")
+        return list(specs) if isinstance(specs, list) else [("values", UNKNOWN)]
     resource_type = canonical_type(resource_type)
     path = POD_SPEC_PATHS.get(resource_type)
     if path is not None:
         return [("", read(props, *path))]
     parts = resource_type.split(":")
+    if len(parts) == 3 and parts[1].split("/")[0] == "apps" and parts[2] in CONTROLLER_REVISIONS:
+        return controller_revision_specs(read(props, "data"))
     if len(parts) != 3 or parts[0] != "kubernetes":
         return []
     group, kind = parts[1].split("/")[0], parts[2]
@@ -145,6 +152,30 @@ def pod_specs(resource_type: str, props: Any) -> list[tuple[str, Any]]:
         return []
     found = operator_pod_specs(group, kind, props, pod_specs)
     return embedded_pod_specs(spec, "spec") if found is None else found
+
+
+#: A DaemonSet's or StatefulSet's revision (and its server-side-apply patch): ``data`` holds the template patch the
+#: controller and ``kubectl rollout undo`` apply (``{"spec": {"template": {..., "$patch": "replace"}}}``; kubernetes
+#: ``pkg/controller/daemon/update.go`` ``getPatch``, ``pkg/controller/statefulset/stateful_set_utils.go``
+#: ``getPatch``; checked 2026-12-02).
+CONTROLLER_REVISIONS = ("ControllerRevision", "ControllerRevisionPatch")
+
+
+def controller_revision_specs(data: Any) -> list[tuple[str, Any]]:
+    """The pod spec a ControllerRevision's ``data`` restores; data of another shape cannot be interpreted (the
+    controller of a kind the pack does not know may apply it)."""
+    if data is None:
+        return []
+    if data is UNKNOWN:
+        return [("data", UNKNOWN)]
+    template = read(data, "spec", "template")
+    if template is UNKNOWN:
+        return [("data.spec.template", UNKNOWN)]
+    spec = read(template, "spec") if hasattr(template, "keys") else None
+    if spec is None:
+        return [("data", Uninterpretable("data is not a DaemonSet's or StatefulSet's template (spec.template.spec), "
+                                         "so what a rollback applies cannot be judged"))]
+    return [("data.spec.template", spec)]
 
 
 def trainjob_pod_specs(spec: Any) -> list[tuple[str, Any]]:

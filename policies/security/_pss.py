@@ -60,22 +60,30 @@ def context_privileges(ctx: Any, label: str) -> list[str]:
 #: modules, raw I/O, bypass file read checks, load BPF programs, reconfigure the host network; ALL includes them).
 NODE_ESCAPE_CAPABILITIES = frozenset({"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO", "SYS_BOOT",
                                       "DAC_READ_SEARCH", "BPF", "NET_ADMIN", "SYSLOG", "SYS_TIME", "MAC_ADMIN"})
-#: Host paths whose mount controls the node: the path itself, anything under it, and every ancestor of it
-#: (``/`` contains them all). ``/dev`` counts only as a whole (RDMA pods mount ``/dev/infiniband``).
 #: Namespaces where node agents (Cilium's agent, the GPU Operator's, kube-prometheus-stack's node exporter) may
 #: escape to the node: the default of node-escape-only-in-node-agent-namespaces' ``nodeAgentNamespaces``; RBAC treats
 #: them as system namespaces (creating pods there reaches every node).
 NODE_ESCAPE_NAMESPACES = ("cilium", "gpu-operator", "monitoring")
-#: Container runtimes' state: OKE's managed nodes run CRI-O (OKE docs "Kubernetes Engine (OKE) Overview": CRI-O is the
-#: container runtime; checked 2026-12-01), whose images and container root filesystems are under /var/lib/containers
-#: and /var/lib/crio; containerd's and docker's too, for other images. /var/spool holds cron and at jobs the node
-#: runs as root; /var/log lets a pod that writes symlinks there read any host file through the kubelet's /logs
-#: endpoint (Aqua Security, "Kubernetes Pod Escape Using Log Mounts"), which makes /var/log/pods a member, not
-#: the whole; /var/lib/cni holds the CNI plugins' state (pod IP allocations).
+#: Host paths whose mount controls the node, named for the record (each is covered by the shape below): the runtime's
+#: state (OKE's managed nodes run CRI-O — /var/lib/containers, /var/lib/crio, /var/run/crio —; containerd's and
+#: docker's for other images), the kubelet's (/var/lib/kubelet, /etc/kubernetes), cron and at (/var/spool/cron,
+#: /etc/cron*), cloud-init (/var/lib/cloud: ``scripts/per-boot`` runs as root at every boot, ``instance/`` keeps the
+#: user data; /etc/cloud), systemd units (/etc/systemd, /usr/lib/systemd, /run/systemd), /etc/ld.so.preload,
+#: /etc/profile.d, /etc/sudoers.d, /root and /home/*/.ssh, the CNI plugins (/opt/cni/bin runs as root, /etc/cni,
+#: /var/lib/cni), /var/log (symlinks there read any host file through the kubelet's /logs endpoint: Aqua Security,
+#: "Kubernetes Pod Escape Using Log Mounts"), /proc, /sys, raw devices under /dev (/dev/mem, /dev/sda, /dev/nvme0n1).
 NODE_ESCAPE_PATHS = ("/etc", "/proc", "/sys", "/root", "/boot", "/home", "/run", "/var/run", "/var/lib/kubelet",
                      "/var/lib/containerd", "/var/lib/docker", "/var/lib/containers", "/var/lib/crio",
-                     "/var/lib/cni", "/var/log", "/var/spool", "/usr", "/bin", "/sbin", "/lib",
-                     "/lib64", "/opt/cni")  # /lib64 → /usr/lib64 on Oracle Linux; the runtime runs /opt/cni/bin as root
+                     "/var/lib/cni", "/var/lib/cloud", "/var/log", "/var/spool", "/usr", "/bin", "/sbin", "/lib",
+                     "/lib64", "/opt/cni", "/dev/mem", "/etc/oke")
+#: Deny by default: the only host paths whose mount does NOT control the node — the RDMA verbs devices, the kernel
+#: log node-problem-detector reads, and the data roots where local NVMe scratch and caches live (``/mnt``,
+#: ``/data``, ``/scratch``, ``/local``, ``/nvme``, ``/raid``, ``/srv``, ``/var/cache``). Every other path (and
+#: every ancestor of an allowed one, ``/`` and ``/var`` among them) is node escape: the host's system trees are too
+#: many to list (cloud-init's /var/lib/cloud was missing from a list once), and a new one appears with each agent.
+#: A mount under an allowed root still needs a privileged namespace (Pod Security baseline forbids every hostPath).
+HARMLESS_HOST_PATHS = ("/dev/infiniband", "/dev/kmsg", "/mnt", "/data", "/scratch", "/local", "/nvme", "/raid",
+                       "/srv", "/var/cache")
 _FALSE_TEXT = ("false", "0", "no", "off", "")
 
 
@@ -84,13 +92,14 @@ def _cap(name: Any) -> Any:
 
 
 def node_escape_path(path: Any) -> Any:
-    """True when mounting host ``path`` controls the node; UNKNOWN for an unknown or non-string path."""
+    """True when mounting host ``path`` controls the node — every path outside :data:`HARMLESS_HOST_PATHS` (deny by
+    default); UNKNOWN for an unknown or non-string path."""
     if path is UNKNOWN or not isinstance(path, str) or not path.startswith("/"):
         return UNKNOWN
     p = posixpath.normpath("/" + path.strip().lstrip("/"))
-    if p in ("/", "/dev", "/var", "/var/lib"):
-        return True
-    return any(p == s or p.startswith(s + "/") or s.startswith(p + "/") for s in NODE_ESCAPE_PATHS)
+    if p.startswith("//"):
+        p = "/" + p.lstrip("/")
+    return not any(p == s or p.startswith(s + "/") for s in HARMLESS_HOST_PATHS)
 
 
 # --- findings: (severity class, text) where class is "escape", "baseline" or "restricted" --------------------------

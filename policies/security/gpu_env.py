@@ -55,13 +55,17 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity, StackValidationArgs, StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
-    from ._objects import _unproxied, plain
+    from ._objects import HELM_TYPES, _unproxied, plain, with_derived
+    from ._pod_fields import Uninterpretable
     from ._pod_templates import pod_specs
+    from ._values_pods import values_pod_specs
     from ._rules import UNKNOWN, elements, member, read
     from .privileged_namespaces import DEFAULT_NODE_AGENT_NAMESPACES
 else:  # run by the Pulumi CLI from inside policies/security/
-    from _objects import _unproxied, plain
+    from _objects import HELM_TYPES, _unproxied, plain, with_derived
+    from _pod_fields import Uninterpretable
     from _pod_templates import pod_specs
+    from _values_pods import values_pod_specs
     from _rules import UNKNOWN, elements, member, read
     from privileged_namespaces import DEFAULT_NODE_AGENT_NAMESPACES
 
@@ -183,8 +187,11 @@ def validate_gpu_env(args: ResourceValidationArgs, report_violation: ReportViola
         report_violation(f"'{args.name}' carries the device-injection annotation {key!r}: the container runtime (CDI) "
                          "or an NRI plugin injects the devices it names (nvidia.com/gpu=all: every GPU of the node) "
                          "past the device plugin, the GPU quota and Kueue. Remove it and request nvidia.com/gpu.", None)
-    for where, spec in pod_specs(args.resource_type, args.props):
-        if spec is UNKNOWN or spec is None:
+    specs = pod_specs(args.resource_type, args.props)
+    if args.resource_type in HELM_TYPES and not member(read(args.props, "namespace"), agents):
+        specs = values_pod_specs(read(args.props, "values", default={}))  # the chart copies them into its pods
+    for where, spec in specs:
+        if spec is UNKNOWN or spec is None or isinstance(spec, Uninterpretable):
             continue
         for problem in env_problems(spec):
             report_violation(f"'{args.name}' {where + ' ' if where else ''}{problem}: the container toolkit injects "
@@ -223,7 +230,7 @@ def validate_gpu_env_from(args: StackValidationArgs, report_violation: ReportVio
             key = (kind, read(r.props, "metadata", "namespace", default="default"), read(r.props, "metadata", "name"))
             if all(isinstance(k, str) for k in key):  # a source no pod can name (a map for a name) is no source
                 sources[key] = r
-    for r in args.resources:
+    for r in with_derived(args.resources):  # Helm values' pod specs too (``_values_pods``)
         namespace = read(r.props, "metadata", "namespace", default="default")
         if member(namespace, agents):
             continue

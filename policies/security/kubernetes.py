@@ -268,6 +268,8 @@ def validate_rdma_pods_in_privileged_namespaces(args: StackValidationArgs,
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for workload in resources:
         kind = workload.resource_type.split(':')[-1]
+        if kind == "HelmValues":
+            continue  # a release's values: their Pod Security settings are helm-values-pod-security's
         if is_cluster_scoped(workload.resource_type):
             beyond = [f"{where}: {ask}" if where else ask for where, spec in
                       pod_specs(workload.resource_type, workload.props)

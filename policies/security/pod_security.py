@@ -6,7 +6,7 @@ containers, capabilities beyond ``_pss.BASELINE_CAPABILITIES``, ``hostPath`` vol
 further forbids ``allowPrivilegeEscalation: true`` and running as UID 0. A subset of these is *node escape*: a
 container with the host's PID or IPC namespace, ``SYS_ADMIN``-class capabilities (``_pss.NODE_ESCAPE_CAPABILITIES``,
 see ``capabilities(7)``), or the host's root, ``/etc``, ``/proc``, ``/sys``, kubelet or container-runtime
-directories mounted (``_pss.NODE_ESCAPE_PATHS``) controls the node. RDMA training pods need ``privileged``,
+directories mounted — every host path outside ``_pss.HARMLESS_HOST_PATHS``, deny by default — controls the node. RDMA training pods need ``privileged``,
 ``hostNetwork``, ``IPC_LOCK`` and ``/dev/infiniband``, none of which is listed there; node agents (the GPU Operator,
 the Prometheus node exporter) need node escape and run in their own namespaces: only those the config names
 (``nodeAgentNamespaces``), never a tenant's (``_pss.tenant_namespaces``: a GPU ResourceQuota, a Kueue LocalQueue or
@@ -56,6 +56,7 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._helm_values import hidden_inputs, values_findings, values_namespaces  # noqa: F401 (re-exported)
     from ._objects import inputs_hidden, with_derived
     from ._operator_pods import Uninterpretable
+    from ._values_pods import VALUES_PODS, values_pod_specs
     from .kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                              pod_specs)
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -66,6 +67,7 @@ else:  # run by the Pulumi CLI from inside policies/security/
     from _helm_values import hidden_inputs, values_findings, values_namespaces  # noqa: F401 (re-exported)
     from _objects import inputs_hidden, with_derived
     from _operator_pods import Uninterpretable
+    from _values_pods import VALUES_PODS, values_pod_specs
     from kubernetes import (ENFORCE_LABEL, HELM_CHART_V4, HELM_RELEASE, NAMESPACE, chart_name, is_cluster_scoped,
                             pod_specs)
 
@@ -165,6 +167,12 @@ def validate_helm_values(args: StackValidationArgs, report_violation: ReportViol
             report_violation(f"Helm release '{release.name}' {'; '.join(hidden)}, which the pack cannot read, so "
                              "its pod settings cannot be judged. Pass the values inline (values) and drop the post "
                              "renderer.", release.urn)
+        unplaced = [s.reason for _, s in values_pod_specs(read(release.props, "values", default={}))
+                    if isinstance(s, Uninterpretable)]
+        if unplaced:
+            report_violation(f"Helm release '{release.name}': {'; '.join(unplaced)}. Give the value the shape "
+                             "Kubernetes gives the pod field (a list of volumes or tolerations, a map, a string).",
+                             release.urn)
         findings = [f for f in values_findings(read(release.props, "values", default={})) if f[0] != "escape"]
         if not findings:
             continue
@@ -223,6 +231,8 @@ def validate_node_escape(args: StackValidationArgs, report_violation: ReportViol
     agents = node_agent_namespaces(args.get_config(), resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
+        if r.resource_type == VALUES_PODS:
+            continue  # a release's values: judged with the release below (values_findings, namespaceOverride)
         pv_spec = persistent_volume_spec(r.resource_type, r.props)
         if pv_spec is not None:
             escapes = persistent_volume_escapes({"spec": pv_spec})
@@ -276,7 +286,8 @@ def validate_namespace_declared(args: StackValidationArgs, report_violation: Rep
     resources = with_derived(args.resources)
     namespaces = [r for r in resources if r.resource_type == NAMESPACE]
     for r in resources:
-        if is_cluster_scoped(r.resource_type) or inputs_hidden(r.resource_type, r.props) or (
+        if r.resource_type == VALUES_PODS or is_cluster_scoped(r.resource_type) or inputs_hidden(
+                r.resource_type, r.props) or (
                 r.resource_type not in (HELM_RELEASE, HELM_CHART_V4) and not pod_specs(r.resource_type, r.props)):
             continue  # a v4 Chart as pulumi preview shows it names no namespace: helm-release-pinned refuses it
         level, ns = namespace_level(r, namespaces)

@@ -26,6 +26,9 @@ its own namespace a tenant keeps what ``edit`` gives (Services, Ingresses, Netwo
 |                               |            | network-policy-api "AdminNetworkPolicy"                             |
 | volume-attachment             | cluster    | API reference "VolumeAttachment v1 storage.k8s.io" (cluster-scoped, |
 |                               |            | the CSI external-attacher's)                                        |
+| snapshot-content-writes       | cluster    | kubernetes-csi/external-snapshotter "Pre-provisioned snapshots"     |
+|                               |            | (VolumeSnapshotContent: cluster-scoped, ``source.snapshotHandle``,  |
+|                               |            | ``volumeSnapshotRef`` names any namespace); group snapshots v1beta1 |
 | storage-class-writes          | cluster    | docs "Storage Classes", "CSI Driver", "Volume Attributes Classes"   |
 | scheduling-class-writes       | cluster    | docs "Pod Priority and Preemption", "Runtime Class" (its            |
 |                               |            | scheduling.tolerations are merged into the pod's)                   |
@@ -99,6 +102,14 @@ ISOLATION_DANGERS: tuple[tuple, ...] = (
     ("volume-attachment", "VolumeAttachment writes (attach any PersistentVolume's volume, another tenant's "
            "data, to any node)", "cluster",
            perms("storage.k8s.io", ("volumeattachments", "volumeattachments/status"), WRITE)),
+    ("snapshot-content-writes", "VolumeSnapshotContent and VolumeSnapshotClass writes, group snapshots' too (a "
+           "pre-provisioned content names any backup's snapshotHandle and binds it to a VolumeSnapshot of any "
+           "namespace, whose claims restore another tenant's data)", "cluster",
+           perms("snapshot.storage.k8s.io", ("volumesnapshotcontents", "volumesnapshotcontents/status",
+                                             "volumesnapshotclasses"), WRITE)
+           + perms("groupsnapshot.storage.k8s.io", ("volumegroupsnapshotcontents",
+                                                    "volumegroupsnapshotcontents/status",
+                                                    "volumegroupsnapshotclasses"), WRITE)),
     ("storage-class-writes", "StorageClass, CSIDriver, CSINode and VolumeAttributesClass writes (provisioner "
            "parameters and the default class every tenant's claims get)", "cluster",
            perms("storage.k8s.io", ("storageclasses", "csidrivers", "csinodes", "volumeattributesclasses"), WRITE)),

@@ -225,9 +225,9 @@ def test_install_and_uninstall_restore_pulumi_policy():
 
 def test_no_rule_reaches_behind_the_proxy():
     """A rule could bypass the write check through the proxy's raw target; no pack source does, except two readers
-    that build fresh containers from it: ``_objects._unproxied`` (``plain()``) and ``_provider_namespace._target``
+    that build fresh containers from it: ``_plain._unproxied`` (``plain()``) and ``_provider_namespace._target``
     (a copy with the provider's namespace, wrapped again)."""
-    readers = {"_objects.py": "def _unproxied", "_provider_namespace.py": "def _target"}
+    readers = {"_plain.py": "def _unproxied", "_provider_namespace.py": "def _target"}
     for pack_dir in PACK_DIRS:
         for path in pack_dir.glob("*.py"):
             text = path.read_text(encoding="utf-8")

@@ -106,7 +106,15 @@ def test_every_baseline_control_needs_a_privileged_namespace(spec, what):
                                           ("/opt/../proc", True), ("/var/lib/containers/storage", True),
                                           ("/var/lib/crio", True), ("/var/spool/cron", True),
                                           ("/var/log", True), ("/var/log/containers", True), ("/var/lib/cni", True),
-                                          ("/var/lib/data", False), ("/var/cache/models", False)])
+                                          ("/var/lib/data", True), ("/var/cache/models", False),
+                                          ("/var/lib/cloud", True), ("/var/lib/cloud/scripts/per-boot", True),
+                                          ("/etc/cloud", True), ("/etc/cron.d", True), ("/etc/systemd/system", True),
+                                          ("/usr/lib/systemd", True), ("/run/systemd", True), ("/tmp", True),
+                                          ("/etc/ld.so.preload", True), ("/home/opc/.ssh", True), ("/opt", True),
+                                          ("/var/run/crio/crio.sock", True), ("/dev/sda", True), ("/dev/mem", True),
+                                          ("/dev/nvme0n1", True), ("/var/lib/dbus", True), ("/opt/oci-hpc", True),
+                                          ("/mnt/localdisk", False), ("/dev/infiniband/uverbs0", False),
+                                          ("/dev/infiniband/../sda", True), ("/mntx", True), ("/", True)])
 def test_node_escape_paths(path, escape):
     assert node_escape_path(path) is escape
 

@@ -24,6 +24,8 @@ MEMBERS = {
     "cluster-network-policy-writes": (rule(["create"], ["ciliumidentities"], ["cilium.io"]), "identities"),
     "volume-attachment": (rule(["create"], ["volumeattachments"], ["storage.k8s.io"]), "VolumeAttachment"),
     "storage-class-writes": (rule(["patch"], ["storageclasses"], ["storage.k8s.io"]), "StorageClass"),
+    "snapshot-content-writes": (rule(["create"], ["volumegroupsnapshotcontents"], ["groupsnapshot.storage.k8s.io"]),
+                                "VolumeSnapshotContent"),
     "scheduling-class-writes": (rule(["create"], ["runtimeclasses"], ["node.k8s.io"]), "RuntimeClass"),
     "api-fairness-writes": (rule(["update"], ["flowschemas"], ["flowcontrol.apiserver.k8s.io"]), "FlowSchema"),
     "device-writes": (rule(["create"], ["resourceslices"], ["resource.k8s.io"]), "ResourceSlice"),
@@ -84,3 +86,19 @@ def test_the_cluster_scoped_members_are_not_judged_across_namespaces():
     assert found(stack_role(MEMBERS["volume-attachment"][0]), role_binding("helper", [OTHER_SA])) == []
     assert found(role(MEMBERS["volume-attachment"][0], name="helper"),
                  role_binding("helper", [OTHER_SA], ref_kind="ClusterRole")) == []
+
+
+@pytest.mark.parametrize("granted", [rule(["create"], ["volumesnapshotcontents"], ["snapshot.storage.k8s.io"]),
+                                     rule(["patch"], ["volumesnapshotcontents/status"], ["snapshot.storage.k8s.io"]),
+                                     rule(["update"], ["volumesnapshotclasses"], ["snapshot.storage.k8s.io"]),
+                                     rule(["*"], ["*"], ["snapshot.storage.k8s.io"])])
+def test_cluster_wide_snapshot_content_writes_are_refused(granted):
+    got = found(*bound(granted))
+    assert len(got) == 1 and "VolumeSnapshotContent" in got[0], got
+
+
+def test_reading_snapshot_contents_and_writing_ones_own_snapshots_pass():
+    assert found(*bound(rule(["get", "list", "watch"], ["volumesnapshotcontents", "volumesnapshotclasses"],
+                             ["snapshot.storage.k8s.io"]))) == []
+    assert found(*bound(rule(["create", "delete"], ["volumesnapshots"], ["snapshot.storage.k8s.io"]),
+                        kind="RoleBinding")) == []
