@@ -378,8 +378,10 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
            previous_plan: Optional[dict] = None) -> str:
     """The human report: the summary view (only the changes when compared with ``previous_plan``), or the full
     tree with ``details``."""
-    if details:
-        return render_details(stack, run, report, unknowns, changes, previous)
+    if details:  # the CAUSE opens every view of a --previous report (it is the last error line on stderr)
+        lines = render_details(stack, run, report, unknowns, changes, previous).split("\n")
+        causes = [f"CAUSE: {cause}" for cause in endpoint_cause(changes, getattr(run, "config_changed", None))]
+        return "\n".join(lines[:2] + causes + ([""] if causes else []) + lines[2:])
     if changes is not None:
         return render_changes(stack, run, report, unknowns, changes, previous, previous_plan,
                               width or terminal_width())
