@@ -11,7 +11,9 @@ and the report says so instead of naming a key.
 
 from __future__ import annotations
 
+import functools
 import json
+from pathlib import Path
 from typing import Any, Iterable, Optional
 
 #: A secret config key's value in a plan (the plan never holds a secret).
@@ -85,3 +87,76 @@ def describe(changes: list[tuple[str, Any, Any]], limit: int = 4) -> str:
     if len(changes) > limit:
         parts.append(f"and {len(changes) - limit} more (Config changed, above)")
     return ", ".join(parts)
+
+
+#: The change-cost reference (``python -m offline.changecost --write``): what changing each config key alone does to
+#: the dev stack, as the preview's own replacement model planned it.
+CHANGE_COST = Path(__file__).resolve().parent / "change_cost.json"
+
+
+@functools.lru_cache(maxsize=1)
+def _replaced_types() -> dict[str, frozenset[str]]:
+    """Reference key (``nodePools.<pool>.shape``, or a structural change's label: ``a new tenant``) → the resource
+    types changing it alone replaces (empty: it replaces nothing); keys the reference could not derive
+    (``invalid``) are left out (their effect is unknown)."""
+    try:
+        entries = json.loads(CHANGE_COST.read_text(encoding="utf-8")).get("entries", {})
+    except (OSError, ValueError):
+        return {}
+    return {e.get("label") or e["key"]: frozenset(c[1] for c in e.get("changes") or [] if c[0] == "replace")
+            for e in entries.values() if isinstance(e, dict) and e.get("key") and e.get("kind") != "invalid"}
+
+
+#: A map of the config added or removed as a whole → the change-cost reference's structural case.
+_STRUCTURAL = {("tenants", "added"): "a new tenant", ("tenants", "removed"): "a tenant removed",
+               ("nodePools", "added"): "a new node pool"}
+
+
+def _reference_key(path: str, old: Any = None, new: Any = None) -> Optional[str]:
+    """The change-cost reference's key for a changed config ``path`` (``nodePools.gpu.shape`` →
+    ``nodePools.<pool>.shape``; a path inside a map-valued key → that key; a tenant or pool added or removed as a
+    whole → its structural case), or None when it has none."""
+    import re
+
+    parts = [p for p in re.split(r'\.(?![^\[]*\])|\["|"\]', path) if p]
+    known = _replaced_types()
+    if len(parts) == 2 and (old == UNSET) != (new == UNSET):
+        label = _STRUCTURAL.get((parts[0], "added" if old == UNSET else "removed"))
+        return label if label in known else None
+    for end in range(len(parts), 0, -1):
+        for key in known:
+            pieces = key.split(".")
+            if len(pieces) == end and all(a == b or (a.startswith("<") and a.endswith(">"))
+                                          for a, b in zip(pieces, parts[:end])):
+                return key
+    return None
+
+
+def forcing_changes(changes: list[tuple[str, Any, Any]], resource_type: str
+                    ) -> tuple[list[tuple[str, Any, Any]], list[tuple[str, Any, Any]]]:
+    """``(forcing, unknown)``: of the config ``changes`` (:func:`config_changes`), those whose change alone replaces a
+    resource of ``resource_type`` according to the change-cost reference (``network.apiEndpoint.public`` replaces a
+    subnet; ``network.apiEndpoint.allowedCidrs`` adds an NSG rule and replaces nothing), and those the reference
+    does not cover (a key it could not derive), which may contribute. The rest replace nothing of that type and are
+    not its cause."""
+    forcing, unknown = [], []
+    for change in changes:
+        key = _reference_key(*change)
+        if key is None:
+            unknown.append(change)
+        elif resource_type in _replaced_types()[key]:
+            forcing.append(change)
+    return forcing, unknown
+
+
+def attribute(changes: list[tuple[str, Any, Any]], resource_type: str, limit: int = 4) -> str:
+    """The config change(s) behind a replacement of a ``resource_type``, described (:func:`describe`): the keys whose
+    change alone forces it (:func:`forcing_changes`); when none does, those the change-cost reference does not cover
+    (``possibly ...``); when there are none either, every changed key (a combination of them may force it). The
+    report's Config changed block lists every key whatever is named here."""
+    forcing, unknown = forcing_changes(changes, resource_type)
+    if forcing:
+        return describe(forcing, limit)
+    if unknown:
+        return "possibly " + describe(unknown, limit)
+    return describe(changes, limit)

@@ -379,11 +379,11 @@ def _in_config_terms(change: Change, reason: str, changed: Optional[list] = None
     program derives) replaced, for a resource of this project (its URN names project ``oke-rdma``), by the fix a
     stack's user has: avoid the replacement by undoing the config change behind it — named from ``changed`` (the
     config keys that differ from the previous plan's, :func:`offline.config_diff.config_changes`) when known."""
-    from offline.config_diff import describe
+    from offline.config_diff import attribute
 
     if change.urn.split("::")[1:2] != ["oke-rdma"] or change.type not in _DERIVED_LABELS:
         return reason
-    which = (f"undo the config change that causes it ({describe(changed)})" if changed
+    which = (f"undo the config change that causes it ({attribute(changed, change.type)})" if changed
              else "undo the config change that causes it (Config changed and CAUSE above, or Replacements)")
     return _PROGRAM_ADVICE.sub(lambda m: f"; oke-rdma derives the {m.group(1)} itself (no config key changes it): "
                                          f"avoid the replacement instead — {which}", reason)
@@ -592,7 +592,7 @@ def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     lines += _counts(run, changes)
     lines += replacements_block(changes)
     lines += stateful_block(changes)
-    lines += errors_block(changes)
+    lines += errors_block(changes, getattr(run, "config_changed", None))  # the fix names the key, as the summary's
     lines += node_pool_block(changes, run)
     lines += ["", "Types:"]
     for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):

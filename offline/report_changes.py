@@ -219,7 +219,7 @@ def _config_behind(changed: Optional[list]) -> str:
     """The config change(s) behind a subnet's public-IP change, from the keys that differ between the previous
     plan's config and this one (``changed``: :func:`offline.config_diff.config_changes`, None when the previous
     plan records no config)."""
-    from offline.config_diff import describe
+    from offline.config_diff import attribute, describe, forcing_changes
 
     if changed is None:
         return ("the previous plan records no config (written by an older version), so the config key cannot be "
@@ -228,11 +228,17 @@ def _config_behind(changed: Optional[list]) -> str:
     if not changed:
         return ("no config key changed since the previous plan, so the program itself (another version of it) made "
                 "this change: preview the same config with the version that wrote the previous plan")
-    network = [c for c in changed if c[0].startswith("network.")]
-    named = network or changed
+    # only the keys whose change replaces a subnet (the change-cost reference): network.apiEndpoint.allowedCidrs
+    # changed beside network.apiEndpoint.public adds NSG rules and is no part of the cause
+    forcing, unknown = forcing_changes(changed, SUBNET)
+    # none known to replace a subnet alone: the network keys (a combination of them may), else every key
+    named = forcing or unknown or [c for c in changed if c[0].startswith("network.")] or changed
     known = [PUBLIC_SUBNET_KEYS[path] for path, *_ in named if path in PUBLIC_SUBNET_KEYS]
-    text = f"the config change behind it: {describe(named)}"
+    text = f"the config change behind it: {attribute(changed, SUBNET) if forcing or unknown else describe(named)}"
     return text + ("; " + "; ".join(known) if known else "; to keep the cluster, undo it")
+
+
+SUBNET = "oci:Core/subnet:Subnet"
 
 
 def public_subnet_replaced(changes: Optional[list[Change]]) -> list[Change]:

@@ -141,3 +141,43 @@ def test_the_causes_are_repeated_on_stderr_once_per_reader(capsys, monkeypatch):
     assert err.startswith("error: exit 4: 2 problems above") and "error: a" not in err
     preview.repeat_causes([], 0)
     assert capsys.readouterr().err == ""
+
+
+def test_a_replacement_is_attributed_to_the_keys_whose_change_forces_it():
+    """Of the keys that changed, only those the change-cost reference records as replacing a resource of that type
+    are named; a key it does not cover is named as possible only when no known key forces it; with neither, every
+    changed key is named (a combination may force it)."""
+    from offline.config_diff import attribute
+
+    subnet = "oci:Core/subnet:Subnet"
+    cidrs = ("network.apiEndpoint.allowedCidrs", ["10.0.0.0/16"], ["10.0.0.0/16", "203.0.113.0/24"])
+    public = ("network.apiEndpoint.public", False, True)
+    members = ("tenants.vision.members", [], [{"group": "g"}])
+    assert attribute([cidrs, public, members], subnet) == "network.apiEndpoint.public (false → true)"
+    assert attribute([cidrs, members], subnet) == 'possibly tenants.vision.members ([] → [{"group":"g"}])'
+    assert attribute([cidrs], subnet) == describe([cidrs])
+    # a tenant added as a whole is the reference's "a new tenant", which replaces no subnet
+    assert attribute([("tenants.speech", UNSET, {"rdma": True}), public], subnet) == \
+        "network.apiEndpoint.public (false → true)"
+
+
+def test_a_refused_label_names_only_the_key_behind_its_replacement():
+    """A subnet's kept dnsLabel refused: the fix names network.apiEndpoint.public, not a CIDR changed beside it."""
+    from offline.report import _in_config_terms
+
+    subnet = _c("replace", "oci:Core/subnet:Subnet", "okerdma-dev-cp", changed=("prohibitPublicIpOnVnic",))
+    reason = ("dnsLabel: 'cp' is kept in the same vcnId; set deleteBeforeReplace on it (it is then gone until "
+              "created again) or give it another dnsLabel")
+    said = _in_config_terms(subnet, reason, [("network.apiEndpoint.allowedCidrs", [], ["1.2.3.0/24"]),
+                                             ("network.apiEndpoint.public", False, True)])
+    assert "undo the config change that causes it (network.apiEndpoint.public (false → true))" in said
+    assert "allowedCidrs" not in said
+
+
+def test_the_cause_leaves_out_a_cidr_changed_beside_the_public_switch():
+    from offline.report_changes import endpoint_cause
+
+    subnet = _c("replace", "oci:Core/subnet:Subnet", "cp", changed=("prohibitPublicIpOnVnic",))
+    (cause,) = endpoint_cause([subnet], [("network.apiEndpoint.allowedCidrs", [], ["1.2.3.0/24"]),
+                                         ("network.apiEndpoint.public", False, True)])
+    assert "network.apiEndpoint.public (false → true)" in cause and "allowedCidrs" not in cause
