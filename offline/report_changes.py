@@ -2,7 +2,8 @@
 in CI. Each changed resource with its changed properties ``old → new`` (secrets masked, a long value named rather
 than printed), wrapped at the width and never cut inside a word; the counts, the Replacements (with the API
 endpoint's in-place way when a subnet's public-IP setting replaces it), stateful, error and node-pool blocks of
-:mod:`offline.report`; the warnings the program logged (info messages counted); the policy findings; the IAM
+:mod:`offline.report`; the warnings the program logged (info messages counted, and those the previous plan already
+had); the policy findings (advisory ones the previous plan had counted); the IAM
 statements only when they change; and only the stack outputs that change, path by path.
 """
 
@@ -317,8 +318,10 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         c.urn: before.get(c.urn) for c in changes if c.op == "delete"}}) + errors_block(changes, changed_config)
     lines += [w for line in manual_block(changes) for w in (_wrap(line, width, '      ') if line else [line])]
     lines += node_pool_block(changes, run, previous_plan)
-    lines += diagnostics_block(run, stack, width, count_infos=True)
-    lines += _policy_lines(run, report)
+    # what the previous plan already said, word for word, is counted, not repeated (errors and mandatory findings
+    # always printed; --details and the JSON plan keep everything)
+    lines += diagnostics_block(run, stack, width, count_infos=True, previous_plan=previous_plan)
+    lines += _policy_lines(run, report, previous_plan)
     old_outputs = (previous_plan or {}).get("outputs") or {}
     new_outputs = {k: mask(v) for k, v in run.outputs.items()}
     if any(json.dumps(old_outputs.get(k), sort_keys=True) != json.dumps(new_outputs.get(k), sort_keys=True)
