@@ -160,3 +160,87 @@ def attribute(changes: list[tuple[str, Any, Any]], resource_type: str, limit: in
     if unknown:
         return "possibly " + describe(unknown, limit)
     return describe(changes, limit)
+
+
+@functools.lru_cache(maxsize=1)
+def _reference_rows() -> dict[str, tuple[str, bool]]:
+    """Config reference path (``platform.kubePrometheusStack.version``, ``tenants.<tenant>.quota.gpu``) → (its
+    default as the reference gives it, whether the key is secret), read from the config model
+    (:func:`oke_rdma.config.reference.iter_rows`); empty when the model cannot be read."""
+    try:
+        from oke_rdma.config.reference import iter_rows
+        return {row.path: (row.default, "secret" in row.type) for row in iter_rows()}
+    except Exception:  # noqa: BLE001 (a report never fails on its reference: no default is shown then)
+        return {}
+
+
+def _row_for(path: str) -> Optional[str]:
+    import re
+
+    parts = [p for p in re.split(r'\.(?![^\[]*\])|\["|"\]', path) if p]
+    for row in _reference_rows():
+        pieces = row.split(".")
+        if len(pieces) == len(parts) and all(a == b or (a.startswith("<") and a.endswith(">"))
+                                             for a, b in zip(pieces, parts)):
+            return row
+    return None
+
+
+def default_of(path: str) -> Optional[str]:
+    """The default the config model gives the key at ``path`` (``88.5.3`` for ``platform.kubePrometheusStack.version``),
+    as text; None when it has none (a required key, one derived from others) or the path is not a key of it."""
+    row = _row_for(path)
+    text = _reference_rows()[row][0] if row else ""
+    if len(text) > 2 and text.startswith("`") and text.endswith("`") and "`" not in text[1:-1]:
+        return text[1:-1]
+    return None
+
+
+def _member_row(path: str) -> bool:
+    """True when ``path`` names one member of a map of models (``tenants.nlp``, ``nodePools.gpu``): the reference
+    has rows under ``tenants.<tenant>.``. Adding or removing one is one change (a tenant, a pool)."""
+    parts = path.split(".")
+    if len(parts) < 2:
+        return False
+    parent = _row_for(".".join(parts[:-1]))
+    head = f"{parent or '.'.join(parts[:-1])}.<"
+    return any(r.startswith(head) for r in _reference_rows())
+
+
+def leaves(path: str, value: Any) -> list[tuple[str, Any]]:
+    """``(path, value)`` of every leaf of a map ``value`` at ``path`` (lists and scalars are leaves), in key order."""
+    if isinstance(value, dict) and value:
+        return [leaf for key in sorted(value, key=str) for leaf in leaves(_key_path(path, key), value[key])]
+    return [(path, value)]
+
+
+def expand(changes: list[tuple[str, Any, Any]]) -> list[tuple[str, Any, Any]]:
+    """The config ``changes`` as a reviewer reads them: a map that was unset before (a new add-on section, a new
+    tenant) as its leaf keys, each against the default it replaces (``(default 88.5.3)``, else :data:`UNSET`); a
+    settings map unset again the same way (its leaves back to their defaults); a member of a map removed (a tenant,
+    a pool) stays one change. A secret key keeps its :data:`SECRET`."""
+    out: list[tuple[str, Any, Any]] = []
+    for path, old, new in changes:
+        if old == UNSET and isinstance(new, dict) and new:
+            out += [(leaf, _default_side(leaf), value) for leaf, value in leaves(path, new)]
+        elif new == UNSET and isinstance(old, dict) and old and not _member_row(path):
+            out += [(leaf, value, _default_side(leaf)) for leaf, value in leaves(path, old)]
+        else:
+            out.append((path, old, new))
+    return out
+
+
+#: How a default stands on one side of a config change in the report.
+DEFAULT_MARK = " (default)"
+
+
+def _default_side(path: str) -> Any:
+    default = default_of(path)
+    return UNSET if default is None else f"{default}{DEFAULT_MARK}"
+
+
+def secret_key(path: str) -> bool:
+    """True when the config model marks the key at ``path`` secret (a password): its value is never printed, even
+    when the stack file holds it in plain text."""
+    row = _row_for(path)
+    return bool(row and _reference_rows()[row][1])

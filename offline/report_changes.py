@@ -257,19 +257,28 @@ def endpoint_cause(changes: Optional[list[Change]], changed: Optional[list] = No
 
 def config_block(changed: Optional[list], width: int) -> list[str]:
     """``Config changed (N):`` with each changed key ``old → new`` (secrets ``[secret]``), or the line saying the
-    previous plan records no config: what every attribution in the report is made from."""
-    from offline.config_diff import shown
+    previous plan records no config: what every attribution in the report is made from. A map unset before reads as
+    its leaf keys against the defaults they replace (:func:`offline.config_diff.expand`); a list as its items removed
+    (``-``) and added (``+``), maps included (a tenant's members)."""
+    from offline.config_diff import SECRET, expand, secret_key, shown
 
     if changed is None:
         return _wrap("Config changed: not known (the previous plan records no config; plans written by this version "
                      "do)", width, "    ") + [""]
     if not changed:
         return ["Config changed: none", ""]
+    entries = expand(changed)
     lines = [f"Config changed ({len(changed)}):"]
-    for path, old, new in changed[:MAX_PATHS * 2]:
-        lines += _wrap(f"    {path}: {_value_text(shown(old))} → {_value_text(shown(new))}", width, "        ")
-    if len(changed) > MAX_PATHS * 2:
-        lines.append(f"    … and {len(changed) - MAX_PATHS * 2} more")
+    for path, old, new in entries[:MAX_PATHS * 2]:
+        if secret_key(path):
+            old, new = (v if v in (UNSET, SECRET) else SECRET for v in (old, new))
+        if isinstance(old, list) and isinstance(new, list) and _itemizable(old) and _itemizable(new):
+            lines += [line[2:] for line in list_change_lines(path, old, new, width + 2)]
+            continue
+        lines += _wrap(f"    {path}: {_value_text(_hide(shown(old)))} → {_value_text(_hide(shown(new)))}", width,
+                       "        ")
+    if len(entries) > MAX_PATHS * 2:
+        lines.append(f"    … and {len(entries) - MAX_PATHS * 2} more (the JSON plans' config)")
     return lines + [""]
 
 
