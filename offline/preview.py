@@ -273,7 +273,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="exit 5 when a resource holding state (cluster, node pool, file system...) would be "
                              "replaced or deleted")
     parser.add_argument("--details", action="store_true",
-                        help="show the whole resource tree and every output in full instead of the summary")
+                        help="show the whole resource tree, every finding and every output in full instead of the "
+                             "summary (with --previous: the warnings unchanged since the previous plan too)")
     parser.add_argument("--timings", action="store_true",
                         help="print where the time went to stderr: each phase of the preview and each pack's "
                              "analyzer calls (docs/benchmark.md)")
