@@ -274,7 +274,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="exit 5 when a resource holding state (cluster, node pool, file system...) would be "
                              "replaced or deleted")
     parser.add_argument("--details", action="store_true",
-                        help="show the whole resource tree and every output in full instead of the summary")
+                        help="show the whole resource tree, every finding and every output in full instead of the "
+                             "summary (with --previous: the warnings unchanged since the previous plan too)")
     parser.add_argument("--timings", action="store_true",
                         help="print where the time went to stderr: each phase of the preview and each pack's "
                              "analyzer calls (docs/benchmark.md)")
@@ -318,8 +319,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return fleet_main(args, main)
     global _SHOW_TIMINGS, _TIMINGS_JSON
     _SHOW_TIMINGS, _TIMINGS_JSON = args.timings, args.timings_json
-    for flag, value, check in (("--json", args.json, json_target_problem), ("--program", args.program,
-                                                                             program_problem)):
+    for flag, value, check in (("--json", args.json, json_target_problem), ("--timings-json", args.timings_json,
+                               json_target_problem), ("--program", args.program, program_problem)):
         problem = check(value) if value is not None else None
         if problem:
             print(f"error: {flag} {value}: {problem}", file=sys.stderr)
@@ -418,10 +419,8 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         from oke_rdma.config.checks.chart_versions import kubernetes_versions_supported
         withdrawn = withdrawn_creations(run, str(config.get("oke-rdma:namePrefix", "")),
                                         kubernetes_versions_supported(load_stack_config(config, secret_keys)))
-    if withdrawn and not args.program:  # OKE refuses to create these: a config problem (docs/preview.md)
-        for problem in withdrawn:
-            print(f"error: {problem}", file=sys.stderr)
-        return EXIT_CONFIG
+    if args.program:  # OKE's versions are this project's facts; another program's clusters are not judged
+        withdrawn = []
     try:
         report = evaluate_policies(run, packs, policy_configs, analyzers, project, stack, stream)
     except PolicyConfigError as e:  # printed like the Pulumi CLI prints policy config errors
@@ -437,6 +436,8 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     # What the preview finds beside the program goes into the report's Diagnostics with the program's own messages
     # (not on stderr above the report, where a reader scrolling to the summary misses it).
     found: list[tuple[str, str]] = []
+    # OKE refuses to create these: a config problem (exit 2, docs/preview.md), found once the plan is known
+    found += [("error", problem) for problem in withdrawn]
     for pack, warning in report.config_warnings_by_pack:
         where = f"--policy-config {args.policy_config[packs.index(pack.path)]}" if args.policy_config else pack.name
         found.append(("warning", f"{where}: {warning}"))
@@ -472,28 +473,44 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
                                  f"{', '.join(left)}; replace each with the real value before pulumi up"))
     # program code the engine would run at deploy time that no pack is shown (offline.engine_code): refused, exit 1
     found += [("error", refusal) for refusal in run.refusals]
+    # a plan Helm would apply with the old CRDs (docs/operations.md): refused (exit 4) with the step to take
+    notes, refusals = crd_changes(run, previous, config) if not args.program else ([], [])
+    found += [("error", problem) for problem in refusals]
     run.diagnostics[:0] = found
-    print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
-                 details=args.details, previous_plan=previous))
+    code, causes, unreported = exit_causes(run, report, args.fail_on_replace, config_errors=withdrawn,
+                                           plan_errors=image_errors + refusals)
+    # every cause of a non-zero exit is in the report (causes no other block shows: in Diagnostics) and in the
+    # plan's diagnostics, so a reader of either — a pull request's job summary — sees why (docs/preview.md)
+    run.diagnostics += [("error", line.removeprefix("error: ")) for line in unreported]
     if args.json:
         try:
-            write_plan(to_json(stack, run, report, changes), args.json)
+            write_plan(with_causes(to_json(stack, run, report, changes), causes), args.json)
         except OSError as e:  # checked before the run; this is a race (the directory went away, the disk is full)
-            print(f"error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_CONFIG
+            problem = f"error: --json {args.json}: {e.strerror or e}; the plan was not written"
+            run.diagnostics.append(("error", problem.removeprefix("error: ")))
+            causes.append(problem)
+            code = code or EXIT_CONFIG
+    print(render(stack, run, report, args.unknowns, changes, str(args.previous) if args.previous else None,
+                 details=args.details, previous_plan=previous))
     timings.mark("report")
-    notes, refusals = crd_changes(run, previous, config) if not args.program else ([], [])
     for note in notes:
         print(f"CRDs: {note}")
-    repeated: list[str] = []  # the causes of a non-zero exit, repeated on stderr after the report
-    code = exit_code(run, report, args.fail_on_replace, repeated.append)
-    repeated += [f"error: {problem}" for problem in image_errors]  # also in Diagnostics
-    if image_errors:
-        code = EXIT_PLAN
-    repeat_causes(repeated, code)
-    for problem in refusals:  # a plan Helm would apply with the old CRDs (docs/operations.md): stderr only
-        print(f"error: {problem}", file=sys.stderr)
-    return EXIT_PLAN if refusals else code
+    repeat_causes(causes, code)
+    return code
+
+
+def with_causes(doc: dict, causes: list[str]) -> dict:
+    """The plan ``doc`` with every cause of the exit code (``error: ...`` lines) among its ``diagnostics`` as an
+    error, unless a diagnostic already says it: a reader of the plan alone learns why the preview failed."""
+    from offline.values import hide
+
+    have = {d["message"] for d in doc["diagnostics"]}
+    for line in causes:
+        message = hide(line.removeprefix("error: "))
+        if message not in have:
+            have.add(message)
+            doc["diagnostics"].append({"severity": "error", "message": message})
+    return doc
 
 
 def same_stream() -> bool:
@@ -506,27 +523,49 @@ def same_stream() -> bool:
 
 
 def repeat_causes(lines: list[str], code: int) -> None:
-    """Repeat on stderr the causes of a non-zero exit that the report printed (its ``error:`` lines, the CAUSE):
+    """Repeat on stderr the causes of a non-zero exit that the report printed (its ``error:`` lines, the mandatory
+    policy findings, the CAUSE):
     each line when stderr is read on its own (CI keeps it apart), one line pointing at the report when stdout and
     stderr are the same stream (:func:`same_stream`), so no problem is printed twice where one reader sees both."""
     if not lines:
         return
     if same_stream():
         count = f"{len(lines)} problem{'s' if len(lines) != 1 else ''}"
-        print(f"error: exit {code}: {count} above (the report's error: lines, and CAUSE: at its top when a config "
-              "change replaces a subnet)", file=sys.stderr)
+        print(f"error: exit {code}: {count} above (the report's error: lines and mandatory policy findings, and "
+              "CAUSE: at its top when a config change replaces a subnet)", file=sys.stderr)
         return
     for line in lines:
         print(line, file=sys.stderr)
 
 
+def exit_causes(run: ProgramRun, report, fail_on_replace: bool = False, config_errors: list[str] = (),
+                plan_errors: list[str] = ()) -> tuple[int, list[str], list[str]]:
+    """``(code, causes, unreported)``: the preview's exit code once the plan is known, every cause of it as an
+    ``error: ...`` line (what is repeated on stderr and added to the plan's diagnostics), and those causes no block of
+    the report shows otherwise (added to its Diagnostics). ``config_errors`` (a Kubernetes version OKE withdrew:
+    :data:`EXIT_CONFIG`) and ``plan_errors`` (an image kept across a version change, a CRD upgrade refused:
+    :data:`EXIT_PLAN`) are already among the run's diagnostics. Precedence: 2, 4, 1, 5 (:func:`exit_code`)."""
+    causes: list[str] = [f"error: {p}" for p in config_errors]
+    unreported: list[str] = []
+    code = exit_code(run, report, fail_on_replace, causes.append, unreported.append)
+    causes += [f"error: {p}" for p in plan_errors]
+    if plan_errors and code != EXIT_PLAN:
+        code = EXIT_PLAN
+    if config_errors:
+        code = EXIT_CONFIG
+    return code, causes, unreported
+
+
 def exit_code(run: ProgramRun, report, fail_on_replace: bool = False,
-              repeat: Optional[Callable[[str], None]] = None) -> int:
+              repeat: Optional[Callable[[str], None]] = None,
+              unreported: Optional[Callable[[str], None]] = None) -> int:
     """The preview's exit code once the plan is printed: :data:`EXIT_PLAN` when it cannot be applied (a protected
     resource replaced or deleted, a change the API server refuses), else :data:`EXIT_POLICY` on a mandatory policy
     violation or a resource binding program code the engine runs unseen by the packs (a hook, a state migration:
-    :mod:`offline.engine_code`), else :data:`EXIT_DESTROYS` with ``fail_on_replace`` when a stateful resource is replaced or deleted,
-    else :data:`EXIT_OK`. Each cause is handed to ``repeat`` (default: printed to stderr)."""
+    :mod:`offline.engine_code`), else :data:`EXIT_DESTROYS` with ``fail_on_replace`` when a stateful resource is
+    replaced or deleted, else :data:`EXIT_OK`. Each cause is handed to ``repeat`` (default: printed to stderr); a
+    cause no block of the report shows (the ``--fail-on-replace`` verdict: the Stateful block lists what is lost, not
+    that it fails the preview) is handed to ``unreported`` as well."""
     from offline.report import _in_config_terms
 
     say = repeat or (lambda line: print(line, file=sys.stderr))
@@ -534,24 +573,43 @@ def exit_code(run: ProgramRun, report, fail_on_replace: bool = False,
     changed = getattr(run, "config_changed", None)
     blocked = protected_destroyed(changes)
     refused = [c for c in changes if c.refused]
-    for c in blocked:
+    for c in blocked:  # the report's errors block
         say(f"error: {c.type} {c.name} is protected and would be {c.op}d; to proceed, {protect_hint(c)}run "
             f"pulumi up, or run pulumi state unprotect '{c.urn}'")
     for c in refused:
         say(f"error: {c.type} {c.name}: {'; '.join(_in_config_terms(c, r, changed) for r in c.refused)}")
     if blocked or refused:
-        for cause in endpoint_cause(changes, changed):  # last: the line a reader sees first
+        for cause in endpoint_cause(changes, changed):  # last: the line a reader sees first (CAUSE: in the report)
             say(f"error: {cause}")
         return EXIT_PLAN
     engine_code = getattr(run, "refusals", None) or []
-    for refusal in engine_code:
+    for refusal in engine_code:  # the report's Diagnostics
         say(f"error: {refusal}")
-    if has_mandatory(report) or engine_code:
+    mandatory = mandatory_violations(run, report)
+    for line in mandatory:  # the report's Policies block
+        say(line)
+    if mandatory or engine_code:
         return EXIT_POLICY
     destroyed = stateful_destroyed(changes) if fail_on_replace else []
     for c, reason in destroyed:
-        say(f"error: --fail-on-replace: {c.type} {c.name} would be {c.op}d: it loses {reason}")
+        line = f"error: --fail-on-replace: {c.type} {c.name} would be {c.op}d: it loses {reason}"
+        say(line)
+        if unreported:
+            unreported(line)
     return EXIT_DESTROYS if destroyed else EXIT_OK
+
+
+def mandatory_violations(run: ProgramRun, report) -> list[str]:
+    """One ``error:`` line per mandatory policy violation (pack, policy, resource): the causes of exit 1."""
+    if not has_mandatory(report):
+        return []
+    names = {r.urn: f"{r.type} {r.name}" for r in run.resources}
+    lines = []
+    for v in report.violations:
+        if v.enforcement_level == "mandatory":
+            where = f" on {names.get(v.urn, v.urn)}" if v.urn else " on the stack"
+            lines.append(f"error: mandatory policy violation: {v.pack} {v.policy}{where} (Policies, in the report)")
+    return lines
 
 
 #: ``--timings`` was given: :func:`exit_now` prints where the time went (:mod:`offline.timings`).

@@ -379,11 +379,11 @@ def _in_config_terms(change: Change, reason: str, changed: Optional[list] = None
     program derives) replaced, for a resource of this project (its URN names project ``oke-rdma``), by the fix a
     stack's user has: avoid the replacement by undoing the config change behind it — named from ``changed`` (the
     config keys that differ from the previous plan's, :func:`offline.config_diff.config_changes`) when known."""
-    from offline.config_diff import describe
+    from offline.config_diff import attribute
 
     if change.urn.split("::")[1:2] != ["oke-rdma"] or change.type not in _DERIVED_LABELS:
         return reason
-    which = (f"undo the config change that causes it ({describe(changed)})" if changed
+    which = (f"undo the config change that causes it ({attribute(changed, change.type)})" if changed
              else "undo the config change that causes it (Config changed and CAUSE above, or Replacements)")
     return _PROGRAM_ADVICE.sub(lambda m: f"; oke-rdma derives the {m.group(1)} itself (no config key changes it): "
                                          f"avoid the replacement instead — {which}", reason)
@@ -426,12 +426,16 @@ def stateful_block(changes: Optional[list[Change]], inputs: Optional[dict] = Non
     return lines
 
 
-def _policy_lines(run: ProgramRun, report) -> list[str]:
+def _policy_lines(run: ProgramRun, report, previous_plan: Optional[dict] = None) -> list[str]:
+    """The policy findings, pack by pack, and what could not be checked offline. With ``previous_plan`` an advisory
+    finding or a not-checked note the previous plan already had, word for word, is counted instead of printed (a
+    mandatory finding is always printed)."""
     lines = ["", "Policies:"]
     names = {r.urn: f"{r.type}: {r.name}" for r in run.analyzed_resources()}
     resources = topological(run.resources)
     ordered = ordered_violations(report.violations, resources)
     position = {r.urn: i for i, r in enumerate(resources)}
+    before = standing(previous_plan, "policyViolations")
     for pack in report.packs:
         violations = [v for v in ordered if v.pack == pack.name]
         not_run = sorted((n for n in report.not_run if n.pack == pack.name),
@@ -439,10 +443,17 @@ def _policy_lines(run: ProgramRun, report) -> list[str]:
         mandatory = any(v.enforcement_level == "mandatory" for v in violations)
         icon = "❌" if mandatory else ("⚠️" if violations else "✅")
         lines.append(f"    {icon} {pack.name}@v{pack.version} (local: {pack.path})")
+        folded = [v for v in violations if v.enforcement_level == "advisory"
+                  and (v.policy, v.urn, _hide(v.message)) in before]
         for v in violations:
+            if v in folded:
+                continue
             where = f" ({names.get(v.urn, v.urn)})" if v.urn else ""
             lines.append(f"        - [{v.enforcement_level}]  {v.policy}{where}")
             lines += [f"          {_hide(m)}" for m in v.message.splitlines()]
+        if folded:
+            lines.append(f"        ({len(folded)} advisory finding{'s' if len(folded) != 1 else ''} unchanged since "
+                         f"the previous plan: {UNCHANGED_WHERE})")
         # one line per reason: the rules that could not judge it and on how many resources (a value unknown until
         # apply, such as IAM statements naming a cluster being replaced, stops every IAM rule alike)
         by_reason: dict[str, list[str]] = {}
@@ -457,8 +468,14 @@ def _policy_lines(run: ProgramRun, report) -> list[str]:
             lines.append("        no violations")
     if run.advisories:
         advisories = list(dict.fromkeys(run.advisories))
+        noted = standing(previous_plan, "notChecked")
+        new = [a for a in advisories if _hide(a) not in noted]
         lines += ["", f"Not checked offline ({len(advisories)}):"]
-        lines += [f"    - [advisory]  {_hide(a)}" for a in advisories]
+        lines += [f"    - [advisory]  {_hide(a)}" for a in new]
+        if len(new) < len(advisories):
+            same = len(advisories) - len(new)
+            lines.append(f"    ({same} note{'s' if same != 1 else ''} unchanged since the previous plan: "
+                         f"{UNCHANGED_WHERE})")
     return lines
 
 
@@ -471,21 +488,51 @@ def wrap(text: str, width: int, indent: str) -> list[str]:
                          break_on_hyphens=False) or [text]
 
 
-def diagnostics_block(run: ProgramRun, stack: str, width: Optional[int] = None, count_infos: bool = False) -> list[str]:
+def diagnostics_block(run: ProgramRun, stack: str, width: Optional[int] = None, count_infos: bool = False,
+                      previous_plan: Optional[dict] = None) -> list[str]:
     """The program's diagnostics under the stack, each wrapped at ``width`` (None: not wrapped, the --details
-    tree) by the same rule in every view; with ``count_infos`` the info messages are one count line."""
+    tree) by the same rule in every view; with ``count_infos`` the info messages are one count line. With
+    ``previous_plan`` a warning the previous plan already had, word for word, is one count line too (a standing
+    warning is read once, not in every --previous report); an error is always printed."""
     infos = [m for severity, m in run.diagnostics if severity == "info"] if count_infos else []
     shown = [(sev, m) for sev, m in run.diagnostics if not (count_infos and sev == "info")]
-    if not shown and not infos:
+    before = standing(previous_plan, "diagnostics")
+    folded = [m for sev, m in shown if sev == "warning" and ("warning", _hide(m)) in before]
+    shown = [(sev, m) for sev, m in shown if not (sev == "warning" and ("warning", _hide(m)) in before)]
+    if not shown and not infos and not folded:
         return []
     project = run.stack_urn.split("::")[1]
     lines = ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
     for severity, message in shown:
         text = f"    {severity}: {_hide(message)}"
         lines += wrap(text, width, "      ") if width else [text]
+    if folded:
+        lines.append(f"    ({len(folded)} warning{'s' if len(folded) != 1 else ''} unchanged since the previous "
+                     f"plan: {UNCHANGED_WHERE})")
     if infos:
         lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
     return lines
+
+
+#: Where a --previous report's folded findings are printed in full.
+UNCHANGED_WHERE = "--details, or the JSON plan"
+
+
+def standing(previous_plan: Optional[dict], kind: str) -> set:
+    """What ``previous_plan`` already reported, to fold in a --previous report: its ``diagnostics`` as ``(severity,
+    message)``, its ``notChecked`` notes, or its advisory ``policyViolations`` as ``(policy, urn, message)``; empty
+    without a previous plan or when it holds none (a plan of an older version)."""
+    if not isinstance(previous_plan, dict):
+        return set()
+    items = previous_plan.get(kind)
+    if not isinstance(items, list):
+        return set()
+    if kind == "diagnostics":
+        return {(d.get("severity"), d.get("message")) for d in items if isinstance(d, dict)}
+    if kind == "policyViolations":
+        return {(v.get("policy"), v.get("urn"), v.get("message")) for v in items if isinstance(v, dict)
+                and v.get("enforcementLevel") == "advisory"}
+    return {a for a in items if isinstance(a, str)}
 
 
 def _diagnostics(run: ProgramRun, stack: str, width: Optional[int] = None) -> list[str]:
@@ -592,7 +639,7 @@ def render_details(stack: str, run: ProgramRun, report, unknowns: bool, changes:
     lines += _counts(run, changes)
     lines += replacements_block(changes)
     lines += stateful_block(changes)
-    lines += errors_block(changes)
+    lines += errors_block(changes, getattr(run, "config_changed", None))  # the fix names the key, as the summary's
     lines += node_pool_block(changes, run)
     lines += ["", "Types:"]
     for typ, n in sorted(Counter(["pulumi:pulumi:Stack"] + [r.type for r in run.resources]).items()):

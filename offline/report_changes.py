@@ -2,7 +2,8 @@
 in CI. Each changed resource with its changed properties ``old → new`` (secrets masked, a long value named rather
 than printed), wrapped at the width and never cut inside a word; the counts, the Replacements (with the API
 endpoint's in-place way when a subnet's public-IP setting replaces it), stateful, error and node-pool blocks of
-:mod:`offline.report`; the warnings the program logged (info messages counted); the policy findings; the IAM
+:mod:`offline.report`; the warnings the program logged (info messages counted, and those the previous plan already
+had); the policy findings (advisory ones the previous plan had counted); the IAM
 statements only when they change; and only the stack outputs that change, path by path.
 """
 
@@ -219,7 +220,7 @@ def _config_behind(changed: Optional[list]) -> str:
     """The config change(s) behind a subnet's public-IP change, from the keys that differ between the previous
     plan's config and this one (``changed``: :func:`offline.config_diff.config_changes`, None when the previous
     plan records no config)."""
-    from offline.config_diff import describe
+    from offline.config_diff import attribute, describe, forcing_changes
 
     if changed is None:
         return ("the previous plan records no config (written by an older version), so the config key cannot be "
@@ -228,11 +229,17 @@ def _config_behind(changed: Optional[list]) -> str:
     if not changed:
         return ("no config key changed since the previous plan, so the program itself (another version of it) made "
                 "this change: preview the same config with the version that wrote the previous plan")
-    network = [c for c in changed if c[0].startswith("network.")]
-    named = network or changed
+    # only the keys whose change replaces a subnet (the change-cost reference): network.apiEndpoint.allowedCidrs
+    # changed beside network.apiEndpoint.public adds NSG rules and is no part of the cause
+    forcing, unknown = forcing_changes(changed, SUBNET)
+    # none known to replace a subnet alone: the network keys (a combination of them may), else every key
+    named = forcing or unknown or [c for c in changed if c[0].startswith("network.")] or changed
     known = [PUBLIC_SUBNET_KEYS[path] for path, *_ in named if path in PUBLIC_SUBNET_KEYS]
-    text = f"the config change behind it: {describe(named)}"
+    text = f"the config change behind it: {attribute(changed, SUBNET) if forcing or unknown else describe(named)}"
     return text + ("; " + "; ".join(known) if known else "; to keep the cluster, undo it")
+
+
+SUBNET = "oci:Core/subnet:Subnet"
 
 
 def public_subnet_replaced(changes: Optional[list[Change]]) -> list[Change]:
@@ -250,19 +257,28 @@ def endpoint_cause(changes: Optional[list[Change]], changed: Optional[list] = No
 
 def config_block(changed: Optional[list], width: int) -> list[str]:
     """``Config changed (N):`` with each changed key ``old → new`` (secrets ``[secret]``), or the line saying the
-    previous plan records no config: what every attribution in the report is made from."""
-    from offline.config_diff import shown
+    previous plan records no config: what every attribution in the report is made from. A map unset before reads as
+    its leaf keys against the defaults they replace (:func:`offline.config_diff.expand`); a list as its items removed
+    (``-``) and added (``+``), maps included (a tenant's members)."""
+    from offline.config_diff import SECRET, expand, secret_key, shown
 
     if changed is None:
         return _wrap("Config changed: not known (the previous plan records no config; plans written by this version "
                      "do)", width, "    ") + [""]
     if not changed:
         return ["Config changed: none", ""]
+    entries = expand(changed)
     lines = [f"Config changed ({len(changed)}):"]
-    for path, old, new in changed[:MAX_PATHS * 2]:
-        lines += _wrap(f"    {path}: {_value_text(shown(old))} → {_value_text(shown(new))}", width, "        ")
-    if len(changed) > MAX_PATHS * 2:
-        lines.append(f"    … and {len(changed) - MAX_PATHS * 2} more")
+    for path, old, new in entries[:MAX_PATHS * 2]:
+        if secret_key(path):
+            old, new = (v if v in (UNSET, SECRET) else SECRET for v in (old, new))
+        if isinstance(old, list) and isinstance(new, list) and _itemizable(old) and _itemizable(new):
+            lines += [line[2:] for line in list_change_lines(path, old, new, width + 2)]
+            continue
+        lines += _wrap(f"    {path}: {_value_text(_hide(shown(old)))} → {_value_text(_hide(shown(new)))}", width,
+                       "        ")
+    if len(entries) > MAX_PATHS * 2:
+        lines.append(f"    … and {len(entries) - MAX_PATHS * 2} more (the JSON plans' config)")
     return lines + [""]
 
 
@@ -311,8 +327,10 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         c.urn: before.get(c.urn) for c in changes if c.op == "delete"}}) + errors_block(changes, changed_config)
     lines += [w for line in manual_block(changes) for w in (_wrap(line, width, '      ') if line else [line])]
     lines += node_pool_block(changes, run, previous_plan)
-    lines += diagnostics_block(run, stack, width, count_infos=True)
-    lines += _policy_lines(run, report)
+    # what the previous plan already said, word for word, is counted, not repeated (errors and mandatory findings
+    # always printed; --details and the JSON plan keep everything)
+    lines += diagnostics_block(run, stack, width, count_infos=True, previous_plan=previous_plan)
+    lines += _policy_lines(run, report, previous_plan)
     old_outputs = (previous_plan or {}).get("outputs") or {}
     new_outputs = {k: mask(v) for k, v in run.outputs.items()}
     if any(json.dumps(old_outputs.get(k), sort_keys=True) != json.dumps(new_outputs.get(k), sort_keys=True)
@@ -378,8 +396,10 @@ def render(stack: str, run: ProgramRun, report, unknowns: bool, changes: Optiona
            previous_plan: Optional[dict] = None) -> str:
     """The human report: the summary view (only the changes when compared with ``previous_plan``), or the full
     tree with ``details``."""
-    if details:
-        return render_details(stack, run, report, unknowns, changes, previous)
+    if details:  # the CAUSE opens every view of a --previous report (it is the last error line on stderr)
+        lines = render_details(stack, run, report, unknowns, changes, previous).split("\n")
+        causes = [f"CAUSE: {cause}" for cause in endpoint_cause(changes, getattr(run, "config_changed", None))]
+        return "\n".join(lines[:2] + causes + ([""] if causes else []) + lines[2:])
     if changes is not None:
         return render_changes(stack, run, report, unknowns, changes, previous, previous_plan,
                               width or terminal_width())

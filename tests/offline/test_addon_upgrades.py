@@ -97,8 +97,11 @@ def test_a_chart_upgrade_changes_only_its_release_and_shows_how_its_crds_change(
 def test_the_gpu_operator_goes_one_major_at_a_time(old, gpu_step1):
     """v25.10.1 → v26.7.0 skips 26.3 (NVIDIA supports an upgrade to the next major only): refused (exit 4) naming
     the major to go through; from v26.3.3 the step to v26.7.0 previews clean."""
-    code, _, _, err = _upgrade(old, "skip", "gpuOperator", None)
+    code, plan, out, err = _upgrade(old, "skip", "gpuOperator", None)
     assert code == preview.EXIT_PLAN
+    assert "skips the major release 26.3" in " ".join(out[out.index("\nDiagnostics:"):].split())
+    assert any(d["severity"] == "error" and "skips the major release 26.3" in d["message"]
+               for d in plan["diagnostics"])
     assert "v25.10.1 -> v26.7.0 skips the major release 26.3" in err and "upgrade to the newest 26.3.x first" in err
     code, plan, out, err = _upgrade(old, "step2", "gpuOperator", None, base=old / "step1.json")
     assert code == 0, err
@@ -108,9 +111,13 @@ def test_the_gpu_operator_goes_one_major_at_a_time(old, gpu_step1):
 
 def test_a_crds_dir_chart_bump_is_refused_until_its_crds_are_applied(old):
     """JobSet's CRD is in its chart's crds/ (Helm never upgrades it): 0.12.0 → 0.13.0 is refused with the step
-    (helm show crds ... | kubectl apply --server-side); with platform.jobset.crdsApplied: 0.13.0 it previews."""
-    code, _, _, err = _upgrade(old, "jobset", "jobset", "0.13.0")
+    (helm show crds ... | kubectl apply --server-side); with platform.jobset.crdsApplied: 0.13.0 it previews. The
+    refusal is in the report's Diagnostics and the plan's diagnostics as well as on stderr."""
+    code, plan, out, err = _upgrade(old, "jobset", "jobset", "0.13.0")
     assert code == preview.EXIT_PLAN
+    refusal = "error: oke-rdma:platform.jobset.version: 0.12.0 -> 0.13.0 leaves the old CRDs in place"
+    assert refusal in " ".join(out[out.index("\nDiagnostics:"):].split())
+    assert [d["severity"] for d in plan["diagnostics"] if "leaves the old CRDs in place" in d["message"]] == ["error"]
     assert "oke-rdma:platform.jobset.version: 0.12.0 -> 0.13.0 leaves the old CRDs in place" in err
     assert "helm show crds oci://registry.k8s.io/jobset/charts/jobset --version 0.13.0" in err
     assert "platform.jobset.crdsApplied: 0.13.0" in err

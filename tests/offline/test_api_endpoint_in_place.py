@@ -76,3 +76,28 @@ def test_adding_public_subnet_to_an_existing_stack_names_that_key_not_another(tm
                 if line.strip().startswith(("error:", "warning:", "CAUSE:"))]
     assert len(problems) == len(set(problems)), problems  # no problem line twice in the report
 
+
+
+def test_the_cause_names_only_the_key_that_forces_the_replacement(tmp_path, capsys):
+    """The endpoint made public and a CIDR added in one change: the CAUSE and the refused dnsLabel name
+    network.apiEndpoint.public only (a CIDR added alone creates one NSG rule and replaces nothing); Config changed
+    still lists both keys, and the --details view opens with the same CAUSE."""
+    def before(config: dict) -> None:
+        config["oke-rdma:network"]["apiEndpoint"].update(public=False, allowedCidrs=["10.0.0.0/16"])
+
+    code, _ = dev_plan(tmp_path, "base.json", before)
+    assert code == 0
+    capsys.readouterr()
+    for view in ([], ["--details"]):
+        code, _ = dev_plan(tmp_path, "both.json", _endpoint(True, False), "--previous", str(tmp_path / "base.json"),
+                           *view)
+        out = capsys.readouterr().out
+        assert code == 4
+        cause = " ".join(out.split("CAUSE: ", 1)[1].split("\n\n", 1)[0].split())
+        assert "the config change behind it: network.apiEndpoint.public (false → true);" in cause
+        assert "allowedCidrs" not in cause
+        refused = " ".join(next(line for line in out.splitlines()
+                                if line.startswith("error:") and "dnsLabel" in line).split())
+        assert "(network.apiEndpoint.public (false → true))" in refused and "allowedCidrs" not in refused
+        if not view:
+            assert "Config changed (2):" in out and "network.apiEndpoint.allowedCidrs" in out

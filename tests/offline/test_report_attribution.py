@@ -141,3 +141,96 @@ def test_the_causes_are_repeated_on_stderr_once_per_reader(capsys, monkeypatch):
     assert err.startswith("error: exit 4: 2 problems above") and "error: a" not in err
     preview.repeat_causes([], 0)
     assert capsys.readouterr().err == ""
+
+
+def test_a_replacement_is_attributed_to_the_keys_whose_change_forces_it():
+    """Of the keys that changed, only those the change-cost reference records as replacing a resource of that type
+    are named; a key it does not cover is named as possible only when no known key forces it; with neither, every
+    changed key is named (a combination may force it)."""
+    from offline.config_diff import attribute
+
+    subnet = "oci:Core/subnet:Subnet"
+    cidrs = ("network.apiEndpoint.allowedCidrs", ["10.0.0.0/16"], ["10.0.0.0/16", "203.0.113.0/24"])
+    public = ("network.apiEndpoint.public", False, True)
+    members = ("tenants.vision.members", [], [{"group": "g"}])
+    assert attribute([cidrs, public, members], subnet) == "network.apiEndpoint.public (false → true)"
+    assert attribute([cidrs, members], subnet) == 'possibly tenants.vision.members ([] → [{"group":"g"}])'
+    assert attribute([cidrs], subnet) == describe([cidrs])
+    # a tenant added as a whole is the reference's "a new tenant", which replaces no subnet
+    assert attribute([("tenants.speech", UNSET, {"rdma": True}), public], subnet) == \
+        "network.apiEndpoint.public (false → true)"
+
+
+def test_a_refused_label_names_only_the_key_behind_its_replacement():
+    """A subnet's kept dnsLabel refused: the fix names network.apiEndpoint.public, not a CIDR changed beside it."""
+    from offline.report import _in_config_terms
+
+    subnet = _c("replace", "oci:Core/subnet:Subnet", "okerdma-dev-cp", changed=("prohibitPublicIpOnVnic",))
+    reason = ("dnsLabel: 'cp' is kept in the same vcnId; set deleteBeforeReplace on it (it is then gone until "
+              "created again) or give it another dnsLabel")
+    said = _in_config_terms(subnet, reason, [("network.apiEndpoint.allowedCidrs", [], ["1.2.3.0/24"]),
+                                             ("network.apiEndpoint.public", False, True)])
+    assert "undo the config change that causes it (network.apiEndpoint.public (false → true))" in said
+    assert "allowedCidrs" not in said
+
+
+def test_the_cause_leaves_out_a_cidr_changed_beside_the_public_switch():
+    from offline.report_changes import endpoint_cause
+
+    subnet = _c("replace", "oci:Core/subnet:Subnet", "cp", changed=("prohibitPublicIpOnVnic",))
+    (cause,) = endpoint_cause([subnet], [("network.apiEndpoint.allowedCidrs", [], ["1.2.3.0/24"]),
+                                         ("network.apiEndpoint.public", False, True)])
+    assert "network.apiEndpoint.public (false → true)" in cause and "allowedCidrs" not in cause
+
+
+def test_config_changed_shows_a_list_of_maps_as_items_removed_and_added():
+    """A tenant's members (a list of maps) read as the members removed and added, not as two character counts; a
+    list of text the same way."""
+    from offline.report_changes import config_block
+
+    old = [{"group": "ocid1.group.oc4..a", "role": "admin"}, {"oidcGroup": "eng", "role": "developer"}]
+    new = [{"group": "ocid1.group.oc4..b", "role": "admin"}, {"oidcGroup": "eng", "role": "viewer"},
+           {"oidcGroup": "contractors", "role": "viewer"}]
+    lines = config_block([("tenants.vision.members", old, new),
+                          ("network.apiEndpoint.allowedCidrs", ["10.0.0.0/16"], ["10.0.0.0/16", "10.9.0.0/24"])],
+                         100)
+    assert "    tenants.vision.members: 3 added, 2 removed" in lines
+    assert '      - {"oidcGroup":"eng","role":"developer"}' in lines
+    assert '      + {"oidcGroup":"contractors","role":"viewer"}' in lines
+    assert "    network.apiEndpoint.allowedCidrs: 1 added" in lines and "      + 10.9.0.0/24" in lines
+    assert not any("characters" in line for line in lines)
+
+
+def test_config_changed_shows_a_new_map_as_its_leaf_keys_against_their_defaults():
+    """A section set for the first time reads as each key it sets against the default it replaces; a key without a
+    default in the model reads (unset); a removed settings map reads as its keys back to their defaults; a removed
+    tenant stays one line."""
+    from offline.report_changes import config_block
+
+    lines = config_block([("platform.kubePrometheusStack", UNSET, {"version": "88.6.0"}),
+                          ("platform.keda", {"enabled": False}, UNSET),
+                          ("tenants.nlp", {"quota": {"gpu": 1}}, UNSET),
+                          ("tenants.speech", UNSET, {"quota": {"gpu": 8}, "rdma": True})], 100)
+    assert "    platform.kubePrometheusStack.version: 88.5.3 (default) → 88.6.0" in lines
+    assert "    platform.keda.enabled: false → true (default)" in lines
+    assert "    tenants.nlp: a map (quota) → (unset)" in lines
+    assert "    tenants.speech.quota.gpu: 0 (default) → 8" in lines and "    tenants.speech.rdma: false (default) → true" \
+        in lines
+    assert not any("a map (version)" in line for line in lines)
+
+
+def test_config_changed_never_prints_a_secret():
+    """A key the model marks secret is [secret] even when the stack file holds it in plain text, inside a new map
+    too; a secure: stand-in inside a list is [secret]."""
+    from offline.report_changes import config_block
+    from offline.stackfile import SECRET_PLACEHOLDER
+
+    lines = "\n".join(config_block([
+        ("platform.kubePrometheusStack.grafanaAdminPassword", "hunter2", "hunter3"),
+        ("platform.kubePrometheusStack", UNSET, {"grafanaAdminPassword": "hunter4"}),
+        ("tenants.vision.members", [], [{"oidcGroup": SECRET_PLACEHOLDER, "role": "viewer"}]),
+        ("oke-rdma:platform", SECRET, SECRET)], 100))
+    assert "hunter" not in lines and SECRET_PLACEHOLDER not in lines
+    assert "platform.kubePrometheusStack.grafanaAdminPassword: [secret] → [secret]" in lines
+    assert "platform.kubePrometheusStack.grafanaAdminPassword: (unset) → [secret]" in lines
+    assert '+ {"oidcGroup":"[secret]","role":"viewer"}' in lines

@@ -36,9 +36,15 @@ def tmp(tmp_path_factory):
 
 
 def test_a_new_cluster_on_a_withdrawn_version_is_refused(tmp):
-    """Refused naming the offered versions the pinned add-ons support (v1.36.1 is outside the KEDA pin's range)."""
-    code, _, err = _run(tmp, "new", "v1.34.1")
+    """Refused naming the offered versions the pinned add-ons support (v1.36.1 is outside the KEDA pin's range); the
+    refusal is in the report's Diagnostics and the plan's diagnostics too, not only on stderr."""
+    code, out, err = _run(tmp, "new", "v1.34.1")
     assert code == preview.EXIT_CONFIG
+    said = " ".join(out[out.index("\nDiagnostics:"):].split())
+    assert "error: oke-rdma:cluster.kubernetesVersion: OKE no longer offers Kubernetes v1.34.1" in said
+    plan = json.loads((tmp / "new.json").read_text())
+    assert any(d["severity"] == "error" and d["message"].startswith(
+        "oke-rdma:cluster.kubernetesVersion: OKE no longer offers") for d in plan["diagnostics"])
     assert "error: oke-rdma:cluster.kubernetesVersion: OKE no longer offers Kubernetes v1.34.1" in err
     assert "gone by 2026-05-25" in err and "the pinned add-ons support: v1.34.2, v1.35.2 (" in err
     assert "error: oke-rdma:nodePools.gpu.kubernetesVersion (or cluster.kubernetesVersion)" in err
