@@ -128,3 +128,14 @@ def without_tenant_keys(raw: dict[str, str], *keys: str) -> dict[str, str]:
         for key in keys:
             raw = edited(raw, "tenants", (tenant, key), None, delete=True)
     return raw
+
+
+def flannel(raw: dict[str, str]) -> dict[str, str]:
+    """``raw`` on flannel overlay pod networking, as the config accepts it: no tenants (flannel gives pods their
+    node's address, which voids the walls tenants rely on), no Cilium (it chains onto VCN-native networking only),
+    no ``maxPodsPerNode`` (a VCN-native setting)."""
+    raw = edited(raw, "cluster", ("cniType",), "FLANNEL_OVERLAY")
+    raw = edited(raw, "platform", ("cilium", "enabled"), False)
+    for pool in json.loads(raw["oke-rdma:nodePools"]):
+        raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
+    return {k: v for k, v in raw.items() if k != "oke-rdma:tenants"}

@@ -33,6 +33,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
 from oke_rdma.addons._grafana_egress import PLATFORM_DEFAULTS, grafana_egress_problems
+from oke_rdma.addons._grafana_sidecars import pinned_sidecars, sidecar_reach_problems
 from oke_rdma.addons._monitoring_paths import egress_problems, plugin_problems
 from oke_rdma.addons._registry import PRIVILEGED, AddOn, HelmRelease, ValuesContext
 from oke_rdma.facts.images import BUSYBOX_TAG
@@ -139,6 +140,9 @@ def values(cfg: KubePrometheusStackRelease, context: ValuesContext) -> dict[str,
     # Nothing Grafana shows leaves by default: external snapshots, usage reports, update checks, Gravatar and public
     # dashboards off (oke_rdma.addons._grafana_egress; Grafana conf/defaults.ini turns them on).
     grafana["grafana.ini"] = {section: dict(body) for section, body in PLATFORM_DEFAULTS.items()}
+    # Grafana's sidecars read ConfigMaps and Secrets of this namespace only, never a tenant's (the chart's dashboards
+    # sidecar searches ALL: oke_rdma.addons._grafana_sidecars).
+    grafana["sidecar"] = pinned_sidecars(cfg.namespace)
     # kube_node_labels / kube_namespace_labels carry only allow-listed labels: the pool and tenant labels the GPU
     # metering rules join on (oke_rdma/monitoring/rules/gpu-metering.yaml; kube-state-metrics chart 7.5.1
     # values.yaml, metricLabelsAllowlist).
@@ -205,7 +209,8 @@ def grafana_auth_problems(grafana: Any, at: tuple[str, ...]) -> list[str]:
 
 def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
     """No Grafana password in plain-text values, no login-free Grafana (:func:`grafana_auth_problems`); no Grafana
-    plugin from a URL or unpinned, no metrics or alerts sent outside unless ``allowedRemoteUrls`` lists the place
+    sidecar reading tenant namespaces (:mod:`oke_rdma.addons._grafana_sidecars`); no Grafana plugin from a URL or
+    unpinned, no metrics or alerts sent outside unless ``allowedRemoteUrls`` lists the place
     (:mod:`oke_rdma.addons._monitoring_paths`);
     ``retentionSizeGb`` fits the volume with 10 % left for the WAL."""
     problems = [f"{_key(p)}: a password in plain-text Helm values (readable in the stack config and the Helm "
@@ -215,6 +220,7 @@ def checks(cfg: KubePrometheusStackRelease, at: tuple[str, ...]) -> list[str]:
                 for p in _password_paths(cfg.values.get("grafana"), at + ("values", "grafana"))]
     problems += grafana_auth_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
     problems += plugin_problems(cfg.values.get("grafana"), at + ("values", "grafana"))
+    problems += sidecar_reach_problems(cfg.values.get("grafana"), cfg.namespace, at + ("values", "grafana"))
     problems += egress_problems(cfg.values, cfg.allowed_remote_urls, at + ("values",))
     problems += grafana_egress_problems(cfg.values.get("grafana"), cfg.allowed_remote_urls, at)
     if cfg.retention_size_gb is not None and cfg.retention_size_gb > cfg.storage_gb * 0.9:
@@ -252,6 +258,7 @@ ADDON = AddOn(
     value_shapes=(
         (("prometheus",), "map"), (("prometheus", "prometheusSpec"), "map"),
         (("prometheus", "prometheusSpec", "storageSpec"), "map"), (("grafana",), "map"), (("grafana", "admin"), "map"),
+        (("grafana", "sidecar"), "map"), (("grafana", "sidecar", "dashboards"), "map"),
         (("kube-state-metrics",), "map"), (("crds",), "map"), (("crds", "upgradeJob"), "map"), (("kube-state-metrics", "metricLabelsAllowlist"), "list"),
         *(shape for component in MANAGED_CONTROL_PLANE
           for shape in (((component,), "map"), ((component, "enabled"), "bool"))),

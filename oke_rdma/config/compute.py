@@ -88,7 +88,8 @@ class Cluster(_Model):
     type: Literal["ENHANCED_CLUSTER", "BASIC_CLUSTER"] = Field("ENHANCED_CLUSTER", description=(
         "`BASIC_CLUSTER` has no RDMA pools, Workload Identity, node cycling or OIDC discovery."))
     cni_type: Literal["OCI_VCN_IP_NATIVE", "FLANNEL_OVERLAY"] = Field("OCI_VCN_IP_NATIVE", description=(
-        "Pod networking (`FLANNEL_OVERLAY`: no `maxPodsPerNode`); changing it replaces the cluster."))
+        "Pod networking (`FLANNEL_OVERLAY`: no `maxPodsPerNode`, no Cilium, and no tenants: pods leave with the "
+        "node's address, which voids the walls); changing it replaces the cluster."))
     kms_key_id: Optional[str] = Field(None, description=(
         "Vault key OCID encrypting Kubernetes secrets in etcd; set at creation (a change replaces the cluster); "
         "its IAM statement (`<prefix>-cluster-kms`) is generated and the cluster waits for it."))

@@ -9,7 +9,7 @@ from oke_rdma.cluster import Cluster
 from oke_rdma.compute import Compute
 from offline.engine import run_program
 from tests.componenttest import named, of_type, run_component
-from tests.stackcfg import dev_config, edited, without_tenant_keys
+from tests.stackcfg import dev_config, edited, flannel, without_tenant_keys
 
 RAW, SECRET_KEYS = dev_config()
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -42,10 +42,7 @@ def test_cluster_options_reach_the_oke_cluster():
     raw = edited(RAW, "cluster", ("kmsKeyId",), KEY)
     raw = edited(raw, "cluster", ("imageVerificationKeyIds",), [IMG_KEY])
     raw = edited(raw, "cluster", ("openIdConnectDiscovery",), True)
-    raw = edited(raw, "cluster", ("cniType",), "FLANNEL_OVERLAY")
-    raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
-    for pool in ("gpu", "system"):
-        raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
+    raw = flannel(raw)  # as the config accepts flannel: no tenants, no Cilium, no maxPodsPerNode
     run = run_component(raw, build_cluster)
     (cluster,) = of_type(run, "oci:ContainerEngine/cluster:Cluster")
     p = cluster.inputs
@@ -107,10 +104,7 @@ def test_pool_settings_from_config():
 
 
 def test_flannel_pools_carry_only_the_cni_type():
-    raw = edited(RAW, "cluster", ("cniType",), "FLANNEL_OVERLAY")
-    raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
-    for pool in ("gpu", "system"):
-        raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
+    raw = flannel(RAW)  # as the config accepts flannel: no tenants, no Cilium, no maxPodsPerNode
     gpu = named(run_component(raw, build_compute), "okerdma-dev-gpu").inputs
     assert gpu["nodeConfigDetails"]["nodePoolPodNetworkOptionDetails"] == {"cniType": "FLANNEL_OVERLAY"}
 

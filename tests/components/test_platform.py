@@ -83,6 +83,8 @@ def test_release_values():
         "resources": {"requests": {"storage": "100Gi"}}}}}
     grafana = dict(kps["grafana"])
     ini = grafana.pop("grafana.ini")
+    # the dashboards sidecar reads the release's namespace only (the chart's default searches ALL)
+    assert grafana.pop("sidecar") == {"dashboards": {"searchNamespace": "monitoring"}}
     assert grafana == {"adminPassword": ""}  # no password given: Grafana generates one, never the default
     # Nothing Grafana shows leaves by default (external snapshots, public dashboards, usage reports off).
     assert ini["snapshots"]["external_enabled"] is False and ini["public_dashboards"]["enabled"] is False

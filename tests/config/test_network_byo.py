@@ -9,7 +9,7 @@ from oke_rdma.config import ConfigError, load_stack_config
 from offline.engine import StackOutputsMissing, run_program
 from offline.policy_eval import evaluate_packs
 from policies import PACK_DIRS
-from tests.stackcfg import dev_config, edited
+from tests.stackcfg import dev_config, edited, flannel
 from tests.inprocess import preview
 from tests.offline.test_cli import stack_file
 
@@ -139,10 +139,7 @@ def test_existing_without_pods_subnet_is_refused_with_vcn_native_pods():
     found = problems(with_network(ex))
     assert found == ["oke-rdma:network.existing.subnetIds.pods: required (VCN-native pod networking gives every pod "
                      "an IP of the pod subnet); give the subnet OCID"]
-    raw = edited(with_network(ex), "cluster", ("cniType",), "FLANNEL_OVERLAY")
-    raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
-    for pool in ("gpu", "system"):  # maxPodsPerNode applies only to VCN-native pods (refused with flannel)
-        raw = edited(raw, "nodePools", (pool, "maxPodsPerNode"), None, delete=True)
+    raw = flannel(with_network(ex))  # as the config accepts flannel: no tenants, no Cilium, no maxPodsPerNode
     assert load_stack_config(raw).network.existing.subnet_ids.pods is None  # no pod subnet needed with flannel
 
 

@@ -9,7 +9,7 @@ import yaml
 
 from oke_rdma.config import ConfigError, load_stack_config
 from offline import preview
-from tests.stackcfg import dev_config, edited, without_tenant_keys
+from tests.stackcfg import dev_config, edited, flannel, without_tenant_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANT = ROOT / "tests" / "fixtures" / "Pulumi.dev-gpu.yaml"
@@ -206,12 +206,26 @@ def test_oidc_discovery_needs_an_enhanced_cluster():
 def test_max_pods_per_node_is_refused_with_flannel():
     raw = edited(RAW, "cluster", ("cniType",), "FLANNEL_OVERLAY")
     raw = edited(raw, "platform", ("cilium", "enabled"), False)  # Cilium chains onto the VCN-native CNI only
+    raw = {k: v for k, v in raw.items() if k != "oke-rdma:tenants"}  # flannel voids the tenants' walls
     assert sorted(problems(raw)) == [
         f"oke-rdma:nodePools.{name}.maxPodsPerNode: applies only to VCN-native pod networking (OCI_VCN_IP_NATIVE), "
         "but cluster.cniType is FLANNEL_OVERLAY; remove it" for name in ("gpu", "system")]
     for name in ("gpu", "system"):
         raw = edited(raw, "nodePools", (name, "maxPodsPerNode"), None, delete=True)
     assert load_stack_config(raw).cluster.cni_type == "FLANNEL_OVERLAY"
+
+
+def test_flannel_is_refused_while_the_stack_has_tenants():
+    """Flannel overlay sends pods out with their node's address: the exports and storage rules that admit only the
+    workers, and Cilium's walls, then tell no tenant apart; refused with any tenant (shared storage or not)."""
+    raw = flannel(RAW)
+    assert load_stack_config(raw).cluster.cni_type == "FLANNEL_OVERLAY"  # no tenants: accepted
+    for tenants in (RAW["oke-rdma:tenants"], json.dumps({"solo": {}})):
+        found = problems({**raw, "oke-rdma:tenants": tenants})
+        assert [p for p in found if p.startswith("oke-rdma:cluster.cniType:")] == [next(
+            p for p in found if p.startswith("oke-rdma:cluster.cniType: FLANNEL_OVERLAY sends every pod out with its "
+                                             "node's address"))], found
+        assert any("set cluster.cniType OCI_VCN_IP_NATIVE" in p for p in found)
 
 
 def test_cluster_keys_must_be_vault_key_ocids():

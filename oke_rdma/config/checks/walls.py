@@ -16,7 +16,9 @@ from ..stack import StackConfig
 
 
 def check_walls(cfg: StackConfig) -> list[str]:
-    """``allowFrom`` names other tenants of the stack (an unknown name, or the tenant itself, is refused naming the
+    """A stack with tenants uses VCN-native pod networking (``cluster.cniType: FLANNEL_OVERLAY`` gives pods the node's
+    address, which voids every wall that trusts node addresses: docs/threat-model.md, "The UID wall on shared
+    storage"); ``allowFrom`` names other tenants of the stack (an unknown name, or the tenant itself, is refused naming the
     list item); Cilium chains onto VCN-native pod networking only (``cluster.cniType`` must be
     ``OCI_VCN_IP_NATIVE``); Cilium's own range (``100.64.0.0/16``) overlaps neither ``network.vcnCidr`` nor
     ``cluster.servicesCidr``."""
@@ -34,6 +36,12 @@ def check_walls(cfg: StackConfig) -> list[str]:
             elif other in seen:
                 problems.append(f"{at}: {other!r} is listed twice; remove one")
             seen.add(other)
+    if cfg.cluster.cni_type != "OCI_VCN_IP_NATIVE" and cfg.tenants:
+        problems.append(f"{_key(('cluster', 'cniType'))}: {cfg.cluster.cni_type} sends every pod out with its node's "
+                        f"address (SNAT), so the walls that trust only node addresses (the FSS exports and storage "
+                        f"NSG rules admitting the workers, Lustre) and Cilium's walls (which chain onto VCN-native "
+                        f"networking only) no longer tell tenant {names[0]!r} from the others; set cluster.cniType "
+                        f"OCI_VCN_IP_NATIVE (a new cluster: changing it replaces the cluster) or remove the tenants")
     cilium = cfg.platform.cilium
     if not cilium.enabled:
         return problems
