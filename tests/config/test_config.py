@@ -92,9 +92,9 @@ def test_missing_region_is_named_as_oci_region():
     (("network", ("apiEndpoint",), {"public": True}),
      "oke-rdma:network.apiEndpoint.allowedCidrs: a public API endpoint needs the client CIDRs"),
     (("cluster", ("servicesCidr",), "10.0.0.0/16"), "oke-rdma:cluster.servicesCidr: 10.0.0.0/16 overlaps the VCN"),
-    # Pulumi (Go encoding/json) sorts map keys: analytics is read first, so research is the second to claim it.
+    # the key the user set is named, whichever tenant is read first (Pulumi sorts map keys: analytics first)
     (("tenants", ("analytics", "namespace"), "research"),
-     "oke-rdma:tenants.research.namespace: 'research' is already the namespace of tenant 'analytics'"),
+     "oke-rdma:tenants.analytics.namespace: 'research' is already the namespace of tenant 'research' (its name"),
     (("tenants", ("analytics", "namespace"), "monitoring"),
      "oke-rdma:tenants.analytics.namespace: 'monitoring' is a system or platform namespace"),
     (("storage", ("fss", "throughputGbps"), 10), "oke-rdma:storage.fss.throughputGbps: must be one of 1, 20, 40, 80"),

@@ -69,7 +69,8 @@ def test_workers_subnet_outside_the_vcn():
 def test_overlapping_subnets_are_both_named():
     [p] = problems(edited(RAW, "network", ("subnets", "internalLoadBalancers"), "10.0.16.0/24"))
     assert p == ("oke-rdma:network.subnets.internalLoadBalancers: 10.0.16.0/24 overlaps the workers subnet "
-                 "10.0.16.0/20; subnets of one VCN must not overlap")
+                 "10.0.16.0/20 (the default plan's workers subnet; oke-rdma:network.subnets.workers is not set); "
+                 "subnets of one VCN must not overlap: pick a CIDR outside it")
 
 
 @pytest.mark.parametrize("role, cidr, expected", [

@@ -28,10 +28,23 @@ def check_tenants(cfg: StackConfig) -> list[str]:
         elif ns in reserved or ns in platform:
             problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
         elif ns in seen:
-            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; "
-                            f"tenants must not share")
+            problems.append(_namespace_conflict(cfg, seen[ns], name, ns))
+            continue  # the first claimant keeps the namespace: a third is compared with it
         seen[ns] = name
     return problems
+
+
+def _namespace_conflict(cfg: StackConfig, first: str, second: str, ns: str) -> str:
+    """Two tenants on namespace ``ns``: the line names the ``namespace`` key the user set (tenant ``second``'s
+    when both set one), and how the other tenant got ``ns`` (its own ``namespace`` key, or its name)."""
+    def how(tenant: str) -> str:
+        if cfg.tenants[tenant].namespace is not None:
+            return f"its {_key(('tenants', tenant, 'namespace'))}"
+        return f"its name; tenants.{tenant} sets no namespace"
+
+    blamed, other = (second, first) if cfg.tenants[second].namespace is not None else (first, second)
+    return (f"{_key(('tenants', blamed, 'namespace'))}: {ns!r} is already the namespace of tenant {other!r} "
+            f"({how(other)}); tenants must not share one: set tenants.{blamed}.namespace to a namespace of its own")
 
 
 def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
