@@ -12,6 +12,7 @@ from oke_rdma.compute import Compute, is_gpu_shape
 from oke_rdma.config import load_from_pulumi
 from oke_rdma.config.checks.chart_versions import chart_version_warnings, support_warnings
 from oke_rdma.config.checks.known_bugs import known_bug_warnings
+from oke_rdma.config.checks.oci_facts import unverified_ad_notes
 from oke_rdma.config.checks.pairings import pairing_warnings
 from oke_rdma.config.checks.storage import tenant_ids
 from oke_rdma.deferred import deferred_output
@@ -53,6 +54,8 @@ for warning in chart_version_warnings(config):  # an add-on version the facts do
     pulumi.log.warn(warning)
 for warning in support_warnings(config):  # a pin on a release line its vendor no longer supports
     pulumi.log.warn(warning)
+for note in unverified_ad_notes(config):  # an AD the facts cannot confirm (a realm whose AD counts are unread)
+    pulumi.log.info(note)
 
 network = Network(f"{prefix}-network", adapter.network_args(config))
 # IAM before the cluster: the Vault key policy (cluster.kmsKeyId) must exist when OKE creates the cluster, while the

@@ -6,7 +6,8 @@ and ``UpdateNodePool`` with a ``kubernetesVersion`` that differs from the versio
 image" (OKE docs "Upgrading Node Pools", "Supported Images"; checked 2026-12-01). The offline preview cannot read an
 image's version, so a ``--previous`` plan that changes a pool's version (its own ``kubernetesVersion`` or, when it
 follows the cluster, the cluster's) without changing its image gets one error naming the key to change and how to find
-the image for the new version (``oci ce node-pool-options get``), in the report's Diagnostics; the preview exits 4
+the image for the new version (``oci ce node-pool-options get``) and the other way out, pinning the pool's
+``kubernetesVersion`` to upgrade the control plane first (docs/operations.md), in the report's Diagnostics; the preview exits 4
 (the plan cannot be applied).
 """
 
@@ -42,9 +43,13 @@ def image_version_warnings(changes: Optional[list[Change]], inputs_by_urn: dict[
         if not isinstance(image, str) or not image:
             continue
         version = inputs.get("kubernetesVersion")
-        found.append(f"{_pool_key(c.name, inputs)}: the pool moves to Kubernetes {version} but keeps image {image}; "
+        key = _pool_key(c.name, inputs)
+        pin = (key.removesuffix(".imageId").removeprefix("oke-rdma:") + ".kubernetesVersion"
+               if key.endswith(".imageId") and key.startswith("oke-rdma:") else "the pool's kubernetesVersion")
+        found.append(f"{key}: the pool moves to Kubernetes {version} but keeps image {image}; "
                      f"OKE images are built per Kubernetes version and the update fails (409 \"Kubernetes version does "
                      f"not match Kubernetes version of OKE worker node image\"): set the image for {version} (list "
                      f"them with `oci ce node-pool-options get --node-pool-option-id all --node-pool-k8s-version "
-                     f"{version}`)")
+                     f"{version}`), or, to upgrade the control plane first, pin {pin} at the version the pool runs "
+                     f"now (docs/operations.md, \"Kubernetes minor upgrade\", step 1)")
     return found

@@ -28,6 +28,20 @@ TCP, UDP, ICMP, ALL = "6", "17", "1", "all"
 ANYWHERE = "0.0.0.0/0"
 
 
+def stack_output(ref: pulumi.StackReference, name: str) -> pulumi.Output[Any]:
+    """``ref.get_output(name)`` without its eager coroutines: secret only when the other stack marks ``name`` secret.
+
+    The SDK's ``get_output`` builds ``Output(value.resources(), value.future(), value.is_known(), ...)``: three
+    coroutines created at once and awaited one after the other, so when the reference fails (a stack that does not
+    exist, outputs the preview was not given) the first raises and the others are never awaited — a
+    ``RuntimeWarning: coroutine 'Output.future' was never awaited`` for every output read (pulumi 3.x
+    ``pulumi/stack_reference.py``; read 2026-12-02). Chained applies create nothing until they run.
+    """
+    value = pulumi.Output.unsecret(ref.outputs.apply(lambda outputs: (outputs or {}).get(name)))
+    return pulumi.Output.all(value, ref.secret_output_names).apply(
+        lambda v: pulumi.Output.secret(v[0]) if name in (v[1] or []) else v[0])
+
+
 @dataclass(frozen=True)
 class Rule:
     """One named, stateful NSG rule.
@@ -329,7 +343,7 @@ class Network(pulumi.ComponentResource):
             self.stack_reference = pulumi.StackReference(f"{args.name_prefix}-network-stack",
                                                          stack_name=net.from_stack.stack, opts=child)
             ref = self.stack_reference  # read output by output: only the ones the other stack marks secret stay secret
-            outputs = pulumi.Output.all(**{k: ref.get_output(k) for k in FROM_STACK_OUTPUTS}).apply(
+            outputs = pulumi.Output.all(**{k: stack_output(ref, k) for k in FROM_STACK_OUTPUTS}).apply(
                 lambda o: checked_stack_outputs(args, o))
             self.vcn_id = outputs.apply(lambda o: o["vcnId"])
             roles = args.subnet_roles

@@ -122,13 +122,14 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
         gpu_pool["gpusPerNode"] = args.gpus_per_node
     gpu_pool["labels"] = {"okerdma.io/role": "gpu"}
     # Default quota: the GPU nodes' CPUs and memory (Kueue admits a GPU job only if its CPU and memory requests fit
-    # too). Kubernetes counts vCPUs: 2 per OCPU on x86, 1 on Arm (GB200/GB300: facts.shapes.vcpus_per_ocpu);
-    # a Flex shape's size is the pool's --ocpus/--memory-gb.
+    # too). Kubernetes counts vCPUs: 2 per OCPU on x86, 1 on Arm (GB200/GB300), from the shape's architecture in
+    # facts.shapes.CPU_ARCH; a shape whose architecture the table does not know gets no CPU quota (0: the preview's
+    # quota warnings then name the key) rather than a guess. A Flex shape's size is the pool's --ocpus/--memory-gb.
     fact = SHAPES.get(args.shape)
     node_ocpus = args.ocpus or (fact.ocpus if fact else None) or 0
     node_memory = args.memory_gb or (fact.memory_gb if fact else None) or 0
     nodes = max(args.nodes, 0)  # a negative --nodes is refused on its own key, not again on the derived quotas
-    cpu_default = vcpus_per_ocpu(args.shape) * node_ocpus * nodes if rdma else 0
+    cpu_default = (vcpus_per_ocpu(args.shape) or 0) * node_ocpus * nodes if rdma else 0
     memory_default = node_memory * nodes if rdma else 0
     tenant: dict[str, Any] = {"rdma": rdma, "sharedStorage": {},
                               # Kueue queues GPUs of RDMA pools only (its flavors are the RDMA pools)
@@ -174,7 +175,7 @@ def build(args: argparse.Namespace) -> tuple[list[tuple[str, Any, str]], list[st
          (f"one tenant: its namespace, the whole RDMA pool as GPU quota ({args.nodes} x {gpus} GPUs), " if rdma else
           "one tenant: its namespace, GPU quota 0 (a plain GPU pool is no tenant's: to share it with tenants set "
           "nodePools.gpu.gpuSharing and the tenant's isolation: shared, docs/sharing.md), ") + "the shared volume; "
-         "cpu (cores) and memoryGb (GiB) quotas: 0 admits no job requesting them, set what your jobs need"),
+         "cpu (vCPUs) and memoryGb (GiB) quotas: 0 admits no job requesting them, set what your jobs need"),
         ("oke-rdma:iam", {"createPolicies": True,
                           "deployerGroupId": ocid(args.deployer_group_id, "group", "oke-rdma:iam.deployerGroupId")},
          "createPolicies: false hands the statements to an administrator; deployerGroupId: the group running "
@@ -322,7 +323,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--name-prefix", help="resource name prefix (default okerdma-<stack>)")
     p.add_argument("--tenant", default="research", help="the tenant's name and namespace (default research)")
     p.add_argument("--tenant-cpu", type=int, default=None, help=(
-        "the tenant's nominal CPU quota in cores (default: the GPU nodes' vCPUs)"))
+        "the tenant's nominal CPU quota in vCPUs (default: the GPU nodes' vCPUs)"))
     p.add_argument("--tenant-memory-gb", type=int, default=None, help=(
         "its nominal memory quota in GiB (default: the GPU nodes' memory)"))
     p.add_argument("--output", type=Path, help="where to write (default Pulumi.<stack>.yaml in the project)")

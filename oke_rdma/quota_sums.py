@@ -15,7 +15,7 @@ RDMA Topology, and Topology Aware Scheduling admits a workload only where its po
 purpose (the dev stack does: `research` 16 + `analytics` 4 on 16 GPUs). Warned, not refused: oversubscribing
 guaranteed quota can be a choice (borrowing fills the gaps while not every tenant is busy); a single tenant beyond
 its pools is refused because it can never be honoured at all. Checked per pool for GPUs (``nvidia.com/gpu`` units: GPUs, time-slicing replicas or
-MIG instances), CPU (cores = vCPUs) and memory (the quota's GB against the shapes' memory as numbers, like
+MIG instances), CPU (vCPUs: Kubernetes CPUs, 2 per OCPU on x86 and 1 on Arm) and memory (the quota's GB against the shapes' memory as numbers, like
 :func:`~oke_rdma.config.checks.tenants.quota_capacity_warnings`).
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def quota_sum_warnings(cfg: Any) -> list[str]:
         nodes = _pool_cpu_memory(cfg, pool)
         for field, unit, of, offered in (
                 ("gpu", "nvidia.com/gpu", lambda q: q.gpu, gpus),
-                ("cpu", "cores", lambda q: q.cpu_millis / 1000, nodes[0] if nodes else None),
+                ("cpu", "vCPUs", lambda q: q.cpu_millis / 1000, nodes[0] if nodes else None),
                 ("memoryGb", "GB", lambda q: q.memory_mi / 1024, nodes[1] if nodes else None)):
             parts = [(t, of(q)) for t, q in quotas if of(q) > 0]
             total = sum(v for _, v in parts)

@@ -154,6 +154,17 @@ if "@sha256:" not in weights_image and image_tag in ("", "latest"):
 platform = pulumi.StackReference("platform", stack_name=platform_stack)
 
 
+def platform_output(name: str) -> pulumi.Output[Any]:
+    """``platform_output(name)`` without its eager coroutines (secret only when the platform marks it so): the
+    SDK's ``get_output`` creates three coroutines at once, and when the reference fails the ones after the first are
+    never awaited (``RuntimeWarning: coroutine 'Output.future' was never awaited``; pulumi
+    ``stack_reference.py``, read 2026-12-02). The same as ``oke_rdma.network.stack_output`` (this project imports
+    nothing from oke-rdma)."""
+    value = pulumi.Output.unsecret(platform.outputs.apply(lambda outputs: (outputs or {}).get(name)))
+    return pulumi.Output.all(value, platform.secret_output_names).apply(
+        lambda v: pulumi.Output.secret(v[0]) if name in (v[1] or []) else v[0])
+
+
 def refuse_outputs(problems: list[str], version: Any = None) -> None:
     """Stop the program with one line naming every platform output at fault."""
     version = SUPPORTED_OUTPUTS_VERSIONS[-1] if version is None else version
@@ -345,14 +356,14 @@ def check_upload(version: int, outputs: PlatformOutputs, tenant: dict[str, Any],
     return grant
 
 
-checked = pulumi.Output.all(platform.get_output("outputsVersion"), platform.get_output("tenants"),
-                            platform.get_output("nodePools"), platform.get_output("topology"),
-                            platform.get_output("region"), platform.get_output("weightsBucket")).apply(plan)
+checked = pulumi.Output.all(platform_output("outputsVersion"), platform_output("tenants"),
+                            platform_output("nodePools"), platform_output("topology"),
+                            platform_output("region"), platform_output("weightsBucket")).apply(plan)
 namespace = checked.apply(lambda p: p["namespace"])
 
 # One explicit provider from the platform's kubeconfig (a secret; it runs `oci ce cluster generate-token`, so the
 # OCI CLI must be installed where `pulumi up` runs, inside or routed into the VCN: the API endpoint is private).
-kubeconfig = pulumi.Output.all(platform.get_output("kubeconfig"), platform.get_output("outputsVersion")).apply(
+kubeconfig = pulumi.Output.all(platform_output("kubeconfig"), platform_output("outputsVersion")).apply(
     check_kubeconfig)
 provider = k8s.Provider("platform", k8s.ProviderArgs(kubeconfig=kubeconfig,
                                                      enable_server_side_apply=True, delete_unreachable=False))

@@ -69,7 +69,7 @@ def version_hint(text: str) -> str:
         return f" (did you mean {core}?)"
     if re.fullmatch(r"v1\.[0-9]+", core):
         patches = [x for x in offered_versions() if x.startswith(core + ".")]
-        return f" (a patch release is needed: {', '.join(patches)})" if patches else ""
+        return (f" (a patch release is needed: write {' or '.join(patches)}, with the v)" if patches else "")
     return ""
 
 class Cluster(_Model):

@@ -171,15 +171,19 @@ def _format_error(err: Mapping[str, Any]) -> str:
         if model is not None and kind in ("dict_type", "model_type", "model_attributes_type"):
             form += f" with keys {', '.join(_keys_of(model))}"
         if kind in ("int_type", "float_type", "int_parsing", "float_parsing") and _number_text(value):
-            fix = "write the number without quotes"
+            fix = (f"write {value.strip()} without quotes" if not _outside(field, float(value)) else
+                   f"write a number {_bounds(field, {})} without quotes ({value.strip()} is not one)")
         elif kind in ("bool_type", "bool_parsing") and isinstance(value, str):
-            fix = "write true or false without quotes (YAML 1.2: yes/no/on/off are text)"
+            meant = {"yes": "true", "y": "true", "on": "true", "no": "false", "n": "false", "off": "false",
+                     "true": "true", "false": "false"}.get(value.strip().lower())
+            fix = (f"write {meant} without quotes" if meant else "write true or false without quotes") + \
+                " (YAML 1.2: yes/no/on/off are text)"
         elif form == "a whole number" and isinstance(value, float) and math.isfinite(value) and \
                 value.is_integer() and _bounds(field, {}):
             # A whole number too large for an integer (JSON hands it over as a float, 1e+30): say the range.
             return f"{key}: expected a whole number {_bounds(field, {})}, got {_describe(value)}; change the value"
         elif kind == "int_from_float" or (form == "a whole number" and isinstance(value, float)):
-            fix = "use a whole number"
+            fix = "use a whole number" + _whole_near(field, value)
         elif form.startswith("a map") and not isinstance(value, dict) and _entry_key(loc):
             return (f"{key}: {loc[-1]!r} is a key of each entry of {_key(loc[:-1])}, not an entry's name (got "
                     f"{_describe(value)} where an entry's map belongs): write it under one entry, "
@@ -189,7 +193,7 @@ def _format_error(err: Mapping[str, Any]) -> str:
         elif form == "a list":
             fix = "write it as a YAML list (- item per line, or [a, b])"
         elif form == "text" and isinstance(value, (int, float, bool)):
-            fix = "quote it if it is meant as text"
+            fix = _as_text_fix(loc, value)
         else:
             fix = "docs/configuration.md lists this key's type"
         return f"{key}: expected {form}, got {_describe(value)}; {fix}"
@@ -205,13 +209,73 @@ def _format_error(err: Mapping[str, Any]) -> str:
         return f"{key}: expected at most {most} entries, got {_describe(value)}; remove some"
     if kind == "literal_error":
         expected = (err.get("ctx") or {}).get("expected", "")
-        return f"{key}: expected one of {expected}, got {_describe(value)}; pick one of them"
+        return f"{key}: expected one of {expected}, got {_describe(value)}; {_closest_literal(expected, value)}"
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
         return f"{key}: {msg}" if ";" in msg else \
             f"{key}: {msg}; correct the value (docs/configuration.md describes the key)"
     return f"{key}: {msg} (got {_describe(value)}); docs/configuration.md lists this key's type"
+
+
+def _closest_literal(expected: str, value: Any) -> str:
+    """``did you mean 'mig'?`` for the allowed value closest to ``value`` (case, a prefix, or a near spelling), else
+    ``pick one of them``."""
+    options = re.findall(r"'([^']*)'", expected)
+    text = str(value).strip().lower() if isinstance(value, (str, int, float)) else ""
+    lower = {o.lower(): o for o in options}
+    close = ([lower[text]] if text in lower else
+             [o for o in options if text and o.lower().startswith(text)][:1] or
+             [lower[c] for c in difflib.get_close_matches(text, list(lower), n=1, cutoff=0.6)])
+    return f"did you mean {close[0]!r}?" if close else "pick one of them"
+
+
+def _outside(field: Optional[FieldInfo], number: float) -> bool:
+    """``number`` is outside the field's ``ge``/``le`` bounds: a type hint naming it would lead to a second error."""
+    lo = hi = None
+    for m in (field.metadata if field else []):
+        lo = getattr(m, "ge", None) if getattr(m, "ge", None) is not None else lo
+        hi = getattr(m, "le", None) if getattr(m, "le", None) is not None else hi
+    return (lo is not None and number < lo) or (hi is not None and number > hi)
+
+
+def _whole_near(field: Optional[FieldInfo], value: Any) -> str:
+    """`` such as 8 or 9``: the whole numbers next to a float ``value`` that the field's bounds accept."""
+    if not isinstance(value, float) or not math.isfinite(value):
+        return ""
+    near = sorted({math.floor(value), math.ceil(value)})
+    ok = [n for n in near if not _outside(field, n)]
+    return f" such as {' or '.join(str(n) for n in ok)}" if ok else f" {_bounds(field, {})}"
+
+
+def _as_text_fix(loc: tuple[Any, ...], value: Any) -> str:
+    """The fix for a number or boolean where text is expected: the value as text is checked against the key's own
+    rules first, so the hint is one that passes: ``quote it: '30%'`` when the quoted value is valid, else that
+    value's own problem and fix (``kubernetesVersion: 1.36`` → write v1.36.1), never a hint that leads to a second
+    error."""
+    from pydantic import ValidationError
+
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    end = len(loc)
+    while end and isinstance(loc[end - 1], int):  # a list item: check the list holding it
+        end -= 1
+    field_loc = loc[:end]
+    model = _model_for(field_loc[:-1]) if field_loc else None
+    if model is None:
+        return f"quote it if it is meant as text ({text!r})"
+    candidate: Any = text
+    for _ in loc[end:]:
+        candidate = [candidate]
+    try:
+        model.model_validate({field_loc[-1]: candidate})
+    except ValidationError as e:
+        mine = [x for x in e.errors() if tuple(x["loc"])[:1] == (field_loc[-1],)]
+        if mine:
+            msg = mine[0]["msg"].removeprefix("Value error, ")
+            return f"quoting it is not enough, as text {text!r} is refused too: {msg}"
+    except Exception:  # noqa: BLE001 — a model validator that needs other keys: say the plain fix
+        return f"quote it if it is meant as text ({text!r})"
+    return f"quote it: {text!r}"
 
 
 def _paths_ending(name: str) -> list[str]:

@@ -97,6 +97,13 @@ Platform = platform_model(REGISTRY)
 
 
 def is_gpu_shape(shape: str) -> bool:
-    """True for NVIDIA GPU shapes (``VM.GPU*``, ``BM.GPU*``)."""
+    """True for NVIDIA GPU shapes: a shape of :data:`oke_rdma.facts.shapes.SHAPES` by its ``gpu_vendor`` (the AMD
+    ``BM.GPU.MI300X.8`` is a GPU shape but no NVIDIA one: no GPU Operator labels, no ``nvidia.com/gpu``); a shape the
+    table does not know only by OCI's naming (``VM.GPU*``, ``BM.GPU*``), which the config refuses unless the pool
+    vouches for it (``allowUnknownShape`` with ``gpusPerNode``)."""
+    from oke_rdma.facts.shapes import SHAPES
+
+    if shape in SHAPES:
+        return SHAPES[shape].gpu_vendor == "NVIDIA"
     parts = shape.split(".")
     return len(parts) > 1 and parts[1].startswith("GPU")

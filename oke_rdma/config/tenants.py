@@ -14,14 +14,14 @@ from .workload_identity import ServiceAccount
 
 
 class TenantQuota(_Model):
-    """A tenant's nominal Kueue quota: ``gpu`` (nvidia.com/gpu), ``cpu`` (cores), ``memoryGb`` (GiB), and
+    """A tenant's nominal Kueue quota: ``gpu`` (nvidia.com/gpu), ``cpu`` (vCPUs), ``memoryGb`` (GiB), and
     ``gpuBorrowingLimit`` (GPUs it may borrow from idle quota of the other tenants' ClusterQueues in the cohort).
 
     The namespace's ResourceQuota caps ``requests.nvidia.com/gpu`` at ``gpu + gpuBorrowingLimit``.
     """
 
     gpu: int = Field(default=0, ge=0, description="Nominal `nvidia.com/gpu` quota of the tenant's ClusterQueue.")
-    cpu: int = Field(default=0, ge=0, description="Nominal CPU quota, cores.")
+    cpu: int = Field(default=0, ge=0, description="Nominal CPU quota in Kubernetes CPUs (vCPUs: 2 per OCPU on x86 shapes, 1 on Arm).")
     memory_gb: int = Field(default=0, ge=0, description="Nominal memory quota, GiB.")
     gpu_borrowing_limit: int = Field(default=0, ge=0, description=(
         "GPUs the tenant may borrow from idle quota in the cohort; the namespace's ResourceQuota allows `gpu + "

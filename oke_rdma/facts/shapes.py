@@ -157,15 +157,42 @@ FLEX_FALLBACK_LIMITS = (256, 4096)
 FLEX_GB_PER_OCPU = (1, 64)
 
 
-#: Arm shapes: Ampere (``VM.Standard.A1.Flex``, ``BM.Standard.A1.160``, A2) and NVIDIA Grace (``BM.GPU.GB200.4``,
-#: ``BM.GPU.GB300.4``) (Compute Shapes: the Arm-based processors).
-_ARM_RE = re.compile(r"(\.A[0-9]+\.|\.GB[0-9]+)")
+#: CPU architecture of every shape oke-rdma knows, one row per shape (no name pattern: ``VM.GPU.A10.2`` has ``.A10.``
+#: in its name like the Arm ``VM.Standard.A1.Flex`` but runs on Intel Xeon). Sources: OCI Compute docs "Compute
+#: Shapes" (computeshapes.htm), the "Processor" column of the bare metal GPU/HPC/Optimized tables, of the VM GPU
+#: table and of the Flexible Shapes table (Ampere Altra / AmpereOne: A1, A2; NVIDIA Grace: GB200, GB300; every other
+#: row Intel Xeon or AMD EPYC, x86_64); the shapes added 2026-12-01 from oracle-quickstart/oci-hpc-oke@61d210a by
+#: the image their manifests use (x86_64 OKE GPU images; GB200/GB300: aarch64). Checked 2026-12-02. A test keeps every
+#: shape of :data:`SHAPES` and :data:`FLEX_SHAPE_LIMITS` in this table.
+X86, ARM = "x86_64", "aarch64"
+CPU_ARCH: dict[str, str] = {
+    **{n: X86 for n in (
+        "BM.GPU4.8", "BM.GPU.B4.8", "BM.GPU.A100-v2.8", "BM.GPU.H100.8", "BM.GPU.H200.8", "BM.GPU.B200.8",
+        "BM.GPU.B300.8", "BM.GPU.MI300X.8", "BM.GPU.MI355X.8", "BM.GPU.MI355X-v1.8", "BM.GPU.RTXPRO.8",
+        "BM.GPU.L40S.4", "BM.GPU.L40S-NC.4", "BM.HPC2.36", "BM.Optimized3.36",
+        "VM.GPU.A10.1", "VM.GPU.A10.2", "VM.GPU2.1", "VM.GPU3.1", "VM.GPU3.2", "VM.GPU3.4",
+        "VM.Standard.E3.Flex", "VM.Standard.E4.Flex", "VM.Standard.E5.Flex", "VM.Standard3.Flex",
+        "VM.Optimized3.Flex")},
+    **{n: ARM for n in (
+        "BM.GPU.GB200.4", "BM.GPU.GB200-v2.4", "BM.GPU.GB200-v3.4", "BM.GPU.GB300.4",
+        "VM.Standard.A1.Flex", "VM.Standard.A2.Flex")},
+}
+#: vCPUs (hardware threads, what Kubernetes counts as CPUs) per OCPU by architecture: an OCPU is one physical core,
+#: two hardware threads on x86 and one on Arm (OCI docs "Compute Shapes", OCPU; checked 2026-12-01).
+VCPUS_PER_OCPU = {X86: 2, ARM: 1}
 
 
-def vcpus_per_ocpu(shape: str) -> int:
-    """vCPUs (what Kubernetes counts as CPUs) per OCPU: 1 on Arm shapes, 2 on x86 (OCI docs "Compute Shapes": an
-    OCPU is one physical core, two hardware threads on x86 and one on Arm; checked 2026-12-01)."""
-    return 1 if _ARM_RE.search(shape) else 2
+def cpu_arch(shape: str) -> Optional[str]:
+    """``x86_64`` or ``aarch64`` from :data:`CPU_ARCH`; None for a shape the table does not know (never guessed
+    from the name: callers say the fact is unknown)."""
+    return CPU_ARCH.get(shape)
+
+
+def vcpus_per_ocpu(shape: str) -> Optional[int]:
+    """vCPUs (what Kubernetes counts as CPUs) per OCPU of ``shape``: 2 on x86, 1 on Arm (:data:`CPU_ARCH`,
+    :data:`VCPUS_PER_OCPU`); None when the table does not know the shape's architecture."""
+    arch = cpu_arch(shape)
+    return VCPUS_PER_OCPU[arch] if arch else None
 
 
 def is_flex(shape: str) -> bool:

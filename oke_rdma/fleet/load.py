@@ -90,13 +90,55 @@ def key_path(loc: tuple[Any, ...]) -> str:
     return text or "(the file)"
 
 
+def did_you_mean(value: Any, options: list[str]) -> str:
+    """`` (did you mean main?)`` for the option closest to ``value`` (case, or a near spelling: ``difflib``, cutoff
+    0.6), else ``""``: every enumerated value of the fleet file and of ``fleet new-cluster`` is answered with one,
+    like every config key."""
+    text = str(value)
+    lower = {o.lower(): o for o in options}
+    close = [lower[text.lower()]] if text.lower() in lower else \
+        [lower[c] for c in difflib.get_close_matches(text.lower(), list(lower), n=1, cutoff=0.6)]
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _model_keys(loc: tuple[Any, ...]) -> list[str]:
+    """The keys (aliases) of the fleet-file model at ``loc`` (``('clusters', 0)`` → a cluster's keys); empty when the
+    path leaves the model."""
+    from pydantic import BaseModel
+
+    model: Any = FleetFile
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            return []
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return []
+        ann = field.annotation
+        model = next((a for a in (ann, *getattr(ann, "__args__", ()))
+                      if isinstance(a, type) and issubclass(a, BaseModel)), ann)
+        for a in getattr(ann, "__args__", ()):  # list[X] / Optional[list[X]]
+            for b in (a, *getattr(a, "__args__", ())):
+                if isinstance(b, type) and issubclass(b, BaseModel):
+                    model = b
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return [f.alias or n for n, f in model.model_fields.items()]
+    return []
+
+
 def _pydantic_problems(e: ValidationError) -> list[str]:
     problems = []
     for err in e.errors():
         loc = tuple(p for p in err["loc"] if p not in ("function-after[_one(), Release]",))
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown key; remove it or fix its spelling (docs/fleet.md lists the keys)"
+            hint = did_you_mean(loc[-1], _model_keys(loc[:-1])) if loc else ""
+            msg = (f"unknown key{hint}; fix its spelling" if hint else
+                   "unknown key; remove it or fix its spelling (docs/fleet.md lists the keys)")
+        elif err["type"] == "literal_error":
+            options = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+            msg = f"{msg}{did_you_mean(err.get('input'), options)}"
         elif err["type"] == "missing":
             msg = "required; add it (docs/fleet.md)"
         problems.append(f"{key_path(loc)}: {msg}")
@@ -147,14 +189,15 @@ def _cross_problems(spec: FleetFile, root: Path) -> list[str]:
                             "path")
     for i, c in enumerate(spec.clusters):
         if c.wave not in waves:
-            problems.append(f"clusters[{i}].wave: {c.wave!r} is not a wave; use one of {', '.join(waves)} or add "
-                            "it to waves")
+            problems.append(f"clusters[{i}].wave: {c.wave!r} is not a wave{did_you_mean(c.wave, list(waves))}; "
+                            f"use one of {', '.join(waves)} or add it to waves")
         if c.landing_zone is not None:
             zone = zones.get(c.landing_zone)
             if zone is None:
                 declared = ", ".join(zones) or "none"
-                problems.append(f"clusters[{i}].landingZone: {c.landing_zone!r} is not a landing zone (declared: "
-                                f"{declared}); add it to landingZones or fix the name")
+                problems.append(f"clusters[{i}].landingZone: {c.landing_zone!r} is not a landing zone"
+                                f"{did_you_mean(c.landing_zone, list(zones))} (declared: {declared}); add it to "
+                                f"landingZones or fix the name")
             elif zone.region != c.region:
                 problems.append(f"clusters[{i}].landingZone: landing zone {zone.name!r} is in {zone.region}, the "
                                 f"cluster in {c.region}; a VCN serves one region: use a landing zone of {c.region} "

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 import yaml
 
-from .load import FleetError, load_fleet, read_yaml
+from .load import FleetError, did_you_mean, load_fleet, read_yaml
 from .write import render_command
 
 
@@ -104,6 +104,17 @@ def main(argv: list[str]) -> int:
     from oke_rdma import new_stack
 
     fleet = load_fleet(args.fleet)  # the fleet as it is must be valid first (FleetError: exit 2 in __main__)
+    # the enumerated arguments are checked before anything is written, each with the closest choice
+    waves, zones = list(fleet.spec.waves), [z.name for z in fleet.spec.landing_zones]
+    if args.wave not in waves:
+        print(f"error: --wave: {args.wave!r} is not a wave of {args.fleet}{did_you_mean(args.wave, waves)}; use one "
+              f"of {', '.join(waves)} or add it to waves", file=sys.stderr)
+        return 2
+    if args.landing_zone and args.landing_zone not in zones:
+        print(f"error: --landing-zone: {args.landing_zone!r} is not a landing zone of {args.fleet}"
+              f"{did_you_mean(args.landing_zone, zones)}; use one of {', '.join(zones) or '(none declared)'} or "
+              f"leave it out (the cluster gets its own network)", file=sys.stderr)
+        return 2
     for warning in request_warnings(fleet, args.region):  # before anything is written: the team reads it first
         print(f"warning: {warning}", file=sys.stderr)
     rel = f"stacks/Pulumi.{args.name}.yaml"

@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from .clients import OciClients
 
 _OKE_IMAGE_VERSION_RE = re.compile(r"OKE-([0-9]+\.[0-9]+\.[0-9]+)")
-#: Arm shapes (Ampere A1/A2, NVIDIA Grace in GB200/GB300) need aarch64 images (Compute Shapes; OKE images docs).
-_ARM_SHAPE_RE = re.compile(r"(\.A[0-9]+\.|\.GB[0-9]+)")
 
 
 def _is_gpu(shape: str) -> bool:
@@ -121,9 +119,14 @@ class Preflight(ComputeChecks):
                              f"(GetNodePoolOptions lists them with 'GPU' in the name)")
         elif gpu_image and not _is_gpu(pool.shape):
             self.problem(at, f"{image} is a GPU image, but {pool.shape} has no GPU; use an OKE image without 'GPU'")
-        arm = bool(_ARM_SHAPE_RE.search(pool.shape))
-        if arm != arm_image:
-            want = "an aarch64 (Arm)" if arm else "an x86_64"
+        # Arm shapes (Ampere A1/A2, NVIDIA Grace in GB200/GB300) need aarch64 images (Compute Shapes; OKE images
+        # docs); the architecture is the shape table's fact, never read from the name (VM.GPU.A10.2 is x86)
+        arch = shapes.cpu_arch(pool.shape)
+        if arch is None:
+            self.note(f"the CPU architecture of {pool.shape} is not in oke_rdma/facts/shapes.py (CPU_ARCH), so "
+                      f"whether {image} fits it (x86_64 or aarch64) was not checked; add the shape's row")
+        elif (arch == shapes.ARM) != arm_image:
+            want = "an aarch64 (Arm)" if arch == shapes.ARM else "an x86_64"
             self.problem(at, f"{image} does not match {pool.shape}'s CPU; use {want} OKE image")
         built = _OKE_IMAGE_VERSION_RE.search(image)
         if built and f"v{built.group(1)}" != version:

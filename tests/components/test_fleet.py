@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import jsonschema
-import kubernetes_validate
 import pytest
 import yaml
 
@@ -16,6 +15,7 @@ from offline.engine import run_program
 from oke_rdma.monitoring import facts
 from tests.componenttest import named, of_type
 from tests.stackcfg import dev_raw_config
+from tests.k8s_schemas import validate_all  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CRD = ROOT / "tests" / "fixtures" / "crds" / "prometheusrules-kube-prometheus-stack-87.2.1.yaml"
@@ -76,7 +76,7 @@ def test_dashboards_are_sidecar_configmaps(dev):
         assert json.loads(text)["uid"].startswith("okerdma-gpu-")
         manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": cm.inputs["metadata"],
                     "data": cm.inputs["data"]}
-        assert kubernetes_validate.validate(manifest, "1.34.0", strict=True) == "1.34"
+        validate_all(manifest)
 
 
 def test_no_monitoring_objects_without_kube_prometheus_stack():
@@ -199,7 +199,7 @@ def test_every_fleet_kubernetes_object_validates_against_the_kubernetes_schema(d
         api_version = group_version.removeprefix("core/")
         manifest = {"apiVersion": api_version, "kind": kind,
                     **{k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}}
-        assert kubernetes_validate.validate(manifest, "1.34.0", strict=True) == "1.34", r.name
+        validate_all(manifest)
         checked += 1
     # dashboards; guard pod, RBAC, storage-ID (2 tenants), route and node policies; the block-volume classes' policy
     assert checked == 2 + 8 + 6 + 8 + 5 + 2

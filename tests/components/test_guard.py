@@ -1,5 +1,5 @@
 """The in-cluster guard's ValidatingAdmissionPolicies: their CEL expressions evaluated against allowed and denied
-pod manifests, and the objects validated against the Kubernetes 1.34 OpenAPI schema.
+pod manifests, and the objects validated against the OpenAPI schema of every Kubernetes minor OKE offers.
 
 CEL engine: cel-python (celpy), an implementation of the CEL specification. Kubernetes evaluates the same
 expressions with cel-go plus Kubernetes' libraries (lists, regex, URLs, quantities, ``strings`` extensions) and
@@ -22,6 +22,7 @@ import pytest
 
 from oke_rdma.guard import POOL_LABEL, RDMA_LABEL, TENANT_LABEL, policies, tenant_labels
 from oke_rdma.tenant_defaults import priority_class_names
+from tests.k8s_schemas import SCHEMA_VERSIONS, validate_all  # noqa: E402,F401
 
 OBJECTS = policies("okerdma-dev", {"research": ["gpu"], "analytics": ["gpu", "shared"]},
                    {"research": "research", "analytics": "analytics"}, ["gpu-operator", "monitoring"],
@@ -196,9 +197,9 @@ def test_a_policy_that_refuses_nothing_would_be_caught():
 
 @pytest.mark.parametrize("obj", OBJECTS, ids=lambda o: f"{o['kind']}/{o['metadata']['name']}")
 def test_objects_validate_against_the_kubernetes_schema(obj):
-    """Each policy and binding is a valid admissionregistration.k8s.io/v1 object for Kubernetes 1.34 (strict: no
-    unknown fields)."""
-    assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"
+    """Each policy and binding is a valid admissionregistration.k8s.io/v1 object for every Kubernetes minor OKE
+    offers (strict: no unknown fields)."""
+    validate_all(obj)
 
 
 def test_schema_validation_catches_a_malformed_binding():
@@ -206,7 +207,7 @@ def test_schema_validation_catches_a_malformed_binding():
     bad = copy.deepcopy(next(o for o in OBJECTS if o["kind"] == "ValidatingAdmissionPolicyBinding"))
     bad["spec"]["validationActions"] = "Deny"
     with pytest.raises(kubernetes_validate.ValidationError):
-        kubernetes_validate.validate(bad, "1.34.0", strict=True)
+        kubernetes_validate.validate(bad, SCHEMA_VERSIONS[-1], strict=True)
 
 
 PRIORITY = _policy("okerdma-dev-tenant-priority")
@@ -291,4 +292,4 @@ def test_the_dev_stack_refuses_iscsi_classes_and_a_stack_without_in_transit_encr
 @pytest.mark.parametrize("obj", [o for o in BLOCK if "block-volumes" in o["metadata"]["name"]],
                          ids=lambda o: o["kind"])
 def test_the_block_volume_objects_validate_against_the_kubernetes_schema(obj):
-    assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"
+    validate_all(obj)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 
-import kubernetes_validate
 import pytest
 
 from oke_rdma.guard import policies
 from oke_rdma.guard_ids import TenantIds
 from tests.components.test_guard import container, failures
 from tests.components.test_guard import pod as base_pod
+from tests.k8s_schemas import SCHEMA_VERSIONS, validate_all  # noqa: E402,F401
 
 OBJECTS = policies("okerdma-dev", {"research": ["gpu"]}, {"research": "research", "analytics": "analytics"},
                    ["gpu-operator"], tenant_ids={"analytics": TenantIds(20002, 20002, ["fss-shared"]),
@@ -79,7 +79,7 @@ def test_tenant_ids_policy_only_for_tenants_with_claims_and_bound_to_their_names
         "kubernetes.io/metadata.name": "analytics"}
     for obj in OBJECTS:
         if any(k in obj["metadata"]["name"] for k in ("tenant-ids", "tenant-routes", "tenant-nodes")):
-            assert kubernetes_validate.validate(copy.deepcopy(obj), "1.34.0", strict=True) == "1.34"
+            validate_all(obj)
 
 
 ROUTES = next(o for o in OBJECTS if o["metadata"]["name"] == "okerdma-dev-tenant-routes"

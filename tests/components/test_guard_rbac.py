@@ -4,12 +4,12 @@ and admits the platform's own tenant roles and bindings; the objects validate ag
 
 from __future__ import annotations
 
-import kubernetes_validate
 import pytest
 
 from oke_rdma.guard import policies
 from oke_rdma.tenant_access import TenantBinding, manifests
 from tests.components.test_guard import failures
+from tests.k8s_schemas import validate_all  # noqa: E402
 
 PREFIX = "okerdma-dev"
 ROLES = [f"{PREFIX}-tenant-{r}" for r in ("viewer", "developer", "admin")]
@@ -131,7 +131,7 @@ def test_the_tenant_policies_select_tenant_namespaces_and_cluster_role_bindings_
 @pytest.mark.parametrize("obj", [o for o in OBJECTS if o["metadata"]["name"].startswith(f"{PREFIX}-tenant-")
                                  and "pools" not in o["metadata"]["name"]], ids=lambda o: o["metadata"]["name"])
 def test_objects_validate_against_the_kubernetes_schema(obj):
-    assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"
+    validate_all(obj)
 
 
 def test_the_mpi_operators_roles_in_tenant_namespaces_are_admitted():

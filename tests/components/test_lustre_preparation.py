@@ -142,13 +142,15 @@ def _problems(**overrides):
 
 def test_a_lustre_only_tenant_never_shares_an_owner_with_another_tenant():
     """A tenant with a Lustre directory and no sharedStorage owns it by the IDs derived from its name; another
-    tenant holding those IDs is refused (each tenant owns its directories alone), naming the Lustre tenant."""
+    tenant setting those IDs is refused on its own key (each tenant owns its directories alone), naming the Lustre tenant."""
     from oke_rdma.config.storage import derived_id
     nlp = {"rdma": True, "quota": {"gpu": 0, "cpu": 1, "memoryGb": 1}}
     clash = derived_id("nlp")
     found = _problems(tenants={"nlp": nlp, "analytics": {"sharedStorage": {"uid": clash, "gid": clash}}},
                       storage={"lustre": {**LUSTRE, "tenants": ["research", "nlp"]}})
-    assert [p for p in found if p.startswith("oke-rdma:tenants.nlp: its uid ")], found
+    # the key the user set is named (analytics' uid), with the Lustre tenant whose derived ID it takes
+    assert [p for p in found if p.startswith("oke-rdma:tenants.analytics.sharedStorage.uid: ") and
+            "the uid of tenant 'nlp' (derived from its name)" in p], found
     assert all("sharedStorage with its own" in p for p in found if p.startswith("oke-rdma:tenants.nlp:"))
     # without the Lustre directory, the same IDs are nobody else's business
     cfg = load_stack_config(dev_raw_config(tenants={"nlp": nlp, "analytics": {"sharedStorage": {"uid": clash,

@@ -12,6 +12,7 @@ from oke_rdma.tenant_access import TenantBinding, manifests
 from offline.engine import run_program
 from tests.componenttest import named, of_type
 from tests.stackcfg import dev_raw_config, load_dev_config
+from tests.k8s_schemas import SCHEMA_VERSIONS, validate_all  # noqa: E402,F401
 
 CR = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
 RB = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
@@ -93,14 +94,13 @@ def test_with_create_policies_false_the_statement_is_output_not_created():
 
 
 def test_the_roles_and_bindings_validate_against_the_kubernetes_schema():
-    """Strict (no unknown field) for Kubernetes 1.34: every ClusterRole and RoleBinding the component declares."""
-    import kubernetes_validate
+    """Strict (no unknown field) for every Kubernetes minor OKE offers: every ClusterRole and RoleBinding the component declares."""
     objs = manifests("okerdma", ["kueue", "jobset", "trainer", "mpiOperator", "kuberay", "keda"],
                      [TenantBinding("t", "t", r, ("oidc:g", "ocid1.group.oc1..aaaaaaaaexample")) for r in
                       ("viewer", "developer", "admin")])
     assert len(objs) == 6
     for obj in objs:
-        assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34", obj["metadata"]["name"]
+        validate_all(obj)
 
 
 @pytest.mark.parametrize("binding, message", [

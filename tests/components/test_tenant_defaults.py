@@ -1,6 +1,6 @@
 """What each tenant namespace gets besides its quota and queues, under mocks (preview=False): default container
 requests (never a default limit, never a GPU), the tenants' PriorityClasses (all below the system classes, none a
-global default) and a quota that admits no pod at a system priority; every object valid for Kubernetes 1.34."""
+global default) and a quota that admits no pod at a system priority; every object valid for every Kubernetes minor OKE offers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from oke_rdma.tenant_defaults import (DEFAULT_REQUEST, SYSTEM_PRIORITY_CLASSES, TENANT_PRIORITIES, manifests,
                                       priority_class_names)
+from tests.k8s_schemas import SCHEMA_VERSIONS, validate_all  # noqa: E402,F401
 
 MANIFESTS = manifests("okerdma-dev", {"research": "research", "analytics": "analytics"})
 #: Kubernetes docs "Pod Priority and Preemption": user-defined classes may not exceed one billion; the system
@@ -21,14 +22,14 @@ MAX_USER_PRIORITY = 1_000_000_000
 @pytest.mark.parametrize("obj", MANIFESTS, ids=lambda o: f"{o['kind']}/{o['metadata'].get('namespace', '')}"
                                                          f"/{o['metadata']['name']}")
 def test_objects_validate_against_the_kubernetes_schema(obj):
-    assert kubernetes_validate.validate(obj, "1.34.0", strict=True) == "1.34"
+    validate_all(obj)
 
 
 def test_schema_validation_catches_a_malformed_limit_range():
     bad = copy.deepcopy(next(o for o in MANIFESTS if o["kind"] == "LimitRange"))
     bad["spec"]["limits"][0]["defaultRequests"] = bad["spec"]["limits"][0].pop("defaultRequest")
     with pytest.raises(kubernetes_validate.ValidationError):
-        kubernetes_validate.validate(bad, "1.34.0", strict=True)
+        kubernetes_validate.validate(bad, SCHEMA_VERSIONS[-1], strict=True)
 
 
 def test_priority_classes_stay_below_the_system_ones_and_none_is_global():

@@ -138,3 +138,54 @@ def test_odd_keys_are_quoted_and_every_problem_is_one_line(edit, expected):
 def test_a_look_alike_key_with_a_control_character_is_quoted():
     found = problems(dict(RAW) | {"okerdma:\u2028x": "1"})
     assert found[0].startswith('"okerdma:\\u2028x": the namespace')
+
+
+# --- type hints give a value that passes ------------------------------------------------------------------------------
+def _type_problems(key, path, value):
+    from oke_rdma.config import ConfigError, load_stack_config
+    from tests.stackcfg import dev_config, edited
+
+    raw, _ = dev_config()
+    try:
+        load_stack_config(edited(raw, key, path, value))
+    except ConfigError as e:
+        return e.problems
+    return []
+
+
+def test_a_version_written_as_a_number_names_the_version_to_write():
+    """kubernetesVersion: 1.36 (a YAML number) is answered with the supported patch release, not 'quote it'."""
+    [p] = _type_problems("cluster", ("kubernetesVersion",), 1.36)
+    assert p.startswith("oke-rdma:cluster.kubernetesVersion: expected text, got the number 1.36; quoting it is not "
+                        "enough") and "write v1.36.1" in p
+    assert not [x for x in _type_problems("cluster", ("kubernetesVersion",), "v1.36.1") if ".kubernetesVersion:" in x]
+
+
+def test_a_number_whose_quoted_text_is_valid_is_told_to_quote_it():
+    """A namespace written as a number is valid once quoted: the hint says so with the text to write."""
+    assert "oke-rdma:tenants.research.namespace: expected text, got the number 12; quote it: '12'" in \
+        _type_problems("tenants", ("research", "namespace"), 12)
+
+
+@pytest.mark.parametrize("value, fix", [
+    ("4", "write 4 without quotes"),
+    ("-4", "write a number from 0 to 1000 without quotes (-4 is not one)"),
+    (2.5, "use a whole number such as 2 or 3"),
+])
+def test_a_number_hint_names_a_number_the_key_accepts(value, fix):
+    [p] = [x for x in _type_problems("nodePools", ("gpu", "size"), value) if ".size:" in x]
+    assert p.endswith(fix), p
+
+
+@pytest.mark.parametrize("value, fix", [("yes", "write true without quotes"), ("off", "write false without quotes"),
+                                        ("maybe", "write true or false without quotes")])
+def test_a_boolean_hint_names_the_boolean_the_text_meant(value, fix):
+    ps = _type_problems("nodePools", ("gpu", "rdma"), value)
+    assert any(fix in x for x in ps), ps
+
+
+@pytest.mark.parametrize("value, fix", [("root", "did you mean 'ROOT'?"), ("NON", "did you mean 'NONE'?"),
+                                        ("squash-everything", "pick one of them")])
+def test_a_fixed_choice_hint_names_the_closest_choice(value, fix):
+    ps = _type_problems("storage", ("fss", "identitySquash"), value)
+    assert any(x.startswith("oke-rdma:storage.fss.identitySquash: expected one of") and x.endswith(fix) for x in ps), ps

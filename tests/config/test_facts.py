@@ -241,3 +241,23 @@ def test_ad_numbers_are_refused_only_where_the_regions_count_is_known(region, nu
     assert bool(found) == refused, found
     if refused:
         assert len(found) == 1 and "availabilityDomains" in found[0].split(": ", 1)[0], found
+
+
+@pytest.mark.parametrize("region, number, noted", [
+    ("uk-gov-london-1", 3, True), ("us-gov-ashburn-1", 2, True),   # realms whose AD counts oke-rdma has not read
+    ("uk-gov-london-1", 1, False),                                  # AD-1 exists in every region
+    ("us-chicago-1", 3, False), ("us-langley-1", 1, False),        # oc1, oc2: counts verified, nothing to say
+])
+def test_an_ad_whose_existence_the_facts_cannot_confirm_is_named_with_make_preflight(region, number, noted):
+    """An AD above 1 in a realm whose AD counts are not in the sources loads, with an info line naming the
+    unverified fact and `make preflight`; a verified region or AD-1 gets none."""
+    from oke_rdma.config import load_stack_config
+    from oke_rdma.config.checks.oci_facts import unverified_ad_notes
+
+    raw = relocated(region, realm=regions.realm_of(region), ads=[f"Uocm:{regions.ad_stem(region)}-AD-{number}"])
+    notes = unverified_ad_notes(load_stack_config(raw))
+    assert bool(notes) == noted, notes
+    if noted:
+        assert notes[0].startswith("oke-rdma:availabilityDomains[0]: not checked: the availability domains of "
+                                   f"{region} (realm {regions.realm_of(region)})")
+        assert "`make preflight`" in notes[0]

@@ -226,3 +226,60 @@ def test_no_suggestion_for_a_known_or_far_away_shape():
     assert shapes.did_you_mean_shape("BM.GPU.H100.8") == "" and shapes.did_you_mean_shape("foo") == ""
     assert shapes.closest_shape("VM.Standard.E5.Flx") == "VM.Standard.E5.Flex"
     assert shapes.closest_shape("BM.Standard.E5.192") is None  # a real shape the table lacks: no false match
+
+
+# --- CPU architecture: a fact per shape, never read from the name ----------------------------------------------------
+#: Every shape of the table with its architecture as OCI's Compute Shapes tables give it (Processor column), written
+#: out here by hand so a row that changes must change both.
+EXPECTED_ARCH = {
+    "BM.GPU4.8": "x86_64", "BM.GPU.B4.8": "x86_64", "BM.GPU.A100-v2.8": "x86_64", "BM.GPU.H100.8": "x86_64",
+    "BM.GPU.H200.8": "x86_64", "BM.GPU.B200.8": "x86_64", "BM.GPU.B300.8": "x86_64", "BM.GPU.MI300X.8": "x86_64",
+    "BM.GPU.MI355X.8": "x86_64", "BM.GPU.MI355X-v1.8": "x86_64", "BM.GPU.RTXPRO.8": "x86_64",
+    "BM.GPU.L40S.4": "x86_64", "BM.GPU.L40S-NC.4": "x86_64", "BM.HPC2.36": "x86_64", "BM.Optimized3.36": "x86_64",
+    "VM.GPU.A10.1": "x86_64", "VM.GPU.A10.2": "x86_64", "VM.GPU2.1": "x86_64", "VM.GPU3.1": "x86_64",
+    "VM.GPU3.2": "x86_64", "VM.GPU3.4": "x86_64",
+    "BM.GPU.GB200.4": "aarch64", "BM.GPU.GB200-v2.4": "aarch64", "BM.GPU.GB200-v3.4": "aarch64",
+    "BM.GPU.GB300.4": "aarch64",
+    "VM.Standard.E3.Flex": "x86_64", "VM.Standard.E4.Flex": "x86_64", "VM.Standard.E5.Flex": "x86_64",
+    "VM.Standard3.Flex": "x86_64", "VM.Optimized3.Flex": "x86_64",
+    "VM.Standard.A1.Flex": "aarch64", "VM.Standard.A2.Flex": "aarch64",
+}
+
+
+def test_every_shape_oke_rdma_knows_has_its_cpu_architecture_in_the_table():
+    """Each shape of the GPU/RDMA table and of the Flex table has a CPU_ARCH row, and no row names an unknown shape."""
+    known = set(shapes.SHAPES) | set(shapes.FLEX_SHAPE_LIMITS)
+    assert set(shapes.CPU_ARCH) == known == set(EXPECTED_ARCH)
+
+
+@pytest.mark.parametrize("shape", sorted(EXPECTED_ARCH))
+def test_each_shape_has_the_architecture_and_vcpus_per_ocpu_oci_lists(shape):
+    """x86 shapes (the A10s too, despite '.A10.' in the name) count 2 vCPUs per OCPU, Arm shapes 1."""
+    assert shapes.cpu_arch(shape) == EXPECTED_ARCH[shape]
+    assert shapes.vcpus_per_ocpu(shape) == (1 if EXPECTED_ARCH[shape] == "aarch64" else 2)
+
+
+@pytest.mark.parametrize("shape", ["VM.GPU.A10.3", "BM.Standard.A9.999", "VM.Standard.E9.Flex", "BM.GPU.GB999.4", ""])
+def test_a_shape_the_table_does_not_know_has_no_architecture_rather_than_a_guess(shape):
+    """Names that look Arm or x86 but are not in the table give None, not a guess from the pattern."""
+    assert shapes.cpu_arch(shape) is None and shapes.vcpus_per_ocpu(shape) is None
+
+
+@pytest.mark.parametrize("shape", sorted(shapes.SHAPES))
+def test_each_shape_row_is_consistent_with_its_facts(shape):
+    """GPU shapes name a vendor and model, CPU shapes neither; a Compute Cluster shape is bare metal; a row says when it
+    was checked."""
+    row = shapes.SHAPES[shape]
+    assert (row.gpus > 0) == (row.gpu_vendor is not None) == (row.gpu_model is not None)
+    assert not row.compute_cluster or shape.startswith("BM.")
+    assert row.checked >= "2026-11-30"
+
+
+@pytest.mark.parametrize("shape, nvidia", [("BM.GPU.H100.8", True), ("VM.GPU.A10.2", True), ("BM.GPU.GB200.4", True),
+                                           ("BM.GPU.MI300X.8", False), ("BM.GPU.MI355X.8", False),
+                                           ("BM.HPC2.36", False), ("VM.Standard.A1.Flex", False)])
+def test_only_nvidia_shapes_of_the_table_are_gpu_shapes_for_the_gpu_operator(shape, nvidia):
+    """The GPU vendor comes from the table: AMD MI300X/MI355X nodes get no NVIDIA device-plugin or sharing labels."""
+    from oke_rdma.config.platform import is_gpu_shape
+
+    assert is_gpu_shape(shape) is nvidia

@@ -57,3 +57,22 @@ def test_an_rdma_tenant_without_an_rdma_pool_is_named():
                       ("tenants", ("analytics", "quota"), no_gpus))
     assert [w.split(":")[1] for w in found] == ["tenants.research.rdma"]
 
+
+
+def _lustre_on(pool: dict) -> list[str]:
+    lustre = {"capacityGb": 31200, "tenants": ["research"],
+              "client": {"pools": ["extra"], "packages": {"oracleLinux8": ARCHIVE}}}
+    image = "ocid1.image.oc1.sa-saopaulo-1.aaaaaaaak3s7w2nb5qj4x6l9d2r8t1y3u5i7o9p0a2s4d6f8g1h3j5k7armx"
+    return _warnings(("storage", ("lustre",), lustre), ("nodePools", ("extra",), {**pool, "imageId": image}))
+
+
+def test_an_a10_lustre_client_pool_is_x86_and_not_warned_about():
+    """VM.GPU.A10.2 runs on Intel x86 ('.A10.' in its name is no Ampere Arm): the Lustre client installs there."""
+    assert _lustre_on({"shape": "VM.GPU.A10.2", "size": 1}) == []
+
+
+def test_a_lustre_client_pool_of_a_shape_of_unknown_architecture_is_named_not_guessed():
+    """A CPU shape the shape table does not know (BM.Standard.E5.192) is neither passed as x86 nor called Arm."""
+    found = _lustre_on({"shape": "BM.Standard.E5.192", "size": 1})
+    assert [w.split(":")[1] for w in found] == ["storage.lustre.client.pools"]
+    assert "not in oke_rdma/facts/shapes.py" in found[0] and "is Arm" not in found[0]

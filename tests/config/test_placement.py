@@ -185,7 +185,8 @@ def test_eviction_grace_duration_is_held_in_the_form_oci_returns(given, sent):
      "oke-rdma:nodePools.gpu.cycling.maxSurge: 3 nodes is more than the pool's size 2"),
     (lambda r: gpu(r, "cycling", {"maxSurge": "150%"}), "a percentage like \"25%\" (0-100%)"),
     (lambda r: gpu(r, "cycling", {"maxSurge": True}),
-     "oke-rdma:nodePools.gpu.cycling.maxSurge: expected text, got the boolean true; quote it if it is meant as text"),
+     "oke-rdma:nodePools.gpu.cycling.maxSurge: expected text, got the boolean true; quoting it is not enough, as text "
+     "'true' is refused too: must be a node count like \"1\" or a percentage like \"25%\""),
     (lambda r: gpu(edited(r, "cluster", ("type",), "BASIC_CLUSTER"), "cycling", {"enabled": True}),
      "oke-rdma:nodePools.gpu.cycling.enabled: node cycling needs an ENHANCED_CLUSTER"),
 ])

@@ -8,10 +8,10 @@ from tests.stackcfg import load_dev_config
 
 
 def test_cpu_and_memory_quotas_beyond_the_pools_are_warned_naming_the_key():
-    """analytics on 2 × BM.GPU.H100.8 (448 vCPUs, 4096 GB): 100000 cores and 9000000 GiB are both named."""
+    """analytics on 2 × BM.GPU.H100.8 (448 vCPUs, 4096 GB): 100000 vCPUs and 9000000 GiB are both named."""
     cfg = load_dev_config(tenants={"analytics": {"quota": {"cpu": 100000, "memoryGb": 9000000}}})
     found = quota_capacity_warnings(cfg)
-    assert any(w.startswith("oke-rdma:tenants.analytics.quota.cpu: 100000 cores is more than the 448 vCPUs")
+    assert any(w.startswith("oke-rdma:tenants.analytics.quota.cpu: 100000 vCPUs is more than the 448 vCPUs")
                for w in found), found
     assert any(w.startswith("oke-rdma:tenants.analytics.quota.memoryGb: 9000000 GiB") for w in found), found
 

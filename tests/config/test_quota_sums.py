@@ -64,3 +64,21 @@ def test_without_kueue_nothing_is_added_up():
     cfg = _two_shared(_quota(24), _quota(32))
     assert quota_sum_warnings(cfg.model_copy(update={"platform": cfg.platform.model_copy(update={
         "kueue": cfg.platform.kueue.model_copy(update={"enabled": False})})})) == []
+
+
+def test_an_a10_pool_offers_its_vcpus_not_half_of_them():
+    """2 × VM.GPU.A10.2 (30 OCPUs each, Intel x86): 120 vCPUs; quotas of 50 + 100 are warned against 120, in vCPUs."""
+    a10 = {"shape": "VM.GPU.A10.2", "size": 2, "imageId": IMAGE, "gpuSharing": {"mode": "timeSlicing", "replicas": 2}}
+    analytics = dev_values()["oke-rdma:tenants"]["analytics"]
+
+    def tenant(name: str, uid: int, cpu: int) -> dict:
+        return {**analytics, "isolation": "shared", "quota": _quota(2, cpu=cpu, memory=100),
+                "sharedStorage": {**analytics["sharedStorage"], "subPath": name, "uid": uid, "gid": uid}}
+
+    over = load_dev_config(nodePools={"a10": a10}, tenants={
+        "analytics": None, "speech": tenant("speech", 20003, 50), "nlp": tenant("nlp", 20004, 100)})
+    (warning,) = quota_sum_warnings(over)
+    assert "add up to 150 vCPUs" in warning and "offers 120 (2 × VM.GPU.A10.2)" in warning, warning
+    within = load_dev_config(nodePools={"a10": a10}, tenants={
+        "analytics": None, "speech": tenant("speech", 20003, 50), "nlp": tenant("nlp", 20004, 70)})
+    assert quota_sum_warnings(within) == []

@@ -87,6 +87,7 @@ CASES: dict[str, Case] = {
     "type-map": _set("oke-rdma:network", "10.0.0.0/16"),
     "type-list": _set("oke-rdma:availabilityDomains", "bxtG:SA-SAOPAULO-1-AD-1"),
     "type-text": _set("oke-rdma:availabilityDomains", [1]),
+    "type-text-version": _set("oke-rdma:cluster", "kubernetesVersion", 1.36),
     "type-whole-number": _pool("gpu", size=2.5),
     # ranges and formats
     "range-boot-volume": _pool("gpu", bootVolumeGb=20),

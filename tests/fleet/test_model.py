@@ -38,6 +38,23 @@ def test_unknown_wave_is_refused(tmp_path, capsys):
                         "waves"]
 
 
+@pytest.mark.parametrize("edit, expected", [
+    (lambda d: cluster(d, "gpu-chi-a").update(wave="mian"),
+     "fleet.yaml: clusters[3].wave: 'mian' is not a wave (did you mean main?); use one of canary, main or add it to "
+     "waves"),
+    (lambda d: cluster(d, "gpu-ash-a").update(landingZone="lz-ashbrun"),
+     "fleet.yaml: clusters[2].landingZone: 'lz-ashbrun' is not a landing zone (did you mean lz-ashburn?) (declared: "
+     "lz-ashburn); add it to landingZones or fix the name"),
+    (lambda d: d["operator"].update(workspaceImag="x"),
+     "fleet.yaml: operator.workspaceImag: unknown key (did you mean workspaceImage?); fix its spelling"),
+    (lambda d: cluster(d, "gpu-ash-a").update(stackfile="x"),
+     "fleet.yaml: clusters[2].stackfile: unknown key (did you mean stackFile?); fix its spelling"),
+])
+def test_a_mistyped_enumerated_value_or_key_names_the_closest_one(tmp_path, capsys, edit, expected):
+    """Waves, landing zones and keys of the fleet file are answered with a did-you-mean, like every config key."""
+    assert expected in refused(tmp_path, capsys, edit)
+
+
 def test_missing_stack_file_is_refused(tmp_path, capsys):
     """A stackFile that does not exist is refused at clusters[i].stackFile, saying how to write one."""
     problems = refused(tmp_path, capsys, lambda d: cluster(d, "gpu-ash-a").update(stackFile="stacks/nope.yaml"))

@@ -3,6 +3,7 @@ fleet gives), appends its entry, checks and renders the fleet — or leaves noth
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from oke_rdma.fleet import load_fleet, resolve
@@ -41,7 +42,7 @@ def test_a_refused_cluster_leaves_nothing_written(tmp_path, capsys):
     before = path.read_text()
     args = [a if a != "main" else "late" for a in ARGS]
     assert main(["new-cluster", "--fleet", str(path), *args]) == 2
-    assert "clusters[4].wave: 'late' is not a wave" in capsys.readouterr().err
+    assert "error: --wave: 'late' is not a wave of" in capsys.readouterr().err
     assert path.read_text() == before
     assert not (tmp_path / "stacks" / "Pulumi.gpu-ash-b.yaml").exists()
 
@@ -108,3 +109,20 @@ def test_new_cluster_lists_the_placeholders_it_wrote_by_key(tmp_path, capsys):
     assert keys, text  # the fleet's defaults leave some (the image OCIDs): the listing is not vacuous
     assert f"replace its {len(keys)} placeholder" in out and all(k in out for k in keys)
     assert all(f"#   {k}" in text for k in keys)
+
+
+@pytest.mark.parametrize("flag, typo, expected", [
+    ("--wave", "mian", "(did you mean main?); use one of canary, main or add it to waves"),
+    ("--wave", "Canary", "(did you mean canary?)"),
+    ("--landing-zone", "lz-ashbrn", "(did you mean lz-ashburn?); use one of lz-ashburn"),
+])
+def test_a_mistyped_choice_is_answered_with_the_closest_one_before_anything_is_written(tmp_path, capsys, flag, typo,
+                                                                                       expected):
+    path = fleet_copy(tmp_path)
+    before = path.read_text()
+    right = "main" if flag == "--wave" else "lz-ashburn"
+    args = [typo if a == right else a for a in ARGS]
+    assert main(["new-cluster", "--fleet", str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {flag}: {typo!r} is not a" in err and expected in err, err
+    assert path.read_text() == before and not (tmp_path / "stacks" / "Pulumi.gpu-ash-b.yaml").exists()

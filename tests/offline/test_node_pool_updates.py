@@ -86,3 +86,21 @@ def test_a_hand_written_pool_without_the_pool_label_is_named_by_its_resource():
                                                    "Kubernetes v1.35.2 but keeps image ocid1.image.oc1..old")
     assert warn("update", "kubernetesVersion", "nodeSourceDetails.imageId") == []
     assert warn("update", "nodeMetadata") == [] and warn("replace", "kubernetesVersion") == []
+
+
+def test_the_image_error_also_offers_pinning_the_pool_to_upgrade_the_control_plane_first():
+    """Both ways out are named: the image of the new version, and the pool pinned at the version it runs
+    (docs/operations.md, step 1 of a minor upgrade); a change with its image gives no error."""
+    from offline.node_images import image_version_warnings
+    from offline.replacement import Change
+    urn = "urn:pulumi:s::p::oci:ContainerEngine/nodePool:NodePool::okerdma-x-gpu"
+    inputs = {urn: {"kubernetesVersion": "v1.36.1", "nodeSourceDetails": {"imageId": "ocid1.image.oc1..old"},
+                    "initialNodeLabels": [{"key": "okerdma.io/node-pool", "value": "gpu"}]}}
+    [found] = image_version_warnings([Change(urn, "oci:ContainerEngine/nodePool:NodePool", "okerdma-x-gpu", "update",
+                                             changed=("kubernetesVersion",))], inputs)
+    assert found.startswith("oke-rdma:nodePools.gpu.imageId: the pool moves to Kubernetes v1.36.1 but keeps image")
+    assert "set the image for v1.36.1" in found
+    assert found.endswith("or, to upgrade the control plane first, pin nodePools.gpu.kubernetesVersion at the version "
+                          "the pool runs now (docs/operations.md, \"Kubernetes minor upgrade\", step 1)")
+    assert image_version_warnings([Change(urn, "oci:ContainerEngine/nodePool:NodePool", "okerdma-x-gpu", "update",
+                                          changed=("kubernetesVersion", "nodeSourceDetails.imageId"))], inputs) == []

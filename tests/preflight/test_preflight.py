@@ -302,6 +302,23 @@ def test_an_arm_shape_needs_an_aarch64_image(tenancy, clients):
                         "match VM.Standard.A1.Flex's CPU; use an aarch64 (Arm) OKE image"]
 
 
+def test_an_a10_shape_is_x86_and_takes_an_x86_64_gpu_image(tenancy, clients):
+    """VM.GPU.A10.2 runs on Intel Xeon: its x86_64 GPU image passes and an aarch64 one is refused ('.A10.' in the
+    name is no Arm shape)."""
+    tenancy.shapes[AD].append("VM.GPU.A10.2")
+    raw = pool(RAW, "system", shape="VM.GPU.A10.2")
+    for key in ("ocpus", "memoryGb"):
+        raw = edited(raw, "nodePools", ("system", key), None, delete=True)
+    tenancy.sources[SYSTEM_IMAGE] = "Oracle-Linux-8.10-Gen2-GPU-2026.10.30-0-OKE-1.35.2-900"
+    problems, _ = findings(clients, raw)
+    assert not [p for p in problems if "CPU" in p], problems
+    tenancy.sources[SYSTEM_IMAGE] = "Oracle-Linux-8.10-aarch64-GPU-2026.10.30-0-OKE-1.35.2-900"
+    problems, _ = findings(clients, raw)
+    assert [p for p in problems if "CPU" in p] == [
+        "oke-rdma:nodePools.system.imageId: Oracle-Linux-8.10-aarch64-GPU-2026.10.30-0-OKE-1.35.2-900 does not match "
+        "VM.GPU.A10.2's CPU; use an x86_64 OKE image"]
+
+
 def test_an_image_oke_does_not_list_must_exist_and_declare_the_shape(tenancy, clients):
     del tenancy.sources[GPU_IMAGE]
     problems, _ = findings(clients)

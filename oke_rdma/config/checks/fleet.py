@@ -138,7 +138,7 @@ def check_tenant_pools(cfg: StackConfig) -> list[str]:
     its alone)."""
     problems: list[str] = []
     gpu_pools = [*cfg.rdma_pools, *shared_pools(cfg)]
-    owners: dict[str, str] = {}
+    owners: dict[str, tuple[str, int]] = {}  # pool → (the dedicated tenant listing it first, its index there)
     for name, tenant in cfg.tenants.items():
         seen: set[str] = set()
         for i, pool in enumerate(tenant.node_pools or ()):
@@ -156,11 +156,13 @@ def check_tenant_pools(cfg: StackConfig) -> list[str]:
                 problems.append(f"{at}: {pool!r} is a shared (time-sliced or MIG) pool and the tenant is dedicated; "
                                 f"remove it or set tenants.{name}.isolation: shared")
             elif tenant.isolation == "dedicated" and pool in owners:
-                problems.append(f"{at}: pool {pool!r} is already dedicated to tenant {owners[pool]!r}; a dedicated "
-                                f"tenant's pools are its alone: give each its own pool")
+                owner, j = owners[pool]
+                problems.append(f"{at}: pool {pool!r} is already dedicated to tenant {owner!r} "
+                                f"({_key(('tenants', owner, 'nodePools', j))}); a dedicated tenant's pools are its "
+                                f"alone: give each its own pool, or remove it from one of the two lists")
             else:
                 if tenant.isolation == "dedicated":
-                    owners[pool] = name
+                    owners[pool] = (name, i)
             seen.add(pool)
     return problems
 

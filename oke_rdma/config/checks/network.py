@@ -115,7 +115,8 @@ def smallest_prefix(ips: int) -> Optional[int]:
 
 def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key: Callable[[str], str],
                   vcn: Optional[ipaddress.IPv4Network] = None,
-                  same_subnet: Optional[Callable[[str, str], bool]] = None) -> list[str]:
+                  same_subnet: Optional[Callable[[str, str], bool]] = None,
+                  given: Optional[Callable[[str], bool]] = None) -> list[str]:
     """The CIDR-planning rules on subnet CIDRs ``nets`` (role → network), each message starting with ``key(role)``:
     inside ``vcn`` (when known), no overlaps, the services CIDR outside the VCN (or, with no VCN CIDR, outside every
     subnet), worker-IP and pod-IP capacity with cycle headroom, room for the FSS mount target and the Lustre file system
@@ -124,6 +125,8 @@ def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key:
     :param same_subnet: ``(role a, role b) -> True`` when both roles are served by one subnet (a brought network may
         give one subnet OCID for several roles, which OKE allows): such roles do not overlap each other, and their
         IP demands add up in the one subnet.
+    :param given: ``role -> True`` when the user set the role's CIDR (False: the default plan's); two overlapping
+        subnets are reported on the key the user set. None: every CIDR was given (a brought network).
     """
     problems: list[str] = []
     if vcn is not None:
@@ -146,8 +149,12 @@ def cidr_problems(cfg: StackConfig, nets: dict[str, ipaddress.IPv4Network], key:
     for i, a in enumerate(roles):
         for b in roles[i + 1:]:
             if nets[a].overlaps(nets[b]) and not shared(a, b):
-                problems.append(f"{key(b)}: {nets[b]} overlaps the {a} subnet {nets[a]}; subnets of one VCN "
-                                f"must not overlap")
+                # name the key the user set: a default-plan subnet overlapping an override is the override's fault
+                blamed, other = (a, b) if given is not None and given(a) and not given(b) else (b, a)
+                whose = (f"{key(other)}" if given is None or given(other)
+                         else f"the default plan's {other} subnet; {key(other)} is not set")
+                problems.append(f"{key(blamed)}: {nets[blamed]} overlaps the {other} subnet {nets[other]} ({whose}); "
+                                f"subnets of one VCN must not overlap: pick a CIDR outside it")
     svc = ipaddress.IPv4Network(cfg.cluster.services_cidr)
     svc_key = _key(("cluster", "servicesCidr"))
     if vcn is not None and svc.overlaps(vcn):
@@ -270,8 +277,10 @@ def check_network(cfg: StackConfig) -> list[str]:
                     f"oke-rdma:network.subnets CIDR"]
         roles = [r for r in SUBNET_ROLES if r != "publicLoadBalancers" or net.public_load_balancers]
         nets = {role: ipaddress.IPv4Network(plan[role]) for role in roles}
+        overrides = net.subnets.model_dump(by_alias=True)
         problems += cidr_problems(cfg, nets, lambda role: _key(("network", "subnets", role)),
-                                  vcn=ipaddress.IPv4Network(net.vcn_cidr))
+                                  vcn=ipaddress.IPv4Network(net.vcn_cidr),
+                                  given=lambda role: overrides.get(role) is not None)
     if api.public_subnet and net.brought:
         problems.append(f"{_key(('network', 'apiEndpoint', 'publicSubnet'))}: has no effect on a brought network "
                         f"(its control-plane subnet is yours); remove it")

@@ -63,6 +63,28 @@ def check_availability_domains(cfg: StackConfig) -> list[str]:
     return problems
 
 
+def unverified_ad_notes(cfg: StackConfig) -> list[str]:
+    """One line per availability domain numbered above 1 in a region whose AD count oke-rdma has not verified (a
+    realm outside :data:`oke_rdma.facts.regions.AD_COUNT_REALMS`: UK Government ``oc4``, US Defense, sovereign and
+    dedicated regions): the config accepts it up to :data:`~oke_rdma.facts.regions.MOST_ADS`, so the preview says
+    that this fact was not checked and what checks it (``make preflight``: the tenancy's ListAvailabilityDomains).
+    AD-1 exists in every region and gets no line; an AD beyond ``MOST_ADS`` is refused by
+    :func:`check_availability_domains`."""
+    region = cfg.region
+    if regions.realm_of(region) is None or regions.ad_count(region) is not None:
+        return []
+    out = []
+    for i, name in enumerate(cfg.availability_domains):
+        ad = regions.parse_ad(name)
+        if ad is None or ad.region != region or ad.number <= 1 or ad.number > regions.MOST_ADS:
+            continue
+        out.append(f"{_key(('availabilityDomains', i))}: not checked: the availability domains of {region} (realm "
+                   f"{regions.realm_of(region)}) are not in oke-rdma's sources (oke_rdma/facts/regions.py verifies "
+                   f"the counts of realms {', '.join(sorted(regions.AD_COUNT_REALMS))} only), so {name!r} may not "
+                   f"exist; `make preflight` compares it with the tenancy's own list")
+    return out
+
+
 def _strings(value: Any, at: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
     if isinstance(value, str):
         yield at, value

@@ -22,13 +22,9 @@ Members (sources checked 2026-12-01):
 
 from __future__ import annotations
 
-import re
-
+from ...facts.shapes import ARM, cpu_arch
 from ..stack import StackConfig
 from .._base import _key
-
-#: Arm shapes (Ampere A1/A2, NVIDIA Grace): the same pattern as oke_rdma.facts.shapes (Compute Shapes).
-_ARM = re.compile(r"(\.A[0-9]+\.|\.GB[0-9]+)")
 
 
 def pairing_warnings(cfg: StackConfig) -> list[str]:
@@ -47,10 +43,16 @@ def pairing_warnings(cfg: StackConfig) -> list[str]:
                        f"docs/storage.md), or use node images that carry the client")
         for pool in lustre_client_pools(cfg):
             shape = cfg.node_pools[pool].shape
-            if _ARM.search(shape):
+            arch = cpu_arch(shape)  # the shape table's fact (VM.GPU.A10.2 is x86 despite '.A10.'), never the name
+            if arch == ARM:
                 out.append(f"{_key(('storage', 'lustre', 'client', 'pools'))}: pool {pool} ({shape}) is Arm, and the "
                            f"Lustre CSI driver supports x86_64 only: its nodes never get the client label; list x86 "
                            f"pools only")
+            elif arch is None:
+                out.append(f"{_key(('storage', 'lustre', 'client', 'pools'))}: pool {pool} ({shape}): its CPU "
+                           f"architecture is not in oke_rdma/facts/shapes.py (CPU_ARCH), and the Lustre CSI driver "
+                           f"supports x86_64 only, so whether its nodes get the client label is unknown; list pools of "
+                           f"known x86 shapes, or add the shape's row")
     fss = cfg.storage.fss
     if fss.enabled and fss.in_transit_tls and any(t.shared_storage is not None for t in cfg.tenants.values()):
         out.append(f"{_key(('storage', 'fss', 'inTransitTls'))}: every FSS volume mounts through oci-fss-utils, "

@@ -96,15 +96,23 @@ def check_storage(cfg: StackConfig) -> list[str]:
             other = owners.setdefault((kind, value), name)
             if other == name:
                 continue
-            if tenant.shared_storage is None:  # a Lustre-only tenant: its IDs are derived from its name
+            there = cfg.tenants[other].shared_storage
+            there_set = there is not None and getattr(there, kind) is not None
+            if tenant.shared_storage is None and not there_set:  # a Lustre-only tenant: IDs derived from its name
                 problems.append(f"{_key(('tenants', name))}: its {kind} {value} (derived from the name, for its "
                                 f"Lustre directory) is already the {kind} of tenant {other!r}; each tenant owns its "
                                 f"directories alone: give it sharedStorage with its own {kind}, or rename it")
                 continue
-            how = "set" if getattr(tenant.shared_storage, kind) is not None else "derived from the name"
-            problems.append(f"{_key(('tenants', name, 'sharedStorage', kind))}: {value} ({how}) is already the "
-                            f"{kind} of tenant {other!r}; each tenant owns its directory alone: set another "
-                            f"{kind}")
+            here_set = tenant.shared_storage is not None and getattr(tenant.shared_storage, kind) is not None
+            # name the key the user set: a derived ID that meets a set one is the set one's conflict
+            blamed, peer, blamed_set, peer_set = ((other, name, there_set, here_set) if there_set and not here_set
+                                                  else (name, other, here_set, there_set))
+            how = "set" if blamed_set else "derived from the name"
+            peer_how = (f"its {_key(('tenants', peer, 'sharedStorage', kind))}" if peer_set
+                        else "derived from its name")
+            problems.append(f"{_key(('tenants', blamed, 'sharedStorage', kind))}: {value} ({how}) is already the "
+                            f"{kind} of tenant {peer!r} ({peer_how}); each tenant owns its directory alone: set "
+                            f"another {kind}")
         if lustre is not None and lustre.root_squash == "ROOT":
             # File Storage with Lustre docs "Creating a Lustre File System": root on a client becomes squashUid/
             # squashGid; if that is a tenant's ID, root on any client writes as that tenant
@@ -120,9 +128,13 @@ def check_storage(cfg: StackConfig) -> list[str]:
         sub = tenant.shared_storage.sub_path if tenant.shared_storage is not None else None
         if sub is not None:
             for other_path, other in paths.items():
-                if sub == other_path or sub.startswith(other_path + "/") or other_path.startswith(sub + "/"):
-                    problems.append(f"{_key(('tenants', name, 'sharedStorage', 'subPath'))}: {sub!r} is or contains "
-                                    f"tenant {other!r}'s directory {other_path!r}; give each tenant its own")
+                relation = ("is" if sub == other_path else "is inside" if sub.startswith(other_path + "/")
+                            else "contains" if other_path.startswith(sub + "/") else None)
+                if relation:
+                    problems.append(f"{_key(('tenants', name, 'sharedStorage', 'subPath'))}: {sub!r} {relation} "
+                                    f"tenant {other!r}'s directory {other_path!r} "
+                                    f"({_key(('tenants', other, 'sharedStorage', 'subPath'))}); give each tenant a "
+                                    f"directory of its own, neither inside the other")
             paths[sub] = name
     for name, tenant in cfg.tenants.items():
         if tenant.shared_storage is not None and not fss.enabled:

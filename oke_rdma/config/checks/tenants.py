@@ -28,10 +28,23 @@ def check_tenants(cfg: StackConfig) -> list[str]:
         elif ns in reserved or ns in platform:
             problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
         elif ns in seen:
-            problems.append(f"{_key(at)}: {ns!r} is already the namespace of tenant {seen[ns]!r}; "
-                            f"tenants must not share")
+            problems.append(_namespace_conflict(cfg, seen[ns], name, ns))
+            continue  # the first claimant keeps the namespace: a third is compared with it
         seen[ns] = name
     return problems
+
+
+def _namespace_conflict(cfg: StackConfig, first: str, second: str, ns: str) -> str:
+    """Two tenants on namespace ``ns``: the line names the ``namespace`` key the user set (tenant ``second``'s
+    when both set one), and how the other tenant got ``ns`` (its own ``namespace`` key, or its name)."""
+    def how(tenant: str) -> str:
+        if cfg.tenants[tenant].namespace is not None:
+            return f"its {_key(('tenants', tenant, 'namespace'))}"
+        return f"its name; tenants.{tenant} sets no namespace"
+
+    blamed, other = (second, first) if cfg.tenants[second].namespace is not None else (first, second)
+    return (f"{_key(('tenants', blamed, 'namespace'))}: {ns!r} is already the namespace of tenant {other!r} "
+            f"({how(other)}); tenants must not share one: set tenants.{blamed}.namespace to a namespace of its own")
 
 
 def pool_gpus(cfg: StackConfig) -> dict[str, Optional[int]]:
@@ -137,24 +150,26 @@ def uncovered_pools(cfg: StackConfig, tenant: str) -> list[str]:
 
 def _pool_cpu_memory(cfg: StackConfig, pool: str) -> Optional[tuple[float, float]]:
     """(vCPUs, memory GB) all nodes of ``pool`` hold: ``size`` × the node's (a Flex pool's ``ocpus``/``memoryGb``, a
-    fixed shape's row in :data:`oke_rdma.facts.shapes.SHAPES`; vCPUs = OCPUs × :func:`vcpus_per_ocpu`); None when
-    the shape's facts are not known."""
+    fixed shape's row in :data:`oke_rdma.facts.shapes.SHAPES`; vCPUs = OCPUs × :func:`vcpus_per_ocpu`, from the
+    shape's architecture in :data:`oke_rdma.facts.shapes.CPU_ARCH`); None when the shape's facts (OCPUs, memory or
+    architecture) are not known."""
     from ...facts.shapes import SHAPES, vcpus_per_ocpu
 
     p = cfg.node_pools[pool]
     row = SHAPES.get(p.shape)
     ocpus = p.ocpus if p.ocpus is not None else (row.ocpus if row else None)
     memory = p.memory_gb if p.memory_gb is not None else (row.memory_gb if row else None)
-    if not ocpus or not memory:
+    per_ocpu = vcpus_per_ocpu(p.shape)
+    if not ocpus or not memory or per_ocpu is None:
         return None
-    return p.size * ocpus * vcpus_per_ocpu(p.shape), p.size * memory
+    return p.size * ocpus * per_ocpu, p.size * memory
 
 
 def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
     """One line per tenant whose CPU or memory quota exceeds what all nodes of its pools
     (:func:`oke_rdma.config.checks.fleet.tenant_pools`) hold: Kueue would admit jobs no node can run (the GPU quota is
     refused for the same reason, :func:`check_quotas`). A pool whose shape facts are unknown makes no claim. Units:
-    ``quota.cpu`` in cores (Kubernetes CPUs = vCPUs), ``quota.memoryGb`` compared with the shapes' memory in GB as
+    ``quota.cpu`` in vCPUs (Kubernetes CPUs), ``quota.memoryGb`` compared with the shapes' memory in GB as
     numbers (new_stack's default quota is that number)."""
     out: list[str] = []
     for name, tenant in cfg.tenants.items():
@@ -167,7 +182,7 @@ def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
         listed = ", ".join(f"{n}: {cfg.node_pools[n].size} × {cfg.node_pools[n].shape}" for n in pools)
         q = tenant.quota
         if q.cpu > cpus:
-            out.append(f"{_key(('tenants', name, 'quota', 'cpu'))}: {q.cpu} cores is more than the {cpus:g} vCPUs all "
+            out.append(f"{_key(('tenants', name, 'quota', 'cpu'))}: {q.cpu} vCPUs is more than the {cpus:g} vCPUs all "
                        f"nodes of its pools hold ({listed}): Kueue would admit jobs no node can run; lower it")
         # compared as numbers, as new_stack derives the default quota from the shapes' memory: only a quota beyond
         # that (not the GiB/GB difference, which node overhead exceeds anyway) is a claim
