@@ -12,23 +12,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from offline.stackfile import StackFileError, read_stack_file
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    """Print the placement pack's policy config for ``Pulumi.<stack>.yaml`` as JSON (``{}`` when nothing is
-    implied)."""
-    parser = argparse.ArgumentParser(prog="python -m offline.placement_config", description=" ".join(
-        __doc__.split("\n\n")[0].split()))
+def export_main(argv: Optional[list[str]], prog: str, doc: str, derive: Callable[[Any], Optional[dict]]) -> int:
+    """Print ``derive(stack config)`` (a pack's policy config, ``{}`` when it implies nothing) for
+    ``Pulumi.<stack>.yaml`` as JSON; exit 2 with one line per problem for a stack file or config it refuses."""
+    parser = argparse.ArgumentParser(prog=prog, description=" ".join(doc.split("\n\n")[0].split()))
     parser.add_argument("--stack", default="dev", help="stack name; reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--config-file", type=Path, default=None, help="the stack file (default: Pulumi.<stack>.yaml)")
     args = parser.parse_args(argv)
     from oke_rdma.config import ConfigError, load_stack_config
-    from oke_rdma.placement_allowances import placement_policy_config
 
     path = args.config_file or PROJECT_DIR / f"Pulumi.{args.stack}.yaml"
     try:
@@ -42,8 +40,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (OSError, StackFileError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(placement_policy_config(config) or {}, indent=2))
+    print(json.dumps(derive(config) or {}, indent=2))
     return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """Print the placement pack's policy config for ``Pulumi.<stack>.yaml`` as JSON (``{}`` when nothing is
+    implied)."""
+    from oke_rdma.placement_allowances import placement_policy_config
+
+    return export_main(argv, "python -m offline.placement_config", __doc__, placement_policy_config)
 
 
 if __name__ == "__main__":

@@ -208,30 +208,43 @@ def program_problem(path: Path) -> Optional[str]:
     return None
 
 
-def derived_policy_configs(packs: list[Path], config: dict, secret_keys: Any) -> tuple[list[Any], Optional[str]]:
-    """One policy config per pack (None = the pack's defaults) holding what the stack config implies for the
-    placement pack (:func:`oke_rdma.placement_allowances.placement_policy_config`: its pools with ``rdma: false``
-    on an RDMA-capable shape in ``allowedOutsideComputeCluster``), and the line the report shows about it; ``([],
-    None)`` when it implies nothing or the config is refused (the program run reports that)."""
+def derived_policy_configs(packs: list[Path], config: dict, secret_keys: Any) -> tuple[list[Any], list[str]]:
+    """One policy config per pack (None = the pack's defaults) holding what the stack config implies — for the
+    placement pack (:func:`oke_rdma.placement_allowances.placement_policy_config`: its pools with ``rdma: false`` on
+    an RDMA-capable shape in ``allowedOutsideComputeCluster``) and for the security pack
+    (:func:`oke_rdma.brought_keys.security_policy_config`: its own ``kmsKeyId`` values in
+    ``protected-data-keys-kept.broughtKeys``) — and the lines the report shows about them; ``([], [])`` when it
+    implies nothing or the config is refused (the program run reports that)."""
+    from oke_rdma.brought_keys import BROUGHT_KEY, KEYS_POLICY, security_policy_config
     from oke_rdma.config import ConfigError, load_stack_config
     from oke_rdma.placement_allowances import placement_policy_config
     from policies import POLICIES_DIR
 
     try:
-        derived = placement_policy_config(load_stack_config(config, secret_keys))
+        stack_config = load_stack_config(config, secret_keys)
     except ConfigError:
-        return [], None
-    placement = [i for i, pack in enumerate(packs) if Path(pack).resolve() == (POLICIES_DIR / "placement").resolve()]
-    if not derived or not placement:
-        return [], None
+        return [], []
     configs: list[Any] = [None] * len(packs)
-    configs[placement[0]] = derived
-    names = ", ".join(next(iter(derived.values()))["allowedOutsideComputeCluster"])
-    return configs, (f"oke-rdma-placement runs with the policy config the stack config implies: "
-                     f"rdma-shape-in-compute-cluster.allowedOutsideComputeCluster [{names}] (pools with rdma: "
-                     f"false on an RDMA-capable shape); for pulumi preview/up pass `python -m "
-                     f"offline.placement_config --stack <stack>` output as the placement pack's "
-                     f"--policy-pack-config (docs/policy-config.md)")
+    notes: list[str] = []
+    for name, derived in (("placement", placement_policy_config(stack_config)),
+                          ("security", security_policy_config(stack_config))):
+        at = [i for i, pack in enumerate(packs) if Path(pack).resolve() == (POLICIES_DIR / name).resolve()]
+        if not derived or not at:
+            continue
+        configs[at[0]] = derived
+        if name == "placement":
+            names = ", ".join(next(iter(derived.values()))["allowedOutsideComputeCluster"])
+            notes.append(f"oke-rdma-placement runs with the policy config the stack config implies: "
+                         f"rdma-shape-in-compute-cluster.allowedOutsideComputeCluster [{names}] (pools with rdma: "
+                         f"false on an RDMA-capable shape); for pulumi preview/up pass `python -m "
+                         f"offline.placement_config --stack <stack>` output as the placement pack's "
+                         f"--policy-pack-config (docs/policy-config.md)")
+        else:
+            notes.append(f"oke-rdma-security runs with the policy config the stack config implies: {KEYS_POLICY}."
+                         f"{BROUGHT_KEY} [{', '.join(derived[KEYS_POLICY][BROUGHT_KEY])}] (the stack config's "
+                         f"kmsKeyId values); for pulumi preview/up pass `python -m offline.security_config --stack "
+                         f"<stack>` output as the security pack's --policy-pack-config (docs/policy-config.md)")
+    return (configs, notes) if notes else ([], [])
 
 
 def evaluate_policies(run: ProgramRun, packs: list[Path], policy_configs: list[Any], analyzers: Any, project: str,
@@ -380,9 +393,9 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
         print(f"error: --previous {args.previous}: {e}", file=sys.stderr)
         return EXIT_CONFIG
-    derived_note = None
+    derived_notes: list[str] = []
     if not args.policy_config and not args.program:  # the placement allowances the stack config implies
-        policy_configs, derived_note = derived_policy_configs(packs, config, secret_keys)
+        policy_configs, derived_notes = derived_policy_configs(packs, config, secret_keys)
     stream = streams.enter_context(AnalysisStream(analyzers, packs, policy_configs, stack=stack, project=project))
     try:
         program = {"program": args.program.resolve()} if args.program else {}
@@ -458,8 +471,7 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
         found.append(("warning", warning))
     if not args.program:  # an add-on switched off takes its CRDs' objects with it (docs/operations.md)
         found += [("warning", warning) for warning in removed_addon_objects(run, previous)]
-    if derived_note:
-        found.append(("info", derived_note))
+    found += [("info", note) for note in derived_notes]
     given = args.config_json or args.config_file
     if given and not args.stack and not re.fullmatch(r"Pulumi\.(.+)\.ya?ml", Path(given).name):
         # the stack name sets every URN and what --previous is compared with: never chosen silently

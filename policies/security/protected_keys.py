@@ -26,7 +26,9 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from pulumi_policy import (EnforcementLevel, ReportViolation, Severity, StackValidationArgs,
+import re
+
+from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
                            StackValidationPolicy)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
@@ -42,6 +44,10 @@ STORES = {"oci:FileStorage/fileSystem:FileSystem": "kmsKeyId", "oci:ObjectStorag
 #: Settings of a Key or a Vault that roll it back to a backup (pulumi_oci 5.5.0 ``kms/key.py``, ``kms/vault.py``:
 #: ``restore_from_file``, ``restore_from_object_store``, ``restore_trigger``): versions made since the backup are lost.
 RESTORE = ("restoreFromFile", "restoreFromObjectStore", "restoreTrigger")
+#: A Vault key OCID: ``ocid1.key.<realm>.[region][.future use].<unique>`` (OCI docs "Resource Identifiers"; keys use
+#: the future-use part). The pack's copy of ``oke_rdma.schema._OCID_RE`` for ``key`` (a test keeps them equal).
+KEY_OCID = r"^ocid1\.key\.oc[0-9]+\.[a-z0-9-]*(?:\.[a-z0-9]+)?\.[a-z0-9]+$"
+BROUGHT = "broughtKeys"
 
 
 def _set(value: Any) -> bool:
@@ -110,13 +116,38 @@ def _orphan_version_threats(value: Any, resources: list[Any]) -> Iterator[str]:
             yield f"key version '{r.name}' of its key sets timeOfDeletion"
 
 
+def key_outside(store: Any, prop: str, keys: list[Any], brought: set[str]) -> str | None:
+    """Why the key of protected ``store`` is held outside the stack (None: a key of the stack, a listed key, or no
+    key: Oracle-managed)."""
+    if any(d.resource_type == KEY for d in (store.property_dependencies or {}).get(prop, [])):
+        return None
+    value = read(store.props, prop)
+    if value is None or value == "":
+        return None
+    if value is UNKNOWN:
+        return (f"its {prop} is unknown during preview and does not come from an oci:Kms/key:Key of this stack, so "
+                f"whether the stack holds its key cannot be told")
+    if isinstance(value, str) and (value in brought or any(read(k.props, "id") == value for k in keys)):
+        return None
+    return (f"its {prop} {value!r} is not an oci:Kms/key:Key of this stack nor listed in "
+            f"{POLICY_NAME}.{BROUGHT}: whoever holds that key can disable or delete it")
+
+
 def validate_keys_kept(args: StackValidationArgs, report_violation: ReportViolation) -> None:
-    """Refuse disabling, deleting or rolling back the key of a protected store (see the module docstring)."""
+    """Refuse disabling, deleting or rolling back the key of a protected store, and a protected store encrypted
+    with a key neither the stack's nor brought on purpose (see the module docstring)."""
     keys = [r for r in args.resources if r.resource_type == KEY]
+    brought = {k for k in ((args.get_config() or {}).get(BROUGHT) or ()) if isinstance(k, str)}
     for store in args.resources:
         prop = STORES.get(store.resource_type)
         if prop is None or not getattr(store.opts, "protect", False):
             continue
+        outside = key_outside(store, prop, keys, brought)
+        if outside:
+            report_violation(f"{store.resource_type.rsplit(':', 1)[1]} '{store.name}' is protected but {outside}, "
+                             f"and its data becomes unreadable. Declare the key (oci.kms.Key) in this stack, or list "
+                             f"its OCID in {POLICY_NAME}.{BROUGHT} (policy config) once the team holding it is known "
+                             f"to keep it (docs/policy-config.md).", store.urn)
         linked = _linked(store, prop, keys)
         threats = [t for key in linked for t in key_threats(key, args.resources)]
         if not linked:
@@ -129,19 +160,25 @@ def validate_keys_kept(args: StackValidationArgs, report_violation: ReportViolat
 
 protected_data_keys_kept = StackValidationPolicy(
     name=POLICY_NAME,
-    description="The Vault key of a protected file system, Lustre file system or bucket is not disabled or "
-                "scheduled for deletion (nor its versions or vault).",
+    description="The Vault key of a protected file system, Lustre file system or bucket is the stack's or "
+                "listed in broughtKeys, and is not disabled or scheduled for deletion (nor its versions or vault).",
     enforcement_level=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation_steps="Remove desiredState: DISABLED, timeOfDeletion and restore settings from the key, its "
-                      "versions and its vault.",
+                      "versions and its vault; declare a protected store's key in the stack or list it in "
+                      "broughtKeys.",
     tags=["data"],
     validate=validate_keys_kept,
+    config_schema=PolicyConfigSchema(properties={BROUGHT: {
+        "type": "array", "uniqueItems": True, "default": [], "items": {"type": "string", "pattern": KEY_OCID},
+        "description": "Vault key OCIDs a protected store may use although the stack does not declare them (keys "
+                       "a security team's vault holds on purpose, e.g. the stack config's kmsKeyId values)"}}),
 )
 
 POLICIES = [protected_data_keys_kept]
 
 UNKNOWN_BEHAVIOUR: dict[str, str] = {
     POLICY_NAME: "fails closed: an unknown desiredState of a protected store's key is a violation; an unknown "
-                 "kmsKeyId is followed through its property dependency",
+                 "kmsKeyId is followed through its property dependency, and without one it is a violation (whether "
+                 "the stack holds the key cannot be told)",
 }

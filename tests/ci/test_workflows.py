@@ -97,6 +97,10 @@ def test_preview_job_uses_the_official_action_with_the_policy_pack():
     args = step["with"]
     assert args["command"] == "preview"
     assert args["policyPacks"].split() == ["policies/security", "policies/placement"]
+    # each pack gets the config its stack config implies (brought Vault keys, allowed pools), written by a step first
+    assert args["policyPackConfigs"].split() == ["security-config.json", "placement-config.json"]
+    writes = " ".join(str(s.get("run", "")) for s in job["steps"][:job["steps"].index(step)])
+    assert "offline.security_config" in writes and "offline.placement_config" in writes
     assert args["comment-on-pr"] is True
     assert args["stack-name"] and "matrix.stack" in args["stack-name"]
     assert set(job["strategy"]["matrix"]["stack"]) == committed_stacks()

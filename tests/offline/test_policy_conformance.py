@@ -14,7 +14,7 @@ import pytest
 
 from offline.engine import run_program
 from offline.policy_eval import evaluate, evaluate_packs
-from offline.preview import _read_stack_file, main
+from offline.preview import _read_stack_file, derived_policy_configs, main
 from policies import PACK_DIRS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,14 +277,16 @@ def test_policy_config_is_applied_the_same_way():
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_what_the_preview_reports_is_what_the_packs_find(stack, tmp_path, capsys):
-    """The preview's --json plan lists exactly the in-process evaluation's violations of the same stack."""
+    """The preview's --json plan lists exactly the in-process evaluation's violations of the same stack, under the
+    policy config the stack config implies (what the preview derives when given none)."""
     plan = tmp_path / "plan.json"
     assert main(["--stack", stack, "--json", str(plan)]) in (0, 1)
     capsys.readouterr()
     reported = sorted((v["policy"], v["enforcementLevel"], v["urn"]) for v in json.loads(plan.read_text())[
         "policyViolations"])
     resources = list(_analyzed(stack, False))
-    expected = sorted((v[0], v[2], v[3]) for v in _facts(_in_process(resources))[0])
+    configs, _ = derived_policy_configs(list(PACK_DIRS), *_read_stack_file(ROOT / f"Pulumi.{stack}.yaml", "oke-rdma"))
+    expected = sorted((v[0], v[2], v[3]) for v in _facts(_in_process(resources, configs))[0])
     assert reported == expected
 
 

@@ -67,13 +67,14 @@ def test_the_vault_named_by_the_keys_endpoint_dependency_is_its_vault():
 
 
 def test_a_version_of_a_protected_stores_literal_key_is_refused():
-    """A store naming a key OCID the stack does not declare: a key version of that OCID scheduled for deletion."""
+    """A store naming a brought key OCID (listed in broughtKeys, not declared): a key version of that OCID
+    scheduled for deletion."""
     fs = res("oci:FileStorage/fileSystem:FileSystem", "fs", {"kmsKeyId": KEY_ID})
     fs.protect = True
     version = res("oci:Kms/keyVersion:KeyVersion", "v1", {"keyId": KEY_ID, **SCHEDULED})
-    assert messages(run(fs, version, policy=RULE), RULE)
+    assert _kept(fs, version, brought=[KEY_ID])
     other = res("oci:Kms/keyVersion:KeyVersion", "v1", {"keyId": "ocid1.key.oc1..other", **SCHEDULED})
-    assert messages(run(fs, other, policy=RULE), RULE) == []
+    assert _kept(fs, other, brought=[KEY_ID]) == []
 
 
 def test_another_vault_or_version_scheduled_for_deletion_passes():
@@ -82,3 +83,109 @@ def test_another_vault_or_version_scheduled_for_deletion_passes():
              res("oci:Kms/keyVersion:KeyVersion", "v1", {"keyId": "ocid1.key.oc1..other", **SCHEDULED}),
              res("oci:Kms/vault:Vault", "kept", {"managementEndpoint": "https://v-mgmt", "restoreTrigger": False}))
     assert messages(run(*stack(key={"desiredState": "ENABLED"}, extra=extra), policy=RULE), RULE) == []
+
+
+# -- the key itself: the stack's, or brought on purpose (broughtKeys) ----------------------------------------------
+OUTSIDE = "ocid1.key.oc1.sa-saopaulo-1.othervault.aaaaaaaaoutsidekey"
+STORES = ["oci:FileStorage/fileSystem:FileSystem", "oci:ObjectStorage/bucket:Bucket",
+          "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem"]
+
+
+def _store(store: str, props: dict, protect: bool = True, deps=None):
+    s = res(store, "fs", props, deps=deps)
+    s.protect = protect
+    return s
+
+
+def _with(brought: list[str]) -> list[dict]:
+    from policies import PACK_DIRS
+    config = {"all": "disabled", RULE: {"enforcementLevel": "mandatory", "broughtKeys": brought}}
+    return [config] * len(PACK_DIRS)
+
+
+def _kept(*resources, brought: list[str] = ()):
+    from offline.policy_eval import evaluate_packs
+    from policies import PACK_DIRS
+    return messages(evaluate_packs(PACK_DIRS, list(resources), _with(list(brought))), RULE)
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_a_protected_store_encrypted_with_a_key_outside_the_stack_is_refused(store):
+    """Neither a key of the stack nor listed: one line naming the store, the key and both fixes."""
+    (message,) = _kept(_store(store, {"kmsKeyId": OUTSIDE}))
+    assert "'fs' is protected" in message and OUTSIDE in message
+    assert "Declare the key" in message and f"{RULE}.broughtKeys" in message
+
+
+def test_an_unknown_key_not_from_a_key_of_the_stack_is_refused():
+    """Fail closed: a kmsKeyId unknown during preview with no Key dependency (an invoke, a stack reference, another
+    resource's output) cannot be told to be the stack's."""
+    other = res("oci:Kms/keyVersion:KeyVersion", "v1", {"keyId": OUTSIDE})
+    assert _kept(_store(STORES[0], {"kmsKeyId": U}))
+    assert _kept(other, _store(STORES[0], {"kmsKeyId": U}, deps={"kmsKeyId": [other]}))
+
+
+def test_a_declared_key_passes_by_dependency_or_by_its_known_id():
+    """The store's key is an oci:Kms/key:Key of the stack: through its property dependency (a first preview, the id
+    unknown), or a literal equal to the declared key's known id."""
+    key = res("oci:Kms/key:Key", "key", {"id": KEY_ID, "managementEndpoint": "https://v-mgmt"})
+    assert _kept(key, _store(STORES[0], {"kmsKeyId": U}, deps={"kmsKeyId": [key]})) == []
+    assert _kept(key, _store(STORES[1], {"kmsKeyId": KEY_ID})) == []
+    assert _kept(key, _store(STORES[1], {"kmsKeyId": OUTSIDE}))  # another key than the declared one
+
+
+def test_a_listed_key_passes_and_only_that_one():
+    assert _kept(_store(STORES[0], {"kmsKeyId": OUTSIDE}), brought=[OUTSIDE]) == []
+    assert _kept(_store(STORES[0], {"kmsKeyId": OUTSIDE}), brought=[KEY_ID])
+
+
+def test_no_key_or_an_unprotected_store_is_not_this_rules_business():
+    """Oracle-managed keys (no kmsKeyId: bucket-protected-data-customer-key's advisory) and unprotected stores."""
+    assert _kept(_store(STORES[1], {})) == []
+    assert _kept(_store(STORES[0], {"kmsKeyId": OUTSIDE}, protect=False)) == []
+
+
+@pytest.mark.parametrize("bad", ["ocid1.vault.oc1..aaaa", "ocid1.key.oc1..", "OCID1.KEY.OC1..aaaa", "",
+                                 "ocid1.key.oc1.iad.a.b.c", " ocid1.key.oc1..aaaa"])
+def test_broughtkeys_items_that_are_not_key_ocids_are_refused_by_the_config_schema(bad):
+    from offline.policy_eval import PolicyConfigError, resolve_policy_config
+    from policies.security import protected_keys
+    with pytest.raises(PolicyConfigError) as e:
+        resolve_policy_config(protected_keys.POLICIES, {RULE: {"broughtKeys": [OUTSIDE, bad]}})
+    (problem,) = e.value.problems
+    assert problem.startswith(f"{RULE}: broughtKeys.1: "), problem
+
+
+def test_broughtkeys_pattern_is_the_config_models_key_ocid():
+    """The pack's copy of the key OCID pattern equals the config model's (oke_rdma.schema)."""
+    from oke_rdma.brought_keys import BROUGHT_KEY, KEYS_POLICY
+    from oke_rdma.schema import _OCID_RE
+    from policies.security import protected_keys
+    assert protected_keys.KEY_OCID == _OCID_RE.format(kind="key")
+    assert (KEYS_POLICY, BROUGHT_KEY) == (protected_keys.POLICY_NAME, protected_keys.BROUGHT)
+
+
+def test_the_prod_stack_implies_its_three_brought_keys_and_dev_none(capsys):
+    """The derived security config lists the prod stack config's kmsKeyId values (cluster, FSS, bucket: a security
+    team's vault), which the export command prints for --policy-pack-config; dev brings none."""
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    from offline.security_config import main
+    from oke_rdma.brought_keys import security_policy_config
+    from oke_rdma.config import load_stack_config
+    from offline.stackfile import read_stack_file
+
+    root = Path(__file__).resolve().parents[2]
+    doc = yaml.safe_load((root / "Pulumi.prod.yaml").read_text())["config"]
+    expected = sorted({doc["oke-rdma:cluster"]["kmsKeyId"], doc["oke-rdma:storage"]["fss"]["kmsKeyId"],
+                       doc["oke-rdma:storage"]["objectStorage"]["kmsKeyId"]})
+    assert len(expected) == 3
+    derived = security_policy_config(load_stack_config(*read_stack_file(root / "Pulumi.prod.yaml")))
+    assert derived == {RULE: {"broughtKeys": expected}}
+    assert main(["--stack", "prod"]) == 0
+    assert json.loads(capsys.readouterr().out) == derived
+    assert security_policy_config(load_stack_config(*read_stack_file(root / "Pulumi.dev.yaml"))) is None
+    assert main(["--stack", "dev"]) == 0 and json.loads(capsys.readouterr().out) == {}

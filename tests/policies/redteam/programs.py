@@ -27,6 +27,13 @@ def case(threat: str, policy: str):
     return register
 
 
+def vault_key(name: str = "key") -> oci.kms.Key:
+    """A Vault key the program declares: a protected store's kmsKeyId must be a key of the stack (or listed in the
+    security pack's protected-data-keys-kept.broughtKeys, which red-team programs do not pass)."""
+    return oci.kms.Key(name, compartment_id=C, display_name=name, management_endpoint="https://vault-mgmt",
+                       key_shape={"algorithm": "AES", "length": 32})
+
+
 def statements(*texts: str) -> None:
     oci.identity.Policy("p", compartment_id=C, description="red team", statements=list(texts))
 

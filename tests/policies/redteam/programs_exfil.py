@@ -7,7 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from tests.policies.redteam.programs import C, case
+from tests.policies.redteam.programs import C, case, vault_key
 
 
 @case("data", "object-copy-stays-in-the-platform")
@@ -16,7 +16,7 @@ def storage_object_copies_a_protected_buckets_object_out(bad):
     another namespace; the control uploads a README into the protected bucket itself."""
     weights = oci.objectstorage.Bucket("weights", compartment_id=C, namespace="platformns", name="weights",
                                        access_type="NoPublicAccess", versioning="Enabled",
-                                       kms_key_id="ocid1.key.oc1..aaaaweights",
+                                       kms_key_id=vault_key().id,
                                        opts=pulumi.ResourceOptions(protect=True))
     if bad:
         oci.objectstorage.StorageObject("o", namespace="outsidens", bucket="loot", object="model.safetensors",

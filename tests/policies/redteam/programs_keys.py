@@ -7,7 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from tests.policies.redteam.programs import C, case
+from tests.policies.redteam.programs import C, case, vault_key
 
 
 def _protected_fs(key: oci.kms.Key) -> None:
@@ -51,13 +51,47 @@ def protected_file_systems_key_restored_from_a_backup(bad):
     _protected_fs(key)
 
 
+#: A key OCID of a vault the stack does not declare (another team's or tenancy's: the OCID does not say which).
+OUTSIDE_KEY = "ocid1.key.oc1.sa-saopaulo-1.othervault.aaaaaaaaoutsidekey"
+
+
+@case("data", "protected-data-keys-kept")
+def protected_file_system_key_outside_the_stack(bad):
+    """A protected file system encrypted with a key the stack does not declare nor the policy config lists: whoever
+    holds it can disable it and the data is unreadable. The control declares the key."""
+    key = vault_key()
+    oci.filestorage.FileSystem("fs", compartment_id=C, availability_domain="AD-1",
+                               kms_key_id=OUTSIDE_KEY if bad else key.id, opts=pulumi.ResourceOptions(protect=True))
+
+
+@case("data", "protected-data-keys-kept")
+def protected_bucket_key_outside_the_stack(bad):
+    """The same for a protected, versioned bucket (Object Storage server-side encryption with a Vault key)."""
+    key = vault_key()
+    oci.objectstorage.Bucket("weights", compartment_id=C, namespace="ns", name="weights",
+                             access_type="NoPublicAccess", versioning="Enabled",
+                             kms_key_id=OUTSIDE_KEY if bad else key.id, opts=pulumi.ResourceOptions(protect=True))
+
+
+@case("data", "protected-data-keys-kept")
+def protected_lustre_key_outside_the_stack(bad):
+    """The same for a protected Lustre file system."""
+    key = vault_key()
+    oci.lustre.FileStorageLustreFileSystem(
+        "lustre", availability_domain="Uocm:US-ASHBURN-AD-1", compartment_id=C, capacity_in_gbs=31200,
+        file_system_name="scratch", performance_tier="MBPS_PER_TB_125", subnet_id="ocid1.subnet.oc1..s",
+        kms_key_id=OUTSIDE_KEY if bad else key.id,
+        root_squash_configuration={"identity_squash": "ROOT", "squash_uid": "65534", "squash_gid": "65534"},
+        opts=pulumi.ResourceOptions(protect=True))
+
+
 @case("data", "bucket-lifecycle-keeps-protected-data")
 def protected_buckets_old_versions_deleted_by_lifecycle(bad):
     """A lifecycle rule that deletes the previous versions of a protected, versioned bucket (what versioning keeps);
     the control moves them to Archive instead."""
     bucket = oci.objectstorage.Bucket("weights", compartment_id=C, namespace="ns", name="weights",
                                       access_type="NoPublicAccess", versioning="Enabled",
-                                      kms_key_id="ocid1.key.oc1..aaaaweights",
+                                      kms_key_id=vault_key().id,
                                       opts=pulumi.ResourceOptions(protect=True))
     oci.objectstorage.ObjectLifecyclePolicy("lifecycle", namespace="ns", bucket=bucket.name, rules=[{
         "name": "old-versions", "action": "DELETE" if bad else "ARCHIVE", "target": "previous-object-versions",

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_oci as oci
 
-from tests.policies.redteam.programs import C, T, case, statements
+from tests.policies.redteam.programs import C, T, case, statements, vault_key
 
 RBAC = "rbac.authorization.k8s.io"
 SA = {"kind": "ServiceAccount", "name": "ctl", "namespace": "apps"}
@@ -50,7 +50,7 @@ WL = ("request.principal.type = 'workload', request.principal.namespace = 'resea
 
 def _protected_bucket() -> None:
     oci.objectstorage.Bucket("b", compartment_id=C, namespace="platformns", name="model-weights",
-                             versioning="Enabled", kms_key_id="ocid1.key.oc1..aaaa",
+                             versioning="Enabled", kms_key_id=vault_key().id,
                              opts=pulumi.ResourceOptions(protect=True))
 
 

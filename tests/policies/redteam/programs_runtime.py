@@ -9,7 +9,7 @@ import base64
 import pulumi
 import pulumi_oci as oci
 
-from tests.policies.redteam.programs import C, case, container, pod, statements
+from tests.policies.redteam.programs import C, case, container, pod, statements, vault_key
 
 PIN = ("request.principal.type = 'workload', request.principal.cluster_id = 'ocid1.cluster.oc1..aaaaaaaaoke', "
        "request.principal.namespace = 'research', request.principal.service_account = 'trainer'")
@@ -58,7 +58,7 @@ def group_manages_networks_and_public_ips(bad):
 @case("data", "iam-no-run-time-undo")
 def group_manages_protected_keys(bad):
     oci.filestorage.FileSystem("shared", compartment_id=C, availability_domain="AD-1",
-                               kms_key_id="ocid1.key.oc1..aaaaaaaakey", opts=pulumi.ResourceOptions(protect=True))
+                               kms_key_id=vault_key().id, opts=pulumi.ResourceOptions(protect=True))
     statements(f"Allow group analytics-engineers to {'manage' if bad else 'use'} keys in compartment id {C}")
 
 
@@ -131,7 +131,7 @@ def node_vnic_into_another_vcn(bad):
 @case("data", "fs-not-cloned")
 def file_system_cloned_from_a_protected_snapshot(bad):
     fs = oci.filestorage.FileSystem("shared", compartment_id=C, availability_domain="AD-1",
-                                    kms_key_id="ocid1.key.oc1..aaaaaaaakey", opts=pulumi.ResourceOptions(protect=True))
+                                    kms_key_id=vault_key().id, opts=pulumi.ResourceOptions(protect=True))
     snap = oci.filestorage.Snapshot("snap", file_system_id=fs.id, name="nightly")
     oci.filestorage.FileSystem("copy", compartment_id=C, availability_domain="AD-1",
                                source_snapshot_id=snap.id if bad else None)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import pulumi
 import pulumi_oci as oci
 
-from tests.policies.redteam.programs import C, case
-
-KEY = "ocid1.key.oc1.sa-saopaulo-1.bbpr4kqzaafaq.abzxiljr5k7m9o2q4s6u8w1y3a5c7e9g2i4k6m8o1q3s5u7w9objkey"
+from tests.policies.redteam.programs import C, case, vault_key
 
 
 @case("data", "bucket-protected-data-versioned")
 def protected_weights_bucket_without_versioning(bad: bool) -> None:
-    safe = {} if bad else {"versioning": "Enabled", "kms_key_id": KEY}
+    safe = {} if bad else {"versioning": "Enabled", "kms_key_id": vault_key().id}
     oci.objectstorage.Bucket("weights", compartment_id=C, namespace="axaxnpcrorw5", name="weights",
                              access_type="NoPublicAccess", **safe, opts=pulumi.ResourceOptions(protect=True))
 
@@ -22,7 +20,7 @@ def object_in_protected_bucket_deletes_every_version(bad: bool) -> None:
     """An object of the protected, versioned weights bucket with deleteAllObjectVersions: deleting or replacing it
     deletes every version of its key — the history versioning keeps. The control leaves the option off."""
     bucket = oci.objectstorage.Bucket("weights", compartment_id=C, namespace="axaxnpcrorw5", name="weights",
-                                      access_type="NoPublicAccess", versioning="Enabled", kms_key_id=KEY,
+                                      access_type="NoPublicAccess", versioning="Enabled", kms_key_id=vault_key().id,
                                       opts=pulumi.ResourceOptions(protect=True))
     oci.objectstorage.StorageObject("shard", bucket=bucket.name, namespace="axaxnpcrorw5",
                                     object="llama/model-00001.safetensors", content="x",
