@@ -266,6 +266,9 @@ def validate_oke_required_nsg_rules(args: StackValidationArgs, report_violation:
             if not cp or untraceable:
                 continue
         cp_rules = rules_of(cp, nsg_rules)
+        # pools that share worker NSGs share the verdicts: judged once per set of worker NSGs (64 pools of one NSG
+        # were 64 scans of every NSG rule), reported per pool as before
+        verdicts: dict[tuple[str, ...], list[tuple[Requirement, tuple[Any, list[SecRule]]]]] = {}
         for pool in _pools_of(cluster, pools):
             workers, why, external = worker_nsgs(pool, nsgs)
             at = f"{where}, node pool '{pool.name}'"
@@ -278,16 +281,18 @@ def validate_oke_required_nsg_rules(args: StackValidationArgs, report_violation:
                                  "their rules cannot be verified.", pool.urn)
             if not workers:
                 continue
-            w_rules = rules_of(workers, nsg_rules)
-            for req in REQUIREMENTS:
-                own, peers = (cp_rules, workers) if req.side == "controlPlane" else (w_rules, cp)
+            key = tuple(n.urn for n in workers)
+            if key not in verdicts:
+                w_rules = rules_of(workers, nsg_rules)
+                verdicts[key] = [(req, _verdict(req, *((cp_rules, workers) if req.side == "controlPlane"
+                                                       else (w_rules, cp)))) for req in REQUIREMENTS]
+            for req, (met, unsure) in verdicts[key]:
                 holder = (f"control-plane NSG {_names(cp)}" if req.side == "controlPlane"
                           else f"worker NSG {_names(workers)}")
                 peer = f"the worker NSG {_names(workers)}" if req.peer == "workers" else \
                     f"the control-plane NSG {_names(cp)}"
                 rule_text = (f"{req.direction} rule allowing {req.what} "
                              f"{'from' if req.direction == 'INGRESS' else 'to'} {peer}")
-                met, unsure = _verdict(req, own, peers)
                 if met is False:
                     report_violation(f"{at}: the {holder} has no {rule_text} ({req.why}). Add it.", cluster.urn)
                 elif met is UNKNOWN:

@@ -146,6 +146,24 @@ def test_required_rules_fail_without_12250():
     assert v.urn.endswith("::oke")
 
 
+def test_required_rules_are_reported_for_every_pool_sharing_a_worker_nsg():
+    """Pools that share a worker NSG are judged once for it and each is reported: a missing control-plane rule names
+    every such pool, and a pool on another worker NSG is judged on its own rules."""
+    stack = required_stack([r for r in CP_RULES if r.get("tcpOptions", {}).get("destinationPortRange", {})
+                            .get("min") != 12250.0])
+    cluster_res, worker_nsg = stack[2], stack[1]
+    twin = res(NODE_POOL, "gpu-2", dict(stack[3].inputs),
+               deps={"clusterId": [cluster_res], "nodeConfigDetails": [worker_nsg]})
+    bare = res(NSG, "bare-nsg", {"vcnId": U})
+    lone = res(NODE_POOL, "cpu", dict(stack[3].inputs), deps={"clusterId": [cluster_res], "nodeConfigDetails": [bare]})
+    messages = [v.message for v in run(*stack, twin, bare, lone, policy=REQUIRED).violations]
+    for name in ("gpu", "gpu-2", "cpu"):
+        assert any(f"node pool '{name}': the control-plane NSG 'cp-nsg' has no INGRESS rule allowing TCP 12250" in m
+                   for m in messages), name
+    assert any("node pool 'cpu': the worker NSG 'bare-nsg' has no EGRESS rule" in m for m in messages)
+    assert not any("node pool 'gpu-2': the worker NSG" in m for m in messages)
+
+
 def test_required_rules_unknown_ports_fail_closed():
     rules = [CP_RULES[0], {**CP_RULES[1], "tcpOptions": U}, *CP_RULES[2:]]
     [v] = run(*required_stack(rules), policy=REQUIRED).violations
