@@ -48,6 +48,8 @@ STORAGE_ENDPOINTS = {
 
 
 def _net(text: Any) -> Any:
+    """``text`` as a network (host bits allowed, as OCI accepts them), or UNKNOWN when it is not a CIDR string
+    (fail closed: the callers treat it as possibly overlapping). Shared with ``uid_wall``."""
     if not isinstance(text, str):
         return UNKNOWN
     try:

@@ -46,7 +46,6 @@ sysctls in a Kubernetes Cluster"; FSS docs "Working with NFS Export Options"; OC
 """
 from __future__ import annotations
 
-import ipaddress
 from typing import Any, Iterable, Optional
 
 from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation, Severity, StackValidationArgs,
@@ -55,7 +54,7 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security`
     from . import _rules as R
     from ._objects import with_derived
-    from ._storage_subnets import subnet_findings
+    from ._storage_subnets import _net, _overlaps, subnet_findings
     from ._pod_templates import pod_specs
     from .lustre import LUSTRE_FILE_SYSTEM
     from .node_subnets import SUBNET, _pool_subnet_ids
@@ -64,7 +63,7 @@ if __package__:  # imported as the package `policies.security`
 else:  # run by the Pulumi CLI from inside policies/security/
     import _rules as R
     from _objects import with_derived
-    from _storage_subnets import subnet_findings
+    from _storage_subnets import _net, _overlaps, subnet_findings
     from _pod_templates import pod_specs
     from lustre import LUSTRE_FILE_SYSTEM
     from node_subnets import SUBNET, _pool_subnet_ids
@@ -122,19 +121,6 @@ def validate_port_floor(args: StackValidationArgs, report_violation: ReportViola
 
 
 # --- storage sources ----------------------------------------------------------------------------------------------
-def _net(text: Any) -> Any:
-    if not isinstance(text, str):
-        return UNKNOWN
-    try:
-        return ipaddress.ip_network(text.strip(), strict=False)
-    except ValueError:
-        return UNKNOWN
-
-
-def _overlaps(net: Any, nets: Iterable[Any]) -> bool:
-    return any(n.version == net.version and n.overlaps(net) for n in nets)
-
-
 def _inside(net: Any, nets: Iterable[Any]) -> bool:
     return any(n.version == net.version and net.subnet_of(n) for n in nets)
 
