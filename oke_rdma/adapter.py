@@ -379,16 +379,28 @@ def idle_pool_warnings(cfg: StackConfig) -> list[str]:
     if not cfg.platform.kueue.enabled:
         return out
     reached: dict[str, int] = {}
+    filled: dict[str, list[str]] = {}  # tenant → the pools its GPU quota lands on, in order
     for t in cfg.tenants:
         for pool, q in flavor_quotas(cfg, t).items():
             reached[pool] = reached.get(pool, 0) + q.gpu + q.gpu_borrowing_limit
-    for pool in [*cfg.rdma_pools, *shared_pools(cfg)]:
+            if q.gpu or q.gpu_borrowing_limit:
+                filled.setdefault(t, []).append(pool)
+    order = [*cfg.rdma_pools, *shared_pools(cfg)]
+    for pool in order:
         units = pool_gpu_units(cfg, pool)
         if units and not reached.get(pool):
+            # the tenants whose flavors list this pool but whose quota the earlier pools took: who moved off it (a
+            # pool added before it in the order takes their quota) and the one-key way to bring one back
+            could = [t for t in cfg.tenants if pool in tenant_pools(cfg, t) and filled.get(t)]
+            moved = ""
+            if could:
+                fills = [p for p in order if any(p in filled[t] for t in could)]
+                moved = (f"; tenant{'s' if len(could) > 1 else ''} {', '.join(could)} could use it but "
+                         f"{'their quotas fill' if len(could) > 1 else 'its quota fills'} {', '.join(fills)} first: "
+                         f"to give it this pool set tenants.{could[0]}.nodePools: [{pool}]")
             out.append(f"{_key(('nodePools', pool))}: its {units} GPUs are in no tenant's Kueue quota, so no job is "
                        f"ever admitted there and its nodes run idle; raise a tenant's quota.gpu (quotas fill the "
-                       f"pools in order: {', '.join([*cfg.rdma_pools, *shared_pools(cfg)])}) or list the pool in "
-                       f"tenants.<t>.nodePools")
+                       f"pools in order: {', '.join(order)}) or list the pool in tenants.<t>.nodePools" + moved)
     return out
 
 

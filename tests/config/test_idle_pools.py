@@ -57,3 +57,27 @@ def test_a_plain_pool_without_tenants_is_not_named():
     """Without tenants nothing keeps anyone off a plain pool: no warning."""
     cfg = load_dev_config(nodePools={"plain": _plain("VM.GPU.A10.2")}, tenants=None)
     assert [w for w in idle_pool_warnings(cfg) if "plain" in w] == []
+
+
+def test_an_idle_pool_names_the_tenants_an_earlier_pool_took_and_the_key_to_move_one():
+    """A pool added ahead of another in the fill order takes the quota of the tenants that used the other: the idle
+    pool's warning names those tenants, the pools their quota fills first, and the one key that gives one of them
+    the idle pool."""
+    ts = {"gpuSharing": {"mode": "timeSlicing", "replicas": 2}}
+    cfg = load_dev_config(nodePools={"ts1": _plain("VM.GPU.A10.2", **ts), "ts2": _plain("VM.GPU.A10.2", **ts)},
+                          tenants={"research": {"isolation": "shared", "quota": {"gpu": 4}}})
+    (warning,) = [w for w in idle_pool_warnings(cfg) if w.startswith("oke-rdma:nodePools.ts2:")]
+    assert warning.endswith("; tenant research could use it but its quota fills ts1 first: to give it this pool set "
+                            "tenants.research.nodePools: [ts2]")
+
+
+def test_an_idle_pool_no_tenant_could_use_names_no_tenant():
+    """A pool every tenant's own nodePools list leaves out gets the plain warning, without a tenant to move."""
+    ts = {"gpuSharing": {"mode": "timeSlicing", "replicas": 2}}
+    cfg = load_dev_config(nodePools={"gpu2": dict(dev_values()["oke-rdma:nodePools"]["gpu"]),
+                                     "ts1": _plain("VM.GPU.A10.2", **ts)},
+                          tenants={"research": {"nodePools": ["gpu"]},
+                                   "analytics": {"isolation": "shared", "nodePools": ["ts1"],
+                                                 "quota": {"gpuBorrowingLimit": 0}}})
+    (warning,) = [w for w in idle_pool_warnings(cfg) if w.startswith("oke-rdma:nodePools.gpu2:")]
+    assert "could use it" not in warning and warning.endswith("or list the pool in tenants.<t>.nodePools")
