@@ -45,11 +45,27 @@ def deepest(struct: Any) -> tuple[int, str]:
     return best[0], best[1].lstrip(".")
 
 
+def _deeper_than(struct: Any, limit: int) -> bool:
+    """Whether some value of ``struct`` nests more than ``limit`` levels (iterative; no paths built: every
+    registration is checked, and naming each value's path cost more than the walk)."""
+    stack = [(v, 1) for v in struct.fields.values()]
+    while stack:
+        value, level = stack.pop()
+        if level > limit:
+            return True
+        kind = value.WhichOneof("kind")
+        if kind == "struct_value":
+            stack.extend((c, level + 1) for c in value.struct_value.fields.values())
+        elif kind == "list_value":
+            stack.extend((c, level + 1) for c in value.list_value.values)
+    return False
+
+
 def too_deep(struct: Any) -> Optional[str]:
     """None when a pack can read ``struct``; else the reason (levels and path), for one error line."""
-    levels, path = deepest(struct)
-    if levels <= MAX_LEVELS:
+    if not _deeper_than(struct, MAX_LEVELS):
         return None
+    levels, path = deepest(struct)
     return (f"its inputs nest {levels} levels deep (at {path[:120]}{'…' if len(path) > 120 else ''}); a policy "
             f"pack reads at most about {MAX_LEVELS} (pulumi_policy's MessageToDict exceeds Python's recursion "
             "limit), so pulumi preview fails on it too: flatten the value")

@@ -90,3 +90,23 @@ def test_deepest_and_truncated_walk_without_recursion():
     cut = truncated(s)
     assert deepest(cut)[0] == MAX_LEVELS and too_deep(cut) is None
     assert too_deep(_struct(MAX_LEVELS)) is None
+
+
+
+def _mixed(levels: int) -> struct_pb2.Struct:
+    """A struct whose deepest value is ``levels`` levels down, lists and maps alternating."""
+    value: object = 1
+    for i in range(levels - 1):
+        value = [value] if i % 2 else {"m": value}
+    s = struct_pb2.Struct()
+    s.update({"top": value})
+    return s
+
+
+def test_too_deep_counts_lists_and_maps_alike_at_the_limit():
+    """The depth check that runs on every registration counts a list level as a map level, exactly at the limit:
+    MAX_LEVELS levels pass, one more is refused naming the levels and the deepest value's path."""
+    assert deepest(_mixed(MAX_LEVELS))[0] == MAX_LEVELS and too_deep(_mixed(MAX_LEVELS)) is None
+    reason = too_deep(_mixed(MAX_LEVELS + 1))
+    assert deepest(_mixed(MAX_LEVELS + 1))[0] == MAX_LEVELS + 1
+    assert reason and f"nest {MAX_LEVELS + 1} levels deep (at top[0].m[0].m" in reason

@@ -30,3 +30,19 @@ def test_a_nan_port_is_refused_naming_the_resource_and_property(tmp_path, capsys
 def test_a_finite_port_previews(tmp_path, capsys):
     code, out = _preview(tmp_path, capsys, "443")
     assert code == 0, out
+
+
+def test_only_a_struct_protobuf_cannot_write_as_json_is_walked_for_non_finite_numbers():
+    """A registration's inputs in wire form, and the paths of their NaN or infinite numbers: none for a struct
+    protobuf's JSON form accepts (its dict is MessageToDict's), every one — nested in maps and lists — otherwise."""
+    from google.protobuf import json_format, struct_pb2
+
+    from offline.engine import wire_dict_and_non_finite
+
+    finite = struct_pb2.Struct()
+    finite.update({"a": [1, 2.5, {"b": -3}], "c": "x"})
+    assert wire_dict_and_non_finite(finite) == (json_format.MessageToDict(finite), [])
+    bad = struct_pb2.Struct()
+    bad.update({"a": [1, {"b": float("-inf")}], "n": float("nan"), "c": "x"})
+    value, paths = wire_dict_and_non_finite(bad)
+    assert sorted(paths) == ["a[1].b", "n"] and value["c"] == "x" and value["a"][0] == 1
