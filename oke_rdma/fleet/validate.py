@@ -8,8 +8,10 @@
   ``metadata`` limited to name, namespace, labels and annotations; and the CRDs' CEL rules
   (``x-kubernetes-validations``) evaluated with cel-python on each node they sit on. Transition rules (``oldSelf``)
   need a previous object and are skipped: none of the vendored CRDs has one.
-* **Built-in kinds** (Namespace, ServiceAccount, Role, RoleBinding, ClusterRoleBinding) with kubernetes-validate
-  against the Kubernetes 1.34 schemas, strictly (unknown fields refused).
+* **Built-in kinds** (Namespace, ServiceAccount, Role, RoleBinding, ClusterRoleBinding) with kubernetes-validate,
+  strictly (unknown fields refused), against the schema of every Kubernetes minor OKE offers today that
+  kubernetes-validate ships (:data:`KUBERNETES_VERSIONS`): the fleet file does not say the management cluster's
+  version, so an object must be valid on any cluster it may be applied to.
 * **References between objects**: a Stack's ``serviceAccountName``, ``fluxSource.sourceRef`` and
   ``prerequisites`` (a Stack of an earlier wave); a Kustomization's ``sourceRef``, ``dependsOn``,
   ``serviceAccountName``, ``healthChecks`` (Stacks of its own wave directory) and ``path``; a binding's
@@ -33,8 +35,24 @@ from typing import Any, Iterable
 from oke_rdma import yamlsafe
 
 CRD_DIR = Path(__file__).resolve().parent / "crds"
-#: Kubernetes version of the built-in schemas (kubernetes-validate), the management cluster's minor version.
-KUBERNETES_VERSION = "1.34.0"
+
+
+def _kubernetes_versions() -> tuple[str, ...]:
+    """``"1.35.0"``-style versions for ``kubernetes_validate.validate``: every minor OKE offers today
+    (:func:`oke_rdma.facts.kubernetes.offered_versions`) whose schema kubernetes-validate ships, oldest first."""
+    import kubernetes_validate
+
+    from oke_rdma.facts.kubernetes import offered_versions
+
+    root = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    shipped = {d.name.split("-", 1)[0].removeprefix("v").rsplit(".", 1)[0] for d in root.iterdir()
+               if d.name.startswith("v")}
+    offered = {v.lstrip("v").rsplit(".", 1)[0] for v in offered_versions()}
+    return tuple(f"{m}.0" for m in sorted(offered & shipped, key=lambda m: tuple(map(int, m.split(".")))))
+
+
+#: The Kubernetes versions of the built-in schemas (kubernetes-validate) the management cluster may run.
+KUBERNETES_VERSIONS = _kubernetes_versions()
 BUILTIN_CLUSTER_ROLES = frozenset({"system:auth-delegator"})
 _DIGEST_IMAGE = re.compile(r"@sha256:[0-9a-f]{64}$")
 
@@ -176,14 +194,22 @@ def schema_problems(obj: dict[str, Any]) -> list[str]:
         return problems + _cel_problems(_crds()[(api, kind)], obj)
     import kubernetes_validate
 
-    try:
-        kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
-    except kubernetes_validate.ValidationError as e:
-        return [f"{_path(e.path)}: {e.message}"]
-    except kubernetes_validate.SchemaNotFoundError:
-        return [f"apiVersion/kind: {api} {kind} has no schema here (neither a vendored CRD nor Kubernetes "
-                f"{KUBERNETES_VERSION}); refused"]
-    return []
+    if not KUBERNETES_VERSIONS:
+        return [f"apiVersion/kind: {api} {kind}: no Kubernetes schema of a version OKE offers is installed "
+                f"(kubernetes-validate); refused"]
+    problems: dict[str, list[str]] = {}  # each problem once, with the versions that refuse it
+    for version in KUBERNETES_VERSIONS:
+        minor = version.rsplit(".", 1)[0]
+        try:
+            kubernetes_validate.validate(copy.deepcopy(obj), version, strict=True)
+        except kubernetes_validate.ValidationError as e:
+            problems.setdefault(f"{_path(e.path)}: {e.message}", []).append(minor)
+        except kubernetes_validate.SchemaNotFoundError:
+            problems.setdefault(f"apiVersion/kind: {api} {kind} has no schema here (neither a vendored CRD nor "
+                                f"Kubernetes's own); refused", []).append(minor)
+    every = len(KUBERNETES_VERSIONS)
+    return [line if len(minors) == every else f"{line} (Kubernetes {', '.join(minors)})"
+            for line, minors in problems.items()]
 
 
 def _walk_secure(value: Any, at: tuple[Any, ...]) -> Iterable[tuple[Any, ...]]:

@@ -87,10 +87,44 @@ def test_unknown_field_fails_the_check(example, kind, where, field):
 
 
 def test_unknown_field_in_a_builtin_kind_fails(example):
-    """A built-in kind is checked strictly too (kubernetes-validate, Kubernetes 1.34)."""
+    """A built-in kind is checked strictly too (kubernetes-validate), on every Kubernetes minor OKE offers: a field no
+    version knows is one problem, without a version list."""
+    from oke_rdma.fleet.validate import KUBERNETES_VERSIONS
+
+    assert len(KUBERNETES_VERSIONS) >= 2 and all(v.endswith(".0") for v in KUBERNETES_VERSIONS)
     sa = copy.deepcopy(_objects(example, "ServiceAccount")[0])
     sa["automountToken"] = False
-    assert schema_problems(sa) and "automountToken" in schema_problems(sa)[0]
+    (problem,) = schema_problems(sa)
+    assert "automountToken" in problem and "(Kubernetes" not in problem
+
+
+def test_a_builtin_kind_refused_by_one_offered_version_names_that_version(example, monkeypatch):
+    """The management cluster may run any minor OKE offers: an object one of their schemas refuses is refused,
+    naming the versions that refuse it, and validation never changes the object."""
+    import kubernetes_validate
+
+    from oke_rdma.fleet import validate
+
+    real = kubernetes_validate.validate
+    monkeypatch.setattr(validate, "KUBERNETES_VERSIONS", ("1.34.0", "1.35.0", "1.36.0"))
+
+    def only_newer(obj, version, strict=False):
+        if version == "1.34.0" and "newField" in obj:
+            import jsonschema
+
+            raise kubernetes_validate.ValidationError(jsonschema.ValidationError(
+                "Additional properties are not allowed ('newField' was unexpected)", path=["newField"]), version)
+        return real({k: v for k, v in obj.items() if k != "newField"}, version, strict=strict)
+
+    monkeypatch.setattr(kubernetes_validate, "validate", only_newer)
+    sa = copy.deepcopy(_objects(example, "ServiceAccount")[0])
+    sa["newField"] = 1
+    before = copy.deepcopy(sa)
+    assert schema_problems(sa) == ["newField: Additional properties are not allowed ('newField' was unexpected) "
+                                   "(Kubernetes 1.34)"]
+    assert sa == before
+    del sa["newField"]
+    assert schema_problems(sa) == []
 
 
 def test_wrong_type_and_enum_fail(example):
