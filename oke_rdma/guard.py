@@ -19,7 +19,8 @@ that hold, for every pod created later by anyone, what the policy pack checks at
   the platform keeps for itself. Checked on CREATE (the field is immutable). Created only when tenant classes exist.
 * ``<prefix>-tenant-ids-<tenant>`` — a pod mounting the tenant's shared claim runs as the tenant's storage UID/GID
   (:mod:`oke_rdma.guard_ids`); ``<prefix>-tenant-routes`` — a tenant's Gateway API routes name backends only in its
-  namespace; ``<prefix>-tenant-nodes`` — a tenant's pods pick no node by name.
+  namespace; ``<prefix>-tenant-nodes`` — a tenant's pods pick no node by name; ``<prefix>-tenant-services`` — a
+  tenant's own Services stay inside the walls and off the internet (:mod:`oke_rdma.guard_services`).
 * ``<prefix>-tenant-roles``, ``-tenant-rolebindings``, ``-tenant-clusterrolebindings`` — tenant subjects never get
   what the platform owns (:mod:`oke_rdma.guard_rbac`).
 * ``<prefix>-tenant-block-volumes`` — in every tenant namespace, a PersistentVolumeClaim may not name a StorageClass
@@ -51,6 +52,7 @@ import pulumi_kubernetes as k8s
 from oke_rdma.depends import all_of
 from oke_rdma.guard_ids import TenantIds, ids_policies, node_policies, route_policies
 from oke_rdma.guard_rbac import rbac_policies
+from oke_rdma.guard_services import service_policies
 
 TENANT_LABEL = "okerdma.io/tenant"
 RDMA_LABEL = "okerdma.io/rdma"
@@ -239,7 +241,8 @@ def policies(prefix: str, tenant_pools: Mapping[str, Sequence[str]], tenant_name
                             {"key": TENANT_LABEL, "operator": "Exists"}]}}}})
     return (out + rbac_policies(prefix, tenant_namespaces, tenant_groups, tenant_roles)
             + ids_policies(prefix, tenant_ids, tenant_namespaces)
-            + (route_policies(prefix) + node_policies(prefix) if tenant_namespaces else []))
+            + (route_policies(prefix) + node_policies(prefix) + service_policies(
+                prefix, [*exempt, "default", *tenant_namespaces.values()]) if tenant_namespaces else []))
 
 
 def _selected_by_name(binding: Mapping[str, Any]) -> Optional[str]:
