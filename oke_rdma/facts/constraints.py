@@ -753,6 +753,14 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("Integrations are enabled only for operators that run", "kueue", "runtime", "construction",
            "oke_rdma.addons.kueue:ADDON",
            "tests/addons/test_mpi_operator.py::test_each_operators_kueue_integrations_follow_its_enabled_flag"),
+        _c("The manager starts only when every gate on (by default or set) has its required gates on "
+           "(oke_rdma/facts/kueue_gates.py); TopologyAwareScheduling stays on while RDMA pools use the Topology",
+           "kueue", "create,upgrade,runtime", "config", "oke_rdma.config.checks.kueue_gates:check_kueue_gates",
+           "tests/config/test_kueue_gates.py::test_tas_off_is_refused_while_rdma_pools_exist_and_names_the_default_on_"
+           "gates"),
+        _c("A user's featureGates list keeps the platform's gates (merged by name, not replaced)", "kueue", "runtime",
+           "construction", "oke_rdma.addons.kueue:ADDON",
+           "tests/config/test_kueue_gates.py::test_a_user_gate_list_keeps_the_platform_s_own_gate"),
     ),
     "addon:kubePrometheusStack": (
         _c("OKE's managed control plane cannot be scraped: those scrapers stay off", "kps", "runtime", "config",

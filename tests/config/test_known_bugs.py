@@ -142,8 +142,9 @@ def test_an_unknown_accepted_bug_is_refused_and_a_stale_one_warned():
 
 def test_a_gated_fix_needs_its_gate():
     """#15910 is fixed in 0.19.6 behind PodIntegrationCountSucceededPodsAsReady, which oke-rdma turns on; a user's
-    featureGates list (lists replace) without it brings the bug back as a warning."""
-    cfg = load_dev_config(platform={"kueue": {"values": {"controllerManager": {"featureGates": []}}}})
+    featureGates list that turns it off (the list merges by gate name) brings the bug back as a warning."""
+    cfg = load_dev_config(platform={"kueue": {"values": {"controllerManager": {"featureGates": [
+        {"name": "PodIntegrationCountSucceededPodsAsReady", "enabled": False}]}}}})
     [line] = others(known_bug_warnings(cfg))
     assert "kubernetes-sigs/kueue#15910" in line and "PodIntegrationCountSucceededPodsAsReady" in line
     assert "is off" in line
