@@ -725,6 +725,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("The device plugin's health check stays on", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            "tests/components/test_health.py::test_turning_the_device_plugin_health_check_off_is_refused"),
+        _c("GPU containers get no host RDMA, GDS or GDRCopy devices from the device plugin, whatever modules a node "
+           "loads (MOFED_ENABLED/GDS_ENABLED/GDRCOPY_ENABLED set false; the operator's start script sets them true "
+           "when unset and nvidia_fs/gdrdrv is loaded)", "gpu-operator", "runtime", "config",
+           "oke_rdma.addons.gpu_operator:checks",
+           "tests/addons/test_device_injection.py::test_turning_an_injection_flag_back_on_is_refused"),
         _c("A pool's GPUs are shared exactly as gpuSharing says, by what the device plugin and MIG manager do with "
            "the merged values (default config, ConfigMap, MIG config)", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.gpu_sharing:check_gpu_sharing_effect",
