@@ -350,6 +350,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            _CFG + "test_an_existing_compute_cluster_still_names_its_availability_domain"),
         _c("Only RDMA bare-metal shapes are placed in a Compute Cluster", "compute-clusters", "create", "config",
            "oke_rdma.config.checks.compute:check_pools", _PLC + "test_a_vm_shape_is_refused_even_with_the_override"),
+        _c("Pools of different shapes in one Compute Cluster must be in the same network block, which not every "
+           "region offers (terraform-oci-oke PR #1007); a pool that fails to launch is replaced to move it out",
+           "compute-clusters", "create", "warning", "oke_rdma.config.checks.compute:compute_cluster_warnings",
+           "tests/config/test_compute_cluster_members.py::test_rdma_pools_of_different_shapes_in_the_one_compute_"
+           "cluster_are_warned_about"),
         _c("availabilityDomain and compartment cannot change (replaces it and its pools)", "tf-oci", "update",
            "preview", _FORCE_NEW, _REP + "test_compute_cluster_change_is_a_loud_replace"),
         _c("The tenancy has room for the cluster's nodes (capacity, limits)", "compute-clusters", "create",
