@@ -25,6 +25,7 @@ from oke_rdma.schema import ConfigError
 from oke_rdma.guard import Guard
 from oke_rdma.health import GpuHealth
 from oke_rdma.monitoring.component import Monitoring
+from oke_rdma.config.checks.compute import compute_cluster_warnings
 from oke_rdma.config.checks.tenants import quota_capacity_warnings
 from oke_rdma.quota_sums import quota_sum_warnings
 from oke_rdma.platform import Platform
@@ -40,6 +41,8 @@ config = load_from_pulumi()  # raises ConfigError (printed without a traceback) 
 if limit_problems := adapter.service_limit_problems(config):  # OCI service limits the config alone would exceed
     raise ConfigError(limit_problems)
 for warning in adapter.idle_pool_warnings(config):  # GPUs no tenant's quota reaches: said before pulumi up
+    pulumi.log.warn(warning)
+for warning in compute_cluster_warnings(config):  # Compute Cluster members OCI may not place together
     pulumi.log.warn(warning)
 for warning in quota_capacity_warnings(config):  # CPU/memory quotas beyond what the tenant's nodes hold
     pulumi.log.warn(warning)

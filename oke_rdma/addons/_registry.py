@@ -43,7 +43,8 @@ class HelmRelease(_Model):
     into ``namespace`` when ``enabled``.
 
     ``values``: free-form Helm values deep-merged over the ones oke-rdma sets (maps merge key by key; any other
-    value, lists included, replaces ours). Values that would break the platform are refused by the config checks
+    value, lists included, replaces ours; the lists of named items an add-on declares in :attr:`AddOn.keyed_lists`
+    merge item by item). Values that would break the platform are refused by the config checks
     (the add-on's :attr:`AddOn.value_shapes` and :attr:`AddOn.checks`). Each add-on's subclass sets the defaults of
     ``version`` and ``namespace``.
     """
@@ -52,8 +53,9 @@ class HelmRelease(_Model):
     version: str = Field(description="Exact chart version (no ranges).")
     namespace: str = Field(description="Namespace of the release (a Kubernetes name, never a reserved one).")
     values: dict[str, Any] = Field(default_factory=dict, description=(
-        "Extra Helm values deep-merged over oke-rdma's (maps merge, lists replace); values that would break the "
-        "platform are refused."))
+        "Extra Helm values deep-merged over oke-rdma's (maps merge, lists replace, except lists of named items "
+        "oke-rdma sets, such as Kueue's featureGates and the device plugin's env, which merge by name); values that "
+        "would break the platform are refused."))
     accepted_bugs: StrList = Field((), description=(
         "Known bugs of the pinned version (`owner/repo#number`, oke_rdma/facts/known_bugs.py) to run with anyway: "
         "a pin the known-bug check refuses is then a warning on every preview (docs/operations.md)."))
@@ -157,6 +159,10 @@ class AddOn:
     :param finalizers: the finalizers its operator sets on objects in tenant namespaces (``("finalizer.keda.sh",)``),
         with where that is stated. A tenant namespace depends on every add-on with ``crds`` or ``finalizers``, so
         ``pulumi destroy`` empties it while the operator still runs (else the namespace stays Terminating).
+    :param keyed_lists: ``((values path, item key), ...)``: lists oke-rdma sets whose items are named by ``item key``
+        (``(("controllerManager", "featureGates"), "name")``). A user's list there is merged item by item instead of
+        replacing ours: an item of theirs replaces ours of the same name, ours that they do not name are kept (so a
+        user's feature gate or environment variable never silently drops the platform's).
     :param tenant_scope: for a manifest add-on, ``(object) -> tenant namespace or None``: the tenant namespace an
         object serves although it lives elsewhere (a per-tenant controller); such objects, and the objects in a tenant
         namespace, are applied after the tenant namespaces (``<prefix>-<release name>-tenants``) and the rest before.
@@ -181,6 +187,7 @@ class AddOn:
     cni: bool = False
     finalizers: tuple[str, ...] = ()
     tenant_scope: Optional[Callable[[dict[str, Any]], Optional[str]]] = None
+    keyed_lists: tuple[tuple[tuple[str, ...], str], ...] = ()
 
     def __post_init__(self) -> None:
         problems = []
@@ -233,7 +240,11 @@ class AddOn:
         for a manifest add-on (it has no Helm values)."""
         if self.is_manifest:
             return {}
-        return merge_values(self.values(config, context), config.values)
+        ours = self.values(config, context)
+        merged = merge_values(ours, config.values)
+        for path, item_key in self.keyed_lists:
+            merged = _merge_keyed(merged, ours, config.values, path, item_key)
+        return merged
 
 
 def merge_values(ours: Any, theirs: Any) -> Any:
@@ -241,6 +252,40 @@ def merge_values(ours: Any, theirs: Any) -> Any:
     if isinstance(ours, dict) and isinstance(theirs, dict):
         return {**ours, **{k: merge_values(ours.get(k), v) for k, v in theirs.items()}}
     return theirs
+
+
+def _at(values: Any, path: tuple[str, ...]) -> Any:
+    for p in path:
+        if not isinstance(values, dict):
+            return None
+        values = values.get(p)
+    return values
+
+
+def merge_keyed_list(ours: list[Any], theirs: list[Any], item_key: str) -> list[Any]:
+    """``theirs`` merged over ``ours`` item by item (items are maps named by ``item_key``): ours in their order, each
+    replaced by theirs of the same name, then theirs that name no item of ours. An item of theirs that is not a map
+    with that key is kept as given (the add-on's checks judge it)."""
+    def name(item: Any) -> Any:
+        return item.get(item_key) if isinstance(item, dict) else None
+    named = {name(t): t for t in theirs if name(t) is not None}
+    ours_names = {name(o) for o in ours}
+    kept = [named.get(name(o), o) for o in ours]
+    return kept + [t for t in theirs if name(t) is None or name(t) not in ours_names]
+
+
+def _merge_keyed(merged: Any, ours: Any, theirs: Any, path: tuple[str, ...], item_key: str) -> Any:
+    """``merged`` with the list at ``path`` merged by ``item_key`` when both ours and theirs are lists there."""
+    mine, yours = _at(ours, path), _at(theirs, path)
+    if not (isinstance(mine, list) and isinstance(yours, list)):
+        return merged
+    out = dict(merged)
+    cur = out
+    for p in path[:-1]:
+        cur[p] = dict(cur[p])
+        cur = cur[p]
+    cur[path[-1]] = merge_keyed_list(mine, yours, item_key)
+    return out
 
 
 @dataclass(frozen=True)

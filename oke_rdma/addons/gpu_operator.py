@@ -82,7 +82,9 @@ def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
         "cdi": {"enabled": True},
         "devicePlugin": {"enabled": True, "config": {
             "create": True, "name": DEVICE_PLUGIN_CONFIGMAP, "default": DEFAULT_DEVICE_PLUGIN_CONFIG,
-            "data": {DEFAULT_DEVICE_PLUGIN_CONFIG: device_plugin_config_text({})}}},
+            "data": {DEFAULT_DEVICE_PLUGIN_CONFIG: device_plugin_config_text({})}},
+            # no host RDMA/GDS/GDRCopy devices in GPU containers, whatever modules a node loads (DEVICE_INJECTION_ENV)
+            "env": [{"name": name, "value": "false"} for name in DEVICE_INJECTION_ENV]},
         "mig": {"strategy": "single"},
         "dcgmExporter": {"serviceMonitor": {"enabled": "kubePrometheusStack" in context.enabled},
                          "config": {"create": True, "name": DCGM_METRICS_CONFIGMAP,
@@ -94,6 +96,34 @@ def values(cfg: GpuOperatorRelease, context: ValuesContext) -> dict[str, Any]:
 
 #: The device plugin's switch for its XID health check (k8s-device-plugin internal/rm/health.go).
 HEALTHCHECK_ENV = "DP_DISABLE_HEALTHCHECKS"
+
+#: The device plugin's feature flags that add host devices to EVERY container it gives a GPU: ``MOFED_ENABLED`` the
+#: node's ``/dev/infiniband`` (uverbs, rdma_cm), ``GDS_ENABLED`` ``/dev/nvidia-fs*``, ``GDRCOPY_ENABLED``
+#: ``/dev/gdrdrv``. oke-rdma sets all three to ``"false"``, for every version, deliberately:
+#:
+#: * The values depend on the node, not on the stack, when left unset. From v26.3.3 the operator's device-plugin
+#:   start script sets ``GDRCOPY_ENABLED=true`` when the node has ``gdrdrv`` loaded and ``GDS_ENABLED=true`` and
+#:   ``MOFED_ENABLED=true`` when it has ``nvidia_fs`` loaded, unless the variable is already set; v26.3.0–v26.3.2
+#:   ship device plugin v0.19.0, whose flags default to true (NVIDIA/gpu-operator#2525).
+#: * RDMA pods do not need the plugin for their devices: they run ``privileged`` with the host's
+#:   ``/dev/infiniband`` through a hostPath (docs/tenants.md, "What pod policy cannot stop"), and GPUDirect Storage
+#:   is not offered (no ``nvidia_fs`` driver container: ``driver.enabled`` is false). With the flags on, every GPU
+#:   container of every tenant, RDMA or not, would get the node's RDMA devices instead.
+#:
+#: The operator sets the same variables to ``"true"`` when ``gds.enabled`` or ``gdrcopy.enabled`` is true, over any
+#: value here (``TransformDevicePlugin``): those are refused too. A user's ``devicePlugin.env`` merges with these by
+#: name (``AddOn.keyed_lists``); naming one of them with a value other than ``"false"`` is refused.
+#: Sources (read 2026-12-02): NVIDIA/gpu-operator ``assets/state-device-plugin/0400_configmap.yaml`` at v26.3.3 and
+#: v26.7.0 (commit 18220f413, 2026-06-08, "infer feature enablement envars from kernel modules"; absent at v26.3.2),
+#: ``controllers/object_controls.go@v26.7.0`` (``TransformDevicePlugin``, ``setContainerEnv``), chart
+#: ``templates/clusterpolicy.yaml@v26.7.0`` (``devicePlugin.env`` is the container's env); NVIDIA/k8s-device-plugin
+#: PR #1837 (defaults back to false).
+DEVICE_INJECTION_ENV = ("MOFED_ENABLED", "GDS_ENABLED", "GDRCOPY_ENABLED")
+#: Chart switches with which the operator sets those variables to true (``gds.enabled``: GPUDirectStorage,
+#: ``gdrcopy.enabled``: GDRCopy), whatever the env says.
+DEVICE_INJECTION_SWITCHES = (("gds", "enabled"), ("gdrcopy", "enabled"))
+_INJECTS = {"MOFED_ENABLED": "/dev/infiniband devices", "GDS_ENABLED": "/dev/nvidia-fs devices",
+            "GDRCOPY_ENABLED": "/dev/gdrdrv device"}
 
 #: Values oke-rdma sets that a user's ``values`` may not change: path → (required value, why). Sources (read
 #: 2026-12-02): gpu-operator v26.7.0 ``controllers/object_controls.go`` (``TransformToolkit``: with CDI off and CRI-O
@@ -141,6 +171,26 @@ def checks(cfg: GpuOperatorRelease, at: tuple[str, ...]) -> list[str]:
             problems.append(f"{_key(at + ('values', 'devicePlugin', 'env', str(i)))}: {HEALTHCHECK_ENV} turns off "
                             f"the device plugin's XID health check, so a failing GPU stays schedulable; remove it "
                             f"(application XIDs 13, 31, 43, 45, 68, 109 are already ignored)")
+    for i, entry in enumerate(entries):
+        name = str(entry.get("name", "")).strip() if isinstance(entry, dict) else ""
+        if isinstance(entry, dict) and not isinstance(entry.get("value", ""), str):
+            problems.append(f"{_key(at + ('values', 'devicePlugin', 'env', str(i), 'value'))}: is "
+                            f"{type(entry['value']).__name__}, but an environment variable's value is text (the "
+                            f"ClusterPolicy refuses anything else); quote it")
+        elif name.upper() in DEVICE_INJECTION_ENV and str(entry.get("value", "")).strip().lower() != "false":
+            problems.append(f"{_key(at + ('values', 'devicePlugin', 'env', str(i)))}: {name}={entry.get('value')!r} "
+                            f"makes the device plugin add the node's {_INJECTS[name.upper()]} to every GPU container "
+                            f"of every tenant, RDMA or not (one device plugin DaemonSet serves every GPU pool); RDMA "
+                            f"pods already get /dev/infiniband through their privileged hostPath; remove the entry "
+                            f"(oke-rdma sets it to \"false\")")
+    for path in DEVICE_INJECTION_SWITCHES:
+        if _get(cfg.values, *path) is True:
+            problems.append(f"{_key(at + ('values', *path))}: makes the operator set "
+                            f"{'GDS_ENABLED and MOFED_ENABLED' if path[0] == 'gds' else 'GDRCOPY_ENABLED'}=true on the "
+                            f"device plugin, over oke-rdma's false, so every GPU container gets the node's "
+                            f"{'/dev/nvidia-fs and /dev/infiniband devices' if path[0] == 'gds' else '/dev/gdrdrv'} "
+                            f"(and its driver container needs driver.enabled, which stays false on OKE's images); "
+                            f"remove it")
     if env is not None and not isinstance(env, list):
         problems.append(f"{_key(at + ('values', 'devicePlugin', 'env'))}: expected a list of {{name, value}} "
                         f"environment variables; write it as a list")
@@ -161,12 +211,14 @@ ADDON = AddOn(
     value_shapes=(
         (("driver",), "map"), (("driver", "enabled"), "false"), (("cdi",), "map"), (("cdi", "enabled"), "bool"),
         (("devicePlugin",), "map"), (("devicePlugin", "enabled"), "bool"), (("devicePlugin", "config"), "map"),
-        (("devicePlugin", "config", "data"), "map"), (("mig",), "map"), (("dcgmExporter",), "map"),
+        (("devicePlugin", "config", "data"), "map"), (("devicePlugin", "env"), "list"), (("mig",), "map"),
+        (("dcgmExporter",), "map"),
         (("dcgmExporter", "config"), "map"),
         (("dcgmExporter", "serviceMonitor"), "map"), (("dcgmExporter", "serviceMonitor", "enabled"), "bool"),
         (("daemonsets",), "map"), (("daemonsets", "tolerations"), "list"), (("node-feature-discovery",), "map"),
         (("node-feature-discovery", "worker"), "map"), (("node-feature-discovery", "worker", "tolerations"), "list"),
     ),
+    keyed_lists=((("devicePlugin", "env"), "name"),),
     source="NVIDIA GPU Operator docs, Installing the NVIDIA GPU Operator; gpu-operator chart v26.7.0 values.yaml; "
            "checked 2026-12-01",
 )

@@ -94,7 +94,9 @@ FEATURE_GATES: tuple[tuple[str, str, Optional[str], str], ...] = (
     ("PodIntegrationCountSucceededPodsAsReady", "0.19.6", "0.20.0",
      "a pod group is not evicted after recoveryTimeout once one of its pods completes (kubernetes-sigs/kueue #15910)"),
 )
-#: Where the chart takes them (a list: a user's ``values.controllerManager.featureGates`` replaces oke-rdma's).
+#: Where the chart takes them: a list of ``{name, enabled}``. A user's ``values.controllerManager.featureGates`` merges
+#: with oke-rdma's by gate name (``AddOn.keyed_lists``): theirs win for a gate both name, ours stay otherwise (Helm
+#: alone would replace the list and drop the platform's gates). Gate dependencies: ``oke_rdma.facts.kueue_gates``.
 FEATURE_GATES_PATH = ("controllerManager", "featureGates")
 #: OCI's RDMA network tiers, coarse to fine, as OKE labels nodes (oci-hpc-oke, "Using RDMA Network Locality").
 RDMA_TOPOLOGY_LEVELS = (
@@ -278,7 +280,9 @@ ADDON = AddOn(
     # Workloads hold kueue.x-k8s.io/resource-in-use while they use quota, pods of the pod integration
     # kueue.x-k8s.io/managed (kueue pkg/constants; kubernetes-sigs/kueue#13830; checked 2026-12-02).
     finalizers=("kueue.x-k8s.io/resource-in-use", "kueue.x-k8s.io/managed"),
-    value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map"), (("controllerManager",), "map")),
+    value_shapes=((("enablePrometheus",), "bool"), (("managerConfig",), "map"), (("controllerManager",), "map"),
+                  (FEATURE_GATES_PATH, "list")),
+    keyed_lists=((FEATURE_GATES_PATH, "name"),),
     checks=checks,
     extra_namespaces=extra_namespaces,
     source="Kueue docs, Installation and Topology Aware Scheduling; kueue chart 0.19.7 (CHANGELOG-0.19.md); checked "

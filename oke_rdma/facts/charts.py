@@ -129,9 +129,11 @@ CHARTS: dict[str, ChartFacts] = {
                 "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst@de99f9d3 (2026-05-29, 26.3.2: "
                 f"1.32---1.36); {CHECKED}"),
             KubernetesSupport(
-                ("26.7.0", "26.8.0"), "1.33", "1.36",
-                "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst@e8832910 (2026-08-21, 26.7: 1.33---1.36 "
-                f"on Ubuntu 22.04/26.04 and RHEL; Ubuntu 24.04 from 1.32); {CHECKED}"),
+                ("26.7.0", "26.8.0"), "1.33", "1.37",
+                "NVIDIA/cloud-native-docs gpu-operator/platform-support.rst after PR #488 (2026-09-04, closes #482 "
+                "of 2026-08-27: 26.7.0 upper bound 1.36 -> 1.37 in every cell, a 26.7.0 post-release documentation "
+                "update) and PR #490 (2026-09-08: Ubuntu 24.04's lower bound 1.32 -> 1.33): 1.33---1.37 on every "
+                "operating system; read before them at e8832910 (2026-08-21) as 1.33---1.36; checked 2026-12-02"),
         ),
     ),
     "cilium": ChartFacts(

@@ -350,6 +350,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
            _CFG + "test_an_existing_compute_cluster_still_names_its_availability_domain"),
         _c("Only RDMA bare-metal shapes are placed in a Compute Cluster", "compute-clusters", "create", "config",
            "oke_rdma.config.checks.compute:check_pools", _PLC + "test_a_vm_shape_is_refused_even_with_the_override"),
+        _c("Pools of different shapes in one Compute Cluster must be in the same network block, which not every "
+           "region offers (terraform-oci-oke PR #1007); a pool that fails to launch is replaced to move it out",
+           "compute-clusters", "create", "warning", "oke_rdma.config.checks.compute:compute_cluster_warnings",
+           "tests/config/test_compute_cluster_members.py::test_rdma_pools_of_different_shapes_in_the_one_compute_"
+           "cluster_are_warned_about"),
         _c("availabilityDomain and compartment cannot change (replaces it and its pools)", "tf-oci", "update",
            "preview", _FORCE_NEW, _REP + "test_compute_cluster_change_is_a_loud_replace"),
         _c("The tenancy has room for the cluster's nodes (capacity, limits)", "compute-clusters", "create",
@@ -725,6 +730,11 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("The device plugin's health check stays on", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.platform:check_platform",
            "tests/components/test_health.py::test_turning_the_device_plugin_health_check_off_is_refused"),
+        _c("GPU containers get no host RDMA, GDS or GDRCopy devices from the device plugin, whatever modules a node "
+           "loads (MOFED_ENABLED/GDS_ENABLED/GDRCOPY_ENABLED set false; the operator's start script sets them true "
+           "when unset and nvidia_fs/gdrdrv is loaded)", "gpu-operator", "runtime", "config",
+           "oke_rdma.addons.gpu_operator:checks",
+           "tests/addons/test_device_injection.py::test_turning_an_injection_flag_back_on_is_refused"),
         _c("A pool's GPUs are shared exactly as gpuSharing says, by what the device plugin and MIG manager do with "
            "the merged values (default config, ConfigMap, MIG config)", "gpu-operator", "runtime", "config",
            "oke_rdma.config.checks.gpu_sharing:check_gpu_sharing_effect",
@@ -753,6 +763,14 @@ LEDGER: dict[str, tuple[Constraint, ...]] = {
         _c("Integrations are enabled only for operators that run", "kueue", "runtime", "construction",
            "oke_rdma.addons.kueue:ADDON",
            "tests/addons/test_mpi_operator.py::test_each_operators_kueue_integrations_follow_its_enabled_flag"),
+        _c("The manager starts only when every gate on (by default or set) has its required gates on "
+           "(oke_rdma/facts/kueue_gates.py); TopologyAwareScheduling stays on while RDMA pools use the Topology",
+           "kueue", "create,upgrade,runtime", "config", "oke_rdma.config.checks.kueue_gates:check_kueue_gates",
+           "tests/config/test_kueue_gates.py::test_tas_off_is_refused_while_rdma_pools_exist_and_names_the_default_on_"
+           "gates"),
+        _c("A user's featureGates list keeps the platform's gates (merged by name, not replaced)", "kueue", "runtime",
+           "construction", "oke_rdma.addons.kueue:ADDON",
+           "tests/config/test_kueue_gates.py::test_a_user_gate_list_keeps_the_platform_s_own_gate"),
     ),
     "addon:kubePrometheusStack": (
         _c("OKE's managed control plane cannot be scraped: those scrapers stay off", "kps", "runtime", "config",

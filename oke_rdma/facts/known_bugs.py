@@ -248,11 +248,16 @@ KNOWN_BUGS: tuple[KnownBug, ...] = (
         "the device plugin turns the MOFED/GDS feature flags on unconditionally and injects every ibverbs device of "
         "the node into each GPU container, exposing RDMA interfaces the workload was not given",
         ("v26.3.3",), "gpu-operator-rdma-device-plugin",
-        "the operator's device plugin runs on RDMA node pools (rdma: true; OKE's images ship OFED)",
+        "the operator's device plugin runs on RDMA node pools (rdma: true; OKE's images ship OFED) with MOFED_ENABLED "
+        "not pinned to 'false' in devicePlugin.env",
         REFUSE,
         "NVIDIA/cloud-native-docs gpu-operator/release-notes.rst (26.3.3 Fixed Issues: PR #2525, k8s-device-plugin "
         "PR #1837; 26.3.0 ships device plugin v0.19.0); NVIDIA/k8s-device-plugin commit 0af9b620a ('change default "
-        f"value for gds, gdrcopy and mofed flags', first tag v0.19.0), reverted in v0.19.3 and v0.20.0; {CHECKED}",
+        f"value for gds, gdrcopy and mofed flags', first tag v0.19.0), reverted in v0.19.3 and v0.20.0. From v26.3.3 "
+        "the operator's device-plugin start script turns MOFED_ENABLED/GDS_ENABLED back on where a node loads "
+        "nvidia_fs and the variable is unset (assets/state-device-plugin/0400_configmap.yaml, commit 18220f413), so "
+        "the fixed release alone does not hold: oke-rdma sets MOFED_ENABLED, GDS_ENABLED and GDRCOPY_ENABLED to "
+        f"'false' on every version, which avoids both (oke_rdma/addons/gpu_operator.py); {CHECKED}",
         introduced="v26.3.0"),
     KnownBug(
         "keda", "kedacore/keda#7838",

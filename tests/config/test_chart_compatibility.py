@@ -68,7 +68,8 @@ def test_keda_outside_its_published_matrix_names_the_fitting_keda():
 @pytest.mark.parametrize("key, version, kube, span", [
     ("gpuOperator", "v25.10.1", "v1.36.1", "1.30–1.35"),   # NVIDIA validated 1.30–1.35, the chart's floor is 1.16
     ("gpuOperator", "v26.3.1", "v1.36.1", "1.32–1.35"),
-    ("gpuOperator", "v26.7.0", "v1.31.14", "1.33–1.36"),
+    ("gpuOperator", "v26.7.0", "v1.31.14", "1.33–1.37"),
+    ("gpuOperator", "v26.7.0", "v1.38.0", "1.33–1.37"),
     ("keda", "2.20.2", "v1.36.1", "1.33–1.35"),            # KEDA tests 2.20 up to 1.35
     ("keda", "2.19.0", "v1.36.1", "1.32–1.34"),
 ])
@@ -83,6 +84,17 @@ def test_an_add_on_outside_its_vendors_tested_kubernetes_range_is_refused(key, v
     assert f"supports Kubernetes {span} but cluster.kubernetesVersion is {kube}" in line and version in line
     # leaving the add-on out is named as the other way
     assert f"or set oke-rdma:platform.{key}.enabled: false" in line, line
+
+
+@pytest.mark.parametrize("kube", ["v1.33.1", "v1.36.1", "v1.37.0"])
+def test_gpu_operator_26_7_fits_kubernetes_1_33_to_1_37(kube):
+    """NVIDIA validated GPU Operator 26.7.0 up to Kubernetes 1.37 after its release (a post-release documentation
+    update), and from 1.33 on every operating system: no compatibility line for it inside that range."""
+    from oke_rdma.config.checks.platform import check_chart_compatibility
+    cfg = load_dev_config()
+    cfg.cluster.__dict__["kubernetes_version"] = kube
+    cfg.platform.gpu_operator.__dict__["version"] = "v26.7.0"
+    assert [p for p in check_chart_compatibility(cfg) if p.startswith("oke-rdma:platform.gpuOperator.")] == []
 
 
 def test_the_gpu_operator_names_the_release_validated_on_the_cluster():

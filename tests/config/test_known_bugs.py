@@ -142,8 +142,9 @@ def test_an_unknown_accepted_bug_is_refused_and_a_stale_one_warned():
 
 def test_a_gated_fix_needs_its_gate():
     """#15910 is fixed in 0.19.6 behind PodIntegrationCountSucceededPodsAsReady, which oke-rdma turns on; a user's
-    featureGates list (lists replace) without it brings the bug back as a warning."""
-    cfg = load_dev_config(platform={"kueue": {"values": {"controllerManager": {"featureGates": []}}}})
+    featureGates list that turns it off (the list merges by gate name) brings the bug back as a warning."""
+    cfg = load_dev_config(platform={"kueue": {"values": {"controllerManager": {"featureGates": [
+        {"name": "PodIntegrationCountSucceededPodsAsReady", "enabled": False}]}}}})
     [line] = others(known_bug_warnings(cfg))
     assert "kubernetes-sigs/kueue#15910" in line and "PodIntegrationCountSucceededPodsAsReady" in line
     assert "is off" in line
@@ -162,16 +163,19 @@ def test_a_bug_whose_integration_is_off_is_not_reported():
     assert lines_about(problems(platform={"kueue": {"version": "0.19.6"}}), "kubernetes-sigs/kueue#16401")
 
 
-def test_a_gpu_operator_that_exposes_every_rdma_device_is_refused_on_rdma_pools():
-    """GPU Operator 26.3.0–26.3.2 injects every ibverbs device into GPU containers; with the dev stack's RDMA pool it
-    is refused naming v26.3.3; v25.10.1 (before the change) and v26.3.3 pass."""
-    lines = problems(platform={"gpuOperator": {"version": "v26.3.2"}})
-    [line] = lines_about(lines, "NVIDIA/gpu-operator#2525")
-    assert line.startswith("oke-rdma:platform.gpuOperator.version") and "RDMA pool gpu" in line
-    assert "set v26.3.3 or newer" in line
-    for version in ("v25.10.1", "v26.3.3"):
+def test_a_gpu_operator_that_exposes_every_rdma_device_is_avoided_by_the_platform_s_pinned_flags():
+    """GPU Operator 26.3.0–26.3.2 injects every ibverbs device into GPU containers unless MOFED_ENABLED is set; the
+    platform sets it "false" on every version, so those pins load. Without the pin (a device plugin env lacking it)
+    the row's trigger fires on the dev stack's RDMA pool."""
+    for version in ("v25.10.1", "v26.3.2", "v26.3.3", "v26.7.0"):
         cfg = load_dev_config(platform={"gpuOperator": {"version": version}})
         assert others(known_bug_warnings(cfg)) == []
+    cfg = load_dev_config()
+    trigger = TRIGGERS["gpu-operator-rdma-device-plugin"]
+    assert trigger(cfg, {"gpuOperator": {"devicePlugin": {"env": [{"name": "MOFED_ENABLED", "value": "false"}]}}}) \
+        is None
+    hit = trigger(cfg, {"gpuOperator": {"devicePlugin": {"env": [{"name": "GDS_ENABLED", "value": "false"}]}}})
+    assert hit and "RDMA pool gpu" in hit
 
 
 def test_a_keda_that_panics_on_tenants_scaled_objects_is_warned_about():

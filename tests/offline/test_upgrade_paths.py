@@ -21,7 +21,7 @@ MT = "oci:FileStorage/mountTarget:MountTarget"
 
 
 def _ready_for_1_36(cfg):
-    """The add-ons of the dev stack that Kubernetes 1.36 allows: the GPU Operator on 26.7 (NVIDIA validates 1.33–1.36),
+    """The add-ons of the dev stack that Kubernetes 1.36 allows: the GPU Operator on 26.7 (NVIDIA validates 1.33–1.37),
     KEDA off (2.20 is tested up to 1.35; no KEDA tested on 1.36 is recorded)."""
     cfg["oke-rdma:platform"]["gpuOperator"]["version"] = "v26.7.0"
     cfg["oke-rdma:platform"]["keda"]["enabled"] = False

@@ -17,6 +17,7 @@ from .crds import check_crd_lifecycle
 from .fleet import check_fleet, check_tenant_pools
 from .gpu_sharing import check_gpu_sharing_effect
 from .known_bugs import check_known_bugs
+from .kueue_gates import check_kueue_gates
 from .network import check_network
 from .object_storage import check_object_storage
 from .oci_facts import check_image_regions, check_oci_facts, check_ocid_regions
@@ -34,7 +35,7 @@ CROSS_CHECKS: tuple[Callable[[StackConfig], list[str]], ...] = (
     check_oci_facts, check_fleet, check_object_storage, check_walls,
     check_tenant_pools, check_access, check_crd_lifecycle, check_addon_compatibility, check_partner_api_breaks,
     check_storage_classes,
-    check_known_bugs, check_gpu_sharing_effect, check_chart_versions,
+    check_known_bugs, check_gpu_sharing_effect, check_chart_versions, check_kueue_gates,
 )
 
 

@@ -279,3 +279,33 @@ def placement_warnings(cfg: StackConfig) -> dict[str, str]:
             for name, pool in cfg.node_pools.items()
             if pool.rdma and pool.allow_unlisted_rdma_shape and pool.shape.startswith("BM.")
             and pool.shape not in RDMA_SHAPES}
+
+
+#: Why RDMA pools of different shapes in one Compute Cluster are warned about, not refused: Oracle's OKE module
+#: maintainer (oracle-terraform-modules/terraform-oci-oke PR #1007, 2025-05-26) states that several node shapes in
+#: one Compute Cluster are possible in principle but "not recommended nor possible in all the regions", since the
+#: shapes must sit in the same network block; the module therefore gives each compute-cluster pool its own Compute
+#: Cluster and shares one only by explicit reference. OCI's API does not refuse the pair up front (the Compute docs,
+#: "Compute Clusters", say instances must share the cluster's compartment and AD, which the program and
+#: ``check_pools`` hold), so where a region cannot place both shapes the second pool fails at launch, and moving it
+#: out later replaces it (``computeClusterId`` is immutable). Checked 2026-12-02.
+MIXED_SHAPES_SOURCE = ("oracle-terraform-modules/terraform-oci-oke PR #1007 (2025-05-26, maintainer: different shapes "
+                       "in one Compute Cluster must be in the same network block, not possible in all regions); "
+                       "checked 2026-12-02")
+
+
+def compute_cluster_warnings(cfg: StackConfig) -> list[str]:
+    """Compute Cluster memberships OCI may refuse at launch, which the config cannot know: RDMA pools of different
+    shapes sharing the stack's one Compute Cluster (see :data:`MIXED_SHAPES_SOURCE`). One line naming the key path
+    of every pool after the first shape and the fix."""
+    rdma = [(name, pool) for name, pool in cfg.node_pools.items() if pool.rdma]
+    if len({pool.shape for _, pool in rdma}) < 2:
+        return []
+    first_shape = rdma[0][1].shape
+    others = [(name, pool) for name, pool in rdma if pool.shape != first_shape]
+    named = ", ".join(f"{_key(('nodePools', name, 'shape'))} ({pool.shape})" for name, pool in others)
+    return [f"{named}: RDMA pools of different shapes share the one Compute Cluster with {rdma[0][0]} "
+            f"({first_shape}); OCI can place them together only where both shapes are in the same network block, "
+            f"not in every region, so the pool may fail to launch at pulumi up and moving it out later replaces it; "
+            f"keep one RDMA shape per stack (another shape in its own stack, with its own computeCluster) "
+            f"[{MIXED_SHAPES_SOURCE}]"]

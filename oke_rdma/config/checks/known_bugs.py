@@ -137,8 +137,14 @@ def _trainjob_tolerations(cfg: StackConfig, final: dict[str, dict[str, Any]]) ->
 
 
 def _rdma_device_plugin(cfg: StackConfig, final: dict[str, dict[str, Any]]) -> Optional[str]:
+    """The operator's device plugin runs on RDMA pools and its final env does not pin MOFED_ENABLED to "false"
+    (oke-rdma pins it: ``oke_rdma.addons.gpu_operator.DEVICE_INJECTION_ENV``)."""
     rdma = [n for n, p in cfg.node_pools.items() if p.rdma]
-    if rdma and _get(final.get("gpuOperator"), "devicePlugin", "enabled") is not False:
+    env = _get(final.get("gpuOperator"), "devicePlugin", "env")
+    pinned = isinstance(env, list) and any(
+        isinstance(e, dict) and e.get("name") == "MOFED_ENABLED" and str(e.get("value")).lower() == "false"
+        for e in env)
+    if rdma and not pinned and _get(final.get("gpuOperator"), "devicePlugin", "enabled") is not False:
         return f"the operator's device plugin runs on the RDMA pool{'s' if len(rdma) > 1 else ''} {', '.join(rdma)}"
     return None
 
