@@ -251,15 +251,18 @@ def test_dev_variant_with_three_gpu_pools_and_one_cpu_pool_previews_clean(tmp_pa
     assert preview.main(["--config-file", str(VARIANT), "--json", str(plan)]) == 0
     out = capsys.readouterr().out
     # the variant's pools no tenant's GPU quota reaches are named as idle (its plain inference pool too, which no
-    # tenant can use), its RDMA tenant shares GPU nodes, its older Kueue pin names the bugs it accepted, and the KEDA
-    # pin its unfixed one
+    # tenant can use), its RDMA tenant shares GPU nodes, its older Kueue pin names the bugs it accepted, the KEDA
+    # pin its unfixed one, and its two RDMA shapes in one Compute Cluster
     said = " ".join(out.split())  # diagnostics wrap at the terminal's width
     warnings = said.split("warning: ")[1:]
     assert "no violations" in out and warnings and all(
         "in no tenant's Kueue quota" in w or "shares GPU nodes" in w or "kueue 0.18.2 has kubernetes-sigs/kueue#" in w
         or "keda 2.20.2 has kedacore/keda#7700 (unfixed" in w
         or w.startswith("oke-rdma:nodePools.inference: a plain GPU pool")
+        or w.startswith("oke-rdma:nodePools.h100.shape (BM.GPU.H100.8): RDMA pools of different shapes share")
         or w.startswith("oke-rdma:platform.gpuOperator.version: v25.10.1 is on") for w in warnings)
+    # its two RDMA shapes share the stack's one Compute Cluster: OCI places them together only in some regions
+    assert any("RDMA pools of different shapes share the one Compute Cluster with a100" in w for w in warnings)
     # its GPU Operator pin is on a line NVIDIA no longer supports: said, and accepted
     assert any("25.10.x line, which is end of support" in w for w in warnings)
     assert any(w.startswith("oke-rdma:nodePools.inference: a plain GPU pool") for w in warnings)
