@@ -230,8 +230,7 @@ OVERRIDE_KEYS = ("override", "imageOverride", "fullImage", "fullImageName")
 
 
 def _image_map(where: str, node: Mapping) -> bool:
-    last = where.rsplit(".", 1)[-1].lower()
-    return "image" in last or bool(set(node) & {"repository", "tag", "digest", "useDigest", "sha"})
+    return "image" in where.lower() or bool(set(node) & {"repository", "tag", "digest", "useDigest", "sha"})
 
 
 def values_images(values: Any, path: str = "values", skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, Any]]:
@@ -263,7 +262,7 @@ def values_images(values: Any, path: str = "values", skip: frozenset[str] = froz
                     continue
                 if key == "image" and not has_repository and (isinstance(value, str) or value is UNKNOWN):
                     yield at, value  # also NVIDIA's empty repository and version: the image is used verbatim
-                elif key in OVERRIDE_KEYS and image_map and (isinstance(value, str) and value or value is UNKNOWN):
+                elif key in OVERRIDE_KEYS and (image_map or key != "override") and (isinstance(value, str) and value or value is UNKNOWN):
                     yield at, value  # a whole reference the chart prints instead of the map's parts
                 elif (key == "imageRegistry" or key == "registry" and image_map and "repository" not in node) and (
                         isinstance(value, str) and value or value is UNKNOWN):
