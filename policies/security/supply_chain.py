@@ -6,9 +6,16 @@
   (``@sha256:<64 hex>``) or come from a registry the policy config allows (``allowedRegistries``, host patterns) with
   a version tag — one holding a ``<major>.<minor>`` number or a build date stamp, never ``latest``, a branch or
   channel (``main``, ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``.
-  Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
-  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed as a whole host (the chart's
-  repository paths are appended to it, so on a multi-tenant host they name whoever owns them there). An OCI container instance's
+  Images in values: for a chart the platform pins, at a version read (``_chart_images``, a copy of
+  ``oke_rdma/facts/chart_images.py``), the image its templates WILL render from the values, judged when the values
+  move it (a value the template cannot be read from fails closed); every other key, and every other chart, through
+  the generic reader: a string under an ``image`` key (also beside an empty ``repository``: NVIDIA's verbatim
+  image), ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA spellings; a
+  ``digest`` counts only while a ``useDigest`` beside it is true), whole-reference overrides (``override`` in an
+  image map, ``imageOverride``, ``fullImage``) judged as images; ``imageRegistry`` anywhere, and a ``registry`` in
+  an image map without a repository (``global.image.registry``), is a registry override and must be allowed as a
+  whole host (the chart's repository paths are appended to it, so on a multi-tenant host they name whoever owns
+  them there). An OCI container instance's
   ``containers[].imageUrl`` counts the same, and so does a pod's image volume (``volumes[].image.reference``,
   Kubernetes "Volumes" ``image``, KEP-4639: the kubelet pulls it like a container image) — every place a pod names an
   image: containers, init containers, ephemeral containers, image volumes. An image unknown during preview fails
@@ -27,7 +34,8 @@ only with a ``.`` or ``:`` or as ``localhost``; otherwise ``docker.io`` is impli
 spec "Digests" (``sha256``, ``sha512``); Kubernetes docs "Images" (a tag can move; a digest cannot; ``latest`` is
 the implied tag); Helm docs "Chart Repository Guide" (repositories over HTTP(S)), "Registries" (``oci://``); Bitnami
 charts ``image.registry/repository/tag/digest`` and ``global.imageRegistry``; NVIDIA GPU Operator values
-``repository``/``image``/``version``.
+``repository``/``image``/``version`` and ``internal/image/image.go``; Cilium ``cilium.image`` (``override``,
+``useDigest``); the pinned charts' own templates as ``_chart_images`` lists them.
 """
 from __future__ import annotations
 
