@@ -35,12 +35,15 @@ def check_platform(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]
     for addon in registry:
         release = getattr(p, addon.field)
         at = ("platform", addon.key)
-        problems += values_problems(addon, getattr(release, "values", {}))  # a manifest add-on has no values
+        shapes = values_problems(addon, getattr(release, "values", {}))  # a manifest add-on has no values
+        problems += shapes
         if addon.checks:
             problems += addon.checks(release, at)
         if release.enabled and not addon.is_manifest:
             problems += template_problems(cfg, addon, release, context)
-            problems += image_problems(addon, release, context)
+            shaped = {line.split(": ", 1)[0] for line in shapes}  # a section of the wrong shape: one line, not two
+            problems += [line for line in image_problems(addon, release, context)
+                         if not any(line.startswith(k + ".") or line.startswith(k + ":") for k in shaped)]
         if release.namespace in RESERVED_NAMESPACES:
             problems.append(f"{_key(at + ('namespace',))}: {release.namespace!r} is a namespace "
                             f"Kubernetes reserves for itself (Kubernetes docs, Namespaces); install the release in "
