@@ -6,9 +6,16 @@
   (``@sha256:<64 hex>``) or come from a registry the policy config allows (``allowedRegistries``, host patterns) with
   a version tag — one holding a ``<major>.<minor>`` number or a build date stamp, never ``latest``, a branch or
   channel (``main``, ``stable``, ``edge``, ``nightly``) or a major-only tag, unless the tag matches ``allowedTags``.
-  Images in values are read wherever a chart's values name one: a string under an ``image`` key, and ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA
-  spellings); ``imageRegistry`` anywhere is a registry override and must be allowed as a whole host (the chart's
-  repository paths are appended to it, so on a multi-tenant host they name whoever owns them there). An OCI container instance's
+  Images in values: for a chart the platform pins, at a version read (``_chart_images``, a copy of
+  ``oke_rdma/facts/chart_images.py``), the image its templates WILL render from the values, judged when the values
+  move it (a value the template cannot be read from fails closed); every other key, and every other chart, through
+  the generic reader: a string under an ``image`` key (also beside an empty ``repository``: NVIDIA's verbatim
+  image), ``{registry, repository, image, tag, version, digest}`` maps (the Bitnami and NVIDIA spellings; a
+  ``digest`` counts only while a ``useDigest`` beside it is true), whole-reference overrides (``override`` in an
+  image map, ``imageOverride``, ``fullImage``) judged as images; ``imageRegistry`` anywhere, and a ``registry`` in
+  an image map without a repository (``global.image.registry``), is a registry override and must be allowed as a
+  whole host (the chart's repository paths are appended to it, so on a multi-tenant host they name whoever owns
+  them there). An OCI container instance's
   ``containers[].imageUrl`` counts the same, and so does a pod's image volume (``volumes[].image.reference``,
   Kubernetes "Volumes" ``image``, KEP-4639: the kubelet pulls it like a container image) — every place a pod names an
   image: containers, init containers, ephemeral containers, image volumes. An image unknown during preview fails
@@ -27,7 +34,8 @@ only with a ``.`` or ``:`` or as ``localhost``; otherwise ``docker.io`` is impli
 spec "Digests" (``sha256``, ``sha512``); Kubernetes docs "Images" (a tag can move; a digest cannot; ``latest`` is
 the implied tag); Helm docs "Chart Repository Guide" (repositories over HTTP(S)), "Registries" (``oci://``); Bitnami
 charts ``image.registry/repository/tag/digest`` and ``global.imageRegistry``; NVIDIA GPU Operator values
-``repository``/``image``/``version``.
+``repository``/``image``/``version`` and ``internal/image/image.go``; Cilium ``cilium.image`` (``override``,
+``useDigest``); the pinned charts' own templates as ``_chart_images`` lists them.
 """
 from __future__ import annotations
 
@@ -41,11 +49,13 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
                            ResourceValidationPolicy, Severity)
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from ._chart_images import Refused, chart_images, read_paths, rendered_images
     from ._objects import HELM_TYPES, plain, release_objects
     from ._pod_templates import pod_specs
     from ._rules import UNKNOWN, elements, read
     from ._gate import examines
 else:  # run by the Pulumi CLI from inside policies/security/
+    from _chart_images import Refused, chart_images, read_paths, rendered_images
     from _objects import HELM_TYPES, plain, release_objects
     from _pod_templates import pod_specs
     from _rules import UNKNOWN, elements, read
@@ -203,7 +213,8 @@ def workload_images(resource_type: str, props: Any) -> Iterator[tuple[str, Any]]
 
 def _compose(node: Mapping) -> Optional[str]:
     """One image reference from a values map in the Bitnami or NVIDIA spelling, or None when the map names no
-    repository (a tag-only override keeps the chart's own repository)."""
+    repository (a tag-only override keeps the chart's own repository). A ``digest`` counts only while ``useDigest``,
+    where the map has one, is true (Cilium's spelling: false drops the digest)."""
     repository = node.get("repository")
     if not isinstance(repository, str) or not repository:
         return None
@@ -215,34 +226,54 @@ def _compose(node: Mapping) -> Optional[str]:
     if isinstance(tag, str) and tag and "@" not in ref and ":" not in ref.rsplit("/", 1)[-1]:
         ref += f":{tag}"
     digest = node.get("digest")
-    if isinstance(digest, str) and digest:
+    if isinstance(digest, str) and digest and node.get("useDigest", True) is True:
         ref = ref.split("@")[0] + f"@{digest}"
     return ref
 
 
-def values_images(values: Any, path: str = "values") -> Iterator[tuple[str, Any]]:
+#: Keys that hold a whole image reference the chart prints instead of the map's parts (Cilium ``override``), and
+#: keys that hold a registry host replacing the chart's own (Bitnami ``global.imageRegistry``; ``registry`` in an
+#: image map without a repository, like KEDA's ``global.image.registry``).
+OVERRIDE_KEYS = ("override", "imageOverride", "fullImage", "fullImageName")
+
+
+def _image_map(where: str, node: Mapping) -> bool:
+    return "image" in where.lower() or bool(set(node) & {"repository", "tag", "digest", "useDigest", "sha"})
+
+
+def values_images(values: Any, path: str = "values", skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, Any]]:
     """(where, image reference or UNKNOWN) of every image a chart's values name (see the module docstring);
-    ``imageRegistry`` overrides are yielded as ``<host>/override:0.0.0`` (a version tag) so only their host is judged."""
+    ``imageRegistry`` overrides, and a ``registry`` in an image map without a repository, are yielded as
+    ``<host>/override:0.0.0`` (a version tag) so only their host is judged. ``skip``: values paths (dotted, below
+    ``values``) read elsewhere, left out."""
     if values is UNKNOWN:
         yield path, UNKNOWN
         return
     stack: list[tuple[str, Any]] = [(path, values)]
     while stack:  # iterative: deep values never exhaust the interpreter's recursion limit
         where, node = stack.pop()
+        if where[len(path) + 1:] in skip:
+            continue
         if isinstance(node, Mapping):
-            if any(k in node for k in ("repository",)) and set(node) & {"tag", "version", "digest", "registry",
-                                                                        "image"}:
-                if any(node.get(k) is UNKNOWN for k in _IMAGE_MAP_KEYS):
+            has_repository = isinstance(node.get("repository"), str) and bool(node.get("repository"))
+            if "repository" in node and set(node) & {"tag", "version", "digest", "registry", "image"}:
+                if any(node.get(k) is UNKNOWN for k in _IMAGE_MAP_KEYS + ("useDigest",)):
                     yield where, UNKNOWN
                 else:
                     composed = _compose(node)
                     if composed is not None:
                         yield where, composed
+            image_map = _image_map(where, node)
             for key, value in node.items():
                 at = f"{where}.{key}"
-                if key == "image" and "repository" not in node and (isinstance(value, str) or value is UNKNOWN):
-                    yield at, value
-                elif key == "imageRegistry" and (isinstance(value, str) and value or value is UNKNOWN):
+                if at[len(path) + 1:] in skip:
+                    continue
+                if key == "image" and not has_repository and (isinstance(value, str) or value is UNKNOWN):
+                    yield at, value  # also NVIDIA's empty repository and version: the image is used verbatim
+                elif key in OVERRIDE_KEYS and (image_map or key != "override") and (isinstance(value, str) and value or value is UNKNOWN):
+                    yield at, value  # a whole reference the chart prints instead of the map's parts
+                elif (key == "imageRegistry" or key == "registry" and image_map and "repository" not in node) and (
+                        isinstance(value, str) and value or value is UNKNOWN):
                     yield at, UNKNOWN if value is UNKNOWN else f"{value.strip('/')}/override:0.0.0"
                 elif isinstance(value, (Mapping, list)):
                     stack.append((at, value))
@@ -250,12 +281,34 @@ def values_images(values: Any, path: str = "values") -> Iterator[tuple[str, Any]
             stack += [(f"{where}[{i}]", item) for i, item in enumerate(node)]
 
 
+def _release_identity(props: Any) -> tuple[Any, Any, Any]:
+    """(chart name, repository, version) of a release: an ``oci://`` chart's last path element and the rest, or a
+    bare chart name and ``repositoryOpts.repo``."""
+    chart, version = read(props, "chart"), read(props, "version")
+    if isinstance(chart, str) and chart.startswith("oci://"):
+        repo, _, name = chart.rstrip("/").rpartition("/")
+        return name, repo, version
+    return chart, read(props, "repositoryOpts", "repo"), version
+
+
+def chart_values_images(props: Any) -> list[tuple[str, Any]]:
+    """(where, image or UNKNOWN or :class:`Refused`) of a release's values: for a chart whose image spelling is
+    recorded (``_chart_images``, the charts the platform pins at the versions read) the images its templates render
+    from the values, and the generic reader on every other key; for any other chart the generic reader alone."""
+    values = plain(read(props, "values", default={}))
+    entry = chart_images(*_release_identity(props))
+    if entry is None or values is UNKNOWN:
+        return list(values_images(values))
+    found: list[tuple[str, Any]] = list(rendered_images(entry, values))
+    return found + list(values_images(values, skip=frozenset(read_paths(entry))))
+
+
 def image_problems(resource_type: str, name: str, urn: str, props: Any, allowed: Sequence[str],
                    allowed_tags: Sequence[str] = ()) -> list[str]:
     """One line per image of a resource that is not pinned (see the module docstring)."""
     found: list[tuple[str, Any]] = list(workload_images(resource_type, props))
     if resource_type in HELM_TYPES:
-        found += list(values_images(plain(read(props, "values", default={}))))
+        found += chart_values_images(props)
         release = SimpleNamespace(props=props, urn=urn, name=name, property_dependencies={})
         for derived, _ in release_objects(release):
             if derived is not None and derived.resource_type:
@@ -263,6 +316,9 @@ def image_problems(resource_type: str, name: str, urn: str, props: Any, allowed:
                                                                                    derived.props)]
     problems = []
     for where, ref in found:
+        if isinstance(ref, Refused):
+            problems.append(f"{where} cannot be judged: {ref}")
+            continue
         problem = image_problem(ref, allowed, allowed_tags)
         if problem:
             problems.append(f"{where} {problem}")

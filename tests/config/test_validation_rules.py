@@ -194,6 +194,8 @@ CASES: dict[str, Case] = {
     "known-bug": _set("oke-rdma:platform", "kueue", "version", "0.19.6"),
     "storage-class-attach": _set("oke-rdma:platform", "kubePrometheusStack", "storageClass", "oci-bv"),
     "chart-template": _set("oke-rdma:platform", "cilium", "values", {"gatewayAPI": {"enabled": True}}),
+    "chart-image": _set("oke-rdma:platform", "cilium", "values",
+                        {"image": {"override": "docker.io/evilacct/cilium:v1.20.0"}}),
 }
 
 

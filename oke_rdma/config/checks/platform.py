@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from oke_rdma.addons import AddOn, all_namespaces, REGISTRY, Registry
@@ -34,11 +35,15 @@ def check_platform(cfg: StackConfig, registry: Registry = REGISTRY) -> list[str]
     for addon in registry:
         release = getattr(p, addon.field)
         at = ("platform", addon.key)
-        problems += values_problems(addon, getattr(release, "values", {}))  # a manifest add-on has no values
+        shapes = values_problems(addon, getattr(release, "values", {}))  # a manifest add-on has no values
+        problems += shapes
         if addon.checks:
             problems += addon.checks(release, at)
         if release.enabled and not addon.is_manifest:
             problems += template_problems(cfg, addon, release, context)
+            shaped = {line.split(": ", 1)[0] for line in shapes}  # a section of the wrong shape: one line, not two
+            problems += [line for line in image_problems(addon, release, context)
+                         if not any(line.startswith(k + ".") or line.startswith(k + ":") for k in shaped)]
         if release.namespace in RESERVED_NAMESPACES:
             problems.append(f"{_key(at + ('namespace',))}: {release.namespace!r} is a namespace "
                             f"Kubernetes reserves for itself (Kubernetes docs, Namespaces); install the release in "
@@ -93,6 +98,83 @@ def template_problems(cfg: StackConfig, addon: AddOn, release: Any, context: Any
                    f"chart {release.version} refuses these values at install ({check.says}), so pulumi up would "
                    f"fail there; {check.fix} [{check.source}]")
     return out
+
+
+def image_problems(addon: AddOn, release: Any, context: Any) -> list[str]:
+    """One line per image of the add-on's chart that the user's ``platform.<key>.values`` move (the chart's images
+    and how its templates compose them: :mod:`oke_rdma.facts.chart_images`), judged as the chart renders it from the
+    release's final values: a value the template cannot be read from (another type, a chart default not recorded)
+    is refused, and so is an image outside the chart's own repository that is not pinned by digest (``override``,
+    another ``repository``, a global registry, a digest the template drops). Only the tag of the chart's own
+    repository may change without a digest, and then to a version tag. Charts not in the table: nothing here (the
+    security pack's generic reader judges them)."""
+    from oke_rdma.facts.chart_images import Refused, chart_images, rendered_images
+
+    chart, repository = addon.chart, addon.repository
+    if chart.startswith("oci://"):
+        repository, _, chart = chart.rpartition("/")
+    entry = chart_images(chart, repository, release.version)
+    if entry is None or not release.values:
+        return []
+    try:
+        final = addon.helm_values(release, context)
+    except ValueError:
+        return []
+    ours = addon.helm_values(release.model_copy(update={"values": {}}), context)
+    out = []
+    for where, ref in rendered_images(entry, final):
+        path = where.split(".", 1)[1]
+        if any(r == ref for w, r in rendered_images(entry, ours) if w == where):
+            continue  # oke-rdma's own values render it: not the user's
+        at = _key(("platform", addon.key, "values", *_user_key(entry, path, release.values).split(".")))
+        if isinstance(ref, Refused):
+            out.append(f"{at}: the image cannot be known from these values ({ref}) [{_slot_source(entry, path)}]")
+            continue
+        problem = _image_problem(entry, path, ref)
+        if problem:
+            out.append(f"{at}: the {chart} chart {release.version} would run {ref!r}, {problem} "
+                       f"[{_slot_source(entry, path)}]")
+    return out
+
+
+_DIGEST_RE = re.compile(r"@sha256:[0-9a-f]{64}$")
+_VERSION_RE = re.compile(r"\d+\.\d+")
+
+
+def _user_key(entry: Any, path: str, values: dict[str, Any]) -> str:
+    """The key the user set that moves the image at ``path`` (the slot's own key first, then a global registry)."""
+    from oke_rdma.facts.chart_images import SCHEME_KEYS
+
+    slot = next(s for s in entry.slots if s.at == path)
+    node = _get(values, *path.split("."))
+    if isinstance(node, dict):
+        for key in SCHEME_KEYS[slot.scheme]:
+            if key in node:
+                return f"{path}.{key}"
+    return next((p for p in slot.registries + (slot.sha_when,) if p and _get(values, *p.split(".")) is not None),
+                path)
+
+
+def _slot_source(entry: Any, path: str) -> str:
+    return next(s.source for s in entry.slots if s.at == path)
+
+
+def _image_problem(entry: Any, path: str, ref: str) -> str:
+    """Why a rendered image of a platform add-on is refused ('' when it is not)."""
+    if _DIGEST_RE.search(ref):
+        return ""
+    slot = next(s for s in entry.slots if s.at == path)
+    own = "/".join(str(slot.defaults.get(k) or "") for k in ("registry", "repository") if k in slot.defaults)
+    if slot.scheme == "nvidia":
+        own = f"{slot.defaults.get('repository')}/{slot.defaults.get('image')}"
+    name, _, tag = ref.rpartition(":")
+    from oke_rdma.facts.chart_images import docker_hub_path
+    if own and "/" not in tag and docker_hub_path(name) == docker_hub_path(own) and _VERSION_RE.search(tag) \
+            and "latest" not in tag:
+        return ""
+    return ("which is neither the chart's own repository with a version tag nor pinned by digest; remove the "
+            "value, or pin the image by digest (repository and tag with @sha256:<64 hex>, through the key the "
+            "chart reads for it)")
 
 
 def _default_at(addon: AddOn, path: tuple[str, ...]) -> Any:
