@@ -63,3 +63,75 @@ def role_with_a_kubeconfig_path_lands_in_an_unknown_namespace(bad):
     namespace("apps", "restricted")
     inputs = {"kubeconfig": "/home/ci/.kube/config", **({} if bad else {"namespace": "apps"})}
     _secret_reader(pulumi.ResourceOptions(provider=k8s.Provider("k8s", **inputs)))
+
+
+# --- settings injected into pods -------------------------------------------------------------------------------------
+
+def _tenant(name: str = "research", annotations: dict | None = None) -> None:
+    meta = {"name": name, "labels": {"pod-security.kubernetes.io/enforce": "restricted", "okerdma.io/tenant": name},
+            **({"annotations": annotations} if annotations else {})}
+    k8s.core.v1.Namespace(f"ns-{name}", metadata=meta)
+
+
+EVERY_TAINT = [{"operator": "Exists"}]
+GPU_TAINT = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+@case("placement", "injected-scheduling-judged-as-pod-specs")
+def resource_flavor_v1beta1_tolerates_every_taint(bad):
+    """The older Kueue API version writes a flavor's tolerations into admitted pods the same way."""
+    _tenant()
+    k8s.apiextensions.CustomResource("rf", api_version="kueue.x-k8s.io/v1beta1", kind="ResourceFlavor",
+                                     metadata={"name": "gpu"}, spec={
+                                         "nodeLabels": {"okerdma.io/node-pool": "gpu"},
+                                         "tolerations": EVERY_TAINT if bad else GPU_TAINT})
+
+
+@case("placement", "injected-scheduling-judged-as-pod-specs")
+def tenant_namespace_default_tolerations_tolerate_every_taint(bad):
+    """PodTolerationRestriction writes a namespace's default tolerations into every pod of it."""
+    _tenant(annotations={"scheduler.alpha.kubernetes.io/defaultTolerations": json.dumps(
+        EVERY_TAINT if bad else GPU_TAINT)})
+
+
+@case("placement", "pod-defaults-give-no-devices")
+def limit_range_defaults_a_mig_slice_in_a_tenant_namespace(bad):
+    """A LimitRange default of a MIG profile in a tenant's own namespace: every container takes a slice its spec
+    never asked for, past the pool rule that reads specs."""
+    _tenant()
+    default = {"cpu": "1", "memory": "4Gi", **({"nvidia.com/mig-1g.10gb": "1"} if bad else {})}
+    k8s.core.v1.LimitRange("defaults", metadata={"name": "defaults", "namespace": "research"},
+                           spec={"limits": [{"type": "Container", "defaultRequest": default, "default": default}]})
+
+
+# --- node-address paths into the platform's walled namespaces ------------------------------------------------------
+
+@case("network", "platform-wall-no-node-paths")
+def flexible_load_balancer_in_front_of_prometheus(bad):
+    """An internal LoadBalancer Service of OCI's flexible load balancer (a proxy) in ``monitoring``: tenant pods reach
+    Prometheus through its VCN address as 'world'. Control: a network load balancer that keeps the client's
+    address."""
+    _tenant()
+    namespace("monitoring", "privileged")
+    annotations = {"service.beta.kubernetes.io/oci-load-balancer-internal": "true"} if bad else {
+        "oci.oraclecloud.com/load-balancer-type": "nlb",
+        "oci-network-load-balancer.oraclecloud.com/internal": "true",
+        "oci-network-load-balancer.oraclecloud.com/is-preserve-source": "true"}
+    k8s.core.v1.Service("prom-lb", metadata={"name": "prom-lb", "namespace": "monitoring",
+                                             "annotations": annotations},
+                        spec={"type": "LoadBalancer", "externalTrafficPolicy": "Local",
+                              "selector": {"app.kubernetes.io/name": "prometheus"},
+                              "ports": [{"port": 9090, "targetPort": 9090}]})
+
+
+@case("network", "platform-wall-no-node-paths")
+def host_port_on_a_platform_pod(bad):
+    """A Deployment in the privileged ``monitoring`` namespace publishing a hostPort: tenant pods reach it at
+    <node>:<hostPort>. Control: a container port only."""
+    _tenant()
+    namespace("monitoring", "privileged")
+    port = {"containerPort": 3000, **({"hostPort": 3000} if bad else {})}
+    k8s.apps.v1.Deployment("grafana", metadata={"name": "grafana", "namespace": "monitoring"}, spec={
+        "selector": {"matchLabels": {"app": "grafana"}},
+        "template": {"metadata": {"labels": {"app": "grafana"}}, "spec": {"containers": [
+            {"name": "grafana", "image": "docker.io/grafana/grafana:12.3.0", "ports": [port]}]}}})
