@@ -131,7 +131,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         #: (:mod:`offline.engine_code`); each registration binding one adds a line to :attr:`refusals`.
         self.callbacks = EngineCallbacks()
         self.refusals: list[str] = []
-        self._k8s_namespaces: dict[str, Any] = {}  # Kubernetes provider URN → its namespace input
+        self._k8s_namespaces: dict[str, Any] = {}  # Kubernetes provider URN → its inputs (namespace, kubeconfig)
 
     def RegisterStackTransform(self, request):  # noqa: N802 (gRPC method name)
         self.transforms.add_stack(request)
@@ -226,12 +226,19 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             self._record_child(child)
         return response
 
-    def _provider_namespace(self, provider: Optional[str]) -> str:
-        """The default namespace of a Kubernetes provider reference (``<urn>::<id>``): its ``namespace`` input when it
-        is a known string, else ``default`` (what pulumi-kubernetes uses without one)."""
+    def _provider_namespace(self, provider: Optional[str]) -> Optional[str]:
+        """The default namespace of a Kubernetes provider reference (``<urn>::<id>``) as pulumi-kubernetes resolves
+        it: its ``namespace`` input, else its kubeconfig context's namespace, else ``default`` — the packs' one
+        resolver (``policies.security._provider_namespace.namespace_from_inputs``). None when it cannot be told (an
+        unknown or file-path kubeconfig): the children then name no namespace, and the packs, which resolve it again
+        through the children's provider, fail closed on it."""
+        from policies.security._provider_namespace import namespace_from_inputs
         urn = provider.rsplit("::", 1)[0] if provider and provider.count("::") > 3 else provider
-        namespace = self._k8s_namespaces.get(urn or "")
-        return namespace if isinstance(namespace, str) and namespace and namespace != UNKNOWN else "default"
+        inputs = self._k8s_namespaces.get(urn or "")
+        if inputs is None:
+            return "default"  # the default provider: the deployer's own kubeconfig (the packs' stated assumption)
+        namespace = namespace_from_inputs(inputs)
+        return namespace if isinstance(namespace, str) and namespace != UNKNOWN else None
 
     def _alias_urns(self, request) -> list[str]:
         """The URNs a registration's aliases name, as the engine resolves them (``source_eval.go``: an alias spec's
@@ -281,7 +288,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
 
     def _record(self, resource: EngineResource) -> None:
         if resource.type == "pulumi:providers:kubernetes":
-            self._k8s_namespaces[resource.urn] = resource.inputs.get("namespace")
+            self._k8s_namespaces[resource.urn] = resource.inputs
         with self._order:
             self.recorded.append(resource)
             if self.on_record is not None:

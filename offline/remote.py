@@ -65,9 +65,9 @@ def _type_token(obj: dict) -> Optional[str]:
 
 
 def _child(parent: EngineResource, prefix: str, obj: dict, provider: Optional[str],
-           default_namespace: str = "default") -> EngineResource:
+           default_namespace: Optional[str] = "default") -> EngineResource:
     meta = obj.setdefault("metadata", {})
-    if obj.get("kind") not in CLUSTER_SCOPED and not meta.get("namespace"):
+    if obj.get("kind") not in CLUSTER_SCOPED and not meta.get("namespace") and default_namespace is not None:
         meta["namespace"] = default_namespace
     name = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else str(meta["name"])
     name = f"{prefix}:{name}" if prefix else name
@@ -117,7 +117,7 @@ def _documents(text: str, where: str) -> tuple[list[dict], list[str]]:
 
 def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Optional[str] = None,
                   errors: Optional[list[str]] = None, remote: bool = False,
-                  default_namespace: str = "default") -> tuple[list[EngineResource], list[str]]:
+                  default_namespace: Optional[str] = "default") -> tuple[list[EngineResource], list[str]]:
     """The children a remote component ``res`` would register that are known offline (managed by ``provider``, the
     component's Kubernetes provider reference), and one advisory per thing that is not (empty lists for any other
     resource). Relative file paths are read from ``cwd`` (default: the working directory, as Pulumi runs a program

@@ -338,8 +338,10 @@ TYPES: dict[str, dict] = {
     "kubernetes:apps:ReplicaSet": judged(*_WORKLOADS),
     "kubernetes:batch:Job": judged(*_WORKLOADS),
     "kubernetes:batch:CronJob": judged(*_WORKLOADS),
-    "kubernetes:core:Namespace": judged("namespace-pod-security-enforce", "privileged-namespace-purpose"),
-    "kubernetes:core:Service": judged("no-public-endpoints"),
+    "kubernetes:core:Namespace": judged("namespace-pod-security-enforce", "privileged-namespace-purpose",
+                                        "injected-scheduling-judged-as-pod-specs"),
+    "kubernetes:core:Service": judged("no-public-endpoints", "tenant-services-inside-the-wall",
+                                      "platform-wall-no-node-paths"),
     "kubernetes:core:Secret": judged("iam-no-static-credentials"),
     "kubernetes:core:PersistentVolume": judged("node-escape-only-in-node-agent-namespaces",
                                                "volume-reclaim-keeps-protected-storage"),
@@ -351,8 +353,10 @@ TYPES: dict[str, dict] = {
                                                       "Kubernetes docs \"Persistent Volumes\""),
     "kubernetes:core:ResourceQuota": harmless("limits what a namespace may use", "Kubernetes docs \"Resource "
                                               "Quotas\""),
-    "kubernetes:core:LimitRange": harmless("default and maximum requests of a namespace",
-                                           "Kubernetes docs \"Limit Ranges\""),
+    "kubernetes:core:LimitRange": judged("pod-defaults-give-no-devices", note=(
+        "its default and defaultRequest are written into every container that names none, extended resources "
+        "(GPUs, MIG slices, RDMA devices) included (Kubernetes docs \"Limit Ranges\"); min, max and "
+        "maxLimitRequestRatio only refuse pods")),
     "kubernetes:core:Event": harmless("a record; changes nothing", "Kubernetes docs \"Event\""),
     "kubernetes:events.k8s.io:Event": harmless("a record; changes nothing", "Kubernetes docs \"Event\""),
     "kubernetes:core:Endpoints": refused(
@@ -418,8 +422,10 @@ TYPES: dict[str, dict] = {
                                                                  "Kubernetes docs \"ClusterTrustBundles\""),
     "kubernetes:certificates.k8s.io:PodCertificateRequest": refused("asks for a pod certificate",
                                                                     "Kubernetes docs \"Certificates\""),
-    "kubernetes:node.k8s.io:RuntimeClass": refused("chooses the container runtime handler and its overhead",
-                                                   "Kubernetes docs \"Runtime Class\""),
+    "kubernetes:node.k8s.io:RuntimeClass": refused(
+        "chooses the container runtime handler, and writes its overhead, tolerations and nodeSelector into every pod "
+        "naming it (where a policy config allows it, injected-scheduling-judged-as-pod-specs and "
+        "pod-defaults-give-no-devices still judge what it writes)", "Kubernetes docs \"Runtime Class\""),
     "kubernetes:scheduling.k8s.io:PriorityClass": judged("priority-class-never-preempts", note=(
         "a class that preempts evicts other tenants' pods; a non-preempting one only orders the queue")),
     "kubernetes:cilium.io:CiliumClusterwideNetworkPolicy": judged("cilium-policy-deny-only"),
@@ -481,11 +487,13 @@ GROUPS: dict[str, dict] = {
     "kubernetes:kueue.x-k8s.io": judged("cluster-queues-select-one-namespace", "tenant-cohorts-hold-only-tenants",
                                         "tenant-quota-borrowed-only-while-idle",
                                         "tenant-queues-never-preempt-by-priority",
+                                        "injected-scheduling-judged-as-pod-specs",
                                         note="they run no pods, but a ClusterQueue decides which namespaces take a "
                                         "pool's GPUs, a cohort who borrows them and its preemption who is evicted "
                                         "for them: judged by tenant_queues and tenant_borrowing (the other kinds — "
                                         "LocalQueue, ResourceFlavor, WorkloadPriorityClass, Topology — only take "
-                                        "effect through a ClusterQueue)"),
+                                        "effect through a ClusterQueue; a ResourceFlavor's tolerations and nodeLabels, which Kueue writes into "
+                                        "the pods it admits, are judged as a tenant pod's by injected_settings)"),
     "kubernetes:monitoring.coreos.com": judged(*_OPERATOR, "monitoring-data-stays-inside",
                                                note="embedded: Prometheus, Alertmanager, ThanosRuler "
                                                "and PrometheusAgent pod fields are read by the embedded pod-spec "

@@ -74,6 +74,8 @@ if __package__:  # imported as the package `policies.security`
     from . import route_parents
     from . import pv_reclaim
     from . import erasing_options
+    from . import injected_settings
+    from . import platform_wall
     from ._clusters import cluster_aware
     from ._provider_namespace import namespace_aware
 else:  # run by the Pulumi CLI from inside policies/security/
@@ -126,6 +128,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import route_parents
     import pv_reclaim
     import erasing_options
+    import injected_settings
+    import platform_wall
     import unknowns
     from _clusters import cluster_aware
     from _provider_namespace import namespace_aware
@@ -153,7 +157,8 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *iam_principals.POLICIES,
                           *uid_wall.POLICIES, *tenant_queues.POLICIES,
                           *tenant_borrowing.POLICIES, *route_parents.POLICIES,
-                          *pv_reclaim.POLICIES, *erasing_options.POLICIES]
+                          *pv_reclaim.POLICIES, *erasing_options.POLICIES,
+                          *injected_settings.POLICIES, *platform_wall.POLICIES]
 # Every rule sees a Kubernetes object without a namespace in its provider's default namespace (_provider_namespace).
 # ... and every stack rule judges the objects of each cluster the stack reaches against that cluster's namespaces
 # (_clusters: objects sent to another cluster through an explicit provider).

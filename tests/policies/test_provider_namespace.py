@@ -43,3 +43,67 @@ def test_an_unknown_provider_namespace_is_the_objects_namespace_and_never_truth_
 
     assert namespace_of({"metadata": {"name": "r"}}, _provider(U)) is UNKNOWN
     assert namespace_of({"metadata": {"name": "r", "namespace": "apps"}}, _provider(U)) == "apps"
+
+
+def _kubeconfig(namespace=None, current="c", fmt="json", extra_contexts=()):
+    import json
+
+    import yaml
+    ctx = {"cluster": "k", "user": "u", **({"namespace": namespace} if namespace is not None else {})}
+    doc = {"apiVersion": "v1", "kind": "Config", "current-context": current,
+           "clusters": [{"name": "k", "cluster": {"server": "https://10.0.0.10:6443"}}],
+           "users": [{"name": "u", "user": {"token": "x"}}],
+           "contexts": [{"name": "c", "context": ctx}, *extra_contexts]}
+    return json.dumps(doc) if fmt == "json" else yaml.safe_dump(doc)
+
+
+def _kc_provider(kubeconfig, **inputs):
+    props = {"kubeconfig": kubeconfig, **inputs}
+    return PolicyProviderResource("pulumi:providers:kubernetes", unknown_checking_proxy(props),
+                                  "urn:pulumi:s::p::pulumi:providers:kubernetes::k", "k")
+
+
+def test_an_object_without_namespace_lands_in_the_kubeconfig_contexts_namespace():
+    """Without a provider namespace, the current context's namespace of an inline kubeconfig (JSON or YAML) is the
+    object's; a Helm release without namespace goes there too."""
+    for fmt in ("json", "yaml"):
+        provider = _kc_provider(_kubeconfig("kube-system", fmt=fmt))
+        seen = with_provider_namespace(ROLE, {"metadata": {"name": "r"}}, provider)
+        assert seen["metadata"]["namespace"] == "kube-system"
+        release = with_provider_namespace("kubernetes:helm.sh/v3:Release", {"chart": "x"}, provider)
+        assert release["namespace"] == "kube-system"
+
+
+def test_the_providers_context_input_picks_the_context_and_its_namespace_input_wins():
+    other = {"name": "admin", "context": {"cluster": "k", "user": "u", "namespace": "kube-system"}}
+    kubeconfig = _kubeconfig("apps", extra_contexts=[other])
+    assert namespace_of({"metadata": {"name": "r"}}, _kc_provider(kubeconfig)) == "apps"
+    assert namespace_of({"metadata": {"name": "r"}}, _kc_provider(kubeconfig, context="admin")) == "kube-system"
+    assert namespace_of({"metadata": {"name": "r"}}, _kc_provider(kubeconfig, context="admin",
+                                                                 namespace="apps")) == "apps"
+
+
+def test_a_context_without_namespace_or_no_kubeconfig_input_means_default():
+    """A context naming no namespace is ``default`` (client-go); a provider without a kubeconfig input reads the
+    deployer's own kubeconfig, which no rule sees: the stated assumption is ``default``."""
+    props = {"metadata": {"name": "r"}}
+    assert with_provider_namespace(ROLE, props, _kc_provider(_kubeconfig())) is props
+    assert namespace_of(props, _kc_provider(_kubeconfig())) == "default"
+    assert namespace_of(props, _kc_provider(None)) == "default"
+
+
+def test_a_kubeconfig_the_pack_cannot_read_makes_the_namespace_unknown():
+    """An unknown kubeconfig, a file path, a context the kubeconfig lacks and a secret-wrapped unknown all give an
+    unknown namespace, written into the props as the engine's unknown sentinel so rules fail closed on it."""
+    from policies.security._rules import UNKNOWN, read
+    from tests.policies.test_policies import SECRET_SIG, U
+
+    for kubeconfig, inputs in ((U, {}), ("~/.kube/config", {}), ("/home/ci/kubeconfig.yaml", {}),
+                               (_kubeconfig("apps"), {"context": "missing"}), (_kubeconfig("apps"), {"context": U}),
+                               ({**SECRET_SIG, "value": U}, {}), (":\n- not: [yaml", {})):
+        provider = _kc_provider(kubeconfig, **inputs)
+        assert namespace_of({"metadata": {"name": "r"}}, provider) is UNKNOWN, kubeconfig
+        seen = with_provider_namespace(ROLE, unknown_checking_proxy({"metadata": {"name": "r"}}), provider)
+        assert read(seen, "metadata", "namespace") is UNKNOWN
+    wrapped = _kc_provider({**SECRET_SIG, "value": _kubeconfig("kube-system")})
+    assert namespace_of({"metadata": {"name": "r"}}, wrapped) == "kube-system"
