@@ -268,9 +268,11 @@ TYPES: dict[str, dict] = {
     "oci:Logging/logSavedSearch:LogSavedSearch": harmless("a saved search", "OCI Logging docs"),
     # --- OKE ---------------------------------------------------------------------------------------------
     "oci:ContainerEngine/cluster:Cluster": judged("kubernetes-api-not-public", "kubernetes-api-endpoint-restricted",
-                                                   "cluster-oidc-prefixed", "cluster-add-ons-closed"),
+                                                   "cluster-oidc-prefixed", "cluster-add-ons-closed",
+                                                   "tenant-walls-need-vcn-native-pods"),
     "oci:ContainerEngine/nodePool:NodePool": judged("node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",
-                                                     "node-pool-no-ssh-key", "node-cloud-init-keeps-node-closed"),
+                                                     "node-pool-no-ssh-key", "node-cloud-init-keeps-node-closed",
+                                                     "tenant-walls-need-vcn-native-pods"),
     "oci:ContainerEngine/containerInstance:ContainerInstance": judged("no-public-endpoints", "container-image-pinned"),
     "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": harmless(
         "maps a namespace to a compartment for Workload Identity; grants there are judged as statements",

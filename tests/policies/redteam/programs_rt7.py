@@ -74,3 +74,45 @@ def helm_values_internal_service_dual_stack(bad):
                "ipFamilyPolicy": "RequireDualStack" if bad else "SingleStack",
                "ipFamilies": ["IPv4", "IPv6"] if bad else ["IPv4"]}
     release({"prometheus": {"service": service}})
+
+
+def _tenant(name: str) -> None:
+    k8s.core.v1.Namespace(f"ns-{name}", metadata={"name": name, "labels": {
+        "pod-security.kubernetes.io/enforce": "restricted", "okerdma.io/tenant": name}})
+
+
+def _cluster(options) -> oci.containerengine.Cluster:
+    return oci.containerengine.Cluster("oke", compartment_id=C, vcn_id="ocid1.vcn.oc1..aaaavcn",
+                                       kubernetes_version="v1.34.1", type="ENHANCED_CLUSTER",
+                                       cluster_pod_network_options=options, endpoint_config={
+                                           "subnet_id": "ocid1.subnet.oc1..aaaaapi", "is_public_ip_enabled": False,
+                                           "nsg_ids": ["ocid1.networksecuritygroup.oc1..aaaacontrolplane"]})
+
+
+@case("data", "tenant-walls-need-vcn-native-pods")
+def flannel_cluster_with_tenants_and_a_workers_export(bad):
+    """A hand-written stack: a flannel cluster, two tenants and an FSS export to the workers subnet. Every tenant's
+    pod reaches the export as a node, so the export's narrowing to the workers proves nothing."""
+    _cluster([{"cni_type": "FLANNEL_OVERLAY" if bad else "OCI_VCN_IP_NATIVE"}])
+    _tenant("research"), _tenant("analytics")
+    fs = oci.filestorage.FileSystem("fs", availability_domain="AD-1", compartment_id=C)
+    mt = oci.filestorage.MountTarget("mt", availability_domain="AD-1", compartment_id=C,
+                                     subnet_id="ocid1.subnet.oc1..aaaastorage")
+    oci.filestorage.Export("ex", export_set_id=mt.export_set_id, file_system_id=fs.id, path="/shared",
+                           export_options=[{"source": "10.0.16.0/20", "access": "READ_WRITE",
+                                            "identity_squash": "ROOT", "require_privileged_source_port": True}])
+
+
+@case("data", "tenant-walls-need-vcn-native-pods")
+def cluster_offering_flannel_beside_vcn_native(bad):
+    """A cluster that offers node pools both CNIs: one flannel pool is enough to void the walls."""
+    extra = [{"cni_type": "FLANNEL_OVERLAY"}] if bad else []
+    _cluster([{"cni_type": "OCI_VCN_IP_NATIVE"}, *extra])
+    _tenant("research")
+
+
+@case("data", "tenant-walls-need-vcn-native-pods")
+def cluster_without_pod_network_options_with_a_gpu_tenant(bad):
+    """No clusterPodNetworkOptions at all, and a tenant known only by its GPU quota."""
+    _cluster(None if bad else [{"cni_type": "OCI_VCN_IP_NATIVE"}])
+    namespace("research", "restricted")
