@@ -456,9 +456,11 @@ TYPES: dict[str, dict] = {
         "(Kubernetes API reference \"ControllerRevision\"; kubectl rollout undo)")),
     # --- Helm, manifests (components and releases) ---------------------------------------------------------
     "kubernetes:helm.sh:Release": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
-                                         "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),
+                                         "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests",
+                                         "grafana-sidecars-read-their-namespace"),
     "kubernetes:helm.sh/v4:Chart": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
-                                          "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),
+                                          "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests",
+                                          "grafana-sidecars-read-their-namespace"),
     "kubernetes:yaml/v2:ConfigFile": judged("kubernetes-manifest-source-pinned"),
     "kubernetes:yaml/v2:ConfigGroup": judged("kubernetes-manifest-source-pinned"),
     "kubernetes:kustomize/v2:Directory": judged("kubernetes-manifest-source-pinned"),

@@ -116,3 +116,28 @@ def cluster_without_pod_network_options_with_a_gpu_tenant(bad):
     """No clusterPodNetworkOptions at all, and a tenant known only by its GPU quota."""
     _cluster(None if bad else [{"cni_type": "OCI_VCN_IP_NATIVE"}])
     namespace("research", "restricted")
+
+
+@case("data", "grafana-sidecars-read-their-namespace")
+def grafana_datasources_from_every_namespace_in_a_hand_written_release(bad):
+    """A hand-written kube-prometheus-stack release in a stack with a tenant: Grafana's datasource sidecar reads
+    ConfigMaps from every namespace (the oke-rdma config refuses this; the pack did not)."""
+    _tenant("research")
+    namespace("monitoring", "privileged")
+    search = "ALL" if bad else "monitoring"
+    k8s.helm.v3.Release("kps", chart="kube-prometheus-stack", version="87.2.1", namespace="monitoring",
+                        repository_opts={"repo": "https://prometheus-community.github.io/helm-charts"},
+                        values={"grafana": {"sidecar": {"dashboards": {"searchNamespace": "monitoring"},
+                                                        "datasources": {"searchNamespace": search}}}})
+
+
+@case("data", "grafana-sidecars-read-their-namespace")
+def grafana_dashboards_left_at_the_charts_all(bad):
+    """kube-prometheus-stack's own default turns the dashboards sidecar to ALL: a release that does not pin it lets
+    a tenant's ConfigMap replace the GPU metering dashboards."""
+    _tenant("research")
+    namespace("monitoring", "privileged")
+    sidecar = {} if bad else {"dashboards": {"searchNamespace": "monitoring"}}
+    k8s.helm.v3.Release("kps", chart="kube-prometheus-stack", version="87.2.1", namespace="monitoring",
+                        repository_opts={"repo": "https://prometheus-community.github.io/helm-charts"},
+                        values={"grafana": {"sidecar": sidecar}})
