@@ -7,12 +7,15 @@ Networking docs "IPv6 Addresses"; the same reason VNIC details that ask for IPv6
 Only a unique local address (``fc00::/7``, RFC 4193; OCI VCNs take them as ``ipv6privateCidrBlocks``) stays inside
 the networks that route it. Every way an IPv6 address lands on a load balancer:
 
-| resource | gets IPv6 when |
-|---|---|
-| ``oci:NetworkLoadBalancer/networkLoadBalancer:NetworkLoadBalancer`` | ``nlbIpVersion`` ``IPV4_AND_IPV6`` or ``IPV6``; ``assignedIpv6``; ``subnetIpv6cidr``; a ``reservedIps[].id`` that is an IPv6 OCID |
-| ``oci:LoadBalancer/loadBalancer:LoadBalancer`` | ``ipMode`` ``IPV6``; ``ipv6subnetCidr``; a ``reservedIps[].id`` that is an IPv6 OCID |
-| ``kubernetes:core/v1:Service`` ``type: LoadBalancer`` (OCI's cloud controller manager) | ``spec.ipFamilyPolicy`` ``RequireDualStack`` or ``PreferDualStack`` (dual-stack when the subnet has an IPv6 prefix), ``SingleStack`` with ``ipFamilies[0]`` ``IPv6``; the annotation ``oci-network-load-balancer.oraclecloud.com/assigned-ipv6``; an IPv6 ``spec.loadBalancerIP`` |
-| the same Service in Helm values, KubeRay head and serve Services, a ``ServicePatch`` | the same keys (a patch that sets them on a Service it does not own, without making it a non-LoadBalancer) |
+* ``oci:NetworkLoadBalancer/networkLoadBalancer:NetworkLoadBalancer``: ``nlbIpVersion`` ``IPV4_AND_IPV6`` or
+  ``IPV6``; ``assignedIpv6``; ``subnetIpv6cidr``; a ``reservedIps[].id`` that is an IPv6 OCID;
+* ``oci:LoadBalancer/loadBalancer:LoadBalancer``: ``ipMode`` ``IPV6``; ``ipv6subnetCidr``; an IPv6 ``reservedIps[].id``;
+* ``kubernetes:core/v1:Service`` ``type: LoadBalancer`` (OCI's cloud controller manager): ``spec.ipFamilyPolicy``
+  ``RequireDualStack`` or ``PreferDualStack`` (dual-stack when the subnet has an IPv6 prefix), ``SingleStack`` with
+  ``ipFamilies[0]`` ``IPv6``; the annotation ``oci-network-load-balancer.oraclecloud.com/assigned-ipv6``; an IPv6
+  ``spec.loadBalancerIP``;
+* the same Service in Helm values, KubeRay head and serve Services, a ``ServicePatch`` that sets these keys on a
+  Service it does not own without making it something other than a LoadBalancer.
 
 Passes: IPv4 only, or an IPv6 address the stack pins to a literal ULA prefix or address (``subnetIpv6cidr`` /
 ``ipv6subnetCidr`` / ``assignedIpv6`` / the annotation, all inside ``fc00::/7``) with nothing else that asks for a
@@ -128,11 +131,13 @@ def _families(props: Any) -> Any:
     policy = R.read(props, "spec", "ipFamilyPolicy")
     families = R.read(props, "spec", "ipFamilies")
     if policy is UNKNOWN or families is UNKNOWN:
-        return "its spec.ipFamilyPolicy or spec.ipFamilies is unknown during preview, so its IP version cannot be judged"
+        return ("its spec.ipFamilyPolicy or spec.ipFamilies is unknown during preview, so its IP version cannot be "
+                "judged")
     items = [] if families is None else R.elements(families)
     if items is UNKNOWN or isinstance(families, str) or any(f not in FAMILIES for f in items):
-        return f"has spec.ipFamilies {families if items is UNKNOWN else list(items)!r}: only a list of IPv4 and IPv6 is defined, so its IP version cannot " \
-               "be judged"
+        shown = families if items is UNKNOWN else list(items)
+        return (f"has spec.ipFamilies {shown!r}: only a list of IPv4 and IPv6 is defined, so its IP version cannot be "
+                "judged")
     if policy is not None and policy not in POLICIES:
         return f"has spec.ipFamilyPolicy {policy!r}, which Kubernetes does not define ({', '.join(POLICIES)})"
     if policy in ("PreferDualStack", "RequireDualStack"):

@@ -57,7 +57,8 @@ def cluster_problems(props: Any) -> list[str]:
         return ["its clusterPodNetworkOptions are unknown during preview"]
     if not options:
         return [f"sets no clusterPodNetworkOptions, and a cluster created through the API then uses flannel "
-                f"overlay (OKE's default outside the Console); set clusterPodNetworkOptions [{{cniType: {VCN_NATIVE}}}]"]
+                f"overlay (OKE's default outside the Console); set clusterPodNetworkOptions "
+                f"[{{cniType: {VCN_NATIVE}}}]"]
     found = []
     for i, option in enumerate(options):
         cni = R.read(option, "cniType")
