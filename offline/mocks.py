@@ -17,6 +17,7 @@ import math
 import threading
 from typing import Any, Optional
 
+import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
 from offline.values import UNKNOWN
@@ -280,7 +281,10 @@ class OciMocks(pulumi_mocks.Mocks):
             compartment = args.args.get("compartmentId")
             return {"id": "namespace", "compartmentId": compartment, "namespace": self._namespace(compartment)}, []
         if token == "kubernetes:yaml:decode":  # pulumi_kubernetes.yaml (v1) ConfigFile/ConfigGroup parse through it
-            docs = bounded_yaml.safe_load_all(str(args.args.get("text", "")))  # aliases bounded, as the provider's
+            try:  # aliases bounded, as the provider's go-yaml bounds them
+                docs = bounded_yaml.safe_load_all(str(args.args.get("text", "")))
+            except bounded_yaml.BoundedYAMLError as e:  # one line: the author's YAML, not the program, is at fault
+                raise pulumi.RunError(f"kubernetes:yaml:decode refuses the YAML text: {e}") from None
             return {"result": [d for d in docs if d is not None]}, []
         if token in KUBERNETES_RENDERERS:  # v1 helm.sh/v3 Chart and kustomize Directory render through the provider
             what = KUBERNETES_RENDERERS[token]

@@ -146,3 +146,16 @@ def test_nested_cloud_config_archives_sharing_one_entry_stop_at_the_byte_budget(
     assert time.monotonic() - start < 10
     assert any("expands past" in p for p in found.problems)
     assert unpack("#cloud-config-archive\n- {type: text/cloud-config, content: 'runcmd: [true]'}\n").problems == []
+
+
+def test_a_v1_config_group_with_an_alias_bomb_fails_the_preview_in_one_line(tmp_path):
+    """pulumi_kubernetes.yaml (v1) decodes through the provider's ``kubernetes:yaml:decode``: the offline engine
+    refuses the document there with one line and no traceback, instead of handing 10^8 nodes to the program."""
+    from tests.inprocess import preview
+    program = tmp_path / "__main__.py"
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  " + LAUGHS.replace("\n", "\n  ")
+    program.write_text(f"import pulumi_kubernetes as k8s\nk8s.yaml.ConfigGroup('g', yaml=[{text!r}])\n")
+    (tmp_path / "Pulumi.yaml").write_text("name: bomb\nruntime: python\n")
+    (tmp_path / "Pulumi.x.yaml").write_text("config: {}\n")
+    done = preview("--program", str(program), "--config-file", str(tmp_path / "Pulumi.x.yaml"))
+    assert done.returncode == 2 and "excessive aliasing" in done.stderr and "Traceback" not in done.stderr
