@@ -38,11 +38,6 @@ from typing import Any, Optional
 
 import yaml
 
-if __package__:  # imported as a package (tests, offline/)
-    from . import _yaml_bounded
-else:  # run by the Pulumi CLI from inside the pack directory
-    import _yaml_bounded
-
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 MIG_DISABLED = "all-disabled"
@@ -100,7 +95,7 @@ def config_file_sharing(text: Any) -> Verdict:
 def _file_sharing(text: str) -> Verdict:
     """:func:`config_file_sharing` of a text, parsed once however many nodes select it."""
     try:
-        doc = _yaml_bounded.safe_load(text)
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as err:
         return Verdict(None, f"it is not YAML ({str(err).splitlines()[0]})")
     if doc is None:
@@ -172,7 +167,7 @@ def _mig_enabled(text: Any, name: str) -> Optional[bool]:
 def _mig_document(text: str) -> Any:
     """A mig-parted ``config.yaml`` parsed once (None when it is not YAML)."""
     try:
-        return _yaml_bounded.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError:
         return None
 
