@@ -17,11 +17,12 @@ import math
 import threading
 from typing import Any, Optional
 
-import yaml
+import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 
 from offline.values import UNKNOWN
 from oke_rdma.facts import regions
+from policies.security import _yaml_bounded as bounded_yaml
 
 #: Region identifier → the region key OCI uses in service names ("All GRU Services In Oracle Services Network"): every
 #: region of the OCI SDK's table (``oke_rdma.facts.regions.region_key``).
@@ -280,7 +281,11 @@ class OciMocks(pulumi_mocks.Mocks):
             compartment = args.args.get("compartmentId")
             return {"id": "namespace", "compartmentId": compartment, "namespace": self._namespace(compartment)}, []
         if token == "kubernetes:yaml:decode":  # pulumi_kubernetes.yaml (v1) ConfigFile/ConfigGroup parse through it
-            return {"result": [d for d in yaml.safe_load_all(str(args.args.get("text", ""))) if d is not None]}, []
+            try:  # aliases bounded, as the provider's go-yaml bounds them
+                docs = bounded_yaml.safe_load_all(str(args.args.get("text", "")))
+            except bounded_yaml.BoundedYAMLError as e:  # one line: the author's YAML, not the program, is at fault
+                raise pulumi.RunError(f"kubernetes:yaml:decode refuses the YAML text: {e}") from None
+            return {"result": [d for d in docs if d is not None]}, []
         if token in KUBERNETES_RENDERERS:  # v1 helm.sh/v3 Chart and kustomize Directory render through the provider
             what = KUBERNETES_RENDERERS[token]
             subject = args.args.get("jsonOpts") or args.args.get("directory") or ""

@@ -31,6 +31,7 @@ from typing import Any, Optional
 import yaml
 
 from offline.policy_types import EngineResource
+from policies.security._yaml_bounded import BoundedYAMLError, safe_load_all
 from offline.values import UNKNOWN, is_secret
 
 CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
@@ -45,6 +46,22 @@ CLUSTER_SCOPED = {"Namespace", "Node", "PersistentVolume", "ClusterRole", "Clust
                   "IngressClass", "RuntimeClass", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
                   "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "APIService",
                   "ClusterQueue", "ResourceFlavor", "Topology", "Cohort"}
+
+
+#: What one ConfigGroup or ConfigFile may make the offline preview read: files a glob matches, bytes in total. A
+#: pattern past either is refused with one line rather than walked (``/*/*/*/*.yaml`` from the root of a large tree).
+MAX_FILES = 1000
+MAX_BYTES = 64 * 2**20
+
+
+def _matches(pattern: str) -> Optional[list[str]]:
+    """The paths a glob matches (sorted, as the provider's ``filepath.Glob``), or None past :data:`MAX_FILES`."""
+    found: list[str] = []
+    for path in glob.iglob(pattern):
+        found.append(path)
+        if len(found) > MAX_FILES:
+            return None
+    return sorted(found)
 
 
 def _known(value: Any) -> bool:
@@ -102,9 +119,10 @@ def _documents(text: str, where: str) -> tuple[list[dict], list[str]]:
     """The objects of a YAML stream and what the provider refuses in it (invalid YAML, an object without kind,
     apiVersion or metadata.name: ``Normalize`` fails the component with "Kubernetes resources require ...")."""
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        docs = [d for d in safe_load_all(text) if d is not None]
     except yaml.YAMLError as e:
-        return [], [f"{where}: not valid YAML ({e.__class__.__name__}); pulumi preview fails on it"]
+        why = f": {e}" if isinstance(e, BoundedYAMLError) else ""
+        return [], [f"{where}: not valid YAML ({e.__class__.__name__}{why}); pulumi preview fails on it"]
     objs, problems = [], []
     for item in _expand(docs):
         if _identified(item):
@@ -143,6 +161,7 @@ def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Opti
     advisories: list[str] = []
     refused: list[str] = []
     sources: list[tuple[str, Any]] = []
+    read_bytes = 0
     if res.type == CONFIG_FILE:
         sources.append(("file", inputs.get("file")))
     else:
@@ -171,10 +190,20 @@ def expand_remote(res: EngineResource, provider: Optional[str] = None, cwd: Opti
         elif value.startswith(("http://", "https://")):
             advisories.append(f"{what}: {key} {value} is a URL, not fetched offline; its objects were not checked")
         else:
-            paths = sorted(glob.glob(os.path.join(cwd or os.getcwd(), value)))
+            paths = _matches(os.path.join(cwd or os.getcwd(), value))
+            if paths is None:
+                refused.append(f"{what}: {key} {value} matches more than {MAX_FILES} files; the offline preview "
+                               "reads no more (name the files, or split the group)")
+                continue
             if not paths:
                 refused.append(f"{what}: {key} {value}: no such local file; the Kubernetes provider fails on it")
             for path in paths:
+                size = os.path.getsize(path) if os.path.isfile(path) else 0
+                read_bytes += size
+                if read_bytes > MAX_BYTES:
+                    refused.append(f"{what}: {key} {value}: its files pass {MAX_BYTES // 2**20} MiB together; the "
+                                   "offline preview reads no more (split the group)")
+                    break
                 try:
                     text = open(path, encoding="utf-8").read()
                 except (OSError, UnicodeDecodeError) as e:

@@ -46,8 +46,10 @@ from typing import Any, Iterator
 import yaml
 
 if __package__:  # imported as a package (tests, offline/)
+    from . import _yaml_bounded
     from ._rules import UNKNOWN
 else:  # run by the Pulumi CLI from inside the pack directory
+    import _yaml_bounded
     from _rules import UNKNOWN
 
 #: A part's text starts with → its type (cloud-init ``INCLUSION_TYPES_MAP``), matched longest first.
@@ -76,6 +78,10 @@ ENCODINGS = {"gz": ("gzip",), "gzip": ("gzip",), "gz+base64": ("base64", "gzip")
              "base64": ("base64",), "text/plain": (), "": ()}
 #: The most bytes one decompression may produce, and how deep formats may nest, before the data is refused.
 MAX_BYTES, MAX_DEPTH = 1 << 20, 6
+#: Parts, and bytes of part text, one user data value may make the packs read in all (across multipart messages,
+#: archives and gzip layers): aliases in an archive can hand the same nested archive to every entry, so a depth
+#: bound alone multiplies.
+MAX_PARTS, MAX_TOTAL_BYTES = 1000, 8 * MAX_BYTES
 #: The most nodes :func:`strings` visits in one document (YAML aliases can make a small document huge).
 MAX_NODES = 100_000
 
@@ -98,6 +104,8 @@ class Unpacked:
 
     parts: list[Part] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    read_bytes: int = 0
+    read_parts: int = 0
 
 
 def _at(where: str, text: str) -> str:
@@ -191,11 +199,19 @@ def _part(payload: bytes, ctype: str, where: str, depth: int, out: Unpacked, cha
 
 
 def _typed(text: str, ctype: str, where: str, depth: int, out: Unpacked) -> None:
+    out.read_bytes += len(text)
+    out.read_parts += 1
+    if out.read_bytes > MAX_TOTAL_BYTES or out.read_parts > MAX_PARTS:
+        message = (f"expands past {MAX_PARTS} parts or {MAX_TOTAL_BYTES} bytes of parts in all, so what the node "
+                   "runs cannot be read")
+        if message not in out.problems:
+            out.problems.append(message)
+        return
     if ctype in SCRIPT_TYPES:
         out.parts.append(Part(ctype, where, text))
     elif ctype == CLOUD_CONFIG:
         try:
-            config = yaml.safe_load(text)
+            config = _yaml_bounded.safe_load(text)
         except yaml.YAMLError as exc:
             out.problems.append(_at(where, f"is cloud-config that does not parse ({str(exc).splitlines()[0]})"))
             return
@@ -247,7 +263,7 @@ def include_urls(text: str) -> list[str]:
 def _archive(text: str, where: str, depth: int, out: Unpacked) -> None:
     """A ``#cloud-config-archive`` (cloud-init ``_explode_archive``): each entry a part of its own."""
     try:
-        entries = yaml.safe_load(text)
+        entries = _yaml_bounded.safe_load(text)
     except yaml.YAMLError as exc:
         out.problems.append(_at(where, f"is a cloud-config archive that does not parse ({str(exc).splitlines()[0]})"))
         return

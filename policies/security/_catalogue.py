@@ -268,9 +268,11 @@ TYPES: dict[str, dict] = {
     "oci:Logging/logSavedSearch:LogSavedSearch": harmless("a saved search", "OCI Logging docs"),
     # --- OKE ---------------------------------------------------------------------------------------------
     "oci:ContainerEngine/cluster:Cluster": judged("kubernetes-api-not-public", "kubernetes-api-endpoint-restricted",
-                                                   "cluster-oidc-prefixed", "cluster-add-ons-closed"),
+                                                   "cluster-oidc-prefixed", "cluster-add-ons-closed",
+                                                   "tenant-walls-need-vcn-native-pods"),
     "oci:ContainerEngine/nodePool:NodePool": judged("node-pool-imds-v2-only", "node-pool-pv-encryption-in-transit",
-                                                     "node-pool-no-ssh-key", "node-cloud-init-keeps-node-closed"),
+                                                     "node-pool-no-ssh-key", "node-cloud-init-keeps-node-closed",
+                                                     "tenant-walls-need-vcn-native-pods"),
     "oci:ContainerEngine/containerInstance:ContainerInstance": judged("no-public-endpoints", "container-image-pinned"),
     "oci:ContainerEngine/clusterWorkloadMapping:ClusterWorkloadMapping": harmless(
         "maps a namespace to a compartment for Workload Identity; grants there are judged as statements",
@@ -460,9 +462,11 @@ TYPES: dict[str, dict] = {
         "(Kubernetes API reference \"ControllerRevision\"; kubectl rollout undo)")),
     # --- Helm, manifests (components and releases) ---------------------------------------------------------
     "kubernetes:helm.sh:Release": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
-                                         "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),
+                                         "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests",
+                                         "grafana-sidecars-read-their-namespace"),
     "kubernetes:helm.sh/v4:Chart": judged("helm-release-pinned", "chart-repository-https", "container-image-pinned",
-                                          "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests"),
+                                          "helm-values-pod-security", "helm-values-exposure", "helm-values-manifests",
+                                          "grafana-sidecars-read-their-namespace"),
     "kubernetes:yaml/v2:ConfigFile": judged("kubernetes-manifest-source-pinned"),
     "kubernetes:yaml/v2:ConfigGroup": judged("kubernetes-manifest-source-pinned"),
     "kubernetes:kustomize/v2:Directory": judged("kubernetes-manifest-source-pinned"),

@@ -22,10 +22,12 @@ from typing import Any, Iterable, Optional
 import yaml  # PyYAML: a dependency of the pulumi SDK, so present wherever the pack runs
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from . import _yaml_bounded
     from ._plain import OBJECT_HOOK_KEYS, Derived, _unproxied, object_type, plain  # noqa: F401 (re-exported)
     from ._rules import UNKNOWN, elements, read
     from ._values_pods import values_namespaces, values_pods
 else:  # run by the Pulumi CLI from inside policies/security/
+    import _yaml_bounded
     from _plain import OBJECT_HOOK_KEYS, Derived, _unproxied, object_type, plain  # noqa: F401 (re-exported)
     from _rules import UNKNOWN, elements, read
     from _values_pods import values_namespaces, values_pods
@@ -115,7 +117,7 @@ def _hook_item(item: Any, where: str) -> list[Rendered]:
                               "becomes cannot be known before Helm renders it")]
     if isinstance(item, str):
         try:
-            docs = [d for d in yaml.safe_load_all(item) if d is not None]
+            docs = [d for d in _yaml_bounded.safe_load_all(item) if d is not None]
         except yaml.YAMLError as e:
             return [(where, None, f"is not valid YAML ({' '.join(str(e).split())[:120]})")]
         found: list[Rendered] = []

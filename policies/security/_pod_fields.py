@@ -16,9 +16,11 @@ from typing import Any, Callable, Optional
 import yaml  # PyYAML: a dependency of the pulumi SDK, so present wherever the pack runs
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from . import _yaml_bounded
     from ._plain import object_type
     from ._rules import UNKNOWN
 else:  # run by the Pulumi CLI from inside policies/security/
+    import _yaml_bounded
     from _plain import object_type
     from _rules import UNKNOWN
 
@@ -101,7 +103,7 @@ def parse_document(text: Any, group: str, what: str) -> tuple[Any, Optional[str]
     pattern = _PARAMETER.get(group)
     substituted = pattern.sub(_SENTINEL, text) if pattern else text
     try:
-        docs = [d for d in yaml.safe_load_all(substituted) if d is not None]
+        docs = [d for d in _yaml_bounded.safe_load_all(substituted) if d is not None]
     except yaml.YAMLError:
         try:
             docs = [json.loads(substituted)]

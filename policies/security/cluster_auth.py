@@ -46,9 +46,11 @@ import yaml  # PyYAML: a dependency of the pulumi SDK, so present wherever the p
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, Severity
 
 if __package__:  # imported as the package `policies.security` (tests, offline/)
+    from . import _yaml_bounded
     from ._gate import examines
     from ._rules import CLUSTER, UNKNOWN, read
 else:  # run by the Pulumi CLI from inside policies/security/
+    import _yaml_bounded
     from _gate import examines
     from _rules import CLUSTER, UNKNOWN, read
 
@@ -104,7 +106,7 @@ def configuration_file_problems(value: Any) -> list[str]:
     if value is UNKNOWN:
         return ["configurationFile is unknown during preview"]
     try:
-        doc = yaml.safe_load(base64.b64decode(value, validate=True).decode("utf-8"))
+        doc = _yaml_bounded.safe_load(base64.b64decode(value, validate=True).decode("utf-8"))
     except (binascii.Error, ValueError, TypeError):
         return ["configurationFile is not a base64-encoded UTF-8 file (the OCI API takes it base64-encoded)"]
     except yaml.YAMLError as exc:

@@ -144,7 +144,8 @@ def exposure_problems(values: Any, config: dict, path: str = "values") -> list[s
         if kind == "LoadBalancer" or (kind is UNKNOWN and re.search(r"service", key, re.IGNORECASE)):
             annotations = node.get("annotations", node.get("serviceAnnotations", {}))
             lb_class = node.get("loadBalancerClass")
-            props = {"spec": {"type": kind, "loadBalancerClass": None if lb_class == "" else lb_class},
+            props = {"spec": {"type": kind, "loadBalancerClass": None if lb_class == "" else lb_class,
+                              **{k: node[k] for k in ("ipFamilyPolicy", "ipFamilies", "loadBalancerIP") if k in node}},
                      "metadata": {"annotations": annotations if annotations is not None else {}}}
             found.extend(f"{where} {p}" for p in public_endpoints.service_problems(
                 props, allow_lbs, config.get("internalIngressClasses") or []))

@@ -129,6 +129,8 @@ def patch_problems(resource_type: str, props: Any, config: dict) -> list[str]:
             continue  # these rules read the patch kinds themselves
         found += [f"[{rule}] {p}" for p in check(kind, props, config)]
     if kind == public_endpoints.SERVICE:
+        found += [f"[no-public-endpoints] {p}" for p in public_endpoints.lb_ipv6_patch_problems(props)
+                  if not (config.get("allowPublicLoadBalancers"))]
         annotations = read(props, "metadata", "annotations")
         if annotations is UNKNOWN:
             found.append("[no-public-endpoints] its annotations are unknown during preview, so it may unset the "

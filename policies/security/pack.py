@@ -69,6 +69,8 @@ if __package__:  # imported as the package `policies.security`
     from . import tenant_refs
     from . import iam_principals
     from . import uid_wall
+    from . import pod_network
+    from . import grafana_sidecars
     from . import tenant_queues
     from . import tenant_borrowing
     from . import route_parents
@@ -123,6 +125,8 @@ else:  # run by the Pulumi CLI from inside policies/security/
     import tenant_refs
     import iam_principals
     import uid_wall
+    import pod_network
+    import grafana_sidecars
     import tenant_queues
     import tenant_borrowing
     import route_parents
@@ -155,7 +159,7 @@ POLICIES: list[Policy] = [*network.POLICIES, *oke_network.POLICIES, *reachabilit
                           *object_copies.POLICIES, *monitoring_egress.POLICIES,
                           *tenant_ids.POLICIES, *tenant_refs.POLICIES,
                           *iam_principals.POLICIES,
-                          *uid_wall.POLICIES, *tenant_queues.POLICIES,
+                          *uid_wall.POLICIES, *pod_network.POLICIES, *grafana_sidecars.POLICIES, *tenant_queues.POLICIES,
                           *tenant_borrowing.POLICIES, *route_parents.POLICIES,
                           *pv_reclaim.POLICIES, *erasing_options.POLICIES,
                           *injected_settings.POLICIES, *platform_wall.POLICIES]

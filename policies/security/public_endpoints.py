@@ -6,9 +6,10 @@ bastions, public IPs and VNICs that get one.
 | resource type (engine token)                             | public when                                            |
 |----------------------------------------------------------|--------------------------------------------------------|
 | ``oci:LoadBalancer/loadBalancer:LoadBalancer``           | ``isPrivate`` is not literally true (OCI's default is  |
-| ``oci:NetworkLoadBalancer/networkLoadBalancer:...``      | public)                                                |
+| ``oci:NetworkLoadBalancer/networkLoadBalancer:...``      | public), or it gets a global IPv6 address (``_lb_ipv6``)|
 | ``kubernetes:core/v1:Service`` ``type: LoadBalancer``    | the OCI cloud controller's internal annotation for its |
-|                                                          | load-balancer type is not true (see below)             |
+|                                                          | load-balancer type is not true (see below), or an IPv6 |
+|                                                          | family or address gives it a global IPv6 (``_lb_ipv6``)|
 | ``kubernetes:core/v1:Service`` with ``externalIPs``      | always (the node answers for addresses it does not own;|
 |                                                          | Kubernetes CVE-2020-8554)                              |
 | ``kubernetes:networking.k8s.io/v1:Ingress``,             | its class is not listed in ``internalIngressClasses``  |
@@ -71,10 +72,12 @@ from pulumi_policy import (EnforcementLevel, PolicyConfigSchema, ReportViolation
 if __package__:  # imported as the package `policies.security` (tests, offline/)
     from . import _addresses as A
     from . import _gateway
+    from . import _lb_ipv6
     from . import _rules as R
 else:  # run by the Pulumi CLI from inside policies/security/
     import _addresses as A
     import _gateway
+    import _lb_ipv6
     import _rules as R
 
 UNKNOWN = R.UNKNOWN
@@ -101,6 +104,7 @@ VNIC_DETAILS = {
     "oci:Core/instanceConfiguration:InstanceConfiguration": ("instanceDetails", "launchDetails", "createVnicDetails"),
 }
 LB_TYPE_ANNOTATION = _gateway.LB_TYPE_ANNOTATION
+lb_ipv6_patch_problems = _lb_ipv6.patch_problems
 INTERNAL_ANNOTATION = _gateway.INTERNAL_ANNOTATION
 PARSEBOOL_TRUE = _gateway.PARSEBOOL_TRUE
 
@@ -124,6 +128,7 @@ def service_problems(props: Any, allow_public_lbs: bool, internal_classes: Itera
         return problems + ["its spec.type is unknown during preview; set it literally"]
     if kind != "LoadBalancer" or allow_public_lbs:
         return problems
+    problems += _lb_ipv6.service_problems(props)  # whichever controller: an IPv6 family is an IPv6 frontend
     lb_class = read_class(props)
     if lb_class is not None:  # another controller than OCI's provisions it (Kubernetes docs "Service": loadBalancerClass)
         if lb_class is UNKNOWN or lb_class not in internal_classes:
@@ -279,6 +284,8 @@ def problems_of(resource_type: str, props: Any, config: dict) -> Iterable[str]:
             yield "its isPrivate is unknown during preview; set it to the literal true"
         elif private is not True and not allow_lbs:
             yield "is public (isPrivate is not true; OCI's default is a public IP); set isPrivate: true"
+        if not allow_lbs:
+            yield from _lb_ipv6.oci_load_balancer_problems(resource_type, props)
     elif resource_type == SERVICE:
         yield from service_problems(props, allow_lbs, config.get("internalIngressClasses") or [])
     elif resource_type in INGRESS_TYPES or resource_type in GATEWAY_TYPES:

@@ -54,23 +54,23 @@ if __package__:  # imported as the package `policies.security` (tests, offline/)
     from ._pss import is_node_agent_chart
     from .kubernetes import chart_name
     from ._rules import UNKNOWN, elements, read
-    from .rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, feeds, labels_of, namespace_scope,
-                               object_key, outside_subjects, problems_of, rbac_objects, role_ref)
+    from .rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, labels_of, object_key, outside_subjects,
+                               problems_of, rbac_objects, role_ref)
     from .rbac_builtin import BUILT_IN_ROLES
-    from .rbac_bind import binder_scope, bind_problems
-    from .rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
-                             selector_matches)
+    from .rbac_bind import bind_problems
+    from .rbac_graph import collected_by, effective_rules, scope_of  # noqa: F401 (re-exported)
+    from .rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules)
 else:  # run by the Pulumi CLI from inside policies/security/
     from _objects import HELM_TYPES, release_objects
     from _pss import is_node_agent_chart
     from kubernetes import chart_name
     from _rules import UNKNOWN, elements, read
-    from rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, feeds, labels_of, namespace_scope,
-                              object_key, outside_subjects, problems_of, rbac_objects, role_ref)
+    from rbac_objects import (SYSTEM_NAMESPACES, aggregated_built_ins, labels_of, object_key, outside_subjects,
+                              problems_of, rbac_objects, role_ref)
     from rbac_builtin import BUILT_IN_ROLES
-    from rbac_bind import binder_scope, bind_problems
-    from rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules,
-                            selector_matches)
+    from rbac_bind import bind_problems
+    from rbac_graph import collected_by, effective_rules, scope_of  # noqa: F401 (re-exported)
+    from rbac_model import (CROSS_NAMESPACE_DANGERS, DANGERS, Rule, describe, findings, glob, parse_rules)
 
 FIX = ("Grant the namespaced verbs and resources the subject needs, through a Role and RoleBinding, to a named "
        "ServiceAccount; list an accepted exception in the policy config (allowedBindings / allowedGrants / "
@@ -183,55 +183,6 @@ def collect(resources: list[Any], allowed: frozenset[str]) -> tuple[list[RoleObj
         for r in b.roles or []:
             r.bindings.append(b)
     return roles, bindings
-
-
-def collected_by(aggregator: RoleObject, roles: list[RoleObject]) -> list[RoleObject]:
-    """The stack's ClusterRoles an ``aggregationRule`` selects (by their labels)."""
-    selectors = elements(read(aggregator.props, "aggregationRule", "clusterRoleSelectors"))
-    if read(aggregator.props, "aggregationRule") is None or selectors is UNKNOWN:
-        return []
-    return [r for r in roles if r is not aggregator and r.kind == "ClusterRole" and isinstance(r.labels, dict)
-            and any(selector_matches(s, r.labels) is True for s in selectors)]
-
-
-def effective_rules(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset()) -> list[Rule]:
-    """A role's own rules, and — for an aggregated ClusterRole — those of every role it collects, transitively,
-    built-in ones included."""
-    rules = list(role.rules)
-    for member in collected_by(role, roles):
-        if id(member) not in seen:
-            rules += effective_rules(member, roles, seen | {id(role)})
-    built_ins, _ = aggregated_built_ins(role.props)
-    return rules + [r for name in built_ins for r in BUILT_IN_ROLES[name]]
-
-
-def scope_of(role: RoleObject, roles: list[RoleObject], seen: frozenset[int] = frozenset(),
-             system: frozenset[str] = SYSTEM_NAMESPACES) -> tuple[str, str]:
-    """(``cluster`` | ``namespace`` | ``built-in``, why) for a ClusterRole of the stack."""
-    cluster = [b for b in role.bindings if b.kind == "ClusterRoleBinding"]
-    if cluster:
-        return "cluster", f"is bound cluster-wide by ClusterRoleBinding '{cluster[0].resource.name}'"
-    in_system = [b for b in role.bindings if namespace_scope(b.props, system) == "cluster"]
-    if in_system:
-        return "cluster", (f"is bound by RoleBinding '{in_system[0].resource.name}' in a system namespace (or one "
-                           "unknown during preview), where the controllers' service accounts live")
-    if role.bindings:
-        return "namespace", "is bound only by RoleBindings"
-    aggregators = [a for a in roles if id(a) not in seen and role in collected_by(a, roles)]
-    scopes = [(scope_of(a, roles, seen | {id(role)}, system), a) for a in aggregators]
-    for (scope, why), a in scopes:
-        if scope == "cluster":
-            return "cluster", f"is aggregated into ClusterRole '{a.resource.name}', which {why}"
-    if scopes:
-        return "namespace", "is aggregated only into roles bound by RoleBindings"
-    if isinstance(role.labels, dict) and feeds(role.name, role.labels, role.patch):
-        return "built-in", "feeds a built-in role"
-    named = binder_scope(role, [r for r in roles if id(r) not in seen],
-                         lambda b: scope_of(b, roles, seen | {id(role)}, system))
-    if named is not None:  # bound by no binding, named by a role's `bind` (rbac_bind)
-        return named
-    return "cluster", ("is bound by no binding of this stack, so it is judged as bound cluster-wide (any "
-                       "ClusterRoleBinding, here or in another stack, grants it in every namespace)")
 
 
 def subject_text(subject: Any) -> str:

@@ -118,7 +118,7 @@ def test_a_kubelet_opening_script_is_refused_in_every_format_and_okes_own_passes
     ("#cloud-config-jsonp\n" + json.dumps([{"op": "copy", "from": "/a", "path": "/runcmd"}]), "'copy'"),
     ("#cloud-config\n" + "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
-        for p, c in zip("abcde", "bcdef")), "more than"),
+        for p, c in zip("abcde", "bcdef")), "excessive aliasing"),
     (U, "unknown during preview"),
 ])
 def test_what_cannot_be_judged_offline_is_refused(data, needle):

@@ -21,7 +21,9 @@ def _clusters() -> tuple[pulumi.ResourceOptions, pulumi.ResourceOptions]:
     vcn = oci.core.Vcn("vcn", compartment_id=C, cidr_blocks=["10.2.0.0/16"])
     cp, _ = _oke_nsgs(C, vcn)
     cluster = oci.containerengine.Cluster("oke", compartment_id=C, kubernetes_version="v1.34.2", vcn_id=vcn.id,
-                                          type="ENHANCED_CLUSTER", endpoint_config={
+                                          type="ENHANCED_CLUSTER",
+                                          cluster_pod_network_options=[{"cni_type": "OCI_VCN_IP_NATIVE"}],
+                                          endpoint_config={
                                               "subnet_id": "ocid1.subnet.oc1..aaaacp", "is_public_ip_enabled": False,
                                               "nsg_ids": [cp.id]})
     kubeconfig = oci.containerengine.get_cluster_kube_config_output(cluster_id=cluster.id, token_version="2.0.0")

@@ -100,7 +100,8 @@ def node_exporter_moved_into_a_tenant_namespace_by_values(bad):
     namespace("monitoring", "privileged")
     namespace("research", "privileged")
     _kube_prometheus_stack("monitoring", values={
-        "prometheus-node-exporter": {"namespaceOverride": "research" if bad else "monitoring"}})
+        "prometheus-node-exporter": {"namespaceOverride": "research" if bad else "monitoring"},
+        "grafana": {"sidecar": {"dashboards": {"searchNamespace": "monitoring"}}}})  # as oke-rdma pins it
 
 
 @case("pod", PURPOSE)
