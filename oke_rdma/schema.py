@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Strict
@@ -29,7 +29,7 @@ _K8S_VERSION_RE = re.compile(r"^v1\.[0-9]+\.[0-9]+$")
 _EXACT_VERSION_RE = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+$")
 _DNS_LABEL_RE = re.compile(r"^[a-z][a-z0-9]{0,14}$")
 _K8S_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-_PREFIX_RE = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
+_PREFIX_RE = re.compile(r"^[a-z]([a-z0-9-]{0,22}[a-z0-9])?$")
 
 
 class ConfigError(pulumi.RunError):
@@ -87,10 +87,36 @@ def _cidr(value: str) -> str:
     return str(net)
 
 
+#: The rule of a DNS-1123 label (Kubernetes docs "Object Names and IDs", RFC 1123 label names; checked 2026-12-02):
+#: what a namespace, a label value the program sets from a name, and a name that must fit both must be.
+DNS_LABEL_RULE = ("a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, "
+                  "at most 63 characters")
+
+
+def suggest_k8s_name(v: str, limit: int = 63) -> str:
+    """A DNS-1123 label close to ``v`` to suggest in a message: lower case, every run of other characters (``_``,
+    ``.``, spaces, ...) one ``-``, no ``-`` at either end, cut to ``limit`` characters (``vision`` when nothing is
+    left)."""
+    name = re.sub(r"[^a-z0-9]+", "-", v.lower()).strip("-")[:limit].strip("-")
+    return name or "vision"
+
+
+def k8s_label_problem(v: str, limit: int = 63) -> Optional[str]:
+    """None when ``v`` is a DNS-1123 label of at most ``limit`` characters; else what is wrong with it, the rule
+    (:data:`DNS_LABEL_RULE`) and a suggested name: ``... is 70 characters; it must be a DNS-1123 label: ...; rename it,
+    e.g. to 'vision-team'``."""
+    if _K8S_NAME_RE.match(v) and len(v) <= limit:
+        return None
+    rule = DNS_LABEL_RULE if limit == 63 else DNS_LABEL_RULE.replace("at most 63", f"at most {limit}")
+    long = len(v) > limit and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", v)
+    what = f" is {len(v)} characters, more than {limit}" if long else ""
+    return f"{v!r}{what}: it must be {rule}; rename it, e.g. to {suggest_k8s_name(v, limit)!r}"
+
+
 def _k8s_name(v: str) -> str:
-    if not _K8S_NAME_RE.match(v):
-        raise ValueError(f"expected a Kubernetes name (lowercase letters, digits and '-', at most 63), got {v!r}; "
-                         f"rename it")
+    problem = k8s_label_problem(v)
+    if problem:
+        raise ValueError(f"expected a Kubernetes name: {problem}")
     return v
 
 

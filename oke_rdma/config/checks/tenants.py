@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .._base import _K8S_NAME_RE, _key, RESERVED_NAMESPACES
+from .._base import _key, RESERVED_NAMESPACES
+from oke_rdma.schema import k8s_label_problem
 from ...facts.shapes import did_you_mean_shape
 from ..compute import RDMA_SHAPES
 from ..stack import StackConfig
@@ -22,10 +23,16 @@ def check_tenants(cfg: StackConfig) -> list[str]:
     for name in cfg.tenants:
         ns = cfg.tenant_namespace(name)
         at = ("tenants", name, "namespace")
-        if not _K8S_NAME_RE.match(ns):
-            problems.append(f"{_key(('tenants', name))}: the tenant name is used as its namespace and must be a "
-                            f"Kubernetes name; rename it or set namespace")
-        elif ns in reserved or ns in platform:
+        bad_name = k8s_label_problem(name)
+        if bad_name:
+            # Whatever namespace says, the name itself names the tenant's LocalQueue (and so every job's
+            # kueue.x-k8s.io/queue-name label), ClusterQueue, admission policies, network wall, volume and the
+            # okerdma.io/tenant label value: a namespace does not make it valid.
+            problems.append(f"{_key(('tenants', name))}: the tenant name {bad_name.split(': ', 1)[0]} names its "
+                            f"Kueue queues, admission policies, network wall and the okerdma.io/tenant label (and "
+                            f"its namespace unless namespace is set): {bad_name.split(': ', 1)[1]}")
+            continue
+        if ns in reserved or ns in platform:
             problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
         elif ns in seen:
             problems.append(_namespace_conflict(cfg, seen[ns], name, ns))
