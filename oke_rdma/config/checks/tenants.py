@@ -198,3 +198,25 @@ def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
                        f"of its pools hold ({listed}: {memory_gb:g} GB of memory as OCI lists it, so at most "
                        f"{memory_gb:g} GiB): Kueue would admit jobs no node can run; lower it")
     return out
+
+
+def rdma_tenant_warnings(cfg: StackConfig) -> list[str]:
+    """One line per ``rdma: true`` tenant none of whose pools (:func:`oke_rdma.config.checks.fleet.tenant_pools`) is
+    an RDMA pool: its namespace keeps Pod Security ``privileged`` and its pods the hostNetwork and RDMA device rights
+    (docs/tenants.md, "hostNetwork pods"), with no RDMA node to use them on, e.g. after its only pool became a MIG
+    pool. Rights no workload needs are only risk: the line names ``tenants.<t>.rdma`` and both ways out."""
+    out: list[str] = []
+    rdma = set(cfg.rdma_pools)
+    for name, tenant in cfg.tenants.items():
+        if not tenant.rdma:
+            continue
+        pools = tenant_pools(cfg, name)
+        if rdma & set(pools):
+            continue
+        which = f"its pools: {', '.join(pools)}" if pools else "it has no GPU pool"
+        fix = (f"or list an RDMA pool ({', '.join(sorted(rdma))}) in tenants.{name}.nodePools" if rdma
+               else "or add an RDMA pool")
+        out.append(f"{_key(('tenants', name, 'rdma'))}: true, but none of the tenant's pools is an RDMA pool "
+                   f"({which}): its namespace stays Pod Security privileged and its pods keep hostNetwork and RDMA "
+                   f"device rights they cannot use; set it to false, {fix}")
+    return out
