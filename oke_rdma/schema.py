@@ -64,12 +64,38 @@ def _ocid(kind: str, value: str, *also: str) -> str:
     if m and m["kind"] not in kinds:
         raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.…), got the OCID of {_a(m['kind'])}; "
                          f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
-    raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.oc1..<unique id>), got {value!r}; "
+    lower = value.lower()
+    if lower != value and ((m := _ANY_OCID_RE.match(lower)) and m["kind"] in kinds
+                           and re.match(_OCID_RE.format(kind=re.escape(m["kind"])), lower)):
+        at = next(i for i, (a, b) in enumerate(zip(value, lower)) if a != b)
+        raise ValueError(f"OCIDs are all lower case ({ocid_example(kind)}), and {value!r} has {value[at]!r} at "
+                         f"character {at + 1}; copy the "
+                         f"OCID of the {kind} again from the OCI console or `oci` CLI (lower case, it reads "
+                         f"{lower!r})")
+    raise ValueError(f"expected the OCID of {wanted} ({ocid_example(kind)}), got {value!r}; "
                      f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
 
 
+#: OCID kinds without a region part (``ocid1.<kind>.<realm>..<unique id>``): identity's, which are tenancy-wide (OCI
+#: docs "Resource Identifiers"); every other kind names its region.
+GLOBAL_OCID_KINDS = frozenset({"tenancy", "compartment", "group", "user", "dynamicgroup", "policy", "domain",
+                               "tagnamespace"})
+#: Stands for the stack's realm in a message; the loader puts the realm of ``oci:region`` there when it knows it.
+REALM_MARK = "<realm>"
+
+
+def ocid_example(kind: str) -> str:
+    """The shape of a ``kind`` OCID for a message: ``ocid1.key.<realm>.<region>.<unique id>`` or, for a tenancy-wide
+    kind, ``ocid1.group.<realm>..<unique id>`` (:data:`REALM_MARK` is replaced by the stack's realm)."""
+    region = "" if kind in GLOBAL_OCID_KINDS else "<region>"
+    return f"ocid1.{kind}.{REALM_MARK}.{region}.<unique id>"
+
+
 def _a(word: str) -> str:
-    return ("an " if word[:1] in "aeiou" else "a ") + word
+    """``word`` with its indefinite article by sound: ``an image``, ``an unknown``, but ``a user`` (a ``u`` said
+    "you")."""
+    vowel = word[:1] in "aeio" or word.startswith(("un", "ul", "um", "up", "us"))
+    return ("an " if vowel and not word.startswith(("use", "usa", "uni", "uti")) else "a ") + word
 
 
 def ocid_region(value: str) -> str:

@@ -279,7 +279,8 @@ class NodePool(_Model):
     image_id: str = Field(description=(
         "Node image OCID in `oci:region` (GPU pools: an OKE GPU image with the driver and OFED; `oci ce node-"
         "pool-options get --node-pool-option-id all`)."))
-    ocpus: Optional[float] = Field(default=None, gt=0, description=(
+    ocpus: Optional[float] = Field(default=None, gt=0, json_schema_extra={
+        "whole": True, "rule": "a whole number of OCPUs from 1 to the shape's maximum"}, description=(
         "OCPUs per node, Flex shapes only (required there): whole, from 1 to the shape's maximum (Compute docs "
         "\"Flexible Shapes\")."))
     memory_gb: Optional[float] = Field(default=None, gt=0, description=(
