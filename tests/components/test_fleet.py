@@ -84,8 +84,8 @@ def test_no_monitoring_objects_without_kube_prometheus_stack():
     Grafana); the guard stays."""
     run = run_program(dev_raw_config(platform={"kubePrometheusStack": {"enabled": False}}), [], "dev")
     # pods: 1 + one per tenant + priority; RBAC: 3; storage IDs: one per tenant with shared storage (2); routes, nodes: 2;
-    # tenants' block-volume classes: 1
-    assert of_type(run, RULE) == [] and len(of_type(run, VAP)) == 4 + 3 + 2 + 2 + 1
+    # tenants' block-volume classes: 1; tenants' Services: 1
+    assert of_type(run, RULE) == [] and len(of_type(run, VAP)) == 4 + 3 + 2 + 2 + 1 + 1
 
 
 def test_tenant_namespaces_carry_tenant_rdma_and_isolation_labels(dev):
@@ -201,6 +201,7 @@ def test_every_fleet_kubernetes_object_validates_against_the_kubernetes_schema(d
                     **{k: v for k, v in r.inputs.items() if k not in ("apiVersion", "kind")}}
         validate_all(manifest)
         checked += 1
-    # dashboards; guard pod, RBAC, storage-ID (2 tenants), route and node policies; the block-volume classes' policy
-    assert checked == 2 + 8 + 6 + 8 + 5 + 2
+    # dashboards; guard pod, RBAC, storage-ID (2 tenants), route and node policies; the block-volume classes' policy;
+    # the tenants' Services policy and its binding
+    assert checked == 2 + 8 + 6 + 8 + 5 + 2 + 2
     # and bindings; NPD SA, role, binding, config, DaemonSet
