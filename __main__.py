@@ -26,7 +26,7 @@ from oke_rdma.guard import Guard
 from oke_rdma.health import GpuHealth
 from oke_rdma.monitoring.component import Monitoring
 from oke_rdma.config.checks.compute import compute_cluster_warnings
-from oke_rdma.config.checks.tenants import quota_capacity_warnings
+from oke_rdma.config.checks.tenants import quota_capacity_warnings, rdma_tenant_warnings
 from oke_rdma.quota_sums import quota_sum_warnings
 from oke_rdma.platform import Platform
 from oke_rdma.scheduling import Scheduling, topology_name
@@ -45,6 +45,8 @@ for warning in adapter.idle_pool_warnings(config):  # GPUs no tenant's quota rea
 for warning in compute_cluster_warnings(config):  # Compute Cluster members OCI may not place together
     pulumi.log.warn(warning)
 for warning in quota_capacity_warnings(config):  # CPU/memory quotas beyond what the tenant's nodes hold
+    pulumi.log.warn(warning)
+for warning in rdma_tenant_warnings(config):  # privileged rights with no RDMA pool to use them on
     pulumi.log.warn(warning)
 for warning in quota_sum_warnings(config):  # tenants' nominal quotas on one pool beyond what it offers
     pulumi.log.warn(warning)

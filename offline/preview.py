@@ -58,6 +58,7 @@ import yaml
 
 from offline.configjson import read_config_json
 from offline.cni_changes import cni_changes
+from offline.kms_changes import kms_changes
 from offline.crds import crd_changes, removed_addon_objects
 from offline.engine import PROJECT, PROJECT_DIR, ProgramRun, StackOutputsMissing, run_program, skipped_on_first_preview
 from offline.failure import program_failure
@@ -469,6 +470,8 @@ def _preview(args: argparse.Namespace, packs: list[Path], analyzers: Any, path: 
     found += [("error", problem) for problem in image_errors]
     for warning in cni_changes(run, previous):  # the step pulumi up leaves undone (docs/operations.md)
         found.append(("warning", warning))
+    if not args.program:  # a store's key switched in the update that drops the old key's grant (docs/operations.md)
+        found += [("warning", warning) for warning in kms_changes(previous, config)]
     if not args.program:  # an add-on switched off takes its CRDs' objects with it (docs/operations.md)
         found += [("warning", warning) for warning in removed_addon_objects(run, previous)]
     found += [("info", note) for note in derived_notes]

@@ -493,13 +493,16 @@ def diagnostics_block(run: ProgramRun, stack: str, width: Optional[int] = None, 
     """The program's diagnostics under the stack, each wrapped at ``width`` (None: not wrapped, the --details
     tree) by the same rule in every view; with ``count_infos`` the info messages are one count line. With
     ``previous_plan`` a warning the previous plan already had, word for word, is one count line too (a standing
-    warning is read once, not in every --previous report); an error is always printed."""
+    warning is read once, not in every --previous report), and a warning it had that this run no longer gives is
+    counted as resolved, each named by its first 100 characters; an error is always printed."""
     infos = [m for severity, m in run.diagnostics if severity == "info"] if count_infos else []
     shown = [(sev, m) for sev, m in run.diagnostics if not (count_infos and sev == "info")]
     before = standing(previous_plan, "diagnostics")
     folded = [m for sev, m in shown if sev == "warning" and ("warning", _hide(m)) in before]
     shown = [(sev, m) for sev, m in shown if not (sev == "warning" and ("warning", _hide(m)) in before)]
-    if not shown and not infos and not folded:
+    now = {_hide(m) for sev, m in run.diagnostics if sev == "warning"}
+    resolved = sorted(m for sev, m in before if sev == "warning" and isinstance(m, str) and m not in now)
+    if not shown and not infos and not folded and not resolved:
         return []
     project = run.stack_urn.split("::")[1]
     lines = ["", "Diagnostics:", f"  pulumi:pulumi:Stack ({project}-{stack}):"]
@@ -509,6 +512,11 @@ def diagnostics_block(run: ProgramRun, stack: str, width: Optional[int] = None, 
     if folded:
         lines.append(f"    ({len(folded)} warning{'s' if len(folded) != 1 else ''} unchanged since the previous "
                      f"plan: {UNCHANGED_WHERE})")
+    if resolved:  # what this change fixed is said, not left to be noticed by its absence
+        lines.append(f"    ({len(resolved)} warning{'s' if len(resolved) != 1 else ''} of the previous plan "
+                     f"resolved:)")
+        for message in resolved:
+            lines.append(f"      resolved: {message if len(message) <= 100 else message[:99] + '…'}")
     if infos:
         lines.append(f"    ({len(infos)} info message{'s' if len(infos) != 1 else ''}: --details)")
     return lines

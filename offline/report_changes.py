@@ -268,7 +268,8 @@ def config_block(changed: Optional[list], width: int) -> list[str]:
     if not changed:
         return ["Config changed: none", ""]
     entries = expand(changed)
-    lines = [f"Config changed ({len(changed)}):"]
+    # the count is of what is listed (one line per changed value), with the keys they belong to when those differ
+    lines = [f"Config changed ({_count(len(entries), len(changed), 'key')}):"]
     for path, old, new in entries[:MAX_PATHS * 2]:
         if secret_key(path):
             old, new = (v if v in (UNSET, SECRET) else SECRET for v in (old, new))
@@ -280,6 +281,14 @@ def config_block(changed: Optional[list], width: int) -> list[str]:
     if len(entries) > MAX_PATHS * 2:
         lines.append(f"    … and {len(entries) - MAX_PATHS * 2} more (the JSON plans' config)")
     return lines + [""]
+
+
+def _count(values: int, groups: int, what: str) -> str:
+    """The count of a block: ``values`` changed values listed under it, in ``groups`` keys or outputs (``what``):
+    ``3`` when they are as many, else ``6 values in 1 key``."""
+    if values == groups:
+        return str(values)
+    return f"{values} value{'s' if values != 1 else ''} in {groups} {what}{'s' if groups != 1 else ''}"
 
 
 def _value_text(text: str) -> str:
@@ -338,11 +347,13 @@ def render_changes(stack: str, run: ProgramRun, report, unknowns: bool, changes:
         lines += iam_changes(run, old_outputs)
     moved = [k for k in sorted(set(old_outputs) | set(new_outputs)) if k not in IAM_OUTPUTS
              and json.dumps(old_outputs.get(k), sort_keys=True) != json.dumps(new_outputs.get(k), sort_keys=True)]
-    lines += ["", f"Outputs changed ({len(moved)}):" if moved else "Outputs: none changed"]
     from offline.replacement import _value_at, changed_paths
+    moved_paths = {key: changed_paths({key: old_outputs.get(key)}, {key: new_outputs.get(key)}) for key in moved}
+    total = sum(len(p) for p in moved_paths.values())
+    lines += ["", f"Outputs changed ({_count(total, len(moved), 'output')}):" if moved else "Outputs: none changed"]
     for key in moved:
         before, after = {key: old_outputs.get(key)}, {key: new_outputs.get(key)}
-        paths = changed_paths(before, after)
+        paths = moved_paths[key]
         for path in paths[:MAX_PATHS]:
             lines += _wrap(f"    {path}: {_value(_value_at(before, path))} → {_value(_value_at(after, path))}",
                            width, "        ")

@@ -151,7 +151,9 @@ def iam_inputs(cfg: StackConfig) -> IamInputs:
     return IamInputs(compartment_id=cfg.compartment_id, name_prefix=cfg.name_prefix, freeform_tags=cfg.freeform_tags,
                      iam=cfg.iam, rdma_pools=bool(cfg.rdma_pools), fss=cfg.storage.fss,
                      cluster_kms_key_ids=cfg.cluster.kms_key_ids, workload_bindings=tuple(workload_bindings(cfg)),
-                     object_storage_kms_key_id=obj.kms_key_id if obj.enabled else None, region=cfg.region,
+                     object_storage_kms_key_id=obj.kms_key_id if obj.enabled else None,
+                     object_storage_previous_kms_key_ids=obj.previous_kms_key_ids if obj.enabled else (),
+                     region=cfg.region,
                      lustre=cfg.storage.lustre is not None,
                      member_group_ids=member_group_ids(m.iam_group_id for t in cfg.tenants.values()
                                                        for m in t.members if m.iam_group_id))

@@ -105,6 +105,8 @@ class IamInputs:
         verification keys); default none.
     :param workload_bindings: the Workload Identity bindings (tenant, namespace, service account, grants; the weights
         bucket's grants included); default none.
+    :param object_storage_previous_kms_key_ids: Vault keys the created bucket used before (their grants kept for
+        the update that switches).
     :param object_storage_kms_key_id: the Vault key of the created weights bucket, and ``region`` (names the Object
         Storage service principal ``objectstorage-<region>``); default none.
     :param lustre: the stack has a File Storage with Lustre file system: its service places the file system's
@@ -122,6 +124,7 @@ class IamInputs:
     cluster_kms_key_ids: tuple[str, ...] = ()
     workload_bindings: tuple[WorkloadBinding, ...] = ()
     object_storage_kms_key_id: Optional[str] = None
+    object_storage_previous_kms_key_ids: tuple[str, ...] = ()
     region: str = ""
     lustre: bool = False
     member_group_ids: tuple[str, ...] = ()
@@ -298,29 +301,40 @@ def iam_plan(config: IamInputs, cluster_id: pulumi.Input[str]) -> IamPlan:
                  PolicyStatement(f"cluster-kms-key-{n + 1}", f"Allow any-user to use keys in {_location(vault)} where "
                                  f"all {{request.principal.type = 'cluster', target.key.id = '{key_id}'}}",
                                  FEATURE_CLUSTER_KMS, _DOC_CLUSTER_KMS, "cluster-kms"))
-    if fss is not None and config.fss_enabled and fss.kms_key_id:
+    fss_keys = ((fss.kms_key_id,) if fss is not None and fss.kms_key_id else ()) + tuple(
+        k for k in (fss.previous_kms_key_ids if fss is not None else ()) if k != fss.kms_key_id)
+    if config.fss_enabled and fss_keys:
         # File systems encrypt with our Vault key as a resource principal matched by a dynamic group of the file
-        # systems in our compartment; pinned to the one key. The file system must wait for this policy.
+        # systems in our compartment; pinned to the one key. The file system must wait for this policy. A key it
+        # used before (previousKmsKeyIds) keeps its grant for the update that switches: OCI checks the grant when
+        # the file system uses the key, and the policy is updated before the file system switches.
         group = f"{prefix}-fss-file-systems"
         plan.dynamic_groups.append(DynamicGroupSpec(
             group, config.iam.tenancy_id,
             f"ALL {{resource.type = 'filesystem', resource.compartment.id = '{comp}'}}",
             f"{prefix}: file systems in the stack's compartment (they use the FSS Vault key)"))
         spec = PolicySpec("fss-kms", vault, f"{prefix}: file systems encrypt with the FSS Vault key")
-        plan.add(spec, PolicyStatement("fss-kms-key", f"Allow dynamic-group {group} to use keys in {_location(vault)} "
-                                       f"where target.key.id = '{fss.kms_key_id}'", FEATURE_FSS_KMS, _DOC_FSS_KMS,
-                                       "fss-kms"))
-        if config.iam.deployer_group_id:
-            # Whoever creates the file system with the key needs to use its key delegate (same doc).
-            plan.add(spec, PolicyStatement(
-                "fss-kms-key-delegate", f"Allow group id {config.iam.deployer_group_id} to use key-delegate in "
-                f"{_location(vault)} where target.key.id = '{fss.kms_key_id}'", FEATURE_FSS_KMS, _DOC_FSS_KMS,
-                "fss-kms"))
-    if config.object_storage_kms_key_id:
-        # Object Storage encrypts the bucket's objects with our key as its regional service principal; pinned to it.
+        for n, key_id in enumerate(fss_keys):
+            suffix = "" if n == 0 and fss.kms_key_id else f"-previous-{n if fss.kms_key_id else n + 1}"
+            plan.add(spec, PolicyStatement(f"fss-kms-key{suffix}", f"Allow dynamic-group {group} to use keys in "
+                                           f"{_location(vault)} where target.key.id = '{key_id}'", FEATURE_FSS_KMS,
+                                           _DOC_FSS_KMS, "fss-kms"))
+            if config.iam.deployer_group_id:
+                # Whoever creates the file system with the key needs to use its key delegate (same doc).
+                plan.add(spec, PolicyStatement(
+                    f"fss-kms-key-delegate{suffix}", f"Allow group id {config.iam.deployer_group_id} to use "
+                    f"key-delegate in {_location(vault)} where target.key.id = '{key_id}'", FEATURE_FSS_KMS,
+                    _DOC_FSS_KMS, "fss-kms"))
+    object_keys = ((config.object_storage_kms_key_id,) if config.object_storage_kms_key_id else ()) + tuple(
+        k for k in config.object_storage_previous_kms_key_ids if k != config.object_storage_kms_key_id)
+    for n, key_id in enumerate(object_keys):
+        # Object Storage encrypts the bucket's objects with our key as its regional service principal; pinned to it
+        # (and to a key the bucket used before, for the update that switches: previousKmsKeyIds).
+        suffix = "" if n == 0 and config.object_storage_kms_key_id else (
+            f"-previous-{n if config.object_storage_kms_key_id else n + 1}")
         plan.add(PolicySpec("objectstorage-kms", vault, f"{prefix}: Object Storage encrypts the weights bucket"),
-                 PolicyStatement("objectstorage-kms-key", f"Allow service objectstorage-{config.region} to use keys in "
-                                 f"{_location(vault)} where target.key.id = '{config.object_storage_kms_key_id}'",
+                 PolicyStatement(f"objectstorage-kms-key{suffix}", f"Allow service objectstorage-{config.region} to "
+                                 f"use keys in {_location(vault)} where target.key.id = '{key_id}'",
                                  FEATURE_OBJECT_STORAGE_KMS, _DOC_OBJECT_STORAGE_KMS, "objectstorage-kms"))
     if config.lustre:
         # The Lustre service creates the file system's endpoints in our subnet as the 'lustrefs' service principal;

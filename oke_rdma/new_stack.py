@@ -422,8 +422,9 @@ def stack_warnings(cfg: StackConfig) -> list[str]:
     know (:func:`oke_rdma.config.checks.chart_versions.chart_version_warnings`)."""
     from .adapter import idle_pool_warnings  # imports Pulumi: only once the stack is valid
     from .config.checks.chart_versions import chart_version_warnings, support_warnings
+    from .config.checks.tenants import rdma_tenant_warnings
 
-    return idle_pool_warnings(cfg) + chart_version_warnings(cfg) + support_warnings(cfg)
+    return idle_pool_warnings(cfg) + rdma_tenant_warnings(cfg) + chart_version_warnings(cfg) + support_warnings(cfg)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Optional
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Strict
@@ -29,7 +29,7 @@ _K8S_VERSION_RE = re.compile(r"^v1\.[0-9]+\.[0-9]+$")
 _EXACT_VERSION_RE = re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+$")
 _DNS_LABEL_RE = re.compile(r"^[a-z][a-z0-9]{0,14}$")
 _K8S_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-_PREFIX_RE = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
+_PREFIX_RE = re.compile(r"^[a-z]([a-z0-9-]{0,22}[a-z0-9])?$")
 
 
 class ConfigError(pulumi.RunError):
@@ -64,12 +64,38 @@ def _ocid(kind: str, value: str, *also: str) -> str:
     if m and m["kind"] not in kinds:
         raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.…), got the OCID of {_a(m['kind'])}; "
                          f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
-    raise ValueError(f"expected the OCID of {wanted} (ocid1.{kind}.oc1..<unique id>), got {value!r}; "
+    lower = value.lower()
+    if lower != value and ((m := _ANY_OCID_RE.match(lower)) and m["kind"] in kinds
+                           and re.match(_OCID_RE.format(kind=re.escape(m["kind"])), lower)):
+        at = next(i for i, (a, b) in enumerate(zip(value, lower)) if a != b)
+        raise ValueError(f"OCIDs are all lower case ({ocid_example(kind)}), and {value!r} has {value[at]!r} at "
+                         f"character {at + 1}; copy the "
+                         f"OCID of the {kind} again from the OCI console or `oci` CLI (lower case, it reads "
+                         f"{lower!r})")
+    raise ValueError(f"expected the OCID of {wanted} ({ocid_example(kind)}), got {value!r}; "
                      f"copy the OCID of the {kind} from the OCI console or `oci` CLI")
 
 
+#: OCID kinds without a region part (``ocid1.<kind>.<realm>..<unique id>``): identity's, which are tenancy-wide (OCI
+#: docs "Resource Identifiers"); every other kind names its region.
+GLOBAL_OCID_KINDS = frozenset({"tenancy", "compartment", "group", "user", "dynamicgroup", "policy", "domain",
+                               "tagnamespace"})
+#: Stands for the stack's realm in a message; the loader puts the realm of ``oci:region`` there when it knows it.
+REALM_MARK = "<realm>"
+
+
+def ocid_example(kind: str) -> str:
+    """The shape of a ``kind`` OCID for a message: ``ocid1.key.<realm>.<region>.<unique id>`` or, for a tenancy-wide
+    kind, ``ocid1.group.<realm>..<unique id>`` (:data:`REALM_MARK` is replaced by the stack's realm)."""
+    region = "" if kind in GLOBAL_OCID_KINDS else "<region>"
+    return f"ocid1.{kind}.{REALM_MARK}.{region}.<unique id>"
+
+
 def _a(word: str) -> str:
-    return ("an " if word[:1] in "aeiou" else "a ") + word
+    """``word`` with its indefinite article by sound: ``an image``, ``an unknown``, but ``a user`` (a ``u`` said
+    "you")."""
+    vowel = word[:1] in "aeio" or word.startswith(("un", "ul", "um", "up", "us"))
+    return ("an " if vowel and not word.startswith(("use", "usa", "uni", "uti")) else "a ") + word
 
 
 def ocid_region(value: str) -> str:
@@ -87,10 +113,36 @@ def _cidr(value: str) -> str:
     return str(net)
 
 
+#: The rule of a DNS-1123 label (Kubernetes docs "Object Names and IDs", RFC 1123 label names; checked 2026-12-02):
+#: what a namespace, a label value the program sets from a name, and a name that must fit both must be.
+DNS_LABEL_RULE = ("a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, "
+                  "at most 63 characters")
+
+
+def suggest_k8s_name(v: str, limit: int = 63) -> str:
+    """A DNS-1123 label close to ``v`` to suggest in a message: lower case, every run of other characters (``_``,
+    ``.``, spaces, ...) one ``-``, no ``-`` at either end, cut to ``limit`` characters (``vision`` when nothing is
+    left)."""
+    name = re.sub(r"[^a-z0-9]+", "-", v.lower()).strip("-")[:limit].strip("-")
+    return name or "vision"
+
+
+def k8s_label_problem(v: str, limit: int = 63) -> Optional[str]:
+    """None when ``v`` is a DNS-1123 label of at most ``limit`` characters; else what is wrong with it, the rule
+    (:data:`DNS_LABEL_RULE`) and a suggested name: ``... is 70 characters; it must be a DNS-1123 label: ...; rename it,
+    e.g. to 'vision-team'``."""
+    if _K8S_NAME_RE.match(v) and len(v) <= limit:
+        return None
+    rule = DNS_LABEL_RULE if limit == 63 else DNS_LABEL_RULE.replace("at most 63", f"at most {limit}")
+    long = len(v) > limit and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", v)
+    what = f" is {len(v)} characters, more than {limit}" if long else ""
+    return f"{v!r}{what}: it must be {rule}; rename it, e.g. to {suggest_k8s_name(v, limit)!r}"
+
+
 def _k8s_name(v: str) -> str:
-    if not _K8S_NAME_RE.match(v):
-        raise ValueError(f"expected a Kubernetes name (lowercase letters, digits and '-', at most 63), got {v!r}; "
-                         f"rename it")
+    problem = k8s_label_problem(v)
+    if problem:
+        raise ValueError(f"expected a Kubernetes name: {problem}")
     return v
 
 

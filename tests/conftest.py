@@ -137,3 +137,25 @@ def pytest_sessionfinish(session, exitstatus):
     from offline import analyzer
 
     analyzer.shutdown()
+    ignore_shutdown_sigint(session.config)
+
+
+# -- a pytest-xdist worker's end is not interrupted ------------------------------------------------------------------
+# xdist's worker reports "workerfinished" after this hook (its sessionfinish is a hook wrapper); the controller then
+# terminates the gateway, and execnet (gateway_base._terminate_execution, 2.1.2) waits 5 s for the worker's pytest
+# run to return and then sends the worker a SIGINT (os.kill(os.getpid(), 2)). On a loaded machine pytest's
+# unconfigure (its unraisable-exception plugin runs gc.collect() over the worker's whole heap) takes longer, and the
+# KeyboardInterrupt lands in whatever runs then: hypothesis' gc callback, printed as a PytestUnraisableExceptionWarning
+# after a green run. Past this point a worker has no test left to interrupt, so it ignores SIGINT: execnet then waits
+# its further 10 s (and only then os._exit), by which time the worker has ended on its own. The controller and a
+# plain (non-xdist) run keep Ctrl-C.
+def ignore_shutdown_sigint(config) -> bool:
+    """In a pytest-xdist worker (``config.workerinput`` set), ignore SIGINT from now on and return True; in the
+    controller or a run without xdist, leave SIGINT alone and return False."""
+    import signal
+    import threading
+
+    if not hasattr(config, "workerinput") or threading.current_thread() is not threading.main_thread():
+        return False
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return True

@@ -12,7 +12,9 @@ its ``kubeconfig`` output, and deploys into the tenant ``training-job:tenant``:
   node selector and tolerations from its ResourceFlavor at admission. Pods use the host's RDMA NICs (hostNetwork,
   ``/dev/infiniband``, IPC_LOCK to pin memory), a memory-backed ``/dev/shm``, the tenant's shared FSS claim at
   ``/shared`` (checkpoints in ``/shared/checkpoints/<job>``), and the tenant's ServiceAccount, so OCI SDK calls in
-  the pod authenticate with OKE Workload Identity.
+  the pod authenticate with OKE Workload Identity. NCCL's settings for the pool's shape (which RDMA NICs, the RoCE
+  settings) come from ``nccl_env.py``, a copy of oke-rdma's facts kept equal by a test; an RDMA shape without values
+  there gets a one-line warning.
 * With ``weightsPrefix`` (a folder of the stack's weights bucket, contract version 3): two init containers copy it
   into the node's local NVMe before training — ``nvme-prepare`` (root with CHOWN/FOWNER only) gives the tenant a
   0700 directory ``<localNvme.mountPath>/<namespace>``, then ``weights`` runs ``stage_weights.py`` (beside this
@@ -58,6 +60,7 @@ from pydantic import ValidationError
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 import job_storage  # noqa: E402
+from nccl_env import nccl_env  # noqa: E402
 from job_storage import LOCAL_MOUNT  # noqa: E402
 from platform_outputs import PlatformOutputs, json_kind, problem_line  # noqa: E402
 
@@ -84,16 +87,6 @@ LOCAL_NVME_LABEL = "okerdma.io/local-nvme"
 DEFAULT_IMAGE = "nvcr.io/nvidia/pytorch:25.03-py3"
 # renovate: datasource=docker depName=ghcr.io/oracle/oci-cli
 WEIGHTS_IMAGE = "ghcr.io/oracle/oci-cli:20260930"
-#: NCCL settings per shape for the RDMA NICs (Oracle's recommended NCCL parameters for BM.GPU.H100.8, as in
-#: oracle-quickstart/oci-hpc-oke); other shapes let NCCL discover the HCAs itself.
-NCCL_BY_SHAPE = {
-    "BM.GPU.H100.8": {
-        "NCCL_IB_HCA": "=mlx5_0,mlx5_1,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7,mlx5_8,mlx5_9,mlx5_10,mlx5_12,mlx5_13,"
-                       "mlx5_14,mlx5_15,mlx5_16,mlx5_17",
-        "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22",
-        "NCCL_SOCKET_IFNAME": "eth0", "NCCL_CUMEM_ENABLE": "0"},
-}
-
 config = pulumi.Config()
 platform_stack = config.require("platformStack")
 tenant_name = config.require("tenant")
@@ -262,13 +255,16 @@ def plan(values: list[Any]) -> dict[str, Any]:
     weights = None if weights_prefix is None else check_weights(version, outputs, tenant, account, chosen, pool)
     upload = check_upload(version, outputs, tenant, account) if checkpoint_upload else None
     identity = check_identity(version, tenant)
+    nccl, nccl_warning = nccl_env(pool["shape"])  # every RDMA shape the facts know; a warning for any other
+    if nccl_warning:
+        pulumi.log.warn(f"training-job:nodePool: pool {chosen!r}: {nccl_warning}")
     levels = list((topology or {}).get("levels") or [])
     if topology_level not in levels:
         refuse("training-job:topologyLevel", f"{topology_level!r} is not a level of the stack's Kueue topology "
                f"({', '.join(levels) or 'none: no RDMA topology'})", "pick one of the levels")
     return {"namespace": tenant["namespace"], "queue": tenant["localQueue"], "claim": claim,
             "serviceAccount": account, "gpus": int(pool["gpusPerNode"]), "shape": pool["shape"], "region": region,
-            "weights": weights, "upload": upload, **identity}
+            "weights": weights, "upload": upload, "nccl": nccl, **identity}
 
 
 def check_identity(version: int, tenant: dict[str, Any]) -> dict[str, Any]:
@@ -385,7 +381,7 @@ service = k8s.core.v1.Service(f"{job_name}-rendezvous", k8s.core.v1.ServiceInitA
 
 def env(p: dict[str, Any]) -> list[k8s.core.v1.EnvVarArgs]:
     values = {"CHECKPOINT_DIR": f"{SHARED_MOUNT}/checkpoints/{job_name}", "NCCL_DEBUG": "WARN",
-              **job_storage.workload_identity_env(p["region"]), **NCCL_BY_SHAPE.get(p["shape"], {})}
+              **job_storage.workload_identity_env(p["region"]), **p["nccl"]}
     if p["weights"]:
         values["WEIGHTS_DIR"] = f"{LOCAL_MOUNT}/weights/{weights_prefix}"
     return [k8s.core.v1.EnvVarArgs(name=k, value=v) for k, v in values.items()]

@@ -97,12 +97,17 @@ class Cluster(_Model):
         "Publish the cluster's OIDC issuer (enhanced clusters)."))
     image_verification_key_ids: StrList = Field((), description=(
         "Vault key OCIDs; non-empty: only images signed with these keys run."))
+    previous_kms_key_ids: StrList = Field((), description=(
+        "Vault key OCIDs the cluster used before `kmsKeyId` or `imageVerificationKeyIds` (a switch to another key): their grants are kept, so it "
+        "can use the old key until it has switched; list the old key for the one `pulumi up` that switches, remove "
+        "it in the next (docs/operations.md, \"Rotating a key\"). A new key version needs no change here."))
     oidc: Optional[OidcAuth] = Field(None, description=(
         "OIDC token authentication with your identity provider (enhanced clusters only); needed by `oidcGroup` "
         "members (docs/tenants.md)."))
 
     _svc = field_validator("services_cidr")(lambda v: _cidr(v))
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
+    _previous_kms = field_validator("previous_kms_key_ids")(lambda v: tuple(_ocid("key", k) for k in v))
 
     @field_validator("kubernetes_version")
     @classmethod
@@ -127,8 +132,10 @@ class Cluster(_Model):
 
     @property
     def kms_key_ids(self) -> tuple[str, ...]:
-        """Every Vault key the cluster principal uses: the secrets key, then the image verification keys."""
-        return tuple(dict.fromkeys(((self.kms_key_id,) if self.kms_key_id else ()) + self.image_verification_key_ids))
+        """Every Vault key the cluster principal uses: the secrets key, the image verification keys, then the keys it
+        used before (``previousKmsKeyIds``, kept for the update that switches)."""
+        return tuple(dict.fromkeys(((self.kms_key_id,) if self.kms_key_id else ()) + self.image_verification_key_ids
+                                   + self.previous_kms_key_ids))
 
 
 class ComputeCluster(_Model):
@@ -272,7 +279,8 @@ class NodePool(_Model):
     image_id: str = Field(description=(
         "Node image OCID in `oci:region` (GPU pools: an OKE GPU image with the driver and OFED; `oci ce node-"
         "pool-options get --node-pool-option-id all`)."))
-    ocpus: Optional[float] = Field(default=None, gt=0, description=(
+    ocpus: Optional[float] = Field(default=None, gt=0, json_schema_extra={
+        "whole": True, "rule": "a whole number of OCPUs from 1 to the shape's maximum"}, description=(
         "OCPUs per node, Flex shapes only (required there): whole, from 1 to the shape's maximum (Compute docs "
         "\"Flexible Shapes\")."))
     memory_gb: Optional[float] = Field(default=None, gt=0, description=(

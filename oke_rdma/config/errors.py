@@ -171,8 +171,17 @@ def _format_error(err: Mapping[str, Any]) -> str:
         if model is not None and kind in ("dict_type", "model_type", "model_attributes_type"):
             form += f" with keys {', '.join(_keys_of(model))}"
         if kind in ("int_type", "float_type", "int_parsing", "float_parsing") and _number_text(value):
-            fix = (f"write {value.strip()} without quotes" if not _outside(field, float(value)) else
-                   f"write a number {_bounds(field, {})} without quotes ({value.strip()} is not one)")
+            extra = field.json_schema_extra if field and isinstance(field.json_schema_extra, dict) else {}
+            number = float(value)
+            cli = (f" (pulumi config set --path '{_pulumi_path(loc)}' <number> --type "
+                   f"{'int' if kind.startswith('int') or extra.get('whole') else 'float'})")
+            if extra.get("whole") and math.isfinite(number) and not number.is_integer():
+                # the value's own rule in the first message, not after the quotes are gone (a second round)
+                fix = (f"{loc[-1]} is {extra.get('rule', 'a whole number')}, so {value.strip()} is not one: write "
+                       f"a whole number{_whole_near(field, number)} without quotes{cli}")
+            else:
+                fix = (f"write {value.strip()} without quotes" if not _outside(field, number) else
+                       f"write a number {_bounds(field, {})} without quotes ({value.strip()} is not one)")
         elif kind in ("bool_type", "bool_parsing") and isinstance(value, str):
             meant = {"yes": "true", "y": "true", "on": "true", "no": "false", "n": "false", "off": "false",
                      "true": "true", "false": "false"}.get(value.strip().lower())

@@ -258,7 +258,7 @@ def load_stack_config(raw: Mapping[str, str], secret_keys: Optional[Iterable[str
         partial = True
     problems += _run_cross_checks(cfg, partial)
     if problems:
-        raise ConfigError([_hide_placeholder(p) for p in problems])
+        raise ConfigError([_in_realm(_hide_placeholder(p), raw.get("oci:region")) for p in problems])
     assert cfg is not None
     return cfg
 
@@ -283,3 +283,17 @@ def load_from_pulumi() -> StackConfig:
     """Load the running stack's config with its secret keys (see :func:`load_stack_config`)."""
     raw = raw_pulumi_config()
     return load_stack_config(raw, secret_keys=pulumi_secret_keys(raw))
+
+
+def _in_realm(problem: str, region: object) -> str:
+    """``problem`` with the example OCIDs' realm (:data:`oke_rdma.schema.REALM_MARK`) and region made the stack's
+    own (``oci:region``), when the region is known; else they stay ``<realm>``/``<region>``."""
+    from oke_rdma.facts.regions import realm_of
+    from oke_rdma.schema import REALM_MARK
+
+    if REALM_MARK not in problem or not isinstance(region, str):
+        return problem
+    realm = realm_of(region)
+    if realm is None:
+        return problem
+    return problem.replace(f"{REALM_MARK}.<region>.", f"{realm}.{region}.").replace(REALM_MARK, realm)

@@ -24,7 +24,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..facts.storage import BUCKET_NAME_PATTERN
-from ._base import _Model, _ocid
+from ._base import StrList, _Model, _ocid
 
 _BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
 #: An Object Storage namespace: lowercase letters and digits (``oci os ns get``).
@@ -77,6 +77,10 @@ class ObjectStorage(_Model):
     kms_key_id: Optional[str] = Field(None, description=(
         "Vault key OCID encrypting the created bucket; the `<prefix>-objectstorage-kms` policy lets Object "
         "Storage use it."))
+    previous_kms_key_ids: StrList = Field((), description=(
+        "Vault key OCIDs the bucket used before `kmsKeyId` (a switch to another key): their grants are kept, so it "
+        "can use the old key until it has switched; list the old key for the one `pulumi up` that switches, remove "
+        "it in the next (docs/operations.md, \"Rotating a key\"). A new key version needs no change here."))
     protect: bool = Field(True, description="`protect` the created bucket against `pulumi destroy`.")
     object_events_enabled: bool = Field(False, description=(
         "Emit OCI Events for object changes in the created bucket (e.g. to start an evaluation when a checkpoint "
@@ -85,6 +89,7 @@ class ObjectStorage(_Model):
         "An existing bucket `{namespace, name, compartmentId}` to use instead of creating one (not managed here)."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
+    _previous_kms = field_validator("previous_kms_key_ids")(lambda v: tuple(_ocid("key", k) for k in v))
     _name = field_validator("name")(lambda v: None if v is None else _bucket_name(v))
 
     @model_validator(mode="after")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Optional
 
 from pydantic import Field, field_validator
@@ -57,8 +58,8 @@ class StackConfig(_Model):
     compartment_id: str = Field(description=(
         "OCID of the compartment that holds every resource and IAM policy (`oci iam compartment list`)."))
     name_prefix: str = Field("okerdma", description=(
-        "Prefix of every resource name (1-24 lowercase letters, digits or '-', starting with a letter); names are"
-        " deterministic."))
+        "Prefix of every resource name (1-24 lowercase letters, digits or '-', starting with a letter and ending with"
+        " a letter or digit); names are deterministic."))
     freeform_tags: dict[str, str] = Field(default_factory=dict, description=(
         "Free-form tags put on every OCI resource; keys of 1-100 characters, values of at most 256 (OCI Tagging "
         "limits)."))
@@ -114,8 +115,11 @@ class StackConfig(_Model):
     @classmethod
     def _prefix(cls, v: str) -> str:
         if not _PREFIX_RE.match(v):
-            raise ValueError(f"expected 1-24 lowercase letters, digits or '-' starting with a letter, got {v!r}; "
-                             f"rename it")
+            # It starts every Kubernetes object name and is the app.kubernetes.io/part-of label value: a label
+            # value ends with a letter or digit (Kubernetes docs "Labels and Selectors", syntax).
+            raise ValueError(f"expected 1-24 lowercase letters, digits or '-', starting with a letter and ending with "
+                             f"a letter or digit (it starts every resource name and is a Kubernetes label value), got "
+                             f"{v!r}; rename it, e.g. to {_prefix_suggestion(v)!r}")
         return v
 
     @field_validator("availability_domains")
@@ -137,3 +141,9 @@ class StackConfig(_Model):
     def tenant_namespace(self, name: str) -> str:
         """The Kubernetes namespace of tenant ``name`` (its ``namespace`` or, by default, its name)."""
         return self.tenants[name].namespace or name
+
+
+def _prefix_suggestion(v: str) -> str:
+    """A ``namePrefix`` close to ``v``: lower case, other characters as ``-``, starting with a letter, at most 24."""
+    name = re.sub(r"[^a-z0-9]+", "-", v.lower()).lstrip("-0123456789")[:24].strip("-")
+    return name or "okerdma"

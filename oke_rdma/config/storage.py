@@ -15,7 +15,7 @@ from pydantic import Field, field_validator
 
 from ..facts.storage import (FSS_CAPACITY_ENTITLEMENT_TB, FSS_HIGH_PERFORMANCE_COMMITMENT_DAYS,  # noqa: F401
                              FSS_THROUGHPUT_TIERS)
-from ._base import _Model, _ocid, _pinned_image
+from ._base import StrList, _Model, _ocid, _pinned_image
 from .lustre import PREPARATION_IMAGE, Lustre
 from .object_storage import ObjectStorage
 
@@ -72,6 +72,10 @@ class Fss(_Model):
     kms_key_id: Optional[str] = Field(None, description=(
         "Vault key OCID encrypting the file system (and the StorageClass's file systems); its dynamic group and "
         "statements (`<prefix>-fss-kms`) are generated."))
+    previous_kms_key_ids: StrList = Field((), description=(
+        "Vault key OCIDs the file system used before `kmsKeyId` (a switch to another key): their grants are kept, so it "
+        "can use the old key until it has switched; list the old key for the one `pulumi up` that switches, remove "
+        "it in the next (docs/operations.md, \"Rotating a key\"). A new key version needs no change here."))
     in_transit_tls: bool = Field(False, description=(
         "Mount with in-transit TLS: opens TCP 2051 to the mount target, sets `encryptInTransit` on volumes and "
         "the StorageClass (nodes need `oci-fss-utils`)."))
@@ -82,6 +86,7 @@ class Fss(_Model):
         "Pinned image of the directory preparation Job."))
 
     _kms = field_validator("kms_key_id")(lambda v: None if v is None else _ocid("key", v))
+    _previous_kms = field_validator("previous_kms_key_ids")(lambda v: tuple(_ocid("key", k) for k in v))
 
     @field_validator("throughput_gbps")
     @classmethod

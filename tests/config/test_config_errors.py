@@ -126,7 +126,7 @@ def test_invalid_labels(labels):
     (("freeformTags", ("project",), {"\x1e": None}),
      "oke-rdma:freeformTags.project: expected text, got a map with keys '\\x1e'; docs/configuration.md lists this key's type"),
     (("nodePools", ("gpu", "\r"), 1), 'oke-rdma:nodePools.gpu["\\r"]: unknown key; valid keys here:'),
-    (("tenants", ("data team",), {}), 'oke-rdma:tenants["data team"]: the tenant name is used as its namespace'),
+    (("tenants", ("data team",), {}), 'oke-rdma:tenants["data team"]: the tenant name \'data team\' names its Kueue queues'),
 ])
 def test_odd_keys_are_quoted_and_every_problem_is_one_line(edit, expected):
     key, path, value = edit

@@ -133,7 +133,7 @@ def test_pool_names_must_be_label_values_and_object_names(name):
     pools[name] = pools.pop("gpu")
     raw["oke-rdma:nodePools"] = json.dumps(pools)
     shown = f'["{name}"]' if "." in name else f".{name}"  # a key with dots is a quoted index in a key path
-    assert any(p.startswith(f"oke-rdma:nodePools{shown}: the pool name") and "valid Kubernetes label value" in p
+    assert any(p.startswith(f"oke-rdma:nodePools{shown}: the pool name") and "okerdma.io/node-pool label value" in p and "DNS-1123 label" in p
                for p in problems(raw))
 
 

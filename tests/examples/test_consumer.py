@@ -373,3 +373,34 @@ def test_consumer_mounts_the_tenant_directory_with_sub_path(plan, tmp_path):
     (container,) = job["inputs"]["spec"]["template"]["spec"]["containers"]
     shared = next(m for m in container["volumeMounts"] if m["name"] == "shared")
     assert shared == {"name": "shared", "mountPath": "/shared", "subPath": "research"}
+
+
+# --- NCCL settings per shape ------------------------------------------------------------------------------------------
+def _job_env(run) -> dict:
+    (job,) = of_type(run, "kubernetes:batch/v1:Job")
+    (container,) = job.inputs["spec"]["template"]["spec"]["containers"]
+    return {e["name"]: e.get("value") for e in container["env"]}
+
+
+def _warnings(run) -> list:
+    return [m for severity, m in run.diagnostics if severity == "warning"]
+
+
+@pytest.mark.parametrize("shape", ["BM.GPU.A100-v2.8", "BM.GPU4.8", "BM.GPU.H200.8", "BM.GPU.H100.8"])
+def test_an_rdma_pool_of_a_shape_the_facts_know_gets_its_nccl_settings_and_no_warning(platform_outputs, shape):
+    from oke_rdma.facts.nccl import NCCL_ENV
+
+    run = run_consumer(_edit(platform_outputs, lambda o: o["nodePools"]["gpu"].update(shape=shape)))
+    env = _job_env(run)
+    for key, value in NCCL_ENV[shape].items():
+        if key != "GPUS":
+            assert env[key] == value, (shape, key)
+    assert not [w for w in _warnings(run) if "NCCL" in w]
+
+
+@pytest.mark.parametrize("shape", ["BM.GPU.MI300X.8", "BM.GPU.B300.8"])
+def test_an_rdma_pool_of_a_shape_without_nccl_values_warns_in_one_line(platform_outputs, shape):
+    run = run_consumer(_edit(platform_outputs, lambda o: o["nodePools"]["gpu"].update(shape=shape)))
+    assert not [k for k in _job_env(run) if k.startswith("NCCL_IB_")]
+    (warning,) = [w for w in _warnings(run) if "NCCL" in w]
+    assert warning.startswith("training-job:nodePool: pool 'gpu': RDMA pool shape " + shape) and "\n" not in warning

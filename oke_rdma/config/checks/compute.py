@@ -10,7 +10,8 @@ from typing import Any, Callable, Optional
 from ...facts.kubernetes import max_skew, skew_problem
 from ...facts.regions import parse_ad
 from ...facts.shapes import SHAPES, did_you_mean_shape, nvme_drives
-from .._base import _K8S_NAME_RE, _key
+from .._base import _key
+from oke_rdma.schema import k8s_label_problem
 from ..compute import (FLEX_FALLBACK_LIMITS, FLEX_GB_PER_OCPU, FLEX_SHAPE_LIMITS, GPUS_PER_SHAPE,
                        KUBELET_LABEL_PREFIXES, KUBELET_WELL_KNOWN_LABELS, ComputeCluster, NodePool, PROGRAM_NODE_LABELS,
                        RDMA_SHAPES, SHARING_NODE_LABELS)
@@ -227,11 +228,11 @@ def check_pools(cfg: StackConfig) -> list[str]:
                         f"oke-rdma:availabilityDomains{where}; add it there or pick one of {sorted(ads)}")
     for name, pool in cfg.node_pools.items():
         at = ("nodePools", name)
-        if not _K8S_NAME_RE.match(name):
+        bad_name = k8s_label_problem(name)
+        if bad_name:
             # The name becomes the value of the okerdma.io/node-pool node label and part of Kubernetes object names.
-            problems.append(f"{_key(at)}: the pool name {name!r} must be a valid Kubernetes label value and object "
-                            f"name (1-63 lowercase letters, digits and '-', starting and ending alphanumeric); "
-                            f"rename it")
+            problems.append(f"{_key(at)}: the pool name {bad_name.split(': ', 1)[0]} is the okerdma.io/node-pool "
+                            f"label value and names its Kueue ResourceFlavor: {bad_name.split(': ', 1)[1]}")
         for ad in pool.availability_domains:
             if ad not in ads:
                 problems.append(f"{_key(at + ('availabilityDomains',))}: {ad!r} is not in "

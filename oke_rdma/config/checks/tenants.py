@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .._base import _K8S_NAME_RE, _key, RESERVED_NAMESPACES
+from .._base import _key, RESERVED_NAMESPACES
+from oke_rdma.schema import k8s_label_problem
 from ...facts.shapes import did_you_mean_shape
 from ..compute import RDMA_SHAPES
 from ..stack import StackConfig
@@ -22,10 +23,16 @@ def check_tenants(cfg: StackConfig) -> list[str]:
     for name in cfg.tenants:
         ns = cfg.tenant_namespace(name)
         at = ("tenants", name, "namespace")
-        if not _K8S_NAME_RE.match(ns):
-            problems.append(f"{_key(('tenants', name))}: the tenant name is used as its namespace and must be a "
-                            f"Kubernetes name; rename it or set namespace")
-        elif ns in reserved or ns in platform:
+        bad_name = k8s_label_problem(name)
+        if bad_name:
+            # Whatever namespace says, the name itself names the tenant's LocalQueue (and so every job's
+            # kueue.x-k8s.io/queue-name label), ClusterQueue, admission policies, network wall, volume and the
+            # okerdma.io/tenant label value: a namespace does not make it valid.
+            problems.append(f"{_key(('tenants', name))}: the tenant name {bad_name.split(': ', 1)[0]} names its "
+                            f"Kueue queues, admission policies, network wall and the okerdma.io/tenant label (and "
+                            f"its namespace unless namespace is set): {bad_name.split(': ', 1)[1]}")
+            continue
+        if ns in reserved or ns in platform:
             problems.append(f"{_key(at)}: {ns!r} is a system or platform namespace; give the tenant its own")
         elif ns in seen:
             problems.append(_namespace_conflict(cfg, seen[ns], name, ns))
@@ -190,4 +197,26 @@ def quota_capacity_warnings(cfg: StackConfig) -> list[str]:
             out.append(f"{_key(('tenants', name, 'quota', 'memoryGb'))}: {q.memory_gb} GiB is more than all nodes "
                        f"of its pools hold ({listed}: {memory_gb:g} GB of memory as OCI lists it, so at most "
                        f"{memory_gb:g} GiB): Kueue would admit jobs no node can run; lower it")
+    return out
+
+
+def rdma_tenant_warnings(cfg: StackConfig) -> list[str]:
+    """One line per ``rdma: true`` tenant none of whose pools (:func:`oke_rdma.config.checks.fleet.tenant_pools`) is
+    an RDMA pool: its namespace keeps Pod Security ``privileged`` and its pods the hostNetwork and RDMA device rights
+    (docs/tenants.md, "hostNetwork pods"), with no RDMA node to use them on, e.g. after its only pool became a MIG
+    pool. Rights no workload needs are only risk: the line names ``tenants.<t>.rdma`` and both ways out."""
+    out: list[str] = []
+    rdma = set(cfg.rdma_pools)
+    for name, tenant in cfg.tenants.items():
+        if not tenant.rdma:
+            continue
+        pools = tenant_pools(cfg, name)
+        if rdma & set(pools):
+            continue
+        which = f"its pools: {', '.join(pools)}" if pools else "it has no GPU pool"
+        fix = (f"or list an RDMA pool ({', '.join(sorted(rdma))}) in tenants.{name}.nodePools" if rdma
+               else "or add an RDMA pool")
+        out.append(f"{_key(('tenants', name, 'rdma'))}: true, but none of the tenant's pools is an RDMA pool "
+                   f"({which}): its namespace stays Pod Security privileged and its pods keep hostNetwork and RDMA "
+                   f"device rights they cannot use; set it to false, {fix}")
     return out

@@ -203,6 +203,7 @@ def check_workload_identity(cfg: StackConfig) -> list[str]:
             tenancy_needed.append(_key(("storage", "fss", "kmsKeyId")))
         if tenancy_needed:
             problems.append(f"{_key(('iam', 'tenancyId'))}: required with iam.createPolicies because "
-                            f"{', '.join(tenancy_needed)} need a policy or dynamic group in the root compartment; "
+                            f"{', '.join(tenancy_needed)} {'needs' if len(tenancy_needed) == 1 else 'need'} a policy or "
+                            f"dynamic group in the root compartment; "
                             f"set the tenancy OCID, or set iam.createPolicies: false")
     return problems
