@@ -107,3 +107,23 @@ def test_a_kubeconfig_the_pack_cannot_read_makes_the_namespace_unknown():
         assert read(seen, "metadata", "namespace") is UNKNOWN
     wrapped = _kc_provider({**SECRET_SIG, "value": _kubeconfig("kube-system")})
     assert namespace_of({"metadata": {"name": "r"}}, wrapped) == "kube-system"
+
+
+def test_a_kubeconfig_is_parsed_once_and_an_alias_bomb_is_an_unknown_namespace():
+    """Every resource of every policy asks for its provider's namespace: the same kubeconfig text is parsed once
+    (memoized), and a kubeconfig whose aliases would multiply it past the bounded reader's limit is a namespace that
+    cannot be told (unknown), never a hang."""
+    from policies.security import _provider_namespace as pn
+
+    text = ("apiVersion: v1\nkind: Config\ncurrent-context: a\ncontexts:\n- name: a\n  context: {namespace: kube-system}"
+            "\n- name: b\n  context: {}\n")
+    pn._context_namespace.cache_clear()
+    for _ in range(50):
+        assert pn.kubeconfig_namespace(text) == "kube-system" and pn.kubeconfig_namespace(text, "b") == "default"
+    info = pn._context_namespace.cache_info()
+    assert info.misses == 2 and info.hits == 98
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(9)) + "current-context: a\n"
+    assert pn.kubeconfig_namespace(bomb) is pn.UNKNOWN
