@@ -93,3 +93,15 @@ def test_tenant_services_binding_selects_every_tenant_namespace_and_only_with_te
         assert found, name
     (own,) = [o for o in service_policies("q", ["team-a"]) if o["kind"] == "ValidatingAdmissionPolicy"]
     assert failures(own, service({"type": "ExternalName", "externalName": "grafana.monitoring"})) == []
+
+
+def test_the_guard_reads_the_annotations_as_the_packs_do():
+    """The admission policy and the packs name the same cloud-controller annotations and read booleans the same way
+    (Go's ParseBool): a copy in one that drifted would let kubectl create what the packs refuse."""
+    from oke_rdma import guard_services
+    from policies.security import public_endpoints, tenant_pods
+
+    assert guard_services.LB_TYPE == tenant_pods.LB_TYPE
+    assert guard_services.PRESERVE_SOURCE == tenant_pods.PRESERVE_SOURCE
+    assert guard_services.NLB_INTERNAL == public_endpoints.INTERNAL_ANNOTATION["nlb"]
+    assert set(guard_services.PARSEBOOL_TRUE) == set(public_endpoints.PARSEBOOL_TRUE)
